@@ -1,0 +1,164 @@
+/**
+ * The one configuration schema: types, defaults and validation. docs/config.md documents every key here;
+ * change both together.
+ */
+import { z } from 'zod'
+import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS } from '../credits/default-costs.ts'
+import { WalletConfigSchema } from './wallet-schema.ts'
+import { DashboardConfigSchema } from './dashboard-schema.ts'
+
+const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
+const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
+
+const UpstreamSchema = z
+  .object({
+    /** http(s) URL of the node's JSON-RPC endpoint. */
+    url: z.url({ protocol: /^https?$/ }).optional(),
+    /** ws(s) URL of the node; used for eth_subscribe, and for calls when no http URL is given. */
+    wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
+  })
+  .strict()
+  .refine((u) => u.url !== undefined || u.wsUrl !== undefined, { message: 'an upstream needs url or wsUrl' })
+
+const EmbeddedChainSchema = z
+  .object({
+    /** Seconds between blocks; 0 mines a block per transaction (anvil's automine). */
+    blockTimeSeconds: z.number().int().min(0).max(3600).default(0),
+    /** Fixed port for the anvil process; 0 picks a free one. */
+    port: z.number().int().min(0).max(65535).default(0),
+    /** BIP-39 mnemonic whose accounts anvil funds; the well-known anvil test mnemonic by default. */
+    mnemonic: z.string().min(1).optional(),
+  })
+  .strict()
+
+const NetworkSchema = z
+  .object({
+    name: z.string().regex(NETWORK_NAME, 'lowercase letters, digits and dashes'),
+    chainId: z.number().int().positive(),
+    /** Hostnames that select this network; default `<name>.localhost`. */
+    hosts: z.array(z.string().toLowerCase().regex(HOSTNAME, 'a hostname')).optional(),
+    /** Run a local anvil chain for this network (chain state kept in the data dir). */
+    embedded: EmbeddedChainSchema.optional(),
+    /** External nodes; used instead of an embedded chain. */
+    upstreams: z.array(UpstreamSchema).min(1).optional(),
+  })
+  .strict()
+  .refine((n) => (n.embedded === undefined) !== (n.upstreams === undefined), {
+    message: 'a network needs exactly one of `embedded` or `upstreams`',
+  })
+
+const PlanSchema = z
+  .object({
+    creditsPerDay: z.number().int().positive(),
+    creditsPerSecond: z.number().int().positive(),
+    /** null: unlimited. */
+    maxKeys: z.number().int().positive().nullable(),
+  })
+  .strict()
+
+const CostTable = z.record(z.string().min(1), z.number().int().min(0))
+
+export const DEFAULT_NETWORKS = [
+  { name: 'devnet-a', chainId: 31337, embedded: { blockTimeSeconds: 0, port: 0 } },
+  { name: 'devnet-b', chainId: 31338, embedded: { blockTimeSeconds: 0, port: 0 } },
+]
+
+export const DEFAULT_PLANS = {
+  // Infura's plans (../shared/reference/infura.md §2).
+  free: { creditsPerDay: 3_000_000, creditsPerSecond: 500, maxKeys: 1 },
+  developer: { creditsPerDay: 15_000_000, creditsPerSecond: 4_000, maxKeys: 5 },
+  team: { creditsPerDay: 75_000_000, creditsPerSecond: 40_000, maxKeys: null },
+  // For the key `npm start` prints: generous enough for local benchmarks.
+  dev: { creditsPerDay: 1_000_000_000_000, creditsPerSecond: 100_000_000, maxKeys: null },
+}
+
+export const ConfigSchema = z
+  .object({
+    /** Folder for the SQLite database, chain state and the wallet keystore. */
+    dataDir: z.string().min(1).default('./.chaingate'),
+    gateway: z
+      .object({
+        host: z.string().min(1).default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8545),
+        /** Largest accepted request body; larger answers 413. */
+        maxBodyBytes: z.number().int().min(1024).default(5 * 1024 * 1024),
+        /** Most calls in one batch; more answers one -32600 error. */
+        maxBatchSize: z.number().int().min(1).default(1000),
+        /** Time allowed for an upstream node to answer. */
+        upstreamTimeoutMs: z.number().int().min(100).default(30_000),
+        /** Largest WebSocket message accepted from a client. */
+        maxWsMessageBytes: z.number().int().min(1024).default(1024 * 1024),
+        /** How often the usage ledger is written to the database. */
+        usageFlushMs: z.number().int().min(50).max(60_000).default(1000),
+        /** How often the server looks for account/key changes made by the CLI or dashboard. */
+        settingsPollMs: z.number().int().min(50).max(60_000).default(500),
+        /** Plan for accounts created without one. */
+        defaultPlan: z.string().default('free'),
+        /** Account created by `npm start` for the printed dev key; null disables it. */
+        devAccount: z
+          .object({ email: z.string().default('dev@localhost'), plan: z.string().default('dev') })
+          .nullable()
+          .default({ email: 'dev@localhost', plan: 'dev' }),
+      })
+      .strict()
+      .prefault({}),
+    networks: z.array(NetworkSchema).min(1).default(DEFAULT_NETWORKS),
+    plans: z.record(z.string().min(1), PlanSchema).default(DEFAULT_PLANS),
+    credits: z
+      .object({
+        /** Cost of a method listed nowhere else (Infura: 80). */
+        defaultCost: z.number().int().min(0).default(80),
+        /** Per-method costs for every network. */
+        methods: CostTable.default(DEFAULT_METHOD_COSTS),
+        /** Per-network overrides: network name → method → credits. */
+        networks: z.record(z.string(), CostTable).default({}),
+        /** Cost of each delivered subscription event, by subscription kind. */
+        events: CostTable.default(DEFAULT_EVENT_COSTS),
+        /** Charge for the batch envelope itself, on top of its calls (Infura leaves it undocumented). */
+        batchEnvelope: z.number().int().min(0).default(0),
+        /** Charge for a request refused for bad input (HTTP 4xx other than 402/429). */
+        inputError: z.number().int().min(0).default(5),
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({
+        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+        /** One log line per gateway request (at info). */
+        requests: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
+    wallet: WalletConfigSchema.prefault({}),
+    dashboard: DashboardConfigSchema.prefault({}),
+  })
+  .strict()
+  .superRefine((config, ctx) => {
+    const names = new Set<string>()
+    const chainIds = new Set<number>()
+    const hosts = new Set<string>()
+    config.networks.forEach((n, i) => {
+      if (names.has(n.name))
+        ctx.addIssue({ code: 'custom', path: ['networks', i, 'name'], message: `duplicate network ${n.name}` })
+      names.add(n.name)
+      if (chainIds.has(n.chainId))
+        ctx.addIssue({ code: 'custom', path: ['networks', i, 'chainId'], message: `duplicate chainId ${n.chainId}` })
+      chainIds.add(n.chainId)
+      for (const h of n.hosts ?? [`${n.name}.localhost`]) {
+        if (hosts.has(h)) ctx.addIssue({ code: 'custom', path: ['networks', i, 'hosts'], message: `duplicate host ${h}` })
+        hosts.add(h)
+      }
+    })
+    for (const net of Object.keys(config.credits.networks)) {
+      if (!names.has(net))
+        ctx.addIssue({ code: 'custom', path: ['credits', 'networks', net], message: `unknown network ${net}` })
+    }
+    if (!(config.gateway.defaultPlan in config.plans))
+      ctx.addIssue({ code: 'custom', path: ['gateway', 'defaultPlan'], message: 'not a plan in `plans`' })
+    if (config.gateway.devAccount && !(config.gateway.devAccount.plan in config.plans))
+      ctx.addIssue({ code: 'custom', path: ['gateway', 'devAccount', 'plan'], message: 'not a plan in `plans`' })
+  })
+
+export type Config = z.infer<typeof ConfigSchema>
+export type NetworkConfig = Config['networks'][number]
+export type PlanConfig = z.infer<typeof PlanSchema>

@@ -1,0 +1,53 @@
+/**
+ * Opens the SQLite database (better-sqlite3 through kysely) and applies the numbered, append-only migrations.
+ * WAL mode lets the CLI write while a server runs; the server notices through `settings_version`.
+ */
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import SQLite from 'better-sqlite3'
+import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import { migrations } from './migrations/index.ts'
+import type { Database } from './tables.ts'
+
+export type Db = Kysely<Database>
+
+export interface OpenedDatabase {
+  db: Db
+  /** The raw better-sqlite3 handle, for synchronous hot-path statements (usage flush). */
+  sqlite: SQLite.Database
+  close(): Promise<void>
+}
+
+export async function openDatabase(file: string): Promise<OpenedDatabase> {
+  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const sqlite = new SQLite(file)
+  sqlite.pragma('journal_mode = WAL')
+  sqlite.pragma('synchronous = NORMAL')
+  sqlite.pragma('foreign_keys = ON')
+  // The CLI and the server share the file; wait for a writer instead of failing with SQLITE_BUSY.
+  sqlite.pragma('busy_timeout = 5000')
+  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  await migrate(db)
+  return {
+    db,
+    sqlite,
+    async close() {
+      await db.destroy()
+    },
+  }
+}
+
+class StaticMigrations implements MigrationProvider {
+  async getMigrations(): Promise<Record<string, Migration>> {
+    return migrations
+  }
+}
+
+async function migrate(db: Db): Promise<void> {
+  const migrator = new Migrator({ db, provider: new StaticMigrations() })
+  const { error, results } = await migrator.migrateToLatest()
+  if (error) {
+    const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
+    throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`)
+  }
+}

@@ -1,0 +1,10 @@
+/**
+ * Every migration, by name. Names sort in the order they run; never edit a landed migration, add a new one.
+ * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security.
+ */
+import type { Migration } from 'kysely'
+import * as m0001 from './0001_core.ts'
+
+export const migrations: Record<string, Migration> = {
+  '0001_core': m0001,
+}

@@ -1,8 +1,23 @@
-/** The `dashboard` section of the config (web dashboard on the gateway listener). See docs/config.md. */
+/** The `dashboard` section of the config (web dashboard on the gateway listener). See docs/config.md, docs/dashboard.md. */
 import { z } from 'zod'
 
 export const DashboardConfigSchema = z
   .object({
     enabled: z.boolean().default(true),
+    /** Anyone who reaches the listener may sign up; false: accounts come from the CLI only (they can still log in). */
+    signup: z.boolean().default(true),
+    /**
+     * Base URL shown in the endpoint URLs of the key pages, e.g. `https://rpc.example.com`; null: the scheme, host
+     * and port the dashboard was reached on.
+     */
+    publicBaseUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    /** How long a login lasts. */
+    sessionTtlHours: z.number().int().min(1).max(24 * 90).default(24 * 7),
+    /** Failed logins allowed per email, and per client IP, in any 60 seconds. */
+    loginAttemptsPerMinute: z.number().int().min(1).max(1000).default(5),
+    /** The `aud` claim a key's JWTs must carry (Infura uses "infura.io"; ../shared/reference/infura.md §4.2). */
+    jwtAudience: z.string().min(1).default('chaingate'),
   })
   .strict()
+
+export type DashboardConfig = z.infer<typeof DashboardConfigSchema>

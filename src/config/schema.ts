@@ -12,13 +12,12 @@ const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
 
 const UpstreamSchema = z
   .object({
-    /** http(s) URL of the node's JSON-RPC endpoint. */
-    url: z.url({ protocol: /^https?$/ }).optional(),
-    /** ws(s) URL of the node; used for eth_subscribe, and for calls when no http URL is given. */
+    /** http(s) URL of the node's JSON-RPC endpoint; every call goes here. */
+    url: z.url({ protocol: /^https?$/ }),
+    /** ws(s) URL of the node, for eth_subscribe; default: `url` with ws(s) instead of http(s). */
     wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
   })
   .strict()
-  .refine((u) => u.url !== undefined || u.wsUrl !== undefined, { message: 'an upstream needs url or wsUrl' })
 
 const EmbeddedChainSchema = z
   .object({

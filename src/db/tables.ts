@@ -47,6 +47,40 @@ export interface SettingsVersionTable {
   version: number
 }
 
+export interface WalletAccountsTable {
+  address: string
+  hd_index: number
+  label: string
+  created_at: number
+  removed_at: number | null
+}
+
+export interface WalletSessionsTable {
+  origin: string
+  session: string
+  created_at: number
+  updated_at: number
+  expires_at: number | null
+}
+
+export interface WalletApprovalsTable {
+  id: string
+  origin: string
+  kind: string
+  request: string
+  status: string
+  decision: string | null
+  decided_by: string | null
+  created_at: number
+  expires_at: number
+  decided_at: number | null
+}
+
+export interface WalletChangesTable {
+  id: number
+  version: number
+}
+
 export interface Database {
   accounts: AccountsTable
   api_keys: ApiKeysTable
@@ -54,4 +88,43 @@ export interface Database {
   usage_hourly: UsageHourlyTable
   usage_errors: UsageErrorsTable
   settings_version: SettingsVersionTable
+  wallet_accounts: WalletAccountsTable
+  wallet_sessions: WalletSessionsTable
+  wallet_approvals: WalletApprovalsTable
+  wallet_changes: WalletChangesTable
+}
+
+// ---- dashboard and key security (migration 0200_key_security); merged into `Database` above ----
+
+export interface ApiKeySecurityTable {
+  key_id: string
+  secret_hash: string | null
+  require_secret: number
+  secret_overrides_allowlists: number
+  require_jwt: number
+  /** JSON of `Allowlists` (src/api-keys/security/types.ts). */
+  allowlists: string
+  /** JSON of `JwtPublicKey[]`. */
+  jwt_keys: string
+  updated_at: number
+}
+
+export interface AccountCredentialsTable {
+  account_id: string
+  password_hash: string
+  updated_at: number
+}
+
+export interface DashboardSessionsTable {
+  id_hash: string
+  account_id: string
+  csrf_token: string
+  created_at: number
+  expires_at: number
+}
+
+export interface Database {
+  api_key_security: ApiKeySecurityTable
+  account_credentials: AccountCredentialsTable
+  dashboard_sessions: DashboardSessionsTable
 }

@@ -73,6 +73,11 @@ export const errors = {
       rpcCode: -32601,
       httpStatus: 400,
     }),
+  onlyOverWebSocket: (method: string) =>
+    new ChaingateError('METHOD_NOT_SUPPORTED', `${method} is only available over WebSocket: connect to /ws/v3/<key>`, {
+      rpcCode: -32601,
+      httpStatus: 400,
+    }),
   emptyBatch: () =>
     new ChaingateError('EMPTY_BATCH', 'Invalid request: empty batch', { rpcCode: -32600, httpStatus: 400 }),
   batchTooLarge: (max: number) =>

@@ -1,0 +1,94 @@
+/**
+ * Per-key security settings (../shared/reference/infura.md §4, cited I§n): the key secret (I§4.1), JWT (I§4.2)
+ * and the four allowlists (I§4.3). Plain data, no framework; the gateway keeps one per key in its snapshot.
+ */
+
+/** I§4.3: "Each API key has a maximum of 30 allowlist entries per type." */
+export const MAX_ALLOWLIST_ENTRIES = 30
+/** I§4.2: "Upload up to 3 public keys per API key". */
+export const MAX_JWT_KEYS = 3
+
+export type JwtAlgorithm = 'RS256' | 'ES256'
+export const JWT_ALGORITHMS: readonly JwtAlgorithm[] = ['RS256', 'ES256']
+
+export interface JwtPublicKey {
+  /** The `kid` a token must carry to be verified with this key. */
+  id: string
+  name: string
+  alg: JwtAlgorithm
+  /** SPKI PEM (`-----BEGIN PUBLIC KEY-----`). */
+  publicKeyPem: string
+  /** base64(sha256(DER of the public key)), as Infura shows it (I§4.2). */
+  fingerprint: string
+}
+
+export interface Allowlists {
+  /** Origin entries: `https://*.example.com`, `mydapp.example.com`, `localhost:3000`, `https://` (scheme only). */
+  origins: string[]
+  /** Substrings of the User-Agent header. */
+  userAgents: string[]
+  /** 0x-prefixed 20-byte addresses, compared case-insensitively. */
+  addresses: string[]
+  /** JSON-RPC method names, compared exactly. */
+  methods: string[]
+}
+
+export type AllowlistType = keyof Allowlists
+export const ALLOWLIST_TYPES: readonly AllowlistType[] = ['origins', 'userAgents', 'addresses', 'methods']
+
+export interface KeySecurity {
+  /** sha256 hex of the secret (the secret itself, 32 hex chars, is shown once at creation/rotation). */
+  secretHash: string | null
+  /** I§4.1 "Require API Key secret for all requests". */
+  requireSecret: boolean
+  allowlists: Allowlists
+  /** I§4.3 "OVERRIDE ALLOWLIST": a valid secret bypasses the allowlists. */
+  secretOverridesAllowlists: boolean
+  /** I§4.2 "Require JWT for all requests". */
+  requireJwt: boolean
+  jwtKeys: JwtPublicKey[]
+}
+
+export function emptyAllowlists(): Allowlists {
+  return { origins: [], userAgents: [], addresses: [], methods: [] }
+}
+
+export function defaultKeySecurity(): KeySecurity {
+  return {
+    secretHash: null,
+    requireSecret: false,
+    allowlists: emptyAllowlists(),
+    secretOverridesAllowlists: false,
+    requireJwt: false,
+    jwtKeys: [],
+  }
+}
+
+export function hasAllowlists(lists: Allowlists): boolean {
+  return lists.origins.length + lists.userAgents.length + lists.addresses.length + lists.methods.length > 0
+}
+
+/** One call of a (possibly batched) request, as far as the allowlists care. */
+export interface CallInfo {
+  method: string
+  params: unknown
+}
+
+/** What the Authorization header proved. */
+export type Credential =
+  | { kind: 'none' }
+  | { kind: 'secret' }
+  /** A verified JWT; its allowlist claims (I§4.2), when present, replace the key's list of the same type. */
+  | { kind: 'jwt'; claims: Partial<Allowlists> }
+
+export type KeyAccessCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'
+
+/** A refusal, already in Infura's wire format (I§3.4): the HTTP edge writes it as is. */
+export interface Rejection {
+  status: number
+  contentType: string
+  body: string
+  code: KeyAccessCode
+}
+
+export type CredentialResult = { ok: true; credential: Credential } | { ok: false; rejection: Rejection }

@@ -1,0 +1,218 @@
+/**
+ * Wiring only: builds the parts in order, starts them, and stops them in reverse order.
+ */
+import { join, resolve } from 'node:path'
+import type { FastifyInstance } from 'fastify'
+import type { Config } from './config/schema.ts'
+import { openDatabase, type OpenedDatabase } from './db/database.ts'
+import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
+import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
+import { createUpstreamPool, type UpstreamPool } from './upstreams/pool.ts'
+import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscriptions.ts'
+import { createAccountsRepository, type AccountsRepository } from './accounts/repository.ts'
+import { createKeysRepository, type ApiKey, type KeysRepository } from './api-keys/repository.ts'
+import { createKeySnapshot, type KeySnapshot, type SecurityLoader } from './api-keys/snapshot.ts'
+import { createCostTable } from './credits/costs.ts'
+import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
+import { createUsageLedger, loadTodayUsage, type UsageLedger } from './credits/usage-ledger.ts'
+import { createGateway, type Clock, type Gateway } from './gateway/pipeline.ts'
+import type { AccessCheck } from './gateway/access.ts'
+import { createGatewayServer, type GatewayServer } from './http/gateway-server.ts'
+import { createLogger, type Logger } from './observability/logger.ts'
+import { createMetrics } from './observability/metrics.ts'
+
+export interface AppOptions {
+  config: Config
+  logger?: Logger
+  clock?: Clock
+  /** Key security (secret, JWT, allowlists), from src/api-keys/security. */
+  security?: { load: SecurityLoader; check: AccessCheck }
+  /** Extra routes on the gateway listener (dashboard). */
+  plugins?: ((app: FastifyInstance, app2: RunningApp) => Promise<void> | void)[]
+  /** Parts started after the gateway listener (wallet); stopped before it. */
+  services?: ((app: RunningApp) => Promise<{ stop(): Promise<void>; info?: Record<string, string> }>)[]
+}
+
+export interface RunningApp {
+  config: Config
+  logger: Logger
+  clock: Clock
+  database: OpenedDatabase
+  networks: NetworkRegistry
+  accounts: AccountsRepository
+  keys: KeysRepository
+  keySnapshot: KeySnapshot
+  limits: LimitStore
+  ledger: UsageLedger
+  gateway: Gateway
+  server: GatewayServer
+  pools: Map<string, UpstreamPool>
+  hubs: Map<string, SubscriptionHub>
+  /** http://host:port of the gateway listener. */
+  url: string
+  /** Node URLs of each network (embedded chains: the anvil's own URL). */
+  upstreamUrls: Map<string, { url: string; wsUrl: string }>
+  /** What services reported at start (wallet URL, console token, ...). */
+  info: Record<string, string>
+  stop(): Promise<void>
+}
+
+export async function startApp(options: AppOptions): Promise<RunningApp> {
+  const { config } = options
+  const logger = options.logger ?? createLogger(config.log.level)
+  const clock = options.clock ?? { now: () => Date.now() }
+  const dataDir = resolve(config.dataDir)
+  const stops: (() => Promise<void> | void)[] = []
+  const stopAll = async () => {
+    for (const stop of stops.reverse()) {
+      try {
+        await stop()
+      } catch (err) {
+        logger.error({ err }, 'error while stopping')
+      }
+    }
+    stops.length = 0
+  }
+
+  try {
+    const database = await openDatabase(join(dataDir, 'chaingate.sqlite'))
+    stops.push(() => database.close())
+    const networks = createNetworkRegistry(config.networks)
+
+    // Embedded chains start in parallel; each keeps its state in the data dir.
+    const upstreamUrls = new Map<string, { url: string; wsUrl: string }>()
+    const anvils: RunningAnvil[] = []
+    stops.push(() => Promise.all(anvils.map((a) => a.stop())).then(() => undefined))
+    await Promise.all(
+      config.networks.map(async (n) => {
+        if (n.embedded) {
+          const anvil = await startAnvil({
+            chainId: n.chainId,
+            port: n.embedded.port,
+            blockTimeSeconds: n.embedded.blockTimeSeconds,
+            stateFile: join(dataDir, 'chains', `${n.name}.json`),
+            ...(n.embedded.mnemonic ? { mnemonic: n.embedded.mnemonic } : {}),
+            logger,
+          })
+          anvils.push(anvil)
+          anvil.onExit((code, signal) => logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly'))
+          upstreamUrls.set(n.name, { url: anvil.url, wsUrl: anvil.wsUrl })
+        } else {
+          const first = n.upstreams![0]!
+          upstreamUrls.set(n.name, { url: first.url, wsUrl: first.wsUrl ?? first.url.replace(/^http/, 'ws') })
+        }
+      }),
+    )
+
+    const pools = new Map<string, UpstreamPool>()
+    const hubs = new Map<string, SubscriptionHub>()
+    for (const n of config.networks) {
+      const endpoints = n.embedded ? [upstreamUrls.get(n.name)!] : n.upstreams!.map((u) => ({ url: u.url, ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}) }))
+      const pool = createUpstreamPool(n.name, endpoints, { timeoutMs: config.gateway.upstreamTimeoutMs })
+      pools.set(n.name, pool)
+      hubs.set(n.name, createSubscriptionHub(n.name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
+    }
+    stops.push(async () => {
+      await Promise.all([...hubs.values()].map((h) => h.close()))
+      await Promise.all([...pools.values()].map((p) => p.close()))
+    })
+
+    const accounts = createAccountsRepository(database.db, config.plans)
+    const keys = createKeysRepository(database.db, { networks: networks.all.map((n) => n.name), plans: config.plans })
+    const keySnapshot = createKeySnapshot(database.db, {
+      plans: config.plans,
+      pollMs: config.gateway.settingsPollMs,
+      ...(options.security ? { loadSecurity: options.security.load } : {}),
+      onError: (err) => logger.error({ err }, 'reloading keys failed'),
+    })
+    await keySnapshot.reload()
+    keySnapshot.start()
+    stops.push(() => keySnapshot.stop())
+
+    const limits = createMemoryLimitStore()
+    const today = await loadTodayUsage(database.db, clock.now())
+    limits.seed(today.accounts, today.keys, clock.now())
+    const ledger = createUsageLedger(database.sqlite, config.gateway.usageFlushMs, (err) => logger.error({ err }, 'writing usage failed; will retry'))
+    ledger.start()
+    stops.push(() => ledger.stop())
+
+    const costs = createCostTable(
+      config.credits,
+      networks.all.map((n) => n.name),
+    )
+    const metrics = createMetrics(Object.keys(config.credits.methods))
+    let server: GatewayServer | undefined
+    const gateway = createGateway({
+      networks,
+      keys: keySnapshot,
+      pools,
+      costs,
+      limits,
+      ledger,
+      metrics,
+      clock,
+      maxBatchSize: config.gateway.maxBatchSize,
+      ...(options.security ? { checkAccess: options.security.check } : {}),
+      onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
+    })
+
+    const app = {} as RunningApp
+    server = createGatewayServer({
+      gateway,
+      networks,
+      keys: keySnapshot,
+      pools,
+      hubs,
+      metrics,
+      logger,
+      logRequests: config.log.requests,
+      maxBodyBytes: config.gateway.maxBodyBytes,
+      maxWsMessageBytes: config.gateway.maxWsMessageBytes,
+      sessionDeps: { keys: keySnapshot, costs, limits, ledger, metrics, clock, maxBatchSize: config.gateway.maxBatchSize },
+      plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
+    })
+    Object.assign(app, {
+      config,
+      logger,
+      clock,
+      database,
+      networks,
+      accounts,
+      keys,
+      keySnapshot,
+      limits,
+      ledger,
+      gateway,
+      server,
+      pools,
+      hubs,
+      upstreamUrls,
+      info: {},
+      stop: stopAll,
+    })
+    const address = await server.listen(config.gateway.host, config.gateway.port)
+    stops.push(() => server!.close())
+    app.url = address.replace('[::1]', 'localhost')
+
+    for (const start of options.services ?? []) {
+      const service = await start(app)
+      Object.assign(app.info, service.info ?? {})
+      stops.push(() => service.stop())
+    }
+    return app
+  } catch (err) {
+    await stopAll()
+    throw err
+  }
+}
+
+/** The account and key `npm start` prints: created on first start, the same ones after. */
+export async function ensureDevKey(app: RunningApp): Promise<ApiKey | undefined> {
+  const dev = app.config.gateway.devAccount
+  if (!dev) return undefined
+  const account = (await app.accounts.findByEmail(dev.email)) ?? (await app.accounts.create({ email: dev.email, plan: dev.plan }, app.clock.now()))
+  const existing = await app.keys.list({ accountId: account.id })
+  const key = existing[0] ?? (await app.keys.create({ accountId: account.id, name: 'dev key' }, app.clock.now()))
+  await app.keySnapshot.reload()
+  return key
+}

@@ -1,0 +1,252 @@
+/**
+ * The `chaingate` command: `start` runs the service; the other commands administer accounts, keys and usage in
+ * the same database, also while a server runs (it picks changes up within `gateway.settingsPollMs`).
+ */
+import { parseArgs } from 'node:util'
+import { join, resolve } from 'node:path'
+import { loadConfig, ConfigError } from '../config/load.ts'
+import type { Config } from '../config/schema.ts'
+import { openDatabase } from '../db/database.ts'
+import { createAccountsRepository } from '../accounts/repository.ts'
+import { createKeysRepository, maskKey, type ApiKey } from '../api-keys/repository.ts'
+import { isChaingateError } from '../errors/index.ts'
+import { queryUsage } from '../credits/usage-report.ts'
+import { runStart } from './start.ts'
+import { extraCommands } from './extra-commands.ts'
+
+const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wallet
+
+Usage: chaingate <command> [options]
+
+Service
+  start                                   run the gateway (and wallet) on the config's settings
+
+Accounts and keys
+  plans                                   list the plans from the config
+  account create --email E [--plan P]     create an account
+  account list                            list accounts
+  account set-plan <account> <plan>       change an account's plan
+  key create --account A [--name N] [--networks a,b]
+                                          create a key (all networks enabled unless --networks)
+  key list [--account A] [--all]          list keys (--all includes revoked ones)
+  key show <key-id>                       one key, with its endpoint URLs
+  key enable-network <key-id> <network>   enable a network on a key
+  key disable-network <key-id> <network>  disable a network on a key
+  key limits <key-id> [--credits-per-second N] [--credits-per-day N]   per-key limits (0 = plan default)
+  key rename <key-id> <name>
+  key revoke <key-id>
+  usage [--account A] [--key K] [--day YYYY-MM-DD] [--by method|network|key]
+                                          calls, credits and errors for a UTC day (default today)
+{{EXTRA}}
+Options (every command)
+  --config FILE      YAML or JSON config (default: embedded defaults)
+  --data-dir DIR     data directory (default ./.chaingate)
+  --json             machine-readable output
+  -h, --help         this help
+
+<account> is an account id or email; <key-id> is a key's id or the key itself.`
+
+export interface CliContext {
+  config: Config
+  json: boolean
+  out(text: string): void
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    strict: false,
+    options: {
+      config: { type: 'string' },
+      'data-dir': { type: 'string' },
+      json: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+      email: { type: 'string' },
+      plan: { type: 'string' },
+      account: { type: 'string' },
+      key: { type: 'string' },
+      name: { type: 'string' },
+      networks: { type: 'string' },
+      all: { type: 'boolean' },
+      day: { type: 'string' },
+      by: { type: 'string' },
+      'credits-per-second': { type: 'string' },
+      'credits-per-day': { type: 'string' },
+    },
+  })
+  const [command, sub, ...rest] = positionals
+  const extras = extraCommands()
+  if (values.help || !command) {
+    process.stdout.write(`${HELP.replace('{{EXTRA}}', extras.map((e) => e.help).join(''))}\n`)
+    return command || values.help ? 0 : 1
+  }
+  const config = loadConfig(values.config as string | undefined, values['data-dir'] ? { dataDir: values['data-dir'] as string } : {})
+  const json = Boolean(values.json)
+  const out = (text: string) => process.stdout.write(`${text}\n`)
+  const ctx: CliContext = { config, json, out }
+
+  if (command === 'start') return runStart(config, values.config as string | undefined)
+  if (command === 'plans') {
+    const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
+    if (json) out(JSON.stringify(plans, null, 2))
+    else for (const p of plans) out(`${p.name.padEnd(12)} ${String(p.creditsPerDay).padStart(16)} credits/day ${String(p.creditsPerSecond).padStart(12)} credits/s  keys: ${p.maxKeys ?? 'unlimited'}`)
+    return 0
+  }
+  const extra = extras.find((e) => e.command === command)
+  if (extra) return extra.run([sub, ...rest].filter((x): x is string => x !== undefined), values, ctx)
+
+  const database = await openDatabase(join(resolve(config.dataDir), 'chaingate.sqlite'))
+  try {
+    const now = Date.now()
+    const accounts = createAccountsRepository(database.db, config.plans)
+    const keys = createKeysRepository(database.db, { networks: config.networks.map((n) => n.name), plans: config.plans })
+    const needAccount = async (ref: string | undefined) => {
+      if (!ref) throw new UsageError('--account is required (an account id or email)')
+      const a = await accounts.resolve(ref)
+      if (!a) throw new UsageError(`no account ${ref}`)
+      return a
+    }
+    const needKey = async (ref: string | undefined) => {
+      if (!ref) throw new UsageError('a key id (or the key) is required')
+      const k = await keys.resolve(ref)
+      if (!k) throw new UsageError(`no key ${ref}`)
+      return k
+    }
+    const showKey = (k: ApiKey) => {
+      if (json) out(JSON.stringify(keyView(k, config), null, 2))
+      else out(formatKey(k, config))
+    }
+
+    switch (`${command} ${sub ?? ''}`.trim()) {
+      case 'account create': {
+        if (!values.email) throw new UsageError('--email is required')
+        const a = await accounts.create({ email: values.email as string, plan: (values.plan as string) ?? config.gateway.defaultPlan }, now)
+        out(json ? JSON.stringify(a, null, 2) : `created account ${a.id} (${a.email}, plan ${a.plan})`)
+        return 0
+      }
+      case 'account list': {
+        const list = await accounts.list()
+        if (json) out(JSON.stringify(list, null, 2))
+        else for (const a of list) out(`${a.id}  ${a.email.padEnd(30)} ${a.plan}`)
+        return 0
+      }
+      case 'account set-plan': {
+        const a = await needAccount(rest[0])
+        if (!rest[1]) throw new UsageError('usage: account set-plan <account> <plan>')
+        await accounts.setPlan(a.id, rest[1])
+        out(json ? JSON.stringify({ ...a, plan: rest[1] }, null, 2) : `account ${a.email} is now on plan ${rest[1]}`)
+        return 0
+      }
+      case 'key create': {
+        const a = await needAccount(values.account as string | undefined)
+        const networks = typeof values.networks === 'string' ? values.networks.split(',').map((s) => s.trim()).filter(Boolean) : undefined
+        const k = await keys.create({ accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) }, now)
+        showKey(k)
+        return 0
+      }
+      case 'key list': {
+        const list = await keys.list({
+          ...(values.account ? { accountId: (await needAccount(values.account as string)).id } : {}),
+          includeRevoked: Boolean(values.all),
+        })
+        if (json) out(JSON.stringify(list.map((k) => keyView(k, config)), null, 2))
+        else
+          for (const k of list)
+            out(`${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`)
+        return 0
+      }
+      case 'key show':
+        showKey(await needKey(rest[0]))
+        return 0
+      case 'key enable-network':
+      case 'key disable-network': {
+        const k = await needKey(rest[0])
+        if (!rest[1]) throw new UsageError(`usage: key ${sub} <key-id> <network>`)
+        showKey(await keys.setNetwork(k.id, rest[1], sub === 'enable-network'))
+        return 0
+      }
+      case 'key limits': {
+        const k = await needKey(rest[0])
+        const num = (v: unknown, name: string) => {
+          if (v === undefined) return undefined
+          const n = Number(v)
+          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number (0 = plan default)`)
+          return n
+        }
+        const cps = num(values['credits-per-second'], 'credits-per-second')
+        const cpd = num(values['credits-per-day'], 'credits-per-day')
+        showKey(await keys.setLimits(k.id, { ...(cps !== undefined ? { creditsPerSecond: cps } : {}), ...(cpd !== undefined ? { creditsPerDay: cpd } : {}) }))
+        return 0
+      }
+      case 'key rename': {
+        const k = await needKey(rest[0])
+        if (!rest[1]) throw new UsageError('usage: key rename <key-id> <name>')
+        showKey(await keys.rename(k.id, rest.slice(1).join(' ')))
+        return 0
+      }
+      case 'key revoke':
+        showKey(await keys.revoke((await needKey(rest[0])).id, now))
+        return 0
+      case 'usage': {
+        const day = (values.day as string | undefined) ?? new Date(now).toISOString().slice(0, 10)
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new UsageError('--day must be YYYY-MM-DD (UTC)')
+        const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key'
+        if (!['method', 'network', 'key'].includes(by)) throw new UsageError('--by must be method, network or key')
+        const account = values.account ? await needAccount(values.account as string) : undefined
+        const key = values.key ? await needKey(values.key as string) : undefined
+        const report = await queryUsage(database.db, { day, by, ...(account ? { accountId: account.id } : {}), ...(key ? { keyId: key.id } : {}) })
+        if (json) out(JSON.stringify(report, null, 2))
+        else {
+          out(`usage on ${day} (UTC)${account ? ` for ${account.email}` : ''}${key ? ` key ${key.id}` : ''}`)
+          out(`${by.padEnd(40)} ${'calls'.padStart(10)} ${'credits'.padStart(12)} ${'errors'.padStart(8)}`)
+          for (const r of report.rows) out(`${r.group.padEnd(40)} ${String(r.calls).padStart(10)} ${String(r.credits).padStart(12)} ${String(r.errors).padStart(8)}`)
+          out(`${'total'.padEnd(40)} ${String(report.total.calls).padStart(10)} ${String(report.total.credits).padStart(12)} ${String(report.total.errors).padStart(8)}`)
+        }
+        return 0
+      }
+      default:
+        throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
+    }
+  } finally {
+    await database.close()
+  }
+}
+
+class UsageError extends Error {}
+
+export function endpointUrls(k: ApiKey, config: Config) {
+  const base = `http://${config.gateway.host}:${config.gateway.port}`
+  return Object.fromEntries(
+    k.networks.map((n) => {
+      const net = config.networks.find((x) => x.name === n)!
+      const host = (net.hosts ?? [`${n}.localhost`])[0]
+      return [n, { http: `${base}/networks/${n}/v3/${k.key}`, ws: `${base.replace('http', 'ws')}/networks/${n}/ws/v3/${k.key}`, host: `http://${host}:${config.gateway.port}/v3/${k.key}` }]
+    }),
+  )
+}
+
+const keyView = (k: ApiKey, config: Config) => ({ ...k, endpoints: endpointUrls(k, config) })
+
+function formatKey(k: ApiKey, config: Config) {
+  const lines = [
+    `key ${k.id} "${k.name}"${k.revokedAt ? ' (REVOKED)' : ''}`,
+    `  api key:   ${k.key}`,
+    `  networks:  ${k.networks.join(', ') || '(none)'}`,
+    `  limits:    ${k.creditsPerSecond ?? 'plan'} credits/s, ${k.creditsPerDay ?? 'plan'} credits/day`,
+  ]
+  for (const [n, e] of Object.entries(endpointUrls(k, config))) lines.push(`  ${n}: ${e.http}`)
+  return lines.join('\n')
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== -1) process.exitCode = code
+  },
+  (err) => {
+    if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`)
+    else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
+    else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)
+    process.exitCode = err instanceof UsageError ? 2 : 1
+  },
+)

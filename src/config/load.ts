@@ -1,0 +1,52 @@
+/**
+ * Reads the config file (YAML or JSON), validates it against the schema and reports every problem with its
+ * path, so an operator fixes them all in one go.
+ */
+import { readFileSync } from 'node:fs'
+import { parse as parseYaml } from 'yaml'
+import type { z } from 'zod'
+import { ConfigSchema, type Config } from './schema.ts'
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError'
+  constructor(
+    readonly source: string,
+    readonly problems: string[],
+  ) {
+    super(`invalid config (${source}):\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+  }
+}
+
+export function formatIssues(issues: z.core.$ZodIssue[]): string[] {
+  return issues.map((issue) => {
+    const path = issue.path.length === 0 ? '(root)' : issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.')
+    return `${path.replace(/\.\[/g, '[')}: ${issue.message}`
+  })
+}
+
+/** Validates an already-parsed config object (defaults applied). */
+export function parseConfig(raw: unknown, source = 'config'): Config {
+  const result = ConfigSchema.safeParse(raw ?? {})
+  if (!result.success) throw new ConfigError(source, formatIssues(result.error.issues))
+  return result.data
+}
+
+/** Loads a config file; without a file, the embedded defaults. */
+export function loadConfig(file?: string, overrides: { dataDir?: string } = {}): Config {
+  let raw: unknown = {}
+  if (file) {
+    let text: string
+    try {
+      text = readFileSync(file, 'utf8')
+    } catch (err) {
+      throw new ConfigError(file, [`cannot read file: ${(err as NodeJS.ErrnoException).code ?? String(err)}`])
+    }
+    try {
+      raw = file.endsWith('.json') ? JSON.parse(text) : parseYaml(text)
+    } catch (err) {
+      throw new ConfigError(file, [`not valid ${file.endsWith('.json') ? 'JSON' : 'YAML'}: ${(err as Error).message}`])
+    }
+  }
+  if (overrides.dataDir !== undefined) raw = { ...(raw as object), dataDir: overrides.dataDir }
+  return parseConfig(raw, file ?? 'defaults')
+}

@@ -1,0 +1,132 @@
+/**
+ * Hot counters: daily credit balances (per account, and per key when the key has its own daily limit) and
+ * throughput token buckets (credits per second, per account and per key). This is the one interface a shared
+ * store (Redis, for several replicas) will implement; the in-memory store serves a single process.
+ *
+ * Admission reserves the full cost up front so concurrent requests cannot overshoot a limit; `adjust` settles the
+ * difference once the answer is known (free 5xx, 5-credit input errors, ...).
+ */
+export type LimitRejection = 'DAILY_CREDITS_EXHAUSTED' | 'KEY_DAILY_CREDITS_EXHAUSTED' | 'ACCOUNT_THROUGHPUT_EXCEEDED' | 'KEY_THROUGHPUT_EXCEEDED'
+
+export interface AdmitRequest {
+  accountId: string
+  keyId: string
+  credits: number
+  accountCreditsPerDay: number
+  accountCreditsPerSecond: number
+  keyCreditsPerDay: number | null
+  keyCreditsPerSecond: number | null
+}
+
+export interface LimitStore {
+  /** Checks every limit and, only if all pass, reserves `credits`. */
+  admit(request: AdmitRequest, nowMs: number): LimitRejection | null
+  /** Adds (or with a negative delta, refunds) credits after the fact, without checks. */
+  adjust(accountId: string, keyId: string, delta: number, nowMs: number): void
+  /** Charges without admission (subscription events): returns false when the daily balance is now exhausted. */
+  charge(accountId: string, keyId: string, credits: number, accountCreditsPerDay: number, nowMs: number): boolean
+  usedToday(accountId: string, nowMs: number): number
+  keyUsedToday(keyId: string, nowMs: number): number
+  /** Seeds today's usage at start (from the usage ledger), so a restart keeps the balance. */
+  seed(accountUsed: Map<string, number>, keyUsed: Map<string, number>, nowMs: number): void
+}
+
+export const MS_PER_DAY = 86_400_000
+export const utcDay = (nowMs: number) => Math.floor(nowMs / MS_PER_DAY)
+
+interface Daily {
+  day: number
+  used: number
+}
+
+interface Bucket {
+  tokens: number
+  atMs: number
+}
+
+export function createMemoryLimitStore(): LimitStore {
+  const accountDaily = new Map<string, Daily>()
+  const keyDaily = new Map<string, Daily>()
+  const accountBuckets = new Map<string, Bucket>()
+  const keyBuckets = new Map<string, Bucket>()
+
+  const daily = (map: Map<string, Daily>, id: string, day: number): Daily => {
+    let d = map.get(id)
+    if (d === undefined) map.set(id, (d = { day, used: 0 }))
+    else if (d.day !== day) {
+      // 00:00 UTC: a new day starts with a full balance (Infura resets every day at 00:00 UTC).
+      d.day = day
+      d.used = 0
+    }
+    return d
+  }
+
+  // Token bucket holding at most one second of throughput. A call costing more than the whole bucket is still
+  // admitted when the bucket is full, otherwise a 300-credit method could never run on a 200 credits/s key.
+  const refill = (map: Map<string, Bucket>, id: string, perSecond: number, nowMs: number): Bucket => {
+    let b = map.get(id)
+    if (b === undefined) map.set(id, (b = { tokens: perSecond, atMs: nowMs }))
+    else if (nowMs > b.atMs) {
+      b.tokens = Math.min(perSecond, b.tokens + ((nowMs - b.atMs) * perSecond) / 1000)
+      b.atMs = nowMs
+    }
+    return b
+  }
+  const fits = (b: Bucket, credits: number, perSecond: number) => b.tokens >= Math.min(credits, perSecond)
+
+  return {
+    admit(r, nowMs) {
+      const day = utcDay(nowMs)
+      const acc = daily(accountDaily, r.accountId, day)
+      if (acc.used + r.credits > r.accountCreditsPerDay) return 'DAILY_CREDITS_EXHAUSTED'
+      let key: Daily | undefined
+      if (r.keyCreditsPerDay !== null) {
+        key = daily(keyDaily, r.keyId, day)
+        if (key.used + r.credits > r.keyCreditsPerDay) return 'KEY_DAILY_CREDITS_EXHAUSTED'
+      }
+      const accBucket = refill(accountBuckets, r.accountId, r.accountCreditsPerSecond, nowMs)
+      if (!fits(accBucket, r.credits, r.accountCreditsPerSecond)) return 'ACCOUNT_THROUGHPUT_EXCEEDED'
+      let keyBucket: Bucket | undefined
+      if (r.keyCreditsPerSecond !== null) {
+        keyBucket = refill(keyBuckets, r.keyId, r.keyCreditsPerSecond, nowMs)
+        if (!fits(keyBucket, r.credits, r.keyCreditsPerSecond)) return 'KEY_THROUGHPUT_EXCEEDED'
+      }
+      acc.used += r.credits
+      accBucket.tokens -= r.credits
+      if (key) key.used += r.credits
+      else daily(keyDaily, r.keyId, day).used += r.credits
+      if (keyBucket) keyBucket.tokens -= r.credits
+      return null
+    },
+    adjust(accountId, keyId, delta, nowMs) {
+      if (delta === 0) return
+      const day = utcDay(nowMs)
+      daily(accountDaily, accountId, day).used += delta
+      daily(keyDaily, keyId, day).used += delta
+      const ab = accountBuckets.get(accountId)
+      if (ab) ab.tokens -= delta
+      const kb = keyBuckets.get(keyId)
+      if (kb) kb.tokens -= delta
+    },
+    charge(accountId, keyId, credits, accountCreditsPerDay, nowMs) {
+      const day = utcDay(nowMs)
+      const acc = daily(accountDaily, accountId, day)
+      acc.used += credits
+      daily(keyDaily, keyId, day).used += credits
+      return acc.used < accountCreditsPerDay
+    },
+    usedToday(accountId, nowMs) {
+      const d = accountDaily.get(accountId)
+      return d && d.day === utcDay(nowMs) ? d.used : 0
+    },
+    keyUsedToday(keyId, nowMs) {
+      const d = keyDaily.get(keyId)
+      return d && d.day === utcDay(nowMs) ? d.used : 0
+    },
+    seed(accountUsed, keyUsed, nowMs) {
+      const day = utcDay(nowMs)
+      for (const [id, used] of accountUsed) accountDaily.set(id, { day, used })
+      for (const [id, used] of keyUsed) keyDaily.set(id, { day, used })
+    },
+  }
+}

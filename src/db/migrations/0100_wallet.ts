@@ -1,0 +1,51 @@
+import { type Kysely, sql } from 'kysely'
+
+/** Wallet tables: accounts (public addresses only), sessions per origin, approvals, and a change counter. */
+export async function up(db: Kysely<any>): Promise<void> {
+  await db.schema
+    .createTable('wallet_accounts')
+    // Lower-case 0x address; the key itself stays in the encrypted keystore file.
+    .addColumn('address', 'text', (c) => c.primaryKey())
+    .addColumn('hd_index', 'integer', (c) => c.notNull().unique())
+    .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('removed_at', 'integer')
+    .execute()
+
+  await db.schema
+    .createTable('wallet_sessions')
+    // One session per origin (no session IDs, spec §9).
+    .addColumn('origin', 'text', (c) => c.primaryKey())
+    .addColumn('session', 'text', (c) => c.notNull()) // JSON StoredSession
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('updated_at', 'integer', (c) => c.notNull())
+    .addColumn('expires_at', 'integer') // from sessionProperties.expiry
+    .execute()
+
+  await db.schema
+    .createTable('wallet_approvals')
+    .addColumn('id', 'text', (c) => c.primaryKey())
+    .addColumn('origin', 'text', (c) => c.notNull())
+    .addColumn('kind', 'text', (c) => c.notNull()) // session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction
+    .addColumn('request', 'text', (c) => c.notNull()) // JSON shown to the user
+    .addColumn('status', 'text', (c) => c.notNull()) // pending | approved | rejected | expired
+    .addColumn('decision', 'text') // JSON, e.g. picked accounts
+    .addColumn('decided_by', 'text') // console | cli | auto
+    .addColumn('created_at', 'integer', (c) => c.notNull())
+    .addColumn('expires_at', 'integer', (c) => c.notNull())
+    .addColumn('decided_at', 'integer')
+    .execute()
+  await db.schema.createIndex('wallet_approvals_status').on('wallet_approvals').column('status').execute()
+
+  // Bumped by every wallet write (server, console, CLI); the server polls it to pick up CLI changes.
+  await db.schema
+    .createTable('wallet_changes')
+    .addColumn('id', 'integer', (c) => c.primaryKey())
+    .addColumn('version', 'integer', (c) => c.notNull())
+    .execute()
+  await sql`insert into wallet_changes (id, version) values (1, 1)`.execute(db)
+}
+
+export async function down(): Promise<void> {
+  throw new Error('migrations are append-only')
+}

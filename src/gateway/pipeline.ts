@@ -1,0 +1,342 @@
+/**
+ * The gateway's request pipeline, framework-free: plain input in, plain output out, never throws.
+ * Order (../shared/reference/infura.md §10): network → key → key security → network enabled → body → credits and
+ * limits → method policy → upstream → settle the charge, record usage, metrics, one log line.
+ */
+import type { KeyEntry, KeySnapshot } from '../api-keys/snapshot.ts'
+import { KEY_FORMAT } from '../api-keys/repository.ts'
+import type { CostTable } from '../credits/costs.ts'
+import type { LimitRejection, LimitStore } from '../credits/limits.ts'
+import type { UsageLedger } from '../credits/usage-ledger.ts'
+import { ChaingateError } from '../errors/index.ts'
+import {
+  errorCodeOf,
+  isErrorAnswer,
+  parseBody,
+  serializeError,
+  serializeResult,
+  toErrorObject,
+  type ParsedEntry,
+  type RpcCall,
+} from '../jsonrpc/envelope.ts'
+import type { Network, NetworkRegistry } from '../networks/registry.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import { decide } from '../rpc-methods/policy.ts'
+import type { UpstreamPool } from '../upstreams/pool.ts'
+import { authErrors, limitBody } from './responses.ts'
+import type { AccessCheck } from './access.ts'
+
+export interface Clock {
+  now(): number
+}
+
+export interface GatewayDeps {
+  networks: NetworkRegistry
+  keys: KeySnapshot
+  pools: Map<string, UpstreamPool>
+  costs: CostTable
+  limits: LimitStore
+  ledger: UsageLedger
+  metrics: Metrics
+  clock: Clock
+  maxBatchSize: number
+  /** Key security (secret, JWT, allowlists); absent = no key has any. */
+  checkAccess?: AccessCheck
+  /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
+  onDailyExhausted?: (accountId: string) => void
+}
+
+export interface HttpRpcRequest {
+  /** Undefined when neither the Host nor the path named a known network. */
+  network: Network | undefined
+  /** What the client asked for (host or path name), for the 404 message. */
+  networkLabel: string
+  /** The key from the path; undefined when missing (or followed by more path). */
+  key: string | undefined
+  body: Buffer | undefined
+  authorization?: string | undefined
+  origin?: string | undefined
+  userAgent?: string | undefined
+}
+
+export interface GatewayResponse {
+  status: number
+  contentType: string
+  /** Undefined for 204 (only notifications were sent). */
+  body: string | undefined
+  headers?: Record<string, string>
+  /** Credits this request cost. */
+  credits: number
+  /** For the log line. */
+  keyId?: string
+  method: string
+  calls: number
+}
+
+/** Per-request context once the key and network are known. */
+export interface CallContext {
+  entry: KeyEntry
+  network: Network
+  pool: UpstreamPool
+  transport: 'http' | 'ws'
+}
+
+export interface ExecutedCalls {
+  /** Serialized answers in call order; undefined for notifications. */
+  answers: (string | undefined)[]
+  /** Credits finally charged for these calls. */
+  credits: number
+  /** Every forwarded call failed because the node was unreachable. */
+  allUnavailable: boolean
+  unavailableError?: ChaingateError
+  /** Set when limits refused the whole request. */
+  rejected?: LimitRejection
+  /** Set when the request was a single, invalid call (HTTP 400). */
+  invalidSingle?: boolean
+}
+
+const JSON_TYPE = 'application/json'
+
+export interface Gateway {
+  handleHttp(req: HttpRpcRequest): Promise<GatewayResponse>
+  /** Runs parsed calls for a known key and network: used by HTTP, WebSocket sessions and the wallet. */
+  execute(ctx: CallContext, entries: ParsedEntry[], opts: { batch: boolean; rawSingle?: Buffer | string }): Promise<ExecutedCalls>
+  /** Resolves a key for a network as the HTTP path does; returns the refusal otherwise. */
+  authorize(req: Omit<HttpRpcRequest, 'body'>, calls: RpcCall[]): Promise<{ ctx: CallContext } | { refusal: GatewayResponse }>
+}
+
+export function createGateway(deps: GatewayDeps): Gateway {
+  const { costs, limits, ledger, metrics, clock } = deps
+
+  const refuse = (status: number, contentType: string, body: string, method: string, extra?: Partial<GatewayResponse>): GatewayResponse => ({
+    status,
+    contentType,
+    body,
+    credits: 0,
+    method,
+    calls: 0,
+    ...extra,
+  })
+
+  /** Charges the 5-credit input-error fee to a known key for a refused HTTP request (I§1.4). */
+  const chargeInputError = (entry: KeyEntry, network: string, status: number): number => {
+    const fee = costs.inputError
+    const now = clock.now()
+    limits.adjust(entry.accountId, entry.id, fee, now)
+    ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: '(invalid)', calls: 1, credits: fee, errors: 1, errorKind: `http:${status}` }, now)
+    metrics.credits(network, fee)
+    return fee
+  }
+
+  const authorize: Gateway['authorize'] = async (req, calls) => {
+    const method = calls.length === 1 ? calls[0]!.method : calls.length > 1 ? 'batch' : '(none)'
+    if (!req.network) {
+      return {
+        refusal: refuse(404, 'text/plain; charset=utf-8', `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}\n`, method),
+      }
+    }
+    if (req.key === undefined) return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.keyRequired, method) }
+    const entry = KEY_FORMAT.test(req.key) ? deps.keys.get(req.key) : undefined
+    if (!entry)
+      return {
+        refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.invalidKey, method, {
+          headers: { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' },
+        }),
+      }
+    if (entry.security && deps.checkAccess) {
+      const denied = await deps.checkAccess(entry.security, {
+        authorization: req.authorization,
+        origin: req.origin,
+        userAgent: req.userAgent,
+        calls: calls.map((c) => ({ method: c.method, params: c.params })),
+      })
+      if (denied) {
+        const credits = chargeInputError(entry, req.network.name, denied.status)
+        return { refusal: refuse(denied.status, denied.contentType, denied.body, method, { keyId: entry.id, credits }) }
+      }
+    }
+    if (!entry.networks.has(req.network.name)) {
+      const credits = chargeInputError(entry, req.network.name, 401)
+      return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.networkNotEnabled, method, { keyId: entry.id, credits }) }
+    }
+    const pool = deps.pools.get(req.network.name)!
+    return { ctx: { entry, network: req.network, pool, transport: 'http' } }
+  }
+
+  const execute: Gateway['execute'] = async (ctx, entries, opts) => {
+    const { entry, network, pool } = ctx
+    const now = clock.now()
+    // Price every call up front and reserve it all, so concurrent requests cannot overshoot a limit.
+    const decisions = entries.map((e) => (e.ok ? decide(e.call, ctx.transport) : undefined))
+    let reserved = opts.batch ? costs.batchEnvelope : 0
+    const prices = entries.map((e, i) => {
+      const d = decisions[i]
+      const price = !e.ok || d?.kind === 'error' ? costs.inputError : costs.method(network.name, e.call.method)
+      reserved += price
+      return price
+    })
+    const rejection = limits.admit(
+      {
+        accountId: entry.accountId,
+        keyId: entry.id,
+        credits: reserved,
+        accountCreditsPerDay: entry.plan.creditsPerDay,
+        accountCreditsPerSecond: entry.plan.creditsPerSecond,
+        keyCreditsPerDay: entry.creditsPerDay,
+        keyCreditsPerSecond: entry.creditsPerSecond,
+      },
+      now,
+    )
+    if (rejection) {
+      if (rejection === 'DAILY_CREDITS_EXHAUSTED') deps.onDailyExhausted?.(entry.accountId)
+      ledger.record(
+        { accountId: entry.accountId, keyId: entry.id, network: network.name, method: opts.batch ? 'batch' : entries[0]!.ok ? entries[0]!.call.method : '(invalid)', calls: entries.length, credits: 0, errors: entries.length, errorKind: `http:${rejection === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429}` },
+        now,
+      )
+      return {
+        answers: entries.map((e) => limitBody(rejection, e.ok ? e.call.id : e.id)),
+        credits: 0,
+        allUnavailable: false,
+        rejected: rejection,
+      }
+    }
+
+    const answers: (string | undefined)[] = new Array(entries.length)
+    const charged: number[] = new Array(entries.length).fill(0)
+    const forwardIdx: number[] = []
+    entries.forEach((e, i) => {
+      if (!e.ok) {
+        answers[i] = serializeError(e.id, toErrorObject(e.error))
+        charged[i] = prices[i]!
+        return
+      }
+      const d = decisions[i]!
+      if (d.kind === 'forward') forwardIdx.push(i)
+      else {
+        answers[i] = !e.call.hasId
+          ? undefined
+          : d.kind === 'result'
+            ? serializeResult(e.call.id, d.result)
+            : serializeError(e.call.id, toErrorObject(d.error))
+        charged[i] = prices[i]!
+      }
+    })
+
+    let unavailableError: ChaingateError | undefined
+    if (forwardIdx.length > 0) {
+      const started = performance.now()
+      try {
+        if (!opts.batch && opts.rawSingle !== undefined) {
+          // One call: the client's own bytes go to the node and its answer comes back verbatim.
+          const i = forwardIdx[0]!
+          const answer = await pool.send(opts.rawSingle)
+          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+          answers[i] = (entries[i] as { call: RpcCall }).call.hasId ? answer.text : undefined
+          charged[i] = prices[i]!
+        } else {
+          // Several calls: one batch to the node with our own ids, mapped back (clients may repeat ids).
+          const calls = forwardIdx.map((i) => (entries[i] as { call: RpcCall }).call)
+          const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
+          const answer = await pool.send(body)
+          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+          const parsed = JSON.parse(answer.text) as unknown
+          const byId = new Map<number, Record<string, unknown>>()
+          if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
+          forwardIdx.forEach((i, j) => {
+            const call = calls[j]!
+            const a = byId.get(j)
+            charged[i] = prices[i]!
+            if (!call.hasId) return
+            if (!a) answers[i] = serializeError(call.id, { code: -32603, message: `network ${network.name}: the node gave no answer for this call` })
+            else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
+            else answers[i] = serializeResult(call.id, a.result)
+          })
+        }
+      } catch (err) {
+        // The node could not be reached: these calls are free (5xx, I§1.4).
+        unavailableError = err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network.name} is unavailable`, { httpStatus: 503 })
+        for (const i of forwardIdx) {
+          const call = (entries[i] as { call: RpcCall }).call
+          answers[i] = call.hasId ? serializeError(call.id, toErrorObject(unavailableError)) : undefined
+          charged[i] = 0
+        }
+        metrics.upstreamLatency(network.name, (performance.now() - started) / 1000)
+      }
+    }
+
+    // Settle: what was reserved minus what the answers actually cost.
+    let total = opts.batch ? costs.batchEnvelope : 0
+    const t = clock.now()
+    entries.forEach((e, i) => {
+      total += charged[i]!
+      const method = e.ok ? e.call.method : '(invalid)'
+      const answer = answers[i]
+      const unavailable = unavailableError !== undefined && forwardIdx.includes(i)
+      const failed = !e.ok || unavailable || (answer !== undefined && isErrorAnswer(answer))
+      const errorKind = !failed
+        ? undefined
+        : unavailable
+          ? `http:${unavailableError!.httpStatus}`
+          : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method, calls: 1, credits: charged[i]!, errors: failed ? 1 : 0, errorKind }, t)
+      metrics.call(network.name, method, failed ? (unavailable ? 'unavailable' : 'error') : 'ok')
+    })
+    if (opts.batch && costs.batchEnvelope > 0)
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: 'batch', calls: 0, credits: costs.batchEnvelope, errors: 0 }, t)
+    limits.adjust(entry.accountId, entry.id, total - reserved, t)
+    metrics.credits(network.name, total)
+    return {
+      answers,
+      credits: total,
+      allUnavailable: unavailableError !== undefined && forwardIdx.length === entries.length,
+      unavailableError,
+      invalidSingle: !opts.batch && !entries[0]!.ok,
+    }
+  }
+
+  return {
+    authorize,
+    execute,
+    async handleHttp(req) {
+      const parsed = parseBody(req.body, deps.maxBatchSize)
+      const calls: RpcCall[] =
+        parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
+      const auth = await authorize(req, calls)
+      if ('refusal' in auth) {
+        if (auth.refusal.status === 404 || auth.refusal.status === 401) metrics.call(req.network?.name ?? 'unknown', '(refused)', `http_${auth.refusal.status}`)
+        return { ...auth.refusal, calls: calls.length }
+      }
+      const { ctx } = auth
+      if (parsed.kind === 'invalid') {
+        const status = parsed.error.httpStatus
+        const credits = chargeInputError(ctx.entry, ctx.network.name, status)
+        metrics.call(ctx.network.name, '(invalid)', 'error')
+        return {
+          status,
+          contentType: JSON_TYPE,
+          body: serializeError(null, toErrorObject(parsed.error)),
+          credits,
+          keyId: ctx.entry.id,
+          method: '(invalid)',
+          calls: 0,
+        }
+      }
+      const batch = parsed.kind === 'batch'
+      const entries = batch ? parsed.entries : [parsed.entry]
+      const result = await execute(ctx, entries, { batch, rawSingle: batch ? undefined : req.body })
+      const method = batch ? 'batch' : parsed.entry.ok ? parsed.entry.call.method : '(invalid)'
+      const base = { credits: result.credits, keyId: ctx.entry.id, method, calls: entries.length }
+      if (result.rejected) {
+        const status = result.rejected === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429
+        return { ...base, status, contentType: JSON_TYPE, body: batch ? `[${result.answers.join(',')}]` : result.answers[0]! }
+      }
+      const present = result.answers.filter((a): a is string => a !== undefined)
+      if (present.length === 0) return { ...base, status: 204, contentType: JSON_TYPE, body: undefined }
+      if (!batch) {
+        const status = result.invalidSingle ? 400 : result.allUnavailable ? result.unavailableError!.httpStatus : 200
+        return { ...base, status, contentType: JSON_TYPE, body: present[0]! }
+      }
+      return { ...base, status: 200, contentType: JSON_TYPE, body: `[${present.join(',')}]` }
+    },
+  }
+}

@@ -1,0 +1,246 @@
+/**
+ * The gateway listener: fastify for HTTP (the only place that sees HTTP types) and `ws` for WebSocket upgrades.
+ * Routes: POST /v3/<key> (Host picks the network), POST /networks/<name>/v3/<key> (path form for clients that
+ * cannot set Host), the same under /ws/ for WebSocket, /healthz, /metrics, and whatever plugins (dashboard)
+ * register.
+ */
+import type { IncomingMessage } from 'node:http'
+import type { Duplex } from 'node:stream'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import { WebSocketServer, type WebSocket } from 'ws'
+import type { KeySnapshot } from '../api-keys/snapshot.ts'
+import type { Gateway, HttpRpcRequest, GatewayResponse } from '../gateway/pipeline.ts'
+import { WS_CLOSE, createWsSession, type WsSession, type WsSessionDeps } from '../gateway/ws-session.ts'
+import type { NetworkRegistry, Network } from '../networks/registry.ts'
+import type { Logger } from '../observability/logger.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
+import type { UpstreamPool } from '../upstreams/pool.ts'
+import { errors } from '../errors/index.ts'
+import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
+
+export interface GatewayServerDeps {
+  gateway: Gateway
+  networks: NetworkRegistry
+  keys: KeySnapshot
+  pools: Map<string, UpstreamPool>
+  hubs: Map<string, SubscriptionHub>
+  metrics: Metrics
+  logger: Logger
+  logRequests: boolean
+  maxBodyBytes: number
+  maxWsMessageBytes: number
+  sessionDeps: Omit<WsSessionDeps, 'gateway' | 'hub' | 'send' | 'close' | 'onDailyExhausted'>
+  /** Extra routes (dashboard), registered on the same listener. */
+  plugins?: ((app: FastifyInstance) => Promise<void> | void)[]
+}
+
+export interface GatewayServer {
+  readonly app: FastifyInstance
+  listen(host: string, port: number): Promise<string>
+  /** Closes every WebSocket of an account (daily balance exhausted). */
+  closeAccountSockets(accountId: string, reason: string): void
+  close(): Promise<void>
+}
+
+const CORS = {
+  'access-control-allow-origin': '*',
+  'access-control-allow-methods': 'POST, OPTIONS',
+  'access-control-allow-headers': 'content-type, authorization, enable-failover',
+  'access-control-max-age': '86400',
+}
+
+/** `/v3/<key>` → the key; `/v3/`, `/v3/<key>/`, `/v3/<key>/more` → undefined (Infura: 401 "project id required"). */
+function keyFromRest(rest: string | undefined): string | undefined {
+  if (!rest || rest.includes('/')) return undefined
+  return rest
+}
+
+export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
+  const app = Fastify({ logger: false, bodyLimit: deps.maxBodyBytes, return503OnClosing: true, forceCloseConnections: 'idle' })
+  const sessions = new Map<WebSocket, WsSession>()
+
+  // Infura parses the body as JSON whatever Content-Type says (curl -d sends form-urlencoded), so every
+  // type is read as raw bytes and parsed by the pipeline.
+  app.removeAllContentTypeParsers()
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+
+  app.setErrorHandler((err: { code?: string; statusCode?: number }, _req, reply) => {
+    if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      const e = errors.bodyTooLarge(deps.maxBodyBytes)
+      return reply.code(413).type('application/json').headers(CORS).send(serializeError(null, toErrorObject(e)))
+    }
+    const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
+    if (status === 500) deps.logger.error({ err }, 'unhandled error in HTTP handler')
+    return reply
+      .code(status)
+      .type('application/json')
+      .send(serializeError(null, { code: status === 500 ? -32603 : -32600, message: status === 500 ? 'Internal error' : 'Bad request' }))
+  })
+
+  const send = (reply: FastifyReply, res: GatewayResponse, network: string, started: number) => {
+    reply.code(res.status).headers(CORS).header('x-credits-charged', String(res.credits))
+    if (res.headers) reply.headers(res.headers)
+    if (deps.logRequests)
+      deps.logger.info(
+        { keyId: res.keyId, network, method: res.method, calls: res.calls, status: res.status, credits: res.credits, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'rpc',
+      )
+    if (res.body === undefined) return reply.send()
+    return reply.type(res.contentType).send(res.body)
+  }
+
+  const rpcRequest = (req: FastifyRequest, network: Network | undefined, label: string, rest: string | undefined): HttpRpcRequest => ({
+    network,
+    networkLabel: label,
+    key: keyFromRest(rest),
+    body: req.body as Buffer | undefined,
+    authorization: req.headers.authorization,
+    origin: req.headers.origin,
+    userAgent: req.headers['user-agent'],
+  })
+
+  const byHost = async (req: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
+    const started = performance.now()
+    const host = req.headers.host ?? ''
+    const network = deps.networks.byHost(host)
+    const res = await deps.gateway.handleHttp(rpcRequest(req, network, host, req.params['*']))
+    return send(reply, res, network?.name ?? 'unknown', started)
+  }
+  const byPath = async (req: FastifyRequest<{ Params: { network: string; '*': string } }>, reply: FastifyReply) => {
+    const started = performance.now()
+    const network = deps.networks.byName(req.params.network)
+    const res = await deps.gateway.handleHttp(rpcRequest(req, network, req.params.network, req.params['*']))
+    return send(reply, res, network?.name ?? 'unknown', started)
+  }
+  const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
+    reply.code(405).headers(CORS).header('allow', 'POST, OPTIONS').type('text/plain; charset=utf-8').send('method not allowed: send JSON-RPC with POST\n')
+  const preflight = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(CORS).send()
+
+  for (const path of ['/v3', '/v3/*']) {
+    app.post(path, byHost)
+    app.options(path, preflight)
+    app.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'], url: path, handler: notAllowed })
+  }
+  for (const path of ['/networks/:network/v3', '/networks/:network/v3/*']) {
+    app.post(path, byPath)
+    app.options(path, preflight)
+    app.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'], url: path, handler: notAllowed })
+  }
+
+  app.get('/healthz', async (_req, reply) => {
+    const checks = await Promise.all(
+      deps.networks.all.map(async (n) => {
+        try {
+          await deps.pools.get(n.name)!.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}')
+          return [n.name, 'up'] as const
+        } catch {
+          return [n.name, 'down'] as const
+        }
+      }),
+    )
+    const networks = Object.fromEntries(checks)
+    const healthy = checks.every(([, s]) => s === 'up')
+    return reply.code(200).send({ status: healthy ? 'ok' : 'degraded', networks })
+  })
+  app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
+
+  // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
+  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })
+
+  const closeAccountSockets = (accountId: string, reason: string) => {
+    for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
+  }
+
+  const rejectUpgrade = (socket: Duplex, res: { status: number; contentType: string; body: string | undefined; headers?: Record<string, string> }) => {
+    const body = res.body ?? ''
+    const extra = Object.entries(res.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+    socket.end(
+      `HTTP/1.1 ${res.status} ${res.status === 401 ? 'Unauthorized' : res.status === 404 ? 'Not Found' : res.status === 403 ? 'Forbidden' : 'Error'}\r\n` +
+        `content-type: ${res.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`,
+    )
+  }
+
+  const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
+    socket.on('error', () => socket.destroy())
+    const url = new URL(req.url ?? '/', 'http://x')
+    let network: Network | undefined
+    let label: string
+    let rest: string | undefined
+    let m = /^\/ws\/v3(?:\/(.*))?$/.exec(url.pathname)
+    if (m) {
+      label = req.headers.host ?? ''
+      network = deps.networks.byHost(label)
+      rest = m[1]
+    } else if ((m = /^\/networks\/([^/]+)\/ws\/v3(?:\/(.*))?$/.exec(url.pathname))) {
+      label = m[1]!
+      network = deps.networks.byName(label)
+      rest = m[2]
+    } else {
+      rejectUpgrade(socket, { status: 404, contentType: 'text/plain; charset=utf-8', body: 'no WebSocket endpoint here: use /ws/v3/<key>\n' })
+      return
+    }
+    const auth = await deps.gateway.authorize(
+      { network, networkLabel: label, key: keyFromRest(rest), authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
+      [],
+    )
+    if ('refusal' in auth) {
+      rejectUpgrade(socket, auth.refusal)
+      return
+    }
+    const ctx = { ...auth.ctx, transport: 'ws' as const }
+    wss.handleUpgrade(req, socket, head, (ws) => {
+      deps.metrics.wsConnections(1)
+      const session = createWsSession(ctx, {
+        ...deps.sessionDeps,
+        gateway: deps.gateway,
+        hub: deps.hubs.get(ctx.network.name)!,
+        send: (text) => {
+          if (ws.readyState === ws.OPEN) ws.send(text)
+        },
+        close: (code, reason) => ws.close(code, reason),
+        onDailyExhausted: (accountId) => closeAccountSockets(accountId, 'daily credit limit reached'),
+      })
+      sessions.set(ws, session)
+      ws.on('message', (data, isBinary) => {
+        void session.handleMessage(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()).catch((err) => {
+          deps.logger.error({ err, keyId: session.keyId }, 'websocket message failed')
+          ws.send(serializeError(null, { code: -32603, message: 'Internal error' }))
+        })
+      })
+      ws.on('close', () => {
+        sessions.delete(ws)
+        void session.dispose()
+      })
+      ws.on('error', () => ws.terminate())
+    })
+  }
+
+  // A key revoked or a network disabled closes the sockets that relied on it.
+  deps.keys.onReload(() => {
+    for (const [socket, s] of sessions)
+      if (!s.stillAuthorized()) socket.close(WS_CLOSE.policy, 'this API key is revoked or no longer has access to this network')
+  })
+
+  return {
+    app,
+    async listen(host, port) {
+      for (const p of deps.plugins ?? []) await p(app)
+      app.server.on('upgrade', (req, socket, head) => {
+        onUpgrade(req, socket, head).catch((err) => {
+          deps.logger.error({ err }, 'websocket upgrade failed')
+          socket.destroy()
+        })
+      })
+      const address = await app.listen({ host, port })
+      return address
+    },
+    closeAccountSockets,
+    async close() {
+      for (const socket of sessions.keys()) socket.close(WS_CLOSE.goingAway, 'server shutting down')
+      await Promise.all([...sessions.values()].map((s) => s.dispose()))
+      wss.close()
+      await app.close()
+    },
+  }
+}

@@ -1,0 +1,45 @@
+/**
+ * The network registry: name ↔ chain ID ↔ hostnames, and how a request picks its network (Host header, or the
+ * path form `/networks/<name>/...` for clients that cannot set Host).
+ */
+import type { NetworkConfig } from '../config/schema.ts'
+
+export interface Network {
+  name: string
+  chainId: number
+  hosts: string[]
+}
+
+export interface NetworkRegistry {
+  readonly all: Network[]
+  byName(name: string): Network | undefined
+  byChainId(chainId: number): Network | undefined
+  /** Host header → network; matches `host:port` first, then the bare host. */
+  byHost(host: string | undefined): Network | undefined
+  /** A sentence naming the known networks, for 404 answers. */
+  describe(): string
+}
+
+export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry {
+  const all: Network[] = configs.map((c) => ({ name: c.name, chainId: c.chainId, hosts: c.hosts ?? [`${c.name}.localhost`] }))
+  const names = new Map(all.map((n) => [n.name, n]))
+  const chainIds = new Map(all.map((n) => [n.chainId, n]))
+  const hosts = new Map<string, Network>()
+  for (const n of all) for (const h of n.hosts) hosts.set(h, n)
+  return {
+    all,
+    byName: (name) => names.get(name),
+    byChainId: (id) => chainIds.get(id),
+    byHost(host) {
+      if (!host) return undefined
+      const h = host.toLowerCase()
+      const exact = hosts.get(h)
+      if (exact) return exact
+      const colon = h.lastIndexOf(':')
+      return colon > 0 && !h.endsWith(']') ? hosts.get(h.slice(0, colon)) : undefined
+    },
+    describe() {
+      return all.map((n) => `${n.name} (host ${n.hosts.join(', ')}; path /networks/${n.name}/v3/<key>)`).join('; ')
+    },
+  }
+}

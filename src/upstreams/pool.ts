@@ -1,0 +1,128 @@
+/**
+ * The nodes behind one network, as a pool even when it holds one node (failover and health are a later issue;
+ * the seam is here). A call goes to the next healthy node; a node that fails to connect or answers 5xx is
+ * skipped for `cooldownMs` and the call is tried on another one. When none answers, the caller gets an
+ * UPSTREAM_UNAVAILABLE error naming the network — never a hang (every request has a deadline).
+ */
+import { Pool, errors as undiciErrors } from 'undici'
+import { errors } from '../errors/index.ts'
+
+export interface UpstreamAnswer {
+  /** The node's JSON-RPC answer, verbatim. */
+  text: string
+  /** Milliseconds from sending to the full body. */
+  latencyMs: number
+  upstream: string
+}
+
+export interface UpstreamPool {
+  readonly network: string
+  /** Sends one JSON-RPC body (single or batch) and returns the node's answer text. */
+  send(body: string | Buffer): Promise<UpstreamAnswer>
+  /** WebSocket URLs of the nodes, for subscriptions. */
+  readonly wsUrls: string[]
+  close(): Promise<void>
+}
+
+export interface UpstreamEndpoint {
+  url: string
+  wsUrl?: string
+}
+
+interface Member {
+  url: URL
+  label: string
+  pool: Pool
+  downUntil: number
+}
+
+/** http://user:pass@host/path?x → host/path: node URLs often embed provider keys, never show them. */
+export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '/' ? '' : '/…'}`
+
+export function createUpstreamPool(
+  network: string,
+  endpoints: UpstreamEndpoint[],
+  opts: { timeoutMs: number; connections?: number; cooldownMs?: number },
+): UpstreamPool {
+  const cooldownMs = opts.cooldownMs ?? 2000
+  const members: Member[] = endpoints.map((e) => {
+    const url = new URL(e.url)
+    return {
+      url,
+      label: redactUrl(url),
+      pool: new Pool(url.origin, {
+        connections: opts.connections ?? 128,
+        keepAliveTimeout: 30_000,
+        headersTimeout: opts.timeoutMs,
+        bodyTimeout: opts.timeoutMs,
+        connectTimeout: Math.min(opts.timeoutMs, 5000),
+      }),
+      downUntil: 0,
+    }
+  })
+  const path = (m: Member) => `${m.url.pathname}${m.url.search}`
+  const auth = (m: Member) =>
+    m.url.username ? `Basic ${Buffer.from(`${decodeURIComponent(m.url.username)}:${decodeURIComponent(m.url.password)}`).toString('base64')}` : undefined
+  let next = 0
+
+  const sendTo = async (m: Member, body: string | Buffer): Promise<UpstreamAnswer> => {
+    const started = performance.now()
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    const a = auth(m)
+    if (a) headers.authorization = a
+    const res = await m.pool.request({ method: 'POST', path: path(m), headers, body, signal: AbortSignal.timeout(opts.timeoutMs) })
+    const text = await res.body.text()
+    if (res.statusCode >= 500 || !text.startsWith('{') && !text.startsWith('[')) {
+      throw new UpstreamHttpError(res.statusCode, text.slice(0, 200))
+    }
+    return { text, latencyMs: performance.now() - started, upstream: m.label }
+  }
+
+  return {
+    network,
+    wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/, 'ws')),
+    async send(body) {
+      const now = Date.now()
+      let lastError: unknown
+      // Healthy members first, in rotation; then the cooling-down ones as a last resort.
+      const order: Member[] = []
+      for (let i = 0; i < members.length; i++) {
+        const m = members[(next + i) % members.length]!
+        if (m.downUntil <= now) order.push(m)
+      }
+      for (const m of members) if (m.downUntil > now) order.push(m)
+      next = (next + 1) % members.length
+      for (const m of order) {
+        try {
+          const answer = await sendTo(m, body)
+          m.downUntil = 0
+          return answer
+        } catch (err) {
+          lastError = err
+          m.downUntil = Date.now() + cooldownMs
+        }
+      }
+      throw toGatewayError(network, lastError, opts.timeoutMs)
+    },
+    async close() {
+      await Promise.all(members.map((m) => m.pool.close().catch(() => undefined)))
+    },
+  }
+}
+
+class UpstreamHttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly snippet: string,
+  ) {
+    super(`node answered HTTP ${status}`)
+  }
+}
+
+function toGatewayError(network: string, err: unknown, timeoutMs: number) {
+  if (err instanceof UpstreamHttpError) return errors.upstreamUnavailable(network, err.message)
+  const e = err as { name?: string; code?: string; message?: string }
+  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError)
+    return errors.upstreamTimeout(network, timeoutMs)
+  return errors.upstreamUnavailable(network, e?.code === 'ECONNREFUSED' ? 'the node refused the connection' : (e?.code ?? e?.message ?? 'unknown error'))
+}

@@ -1,0 +1,120 @@
+/**
+ * Requests that wait for the wallet's user. Each is a database row (so the CLI can list and answer it while the
+ * server runs) plus an in-process waiter. Answers come from the console (in process), the CLI (picked up by
+ * `poll()`), or auto-approve. A request nobody answers expires after `timeoutMs` (4001 with reason
+ * `approval_timeout`); one whose connection closes is cancelled.
+ */
+import { randomUUID } from 'node:crypto'
+import type { Logger } from 'pino'
+import { walletErrors } from './errors.ts'
+import type { ApprovalKind, ApprovalRow, WalletStore } from './store.ts'
+
+export interface ApprovalOutcome {
+  decision: unknown
+  by: string
+}
+
+interface Waiter {
+  resolve(o: ApprovalOutcome): void
+  reject(e: unknown): void
+  timer: NodeJS.Timeout
+  onSettled?: () => void
+}
+
+export interface ApprovalsDeps {
+  store: WalletStore
+  clock: { now(): number }
+  logger: Logger
+  timeoutMs: number
+  /** Returns the decision to auto-approve with, or undefined to ask the user. */
+  autoDecision?: (kind: ApprovalKind, request: unknown) => unknown
+  /** Called whenever the set of pending approvals changes (console refresh). */
+  onChange?: () => void
+}
+
+export type Approvals = ReturnType<typeof createApprovals>
+
+export function createApprovals(deps: ApprovalsDeps) {
+  const waiters = new Map<string, Waiter>()
+
+  const settle = (id: string, row: Pick<ApprovalRow, 'status' | 'decision' | 'decidedBy'>) => {
+    const w = waiters.get(id)
+    if (!w) return
+    waiters.delete(id)
+    clearTimeout(w.timer)
+    if (row.status === 'approved') w.resolve({ decision: row.decision, by: row.decidedBy ?? 'unknown' })
+    else if (row.status === 'expired') w.reject(walletErrors.approvalTimedOut(deps.timeoutMs))
+    else w.reject(walletErrors.userRejected())
+    deps.onChange?.()
+  }
+
+  const api = {
+    /**
+     * Asks the user. Resolves with the decision when approved; rejects 4001 when rejected, expired or cancelled.
+     * `signal` cancels it (the dapp's connection closed).
+     */
+    async request(origin: string, kind: ApprovalKind, request: unknown, signal?: AbortSignal): Promise<ApprovalOutcome> {
+      const auto = deps.autoDecision?.(kind, request)
+      if (auto !== undefined) {
+        deps.logger.warn({ origin, kind }, 'wallet: auto-approved (wallet.autoApprove is on)')
+        return { decision: auto, by: 'auto' }
+      }
+      const id = randomUUID()
+      const now = deps.clock.now()
+      await deps.store.insertApproval({ id, origin, kind, request, createdAt: now, expiresAt: now + deps.timeoutMs })
+      deps.logger.info({ origin, kind, approvalId: id }, 'wallet: approval requested')
+      const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          void deps.store.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then((changed) => {
+            if (changed) settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' })
+            else void api.pollOne(id)
+          })
+        }, deps.timeoutMs)
+        timer.unref()
+        waiters.set(id, { resolve, reject, timer })
+      })
+      if (signal) {
+        const cancel = () => {
+          void deps.store.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then((changed) => {
+            if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' })
+          })
+        }
+        if (signal.aborted) cancel()
+        else signal.addEventListener('abort', cancel, { once: true })
+      }
+      deps.onChange?.()
+      return outcome
+    },
+
+    /** Answers from the console (in process). False when it was no longer pending. */
+    async decide(id: string, approve: boolean, decision: unknown, by: string): Promise<boolean> {
+      const status = approve ? 'approved' : 'rejected'
+      const changed = await deps.store.decideApproval(id, status, decision, by, deps.clock.now())
+      if (changed) settle(id, { status, decision: decision ?? null, decidedBy: by })
+      return changed
+    },
+
+    async pollOne(id: string): Promise<void> {
+      const row = await deps.store.getApproval(id)
+      if (row && row.status !== 'pending') settle(id, row)
+    },
+
+    /** Picks up answers the CLI wrote to the database. */
+    async poll(): Promise<void> {
+      for (const id of [...waiters.keys()]) await api.pollOne(id)
+    },
+
+    pendingIds(): string[] {
+      return [...waiters.keys()]
+    },
+
+    /** Stop: every waiting request fails with 4001. */
+    async close(): Promise<void> {
+      for (const id of [...waiters.keys()]) {
+        await deps.store.decideApproval(id, 'cancelled', undefined, 'shutdown', deps.clock.now()).catch(() => {})
+        settle(id, { status: 'cancelled', decision: null, decidedBy: 'shutdown' })
+      }
+    },
+  }
+  return api
+}

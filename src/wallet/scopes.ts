@@ -1,0 +1,364 @@
+/**
+ * CAIP-25 scope rules for `wallet_createSession` (older revision, as MetaMask implements it): validation,
+ * `references` expansion, duplicate merge, support filtering, dapp-supplied accounts and sessionProperties.
+ * Pure functions; cites ../shared/reference/multichain-api.md as M§n.
+ */
+import { walletErrors, type ParamProblem } from './errors.ts'
+
+/** A scope as the wallet stores and shows it (CAIP-217 subset). */
+export interface SessionScope {
+  methods: string[]
+  notifications: string[]
+  /** CAIP-10 account IDs, lower-case addresses (`eip155:1:0xabc…`). */
+  accounts: string[]
+}
+
+export type SessionScopes = Record<string, SessionScope>
+
+export interface SessionProperties {
+  /** ISO 8601 time after which the session ends as if revoked (spec §2.3). */
+  expiry?: string
+  /** Free-form object kept and shown as given (spec §2.3). */
+  globalConfig?: Record<string, unknown>
+}
+
+export interface StoredSession {
+  sessionScopes: SessionScopes
+  sessionProperties: SessionProperties
+}
+
+/**
+ * eip155 methods the wallet answers, in MetaMask's order (M§4) minus what chaingate does not implement
+ * (wallet_watchAsset, wallet_sendCalls & co, eth_decrypt, eth_getEncryptionPublicKey, the execution permissions).
+ */
+export const EIP155_SIGNING_METHODS = ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction'] as const
+export const EIP155_METHODS: readonly string[] = [
+  'personal_sign',
+  'eth_signTypedData_v4',
+  'eth_sendTransaction',
+  'web3_clientVersion',
+  'eth_subscribe',
+  'eth_unsubscribe',
+  'eth_blockNumber',
+  'eth_call',
+  'eth_chainId',
+  'eth_estimateGas',
+  'eth_feeHistory',
+  'eth_gasPrice',
+  'eth_getBalance',
+  'eth_getBlockByHash',
+  'eth_getBlockByNumber',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getCode',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_getLogs',
+  'eth_getProof',
+  'eth_getStorageAt',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getTransactionByHash',
+  'eth_getTransactionCount',
+  'eth_getTransactionReceipt',
+  'eth_getUncleCountByBlockHash',
+  'eth_getUncleCountByBlockNumber',
+  'eth_newBlockFilter',
+  'eth_newFilter',
+  'eth_newPendingTransactionFilter',
+  'eth_sendRawTransaction',
+  'eth_syncing',
+  'eth_uninstallFilter',
+]
+export const EIP155_NOTIFICATIONS: readonly string[] = ['eth_subscription']
+
+// CAIP grammar (M§2.2, @metamask/utils caip-types), anchored.
+const NAMESPACE = /^[-a-z0-9]{3,8}$/
+const REFERENCE = /^[-_a-zA-Z0-9]{1,32}$/
+const CHAIN_ID = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/
+const ACCOUNT_ID = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32}):([-.%a-zA-Z0-9]{1,128})$/
+const EIP155_REFERENCE = /^(0|[1-9][0-9]*)$/
+const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/
+const SCOPE_KEYS = new Set(['references', 'methods', 'notifications', 'accounts', 'rpcDocuments', 'rpcEndpoints'])
+
+export function parseScopeString(scope: string): { namespace?: string; reference?: string } {
+  if (NAMESPACE.test(scope)) return { namespace: scope }
+  const m = CHAIN_ID.exec(scope)
+  return m ? { namespace: m[1], reference: m[2] } : {}
+}
+
+/** `eip155:<n>` → n, else undefined (`eip155:0x1`, `eip155:01` are not eip155 chain IDs, M§2.2). */
+export function eip155ChainIdOf(scope: string): number | undefined {
+  const { namespace, reference } = parseScopeString(scope)
+  if (namespace !== 'eip155' || reference === undefined || !EIP155_REFERENCE.test(reference)) return undefined
+  const n = Number(reference)
+  return Number.isSafeInteger(n) ? n : undefined
+}
+
+export function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+}
+
+const isStringArray = (v: unknown): v is string[] => Array.isArray(v) && v.every((x) => typeof x === 'string')
+
+export interface CreateSessionParams {
+  requiredScopes?: Record<string, unknown>
+  optionalScopes?: Record<string, unknown>
+  sessionProperties?: Record<string, unknown>
+}
+
+/**
+ * The schema check MetaMask runs before the handler (M§2.1 step 3): the shape of each declared param, each
+ * scope object's `methods`/`notifications` present and arrays of strings. Throws -32602 naming every bad field.
+ */
+export function validateCreateSessionParams(params: unknown): CreateSessionParams {
+  if (params === undefined || params === null) return {}
+  if (!isPlainObject(params)) throw walletErrors.invalidParams([{ path: 'params', problem: 'is not of a type(s) object' }])
+  const problems: ParamProblem[] = []
+  for (const name of ['requiredScopes', 'optionalScopes'] as const) {
+    const scopes = params[name]
+    if (scopes === undefined) continue
+    if (!isPlainObject(scopes)) {
+      problems.push({ path: name, problem: 'is not of a type(s) object' })
+      continue
+    }
+    for (const [key, obj] of Object.entries(scopes)) {
+      const at = `${name}.${key}`
+      if (!isPlainObject(obj)) {
+        problems.push({ path: at, problem: 'is not of a type(s) object' })
+        continue
+      }
+      for (const field of ['methods', 'notifications'] as const) {
+        if (obj[field] === undefined) problems.push({ path: at, problem: `requires property "${field}"` })
+        else if (!isStringArray(obj[field])) problems.push({ path: `${at}.${field}`, problem: 'is not of a type(s) array of string' })
+      }
+      for (const field of ['references', 'accounts'] as const) {
+        if (obj[field] !== undefined && !isStringArray(obj[field]))
+          problems.push({ path: `${at}.${field}`, problem: 'is not of a type(s) array of string' })
+      }
+    }
+  }
+  if (params.sessionProperties !== undefined && !isPlainObject(params.sessionProperties))
+    problems.push({ path: 'sessionProperties', problem: 'is not of a type(s) object' })
+  if (problems.length > 0) throw walletErrors.invalidParams(problems)
+  return params as CreateSessionParams
+}
+
+export interface RequestedScope {
+  methods: string[]
+  notifications: string[]
+  accounts: string[]
+}
+
+/**
+ * CAIP-217 validity (M§2.3). Invalid scopes are dropped silently, as MetaMask does: unparseable key, a bare
+ * namespace without `references`, `references` on a chain key or malformed, blank method names, unknown members.
+ */
+export function isValidScope(key: string, obj: unknown): obj is Record<string, unknown> & { methods: string[]; notifications: string[] } {
+  if (!isPlainObject(obj)) return false
+  const { namespace, reference } = parseScopeString(key)
+  if (namespace === undefined) return false
+  if (!isStringArray(obj.methods) || !isStringArray(obj.notifications)) return false
+  const refs = obj.references
+  if (namespace !== 'wallet' && reference === undefined && (!isStringArray(refs) || refs.length === 0)) return false
+  if (refs !== undefined) {
+    if (reference !== undefined) return false
+    if (!isStringArray(refs) || !refs.every((r) => REFERENCE.test(r))) return false
+  }
+  if (![...obj.methods, ...obj.notifications].every((m) => m.trim() !== '')) return false
+  if (obj.accounts !== undefined && !isStringArray(obj.accounts)) return false
+  return Object.keys(obj).every((k) => SCOPE_KEYS.has(k))
+}
+
+const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])]
+
+/**
+ * Drops invalid scopes, expands `references` on namespace keys into one chain scope each, and merges duplicate
+ * keys (ordered union of methods, notifications and accounts; M§2.4).
+ */
+export function normalizeScopes(scopes: Record<string, unknown> | undefined): Record<string, RequestedScope> {
+  const out: Record<string, RequestedScope> = {}
+  for (const [key, obj] of Object.entries(scopes ?? {})) {
+    if (!isValidScope(key, obj)) continue
+    const refs = isStringArray(obj.references) ? obj.references : undefined
+    const keys = refs && refs.length > 0 ? refs.map((r) => `${key}:${r}`) : [key]
+    for (const k of keys) {
+      const scope: RequestedScope = {
+        methods: [...obj.methods],
+        notifications: [...obj.notifications],
+        accounts: isStringArray(obj.accounts) ? [...obj.accounts] : [],
+      }
+      const prev = out[k]
+      out[k] = prev
+        ? {
+            methods: union(prev.methods, scope.methods),
+            notifications: union(prev.notifications, scope.notifications),
+            accounts: union(prev.accounts, scope.accounts),
+          }
+        : { methods: union([], scope.methods), notifications: union([], scope.notifications), accounts: union([], scope.accounts) }
+    }
+  }
+  return out
+}
+
+/** Merges required and optional scopes (required first): `requiredScopes` is treated exactly as optional (M§2.7). */
+export function mergeScopeMaps(...maps: Record<string, RequestedScope>[]): Record<string, RequestedScope> {
+  const out: Record<string, RequestedScope> = {}
+  for (const m of maps) {
+    for (const [k, s] of Object.entries(m)) {
+      const prev = out[k]
+      out[k] = prev
+        ? {
+            methods: union(prev.methods, s.methods),
+            notifications: union(prev.notifications, s.notifications),
+            accounts: union(prev.accounts, s.accounts),
+          }
+        : { methods: [...s.methods], notifications: [...s.notifications], accounts: [...s.accounts] }
+    }
+  }
+  return out
+}
+
+/** What the user is asked to approve: chains with the methods/notifications the wallet supports there. */
+export interface SessionProposal {
+  /** Scope key → narrowed methods and notifications (no accounts: the user picks those). */
+  scopes: Record<string, { methods: string[]; notifications: string[] }>
+  /** Wallet addresses (lower-case) the dapp named and the wallet holds: preselected at approval (M§2.6). */
+  preselectedAccounts: string[]
+  sessionProperties: SessionProperties
+}
+
+export interface ProposalContext {
+  /** eip155 chain IDs the wallet serves. */
+  servedChainIds: ReadonlySet<number>
+  /** Addresses the wallet holds (any case). */
+  walletAddresses: readonly string[]
+  now: number
+}
+
+/**
+ * Turns validated `wallet_createSession` params into a proposal, with MetaMask's precedence (M§8.3):
+ * 5302 for `{}` sessionProperties → scope drops → malformed accounts (-32602) → 5100 when nothing is left.
+ * Unlike MetaMask, granted methods are the requested ones the wallet supports (spec §4.2: "may be narrower").
+ */
+export function buildProposal(params: CreateSessionParams, ctx: ProposalContext): SessionProposal {
+  const sessionProperties = parseSessionProperties(params.sessionProperties, ctx.now)
+  const requested = mergeScopeMaps(normalizeScopes(params.requiredScopes), normalizeScopes(params.optionalScopes))
+  const scopes: SessionProposal['scopes'] = {}
+  const accountCandidates: { path: string; value: string }[] = []
+  for (const [key, scope] of Object.entries(requested)) {
+    const chainId = eip155ChainIdOf(key)
+    if (chainId === undefined || !ctx.servedChainIds.has(chainId)) continue
+    scopes[key] = {
+      methods: scope.methods.filter((m) => EIP155_METHODS.includes(m)),
+      notifications: scope.notifications.filter((n) => EIP155_NOTIFICATIONS.includes(n)),
+    }
+    scope.accounts.forEach((value) => accountCandidates.push({ path: `${key}.accounts`, value }))
+  }
+  const problems: ParamProblem[] = []
+  const held = new Map(ctx.walletAddresses.map((a) => [a.toLowerCase(), a.toLowerCase()]))
+  const preselected: string[] = []
+  for (const { path, value } of accountCandidates) {
+    const m = ACCOUNT_ID.exec(value)
+    if (!m) {
+      problems.push({ path: locateAccount(params, value) ?? path, problem: `is not a valid CAIP-10 account ID: ${JSON.stringify(value)}` })
+      continue
+    }
+    // eip155: the chain reference is ignored, the address compared case-insensitively (M§2.6 step 3).
+    const address = m[3]!.toLowerCase()
+    if (m[1] === 'eip155' && EVM_ADDRESS.test(m[3]!) && held.has(address) && !preselected.includes(address)) preselected.push(address)
+  }
+  if (problems.length > 0) throw walletErrors.invalidParams(problems)
+  if (Object.keys(scopes).length === 0) throw walletErrors.scopesNotSupported()
+  return { scopes, preselectedAccounts: preselected, sessionProperties }
+}
+
+/** The exact field of a malformed account, for the -32602 data (`optionalScopes.eip155:1.accounts.0`). */
+function locateAccount(params: CreateSessionParams, value: string): string | undefined {
+  for (const name of ['requiredScopes', 'optionalScopes'] as const) {
+    for (const [key, obj] of Object.entries(params[name] ?? {})) {
+      if (!isPlainObject(obj) || !Array.isArray(obj.accounts)) continue
+      const i = obj.accounts.indexOf(value)
+      if (i >= 0) return `${name}.${key}.accounts.${i}`
+    }
+  }
+  return undefined
+}
+
+/**
+ * sessionProperties (M§2.8 and spec §2.3): `{}` → 5302; `expiry` (ISO 8601, in the future) and `globalConfig`
+ * (object) are kept; malformed values of those two → -32602 naming the field; other keys are dropped.
+ */
+export function parseSessionProperties(props: Record<string, unknown> | undefined, now: number): SessionProperties {
+  if (props === undefined) return {}
+  if (Object.keys(props).length === 0) throw walletErrors.invalidSessionProperties()
+  const out: SessionProperties = {}
+  const problems: ParamProblem[] = []
+  if (props.expiry !== undefined) {
+    const t = typeof props.expiry === 'string' && ISO_8601.test(props.expiry) ? Date.parse(props.expiry) : Number.NaN
+    if (Number.isNaN(t)) problems.push({ path: 'sessionProperties.expiry', problem: 'is not an ISO 8601 date-time' })
+    else if (t <= now) problems.push({ path: 'sessionProperties.expiry', problem: 'is not in the future' })
+    else out.expiry = props.expiry as string
+  }
+  if (props.globalConfig !== undefined) {
+    if (!isPlainObject(props.globalConfig)) problems.push({ path: 'sessionProperties.globalConfig', problem: 'is not of a type(s) object' })
+    else out.globalConfig = props.globalConfig
+  }
+  if (problems.length > 0) throw walletErrors.invalidParams(problems)
+  return out
+}
+
+const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/
+
+/** The user's answer to a session proposal (console, CLI or auto-approve). */
+export interface SessionDecision {
+  /** Addresses granted in every chain scope. */
+  accounts: string[]
+  /** Chains kept (default: all proposed). */
+  scopes?: string[]
+  /** Per chain, the methods kept (default: all proposed); unknown names are ignored. */
+  methods?: Record<string, string[]>
+}
+
+/** Applies a decision to a proposal. Accounts go to every chain scope as CAIP-10 (M§2.6 step 4). */
+export function grantSession(proposal: SessionProposal, decision: SessionDecision): StoredSession {
+  const keep = decision.scopes ? new Set(decision.scopes) : undefined
+  const addresses = [...new Set(decision.accounts.map((a) => a.toLowerCase()))]
+  const sessionScopes: SessionScopes = {}
+  for (const [key, scope] of Object.entries(proposal.scopes)) {
+    if (keep && !keep.has(key)) continue
+    const wanted = decision.methods?.[key]
+    const { reference } = parseScopeString(key)
+    sessionScopes[key] = {
+      methods: wanted ? scope.methods.filter((m) => wanted.includes(m)) : [...scope.methods],
+      notifications: [...scope.notifications],
+      accounts: addresses.map((a) => `eip155:${reference}:${a}`),
+    }
+  }
+  return { sessionScopes, sessionProperties: { ...proposal.sessionProperties } }
+}
+
+/** Removes scopes (partial revoke, M§2.13). Returns undefined when the session should end entirely. */
+export function removeScopes(session: StoredSession, scopes: string[]): StoredSession | undefined {
+  const sessionScopes: SessionScopes = {}
+  for (const [k, v] of Object.entries(session.sessionScopes)) if (!scopes.includes(k)) sessionScopes[k] = v
+  if (Object.keys(sessionScopes).length === 0) return undefined
+  // Removing the last account-bearing scope ends the session (M§2.13), unless it never had accounts.
+  const hadAccounts = Object.values(session.sessionScopes).some((s) => s.accounts.length > 0)
+  if (hadAccounts && Object.values(sessionScopes).every((s) => s.accounts.length === 0)) return undefined
+  return { ...session, sessionScopes }
+}
+
+/** Removes one address from every scope (account removed from the wallet). */
+export function removeAccount(session: StoredSession, address: string): StoredSession {
+  const a = address.toLowerCase()
+  const sessionScopes: SessionScopes = {}
+  for (const [k, v] of Object.entries(session.sessionScopes))
+    sessionScopes[k] = { ...v, accounts: v.accounts.filter((acc) => acc.split(':')[2]?.toLowerCase() !== a) }
+  return { ...session, sessionScopes }
+}
+
+/** Address part of an eip155 CAIP-10 ID, lower-case. */
+export function addressOf(accountId: string): string {
+  return (accountId.split(':')[2] ?? '').toLowerCase()
+}

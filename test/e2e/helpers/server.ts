@@ -1,0 +1,109 @@
+/**
+ * Boots the real chaingate (real HTTP on port 0, real anvil chains, real SQLite in a temp dir) for e2e tests.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import { request } from 'undici'
+import { parseConfig } from '../../../src/config/load.ts'
+import { startApp, type AppOptions, type RunningApp } from '../../../src/app.ts'
+import { createLogger } from '../../../src/observability/logger.ts'
+import type { ApiKey } from '../../../src/api-keys/repository.ts'
+import type { Account } from '../../../src/accounts/repository.ts'
+
+export interface TestServer {
+  app: RunningApp
+  /** http://127.0.0.1:PORT */
+  url: string
+  account: Account
+  key: ApiKey
+  /** Every log line the server wrote, parsed. */
+  logs: Record<string, unknown>[]
+  /** Raw log text, for "never contains X" checks. */
+  logText(): string
+  /** Path-form endpoint of a network for a key. */
+  endpoint(network?: string, key?: string): string
+  /** POST a body (object or raw string) to a network's endpoint; returns status, headers and text. */
+  rpc(body: unknown, opts?: { network?: string; key?: string; headers?: Record<string, string> }): Promise<RpcReply>
+  /** A new account (plan) with one key. */
+  newKey(plan?: string, networks?: string[]): Promise<{ account: Account; key: ApiKey }>
+  stop(): Promise<void>
+}
+
+export interface RpcReply {
+  status: number
+  headers: Record<string, string | string[] | undefined>
+  text: string
+  json(): any
+  credits: number
+}
+
+export async function startTestServer(
+  configOverrides: Record<string, unknown> = {},
+  extra: Omit<AppOptions, 'config' | 'logger'> = {},
+): Promise<TestServer> {
+  const dataDir = (configOverrides.dataDir as string | undefined) ?? mkdtempSync(join(tmpdir(), 'chaingate-test-'))
+  const config = parseConfig({
+    dataDir,
+    ...configOverrides,
+    gateway: { port: 0, devAccount: null, usageFlushMs: 100, settingsPollMs: 100, ...(configOverrides.gateway as object) },
+    networks: configOverrides.networks ?? [
+      { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
+      { name: 'devnet-b', chainId: 31338, embedded: { port: 0 } },
+    ],
+    wallet: { enabled: false, ...(configOverrides.wallet as object) },
+  })
+  const chunks: string[] = []
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      chunks.push(chunk.toString())
+      cb()
+    },
+  })
+  const logger = createLogger('info', sink)
+  const app = await startApp({ ...extra, config, logger })
+  const url = app.url
+  let n = 0
+  const newKey = async (plan = 'team', networks?: string[]) => {
+    const account = await app.accounts.create({ email: `user${++n}-${Date.now()}@example.com`, plan }, app.clock.now())
+    const key = await app.keys.create({ accountId: account.id, name: 'test', ...(networks ? { networks } : {}) }, app.clock.now())
+    await app.keySnapshot.reload()
+    return { account, key }
+  }
+  const first = await newKey('team')
+  const endpoint = (network = 'devnet-a', key = first.key.key) => `${url}/networks/${network}/v3/${key}`
+  return {
+    app,
+    url,
+    account: first.account,
+    key: first.key,
+    get logs() {
+      return chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+    },
+    logText: () => chunks.join(''),
+    endpoint,
+    async rpc(body, opts = {}) {
+      const res = await request(endpoint(opts.network, opts.key), {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...opts.headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      })
+      const text = await res.body.text()
+      return {
+        status: res.statusCode,
+        headers: res.headers,
+        text,
+        json: () => JSON.parse(text),
+        credits: Number(res.headers['x-credits-charged'] ?? 'NaN'),
+      }
+    },
+    newKey,
+    async stop() {
+      await app.stop()
+      if (!configOverrides.dataDir) rmSync(dataDir, { recursive: true, force: true })
+    },
+  }
+}
+
+export const call = (method: string, params: unknown[] = [], id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params })

@@ -102,17 +102,21 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     networks: z.array(NetworkSchema).min(1).default(DEFAULT_NETWORKS),
-    plans: z.record(z.string().min(1), PlanSchema).default(DEFAULT_PLANS),
+    /** Merged over the default plans (free, developer, team, dev): name a plan to change or add it. */
+    plans: z
+      .record(z.string().min(1), PlanSchema)
+      .default({})
+      .transform((p) => ({ ...DEFAULT_PLANS, ...p })),
     credits: z
       .object({
         /** Cost of a method listed nowhere else (Infura: 80). */
         defaultCost: z.number().int().min(0).default(80),
-        /** Per-method costs for every network. */
-        methods: CostTable.default(DEFAULT_METHOD_COSTS),
+        /** Per-method costs for every network, merged over the default (Infura) table. */
+        methods: CostTable.default({}).transform((m) => ({ ...DEFAULT_METHOD_COSTS, ...m })),
         /** Per-network overrides: network name → method → credits. */
         networks: z.record(z.string(), CostTable).default({}),
         /** Cost of each delivered subscription event, by subscription kind. */
-        events: CostTable.default(DEFAULT_EVENT_COSTS),
+        events: CostTable.default({}).transform((e) => ({ ...DEFAULT_EVENT_COSTS, ...e })),
         /** Charge for the batch envelope itself, on top of its calls (Infura leaves it undocumented). */
         batchEnvelope: z.number().int().min(0).default(0),
         /** Charge for a request refused for bad input (HTTP 4xx other than 402/429). */

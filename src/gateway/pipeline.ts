@@ -188,7 +188,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       now,
     )
     if (rejection) {
-      if (rejection === 'DAILY_CREDITS_EXHAUSTED') deps.onDailyExhausted?.(entry.accountId)
+      // Over WebSocket the session answers first, then closes; over HTTP the account's sockets close now.
+      if (rejection === 'DAILY_CREDITS_EXHAUSTED' && ctx.transport === 'http') deps.onDailyExhausted?.(entry.accountId)
       ledger.record(
         { accountId: entry.accountId, keyId: entry.id, network: network.name, method: opts.batch ? 'batch' : entries[0]!.ok ? entries[0]!.call.method : '(invalid)', calls: entries.length, credits: 0, errors: entries.length, errorKind: `http:${rejection === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429}` },
         now,

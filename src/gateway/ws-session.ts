@@ -155,7 +155,7 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
       now,
     )
     if (rejection) {
-      if (rejection === 'DAILY_CREDITS_EXHAUSTED') deps.onDailyExhausted(accountId)
+      if (rejection === 'DAILY_CREDITS_EXHAUSTED') setImmediate(() => deps.onDailyExhausted(accountId))
       return limitBody(rejection, call.id)
     }
     let answer: string | undefined
@@ -196,6 +196,7 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
       const entries: ParsedEntry[] = batch ? parsed.entries : [parsed.entry]
       const answers: (string | undefined)[] = new Array(entries.length)
       const plainIdx: number[] = []
+      let exhausted = false
       await Promise.all(
         entries.map(async (e, i) => {
           if (e.ok && SUBSCRIPTION_METHODS.has(e.call.method)) answers[i] = await runSubscriptionCall(ctx, e.call)
@@ -206,12 +207,12 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
         const plain = plainIdx.map((i) => entries[i]!)
         const result = await deps.gateway.execute(ctx, plain, { batch, rawSingle: batch ? undefined : text })
         plainIdx.forEach((i, j) => (answers[i] = result.answers[j]))
-        if (result.rejected === 'DAILY_CREDITS_EXHAUSTED') deps.onDailyExhausted(accountId)
+        if (result.rejected === 'DAILY_CREDITS_EXHAUSTED') exhausted = true
       }
       if (disposed) return
       const present = answers.filter((a): a is string => a !== undefined)
-      if (present.length === 0) return
-      deps.send(batch ? `[${present.join(',')}]` : present[0]!)
+      if (present.length > 0) deps.send(batch ? `[${present.join(',')}]` : present[0]!)
+      if (exhausted) deps.onDailyExhausted(accountId)
     },
     async dispose() {
       if (disposed) return

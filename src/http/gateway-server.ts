@@ -18,6 +18,7 @@ import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
 import { errors } from '../errors/index.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
+import { limitBody } from '../gateway/responses.ts'
 
 export interface GatewayServerDeps {
   gateway: Gateway
@@ -156,7 +157,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     const body = res.body ?? ''
     const extra = Object.entries(res.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
     socket.end(
-      `HTTP/1.1 ${res.status} ${res.status === 401 ? 'Unauthorized' : res.status === 404 ? 'Not Found' : res.status === 403 ? 'Forbidden' : 'Error'}\r\n` +
+      `HTTP/1.1 ${res.status} ${res.status === 401 ? 'Unauthorized' : res.status === 404 ? 'Not Found' : res.status === 403 ? 'Forbidden' : res.status === 402 ? 'Payment Required' : 'Error'}\r\n` +
         `content-type: ${res.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`,
     )
   }
@@ -189,6 +190,12 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return
     }
     const ctx = { ...auth.ctx, transport: 'ws' as const }
+    // Sockets are closed when the daily balance runs out (I§1.4); a new one is refused until 00:00 UTC.
+    const { limits, clock } = deps.sessionDeps
+    if (limits.usedToday(ctx.entry.accountId, clock.now()) >= ctx.entry.plan.creditsPerDay) {
+      rejectUpgrade(socket, { status: 402, contentType: 'application/json', body: limitBody('DAILY_CREDITS_EXHAUSTED', null) })
+      return
+    }
     wss.handleUpgrade(req, socket, head, (ws) => {
       deps.metrics.wsConnections(1)
       const session = createWsSession(ctx, {

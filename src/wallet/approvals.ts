@@ -67,8 +67,8 @@ export function createApprovals(deps: ApprovalsDeps) {
         const timer = setTimeout(() => {
           void deps.store.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then((changed) => {
             if (changed) settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' })
-            else void api.pollOne(id)
-          })
+            else void api.pollOne(id).catch(() => {})
+          }, () => settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' }))
         }, deps.timeoutMs)
         timer.unref()
         waiters.set(id, { resolve, reject, timer })
@@ -77,7 +77,7 @@ export function createApprovals(deps: ApprovalsDeps) {
         const cancel = () => {
           void deps.store.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then((changed) => {
             if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' })
-          })
+          }, () => settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' }))
         }
         if (signal.aborted) cancel()
         else signal.addEventListener('abort', cancel, { once: true })

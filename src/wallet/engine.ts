@@ -82,7 +82,8 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
 
   function signerFor(address: string): HDAccount | undefined {
     const a = accounts.find((x) => x.address === address.toLowerCase())
-    return a ? keyring.account(a.index) : undefined
+    // Never sign with a key that does not derive the listed address (the keystore was replaced under us).
+    return a && keyring.addressAt(a.index) === a.address ? keyring.account(a.index) : undefined
   }
 
   function notifyOrigin(origin: string, method: string, params: unknown): void {

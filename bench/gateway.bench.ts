@@ -1,0 +1,289 @@
+/**
+ * `npm run bench`: what chaingate costs on top of a bare forwarding proxy (issue 2, "Performance").
+ *
+ * One anvil node, three targets in front of it, measured one after another with autocannon:
+ *   (a) anvil directly,
+ *   (b) bench/minimal-proxy.ts — node:http + undici Pool, nothing else,
+ *   (c) chaingate (bench/run-chaingate.ts) — key check, credits, limits, usage ledger, metrics, one log line per request.
+ * (b) and (c) each run in their own process; the load generator (this process) shares an event loop with neither.
+ * Targets alternate order between rounds and the best round is reported, because a 2-core machine is noisy.
+ *
+ * Settings (environment): BENCH_CONNECTIONS (32), BENCH_DURATION seconds (7), BENCH_WARMUP seconds (2),
+ * BENCH_ROUNDS (2), BENCH_METHODS (comma-separated case names, default all), BENCH_LOG_FILE (chaingate's log
+ * lines; default /dev/null), BENCH_CPU_PROF (a folder: the proxy and chaingate run with `node --cpu-prof` there).
+ * See docs/benchmarks.md.
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { availableParallelism, loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import autocannon, { type Result } from 'autocannon'
+import { request } from 'undici'
+import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const envInt = (name: string, fallback: number) => {
+  const v = process.env[name]
+  const n = v === undefined || v === '' ? fallback : Number(v)
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
+  return n
+}
+const CONNECTIONS = envInt('BENCH_CONNECTIONS', 32)
+const DURATION = envInt('BENCH_DURATION', 7)
+const WARMUP = envInt('BENCH_WARMUP', 2)
+const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const LOG_FILE = process.env.BENCH_LOG_FILE || '/dev/null'
+const CPU_PROF = process.env.BENCH_CPU_PROF
+/** Transactions put into block 1, so block reads carry a realistic body. */
+const BLOCK_TXS = 50
+
+interface Case {
+  name: string
+  label: string
+  body: string
+}
+const ALL_CASES: Case[] = [
+  { name: 'blockNumber', label: 'eth_blockNumber', body: rpc('eth_blockNumber', []) },
+  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpc('eth_getBlockByNumber', ['latest', false]) },
+  { name: 'blockFull', label: `eth_getBlockByNumber ["0x1",true] (${BLOCK_TXS} txs)`, body: rpc('eth_getBlockByNumber', ['0x1', true]) },
+]
+const wanted = process.env.BENCH_METHODS?.split(',').map((s) => s.trim()).filter(Boolean)
+const CASES = wanted ? ALL_CASES.filter((c) => wanted.includes(c.name)) : ALL_CASES
+if (CASES.length === 0) throw new Error(`BENCH_METHODS matched no case; known: ${ALL_CASES.map((c) => c.name).join(', ')}`)
+
+type TargetId = 'a' | 'b' | 'c'
+const TARGET_NAMES: Record<TargetId, string> = { a: '(a) anvil', b: '(b) minimal proxy', c: '(c) chaingate' }
+
+interface Measurement {
+  rps: number
+  p50: number
+  p99: number
+  requests: number
+  errors: number
+  non2xx: number
+  timeouts: number
+}
+
+function rpc(method: string, params: unknown[]): string {
+  return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+}
+
+async function call(url: string, body: string): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  return { status: res.statusCode, text: await res.body.text(), headers: res.headers }
+}
+
+async function rpcResult(url: string, method: string, params: unknown[]): Promise<unknown> {
+  const { status, text } = await call(url, rpc(method, params))
+  const answer = JSON.parse(text) as { result?: unknown; error?: unknown }
+  if (status !== 200 || answer.error !== undefined) throw new Error(`${method} failed (HTTP ${status}): ${text.slice(0, 300)}`)
+  return answer.result
+}
+
+/** Block 1 holds BLOCK_TXS transfers; automine stays on but nothing is sent afterwards, so "latest" stays block 1. */
+async function seedChain(url: string): Promise<void> {
+  const accounts = (await rpcResult(url, 'eth_accounts', [])) as string[]
+  await rpcResult(url, 'evm_setAutomine', [false])
+  for (let i = 0; i < BLOCK_TXS; i++) await rpcResult(url, 'eth_sendTransaction', [{ from: accounts[0], to: accounts[1 + (i % 5)], value: '0x1' }])
+  await rpcResult(url, 'evm_mine', [])
+  await rpcResult(url, 'evm_setAutomine', [true])
+  const block = (await rpcResult(url, 'eth_getBlockByNumber', ['0x1', false])) as { transactions: string[] }
+  if (block.transactions.length !== BLOCK_TXS) throw new Error(`block 1 has ${block.transactions.length} transactions, expected ${BLOCK_TXS}`)
+}
+
+interface Child {
+  name: string
+  process: ChildProcess
+  info: { url: string }
+}
+const children: Child[] = []
+
+/** Starts `node --import tsx <script> ...args` and waits for the JSON line it prints when ready. */
+async function spawnTarget(name: string, script: string, args: string[]): Promise<Child> {
+  const execArgv = ['--import', 'tsx']
+  if (CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir', CPU_PROF, '--cpu-prof-name', `${name}-${Date.now()}.cpuprofile`)
+  const child = spawn(process.execPath, [...execArgv, join(here, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
+  child.stdin!.on('error', () => {})
+  const info = await new Promise<{ url: string }>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000)
+    child.once('exit', (code, signal) => {
+      clearTimeout(timer)
+      reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`))
+    })
+    const lines = createInterface({ input: child.stdout! })
+    lines.once('line', (line) => {
+      clearTimeout(timer)
+      try {
+        resolve(JSON.parse(line) as { url: string })
+      } catch {
+        reject(new Error(`${name} printed ${JSON.stringify(line)} instead of its URL`))
+      }
+    })
+  }).catch((err: unknown) => {
+    child.kill('SIGKILL')
+    throw err
+  })
+  child.stdout!.resume()
+  const entry = { name, process: child, info }
+  children.push(entry)
+  return entry
+}
+
+/** Closing stdin asks the child to stop (it writes its CPU profile then); SIGKILL after 8 s. */
+async function stopChild(child: Child): Promise<void> {
+  const p = child.process
+  if (p.exitCode !== null || p.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()))
+  p.stdin?.end()
+  const timer = setTimeout(() => p.kill('SIGKILL'), 8_000)
+  await exited
+  clearTimeout(timer)
+}
+
+/** The three targets must give the same answer before their speeds are compared. */
+async function checkTargets(urls: Record<TargetId, string>): Promise<Record<string, number>> {
+  const sizes: Record<string, number> = {}
+  for (const c of CASES) {
+    const answers: Partial<Record<TargetId, string>> = {}
+    for (const id of ['a', 'b', 'c'] as const) {
+      const res = await call(urls[id], c.body)
+      if (res.status !== 200) throw new Error(`${TARGET_NAMES[id]} answered HTTP ${res.status} to ${c.label}: ${res.text.slice(0, 300)}`)
+      const parsed = JSON.parse(res.text) as { result?: unknown; error?: unknown }
+      if (parsed.error !== undefined || parsed.result === undefined) throw new Error(`${TARGET_NAMES[id]} gave no result for ${c.label}: ${res.text.slice(0, 300)}`)
+      if (id === 'c' && !(Number(res.headers['x-credits-charged']) > 0)) throw new Error(`chaingate charged no credits for ${c.label}`)
+      answers[id] = JSON.stringify(parsed.result)
+      if (id === 'a') sizes[c.name] = Buffer.byteLength(res.text)
+    }
+    if (answers.b !== answers.a || answers.c !== answers.a) throw new Error(`targets disagree on ${c.label}`)
+  }
+  return sizes
+}
+
+function percentile(sorted: Float64Array, p: number): number {
+  if (sorted.length === 0) return Number.NaN
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
+}
+
+async function load(url: string, body: string, seconds: number, record: boolean): Promise<Measurement> {
+  let latencies = new Float64Array(1 << 16)
+  let n = 0
+  const instance = autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections: CONNECTIONS,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+  })
+  // autocannon's own histogram has 1 ms resolution; keep the exact times.
+  if (record)
+    instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
+      if (status < 200 || status >= 300) return
+      if (n === latencies.length) {
+        const grown = new Float64Array(latencies.length * 2)
+        grown.set(latencies)
+        latencies = grown
+      }
+      latencies[n++] = ms
+    })
+  const result: Result = await instance
+  const sorted = latencies.subarray(0, n).sort()
+  return {
+    rps: result.requests.total / result.duration,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    requests: result.requests.total,
+    errors: result.errors,
+    non2xx: result.non2xx,
+    timeouts: result.timeouts,
+  }
+}
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
+  const line = (r: string[]) => `| ${r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`
+  const rule = `|${widths.map((w, i) => (i < 2 ? `-${'-'.repeat(w)}-` : `-${'-'.repeat(w)}:`)).join('|')}|`
+  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n')
+}
+
+async function main(): Promise<void> {
+  const started = Date.now()
+  const budgetMs = (CASES.length * 3 * ROUNDS * (DURATION + WARMUP) + 120) * 1000
+  let anvil: RunningAnvil | undefined
+  const cleanup = async () => {
+    await Promise.all(children.map((c) => stopChild(c)))
+    await anvil?.stop()
+  }
+  const deadline = setTimeout(() => {
+    console.error(`benchmark exceeded its time budget (${Math.round(budgetMs / 1000)} s), stopping`)
+    void cleanup().finally(() => process.exit(1))
+  }, budgetMs)
+  for (const signal of ['SIGINT', 'SIGTERM'] as const)
+    process.once(signal, () => {
+      void cleanup().finally(() => process.exit(130))
+    })
+
+  try {
+    anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
+    await seedChain(anvil.url)
+    const [proxy, gateway] = await Promise.all([
+      spawnTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]),
+      spawnTarget('chaingate', 'run-chaingate.ts', [anvil.url, LOG_FILE]),
+    ])
+    const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
+    const sizes = await checkTargets(urls)
+
+    console.log(
+      `chaingate benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+        `${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
+    )
+    console.log(`chaingate logs to ${LOG_FILE}${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`)
+
+    const runs = new Map<string, Measurement[]>()
+    for (let round = 0; round < ROUNDS; round++) {
+      const order: TargetId[] = round % 2 === 0 ? ['a', 'b', 'c'] : ['c', 'b', 'a']
+      for (const c of CASES) {
+        for (const id of order) {
+          if (WARMUP > 0) await load(urls[id], c.body, WARMUP, false)
+          const m = await load(urls[id], c.body, DURATION, true)
+          const key = `${id}|${c.name}`
+          runs.set(key, [...(runs.get(key) ?? []), m])
+          const bad = m.errors + m.non2xx + m.timeouts
+          console.log(
+            `  round ${round + 1} ${TARGET_NAMES[id].padEnd(18)} ${c.label.padEnd(44)} ${fmt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms` +
+              (bad > 0 ? `  !! ${m.errors} errors, ${m.non2xx} non-2xx, ${m.timeouts} timeouts` : ''),
+          )
+        }
+      }
+    }
+
+    const best = (id: TargetId, c: Case) => runs.get(`${id}|${c.name}`)!.reduce((x, y) => (y.rps > x.rps ? y : x))
+    const rows = [['target', 'method', 'req/s', 'p50 ms', 'p99 ms', 'c/b', 'c/a']]
+    const verdicts: string[] = []
+    let failures = 0
+    for (const c of CASES) {
+      const [a, b, g] = (['a', 'b', 'c'] as const).map((id) => best(id, c))
+      for (const [id, m] of [['a', a], ['b', b], ['c', g]] as const) {
+        const ratio = (x: Measurement) => (id === 'c' ? fmt(g!.rps / x.rps, 2) : '')
+        rows.push([TARGET_NAMES[id], c.label, fmt(m!.rps), fmt(m!.p50, 2), fmt(m!.p99, 2), ratio(b!), ratio(a!)])
+      }
+      const cb = g!.rps / b!.rps
+      verdicts.push(`${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`)
+      for (const id of ['a', 'b', 'c'] as const) failures += runs.get(`${id}|${c.name}`)!.reduce((s, m) => s + m.errors + m.non2xx + m.timeouts, 0)
+    }
+    console.log(`\n${table(rows)}\n`)
+    for (const v of verdicts) console.log(v)
+    if (failures > 0) console.log(`WARNING: ${failures} failed requests during the runs; the numbers above are not trustworthy`)
+    console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
+  } finally {
+    clearTimeout(deadline)
+    await cleanup()
+  }
+}
+
+await main()

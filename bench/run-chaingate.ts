@@ -1,0 +1,70 @@
+/**
+ * Target (c) of the benchmark: chaingate as it runs in production — key check, credits and limits, usage ledger,
+ * Prometheus metrics and one pino log line per request — in front of an existing node.
+ *
+ * Run as its own process (the benchmark spawns it): `node --import tsx bench/run-chaingate.ts <upstream-url> [log-file]`.
+ * Without a log file, log lines go to /dev/null (still formatted and written: logging stays on).
+ * Prints one JSON line `{"url": "<endpoint with key>", "gateway": "<base url>"}` on stdout once ready; exits
+ * when stdin closes (its parent ended, even by SIGKILL) or on SIGTERM/SIGINT, removing its temp data dir.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
+import { startApp } from '../src/app.ts'
+import { parseConfig } from '../src/config/load.ts'
+import { createLogger } from '../src/observability/logger.ts'
+
+export const BENCH_NETWORK = 'bench'
+
+const upstream = process.argv[2]
+if (!upstream) {
+  console.error('usage: node --import tsx bench/run-chaingate.ts <upstream-url> [log-file]')
+  process.exit(2)
+}
+const logFile = process.argv[3] ?? '/dev/null'
+
+const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-bench-'))
+const config = parseConfig({
+  dataDir,
+  gateway: { host: '127.0.0.1', port: 0, devAccount: null },
+  networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: [{ url: upstream }] }],
+  log: { level: 'info', requests: true },
+})
+// Asynchronous destination, as `chaingate start` uses for stdout: the formatting and write cost is real.
+const destination = pino.destination({ dest: logFile, sync: false, mkdir: true })
+const logger = createLogger('info', destination)
+
+const app = await startApp({ config, logger })
+const now = Date.now()
+const account = await app.accounts.create({ email: 'bench@localhost', plan: 'dev' }, now)
+const key = await app.keys.create({ accountId: account.id, name: 'bench' }, now)
+await app.keySnapshot.reload()
+
+let stopping = false
+const stop = () => {
+  if (stopping) return
+  stopping = true
+  const force = setTimeout(() => {
+    rmSync(dataDir, { recursive: true, force: true })
+    process.exit(1)
+  }, 5000)
+  force.unref()
+  void app
+    .stop()
+    .catch(() => undefined)
+    .finally(() => {
+      try {
+        destination.flushSync()
+      } catch {}
+      rmSync(dataDir, { recursive: true, force: true })
+      process.exit(0) // a normal exit, so `node --cpu-prof` writes its profile
+    })
+}
+process.on('SIGTERM', stop)
+process.on('SIGINT', stop)
+process.stdin.on('end', stop)
+process.stdin.on('error', stop)
+process.stdin.resume()
+
+process.stdout.write(`${JSON.stringify({ url: `${app.url}/networks/${BENCH_NETWORK}/v3/${key.key}`, gateway: app.url })}\n`)

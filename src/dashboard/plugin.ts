@@ -23,7 +23,7 @@ import { ALLOWLIST_TYPES, type AllowlistType } from '../api-keys/security/types.
 import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
-import { isChaingateError } from '../errors/index.ts'
+import { errors, isChaingateError } from '../errors/index.ts'
 import { CSS, JS } from './assets.ts'
 import { checkLogin, setAccountPassword } from './auth/credentials.ts'
 import { createLoginLimiter } from './auth/login-limiter.ts'
@@ -153,7 +153,7 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
     if (!session || !account) {
       if (req.method === 'GET') {
         const next = req.url.startsWith('/') && !req.url.startsWith('//') ? req.url : '/'
-        await reply.code(303).redirect(`/login?next=${encodeURIComponent(next)}`)
+        await reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303)
       } else {
         await sendPage(reply, 403, messagePage('Not logged in', { csrfToken: '', current: '' }, 'Your session has ended. Log in again.'))
       }
@@ -258,7 +258,7 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
   })
 
   app.get('/signup', async (req, reply) => {
-    if (req.dashboardSession) return reply.code(303).redirect('/keys')
+    if (req.dashboardSession) return reply.redirect('/keys', 303)
     return sendPage(reply, 200, signupPage(preloginCtx(req, reply, '/signup'), { enabled: cfg.signup }))
   })
 
@@ -283,11 +283,11 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
     await setAccountPassword(db, accountId, password, clock.now())
     logger.info({ accountId }, 'dashboard sign-up')
     await startSession(req, reply, accountId)
-    return reply.code(303).redirect('/keys')
+    return reply.redirect('/keys', 303)
   })
 
   app.get('/login', async (req, reply) => {
-    if (req.dashboardSession) return reply.code(303).redirect('/keys')
+    if (req.dashboardSession) return reply.redirect('/keys', 303)
     const next = safeNext((req.query as Record<string, string | undefined>).next)
     return sendPage(reply, 200, loginPage(preloginCtx(req, reply, '/login'), { next }))
   })
@@ -325,7 +325,7 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
     limiter.reset(`email:${email}`)
     await startSession(req, reply, accountId)
     logger.info({ accountId }, 'dashboard login')
-    return reply.code(303).redirect(next ?? '/keys')
+    return reply.redirect(next ?? '/keys', 303)
   })
 
   const startSession = async (req: FastifyRequest, reply: FastifyReply, accountId: string) => {
@@ -338,11 +338,11 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
 
   app.post('/logout', async (req, reply) => {
     const session = req.dashboardSession
-    if (!session) return reply.code(303).redirect('/login')
+    if (!session) return reply.redirect('/login', 303)
     if (!(await checkPost(req, reply, session.csrfToken))) return reply
     await deleteSession(db, session.idHash)
     setCookie(req, reply, SESSION_COOKIE, '', 0)
-    return reply.code(303).redirect('/login')
+    return reply.redirect('/login', 303)
   })
 
   // ---- keys ----
@@ -412,7 +412,7 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
         const result = await run(key, req.body, req, reply, who.account.plan)
         if (typeof result !== 'string') return result
         logger.info({ accountId: who.account.id, keyId: key.id, action }, 'dashboard key changed')
-        return reply.code(303).redirect(`/keys/${key.id}?done=${result}`)
+        return reply.redirect(`/keys/${key.id}?done=${result}`, 303)
       } catch (err) {
         if (!isChaingateError(err) || (err.code !== 'VALIDATION' && err.code !== 'CONFLICT')) throw err
         const fresh = (await keys.get(key.id)) ?? key
@@ -539,9 +539,7 @@ const DONE_MESSAGES: Record<string, string> = {
   'limits-saved': 'Key credit limits saved.',
 }
 
-function validation(message: string) {
-  return Object.assign(new Error(message), { code: 'VALIDATION' })
-}
+const validation = (message: string) => errors.validation(message)
 
 function allowlistType(v: string): AllowlistType {
   if ((ALLOWLIST_TYPES as readonly string[]).includes(v)) return v as AllowlistType

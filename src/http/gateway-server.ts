@@ -133,7 +133,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     const checks = await Promise.all(
       deps.networks.all.map(async (n) => {
         try {
-          await deps.pools.get(n.name)!.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}')
+          await deps.pools.get(n.name)!.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', { timeoutMs: 2000 })
           return [n.name, 'up'] as const
         } catch {
           return [n.name, 'down'] as const

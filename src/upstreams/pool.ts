@@ -18,7 +18,7 @@ export interface UpstreamAnswer {
 export interface UpstreamPool {
   readonly network: string
   /** Sends one JSON-RPC body (single or batch) and returns the node's answer text. */
-  send(body: string | Buffer): Promise<UpstreamAnswer>
+  send(body: string | Buffer, opts?: { timeoutMs?: number }): Promise<UpstreamAnswer>
   /** WebSocket URLs of the nodes, for subscriptions. */
   readonly wsUrls: string[]
   close(): Promise<void>
@@ -65,12 +65,12 @@ export function createUpstreamPool(
     m.url.username ? `Basic ${Buffer.from(`${decodeURIComponent(m.url.username)}:${decodeURIComponent(m.url.password)}`).toString('base64')}` : undefined
   let next = 0
 
-  const sendTo = async (m: Member, body: string | Buffer): Promise<UpstreamAnswer> => {
+  const sendTo = async (m: Member, body: string | Buffer, timeoutMs: number): Promise<UpstreamAnswer> => {
     const started = performance.now()
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     const a = auth(m)
     if (a) headers.authorization = a
-    const res = await m.pool.request({ method: 'POST', path: path(m), headers, body, signal: AbortSignal.timeout(opts.timeoutMs) })
+    const res = await m.pool.request({ method: 'POST', path: path(m), headers, body, signal: AbortSignal.timeout(timeoutMs) })
     const text = await res.body.text()
     if (res.statusCode >= 500 || !text.startsWith('{') && !text.startsWith('[')) {
       throw new UpstreamHttpError(res.statusCode, text.slice(0, 200))
@@ -81,7 +81,8 @@ export function createUpstreamPool(
   return {
     network,
     wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/, 'ws')),
-    async send(body) {
+    async send(body, sendOpts) {
+      const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
       const now = Date.now()
       let lastError: unknown
       // Healthy members first, in rotation; then the cooling-down ones as a last resort.
@@ -94,7 +95,7 @@ export function createUpstreamPool(
       next = (next + 1) % members.length
       for (const m of order) {
         try {
-          const answer = await sendTo(m, body)
+          const answer = await sendTo(m, body, timeoutMs)
           m.downUntil = 0
           return answer
         } catch (err) {
@@ -102,7 +103,7 @@ export function createUpstreamPool(
           m.downUntil = Date.now() + cooldownMs
         }
       }
-      throw toGatewayError(network, lastError, opts.timeoutMs)
+      throw toGatewayError(network, lastError, timeoutMs)
     },
     async close() {
       await Promise.all(members.map((m) => m.pool.close().catch(() => undefined)))

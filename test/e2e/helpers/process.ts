@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSy
 import { tmpdir } from 'node:os'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { stringify as stringifyYaml } from 'yaml'
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../../..')
 export const BIN = join(ROOT, 'bin', 'chaingate.mjs')
@@ -18,10 +19,10 @@ export function tempDir(prefix = 'chaingate-proc-'): string {
   return mkdtempSync(join(tmpdir(), prefix))
 }
 
-/** Writes a config object as JSON (`.json`) or as YAML-compatible JSON (`.yaml`: JSON is valid YAML). */
+/** Writes a config object as JSON (`*.json`) or YAML (any other name). */
 export function writeConfig(dir: string, name: string, config: unknown): string {
   const file = join(dir, name)
-  writeFileSync(file, JSON.stringify(config, null, 2))
+  writeFileSync(file, name.endsWith('.json') ? JSON.stringify(config, null, 2) : stringifyYaml(config))
   return file
 }
 

@@ -43,7 +43,7 @@ export interface WalletHarness extends WalletStarted {
 export async function startWallet(
   anvils: RunningAnvil[],
   overrides: Partial<Omit<WalletConfig, 'keystore'>> & { keystore?: Partial<WalletConfig['keystore']> } = {},
-  opts: { dataDir?: string; clock?: { now(): number } } = {},
+  opts: { dataDir?: string; clock?: { now(): number }; logLines?: string[] } = {},
 ): Promise<WalletHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'chaingate-wallet-'))
   const config = WalletConfigSchema.parse({
@@ -56,7 +56,9 @@ export async function startWallet(
   const chainAccess = createDirectChainAccess(
     anvils.map((a, i) => ({ chainId: a.chainId, network: `devnet-${i}`, url: a.url, wsUrl: a.wsUrl })),
   )
-  const logger = pino({ level: process.env.WALLET_TEST_LOG ?? 'silent' })
+  const logger = opts.logLines
+    ? pino({ level: 'trace' }, { write: (line: string) => void opts.logLines!.push(line) })
+    : pino({ level: process.env.WALLET_TEST_LOG ?? 'silent' })
   const h = { dataDir, dbFile } as WalletHarness
   const boot = async (port: number) => {
     h.db = await openDatabase(dbFile)

@@ -1,0 +1,133 @@
+/**
+ * Test support for the dashboard tests (test/e2e/dashboard*.test.ts): a fastify app shaped like the gateway
+ * listener (a catch-all body parser at the root, as src/http/gateway-server.ts has) with the dashboard registered,
+ * a temp SQLite file, a controllable clock and a logger whose lines are kept for inspection.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Writable } from 'node:stream'
+import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
+import pino from 'pino'
+import { DashboardConfigSchema, type DashboardConfig } from '../config/dashboard-schema.ts'
+import type { PlanConfig } from '../config/schema.ts'
+import { openDatabase, type OpenedDatabase } from '../db/database.ts'
+import { registerDashboard, type DashboardDeps } from './plugin.ts'
+
+export interface DashboardTestApp {
+  app: FastifyInstance
+  opened: OpenedDatabase
+  dbFile: string
+  logLines: string[]
+  clock: { now(): number; set(ms: number): void }
+  deps: DashboardDeps
+  close(): Promise<void>
+}
+
+export const TEST_PLANS: Record<string, PlanConfig> = {
+  free: { creditsPerDay: 3_000_000, creditsPerSecond: 500, maxKeys: 1 },
+  developer: { creditsPerDay: 15_000_000, creditsPerSecond: 4_000, maxKeys: 5 },
+}
+
+export async function buildDashboardTestApp(
+  opts: { dashboard?: Partial<DashboardConfig>; defaultPlan?: string; fastify?: FastifyServerOptions } = {},
+): Promise<DashboardTestApp> {
+  const dir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-'))
+  const dbFile = join(dir, 'chaingate.sqlite')
+  const opened = await openDatabase(dbFile)
+  const logLines: string[] = []
+  const sink = new Writable({
+    write(chunk, _enc, cb) {
+      logLines.push(String(chunk))
+      cb()
+    },
+  })
+  const logger = pino({ level: 'debug' }, sink)
+  let now = Date.UTC(2026, 0, 15, 12, 30, 0)
+  const clock = { now: () => now, set: (ms: number) => void (now = ms) }
+  const app = Fastify({ logger: false, ...opts.fastify })
+  // Like the gateway listener: JSON-RPC bodies are read whatever their content type.
+  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+  const deps: DashboardDeps = {
+    db: opened.db,
+    config: {
+      networks: [
+        { name: 'devnet-a', hosts: ['devnet-a.localhost'] },
+        { name: 'devnet-b' },
+      ],
+      plans: TEST_PLANS,
+      gateway: { defaultPlan: opts.defaultPlan ?? 'developer' },
+      dashboard: DashboardConfigSchema.parse(opts.dashboard ?? {}),
+    },
+    clock,
+    logger,
+  }
+  await registerDashboard(app, deps)
+  await app.ready()
+  return {
+    app,
+    opened,
+    dbFile,
+    logLines,
+    clock,
+    deps,
+    async close() {
+      await app.close()
+      await opened.close()
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
+}
+
+/** A cookie-keeping client over fastify.inject, for form posts. */
+export function injectClient(app: FastifyInstance, defaults: { ip?: string } = {}) {
+  const jar = new Map<string, string>()
+  const store = (setCookie: string | string[] | undefined) => {
+    for (const c of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
+      const [pair] = c.split(';')
+      const eq = pair!.indexOf('=')
+      const name = pair!.slice(0, eq)
+      const value = pair!.slice(eq + 1)
+      if (value === '' || /max-age=0/i.test(c)) jar.delete(name)
+      else jar.set(name, value)
+    }
+  }
+  const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  const client = {
+    jar,
+    async get(url: string, headers: Record<string, string> = {}) {
+      const res = await app.inject({ method: 'GET', url, headers: { cookie: cookieHeader(), ...headers }, remoteAddress: defaults.ip })
+      store(res.headers['set-cookie'] as string | string[] | undefined)
+      return res
+    },
+    async post(url: string, form: Record<string, string>, headers: Record<string, string> = {}) {
+      const res = await app.inject({
+        method: 'POST',
+        url,
+        headers: { cookie: cookieHeader(), 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        payload: new URLSearchParams(form).toString(),
+        remoteAddress: defaults.ip,
+      })
+      store(res.headers['set-cookie'] as string | string[] | undefined)
+      return res
+    },
+    /** GETs `page`, then posts `form` with the page's CSRF token. */
+    async submit(page: string, url: string, form: Record<string, string>) {
+      const token = csrfOf((await client.get(page)).body)
+      return client.post(url, { _csrf: token, ...form })
+    },
+    async signup(email: string, password: string) {
+      return client.submit('/signup', '/signup', { email, password })
+    },
+    async login(email: string, password: string) {
+      return client.submit('/login', '/login', { email, password })
+    },
+  }
+  return client
+}
+
+export function csrfOf(page: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(page)
+  if (!m) throw new Error('no CSRF token on the page')
+  return m[1]!
+}

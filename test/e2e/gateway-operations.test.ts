@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { request } from 'undici'
+import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
+import { startTestServer, call, type TestServer } from './helpers/server.ts'
+
+let anvil: RunningAnvil
+let s: TestServer
+
+beforeAll(async () => {
+  // A network backed by an external node (an anvil this test starts itself), beside an embedded one.
+  anvil = await startAnvil({ chainId: 4242, port: 0, blockTimeSeconds: 0 })
+  s = await startTestServer({
+    networks: [
+      { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
+      { name: 'external', chainId: 4242, hosts: ['external.example'], upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] },
+    ],
+  })
+})
+afterAll(async () => {
+  await s?.stop()
+  await anvil?.stop()
+})
+
+describe('operations', () => {
+  it('a network with an external upstream URL serves HTTP and WebSocket subscriptions', async () => {
+    const res = await s.rpc(call('eth_chainId'), { network: 'external' })
+    expect(res.json().result).toBe('0x1092')
+    const byHost = await request(`${s.url}/v3/${s.key.key}`, { method: 'POST', headers: { host: 'external.example' }, body: JSON.stringify(call('net_version')) })
+    expect(await byHost.body.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '4242' })
+
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/external/ws/v3/${s.key.key}`)
+    await new Promise((r) => ws.once('open', r))
+    const messages: any[] = []
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())))
+    ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'])))
+    while (!messages.some((m) => m.id === 1)) await new Promise((r) => setTimeout(r, 20))
+    await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('evm_mine')) })
+    const deadline = Date.now() + 5000
+    while (!messages.some((m) => m.method === 'eth_subscription') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    expect(messages.find((m) => m.method === 'eth_subscription').params.result.number).toBe('0x1')
+    ws.close()
+  })
+
+  it('/metrics exposes requests by network, method and outcome, upstream latency and credits', async () => {
+    await s.rpc(call('eth_blockNumber'))
+    await s.rpc(call('eth_sign', []))
+    await s.rpc(call('eth_chainId'), { key: '0123456789abcdef0123456789abcdef' })
+    const res = await request(`${s.url}/metrics`)
+    const text = await res.body.text()
+    expect(res.headers['content-type']).toContain('text/plain')
+    expect(text).toMatch(/chaingate_requests_total\{network="devnet-a",method="eth_blockNumber",outcome="ok"\} \d+/)
+    expect(text).toMatch(/chaingate_requests_total\{network="devnet-a",method="eth_sign",outcome="error"\} 1/)
+    expect(text).toMatch(/chaingate_requests_total\{network="devnet-a",method="\(refused\)",outcome="http_401"\} 1/)
+    expect(text).toMatch(/chaingate_upstream_latency_seconds_bucket\{le="[^"]+",network="devnet-a"\} \d+/)
+    expect(text).toMatch(/chaingate_credits_charged_total\{network="devnet-a"\} \d+/)
+  })
+
+  it('random method names do not create new metric labels', async () => {
+    await s.rpc(call('eth_random_1'))
+    await s.rpc(call('eth_random_2'))
+    const text = await (await request(`${s.url}/metrics`)).body.text()
+    expect(text).not.toContain('eth_random_1')
+    expect(text).toContain('method="other"')
+  })
+
+  it('one structured log line per request, with the key id and never the key', async () => {
+    const before = s.logs.filter((l) => l.msg === 'rpc').length
+    await s.rpc(call('eth_chainId', [], 77))
+    await s.rpc([call('eth_chainId', [], 1), call('eth_chainId', [], 2)])
+    const lines = s.logs.filter((l) => l.msg === 'rpc').slice(before)
+    expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatchObject({ keyId: s.key.id, network: 'devnet-a', method: 'eth_chainId', calls: 1, status: 200, credits: 5 })
+    expect(lines[1]).toMatchObject({ method: 'batch', calls: 2, credits: 10 })
+    expect(typeof lines[0]!.ms).toBe('number')
+    expect(s.logText()).not.toContain(s.key.key)
+  })
+})

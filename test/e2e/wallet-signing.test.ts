@@ -164,6 +164,9 @@ describe('session changes from the wallet side (point 7)', () => {
     const outs: string[] = []
     expect(await runWalletCommand(['accounts', 'add', '--label', 'temp'], { dataDir: h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
     const added = JSON.parse(outs.pop()!).address
+    // The server picks the CLI's change up within wallet.pollMs.
+    for (let i = 0; i < 50 && !(await h.console('/console/api/state')).body.accounts.some((a: any) => a.address === added); i++)
+      await new Promise((r) => setTimeout(r, 50))
     await h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_0, added] } })
     await d.next((n) => n.method === 'wallet_sessionChanged' && n.params.sessionScopes[A]?.accounts.includes(`${A}:${added}`))
     expect(await runWalletCommand(['accounts', 'remove', added], { dataDir: h.dataDir, json: true, out: () => {} })).toBe(0)

@@ -3,6 +3,7 @@
  * SQLite file, and `@metamask/multichain-api-client` over the exported WebSocket transport.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
+import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getMultichainClient, type MultichainApiClient } from '@metamask/multichain-api-client'
@@ -80,6 +81,21 @@ export async function startWallet(
   }
   h.console = async (path, init = {}) => {
     const u = new URL(h.consoleUrl)
+    if (init.host) {
+      // fetch cannot set Host; use node:http for the DNS-rebinding check.
+      return new Promise((resolve, rejectP) => {
+        const req = httpRequest(
+          { host: u.hostname, port: u.port, path, method: init.method ?? 'GET', headers: { host: init.host!, authorization: `Bearer ${init.token ?? h.consoleToken}` } },
+          (res) => {
+            let text = ''
+            res.on('data', (c) => (text += c))
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }))
+          },
+        )
+        req.on('error', rejectP)
+        req.end()
+      })
+    }
     const res = await fetch(`http://${u.host}${path}`, {
       method: init.method ?? 'GET',
       headers: {

@@ -9,11 +9,12 @@
  * Targets alternate order between rounds and the best round is reported, because a 2-core machine is noisy.
  *
  * Settings (environment): BENCH_CONNECTIONS (32), BENCH_DURATION seconds (7), BENCH_WARMUP seconds (2),
- * BENCH_ROUNDS (2), BENCH_METHODS (comma-separated case names, default all), BENCH_LOG_FILE (chaingate's log
+ * BENCH_ROUNDS (2), BENCH_TARGETS (a,b,c), BENCH_METHODS (comma-separated case names, default all), BENCH_LOG_FILE (chaingate's log
  * lines; default /dev/null), BENCH_CPU_PROF (a folder: the proxy and chaingate run with `node --cpu-prof` there).
  * See docs/benchmarks.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
@@ -57,11 +58,18 @@ if (CASES.length === 0) throw new Error(`BENCH_METHODS matched no case; known: $
 
 type TargetId = 'a' | 'b' | 'c'
 const TARGET_NAMES: Record<TargetId, string> = { a: '(a) anvil', b: '(b) minimal proxy', c: '(c) chaingate' }
+const TARGETS = (process.env.BENCH_TARGETS ?? 'a,b,c').split(',').map((s) => s.trim()).filter((s): s is TargetId => s in TARGET_NAMES)
+if (TARGETS.length === 0) throw new Error('BENCH_TARGETS names no target (a, b, c)')
 
 interface Measurement {
   rps: number
   p50: number
   p99: number
+  /** CPU time the target process (all its threads) spent per answered request. */
+  cpuUsPerRequest: number
+  /** Cores the target and the load generator kept busy on average. */
+  targetCpu: number
+  loadCpu: number
   requests: number
   errors: number
   non2xx: number
@@ -168,7 +176,19 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 
-async function load(url: string, body: string, seconds: number, record: boolean): Promise<Measurement> {
+/** CPU seconds (user + system, every thread) a process has used so far; NaN where /proc is missing. */
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from the 3rd on
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime, stime
+  } catch {
+    return Number.NaN
+  }
+}
+const CLOCK_TICKS = 100 // USER_HZ: 100 on every Linux architecture Node supports
+
+async function load(url: string, body: string, seconds: number, record: boolean, pid: number): Promise<Measurement> {
   let latencies = new Float64Array(1 << 16)
   let n = 0
   const instance = autocannon({
@@ -192,12 +212,19 @@ async function load(url: string, body: string, seconds: number, record: boolean)
       }
       latencies[n++] = ms
     })
+  const cpuBefore = cpuSeconds(pid)
+  const selfBefore = process.cpuUsage()
   const result: Result = await instance
+  const cpu = cpuSeconds(pid) - cpuBefore
+  const self = process.cpuUsage(selfBefore)
   const sorted = latencies.subarray(0, n).sort()
   return {
     rps: result.requests.total / result.duration,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
+    cpuUsPerRequest: (cpu * 1e6) / result.requests.total,
+    targetCpu: cpu / result.duration,
+    loadCpu: (self.user + self.system) / 1e6 / result.duration,
     requests: result.requests.total,
     errors: result.errors,
     non2xx: result.non2xx,
@@ -206,6 +233,7 @@ async function load(url: string, body: string, seconds: number, record: boolean)
 }
 
 const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
+const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '—')
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
@@ -216,7 +244,7 @@ function table(rows: string[][]): string {
 
 async function main(): Promise<void> {
   const started = Date.now()
-  const budgetMs = (CASES.length * 3 * ROUNDS * (DURATION + WARMUP) + 120) * 1000
+  const budgetMs = (CASES.length * TARGETS.length * ROUNDS * (DURATION + WARMUP) + 120) * 1000
   let anvil: RunningAnvil | undefined
   const cleanup = async () => {
     await Promise.all(children.map((c) => stopChild(c)))
@@ -239,6 +267,7 @@ async function main(): Promise<void> {
       spawnTarget('chaingate', 'run-chaingate.ts', [anvil.url, LOG_FILE]),
     ])
     const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
+    const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.process.pid!, c: gateway.process.pid! }
     const sizes = await checkTargets(urls)
 
     console.log(
@@ -249,35 +278,39 @@ async function main(): Promise<void> {
 
     const runs = new Map<string, Measurement[]>()
     for (let round = 0; round < ROUNDS; round++) {
-      const order: TargetId[] = round % 2 === 0 ? ['a', 'b', 'c'] : ['c', 'b', 'a']
+      const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse()
       for (const c of CASES) {
         for (const id of order) {
-          if (WARMUP > 0) await load(urls[id], c.body, WARMUP, false)
-          const m = await load(urls[id], c.body, DURATION, true)
+          if (WARMUP > 0) await load(urls[id], c.body, WARMUP, false, pids[id])
+          const m = await load(urls[id], c.body, DURATION, true, pids[id])
           const key = `${id}|${c.name}`
           runs.set(key, [...(runs.get(key) ?? []), m])
           const bad = m.errors + m.non2xx + m.timeouts
           console.log(
-            `  round ${round + 1} ${TARGET_NAMES[id].padEnd(18)} ${c.label.padEnd(44)} ${fmt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms` +
+            `  round ${round + 1} ${TARGET_NAMES[id].padEnd(18)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms` +
+              `  target ${fmt(m.cpuUsPerRequest)} µs CPU/req (${pct(m.targetCpu)} of a core), autocannon ${pct(m.loadCpu)}` +
               (bad > 0 ? `  !! ${m.errors} errors, ${m.non2xx} non-2xx, ${m.timeouts} timeouts` : ''),
           )
         }
       }
     }
 
-    const best = (id: TargetId, c: Case) => runs.get(`${id}|${c.name}`)!.reduce((x, y) => (y.rps > x.rps ? y : x))
-    const rows = [['target', 'method', 'req/s', 'p50 ms', 'p99 ms', 'c/b', 'c/a']]
+    const best = (id: TargetId, c: Case) => runs.get(`${id}|${c.name}`)?.reduce((x, y) => (y.rps > x.rps ? y : x))
+    const rows = [['target', 'method', 'req/s', 'p50 ms', 'p99 ms', 'CPU µs/req', 'c/b', 'c/a']]
     const verdicts: string[] = []
     let failures = 0
     for (const c of CASES) {
       const [a, b, g] = (['a', 'b', 'c'] as const).map((id) => best(id, c))
-      for (const [id, m] of [['a', a], ['b', b], ['c', g]] as const) {
-        const ratio = (x: Measurement) => (id === 'c' ? fmt(g!.rps / x.rps, 2) : '')
-        rows.push([TARGET_NAMES[id], c.label, fmt(m!.rps), fmt(m!.p50, 2), fmt(m!.p99, 2), ratio(b!), ratio(a!)])
+      for (const id of TARGETS) {
+        const m = best(id, c)!
+        const ratio = (x: Measurement | undefined) => (id === 'c' && x ? fmt(g!.rps / x.rps, 2) : '')
+        rows.push([TARGET_NAMES[id], c.label, fmt(m.rps), fmt(m.p50, 2), fmt(m.p99, 2), fmt(m.cpuUsPerRequest), ratio(b), ratio(a)])
       }
-      const cb = g!.rps / b!.rps
-      verdicts.push(`${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`)
-      for (const id of ['a', 'b', 'c'] as const) failures += runs.get(`${id}|${c.name}`)!.reduce((s, m) => s + m.errors + m.non2xx + m.timeouts, 0)
+      if (b && g) {
+        const cb = g.rps / b.rps
+        verdicts.push(`${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`)
+      }
+      for (const id of TARGETS) failures += runs.get(`${id}|${c.name}`)!.reduce((sum, m) => sum + m.errors + m.non2xx + m.timeouts, 0)
     }
     console.log(`\n${table(rows)}\n`)
     for (const v of verdicts) console.log(v)

@@ -52,12 +52,12 @@ async function main(): Promise<void> {
   for (const scope of scopes) {
     const block = await call(scope, 'eth_getBlockByNumber', ['latest', false])
     console.log(`${scope}: latest block ${Number(block.number)} ${block.hash}`)
-    if (session.sessionScopes[scope as `${string}:${string}`]!.notifications.includes('eth_subscription'))
+    if (session.sessionScopes[scope as `${string}:${string}`]?.notifications.includes('eth_subscription'))
       subscriptions.push([scope, await call(scope, 'eth_subscribe', ['newHeads'])])
   }
 
   const scope = scopes[0]!
-  const from = session.sessionScopes[scope as `${string}:${string}`]!.accounts[0]?.split(':')[2]
+  const from = session.sessionScopes[scope as `${string}:${string}`]?.accounts?.[0]?.split(':')[2]
   if (!from) throw new Error('the session has no account: approve it with at least one account')
   console.log(`sending 0.001 ETH from ${from} on ${scope}: approve the transaction in the wallet…`)
   const hash: string = await call(scope, 'eth_sendTransaction', [

@@ -12,7 +12,9 @@ import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscri
 import { createAccountsRepository, type AccountsRepository } from './accounts/repository.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from './api-keys/repository.ts'
 import { createKeySnapshot, type KeySnapshot, type SecurityLoader } from './api-keys/snapshot.ts'
-import { createCostTable } from './credits/costs.ts'
+import { createCostTable, type CostTable } from './credits/costs.ts'
+import { createInProcessClient, type InProcessClient } from './gateway/in-process-client.ts'
+import type { Metrics } from './observability/metrics.ts'
 import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
 import { createUsageLedger, loadTodayUsage, type UsageLedger } from './credits/usage-ledger.ts'
 import { createGateway, type Clock, type Gateway } from './gateway/pipeline.ts'
@@ -45,7 +47,11 @@ export interface RunningApp {
   limits: LimitStore
   ledger: UsageLedger
   gateway: Gateway
+  costs: CostTable
+  metrics: Metrics
   server: GatewayServer
+  /** A client of this gateway inside the process, charged to `keyId` (the wallet's reads go through it). */
+  inProcessClient(keyId: string): InProcessClient
   pools: Map<string, UpstreamPool>
   hubs: Map<string, SubscriptionHub>
   /** http://host:port of the gateway listener. */
@@ -157,6 +163,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
 
     const app = {} as RunningApp
+    const sessionDeps = { keys: keySnapshot, costs, limits, ledger, metrics, clock, maxBatchSize: config.gateway.maxBatchSize }
+    const clients: InProcessClient[] = []
+    stops.push(() => Promise.all(clients.map((c) => c.close())).then(() => undefined))
     server = createGatewayServer({
       gateway,
       networks,
@@ -168,7 +177,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       logRequests: config.log.requests,
       maxBodyBytes: config.gateway.maxBodyBytes,
       maxWsMessageBytes: config.gateway.maxWsMessageBytes,
-      sessionDeps: { keys: keySnapshot, costs, limits, ledger, metrics, clock, maxBatchSize: config.gateway.maxBatchSize },
+      sessionDeps,
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
     })
     Object.assign(app, {
@@ -183,7 +192,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       limits,
       ledger,
       gateway,
+      costs,
+      metrics,
       server,
+      inProcessClient(keyId: string) {
+        const client = createInProcessClient({ gateway, keys: keySnapshot, networks, pools, hubs, sessionDeps, keyId })
+        clients.push(client)
+        return client
+      },
       pools,
       hubs,
       upstreamUrls,

@@ -1,0 +1,183 @@
+/**
+ * The dashboard in a real browser (Debian's chromium via playwright-core): sign up, log out, log in, create a key,
+ * disable a network, set an origin allowlist, view the usage charts, revoke the key. Screenshots go to the temp
+ * dir (path printed) so a person can look at them.
+ */
+import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { chromium, type BrowserContext, type Page } from 'playwright-core'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { evaluateKeyAccess } from '../../src/api-keys/security/evaluate.ts'
+import { loadAllKeySecurity } from '../../src/api-keys/security/repository.ts'
+import { buildDashboardTestApp, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
+
+const CHROMIUM = '/usr/bin/chromium'
+const PASSWORD = 'browser-test-password-1'
+
+let t: DashboardTestApp
+let context: BrowserContext
+let base: string
+let profileDir: string
+const shotsDir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-shots-'))
+
+async function setUp() {
+  t = await buildDashboardTestApp()
+  // Wall-clock time, so the seeded usage lands in the charts' current buckets.
+  t.clock.set(Date.now())
+  base = await t.app.listen({ host: '127.0.0.1', port: 0 })
+  profileDir = mkdtempSync(join(tmpdir(), 'chaingate-chromium-'))
+  // A fresh profile per run; playwright wants it as launchPersistentContext's first argument.
+  context = await chromium.launchPersistentContext(profileDir, {
+    executablePath: CHROMIUM,
+    viewport: { width: 1200, height: 900 },
+    args: [
+      '--headless',
+      '--no-sandbox',
+      '--disable-gpu',
+      '--disable-quic',
+      '--no-first-run',
+      '--disable-background-networking',
+      '--disable-component-update',
+      '--disable-sync',
+    ],
+  })
+}
+
+async function tearDown() {
+  await context?.close()
+  await t?.close()
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true })
+}
+
+async function expectNoConsoleErrors(page: Page, errors: string[]) {
+  expect(errors, errors.join('\n')).toEqual([])
+  // The CSP allows only same-origin assets: the stylesheet must have applied.
+  const bg = await page.evaluate(() => getComputedStyle(document.body).backgroundColor)
+  expect(bg).toBe('rgb(246, 247, 249)')
+}
+
+describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
+  beforeAll(setUp)
+  afterAll(tearDown)
+
+  test('behavior: sign up, log in, create a key, disable a network, allowlist an origin, see usage, revoke', async () => {
+    await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
+    const page = await context.newPage()
+    const consoleErrors: string[] = []
+    page.on('console', (m) => {
+      if (m.type() === 'error') consoleErrors.push(m.text())
+    })
+    page.on('pageerror', (e) => consoleErrors.push(String(e)))
+
+    // Sign up.
+    await page.goto(`${base}/`)
+    await page.getByRole('link', { name: 'Create an account' }).click()
+    await page.getByLabel('Email').fill('dev@example.com')
+    await page.getByLabel('Password').fill(PASSWORD)
+    await page.getByRole('button', { name: 'Create account' }).click()
+    await page.waitForURL(`${base}/keys`)
+    await expect(page.getByRole('heading', { name: 'API keys', level: 1 }).isVisible()).resolves.toBe(true)
+
+    // Log out, then log in with the keyboard only.
+    await page.getByRole('button', { name: 'Log out' }).click()
+    await page.waitForURL(`${base}/login`)
+    await page.getByLabel('Email').focus()
+    await page.keyboard.type('dev@example.com')
+    await page.keyboard.press('Tab')
+    await page.keyboard.type(PASSWORD)
+    await page.keyboard.press('Enter')
+    await page.waitForURL(`${base}/keys`)
+
+    // Create a key.
+    await page.getByLabel('Name').fill('Browser dapp')
+    await page.getByRole('button', { name: 'Create key' }).click()
+    await page.getByRole('heading', { name: 'Browser dapp', level: 1 }).waitFor()
+    const secret = await page.locator('#new-secret').inputValue()
+    expect(secret).toMatch(/^[0-9a-f]{32}$/)
+    const apiKey = await page.locator('#api-key').inputValue()
+    expect(apiKey).toMatch(/^[0-9a-f]{32}$/)
+    const pathUrl = await page.locator('#url-path-devnet-a').inputValue()
+    expect(pathUrl).toBe(`${base}/networks/devnet-a/v3/${apiKey}`)
+    const keyUrl = new URL(page.url())
+    const keyRow = await t.opened.db.selectFrom('api_keys').selectAll().where('key', '=', apiKey).executeTakeFirstOrThrow()
+
+    // The copy button puts the endpoint URL on the clipboard.
+    await page.locator('button[data-copy="url-path-devnet-a"]').click()
+    await expect(page.locator('button[data-copy="url-path-devnet-a"]').textContent()).resolves.toBe('Copied')
+    expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(pathUrl)
+
+    // Disable a network.
+    await page.getByRole('button', { name: 'Disable devnet-b' }).click()
+    await page.getByText('Network disabled.').waitFor()
+    await expect(page.locator('#network-devnet-b .badge').textContent()).resolves.toBe('disabled')
+    const nets = await t.opened.db.selectFrom('api_key_networks').select('network').where('key_id', '=', keyRow.id).execute()
+    expect(nets.map((n) => n.network)).toEqual(['devnet-a'])
+
+    // Set an origin allowlist.
+    await page.getByLabel('Add to origins').fill('https://app.example.com')
+    await page.getByLabel('Add to origins').press('Enter')
+    await page.getByText('Allowlist updated.').waitFor()
+    await expect(page.locator('#allowlist-origins code').allTextContents()).resolves.toEqual(['https://app.example.com'])
+    // What the gateway will load: the other origin is refused with Infura's 403 body, the listed one passes.
+    const security = (await loadAllKeySecurity(t.opened.db)).get(keyRow.id)!
+    const opts = { jwtAudience: 'chaingate', now: Date.now() }
+    const call = [{ method: 'eth_blockNumber', params: [] }]
+    expect(await evaluateKeyAccess(security, { origin: 'https://app.example.com', calls: call }, opts)).toBeNull()
+    expect((await evaluateKeyAccess(security, { origin: 'https://evil.example', calls: call }, opts))?.status).toBe(403)
+    await page.screenshot({ path: join(shotsDir, 'key.png'), fullPage: true })
+
+    // Usage after some calls (seeded into the ledger the gateway writes).
+    const hour = Math.floor(Date.now() / 3_600_000) * 3600
+    const rows = [
+      { hour, method: 'eth_blockNumber', network: 'devnet-a', calls: 120, credits: 9600, errors: 2 },
+      { hour, method: 'eth_getBalance', network: 'devnet-a', calls: 40, credits: 3200, errors: 0 },
+      { hour: hour - 3600, method: 'eth_call', network: 'devnet-a', calls: 25, credits: 2000, errors: 1 },
+      { hour: hour - 5 * 3600, method: 'eth_blockNumber', network: 'devnet-b', calls: 60, credits: 4800, errors: 0 },
+    ]
+    await t.opened.db
+      .insertInto('usage_hourly')
+      .values(rows.map((r) => ({ ...r, account_id: keyRow.account_id, key_id: keyRow.id })))
+      .execute()
+    await t.opened.db
+      .insertInto('usage_errors')
+      .values([
+        { hour, account_id: keyRow.account_id, key_id: keyRow.id, network: 'devnet-a', error: 'http:429', count: 2 },
+        { hour: hour - 3600, account_id: keyRow.account_id, key_id: keyRow.id, network: 'devnet-a', error: 'rpc:-32000', count: 1 },
+      ])
+      .execute()
+    await page.getByRole('link', { name: 'Usage', exact: true }).click()
+    await page.waitForURL(`${base}/usage`)
+    await expect(page.locator('#credits-chart svg rect').count()).resolves.toBeGreaterThanOrEqual(4)
+    await expect(page.locator('#calls-chart svg polyline').count()).resolves.toBe(3)
+    await expect(page.locator('main').textContent()).resolves.toContain('245 calls, 19,600 credits, 3 errors in the last 24 hours')
+    await expect(page.locator('#errors-chart').textContent()).resolves.toContain('http:429')
+    await page.getByRole('link', { name: 'By network' }).click()
+    await expect(page.locator('#credits-chart .legend').textContent()).resolves.toContain('devnet-b')
+    await page.getByRole('link', { name: 'Last 7 days' }).click()
+    await expect(page.locator('#credits-chart svg rect').count()).resolves.toBeGreaterThanOrEqual(2)
+    await page.getByRole('link', { name: 'Last 24 hours' }).click()
+    await page.getByRole('link', { name: 'By method' }).click()
+    const usageShot = join(shotsDir, 'usage.png')
+    await page.screenshot({ path: usageShot, fullPage: true })
+
+    // Narrow screen: nothing wider than the viewport.
+    await page.setViewportSize({ width: 375, height: 800 })
+    await page.goto(keyUrl.toString())
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
+    expect(overflow).toBeLessThanOrEqual(0)
+    await page.screenshot({ path: join(shotsDir, 'key-narrow.png'), fullPage: false })
+    await page.setViewportSize({ width: 1200, height: 900 })
+
+    // Revoke the key.
+    await page.getByLabel('Yes, revoke Browser dapp').check()
+    await page.getByRole('button', { name: 'Revoke key' }).click()
+    await page.getByText('Key revoked.').waitFor()
+    await page.getByRole('heading', { name: 'Browser dapp (revoked)' }).waitFor()
+    const revoked = await t.opened.db.selectFrom('api_keys').select('revoked_at').where('id', '=', keyRow.id).executeTakeFirstOrThrow()
+    expect(revoked.revoked_at).not.toBeNull()
+
+    await expectNoConsoleErrors(page, consoleErrors)
+    console.log(`dashboard screenshots: ${shotsDir}`)
+  })
+})

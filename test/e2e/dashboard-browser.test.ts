@@ -61,9 +61,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
   beforeAll(setUp)
   afterAll(tearDown)
 
-  test('behavior: sign up, log in, create a key, disable a network, allowlist an origin, see usage, revoke', async () => {
+  test('behavior: sign up, log in, create a key, disable a network, allowlist an origin, see usage, revoke', { timeout: 90_000 }, async () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
     const page = await context.newPage()
+    // Fail at the step that hangs rather than at the test timeout.
+    page.setDefaultTimeout(10_000)
     const consoleErrors: string[] = []
     page.on('console', (m) => {
       if (m.type() === 'error') consoleErrors.push(m.text())
@@ -104,7 +106,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
 
     // The copy button puts the endpoint URL on the clipboard.
     await page.locator('button[data-copy="url-path-devnet-a"]').click()
-    await expect(page.locator('button[data-copy="url-path-devnet-a"]').textContent()).resolves.toBe('Copied')
+    await page.locator('button[data-copy="url-path-devnet-a"]', { hasText: 'Copied' }).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(pathUrl)
 
     // Disable a network.

@@ -20,10 +20,10 @@ describe('in-process gateway client (used by the wallet)', () => {
   })
 
   it('errors keep their JSON-RPC code', async () => {
-    const err = await client.request(31337, 'eth_sign', []).catch((e: any) => e)
+    const err: any = await client.request(31337, 'eth_sign', []).catch((e: any) => e)
     expect(err).toBeInstanceOf(RpcCallError)
     expect(err.code).toBe(-32601)
-    const unknownChain = await client.request(1, 'eth_chainId', []).catch((e: any) => e)
+    const unknownChain: any = await client.request(1, 'eth_chainId', []).catch((e: any) => e)
     expect(unknownChain.message).toContain('chain 1')
   })
 

@@ -25,7 +25,7 @@ h1 { font-size:1.5rem; margin:.5rem 0 1rem; }
 h2 { font-size:1.15rem; margin:0 0 .75rem; }
 h3 { font-size:1rem; margin:1rem 0 .5rem; }
 .card { background:var(--card); border:1px solid var(--line); border-radius:8px; padding:1rem; margin:0 0 1rem; }
-.grid2 { display:grid; grid-template-columns:repeat(auto-fit,minmax(320px,1fr)); gap:1rem; }
+.grid2 { display:grid; grid-template-columns:repeat(auto-fit,minmax(min(100%,420px),1fr)); gap:1rem; margin:0 0 1rem; }
 .grid2 > .card { margin:0; }
 .muted { color:var(--muted); }
 .flash { padding:.6rem .9rem; border-radius:6px; margin:0 0 1rem; border:1px solid; }
@@ -52,6 +52,8 @@ td.num, th.num { text-align:right; font-variant-numeric:tabular-nums; }
 .table-wrap { overflow-x:auto; }
 code, .mono { font-family:ui-monospace,monospace; font-size:.9em; word-break:break-all; }
 .endpoint { display:flex; gap:.4rem; align-items:center; margin:.2rem 0; }
+.endpoint .tag { font-size:.75rem; color:var(--muted); width:2.2rem; flex:none; }
+header.top .muted { color:#cbd5e1; }
 .endpoint input { font-family:ui-monospace,monospace; font-size:.85rem; max-width:none; flex:1; min-width:0; }
 .badge { display:inline-block; padding:0 .45rem; border-radius:999px; font-size:.8rem; border:1px solid var(--line); }
 .badge.on { color:var(--ok); border-color:#abefc6; background:#ecfdf3; }
@@ -111,3 +113,6 @@ export const JS = `
   });
 })();
 `
+
+/** A small chain-link icon, so browsers do not ask for /favicon.ico. */
+export const FAVICON_SVG = `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 32 32"><rect width="32" height="32" rx="6" fill="#0f172a"/><rect x="5" y="11" width="13" height="10" rx="5" fill="none" stroke="#60a5fa" stroke-width="3"/><rect x="14" y="11" width="13" height="10" rx="5" fill="none" stroke="#e2e8f0" stroke-width="3"/></svg>`

@@ -111,19 +111,21 @@ export function lineChart(opts: {
 /** Horizontal bars, largest first (totals by method, network, key, error). */
 export function horizontalBars(opts: { title: string; items: { label: string; value: number }[]; id?: string }): SafeHtml {
   const items = opts.items.slice(0, 10)
+  // Narrower than the time charts: these sit in half-width cards, and text must stay readable.
+  const width = 420
   const rowH = 24
-  const labelW = 190
+  const labelW = 150
   const h = Math.max(1, items.length) * rowH + 8
   const max = Math.max(1, ...items.map((i) => i.value))
-  const barSpace = W - labelW - 70
+  const barSpace = width - labelW - 50
   const rows = items.map((item, i) => {
     const w = Math.max(1, (item.value / max) * barSpace)
     const y = 4 + i * rowH
-    const label = item.label.length > 28 ? `${item.label.slice(0, 27)}…` : item.label
+    const label = item.label.length > 24 ? `${item.label.slice(0, 23)}…` : item.label
     return html`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${label}</text><rect class="s${i % PALETTE_SIZE}" x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}"><title>${item.label}: ${item.value.toLocaleString('en-US')}</title></rect><text x="${(labelW + w + 6).toFixed(1)}" y="${y + 16}">${formatNumber(item.value)}</text>`
   })
-  const body = items.length === 0 ? html`<text x="${W / 2}" y="20" text-anchor="middle">no data in this period</text>` : rows
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg class="hbars" viewBox="0 0 ${W} ${h}" role="img" aria-label="${summary(opts.title, items.map((i) => ({ label: i.label, values: [i.value] })))}" preserveAspectRatio="xMinYMin meet">${body}</svg></figure>`
+  const body = items.length === 0 ? html`<text x="${width / 2}" y="20" text-anchor="middle">no data in this period</text>` : rows
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg class="hbars" viewBox="0 0 ${width} ${h}" role="img" aria-label="${summary(opts.title, items.map((i) => ({ label: i.label, values: [i.value] })))}" preserveAspectRatio="xMinYMin meet">${body}</svg></figure>`
 }
 
 /** Today's credits against the daily quota, as a bar with the share used. */

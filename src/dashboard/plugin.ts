@@ -24,7 +24,7 @@ import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
 import { errors, isChaingateError } from '../errors/index.ts'
-import { CSS, JS } from './assets.ts'
+import { CSS, FAVICON_SVG, JS } from './assets.ts'
 import { checkLogin, setAccountPassword } from './auth/credentials.ts'
 import { createLoginLimiter } from './auth/login-limiter.ts'
 import { passwordProblem } from './auth/passwords.ts'
@@ -232,6 +232,9 @@ async function dashboardRoutes(app: FastifyInstance, deps: DashboardDeps): Promi
   // ---- static ----
 
   app.get('/assets/app.css', async (_req, reply) => reply.type('text/css; charset=utf-8').header('cache-control', 'public, max-age=3600').send(CSS))
+  app.get('/assets/favicon.svg', async (_req, reply) =>
+    reply.type('image/svg+xml').header('cache-control', 'public, max-age=86400').send(FAVICON_SVG),
+  )
   app.get('/assets/app.js', async (_req, reply) =>
     reply.type('text/javascript; charset=utf-8').header('cache-control', 'public, max-age=3600').send(JS),
   )

@@ -368,7 +368,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
 
     /** Runs one request; resolves with its result or rejects with a WalletRpcError (or a chain error). */
     async handle(conn: WalletConnection, method: string, params: unknown): Promise<unknown> {
-      const fn = methods[method]
+      const fn = Object.hasOwn(methods, method) ? methods[method] : undefined // not `toString` & co.
       if (!fn) throw walletErrors.methodNotFound(method)
       return fn(conn, params)
     },

@@ -71,6 +71,9 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
       if (m.type() === 'error') consoleErrors.push(m.text())
     })
     page.on('pageerror', (e) => consoleErrors.push(String(e)))
+    page.on('response', (r) => {
+      if (r.status() >= 400 && r.request().method() === 'GET') consoleErrors.push(`${r.status()} ${r.url()}`)
+    })
 
     // Sign up.
     await page.goto(`${base}/`)
@@ -101,7 +104,6 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     expect(apiKey).toMatch(/^[0-9a-f]{32}$/)
     const pathUrl = await page.locator('#url-path-devnet-a').inputValue()
     expect(pathUrl).toBe(`${base}/networks/devnet-a/v3/${apiKey}`)
-    const keyUrl = new URL(page.url())
     const keyRow = await t.opened.db.selectFrom('api_keys').selectAll().where('key', '=', apiKey).executeTakeFirstOrThrow()
 
     // The copy button puts the endpoint URL on the clipboard.
@@ -165,7 +167,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
 
     // Narrow screen: nothing wider than the viewport.
     await page.setViewportSize({ width: 375, height: 800 })
-    await page.goto(keyUrl.toString())
+    await page.goto(`${base}/keys/${keyRow.id}`)
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)
     await page.screenshot({ path: join(shotsDir, 'key-narrow.png'), fullPage: false })

@@ -7,7 +7,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { cleanupProcesses, removeDirs, rpcResult, runCli, startChaingate, tempDir, waitNoChainProcesses, writeConfig } from './helpers/process.ts'
 
-describe('chaingate start --config', () => {
+describe('chaingate start --config', { timeout: 60_000 }, () => {
   const dir = tempDir('chaingate-config-')
   const dataDir = join(dir, 'data')
   const start = (configFile: string) => runCli(['start', '--config', configFile, '--data-dir', dataDir], { timeoutMs: 20_000 })

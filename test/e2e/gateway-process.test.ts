@@ -27,7 +27,7 @@ const ANVIL_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
 const HAS_CURL = spawnSync('sh', ['-c', 'command -v curl'], { stdio: 'ignore' }).status === 0
 
-describe('chaingate start as a process', () => {
+describe('chaingate start as a process', { timeout: 90_000 }, () => {
   const dir = tempDir()
   const dataDir = join(dir, 'data')
   const configFile = writeConfig(dir, 'chaingate.yaml', { gateway: { port: 0 }, wallet: { enabled: false }, log: { requests: false } })

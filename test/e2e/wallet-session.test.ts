@@ -222,6 +222,8 @@ describe('transport, origins and bad input (points 1, 9)', () => {
     const s = await rawSocket(h.url, 'https://bad.example')
     const e = await s.call({ method: 'eth_chainId', params: [] })
     expect(e.error).toEqual({ code: -32601, message: 'The method does not exist / is not available.', data: { method: 'eth_chainId' } })
+    for (const method of ['toString', 'constructor', '__proto__'])
+      expect((await s.call({ method })).error).toMatchObject({ code: -32601, data: { method } })
     expect(await s.call('{not json')).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32700, message: 'Parse error' } })
     expect((await s.call('[]')).error.code).toBe(-32600)
     expect(await s.call({ method: 'wallet_getSession' })).toMatchObject({ result: { sessionScopes: {} } })

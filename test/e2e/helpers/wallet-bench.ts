@@ -1,0 +1,96 @@
+/**
+ * Wallet benchmark (issue 3 "Performance"; not a timed test). Run: node --import tsx test/e2e/helpers/wallet-bench.ts
+ *
+ * 1. wallet_invokeMethod(eth_blockNumber) round trips per second over one dapp connection with IN_FLIGHT requests
+ *    in flight, against the same call sent straight to the node over one WebSocket in the same run. (Until the
+ *    lead wires the gateway-backed ChainAccess, the wallet reaches the node with direct-chain-access over HTTP.)
+ * 2. Time from `evm_mine` to the dapp receiving wallet_notify newHeads (p50, p99), and to a direct node
+ *    subscriber receiving the same block, for reference.
+ */
+import WebSocket from 'ws'
+import { dapp, startDevnets, startWallet, CHAIN_A } from './wallet.ts'
+
+const CALLS = Number(process.env.CALLS ?? 5000)
+const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 32)
+const BLOCKS = Number(process.env.BLOCKS ?? 200)
+const scope = `eip155:${CHAIN_A}`
+
+async function pool(total: number, inFlight: number, fn: () => Promise<unknown>): Promise<number> {
+  let started = 0
+  const t0 = performance.now()
+  await Promise.all(
+    Array.from({ length: inFlight }, async () => {
+      while (started < total) {
+        started++
+        await fn()
+      }
+    }),
+  )
+  return total / ((performance.now() - t0) / 1000)
+}
+
+function pct(xs: number[], p: number): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
+}
+
+const devnets = await startDevnets()
+const h = await startWallet(devnets.anvils, { autoApprove: true, maxMessagesPerSecond: 100_000, maxInFlightPerConnection: 10_000 })
+try {
+  const d = dapp(h.url, 'https://bench.example')
+  await d.client.createSession({ optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] } } })
+
+  const node = new WebSocket(devnets.anvils[0]!.wsUrl)
+  await new Promise((r) => node.once('open', r))
+  let id = 0
+  const waiting = new Map<number, () => void>()
+  const headTimes = new Map<string, number>()
+  node.on('message', (raw) => {
+    const m = JSON.parse(String(raw))
+    if (m.method === 'eth_subscription') headTimes.set(m.params.result.number, performance.now())
+    else waiting.get(m.id)?.()
+  })
+  const nodeCall = (method: string, params: unknown[] = []) =>
+    new Promise<void>((resolve) => {
+      const i = ++id
+      waiting.set(i, () => (waiting.delete(i), resolve()))
+      node.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params }))
+    })
+
+  // warm-up
+  await pool(500, IN_FLIGHT, () => d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any }))
+  await pool(500, IN_FLIGHT, () => nodeCall('eth_blockNumber'))
+  const viaWallet = await pool(CALLS, IN_FLIGHT, () => d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any }))
+  const direct = await pool(CALLS, IN_FLIGHT, () => nodeCall('eth_blockNumber'))
+  console.log(`eth_blockNumber, ${CALLS} calls, ${IN_FLIGHT} in flight, one connection each:`)
+  console.log(`  via wallet_invokeMethod: ${viaWallet.toFixed(0)} req/s`)
+  console.log(`  straight to the node:    ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}`)
+
+  // notification latency
+  await nodeCall('eth_subscribe', ['newHeads'])
+  await d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_subscribe', params: ['newHeads'] } as any })
+  const walletTimes = new Map<string, number>()
+  d.client.onNotification((n: any) => {
+    if (n.method === 'wallet_notify') walletTimes.set(n.params.notification.params.result.number, performance.now())
+  })
+  const viaWalletMs: number[] = []
+  const directMs: number[] = []
+  for (let i = 0; i < BLOCKS; i++) {
+    const t0 = performance.now()
+    const before = walletTimes.size
+    await nodeCall('evm_mine')
+    while (walletTimes.size === before) await new Promise((r) => setImmediate(r))
+    const [num, t] = [...walletTimes].at(-1)!
+    viaWalletMs.push(t - t0)
+    const tn = headTimes.get(num)
+    if (tn) directMs.push(tn - t0)
+  }
+  console.log(`evm_mine → newHeads, ${BLOCKS} blocks:`)
+  console.log(`  wallet_notify at the dapp: p50 ${pct(viaWalletMs, 50).toFixed(2)} ms, p99 ${pct(viaWalletMs, 99).toFixed(2)} ms`)
+  console.log(`  direct node subscriber:    p50 ${pct(directMs, 50).toFixed(2)} ms, p99 ${pct(directMs, 99).toFixed(2)} ms`)
+  node.close()
+  await d.close()
+} finally {
+  await h.stop()
+  await devnets.stop()
+}

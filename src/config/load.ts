@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
 import type { z } from 'zod'
-import { ConfigSchema, type Config } from './schema.ts'
+import { ConfigSchema, crossFieldProblems, type Config } from './schema.ts'
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
@@ -17,17 +17,26 @@ export class ConfigError extends Error {
   }
 }
 
+const formatPath = (path: PropertyKey[]) =>
+  path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[')
+
 export function formatIssues(issues: z.core.$ZodIssue[]): string[] {
-  return issues.map((issue) => {
-    const path = issue.path.length === 0 ? '(root)' : issue.path.map((p) => (typeof p === 'number' ? `[${p}]` : p)).join('.')
-    return `${path.replace(/\.\[/g, '[')}: ${issue.message}`
-  })
+  return issues.flatMap((issue) =>
+    // An unknown key is reported at its own path, so the operator sees exactly which key to fix.
+    issue.code === 'unrecognized_keys'
+      ? issue.keys.map((k) => `${formatPath([...issue.path, k])}: unknown key (a typo?)`)
+      : [`${formatPath(issue.path)}: ${issue.message}`],
+  )
 }
 
 /** Validates an already-parsed config object (defaults applied). */
 export function parseConfig(raw: unknown, source = 'config'): Config {
   const result = ConfigSchema.safeParse(raw ?? {})
-  if (!result.success) throw new ConfigError(source, formatIssues(result.error.issues))
+  const problems = [
+    ...(result.success ? [] : formatIssues(result.error.issues)),
+    ...crossFieldProblems(raw).map((p) => `${formatPath(p.path)}: ${p.message}`),
+  ]
+  if (problems.length > 0 || !result.success) throw new ConfigError(source, problems)
   return result.data
 }
 

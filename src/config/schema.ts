@@ -42,9 +42,6 @@ const NetworkSchema = z
     upstreams: z.array(UpstreamSchema).min(1).optional(),
   })
   .strict()
-  .refine((n) => (n.embedded === undefined) !== (n.upstreams === undefined), {
-    message: 'a network needs exactly one of `embedded` or `upstreams`',
-  })
 
 const PlanSchema = z
   .object({
@@ -136,31 +133,47 @@ export const ConfigSchema = z
     dashboard: DashboardConfigSchema.prefault({}),
   })
   .strict()
-  .superRefine((config, ctx) => {
-    const names = new Set<string>()
-    const chainIds = new Set<number>()
-    const hosts = new Set<string>()
-    config.networks.forEach((n, i) => {
-      if (names.has(n.name))
-        ctx.addIssue({ code: 'custom', path: ['networks', i, 'name'], message: `duplicate network ${n.name}` })
-      names.add(n.name)
-      if (chainIds.has(n.chainId))
-        ctx.addIssue({ code: 'custom', path: ['networks', i, 'chainId'], message: `duplicate chainId ${n.chainId}` })
-      chainIds.add(n.chainId)
-      for (const h of n.hosts ?? [`${n.name}.localhost`]) {
-        if (hosts.has(h)) ctx.addIssue({ code: 'custom', path: ['networks', i, 'hosts'], message: `duplicate host ${h}` })
-        hosts.add(h)
-      }
-    })
-    for (const net of Object.keys(config.credits.networks)) {
-      if (!names.has(net))
-        ctx.addIssue({ code: 'custom', path: ['credits', 'networks', net], message: `unknown network ${net}` })
+
+/**
+ * Rules across fields: duplicate names, chain ids and hosts; plan names; embedded vs upstreams. They read the raw
+ * input defensively so they are reported together with field errors (zod skips refinements once a field fails).
+ */
+export function crossFieldProblems(raw: unknown): { path: (string | number)[]; message: string }[] {
+  const out: { path: (string | number)[]; message: string }[] = []
+  const obj = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
+  const root = obj(raw) ?? {}
+  const networks = Array.isArray(root.networks) ? root.networks : DEFAULT_NETWORKS
+  const names = new Set<unknown>()
+  const chainIds = new Set<unknown>()
+  const hosts = new Set<unknown>()
+  networks.forEach((entry, i) => {
+    const n = obj(entry)
+    if (!n) return
+    if (n.name !== undefined && names.has(n.name)) out.push({ path: ['networks', i, 'name'], message: `duplicate network ${String(n.name)}` })
+    names.add(n.name)
+    if (n.chainId !== undefined && chainIds.has(n.chainId)) out.push({ path: ['networks', i, 'chainId'], message: `duplicate chainId ${String(n.chainId)}` })
+    chainIds.add(n.chainId)
+    const hs = Array.isArray(n.hosts) ? n.hosts : [`${String(n.name)}.localhost`]
+    for (const h of hs) {
+      const key = typeof h === 'string' ? h.toLowerCase() : h
+      if (hosts.has(key)) out.push({ path: ['networks', i, 'hosts'], message: `duplicate host ${String(h)}` })
+      hosts.add(key)
     }
-    if (!(config.gateway.defaultPlan in config.plans))
-      ctx.addIssue({ code: 'custom', path: ['gateway', 'defaultPlan'], message: 'not a plan in `plans`' })
-    if (config.gateway.devAccount && !(config.gateway.devAccount.plan in config.plans))
-      ctx.addIssue({ code: 'custom', path: ['gateway', 'devAccount', 'plan'], message: 'not a plan in `plans`' })
+    if ((n.embedded === undefined) === (n.upstreams === undefined))
+      out.push({ path: ['networks', i], message: 'a network needs exactly one of `embedded` or `upstreams`' })
   })
+  const credits = obj(root.credits)
+  for (const net of Object.keys(obj(credits?.networks) ?? {}))
+    if (!names.has(net)) out.push({ path: ['credits', 'networks', net], message: `unknown network ${net}` })
+  const plans = new Set([...Object.keys(DEFAULT_PLANS), ...Object.keys(obj(root.plans) ?? {})])
+  const gateway = obj(root.gateway) ?? {}
+  if (typeof gateway.defaultPlan === 'string' && !plans.has(gateway.defaultPlan))
+    out.push({ path: ['gateway', 'defaultPlan'], message: 'not a plan in `plans`' })
+  const dev = obj(gateway.devAccount)
+  if (dev && typeof dev.plan === 'string' && !plans.has(dev.plan))
+    out.push({ path: ['gateway', 'devAccount', 'plan'], message: 'not a plan in `plans`' })
+  return out
+}
 
 export type Config = z.infer<typeof ConfigSchema>
 export type NetworkConfig = Config['networks'][number]

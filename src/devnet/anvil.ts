@@ -3,7 +3,7 @@
  * leave an orphan behind when chaingate itself is SIGKILLed.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { existsSync } from 'node:fs'
+import { existsSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { constants as osConstants } from 'node:os'
@@ -119,7 +119,11 @@ async function launch(binary: string, host: string, port: number, options: Anvil
   const args = ['--quiet', '--host', host, '--port', String(port), '--chain-id', String(chainId)]
   args.push('--mnemonic', options.mnemonic ?? ANVIL_TEST_MNEMONIC)
   if (options.blockTimeSeconds > 0) args.push('--block-time', String(options.blockTimeSeconds))
-  if (options.stateFile) args.push('--state', options.stateFile, '--state-interval', String(STATE_INTERVAL_SECONDS))
+  if (options.stateFile) {
+    // anvil silently skips saving state when the folder is missing, so a restart would start from block 0.
+    mkdirSync(dirname(options.stateFile), { recursive: true })
+    args.push('--state', options.stateFile, '--state-interval', String(STATE_INTERVAL_SECONDS))
+  }
 
   const guard = spawn('/bin/sh', ['-c', GUARD_SCRIPT, binary, ...args], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
   guard.stdin?.on('error', () => {}) // EPIPE after the guard is gone is expected

@@ -2,7 +2,7 @@
  * How the app runs the wallet (src/app.ts `AppOptions.services`):
  *   startApp({ config, services: [walletAppService()], … })
  * Started after the gateway listener: the wallet's reads, broadcasts and subscriptions go through the in-process
- * gateway client, charged to the wallet's own API key (account `wallet.apiAccount.email`, key "wallet", created on
+ * gateway client, charged to the wallet's own API key (account `wallet@localhost` on the dev plan, key "wallet", created on
  * first start). `wallet.enabled: false` starts nothing. `info` feeds the lines `chaingate start` prints.
  */
 import { resolve } from 'node:path'
@@ -13,7 +13,8 @@ export const WALLET_ACCOUNT_EMAIL = 'wallet@localhost'
 
 /** The wallet's own gateway key (found or created), so its usage shows up like any client's. */
 async function ensureWalletKey(app: RunningApp): Promise<string> {
-  const plan = app.config.gateway.devAccount?.plan ?? app.config.gateway.defaultPlan
+  const plans = app.config.plans
+  const plan = app.config.gateway.devAccount?.plan ?? ('dev' in plans ? 'dev' : app.config.gateway.defaultPlan)
   const account =
     (await app.accounts.findByEmail(WALLET_ACCOUNT_EMAIL)) ?? (await app.accounts.create({ email: WALLET_ACCOUNT_EMAIL, plan }, app.clock.now()))
   const existing = (await app.keys.list({ accountId: account.id })).find((k) => !k.revokedAt)

@@ -172,7 +172,7 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
   // BUG (src/app.ts / src/devnet/anvil.ts): `<dataDir>/chains/` is never created, and anvil (run with --quiet)
   // silently skips writing `--state <dataDir>/chains/<network>.json` when the folder is missing, so chain state is
   // lost on every restart. Expected to fail until that is fixed; then turn `it.fails` back into `it`.
-  it.fails('restart keeps the chain state (the transaction, the block number, the balance)', async () => {
+  it('restart keeps the chain state (the transaction, the block number, the balance)', async () => {
     const url = endpoint('devnet-a')
     expect(BigInt(await call(url, 'eth_blockNumber'))).toBeGreaterThanOrEqual(blockAfterTx)
     expect(await call(url, 'eth_getTransactionReceipt', [txHash])).toMatchObject({ transactionHash: txHash, status: '0x1' })

@@ -1,5 +1,7 @@
 /**
- * Wallet benchmark (issue 3 "Performance"; not a timed test). Run: node --import tsx test/e2e/helpers/wallet-bench.ts
+ * Wallet benchmark (issue 3 "Performance"; not a timed test).
+ *   node --import tsx test/e2e/helpers/wallet-bench.ts             # wallet wired into the app, vs the gateway's WebSocket
+ *   BENCH_MODE=direct node --import tsx test/e2e/helpers/wallet-bench.ts   # wallet on direct-chain-access, vs the node
  *
  * 1. wallet_invokeMethod(eth_blockNumber) round trips per second over one dapp connection with IN_FLIGHT requests
  *    in flight, against the same call sent straight to the node over one WebSocket in the same run. (Until the
@@ -8,6 +10,8 @@
  *    subscriber receiving the same block, for reference.
  */
 import WebSocket from 'ws'
+import { walletAppService } from '../../../src/wallet/wiring.ts'
+import { startTestServer } from './server.ts'
 import { dapp, startDevnets, startWallet, CHAIN_A } from './wallet.ts'
 
 const CALLS = Number(process.env.CALLS ?? 5000)
@@ -34,13 +38,36 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
 }
 
-const devnets = await startDevnets()
-const h = await startWallet(devnets.anvils, { autoApprove: true, maxMessagesPerSecond: 100_000, maxInFlightPerConnection: 10_000 })
+const walletOverrides = { autoApprove: true, maxMessagesPerSecond: 100_000, maxInFlightPerConnection: 10_000 }
+let walletUrl: string
+let referenceWs: string
+let referenceName: string
+let stopAll: () => Promise<void>
+if (process.env.BENCH_MODE === 'direct') {
+  const devnets = await startDevnets()
+  const h = await startWallet(devnets.anvils, walletOverrides)
+  walletUrl = h.url
+  referenceWs = devnets.anvils[0]!.wsUrl
+  referenceName = 'straight to the node'
+  stopAll = async () => {
+    await h.stop()
+    await devnets.stop()
+  }
+} else {
+  const s = await startTestServer(
+    { log: { level: 'warn', requests: false }, wallet: { enabled: true, port: 0, pollMs: 500, keystore: { scryptLogN: 10 }, ...walletOverrides } },
+    { services: [walletAppService()] },
+  )
+  walletUrl = s.app.info['wallet (CAIP-25 over WebSocket)']!
+  referenceWs = `${s.url.replace(/^http/, 'ws')}/networks/devnet-a/ws/v3/${s.key.key}`
+  referenceName = 'straight to the gateway'
+  stopAll = () => s.stop()
+}
 try {
-  const d = dapp(h.url, 'https://bench.example')
+  const d = dapp(walletUrl, 'https://bench.example')
   await d.client.createSession({ optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] } } })
 
-  const node = new WebSocket(devnets.anvils[0]!.wsUrl)
+  const node = new WebSocket(referenceWs)
   await new Promise((r) => node.once('open', r))
   let id = 0
   const waiting = new Map<number, () => void>()
@@ -64,7 +91,7 @@ try {
   const direct = await pool(CALLS, IN_FLIGHT, () => nodeCall('eth_blockNumber'))
   console.log(`eth_blockNumber, ${CALLS} calls, ${IN_FLIGHT} in flight, one connection each:`)
   console.log(`  via wallet_invokeMethod: ${viaWallet.toFixed(0)} req/s`)
-  console.log(`  straight to the node:    ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}`)
+  console.log(`  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}`)
 
   // notification latency
   await nodeCall('eth_subscribe', ['newHeads'])
@@ -87,10 +114,9 @@ try {
   }
   console.log(`evm_mine → newHeads, ${BLOCKS} blocks:`)
   console.log(`  wallet_notify at the dapp: p50 ${pct(viaWalletMs, 50).toFixed(2)} ms, p99 ${pct(viaWalletMs, 99).toFixed(2)} ms`)
-  console.log(`  direct node subscriber:    p50 ${pct(directMs, 50).toFixed(2)} ms, p99 ${pct(directMs, 99).toFixed(2)} ms`)
+  console.log(`  direct subscriber:         p50 ${pct(directMs, 50).toFixed(2)} ms, p99 ${pct(directMs, 99).toFixed(2)} ms`)
   node.close()
   await d.close()
 } finally {
-  await h.stop()
-  await devnets.stop()
+  await stopAll()
 }

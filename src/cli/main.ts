@@ -96,6 +96,10 @@ async function main(argv: string[]): Promise<number> {
   const extra = extras.find((e) => e.command === command)
   if (extra) return extra.run([sub, ...rest].filter((x): x is string => x !== undefined), values, ctx)
 
+  const ADMIN = ['account create', 'account list', 'account set-plan', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
+  // Checked before opening the database, so a typo does not create a data dir.
+  if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim()))
+    throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
   const database = await openDatabase(join(resolve(config.dataDir), 'chaingate.sqlite'))
   try {
     const now = Date.now()

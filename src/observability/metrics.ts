@@ -38,6 +38,7 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const ws = new Counter({ name: 'chaingate_ws_connections_opened_total', help: 'WebSocket connections opened', registers: [registry] })
   // Label objects cached per combination: prom-client hashes labels on every inc otherwise.
   const children = new Map<string, Counter.Internal>()
+  const histograms = new Map<string, Histogram.Internal<string>>()
   return {
     registry,
     call(network, method, outcome) {
@@ -48,7 +49,9 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
       c.inc()
     },
     upstreamLatency(network, seconds) {
-      latency.labels(network).observe(seconds)
+      let h = histograms.get(network)
+      if (!h) histograms.set(network, (h = latency.labels(network)))
+      h.observe(seconds)
     },
     credits(network, n) {
       if (n > 0) credits.labels(network).inc(n)

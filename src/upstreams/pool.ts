@@ -70,7 +70,8 @@ export function createUpstreamPool(
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     const a = auth(m)
     if (a) headers.authorization = a
-    const res = await m.pool.request({ method: 'POST', path: path(m), headers, body, signal: AbortSignal.timeout(timeoutMs) })
+    // undici's own deadlines (no timer per request): time to the answer's headers, then between body chunks.
+    const res = await m.pool.request({ method: 'POST', path: path(m), headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
     const text = await res.body.text()
     if (res.statusCode >= 500 || !text.startsWith('{') && !text.startsWith('[')) {
       throw new UpstreamHttpError(res.statusCode, text.slice(0, 200))

@@ -178,6 +178,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       maxBodyBytes: config.gateway.maxBodyBytes,
       maxWsMessageBytes: config.gateway.maxWsMessageBytes,
       sessionDeps,
+      ...(options.security ? { checkAccess: options.security.check } : {}),
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
     })
     Object.assign(app, {

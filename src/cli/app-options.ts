@@ -1,7 +1,13 @@
-/** What `chaingate start` plugs into the app besides the gateway core (key security, dashboard, wallet). */
+/** What `chaingate start` plugs into the app besides the gateway core: key security and the dashboard. */
 import type { AppOptions } from '../app.ts'
 import type { Config } from '../config/schema.ts'
+import { keySecurityOptions } from '../api-keys/security/wiring.ts'
+import { dashboardPlugin } from '../dashboard/wiring.ts'
 
 export function appOptions(config: Config): AppOptions {
-  return { config }
+  return {
+    config,
+    security: keySecurityOptions({ jwtAudience: config.dashboard.jwtAudience }),
+    plugins: [dashboardPlugin()],
+  }
 }

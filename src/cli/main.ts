@@ -12,6 +12,7 @@ import { createKeysRepository, maskKey, type ApiKey } from '../api-keys/reposito
 import { isChaingateError } from '../errors/index.ts'
 import { queryUsage } from '../credits/usage-report.ts'
 import { runStart } from './start.ts'
+import { setAccountPassword } from '../dashboard/auth/credentials.ts'
 import { extraCommands } from './extra-commands.ts'
 
 const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wallet
@@ -26,6 +27,7 @@ Accounts and keys
   account create --email E [--plan P]     create an account
   account list                            list accounts
   account set-plan <account> <plan>       change an account's plan
+  account set-password <account>          set the dashboard password (read from stdin)
   key create --account A [--name N] [--networks a,b]
                                           create a key (all networks enabled unless --networks)
   key list [--account A] [--all]          list keys (--all includes revoked ones)
@@ -96,7 +98,7 @@ async function main(argv: string[]): Promise<number> {
   const extra = extras.find((e) => e.command === command)
   if (extra) return extra.run([sub, ...rest].filter((x): x is string => x !== undefined), values, ctx)
 
-  const ADMIN = ['account create', 'account list', 'account set-plan', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
+  const ADMIN = ['account create', 'account list', 'account set-plan', 'account set-password', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
   // Checked before opening the database, so a typo does not create a data dir.
   if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim()))
     throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
@@ -140,6 +142,13 @@ async function main(argv: string[]): Promise<number> {
         if (!rest[1]) throw new UsageError('usage: account set-plan <account> <plan>')
         await accounts.setPlan(a.id, rest[1])
         out(json ? JSON.stringify({ ...a, plan: rest[1] }, null, 2) : `account ${a.email} is now on plan ${rest[1]}`)
+        return 0
+      }
+      case 'account set-password': {
+        const a = await needAccount(rest[0])
+        const password = (await readStdin()).replace(/\r?\n$/, '')
+        await setAccountPassword(database.db, a.id, password, now)
+        out(json ? JSON.stringify({ id: a.id, email: a.email, password: 'set' }) : `password set for ${a.email}; log in at /login`)
         return 0
       }
       case 'key create': {
@@ -218,6 +227,16 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+async function readStdin(): Promise<string> {
+  if (process.stdin.isTTY) process.stderr.write('password (then Enter): ')
+  const chunks: Buffer[] = []
+  for await (const chunk of process.stdin) {
+    chunks.push(chunk as Buffer)
+    if (process.stdin.isTTY && String(chunk).includes('\n')) break
+  }
+  return Buffer.concat(chunks).toString('utf8')
+}
 
 export function endpointUrls(k: ApiKey, config: Config) {
   const base = `http://${config.gateway.host}:${config.gateway.port}`

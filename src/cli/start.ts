@@ -45,6 +45,8 @@ export async function runStart(config: Config, configFile: string | undefined): 
     )
     app.logger.info({ keyId: key.id, key: maskKey(key.key) }, 'dev key ready')
   }
+  if (config.dashboard.enabled)
+    lines.push('', `  dashboard: ${app.url}/  (sign up there; or give a CLI account a password: npx chaingate account set-password <email>)`)
   for (const [k, v] of Object.entries(app.info)) lines.push(`  ${k}: ${v}`)
   lines.push('', '  Ctrl-C stops everything.', '')
   process.stdout.write(`${lines.join('\n')}\n`)

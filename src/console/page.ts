@@ -68,9 +68,13 @@ export function renderConsolePage(): string {
     var held = {}; keys.forEach(function(k){ scopes[k].accounts.forEach(function(a){ held[a.split(':')[2]] = true; }); });
     card.appendChild(el('div',{},[el('span',{class:'origin',text:s.origin}), el('span',{class:'muted',text:'  '+s.connections+' connection(s)'+(s.session.sessionProperties.expiry?' · expires '+s.session.sessionProperties.expiry:'')})]));
     var accBox = el('div'); (state.accounts||[]).forEach(function(a){ accBox.appendChild(checkbox('acc', a.address, held[a.address])); }); card.appendChild(accBox);
-    var scopeBox = el('div'); keys.forEach(function(k){ scopeBox.appendChild(checkbox('scope', k, true)); }); card.appendChild(scopeBox);
+    var scopeBox = el('div'); keys.forEach(function(k){ var d=el('details');
+      d.appendChild(el('summary',{},[checkbox('scope', k, true), el('span',{class:'muted',text:scopes[k].methods.length+' methods'})]));
+      var mb=el('div'); scopes[k].methods.forEach(function(m){ mb.appendChild(checkbox('m:'+k, m, true)); }); d.appendChild(mb); scopeBox.appendChild(d); });
+    card.appendChild(scopeBox);
     card.appendChild(el('div',{},[
-      el('button',{text:'Save changes',onclick:function(){ api('POST','/console/api/sessions/edit',{origin:s.origin,accounts:checked(card,'acc'),scopes:checked(card,'scope')}).then(refresh, alert); }}),
+      el('button',{text:'Save changes',onclick:function(){ var methods={}; keys.forEach(function(k){ methods[k]=checked(card,'m:'+k); });
+        api('POST','/console/api/sessions/edit',{origin:s.origin,accounts:checked(card,'acc'),scopes:checked(card,'scope'),methods:methods}).then(refresh, alert); }}),
       el('button',{class:'reject',text:'Revoke session',onclick:function(){ api('POST','/console/api/sessions/revoke',{origin:s.origin}).then(refresh, alert); }})]));
     return card;
   }

@@ -92,11 +92,16 @@ ul.legend { list-style:none; padding:0; margin:.25rem 0 0; display:flex; flex-wr
   table.stack tr { display:block; border-bottom:1px solid var(--line); padding:.4rem 0; }
   table.stack td { display:block; border:0; padding:.1rem 0; }
   table.stack td.num { text-align:left; }
+  table.stack td[data-label]::before { content:attr(data-label) ": "; color:var(--muted); font-size:.85rem; }
 }
 `
 
 export const JS = `
 (function () {
+  var canonical = document.querySelector('meta[name="chaingate-url"]');
+  if (canonical && window.history && canonical.content !== location.pathname + location.search) {
+    history.replaceState(null, '', canonical.content);
+  }
   var status = document.getElementById('copy-status');
   function announce(text) { if (status) { status.textContent = ''; setTimeout(function () { status.textContent = text; }, 10); } }
   document.querySelectorAll('button[data-copy]').forEach(function (button) {

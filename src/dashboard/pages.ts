@@ -17,6 +17,11 @@ export interface PageContext {
   /** Path of the current page, for aria-current in the nav. */
   current: string
   flash?: { kind: 'ok' | 'error'; message: string } | undefined
+  /**
+   * The GET address of what this page shows, when it answers a POST: the script moves the address bar there so a
+   * reload does not post the form again (and a secret shown once stays shown once).
+   */
+  canonical?: string | undefined
 }
 
 const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`
@@ -28,7 +33,7 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
     ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}<span class="muted" title="plan ${ctx.account.plan}">${ctx.account.email}</span><form method="post" action="/logout">${csrfField(ctx.csrfToken)}<button type="submit" class="small">Log out</button></form>`
     : html`${nav('/login', 'Log in')}${nav('/signup', 'Sign up')}`
   const flash = ctx.flash ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.message}</p>` : ''
-  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · chaingate</title><link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head><body><a class="skip" href="#main">Skip to content</a><header class="top"><div class="bar"><a class="brand" href="/">chaingate</a>${header}</div></header><main id="main" tabindex="-1"><h1>${title}</h1>${flash}${body}<p id="copy-status" class="sr-only" aria-live="polite"></p></main></body></html>`}`
+  return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · chaingate</title>${ctx.canonical ? html`<meta name="chaingate-url" content="${ctx.canonical}">` : ''}<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head><body><a class="skip" href="#main">Skip to content</a><header class="top"><div class="bar"><a class="brand" href="/">chaingate</a>${header}</div></header><main id="main" tabindex="-1"><h1>${title}</h1>${flash}${body}<p id="copy-status" class="sr-only" aria-live="polite"></p></main></body></html>`}`
 }
 
 // ---- account pages ---------------------------------------------------------------------------------------------
@@ -94,7 +99,7 @@ export function keysPage(
   const atLimit = limit !== null && active.length >= limit
   const rows = data.keys.map(
     (k) =>
-      html`<tr><td><a href="/keys/${k.id}">${k.name}</a></td><td class="mono">${k.key}</td><td>${k.revokedAt === null ? html`<span class="badge on">active</span>` : html`<span class="badge revoked">revoked</span>`}</td><td class="num">${k.networks.length} / ${data.networkCount}</td><td>${new Date(k.createdAt).toISOString().slice(0, 10)}</td></tr>`,
+      html`<tr><td><a href="/keys/${k.id}">${k.name}</a></td><td class="mono" data-label="Key">${k.key}</td><td>${k.revokedAt === null ? html`<span class="badge on">active</span>` : html`<span class="badge revoked">revoked</span>`}</td><td class="num" data-label="Networks">${k.networks.length} / ${data.networkCount}</td><td data-label="Created">${new Date(k.createdAt).toISOString().slice(0, 10)}</td></tr>`,
   )
   return layout(
     'API keys',
@@ -163,7 +168,7 @@ export function keyPage(
     return html`<section aria-labelledby="al-${type}-h"><h3 id="al-${type}-h">${meta.title} <span class="muted">(${entries.length})</span></h3><p class="muted">${meta.help}</p>${entries.length === 0 ? html`<p class="muted">No entries: not restricted.</p>` : html`<ul class="entries" id="allowlist-${type}">${entries.map((e) => html`<li><code>${e}</code>${form('allowlists/remove', html`<input type="hidden" name="type" value="${type}"><input type="hidden" name="entry" value="${e}"><button type="submit" class="small secondary" aria-label="Remove ${e}">Remove</button>`, 'inline')}</li>`)}</ul>`}${form('allowlists', html`<input type="hidden" name="type" value="${type}"><div class="row"><div><label for="add-${type}">Add to ${meta.title.toLowerCase()}</label><input id="add-${type}" name="entries" type="text" placeholder="${meta.placeholder}" aria-describedby="add-${type}-hint"></div><button type="submit" class="secondary">Add</button></div><p id="add-${type}-hint" class="muted">Separate several entries with commas or spaces.</p>`)}</section>`
   })}</section>`
 
-  const jwt = html`<section class="card" aria-labelledby="jwt-h"><h2 id="jwt-h">JWT public keys</h2><p class="muted">Up to ${MAX_JWT_KEYS} RS256 or ES256 public keys. Tokens name the key in <code>kid</code>, need <code>exp</code>, and an <code>aud</code> of this gateway; <code>methods</code>, <code>addresses</code>, <code>origins</code> and <code>user_agents</code> claims replace the key's list of that type.</p>${security.jwtKeys.length === 0 ? html`<p class="muted">No JWT keys.</p>` : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Name</th><th>ID (kid)</th><th>Alg</th><th>Fingerprint</th><th><span class="sr-only">Action</span></th></tr></thead><tbody>${security.jwtKeys.map((k) => html`<tr><td>${k.name}</td><td class="mono">${k.id}</td><td>${k.alg}</td><td class="mono">${k.fingerprint}</td><td>${form('jwt/remove', html`<input type="hidden" name="jwtKeyId" value="${k.id}"><button type="submit" class="small secondary" aria-label="Remove JWT key ${k.name}">Remove</button>`)}</td></tr>`)}</tbody></table></div>`}${security.jwtKeys.length < MAX_JWT_KEYS ? form('jwt', html`<h3>Add a public key</h3><label for="jwt-name">Name</label><input id="jwt-name" name="name" type="text" maxlength="100" required><label for="jwt-alg">Algorithm</label><select id="jwt-alg" name="alg"><option>RS256</option><option>ES256</option></select><label for="jwt-pem">Public key (PEM)</label><textarea id="jwt-pem" name="publicKeyPem" required placeholder="-----BEGIN PUBLIC KEY-----"></textarea><p><button type="submit" class="secondary">Add JWT key</button></p>`) : ''}</section>`
+  const jwt = html`<section class="card" aria-labelledby="jwt-h"><h2 id="jwt-h">JWT public keys</h2><p class="muted">Up to ${MAX_JWT_KEYS} RS256 or ES256 public keys. Tokens name the key in <code>kid</code>, need <code>exp</code>, and an <code>aud</code> of this gateway; <code>methods</code>, <code>addresses</code>, <code>origins</code> and <code>user_agents</code> claims replace the key's list of that type.</p>${security.jwtKeys.length === 0 ? html`<p class="muted">No JWT keys.</p>` : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Name</th><th>ID (kid)</th><th>Alg</th><th>Fingerprint</th><th><span class="sr-only">Action</span></th></tr></thead><tbody>${security.jwtKeys.map((k) => html`<tr><td>${k.name}</td><td class="mono" data-label="kid">${k.id}</td><td data-label="Alg">${k.alg}</td><td class="mono" data-label="Fingerprint">${k.fingerprint}</td><td>${form('jwt/remove', html`<input type="hidden" name="jwtKeyId" value="${k.id}"><button type="submit" class="small secondary" aria-label="Remove JWT key ${k.name}">Remove</button>`)}</td></tr>`)}</tbody></table></div>`}${security.jwtKeys.length < MAX_JWT_KEYS ? form('jwt', html`<h3>Add a public key</h3><label for="jwt-name">Name</label><input id="jwt-name" name="name" type="text" maxlength="100" required><label for="jwt-alg">Algorithm</label><select id="jwt-alg" name="alg"><option>RS256</option><option>ES256</option></select><label for="jwt-pem">Public key (PEM)</label><textarea id="jwt-pem" name="publicKeyPem" required placeholder="-----BEGIN PUBLIC KEY-----"></textarea><p><button type="submit" class="secondary">Add JWT key</button></p>`) : ''}</section>`
 
   const limits = html`<section class="card" aria-labelledby="limits-h"><h2 id="limits-h">Key credit limits</h2><p class="muted">0 means the plan's limit applies (${data.plan.creditsPerSecond.toLocaleString('en-US')} credits/s, ${data.plan.creditsPerDay.toLocaleString('en-US')} credits/day for the account). Over the limit, requests answer 429.</p>${form('limits', html`<div class="row"><div><label for="cps">Credits per second</label><input id="cps" name="creditsPerSecond" type="number" min="0" step="1" value="${key.creditsPerSecond ?? 0}"></div><div><label for="cpd">Credits per day</label><input id="cpd" name="creditsPerDay" type="number" min="0" step="1" value="${key.creditsPerDay ?? 0}"></div><button type="submit" class="secondary">Save limits</button></div>`)}</section>`
 
@@ -173,7 +178,7 @@ export function keyPage(
 
   return layout(
     revoked ? `${key.name} (revoked)` : key.name,
-    ctx,
+    { ...ctx, canonical: base },
     html`<p><a href="/keys">← All keys</a> · <a href="/usage?key=${key.id}">Usage of this key</a></p>${secretBanner}${details}${endpoints}${revoked ? '' : html`${securitySection}${allowlists}${jwt}${limits}`}${danger}`,
   )
 }
@@ -229,7 +234,7 @@ export function usagePage(
     html`<nav class="tabs" aria-label="${name}">${items.map((v) => html`<a href="${query({ [param]: v })}"${v === current ? html` aria-current="true"` : ''}>${label(v)}</a>`)}</nav>`
 
   const table = (title: string, items: { label: string; calls: number; credits: number; errors: number }[]) =>
-    html`<div class="table-wrap"><table class="stack"><caption class="sr-only">${title}</caption><thead><tr><th>${title}</th><th class="num">Calls</th><th class="num">Credits</th><th class="num">Errors</th></tr></thead><tbody>${items.length === 0 ? html`<tr><td colspan="4" class="muted">No calls in this period.</td></tr>` : items.slice(0, 20).map((t) => html`<tr><td>${t.label}</td><td class="num">${t.calls.toLocaleString('en-US')}</td><td class="num">${t.credits.toLocaleString('en-US')}</td><td class="num">${t.errors.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div>`
+    html`<div class="table-wrap"><table class="stack"><caption class="sr-only">${title}</caption><thead><tr><th>${title}</th><th class="num">Calls</th><th class="num">Credits</th><th class="num">Errors</th></tr></thead><tbody>${items.length === 0 ? html`<tr><td colspan="4" class="muted">No calls in this period.</td></tr>` : items.slice(0, 20).map((t) => html`<tr><td>${t.label}</td><td class="num" data-label="Calls">${t.calls.toLocaleString('en-US')}</td><td class="num" data-label="Credits">${t.credits.toLocaleString('en-US')}</td><td class="num" data-label="Errors">${t.errors.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div>`
 
   const byKey = report.byKey.map((t) => ({ ...t, label: keyName.get(t.id) ?? t.id }))
   const rangeTitle = RANGE_LABEL[data.range]

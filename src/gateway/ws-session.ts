@@ -16,6 +16,7 @@ import type { Metrics } from '../observability/metrics.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../upstreams/subscriptions.ts'
 import { limitBody } from './responses.ts'
 import type { CallContext, Clock, Gateway } from './pipeline.ts'
+import type { AccessCheck } from './access.ts'
 
 export const WS_CLOSE = {
   /** Policy: daily balance exhausted, key revoked, network disabled. */
@@ -35,6 +36,9 @@ export interface WsSessionDeps {
   clock: Clock
   hub: SubscriptionHub
   maxBatchSize: number
+  /** Key security, re-checked per message with the upgrade's headers (settings may change while open). */
+  checkAccess?: AccessCheck
+  upgradeHeaders?: { authorization?: string | undefined; origin?: string | undefined; userAgent?: string | undefined }
   send(text: string): void
   close(code: number, reason: string): void
   onDailyExhausted(accountId: string): void
@@ -194,6 +198,19 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
       }
       const batch = parsed.kind === 'batch'
       const entries: ParsedEntry[] = batch ? parsed.entries : [parsed.entry]
+      if (ctx.entry.security && deps.checkAccess) {
+        const calls = entries.flatMap((e) => (e.ok ? [{ method: e.call.method, params: e.call.params }] : []))
+        const denied = await deps.checkAccess(ctx.entry.security, { ...deps.upgradeHeaders, calls })
+        if (denied?.status === 403) {
+          const errs = entries.map((e) => serializeError(e.ok ? e.call.id : e.id, { code: -32002, message: 'rejected due to project ID settings' }))
+          deps.send(batch ? `[${errs.join(',')}]` : errs[0]!)
+          return
+        }
+        if (denied) {
+          deps.close(WS_CLOSE.policy, denied.body.trim().slice(0, 120))
+          return
+        }
+      }
       const answers: (string | undefined)[] = new Array(entries.length)
       const plainIdx: number[] = []
       let exhausted = false

@@ -10,6 +10,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { KeySnapshot } from '../api-keys/snapshot.ts'
 import type { Gateway, HttpRpcRequest, GatewayResponse } from '../gateway/pipeline.ts'
+import type { AccessCheck } from '../gateway/access.ts'
 import { WS_CLOSE, createWsSession, type WsSession, type WsSessionDeps } from '../gateway/ws-session.ts'
 import type { NetworkRegistry, Network } from '../networks/registry.ts'
 import type { Logger } from '../observability/logger.ts'
@@ -32,6 +33,7 @@ export interface GatewayServerDeps {
   maxBodyBytes: number
   maxWsMessageBytes: number
   sessionDeps: Omit<WsSessionDeps, 'gateway' | 'hub' | 'send' | 'close' | 'onDailyExhausted'>
+  checkAccess?: AccessCheck
   /** Extra routes (dashboard), registered on the same listener. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[]
 }
@@ -202,6 +204,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
         ...deps.sessionDeps,
         gateway: deps.gateway,
         hub: deps.hubs.get(ctx.network.name)!,
+        ...(deps.checkAccess ? { checkAccess: deps.checkAccess } : {}),
+        upgradeHeaders: { authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
         send: (text) => {
           if (ws.readyState === ws.OPEN) ws.send(text)
         },

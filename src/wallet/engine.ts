@@ -29,6 +29,8 @@ import { personalSign, sendTransaction, signTypedDataV4, type SigningContext } f
 import type { WalletAccount, WalletStore } from './store.ts'
 
 export const WALLET_CLIENT_VERSION = 'chaingate/0.1.0'
+/** Answered approvals are kept this long (for `wallet approvals` history), then pruned at start. */
+const APPROVAL_HISTORY_MS = 30 * 24 * 3600 * 1000
 
 export interface WalletConnection {
   readonly id: number
@@ -346,6 +348,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   }
 
   await store.cancelAllPending(clock.now())
+  await store.pruneApprovals(clock.now() - APPROVAL_HISTORY_MS)
   await reload()
 
   return {

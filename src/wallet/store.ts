@@ -164,6 +164,10 @@ export function createWalletStore(db: Kysely<Database>) {
       await bump()
       return Number(r.numUpdatedRows) > 0
     },
+    /** Forgets answered approvals decided before `before` (the table would otherwise only grow). */
+    async pruneApprovals(before: number): Promise<void> {
+      await db.deleteFrom('wallet_approvals').where('status', '!=', 'pending').where('decided_at', '<', before).execute()
+    },
     /** Pending approvals left over from a previous run can never be answered to their dapp. */
     async cancelAllPending(now: number): Promise<void> {
       await db

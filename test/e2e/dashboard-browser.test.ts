@@ -105,6 +105,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     const pathUrl = await page.locator('#url-path-devnet-a').inputValue()
     expect(pathUrl).toBe(`${base}/networks/devnet-a/v3/${apiKey}`)
     const keyRow = await t.opened.db.selectFrom('api_keys').selectAll().where('key', '=', apiKey).executeTakeFirstOrThrow()
+    // The address bar shows the key's page, so a reload does not create another key (and hides the secret).
+    await page.waitForURL(`${base}/keys/${keyRow.id}`)
+    await page.reload()
+    await expect(page.locator('#new-secret').count()).resolves.toBe(0)
+    expect(await t.opened.db.selectFrom('api_keys').select('id').execute()).toHaveLength(1)
 
     // The copy button puts the endpoint URL on the clipboard.
     await page.locator('button[data-copy="url-path-devnet-a"]').click()
@@ -171,7 +176,14 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)
     await page.screenshot({ path: join(shotsDir, 'key-narrow.png'), fullPage: false })
+    for (const path of ['/usage', '/keys', '/']) {
+      await page.goto(`${base}${path}`)
+      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), path).toBeLessThanOrEqual(0)
+    }
+    await page.goto(`${base}/usage`)
+    await page.screenshot({ path: join(shotsDir, 'usage-narrow.png'), fullPage: true })
     await page.setViewportSize({ width: 1200, height: 900 })
+    await page.goto(`${base}/keys/${keyRow.id}`)
 
     // Revoke the key.
     await page.getByLabel('Yes, revoke Browser dapp').check()

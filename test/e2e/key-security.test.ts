@@ -156,7 +156,7 @@ describe('gateway enforces what the dashboard sets', () => {
     const pair = await generateKeyPair('ES256', { extractable: true })
     await k.change('jwt', { name: 'signer', alg: 'ES256', publicKeyPem: await exportSPKI(pair.publicKey) })
     const page = await k.c.get(`/keys/${k.id}`)
-    const kid = /<td class="mono">([0-9a-f]{32})<\/td><td>ES256<\/td>/.exec(page.body)![1]!
+    const kid = /data-label="kid">([0-9a-f]{32})<\/td>/.exec(page.body)![1]!
     await k.change('security', { flags: '1', requireJwt: 'on' })
     const token = (exp: number, claims: Record<string, unknown> = {}) =>
       new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).setAudience('chaingate-test').setExpirationTime(exp).sign(pair.privateKey)

@@ -2,6 +2,8 @@
  * The wallet wired into the whole app (src/wallet/wiring.ts): reads, broadcasts and subscriptions go through the
  * in-process gateway, charged to the wallet's own API key; `info` carries the URLs `chaingate start` prints.
  */
+import { execFile } from 'node:child_process'
+import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { walletAppService, WALLET_ACCOUNT_EMAIL } from '../../src/wallet/wiring.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
@@ -43,4 +45,17 @@ test('a dapp reads, sends and subscribes through the gateway, charged to the wal
   expect(note.params.scope).toBe(scope)
   expect(s.app.limits.usedToday(walletAccount.id, Date.now()) - before).toBeGreaterThan(0)
   await d.close()
+})
+
+test('npm run example:dapp works against the running wallet (issue point 10)', async () => {
+  const url = s.app.info['wallet (CAIP-25 over WebSocket)']!
+  const { stdout } = await promisify(execFile)(process.execPath, ['--import', 'tsx', 'examples/dapp.ts'], {
+    env: { ...process.env, CHAINGATE_WALLET_URL: url, DAPP_ORIGIN: 'http://example-dapp.test' },
+    timeout: 30_000,
+  })
+  expect(stdout).toContain('session granted on eip155:31337, eip155:31338')
+  expect(stdout).toMatch(/eip155:31338: latest block \d+ 0x[0-9a-f]{64}/)
+  expect(stdout).toMatch(/receipt: block \d+, status success/)
+  expect(stdout).toMatch(/\[wallet_notify\] eip155:31337 new block \d+/)
+  expect(stdout).toContain('session revoked')
 })

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ACCOUNT_0, CHAIN_A, CHAIN_B, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const A = `eip155:${CHAIN_A}`
@@ -44,7 +44,7 @@ describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => 
     await devnets?.stop()
   })
 
-  test('the page origin owns the session; the console shows the request, the user drops a chain and approves, then revokes', async () => {
+  test('the page origin owns the session; the console shows the request, the user adds an account, drops a chain and approves, then revokes', async () => {
     const dappPage = await browser!.newPage()
     await dappPage.goto(`${siteOrigin}/`)
     await dappPage.evaluate(() => (window as any).ready)
@@ -61,9 +61,10 @@ describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => 
     expect(consolePage.url()).not.toContain('token=') // the token leaves the address bar
     await consolePage.getByText(siteOrigin).first().waitFor()
     await consolePage.locator(`#pending input[data-name="scope"][value="${B}"]`).uncheck()
+    await consolePage.locator(`#pending input[data-name="acc"][value="${ACCOUNT_1}"]`).check()
     await consolePage.locator('#pending button.approve').click()
     const response: any = await created
-    expect(response.result.sessionScopes).toEqual({ [A]: { methods: ['eth_chainId'], notifications: [], accounts: [`${A}:${ACCOUNT_0}`] } })
+    expect(response.result.sessionScopes).toEqual({ [A]: { methods: ['eth_chainId'], notifications: [], accounts: [`${A}:${ACCOUNT_0}`, `${A}:${ACCOUNT_1}`] } })
 
     // The console lists the session; revoking it there reaches the page as wallet_sessionChanged {}.
     await consolePage.locator('#sessions .origin', { hasText: siteOrigin }).waitFor()

@@ -1,6 +1,6 @@
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { checkAllowlists, checkCredentials, evaluateKeyAccess, hashSecret } from './evaluate.ts'
+import { checkAllowlists, checkCredentials, evaluateKeyAccess, guardConnection, hashSecret } from './evaluate.ts'
 import { KEY_SETTINGS_REJECTED_BODY } from './rejections.ts'
 import { defaultKeySecurity, type KeySecurity, type JwtPublicKey } from './types.ts'
 import { checkJwtPublicKey } from './validate.ts'
@@ -389,5 +389,29 @@ describe('JWT (I§4.2)', () => {
   test('error: malformed allowlist claims make the token invalid', async () => {
     const t = await sign(rsa, { methods: 'eth_blockNumber' })
     expect((await evaluate(required(), bearer(t)))?.code).toBe('JWT_INVALID')
+  })
+})
+
+describe('WebSocket guard', () => {
+  const OPTS2 = { jwtAudience: 'chaingate', now: NOW }
+
+  test('behavior: upgrade checks credentials and origin; messages check methods with the upgrade credential', async () => {
+    const s = sec({ secretHash: hashSecret(SECRET), requireSecret: true, lists: { origins: ['https://a.com'], methods: ['eth_subscribe'] } })
+    const refused = await guardConnection(s, { origin: 'https://a.com' }, OPTS2)
+    expect('rejection' in refused && refused.rejection.code).toBe('SECRET_INVALID')
+    const wrongOrigin = await guardConnection(s, { origin: 'https://b.com', authorization: basic('', SECRET) }, OPTS2)
+    expect('rejection' in wrongOrigin && wrongOrigin.rejection.code).toBe('KEY_SETTINGS_REJECTED')
+    const ok = await guardConnection(s, { origin: 'https://a.com', authorization: basic('', SECRET) }, OPTS2)
+    if (!('guard' in ok)) throw new Error('expected a guard')
+    expect(ok.guard.check(s, [call('eth_subscribe', ['newHeads'])])).toBeNull()
+    expect(ok.guard.check(s, [call('eth_blockNumber')])?.code).toBe('KEY_SETTINGS_REJECTED')
+  })
+
+  test('behavior: settings changed after the upgrade apply to later messages', async () => {
+    const ok = await guardConnection(null, {}, OPTS2)
+    if (!('guard' in ok)) throw new Error('expected a guard')
+    expect(ok.guard.check(null, [call('eth_blockNumber')])).toBeNull()
+    expect(ok.guard.check(sec({ lists: { methods: ['eth_chainId'] } }), [call('eth_blockNumber')])?.status).toBe(403)
+    expect(ok.guard.check(sec({ secretHash: hashSecret(SECRET), requireSecret: true }), [call('eth_chainId')])?.code).toBe('SECRET_INVALID')
   })
 })

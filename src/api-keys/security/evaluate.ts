@@ -241,3 +241,44 @@ function cachedSet(list: readonly string[], lowercase: boolean): Set<string> {
   }
   return set
 }
+
+// ---- WebSocket ------------------------------------------------------------------------------------------------
+
+/** Checks every message of one WebSocket connection against the key's current settings. */
+export interface ConnectionGuard {
+  /**
+   * `security` is the key's settings now (they may have changed since the upgrade); `calls` the message's calls.
+   * A requirement added after the upgrade that the connection's credential does not meet refuses the message.
+   */
+  check(security: KeySecurity | null, calls: readonly CallInfo[]): Rejection | null
+}
+
+/**
+ * For a WebSocket upgrade (`wscat --auth ":<secret>"`, I§4.1): credentials, origin and user agent are checked
+ * once here; the returned guard checks methods and addresses per message with the credential proven at upgrade.
+ */
+export async function guardConnection(
+  security: KeySecurity | null,
+  request: Omit<KeyAccessRequest, 'calls'>,
+  options: KeyAccessOptions,
+): Promise<{ rejection: Rejection } | { guard: ConnectionGuard }> {
+  let credential: Credential = NO_CREDENTIAL
+  if (security !== null && isActive(security, request.authorization)) {
+    const result = await checkCredentials(security, request, options)
+    if (!result.ok) return { rejection: result.rejection }
+    credential = result.credential
+    const denied = checkAllowlists(security, credential, { ...request, calls: [] })
+    if (denied) return { rejection: denied }
+  }
+  const { origin, userAgent } = request
+  return {
+    guard: {
+      check(current, calls) {
+        if (current === null) return null
+        if (current.requireSecret && credential.kind !== 'secret') return SECRET_INVALID
+        if (current.requireJwt && credential.kind !== 'jwt') return JWT_INVALID
+        return checkAllowlists(current, credential, { origin, userAgent, calls })
+      },
+    },
+  }
+}

@@ -17,6 +17,7 @@ import { dapp, startDevnets, startWallet, CHAIN_A } from './wallet.ts'
 const CALLS = Number(process.env.CALLS ?? 5000)
 const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 32)
 const BLOCKS = Number(process.env.BLOCKS ?? 200)
+const SKIP_CALLS = process.env.SKIP_REFERENCE === '1'
 const scope = `eip155:${CHAIN_A}`
 
 async function pool(total: number, inFlight: number, fn: () => Promise<unknown>): Promise<number> {
@@ -33,6 +34,9 @@ async function pool(total: number, inFlight: number, fn: () => Promise<unknown>)
   return total / ((performance.now() - t0) / 1000)
 }
 
+const rpc = (url: string, method: string) =>
+  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) }).then((r) => r.json())
+
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b)
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!
@@ -43,12 +47,14 @@ let walletUrl: string
 let referenceWs: string
 let referenceName: string
 let stopAll: () => Promise<void>
+let mine: () => Promise<unknown>
 if (process.env.BENCH_MODE === 'direct') {
   const devnets = await startDevnets()
   const h = await startWallet(devnets.anvils, walletOverrides)
   walletUrl = h.url
   referenceWs = devnets.anvils[0]!.wsUrl
   referenceName = 'straight to the node'
+  mine = () => rpc(devnets.anvils[0]!.url, 'evm_mine')
   stopAll = async () => {
     await h.stop()
     await devnets.stop()
@@ -59,8 +65,10 @@ if (process.env.BENCH_MODE === 'direct') {
     { services: [walletAppService()] },
   )
   walletUrl = s.app.info['wallet (CAIP-25 over WebSocket)']!
-  referenceWs = `${s.url.replace(/^http/, 'ws')}/networks/devnet-a/ws/v3/${s.key.key}`
+  const { key } = await s.newKey('dev') // the wallet's key is on the dev plan too: no throughput limit in the way
+  referenceWs = `${s.url.replace(/^http/, 'ws')}/networks/devnet-a/ws/v3/${key.key}`
   referenceName = 'straight to the gateway'
+  mine = () => rpc(s.app.upstreamUrls.get('devnet-a')!.url, 'evm_mine') // the gateway does not offer evm_mine
   stopAll = () => s.stop()
 }
 try {
@@ -70,12 +78,16 @@ try {
   const node = new WebSocket(referenceWs)
   await new Promise((r) => node.once('open', r))
   let id = 0
+  let referenceErrors = 0
   const waiting = new Map<number, () => void>()
   const headTimes = new Map<string, number>()
   node.on('message', (raw) => {
     const m = JSON.parse(String(raw))
     if (m.method === 'eth_subscription') headTimes.set(m.params.result.number, performance.now())
-    else waiting.get(m.id)?.()
+    else {
+      if (m.error) referenceErrors++
+      waiting.get(m.id)?.()
+    }
   })
   const nodeCall = (method: string, params: unknown[] = []) =>
     new Promise<void>((resolve) => {
@@ -88,10 +100,10 @@ try {
   await pool(500, IN_FLIGHT, () => d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any }))
   await pool(500, IN_FLIGHT, () => nodeCall('eth_blockNumber'))
   const viaWallet = await pool(CALLS, IN_FLIGHT, () => d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any }))
-  const direct = await pool(CALLS, IN_FLIGHT, () => nodeCall('eth_blockNumber'))
+  const direct = SKIP_CALLS ? Number.NaN : await pool(CALLS, IN_FLIGHT, () => nodeCall('eth_blockNumber'))
   console.log(`eth_blockNumber, ${CALLS} calls, ${IN_FLIGHT} in flight, one connection each:`)
   console.log(`  via wallet_invokeMethod: ${viaWallet.toFixed(0)} req/s`)
-  console.log(`  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}`)
+  console.log(`  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}${referenceErrors ? `  (${referenceErrors} error answers!)` : ''}`)
 
   // notification latency
   await nodeCall('eth_subscribe', ['newHeads'])
@@ -105,7 +117,7 @@ try {
   for (let i = 0; i < BLOCKS; i++) {
     const t0 = performance.now()
     const before = walletTimes.size
-    await nodeCall('evm_mine')
+    await mine()
     while (walletTimes.size === before) await new Promise((r) => setImmediate(r))
     const [num, t] = [...walletTimes].at(-1)!
     viaWalletMs.push(t - t0)

@@ -2,6 +2,7 @@
  * Commands contributed by other parts (wallet, dashboard) so src/cli/main.ts stays a table of contents.
  */
 import type { CliContext } from './main.ts'
+import { walletExtraCommand } from './wallet.ts'
 
 export interface ExtraCommand {
   command: string
@@ -11,5 +12,5 @@ export interface ExtraCommand {
 }
 
 export function extraCommands(): ExtraCommand[] {
-  return []
+  return [walletExtraCommand]
 }

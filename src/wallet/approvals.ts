@@ -9,12 +9,16 @@ import type { Logger } from 'pino'
 import { walletErrors } from './errors.ts'
 import type { ApprovalKind, ApprovalRow, WalletStore } from './store.ts'
 
+/** Requests of one origin that may wait for the user at the same time. */
+export const MAX_PENDING_PER_ORIGIN = 20
+
 export interface ApprovalOutcome {
   decision: unknown
   by: string
 }
 
 interface Waiter {
+  origin: string
   resolve(o: ApprovalOutcome): void
   reject(e: unknown): void
   timer: NodeJS.Timeout
@@ -59,6 +63,10 @@ export function createApprovals(deps: ApprovalsDeps) {
         deps.logger.warn({ origin, kind }, 'wallet: auto-approved (wallet.autoApprove is on)')
         return { decision: auto, by: 'auto' }
       }
+      // One origin cannot bury the console (or the database) under requests: EIP-1474 "limit exceeded".
+      let waiting = 0
+      for (const w of waiters.values()) if (w.origin === origin) waiting++
+      if (waiting >= MAX_PENDING_PER_ORIGIN) throw walletErrors.tooManyPending(MAX_PENDING_PER_ORIGIN)
       const id = randomUUID()
       const now = deps.clock.now()
       await deps.store.insertApproval({ id, origin, kind, request, createdAt: now, expiresAt: now + deps.timeoutMs })
@@ -71,7 +79,7 @@ export function createApprovals(deps: ApprovalsDeps) {
           }, () => settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' }))
         }, deps.timeoutMs)
         timer.unref()
-        waiters.set(id, { resolve, reject, timer })
+        waiters.set(id, { origin, resolve, reject, timer })
       })
       if (signal) {
         const cancel = () => {

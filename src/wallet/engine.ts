@@ -137,6 +137,21 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     return s
   }
 
+  /**
+   * Accounts removed from the wallet and chains it no longer serves leave every session (M§2.14; MetaMask drops
+   * the scopes of removed networks). Returns the same object when nothing changed, undefined when nothing is left.
+   */
+  function reconcile(session: StoredSession): StoredSession | undefined {
+    let s = session
+    const held = new Set(heldAddresses())
+    for (const scope of Object.values(s.sessionScopes))
+      for (const acc of scope.accounts) if (!held.has(addressOf(acc))) s = removeAccount(s, addressOf(acc))
+    const served = servedChainIds()
+    // An empty chain list means the chain access is not ready, not that every chain is gone.
+    const gone = served.size === 0 ? [] : Object.keys(s.sessionScopes).filter((k) => !served.has(eip155ChainIdOf(k) ?? -1))
+    return gone.length > 0 ? removeScopes(s, gone) : s
+  }
+
   /** Loads accounts and sessions from the database (start, and whenever the CLI changed something). */
   async function reload(): Promise<void> {
     await serial(async () => {
@@ -146,19 +161,15 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       const seen = new Set<string>()
       for (const row of rows) {
         seen.add(row.origin)
-        let s = row.session
-        // Accounts removed from the wallet leave every session (M§2.14).
-        const held = new Set(heldAddresses())
-        for (const scope of Object.values(s.sessionScopes))
-          for (const acc of scope.accounts) if (!held.has(addressOf(acc))) s = removeAccount(s, addressOf(acc))
+        const s = reconcile(row.session)
         if (JSON.stringify(s) !== JSON.stringify(sessions.get(row.origin))) {
           const changedInDb = JSON.stringify(row.session) !== JSON.stringify(sessions.get(row.origin))
           if (changedInDb && s === row.session) {
             // Changed by another writer (CLI): adopt and announce without writing back.
-            sessions.set(row.origin, s)
-            notifyOrigin(row.origin, 'wallet_sessionChanged', { sessionScopes: s.sessionScopes })
+            sessions.set(row.origin, row.session)
+            notifyOrigin(row.origin, 'wallet_sessionChanged', { sessionScopes: row.session.sessionScopes })
             await dropUnauthorizedSubscriptions(row.origin)
-          } else await applySession(row.origin, s, 'account removed')
+          } else await applySession(row.origin, s, 'accounts or chains removed from the wallet')
         }
       }
       for (const origin of [...sessions.keys()]) {

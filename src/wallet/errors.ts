@@ -62,6 +62,8 @@ export const walletErrors = {
       reason: 'approval_timeout',
       timeoutMs,
     }),
+  tooManyPending: (max: number) =>
+    new WalletRpcError(-32005, `Too many requests are waiting for the user from this origin (at most ${max}).`),
   scopesNotSupported: () => new WalletRpcError(5100, MESSAGES.scopesNotSupported),
   invalidSessionProperties: () => new WalletRpcError(5302, MESSAGES.invalidSessionProperties),
 }

@@ -10,7 +10,7 @@ import type { ChainAccess } from './ports.ts'
 import { addressOf, isPlainObject, type SessionScope } from './scopes.ts'
 
 const ADDRESS = /^0x[0-9a-fA-F]{40}$/
-const QUANTITY = /^0x(0|[1-9a-fA-F][0-9a-fA-F]*)$/
+const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/ // leading zeros tolerated: some dapps pad quantities
 
 export interface SigningContext {
   scope: string
@@ -70,7 +70,14 @@ export async function signTypedDataV4(ctx: SigningContext, params: unknown): Pro
   if (!isPlainObject(data) || !isPlainObject(data.types) || typeof data.primaryType !== 'string' || !isPlainObject(data.message))
     throw walletErrors.invalidParams([{ path: 'request.params.1', problem: 'must have types, primaryType, domain and message' }])
   const domain = isPlainObject(data.domain) ? data.domain : {}
-  if (domain.chainId !== undefined && BigInt(domain.chainId as string | number) !== BigInt(ctx.chainId))
+  const toBig = (v: unknown): bigint | undefined => {
+    try {
+      return typeof v === 'string' || typeof v === 'number' || typeof v === 'bigint' ? BigInt(v) : undefined
+    } catch {
+      return undefined
+    }
+  }
+  if (domain.chainId !== undefined && toBig(domain.chainId) !== BigInt(ctx.chainId))
     throw walletErrors.invalidParams([{ path: 'request.params.1.domain.chainId', problem: `does not match the scope's chain ${ctx.chainId}` }])
   const { EIP712Domain: _ignored, ...types } = data.types as Record<string, unknown>
   await ctx.approve('eth_signTypedData_v4', { scope: ctx.scope, address: signer.address.toLowerCase(), typedData: data })

@@ -244,6 +244,21 @@ describe('transport, origins and bad input (points 1, 9)', () => {
     await viaHeader.close()
   })
 
+  test('an origin can have at most 20 requests waiting for the user (-32005); closing the socket cancels them', async () => {
+    const origin = 'https://pushy.example'
+    const s = await rawSocket(h.url, origin)
+    const params = { optionalScopes: { [A]: { methods: [], notifications: [] } } }
+    for (let i = 0; i < 20; i++) s.ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'wallet_createSession', params }))
+    for (let i = 0; i < 50 && (await h.console('/console/api/state')).body.pending.filter((p: any) => p.origin === origin).length < 20; i++)
+      await new Promise((r) => setTimeout(r, 20))
+    const e = await s.call({ method: 'wallet_createSession', params })
+    expect(e.error.code).toBe(-32005)
+    s.ws.close()
+    for (let i = 0; i < 50 && (await h.console('/console/api/state')).body.pending.some((p: any) => p.origin === origin); i++)
+      await new Promise((r) => setTimeout(r, 20))
+    expect((await h.console('/console/api/state')).body.pending.filter((p: any) => p.origin === origin)).toEqual([])
+  })
+
   test('an oversized message or a flood closes only that connection', async () => {
     const victim = await rawSocket(h.url, 'https://flood.example')
     const bystander = await rawSocket(h.url, 'https://flood.example')
@@ -255,6 +270,28 @@ describe('transport, origins and bad input (points 1, 9)', () => {
     expect(await victim.closed).toEqual({ code: 1008, reason: 'message rate limit exceeded' })
     expect(await bystander.call({ method: 'wallet_getSession' })).toMatchObject({ result: { sessionScopes: {} } })
     bystander.ws.close()
+  })
+
+  test('a chain the wallet no longer serves leaves the session at the next start', async () => {
+    const origin = 'https://chain-gone.example'
+    const d = dapp(h.url, origin)
+    await createApproved(d, origin, { optionalScopes: { eip155: { references: [String(CHAIN_A), String(CHAIN_B)], methods: ['eth_chainId'], notifications: [] } } })
+    await d.close()
+    const { mkdtempSync, cpSync, rmSync } = await import('node:fs')
+    const { tmpdir } = await import('node:os')
+    const { join } = await import('node:path')
+    const copy = mkdtempSync(join(tmpdir(), 'chaingate-wallet-copy-'))
+    h.db.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+    cpSync(h.dataDir, copy, { recursive: true })
+    const onlyB = await startWallet([devnets.anvils[1]!], {}, { dataDir: copy })
+    try {
+      const again = dapp(onlyB.url, origin)
+      expect(Object.keys((await again.client.getSession())!.sessionScopes)).toEqual([B])
+      await again.close()
+    } finally {
+      await onlyB.stop()
+      rmSync(copy, { recursive: true, force: true })
+    }
   })
 
   test('sessions persist across a restart', async () => {

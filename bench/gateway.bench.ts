@@ -9,8 +9,9 @@
  * Targets alternate order between rounds and the best round is reported, because a 2-core machine is noisy.
  *
  * Settings (environment): BENCH_CONNECTIONS (32), BENCH_DURATION seconds (7), BENCH_WARMUP seconds (2),
- * BENCH_ROUNDS (2), BENCH_TARGETS (a,b,c), BENCH_METHODS (comma-separated case names, default all), BENCH_LOG_FILE (chaingate's log
- * lines; default /dev/null), BENCH_CPU_PROF (a folder: the proxy and chaingate run with `node --cpu-prof` there).
+ * BENCH_ROUNDS (2), BENCH_TARGETS (a,b,c), BENCH_METHODS (comma-separated case names, default all),
+ * BENCH_LOG_FILE (chaingate's log lines; default /dev/null), BENCH_CPU_PROF (a folder: the proxy and chaingate run
+ * with `node --cpu-prof` and write their profiles there).
  * See docs/benchmarks.md.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
@@ -30,8 +31,8 @@ const envInt = (name: string, fallback: number) => {
   if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
   return n
 }
-const CONNECTIONS = envInt('BENCH_CONNECTIONS', 32)
-const DURATION = envInt('BENCH_DURATION', 7)
+const CONNECTIONS = Math.max(1, envInt('BENCH_CONNECTIONS', 32))
+const DURATION = Math.max(1, envInt('BENCH_DURATION', 7))
 const WARMUP = envInt('BENCH_WARMUP', 2)
 const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
 const LOG_FILE = process.env.BENCH_LOG_FILE || '/dev/null'

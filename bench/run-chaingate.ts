@@ -15,7 +15,7 @@ import { startApp } from '../src/app.ts'
 import { parseConfig } from '../src/config/load.ts'
 import { createLogger } from '../src/observability/logger.ts'
 
-export const BENCH_NETWORK = 'bench'
+const BENCH_NETWORK = 'bench'
 
 const upstream = process.argv[2]
 if (!upstream) {
@@ -35,11 +35,24 @@ const config = parseConfig({
 const destination = pino.destination({ dest: logFile, sync: false, mkdir: true })
 const logger = createLogger('info', destination)
 
-const app = await startApp({ config, logger })
-const now = Date.now()
-const account = await app.accounts.create({ email: 'bench@localhost', plan: 'dev' }, now)
-const key = await app.keys.create({ accountId: account.id, name: 'bench' }, now)
-await app.keySnapshot.reload()
+const started = await (async () => {
+  const app = await startApp({ config, logger })
+  try {
+    const now = Date.now()
+    const account = await app.accounts.create({ email: 'bench@localhost', plan: 'dev' }, now)
+    const key = await app.keys.create({ accountId: account.id, name: 'bench' }, now)
+    await app.keySnapshot.reload()
+    return { app, key }
+  } catch (err) {
+    await app.stop()
+    throw err
+  }
+})().catch((err: unknown) => {
+  console.error('chaingate did not start:', err)
+  rmSync(dataDir, { recursive: true, force: true })
+  process.exit(1)
+})
+const { app, key } = started
 
 let stopping = false
 const stop = () => {

@@ -62,8 +62,8 @@ export interface HttpRpcRequest {
 export interface GatewayResponse {
   status: number
   contentType: string
-  /** Undefined for 204 (only notifications were sent). */
-  body: string | undefined
+  /** Undefined for 204 (only notifications were sent). A node's answer to a single call stays bytes. */
+  body: string | Buffer | undefined
   headers?: Record<string, string>
   /** Credits this request cost. */
   credits: number
@@ -232,7 +232,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           const i = forwardIdx[0]!
           const answer = await pool.send(opts.rawSingle)
           metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
-          answers[i] = (entries[i] as { call: RpcCall }).call.hasId ? answer.text : undefined
+          answers[i] = (entries[i] as { call: RpcCall }).call.hasId ? answer.body.toString() : undefined
           charged[i] = prices[i]!
         } else {
           // Several calls: one batch to the node with our own ids, mapped back (clients may repeat ids).
@@ -240,7 +240,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
           const answer = await pool.send(body)
           metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
-          const parsed = JSON.parse(answer.text) as unknown
+          const parsed = JSON.parse(answer.body.toString()) as unknown
           const byId = new Map<number, Record<string, unknown>>()
           if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
           forwardIdx.forEach((i, j) => {
@@ -295,6 +295,73 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
   }
 
+  /**
+   * The common case, one valid call over HTTP, without the batch bookkeeping: same rules as `execute`, and the
+   * node's answer goes back as the bytes it sent.
+   */
+  const executeSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer): Promise<GatewayResponse> => {
+    const { entry, network } = ctx
+    const decision = decide(call, 'http')
+    const price = decision.kind === 'error' ? costs.inputError : costs.method(network.name, call.method)
+    const base = { keyId: entry.id, method: call.method, calls: 1 }
+    const now = clock.now()
+    const rejection = limits.admit(
+      {
+        accountId: entry.accountId,
+        keyId: entry.id,
+        credits: price,
+        accountCreditsPerDay: entry.plan.creditsPerDay,
+        accountCreditsPerSecond: entry.plan.creditsPerSecond,
+        keyCreditsPerDay: entry.creditsPerDay,
+        keyCreditsPerSecond: entry.creditsPerSecond,
+      },
+      now,
+    )
+    if (rejection) {
+      const status = rejection === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429
+      if (status === 402) deps.onDailyExhausted?.(entry.accountId)
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: call.method, calls: 1, credits: 0, errors: 1, errorKind: `http:${status}` }, now)
+      metrics.call(network.name, call.method, `http_${status}`)
+      return { ...base, status, contentType: JSON_TYPE, body: limitBody(rejection, call.id), credits: 0 }
+    }
+    let status = 200
+    let body: string | Buffer | undefined
+    let charged = price
+    let errorKind: string | undefined
+    let outcome = 'ok'
+    if (decision.kind === 'forward') {
+      try {
+        const answer = await ctx.pool.send(raw)
+        metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+        body = answer.body
+        if (isErrorAnswer(body)) {
+          outcome = 'error'
+          errorKind = `rpc:${errorCodeOf(body) ?? 'unknown'}`
+        }
+      } catch (err) {
+        // The node could not be reached: free (5xx, I§1.4).
+        const e = err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network.name} is unavailable`, { httpStatus: 503 })
+        status = e.httpStatus
+        body = serializeError(call.id, toErrorObject(e))
+        charged = 0
+        outcome = 'unavailable'
+        errorKind = `http:${status}`
+      }
+    } else if (decision.kind === 'result') body = serializeResult(call.id, decision.result)
+    else {
+      body = serializeError(call.id, toErrorObject(decision.error))
+      outcome = 'error'
+      errorKind = `rpc:${decision.error.rpcCode}`
+    }
+    const t = charged === price ? now : clock.now()
+    if (charged !== price) limits.adjust(entry.accountId, entry.id, charged - price, t)
+    ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: call.method, calls: 1, credits: charged, errors: outcome === 'ok' ? 0 : 1, errorKind }, t)
+    metrics.call(network.name, call.method, outcome)
+    metrics.credits(network.name, charged)
+    if (!call.hasId) return { ...base, status: 204, contentType: JSON_TYPE, body: undefined, credits: charged }
+    return { ...base, status, contentType: JSON_TYPE, body, credits: charged }
+  }
+
   return {
     authorize,
     execute,
@@ -322,6 +389,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           calls: 0,
         }
       }
+      if (parsed.kind === 'single' && parsed.entry.ok) return executeSingle(ctx, parsed.entry.call, req.body!)
       const batch = parsed.kind === 'batch'
       const entries = batch ? parsed.entries : [parsed.entry]
       const result = await execute(ctx, entries, { batch, rawSingle: batch ? undefined : req.body })

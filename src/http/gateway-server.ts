@@ -13,7 +13,7 @@ import type { Gateway, HttpRpcRequest, GatewayResponse } from '../gateway/pipeli
 import type { AccessCheck } from '../gateway/access.ts'
 import { WS_CLOSE, createWsSession, type WsSession, type WsSessionDeps } from '../gateway/ws-session.ts'
 import type { NetworkRegistry, Network } from '../networks/registry.ts'
-import type { Logger } from '../observability/logger.ts'
+import { requestLogger, type Logger } from '../observability/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
@@ -62,6 +62,8 @@ function keyFromRest(rest: string | undefined): string | undefined {
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const app = Fastify({ logger: false, bodyLimit: deps.maxBodyBytes, return503OnClosing: true, forceCloseConnections: 'idle' })
   const sessions = new Map<WebSocket, WsSession>()
+  // The per-request line carries only ids, so it skips redaction (a quarter of the request's CPU when on).
+  const requestLog = requestLogger(deps.logger)
 
   // Infura parses the body as JSON whatever Content-Type says (curl -d sends form-urlencoded), so every
   // type is read as raw bytes and parsed by the pipeline.
@@ -85,7 +87,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     reply.code(res.status).headers(CORS).header('x-credits-charged', String(res.credits))
     if (res.headers) reply.headers(res.headers)
     if (deps.logRequests)
-      deps.logger.info(
+      requestLog.info(
         { keyId: res.keyId, network, method: res.method, calls: res.calls, status: res.status, credits: res.credits, ms: Math.round((performance.now() - started) * 10) / 10 },
         'rpc',
       )
@@ -155,8 +157,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
   }
 
-  const rejectUpgrade = (socket: Duplex, res: { status: number; contentType: string; body: string | undefined; headers?: Record<string, string> }) => {
-    const body = res.body ?? ''
+  const rejectUpgrade = (socket: Duplex, res: { status: number; contentType: string; body: string | Buffer | undefined; headers?: Record<string, string> }) => {
+    const body = res.body?.toString() ?? ''
     const extra = Object.entries(res.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
     socket.end(
       `HTTP/1.1 ${res.status} ${res.status === 401 ? 'Unauthorized' : res.status === 404 ? 'Not Found' : res.status === 403 ? 'Forbidden' : res.status === 402 ? 'Payment Required' : 'Error'}\r\n` +

@@ -80,17 +80,24 @@ export function serializeResult(id: RpcId, result: unknown): string {
 
 /**
  * Whether an upstream answer is a JSON-RPC error, without parsing it (answers can be megabytes). A node writes the
- * top-level `result`/`error` member before any nested one, so the first of the two decides.
+ * top-level `result`/`error` member before any nested one, so the first of the two decides; it is near the start,
+ * so only the head is searched unless it holds neither.
  */
-export function isErrorAnswer(text: string): boolean {
-  const e = text.indexOf('"error"')
-  if (e === -1) return false
-  const r = text.indexOf('"result"')
-  return r === -1 || e < r
+export function isErrorAnswer(answer: string | Buffer): boolean {
+  const head = answer.length <= HEAD ? answer : typeof answer === 'string' ? answer.slice(0, HEAD) : answer.subarray(0, HEAD)
+  let e = head.indexOf('"error"')
+  let r = head.indexOf('"result"')
+  if (e === -1 && r === -1 && head !== answer) {
+    e = answer.indexOf('"error"')
+    r = answer.indexOf('"result"')
+  }
+  return e !== -1 && (r === -1 || e < r)
 }
+const HEAD = 512
 
 /** Extracts the numeric `error.code` of an error answer, for the usage ledger's breakdown. */
-export function errorCodeOf(text: string): number | undefined {
+export function errorCodeOf(answer: string | Buffer): number | undefined {
+  const text = typeof answer === 'string' ? answer : answer.subarray(0, 4096).toString()
   const m = /"error"\s*:\s*\{[^{}]*?"code"\s*:\s*(-?\d+)/.exec(text)
   return m ? Number(m[1]) : undefined
 }

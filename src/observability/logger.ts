@@ -19,3 +19,12 @@ export function createLogger(level: string, destination?: pino.DestinationStream
     destination ?? pino.destination({ dest: 1, sync: false }),
   )
 }
+
+/**
+ * A logger for the gateway's one line per request: same destination and level, no redaction pass. Only for
+ * lines built from ids and numbers (never a key, header or body).
+ */
+export function requestLogger(logger: Logger): Logger {
+  const stream = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym]
+  return stream ? pino({ level: logger.level, base: undefined }, stream) : logger
+}

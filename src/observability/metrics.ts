@@ -39,6 +39,7 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   // Label objects cached per combination: prom-client hashes labels on every inc otherwise.
   const children = new Map<string, Counter.Internal>()
   const histograms = new Map<string, Histogram.Internal<string>>()
+  const creditChildren = new Map<string, Counter.Internal>()
   return {
     registry,
     call(network, method, outcome) {
@@ -54,7 +55,10 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
       h.observe(seconds)
     },
     credits(network, n) {
-      if (n > 0) credits.labels(network).inc(n)
+      if (n <= 0) return
+      let c = creditChildren.get(network)
+      if (!c) creditChildren.set(network, (c = credits.labels(network)))
+      c.inc(n)
     },
     wsConnections(delta) {
       if (delta > 0) ws.inc(delta)

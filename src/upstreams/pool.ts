@@ -8,8 +8,8 @@ import { Pool, errors as undiciErrors } from 'undici'
 import { errors } from '../errors/index.ts'
 
 export interface UpstreamAnswer {
-  /** The node's JSON-RPC answer, verbatim. */
-  text: string
+  /** The node's JSON-RPC answer, verbatim (bytes: a single call's answer goes back to the client untouched). */
+  body: Buffer
   /** Milliseconds from sending to the full body. */
   latencyMs: number
   upstream: string
@@ -31,6 +31,9 @@ export interface UpstreamEndpoint {
 
 interface Member {
   url: URL
+  path: string
+  /** Built once: the same object goes with every request. */
+  headers: Record<string, string>
   label: string
   pool: Pool
   downUntil: number
@@ -47,8 +50,13 @@ export function createUpstreamPool(
   const cooldownMs = opts.cooldownMs ?? 2000
   const members: Member[] = endpoints.map((e) => {
     const url = new URL(e.url)
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (url.username)
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
     return {
       url,
+      path: `${url.pathname}${url.search}`,
+      headers,
       label: redactUrl(url),
       pool: new Pool(url.origin, {
         connections: opts.connections ?? 128,
@@ -60,23 +68,20 @@ export function createUpstreamPool(
       downUntil: 0,
     }
   })
-  const path = (m: Member) => `${m.url.pathname}${m.url.search}`
-  const auth = (m: Member) =>
-    m.url.username ? `Basic ${Buffer.from(`${decodeURIComponent(m.url.username)}:${decodeURIComponent(m.url.password)}`).toString('base64')}` : undefined
   let next = 0
 
   const sendTo = async (m: Member, body: string | Buffer, timeoutMs: number): Promise<UpstreamAnswer> => {
     const started = performance.now()
-    const headers: Record<string, string> = { 'content-type': 'application/json' }
-    const a = auth(m)
-    if (a) headers.authorization = a
+    const headers = m.headers
     // undici's own deadlines (no timer per request): time to the answer's headers, then between body chunks.
-    const res = await m.pool.request({ method: 'POST', path: path(m), headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
-    const text = await res.body.text()
-    if (res.statusCode >= 500 || !text.startsWith('{') && !text.startsWith('[')) {
-      throw new UpstreamHttpError(res.statusCode, text.slice(0, 200))
+    const res = await m.pool.request({ method: 'POST', path: m.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs })
+    const answer = Buffer.from(await res.body.arrayBuffer())
+    const first = answer[0]
+    // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty body) is not a JSON-RPC answer.
+    if (res.statusCode >= 500 || (first !== 0x7b && first !== 0x5b)) {
+      throw new UpstreamHttpError(res.statusCode, answer.subarray(0, 200).toString())
     }
-    return { text, latencyMs: performance.now() - started, upstream: m.label }
+    return { body: answer, latencyMs: performance.now() - started, upstream: m.label }
   }
 
   return {

@@ -4,12 +4,12 @@
  * cannot set Host), the same under /ws/ for WebSocket, /healthz, /metrics, and whatever plugins (dashboard)
  * register.
  */
-import type { IncomingMessage } from 'node:http'
+import { createServer, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { KeySnapshot } from '../api-keys/snapshot.ts'
-import type { Gateway, HttpRpcRequest, GatewayResponse } from '../gateway/pipeline.ts'
+import type { Gateway } from '../gateway/pipeline.ts'
 import type { AccessCheck } from '../gateway/access.ts'
 import { WS_CLOSE, createWsSession, type WsSession, type WsSessionDeps } from '../gateway/ws-session.ts'
 import type { NetworkRegistry, Network } from '../networks/registry.ts'
@@ -20,6 +20,7 @@ import type { UpstreamPool } from '../upstreams/pool.ts'
 import { errors } from '../errors/index.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
 import { limitBody } from '../gateway/responses.ts'
+import { CORS_HEADERS, createRpcRoute, keyFromRest } from './rpc-route.ts'
 
 export interface GatewayServerDeps {
   gateway: Gateway
@@ -46,24 +47,24 @@ export interface GatewayServer {
   close(): Promise<void>
 }
 
-const CORS = {
-  'access-control-allow-origin': '*',
-  'access-control-allow-methods': 'POST, OPTIONS',
-  'access-control-allow-headers': 'content-type, authorization, enable-failover',
-  'access-control-max-age': '86400',
-}
+const CORS = Object.fromEntries(CORS_HEADERS)
 
-/** `/v3/<key>` → the key; `/v3/`, `/v3/<key>/`, `/v3/<key>/more` → undefined (Infura: 401 "project id required"). */
-function keyFromRest(rest: string | undefined): string | undefined {
-  if (!rest || rest.includes('/')) return undefined
-  return rest
-}
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
-  const app = Fastify({ logger: false, bodyLimit: deps.maxBodyBytes, return503OnClosing: true, forceCloseConnections: 'idle' })
-  const sessions = new Map<WebSocket, WsSession>()
   // The per-request line carries only ids, so it skips redaction (a quarter of the request's CPU when on).
   const requestLog = requestLogger(deps.logger)
+  const rpcRoute = createRpcRoute({ gateway: deps.gateway, networks: deps.networks, maxBodyBytes: deps.maxBodyBytes, logRequests: deps.logRequests, requestLog, logger: deps.logger })
+  const app = Fastify({
+    logger: false,
+    bodyLimit: deps.maxBodyBytes,
+    return503OnClosing: true,
+    forceCloseConnections: 'idle',
+    serverFactory: (fastifyHandler) =>
+      createServer((req, res) => {
+        if (!rpcRoute(req, res)) fastifyHandler(req, res)
+      }),
+  })
+  const sessions = new Map<WebSocket, WsSession>()
 
   // Infura parses the body as JSON whatever Content-Type says (curl -d sends form-urlencoded), so every
   // type is read as raw bytes and parsed by the pipeline.
@@ -83,52 +84,16 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       .send(serializeError(null, { code: status === 500 ? -32603 : -32600, message: status === 500 ? 'Internal error' : 'Bad request' }))
   })
 
-  const send = (reply: FastifyReply, res: GatewayResponse, network: string, started: number) => {
-    reply.code(res.status).headers(CORS).header('x-credits-charged', String(res.credits))
-    if (res.headers) reply.headers(res.headers)
-    if (deps.logRequests)
-      requestLog.info(
-        { keyId: res.keyId, network, method: res.method, calls: res.calls, status: res.status, credits: res.credits, ms: Math.round((performance.now() - started) * 10) / 10 },
-        'rpc',
-      )
-    if (res.body === undefined) return reply.send()
-    return reply.type(res.contentType).send(res.body)
-  }
-
-  const rpcRequest = (req: FastifyRequest, network: Network | undefined, label: string, rest: string | undefined): HttpRpcRequest => ({
-    network,
-    networkLabel: label,
-    key: keyFromRest(rest),
-    body: req.body as Buffer | undefined,
-    authorization: req.headers.authorization,
-    origin: req.headers.origin,
-    userAgent: req.headers['user-agent'],
-  })
-
-  const byHost = async (req: FastifyRequest<{ Params: { '*': string } }>, reply: FastifyReply) => {
-    const started = performance.now()
-    const host = req.headers.host ?? ''
-    const network = deps.networks.byHost(host)
-    const res = await deps.gateway.handleHttp(rpcRequest(req, network, host, req.params['*']))
-    return send(reply, res, network?.name ?? 'unknown', started)
-  }
-  const byPath = async (req: FastifyRequest<{ Params: { network: string; '*': string } }>, reply: FastifyReply) => {
-    const started = performance.now()
-    const network = deps.networks.byName(req.params.network)
-    const res = await deps.gateway.handleHttp(rpcRequest(req, network, req.params.network, req.params['*']))
-    return send(reply, res, network?.name ?? 'unknown', started)
-  }
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
     reply.code(405).headers(CORS).header('allow', 'POST, OPTIONS').type('text/plain; charset=utf-8').send('method not allowed: send JSON-RPC with POST\n')
   const preflight = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(CORS).send()
 
+  // POST on these paths never reaches fastify: the bare node:http route (rpc-route.ts) takes it first.
   for (const path of ['/v3', '/v3/*']) {
-    app.post(path, byHost)
     app.options(path, preflight)
     app.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'], url: path, handler: notAllowed })
   }
   for (const path of ['/networks/:network/v3', '/networks/:network/v3/*']) {
-    app.post(path, byPath)
     app.options(path, preflight)
     app.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'], url: path, handler: notAllowed })
   }

@@ -1,0 +1,130 @@
+/**
+ * The hot route, on bare node:http: `POST /v3/<key>` and `POST /networks/<name>/v3/<key>`. It is the product's
+ * per-request path, so it skips fastify's routing, hooks and reply objects (measured in bench/); everything
+ * else on the listener (OPTIONS, 405s, /healthz, /metrics, the dashboard) stays on fastify.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { errors } from '../errors/index.ts'
+import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
+import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
+import type { Network, NetworkRegistry } from '../networks/registry.ts'
+import type { Logger } from '../observability/logger.ts'
+
+export const CORS_HEADERS: [string, string][] = [
+  ['access-control-allow-origin', '*'],
+  ['access-control-allow-methods', 'POST, OPTIONS'],
+  ['access-control-allow-headers', 'content-type, authorization, enable-failover'],
+  ['access-control-max-age', '86400'],
+]
+const CORS_FLAT = CORS_HEADERS.flat()
+
+/** `/v3/<key>` → the key; `/v3/`, `/v3/<key>/`, `/v3/<key>/more` → undefined (Infura: 401 "project id required"). */
+export function keyFromRest(rest: string | undefined): string | undefined {
+  if (!rest || rest.includes('/')) return undefined
+  return rest
+}
+
+export interface RpcTarget {
+  network: Network | undefined
+  label: string
+  key: string | undefined
+}
+
+/** Which network and key a path names; undefined when it is not an RPC path. */
+export function matchRpcPath(url: string, host: string | undefined, networks: NetworkRegistry): RpcTarget | undefined {
+  const q = url.indexOf('?')
+  const path = q === -1 ? url : url.slice(0, q)
+  if (path === '/v3' || path.startsWith('/v3/')) {
+    const label = host ?? ''
+    return { network: networks.byHost(label), label, key: keyFromRest(path.slice(4)) }
+  }
+  if (path.startsWith('/networks/')) {
+    const slash = path.indexOf('/', 10)
+    if (slash === -1) return undefined
+    const rest = path.slice(slash)
+    if (rest !== '/v3' && !rest.startsWith('/v3/')) return undefined
+    const label = decodeURIComponent(path.slice(10, slash))
+    return { network: networks.byName(label), label, key: keyFromRest(rest.slice(4)) }
+  }
+  return undefined
+}
+
+export function createRpcRoute(deps: {
+  gateway: Gateway
+  networks: NetworkRegistry
+  maxBodyBytes: number
+  logRequests: boolean
+  requestLog: Logger
+  logger: Logger
+}) {
+  const write = (res: ServerResponse, out: GatewayResponse, network: string, started: number) => {
+    const headers: string[] = [...CORS_FLAT, 'x-credits-charged', String(out.credits)]
+    if (out.headers) for (const [k, v] of Object.entries(out.headers)) headers.push(k, v)
+    if (out.body !== undefined) headers.push('content-type', out.contentType, 'content-length', String(Buffer.byteLength(out.body)))
+    res.writeHead(out.status, headers)
+    res.end(out.body)
+    if (deps.logRequests)
+      deps.requestLog.info(
+        { keyId: out.keyId, network, method: out.method, calls: out.calls, status: out.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 },
+        'rpc',
+      )
+  }
+
+  const tooLarge = (res: ServerResponse) => {
+    const body = serializeError(null, toErrorObject(errors.bodyTooLarge(deps.maxBodyBytes)))
+    res.writeHead(413, [...CORS_FLAT, 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'])
+    res.end(body)
+  }
+
+  /** Handles the request and returns true when it is a JSON-RPC POST; false leaves it to fastify. */
+  return function handle(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST') return false
+    const target = matchRpcPath(req.url ?? '/', req.headers.host, deps.networks)
+    if (!target) return false
+    const started = performance.now()
+    const declared = Number(req.headers['content-length'])
+    if (declared > deps.maxBodyBytes) {
+      tooLarge(res)
+      req.resume()
+      return true
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > deps.maxBodyBytes) {
+        refused = true
+        tooLarge(res)
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (refused) return
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      deps.gateway
+        .handleHttp({
+          network: target.network,
+          networkLabel: target.label,
+          key: target.key,
+          body: body.length === 0 ? undefined : body,
+          authorization: req.headers.authorization,
+          origin: req.headers.origin,
+          userAgent: req.headers['user-agent'],
+        })
+        .then(
+          (out) => write(res, out, target.network?.name ?? 'unknown', started),
+          (err) => {
+            deps.logger.error({ err }, 'gateway request failed')
+            const body = serializeError(null, { code: -32603, message: 'Internal error' })
+            if (!res.headersSent) res.writeHead(500, [...CORS_FLAT, 'content-type', 'application/json'])
+            res.end(body)
+          },
+        )
+    })
+    req.on('error', () => res.destroy())
+    return true
+  }
+}

@@ -1,7 +1,7 @@
 /**
  * Wallet benchmark (issue 3 "Performance"; not a timed test).
- *   node --import tsx test/e2e/helpers/wallet-bench.ts             # wallet wired into the app, vs the gateway's WebSocket
- *   BENCH_MODE=direct node --import tsx test/e2e/helpers/wallet-bench.ts   # wallet on direct-chain-access, vs the node
+ *   node --import tsx bench/wallet.bench.ts             # wallet wired into the app, vs the gateway's WebSocket
+ *   BENCH_MODE=direct node --import tsx bench/wallet.bench.ts   # wallet on direct-chain-access, vs the node
  *
  * 1. wallet_invokeMethod(eth_blockNumber) round trips per second over one dapp connection with IN_FLIGHT requests
  *    in flight, against the same call sent straight to the node over one WebSocket in the same run. (Until the
@@ -10,9 +10,9 @@
  *    subscriber receiving the same block, for reference.
  */
 import WebSocket from 'ws'
-import { walletAppService } from '../../../src/wallet/wiring.ts'
-import { startTestServer } from './server.ts'
-import { dapp, startDevnets, startWallet, CHAIN_A } from './wallet.ts'
+import { walletAppService } from '../src/wallet/wiring.ts'
+import { startTestServer } from '../test/e2e/helpers/server.ts'
+import { dapp, startDevnets, startWallet, CHAIN_A } from '../test/e2e/helpers/wallet.ts'
 
 const CALLS = Number(process.env.CALLS ?? 5000)
 const IN_FLIGHT = Number(process.env.IN_FLIGHT ?? 32)

@@ -6,7 +6,7 @@
 import type { KeyEntry, KeySnapshot } from '../api-keys/snapshot.ts'
 import { KEY_FORMAT } from '../api-keys/repository.ts'
 import type { CostTable } from '../credits/costs.ts'
-import type { LimitRejection, LimitStore } from '../credits/limits.ts'
+import type { AdmitRequest, LimitRejection, LimitStore } from '../credits/limits.ts'
 import type { UsageLedger } from '../credits/usage-ledger.ts'
 import { ChaingateError } from '../errors/index.ts'
 import {
@@ -97,6 +97,19 @@ export interface ExecutedCalls {
 
 const JSON_TYPE = 'application/json'
 
+/** What the limit store needs to admit `credits` for a key: its account's plan and its own limits. */
+export function admission(entry: KeyEntry, credits: number): AdmitRequest {
+  return {
+    accountId: entry.accountId,
+    keyId: entry.id,
+    credits,
+    accountCreditsPerDay: entry.plan.creditsPerDay,
+    accountCreditsPerSecond: entry.plan.creditsPerSecond,
+    keyCreditsPerDay: entry.creditsPerDay,
+    keyCreditsPerSecond: entry.creditsPerSecond,
+  }
+}
+
 export interface Gateway {
   handleHttp(req: HttpRpcRequest): Promise<GatewayResponse>
   /** Runs parsed calls for a known key and network: used by HTTP, WebSocket sessions and the wallet. */
@@ -175,18 +188,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       reserved += price
       return price
     })
-    const rejection = limits.admit(
-      {
-        accountId: entry.accountId,
-        keyId: entry.id,
-        credits: reserved,
-        accountCreditsPerDay: entry.plan.creditsPerDay,
-        accountCreditsPerSecond: entry.plan.creditsPerSecond,
-        keyCreditsPerDay: entry.creditsPerDay,
-        keyCreditsPerSecond: entry.creditsPerSecond,
-      },
-      now,
-    )
+    const rejection = limits.admit(admission(entry, reserved), now)
     if (rejection) {
       // Over WebSocket the session answers first, then closes; over HTTP the account's sockets close now.
       if (rejection === 'DAILY_CREDITS_EXHAUSTED' && ctx.transport === 'http') deps.onDailyExhausted?.(entry.accountId)
@@ -305,18 +307,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const price = decision.kind === 'error' ? costs.inputError : costs.method(network.name, call.method)
     const base = { keyId: entry.id, method: call.method, calls: 1 }
     const now = clock.now()
-    const rejection = limits.admit(
-      {
-        accountId: entry.accountId,
-        keyId: entry.id,
-        credits: price,
-        accountCreditsPerDay: entry.plan.creditsPerDay,
-        accountCreditsPerSecond: entry.plan.creditsPerSecond,
-        keyCreditsPerDay: entry.creditsPerDay,
-        keyCreditsPerSecond: entry.creditsPerSecond,
-      },
-      now,
-    )
+    const rejection = limits.admit(admission(entry, price), now)
     if (rejection) {
       const status = rejection === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429
       if (status === 402) deps.onDailyExhausted?.(entry.accountId)

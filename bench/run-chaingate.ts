@@ -29,7 +29,7 @@ const config = parseConfig({
   dataDir,
   gateway: { host: '127.0.0.1', port: 0, devAccount: null },
   networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: [{ url: upstream }] }],
-  log: { level: 'info', requests: true },
+  log: { level: 'info', requests: process.env.BENCH_NO_LOG ? false : true },
 })
 // Asynchronous destination, as `chaingate start` uses for stdout: the formatting and write cost is real.
 const destination = pino.destination({ dest: logFile, sync: false, mkdir: true })

@@ -8,7 +8,7 @@ import { errors } from '../errors/index.ts'
 import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../networks/registry.ts'
-import type { Logger } from '../observability/logger.ts'
+import type { Logger, RequestLog } from '../observability/logger.ts'
 
 export const CORS_HEADERS: [string, string][] = [
   ['access-control-allow-origin', '*'],
@@ -54,7 +54,7 @@ export function createRpcRoute(deps: {
   networks: NetworkRegistry
   maxBodyBytes: number
   logRequests: boolean
-  requestLog: Logger
+  requestLog: RequestLog
   logger: Logger
 }) {
   const write = (res: ServerResponse, out: GatewayResponse, network: string, started: number) => {
@@ -64,10 +64,7 @@ export function createRpcRoute(deps: {
     res.writeHead(out.status, headers)
     res.end(out.body)
     if (deps.logRequests)
-      deps.requestLog.info(
-        { keyId: out.keyId, network, method: out.method, calls: out.calls, status: out.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 },
-        'rpc',
-      )
+      deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: out.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 })
   }
 
   const tooLarge = (res: ServerResponse) => {

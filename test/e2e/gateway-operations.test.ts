@@ -65,11 +65,20 @@ describe('operations', () => {
   })
 
   it('one structured log line per request, with the key id and never the key', async () => {
+    await new Promise((r) => setTimeout(r, 300)) // earlier requests' lines are written
     const before = s.logs.filter((l) => l.msg === 'rpc').length
     await s.rpc(call('eth_chainId', [], 77))
     await s.rpc([call('eth_chainId', [], 1), call('eth_chainId', [], 2)])
-    const lines = s.logs.filter((l) => l.msg === 'rpc').slice(before)
+    // Request lines are written in batches (every 100 ms).
+    let lines: Record<string, unknown>[] = []
+    const deadline = Date.now() + 2000
+    while (lines.length < 2 && Date.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 25))
+      lines = s.logs.filter((l) => l.msg === 'rpc').slice(before)
+    }
     expect(lines).toHaveLength(2)
+    expect(lines[0]).toMatchObject({ level: 30, msg: 'rpc' })
+    expect(typeof lines[0]!.time).toBe('number')
     expect(lines[0]).toMatchObject({ keyId: s.key.id, network: 'devnet-a', method: 'eth_chainId', calls: 1, status: 200, credits: 5 })
     expect(lines[1]).toMatchObject({ method: 'batch', calls: 2, credits: 10 })
     expect(typeof lines[0]!.ms).toBe('number')

@@ -141,9 +141,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return fee
   }
 
-  const authorize: Gateway['authorize'] = async (req, calls) => {
+  type Authorized = { ctx: CallContext } | { refusal: GatewayResponse }
+
+  /** Synchronous unless the key has security settings to check (then a promise): most requests never await. */
+  const authorizeFast = (req: Omit<HttpRpcRequest, 'body'>, calls: RpcCall[]): Authorized | Promise<Authorized> => {
     const method = calls.length === 1 ? calls[0]!.method : calls.length > 1 ? 'batch' : '(none)'
-    if (!req.network) {
+    const network = req.network
+    if (!network) {
       return {
         refusal: refuse(404, 'text/plain; charset=utf-8', `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}\n`, method),
       }
@@ -156,25 +160,28 @@ export function createGateway(deps: GatewayDeps): Gateway {
           headers: { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' },
         }),
       }
-    if (entry.security && deps.checkAccess) {
-      const denied = await deps.checkAccess(entry.security, {
+    const afterSecurity = (): Authorized => {
+      if (!entry.networks.has(network.name)) {
+        const credits = chargeInputError(entry, network.name, 401)
+        return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.networkNotEnabled, method, { keyId: entry.id, credits }) }
+      }
+      return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport: 'http' } }
+    }
+    if (!entry.security || !deps.checkAccess) return afterSecurity()
+    return deps
+      .checkAccess(entry.security, {
         authorization: req.authorization,
         origin: req.origin,
         userAgent: req.userAgent,
         calls: calls.map((c) => ({ method: c.method, params: c.params })),
       })
-      if (denied) {
-        const credits = chargeInputError(entry, req.network.name, denied.status)
+      .then((denied) => {
+        if (!denied) return afterSecurity()
+        const credits = chargeInputError(entry, network.name, denied.status)
         return { refusal: refuse(denied.status, denied.contentType, denied.body, method, { keyId: entry.id, credits }) }
-      }
-    }
-    if (!entry.networks.has(req.network.name)) {
-      const credits = chargeInputError(entry, req.network.name, 401)
-      return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.networkNotEnabled, method, { keyId: entry.id, credits }) }
-    }
-    const pool = deps.pools.get(req.network.name)!
-    return { ctx: { entry, network: req.network, pool, transport: 'http' } }
+      })
   }
+  const authorize: Gateway['authorize'] = async (req, calls) => authorizeFast(req, calls)
 
   const execute: Gateway['execute'] = async (ctx, entries, opts) => {
     const { entry, network, pool } = ctx
@@ -360,7 +367,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const parsed = parseBody(req.body, deps.maxBatchSize)
       const calls: RpcCall[] =
         parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
-      const auth = await authorize(req, calls)
+      const pending = authorizeFast(req, calls)
+      const auth = pending instanceof Promise ? await pending : pending
       if ('refusal' in auth) {
         if (auth.refusal.status === 404 || auth.refusal.status === 401) metrics.call(req.network?.name ?? 'unknown', '(refused)', `http_${auth.refusal.status}`)
         return { ...auth.refusal, calls: calls.length }

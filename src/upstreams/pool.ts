@@ -87,6 +87,18 @@ export function createUpstreamPool(
     wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/, 'ws')),
     async send(body, sendOpts) {
       const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
+      if (members.length === 1) {
+        // One node (the common case): no rotation to compute.
+        const m = members[0]!
+        try {
+          const answer = await sendTo(m, body, timeoutMs)
+          m.downUntil = 0
+          return answer
+        } catch (err) {
+          m.downUntil = Date.now() + cooldownMs
+          throw toGatewayError(network, err, timeoutMs)
+        }
+      }
       const now = Date.now()
       let lastError: unknown
       // Healthy members first, in rotation; then the cooling-down ones as a last resort.

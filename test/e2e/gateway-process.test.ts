@@ -142,7 +142,12 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
     })
     txHash = await call(url, 'eth_sendRawTransaction', [raw])
     expect(txHash).toMatch(/^0x[0-9a-f]{64}$/)
-    const receipt = await call(url, 'eth_getTransactionReceipt', [txHash]) // automine: mined at once
+    // Automine mines right after the call returns, not within it: wait for the receipt.
+    let receipt: unknown = null
+    for (let i = 0; i < 100 && receipt === null; i++) {
+      receipt = await call(url, 'eth_getTransactionReceipt', [txHash])
+      if (receipt === null) await new Promise((r) => setTimeout(r, 50))
+    }
     expect(receipt).toMatchObject({ transactionHash: txHash, status: '0x1' })
     blockAfterTx = BigInt(await call(url, 'eth_blockNumber'))
     expect(blockAfterTx).toBe(before + 1n)
@@ -169,9 +174,8 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
     expect(row('eth_sendRawTransaction')).toMatchObject({ calls: 1, credits: 80 })
   })
 
-  // BUG (src/app.ts / src/devnet/anvil.ts): `<dataDir>/chains/` is never created, and anvil (run with --quiet)
-  // silently skips writing `--state <dataDir>/chains/<network>.json` when the folder is missing, so chain state is
-  // lost on every restart. Expected to fail until that is fixed; then turn `it.fails` back into `it`.
+  // Regression: anvil (run with --quiet) silently skips writing `--state <dataDir>/chains/<network>.json` when the
+  // folder is missing; src/devnet/anvil.ts creates it.
   it('restart keeps the chain state (the transaction, the block number, the balance)', async () => {
     const url = endpoint('devnet-a')
     expect(BigInt(await call(url, 'eth_blockNumber'))).toBeGreaterThanOrEqual(blockAfterTx)

@@ -134,10 +134,12 @@ describe('gateway over WebSocket', () => {
     const client = createPublicClient({ transport: webSocket(wsUrl()) })
     const seen: bigint[] = []
     const unwatch = client.watchBlockNumber({ poll: false as never, onBlockNumber: (n) => void seen.push(n) })
-    await new Promise((r) => setTimeout(r, 300))
-    await mine(2)
-    const deadline = Date.now() + 5000
-    while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50))
+    // The subscription is set up asynchronously: keep mining (bounded) until two new blocks were seen.
+    const deadline = Date.now() + 10_000
+    while (seen.length < 2 && Date.now() < deadline) {
+      await mine(1)
+      await new Promise((r) => setTimeout(r, 100))
+    }
     unwatch()
     expect(seen.length).toBeGreaterThanOrEqual(2)
     await (await client.transport.getRpcClient()).close()

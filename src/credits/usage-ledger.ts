@@ -19,16 +19,7 @@ export interface UsageRecord {
   errorKind?: string
 }
 
-interface Row {
-  hour: number
-  accountId: string
-  keyId: string
-  network: string
-  method: string
-  calls: number
-  credits: number
-  errors: number
-}
+type Row = Omit<UsageRecord, 'errorKind'> & { hour: number }
 
 export interface UsageLedger {
   record(entry: UsageRecord, nowMs: number): void

@@ -184,6 +184,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const authorize: Gateway['authorize'] = async (req, calls) => authorizeFast(req, calls)
 
   const execute: Gateway['execute'] = async (ctx, entries, opts) => {
+    const first = entries[0]
+    if (!opts.batch && entries.length === 1 && first?.ok && opts.rawSingle !== undefined) {
+      // One call (WebSocket, in-process): the same rules as an HTTP single call, in one place.
+      const out = await executeSingle(ctx, first.call, opts.rawSingle)
+      return {
+        answers: [out.body === undefined ? undefined : out.body.toString()],
+        credits: out.credits,
+        allUnavailable: out.status >= 500,
+        ...(out.rejected ? { rejected: out.rejected } : {}),
+      }
+    }
     const { entry, network, pool } = ctx
     const now = clock.now()
     // Price every call up front and reserve it all, so concurrent requests cannot overshoot a limit.
@@ -236,32 +247,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (forwardIdx.length > 0) {
       const started = performance.now()
       try {
-        if (!opts.batch && opts.rawSingle !== undefined) {
-          // One call: the client's own bytes go to the node and its answer comes back verbatim.
-          const i = forwardIdx[0]!
-          const answer = await pool.send(opts.rawSingle)
-          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
-          answers[i] = (entries[i] as { call: RpcCall }).call.hasId ? answer.body.toString() : undefined
+        // Several calls: one batch to the node with our own ids, mapped back (clients may repeat ids).
+        const calls = forwardIdx.map((i) => (entries[i] as { call: RpcCall }).call)
+        const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
+        const answer = await pool.send(body)
+        metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+        const parsed = JSON.parse(answer.body.toString()) as unknown
+        const byId = new Map<number, Record<string, unknown>>()
+        if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
+        forwardIdx.forEach((i, j) => {
+          const call = calls[j]!
+          const a = byId.get(j)
           charged[i] = prices[i]!
-        } else {
-          // Several calls: one batch to the node with our own ids, mapped back (clients may repeat ids).
-          const calls = forwardIdx.map((i) => (entries[i] as { call: RpcCall }).call)
-          const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
-          const answer = await pool.send(body)
-          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
-          const parsed = JSON.parse(answer.body.toString()) as unknown
-          const byId = new Map<number, Record<string, unknown>>()
-          if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
-          forwardIdx.forEach((i, j) => {
-            const call = calls[j]!
-            const a = byId.get(j)
-            charged[i] = prices[i]!
-            if (!call.hasId) return
-            if (!a) answers[i] = serializeError(call.id, { code: -32603, message: `network ${network.name}: the node gave no answer for this call` })
-            else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
-            else answers[i] = serializeResult(call.id, a.result)
-          })
-        }
+          if (!call.hasId) return
+          if (!a) answers[i] = serializeError(call.id, { code: -32603, message: `network ${network.name}: the node gave no answer for this call` })
+          else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
+          else answers[i] = serializeResult(call.id, a.result)
+        })
       } catch (err) {
         // The node could not be reached: these calls are free (5xx, I§1.4).
         unavailableError = err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network.name} is unavailable`, { httpStatus: 503 })
@@ -308,19 +310,20 @@ export function createGateway(deps: GatewayDeps): Gateway {
    * The common case, one valid call over HTTP, without the batch bookkeeping: same rules as `execute`, and the
    * node's answer goes back as the bytes it sent.
    */
-  const executeSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer): Promise<GatewayResponse> => {
+  const executeSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<GatewayResponse & { rejected?: LimitRejection }> => {
     const { entry, network } = ctx
-    const decision = decide(call, 'http')
+    const decision = decide(call, ctx.transport)
     const price = decision.kind === 'error' ? costs.inputError : costs.method(network.name, call.method)
     const base = { keyId: entry.id, method: call.method, calls: 1 }
     const now = clock.now()
     const rejection = limits.admit(admission(entry, price), now)
     if (rejection) {
       const status = rejection === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429
-      if (status === 402) deps.onDailyExhausted?.(entry.accountId)
+      // Over WebSocket the session answers first, then closes; over HTTP the account's sockets close now.
+      if (status === 402 && ctx.transport === 'http') deps.onDailyExhausted?.(entry.accountId)
       ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: call.method, calls: 1, credits: 0, errors: 1, errorKind: `http:${status}` }, now)
       metrics.call(network.name, call.method, `http_${status}`)
-      return { ...base, status, contentType: JSON_TYPE, body: limitBody(rejection, call.id), credits: 0 }
+      return { ...base, status, contentType: JSON_TYPE, body: limitBody(rejection, call.id), credits: 0, rejected: rejection }
     }
     let status = 200
     let body: string | Buffer | undefined

@@ -38,8 +38,6 @@ const LIMITS: Record<LimitRejection, { code: number; event: number; message: str
   },
 }
 
-export const limitStatus = (r: LimitRejection) => LIMITS[r].code
-
 export function limitBody(rejection: LimitRejection, id: RpcId): string {
   return `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${JSON.stringify(LIMITS[rejection])}}`
 }

@@ -65,10 +65,6 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   })
   const sessions = new Map<WebSocket, WsSession>()
 
-  // Infura parses the body as JSON whatever Content-Type says (curl -d sends form-urlencoded), so every
-  // type is read as raw bytes and parsed by the pipeline.
-  app.removeAllContentTypeParsers()
-  app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
 
   app.setErrorHandler((err: { code?: string; statusCode?: number }, _req, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {

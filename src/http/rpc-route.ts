@@ -24,6 +24,15 @@ export function keyFromRest(rest: string | undefined): string | undefined {
   return rest
 }
 
+/** A malformed %-escape must not throw out of the request listener (that would end the process). */
+function safeDecode(segment: string): string {
+  try {
+    return decodeURIComponent(segment)
+  } catch {
+    return segment
+  }
+}
+
 export interface RpcTarget {
   network: Network | undefined
   label: string
@@ -43,7 +52,7 @@ export function matchRpcPath(url: string, host: string | undefined, networks: Ne
     if (slash === -1) return undefined
     const rest = path.slice(slash)
     if (rest !== '/v3' && !rest.startsWith('/v3/')) return undefined
-    const label = decodeURIComponent(path.slice(10, slash))
+    const label = safeDecode(path.slice(10, slash))
     return { network: networks.byName(label), label, key: keyFromRest(rest.slice(4)) }
   }
   return undefined

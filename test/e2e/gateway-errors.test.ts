@@ -171,6 +171,13 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
     await stillServes()
   })
 
+  it('a malformed %-escape in the network name: 404, and the process keeps serving', async () => {
+    const res = await raw(`/networks/%E0%A4%A/v3/${s.key.key}`, { body: JSON.stringify(call('eth_chainId')) })
+    expect(res.status).toBe(404)
+    expect(res.text).toContain('unknown network "%E0%A4%A"')
+    await stillServes()
+  })
+
   it('GET (and other methods) on the endpoint: 405 with Allow: POST', async () => {
     for (const method of ['GET', 'PUT', 'DELETE']) {
       const res = await raw(`/networks/devnet-a/v3/${s.key.key}`, { method })

@@ -54,11 +54,13 @@ export interface CliContext {
   out(text: string): void
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values, positionals } = parseArgs({
-    args: argv,
+function parseOptions(argv: string[], strict: boolean) {
+  // `--credits-per-day -5` is a (bad) value, not an option: join it so the command can say what is wrong with it.
+  const args = argv.map((a, i) => (a.startsWith('--') && /^-\d/.test(argv[i + 1] ?? '') ? `${a}=${argv[i + 1]}` : a)).filter((a, i) => !(/^-\d/.test(a) && argv[i - 1]?.startsWith('--')))
+  return parseArgs({
+    args,
     allowPositionals: true,
-    strict: false,
+    strict,
     options: {
       config: { type: 'string' },
       'data-dir': { type: 'string' },
@@ -77,6 +79,19 @@ async function main(argv: string[]): Promise<number> {
       'credits-per-day': { type: 'string' },
     },
   })
+}
+
+async function main(argv: string[]): Promise<number> {
+  // Extra commands (wallet) read their own options; everything else is parsed strictly, so a misspelled
+  // option is an error instead of being ignored.
+  const strict = !extraCommands().some((e) => argv.includes(e.command))
+  let parsed: ReturnType<typeof parseOptions>
+  try {
+    parsed = parseOptions(argv, strict)
+  } catch (err) {
+    throw new UsageError(`${(err as Error).message}; see chaingate --help`)
+  }
+  const { values, positionals } = parsed
   const [command, sub, ...rest] = positionals
   const extras = extraCommands()
   if (values.help || !command) {
@@ -203,7 +218,8 @@ async function main(argv: string[]): Promise<number> {
         return 0
       case 'usage': {
         const day = (values.day as string | undefined) ?? new Date(now).toISOString().slice(0, 10)
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) throw new UsageError('--day must be YYYY-MM-DD (UTC)')
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
+          throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
         const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key'
         if (!['method', 'network', 'key'].includes(by)) throw new UsageError('--by must be method, network or key')
         const account = values.account ? await needAccount(values.account as string) : undefined

@@ -160,14 +160,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           headers: { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' },
         }),
       }
-    const afterSecurity = (): Authorized => {
-      if (!entry.networks.has(network.name)) {
-        const credits = chargeInputError(entry, network.name, 401)
-        return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.networkNotEnabled, method, { keyId: entry.id, credits }) }
-      }
-      return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport: 'http' } }
-    }
-    if (!entry.security || !deps.checkAccess) return afterSecurity()
+    if (!entry.security || !deps.checkAccess) return networkCheck(entry, network, method)
     return deps
       .checkAccess(entry.security, {
         authorization: req.authorization,
@@ -175,11 +168,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
         userAgent: req.userAgent,
         calls: calls.map((c) => ({ method: c.method, params: c.params })),
       })
-      .then((denied) => {
-        if (!denied) return afterSecurity()
+      .then((denied): Authorized => {
+        if (!denied) return networkCheck(entry, network, method)
         const credits = chargeInputError(entry, network.name, denied.status)
         return { refusal: refuse(denied.status, denied.contentType, denied.body, method, { keyId: entry.id, credits }) }
       })
+  }
+  const networkCheck = (entry: KeyEntry, network: Network, method: string): Authorized => {
+    if (!entry.networks.has(network.name)) {
+      const credits = chargeInputError(entry, network.name, 401)
+      return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.networkNotEnabled, method, { keyId: entry.id, credits }) }
+    }
+    return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport: 'http' } }
   }
   const authorize: Gateway['authorize'] = async (req, calls) => authorizeFast(req, calls)
 

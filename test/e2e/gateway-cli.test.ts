@@ -78,6 +78,14 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
     expect(noAccount.stderr).toContain('--account is required')
   })
 
+  it('a misspelled option or a bad --day exits 2 with a message instead of being ignored', async () => {
+    const [typo, badDay] = await Promise.all([cli('key', 'list', '--acount', 'x'), cli('usage', '--day', '2026-13-45')])
+    expect(typo.code).toBe(2)
+    expect(typo.stderr).toContain("Unknown option '--acount'")
+    expect(badDay.code).toBe(2)
+    expect(badDay.stderr).toContain('--day must be a date')
+  })
+
   it('plans --json lists Infura\'s plans with their numbers', async () => {
     const r = await cli('plans', '--json')
     expect(r.code, r.stderr).toBe(0)

@@ -1,8 +1,13 @@
 /**
- * Prometheus metrics (prom-client), served at /metrics. Method labels are limited to methods the gateway
- * knows (the cost table) so a client sending random method names cannot blow up the label set.
+ * Prometheus metrics, served at /metrics. The per-request counters are plain numbers in nested Maps (no string
+ * keys built, nothing hashed per call): prom-client hashes label objects on every inc/observe, even on a labelled
+ * child, which measured as a visible share of a call in bench/. They are turned into Prometheus series only when
+ * scraped, by collectors registered in prom-client's registry (which also serves Node's default metrics).
+ *
+ * Method labels are limited to methods the gateway knows (the cost table), so a client sending random method
+ * names cannot blow up the label set.
  */
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client'
+import { Registry, collectDefaultMetrics } from 'prom-client'
 
 export interface Metrics {
   call(network: string, method: string, outcome: string): void
@@ -12,56 +17,98 @@ export interface Metrics {
   readonly registry: Registry
 }
 
+/** Upper bounds (seconds) of the upstream latency histogram's buckets. */
+export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
+
+interface Series {
+  labels: Record<string, string | number>
+  value: number
+  metricName?: string
+}
+
+/** What prom-client's registry asks of a metric: a name, help, type and, when scraped, its series. */
+function collector(name: string, help: string, type: 'counter' | 'histogram', values: () => Series[]) {
+  return { name, help, type, aggregator: 'sum' as const, get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }) }
+}
+
+interface Histogram {
+  /** Per bucket, observations at or below its bound (not cumulative until scraped). */
+  buckets: Float64Array
+  sum: number
+  count: number
+}
+
 export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
   const known = new Set(knownMethods)
-  const requests = new Counter({
-    name: 'chaingate_requests_total',
-    help: 'JSON-RPC calls answered, by network, method and outcome (ok, error, unavailable, or an HTTP refusal)',
-    labelNames: ['network', 'method', 'outcome'],
-    registers: [registry],
-  })
-  const latency = new Histogram({
-    name: 'chaingate_upstream_latency_seconds',
-    help: 'Time for the upstream node to answer, by network',
-    labelNames: ['network'],
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  })
-  const credits = new Counter({
-    name: 'chaingate_credits_charged_total',
-    help: 'Credits charged, by network',
-    labelNames: ['network'],
-    registers: [registry],
-  })
-  const ws = new Counter({ name: 'chaingate_ws_connections_opened_total', help: 'WebSocket connections opened', registers: [registry] })
-  // Label objects cached per combination: prom-client hashes labels on every inc otherwise.
-  const children = new Map<string, Counter.Internal>()
-  const histograms = new Map<string, Histogram.Internal<string>>()
-  const creditChildren = new Map<string, Counter.Internal>()
+
+  // network → method → outcome → count
+  const requests = new Map<string, Map<string, Map<string, number>>>()
+  const latency = new Map<string, Histogram>()
+  const creditsCharged = new Map<string, number>()
+  let wsOpened = 0
+
+  registry.registerMetric(
+    collector('chaingate_requests_total', 'JSON-RPC calls answered, by network, method and outcome (ok, error, unavailable, or an HTTP refusal)', 'counter', () => {
+      const out: Series[] = []
+      for (const [network, byMethod] of requests)
+        for (const [method, byOutcome] of byMethod) for (const [outcome, value] of byOutcome) out.push({ labels: { network, method, outcome }, value })
+      return out
+    }) as never,
+  )
+  registry.registerMetric(
+    collector('chaingate_upstream_latency_seconds', 'Time for the upstream node to answer, by network', 'histogram', () => {
+      const out: Series[] = []
+      for (const [network, h] of latency) {
+        let cumulative = 0
+        LATENCY_BUCKETS.forEach((le, i) => {
+          cumulative += h.buckets[i]!
+          out.push({ metricName: 'chaingate_upstream_latency_seconds_bucket', labels: { le, network }, value: cumulative })
+        })
+        out.push({ metricName: 'chaingate_upstream_latency_seconds_bucket', labels: { le: '+Inf', network }, value: h.count })
+        out.push({ metricName: 'chaingate_upstream_latency_seconds_sum', labels: { network }, value: h.sum })
+        out.push({ metricName: 'chaingate_upstream_latency_seconds_count', labels: { network }, value: h.count })
+      }
+      return out
+    }) as never,
+  )
+  registry.registerMetric(
+    collector('chaingate_credits_charged_total', 'Credits charged, by network', 'counter', () =>
+      [...creditsCharged].map(([network, value]) => ({ labels: { network }, value })),
+    ) as never,
+  )
+  registry.registerMetric(
+    collector('chaingate_ws_connections_opened_total', 'WebSocket connections opened', 'counter', () => [{ labels: {}, value: wsOpened }]) as never,
+  )
+
   return {
     registry,
     call(network, method, outcome) {
       const m = known.has(method) || method.startsWith('(') || method === 'batch' ? method : 'other'
-      const k = `${network}|${m}|${outcome}`
-      let c = children.get(k)
-      if (!c) children.set(k, (c = requests.labels(network, m, outcome)))
-      c.inc()
+      let byMethod = requests.get(network)
+      if (byMethod === undefined) requests.set(network, (byMethod = new Map()))
+      let byOutcome = byMethod.get(m)
+      if (byOutcome === undefined) byMethod.set(m, (byOutcome = new Map()))
+      byOutcome.set(outcome, (byOutcome.get(outcome) ?? 0) + 1)
     },
     upstreamLatency(network, seconds) {
-      let h = histograms.get(network)
-      if (!h) histograms.set(network, (h = latency.labels(network)))
-      h.observe(seconds)
+      let h = latency.get(network)
+      if (h === undefined) latency.set(network, (h = { buckets: new Float64Array(LATENCY_BUCKETS.length), sum: 0, count: 0 }))
+      h.count++
+      h.sum += seconds
+      for (let i = 0; i < LATENCY_BUCKETS.length; i++)
+        if (seconds <= LATENCY_BUCKETS[i]!) {
+          h.buckets[i] = h.buckets[i]! + 1
+          break
+        }
     },
     credits(network, n) {
       if (n <= 0) return
-      let c = creditChildren.get(network)
-      if (!c) creditChildren.set(network, (c = credits.labels(network)))
-      c.inc(n)
+      creditsCharged.set(network, (creditsCharged.get(network) ?? 0) + n)
     },
     wsConnections(delta) {
-      if (delta > 0) ws.inc(delta)
+      if (delta > 0) wsOpened += delta
     },
   }
 }

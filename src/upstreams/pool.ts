@@ -70,91 +70,94 @@ export function createUpstreamPool(
   })
   let next = 0
 
-  const sendTo = async (m: Member, body: string | Buffer, timeoutMs: number): Promise<UpstreamAnswer> => {
-    const started = performance.now()
-    const headers = m.headers
-    const { status, answer } = await post(m, body, timeoutMs)
-    const first = answer[0]
-    // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty body) is not a JSON-RPC answer.
-    if (status >= 500 || (first !== 0x7b && first !== 0x5b)) {
-      throw new UpstreamHttpError(status, answer.subarray(0, 200).toString())
-    }
-    return { body: answer, latencyMs: performance.now() - started, upstream: m.label }
-  }
-
   return {
     network,
     wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/, 'ws')),
-    async send(body, sendOpts) {
+    send(body, sendOpts) {
       const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
-      if (members.length === 1) {
-        // One node (the common case): no rotation to compute.
-        const m = members[0]!
-        try {
-          const answer = await sendTo(m, body, timeoutMs)
-          m.downUntil = 0
-          return answer
-        } catch (err) {
-          m.downUntil = Date.now() + cooldownMs
-          throw toGatewayError(network, err, timeoutMs)
-        }
-      }
-      const now = Date.now()
-      let lastError: unknown
-      // Healthy members first, in rotation; then the cooling-down ones as a last resort.
-      const order: Member[] = []
-      for (let i = 0; i < members.length; i++) {
-        const m = members[(next + i) % members.length]!
-        if (m.downUntil <= now) order.push(m)
-      }
-      for (const m of members) if (m.downUntil > now) order.push(m)
-      next = (next + 1) % members.length
-      for (const m of order) {
-        try {
-          const answer = await sendTo(m, body, timeoutMs)
-          m.downUntil = 0
-          return answer
-        } catch (err) {
-          lastError = err
-          m.downUntil = Date.now() + cooldownMs
-        }
-      }
-      throw toGatewayError(network, lastError, timeoutMs)
+      // One node (the common case): no rotation to compute, one promise per call.
+      if (members.length === 1) return post(members[0]!, body, timeoutMs, cooldownMs, network)
+      return sendRotating(body, timeoutMs)
     },
     async close() {
       await Promise.all(members.map((m) => m.pool.close().catch(() => undefined)))
     },
   }
+
+  async function sendRotating(body: string | Buffer, timeoutMs: number): Promise<UpstreamAnswer> {
+    const now = Date.now()
+    let lastError: unknown
+    // Healthy members first, in rotation; then the cooling-down ones as a last resort.
+    const order: Member[] = []
+    for (let i = 0; i < members.length; i++) {
+      const m = members[(next + i) % members.length]!
+      if (m.downUntil <= now) order.push(m)
+    }
+    for (const m of members) if (m.downUntil > now) order.push(m)
+    next = (next + 1) % members.length
+    for (const m of order) {
+      try {
+        return await post(m, body, timeoutMs, cooldownMs, network)
+      } catch (err) {
+        lastError = err
+      }
+    }
+    throw lastError
+  }
+}
+
+/** One POST to one node; settles with its answer, or with the gateway error saying why there is none. */
+function post(m: Member, body: string | Buffer, timeoutMs: number, cooldownMs: number, network: string): Promise<UpstreamAnswer> {
+  return new Promise((resolve, reject) => {
+    m.pool.dispatch(
+      { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      new ForwardHandler(m, timeoutMs, cooldownMs, network, resolve, reject),
+    )
+  })
 }
 
 /**
- * One POST through undici's dispatcher with a plain handler: the answer's chunks are collected straight into a
- * Buffer, without the Readable stream and promises of `request()` (measurable on the per-call path). Deadlines
- * are undici's own: time to the answer's headers, then between body chunks.
+ * undici's dispatcher handler, in its native (v1) form so undici does not wrap it in an adapter that parses the
+ * answer's headers: the chunks are collected straight into a Buffer, without the Readable stream and promises of
+ * `request()` (measurable on the per-call path). Deadlines are undici's own: time to the answer's headers, then
+ * between body chunks.
  */
-function post(m: Member, body: string | Buffer, timeoutMs: number): Promise<{ status: number; answer: Buffer }> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let status = 0
-    m.pool.dispatch(
-      { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      {
-        onRequestStart() {},
-        onResponseStart(_controller, statusCode) {
-          status = statusCode
-        },
-        onResponseData(_controller, chunk) {
-          chunks.push(chunk)
-        },
-        onResponseEnd() {
-          resolve({ status, answer: chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks) })
-        },
-        onResponseError(_controller, err) {
-          reject(err)
-        },
-      },
-    )
-  })
+class ForwardHandler {
+  private status = 0
+  private chunks: Buffer[] = []
+  private readonly started = performance.now()
+  constructor(
+    private readonly m: Member,
+    private readonly timeoutMs: number,
+    private readonly cooldownMs: number,
+    private readonly network: string,
+    private readonly resolve: (answer: UpstreamAnswer) => void,
+    private readonly reject: (err: Error) => void,
+  ) {}
+  onConnect() {}
+  onHeaders(statusCode: number) {
+    this.status = statusCode
+    return true
+  }
+  onData(chunk: Buffer) {
+    this.chunks.push(chunk)
+    return true
+  }
+  onComplete() {
+    const answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    const first = answer[0]
+    // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty body) is not a JSON-RPC answer.
+    if (this.status >= 500 || (first !== 0x7b && first !== 0x5b)) {
+      this.onError(new UpstreamHttpError(this.status, answer.subarray(0, 200).toString()))
+      return
+    }
+    this.m.downUntil = 0
+    this.resolve({ body: answer, latencyMs: performance.now() - this.started, upstream: this.m.label })
+  }
+  onError(err: Error) {
+    this.m.downUntil = Date.now() + this.cooldownMs
+    this.reject(toGatewayError(this.network, err, this.timeoutMs))
+  }
 }
 
 class UpstreamHttpError extends Error {

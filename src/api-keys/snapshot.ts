@@ -7,6 +7,7 @@ import type { Db } from '../db/database.ts'
 import { readSettingsVersion } from '../db/settings-version.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { KeySecurity } from './security/types.ts'
+import type { KeyLimits } from '../credits/limits.ts'
 
 export interface KeyEntry {
   id: string
@@ -19,6 +20,8 @@ export interface KeyEntry {
   planName: string
   /** Secret, allowlists and JWT settings; null when the key has none. */
   security: KeySecurity | null
+  /** What the limit store checks, built once here rather than on every call. */
+  limits: KeyLimits
 }
 
 export interface KeySnapshot {
@@ -76,6 +79,14 @@ export function createKeySnapshot(
         plan,
         planName: r.plan,
         security: security.get(r.id) ?? null,
+        limits: {
+          accountId: r.account_id,
+          keyId: r.id,
+          accountCreditsPerDay: plan.creditsPerDay,
+          accountCreditsPerSecond: plan.creditsPerSecond,
+          keyCreditsPerDay: r.credits_per_day,
+          keyCreditsPerSecond: r.credits_per_second,
+        },
       }
       nextByKey.set(r.key, entry)
       nextById.set(r.id, entry)

@@ -8,10 +8,10 @@
  */
 export type LimitRejection = 'DAILY_CREDITS_EXHAUSTED' | 'KEY_DAILY_CREDITS_EXHAUSTED' | 'ACCOUNT_THROUGHPUT_EXCEEDED' | 'KEY_THROUGHPUT_EXCEEDED'
 
-export interface AdmitRequest {
+/** A key's limits with its account's plan: built once per key when the key snapshot loads, not per request. */
+export interface KeyLimits {
   accountId: string
   keyId: string
-  credits: number
   accountCreditsPerDay: number
   accountCreditsPerSecond: number
   keyCreditsPerDay: number | null
@@ -20,7 +20,7 @@ export interface AdmitRequest {
 
 export interface LimitStore {
   /** Checks every limit and, only if all pass, reserves `credits`. */
-  admit(request: AdmitRequest, nowMs: number): LimitRejection | null
+  admit(limits: KeyLimits, credits: number, nowMs: number): LimitRejection | null
   /** Adds (or with a negative delta, refunds) credits after the fact, without checks. */
   adjust(accountId: string, keyId: string, delta: number, nowMs: number): void
   /** Charges without admission (subscription events): returns false when the daily balance is now exhausted. */
@@ -75,27 +75,27 @@ export function createMemoryLimitStore(): LimitStore {
   const fits = (b: Bucket, credits: number, perSecond: number) => b.tokens >= Math.min(credits, perSecond)
 
   return {
-    admit(r, nowMs) {
+    admit(r, credits, nowMs) {
       const day = utcDay(nowMs)
       const acc = daily(accountDaily, r.accountId, day)
-      if (acc.used + r.credits > r.accountCreditsPerDay) return 'DAILY_CREDITS_EXHAUSTED'
+      if (acc.used + credits > r.accountCreditsPerDay) return 'DAILY_CREDITS_EXHAUSTED'
       let key: Daily | undefined
       if (r.keyCreditsPerDay !== null) {
         key = daily(keyDaily, r.keyId, day)
-        if (key.used + r.credits > r.keyCreditsPerDay) return 'KEY_DAILY_CREDITS_EXHAUSTED'
+        if (key.used + credits > r.keyCreditsPerDay) return 'KEY_DAILY_CREDITS_EXHAUSTED'
       }
       const accBucket = refill(accountBuckets, r.accountId, r.accountCreditsPerSecond, nowMs)
-      if (!fits(accBucket, r.credits, r.accountCreditsPerSecond)) return 'ACCOUNT_THROUGHPUT_EXCEEDED'
+      if (!fits(accBucket, credits, r.accountCreditsPerSecond)) return 'ACCOUNT_THROUGHPUT_EXCEEDED'
       let keyBucket: Bucket | undefined
       if (r.keyCreditsPerSecond !== null) {
         keyBucket = refill(keyBuckets, r.keyId, r.keyCreditsPerSecond, nowMs)
-        if (!fits(keyBucket, r.credits, r.keyCreditsPerSecond)) return 'KEY_THROUGHPUT_EXCEEDED'
+        if (!fits(keyBucket, credits, r.keyCreditsPerSecond)) return 'KEY_THROUGHPUT_EXCEEDED'
       }
-      acc.used += r.credits
-      accBucket.tokens -= r.credits
-      if (key) key.used += r.credits
-      else daily(keyDaily, r.keyId, day).used += r.credits
-      if (keyBucket) keyBucket.tokens -= r.credits
+      acc.used += credits
+      accBucket.tokens -= credits
+      if (key) key.used += credits
+      else daily(keyDaily, r.keyId, day).used += credits
+      if (keyBucket) keyBucket.tokens -= credits
       return null
     },
     adjust(accountId, keyId, delta, nowMs) {

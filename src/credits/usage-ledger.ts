@@ -30,9 +30,27 @@ export interface UsageLedger {
 
 const hourOf = (nowMs: number) => Math.floor(nowMs / 3_600_000) * 3600
 
+/** Nested Maps (hour → key id → network → method/error → row) so recording builds no string key per call. */
+type Tree<V> = Map<number, Map<string, Map<string, Map<string, V>>>>
+type ErrorRow = { hour: number; accountId: string; keyId: string; network: string; error: string; count: number }
+
+function leaf<V>(tree: Tree<V>, hour: number, keyId: string, network: string): Map<string, V> {
+  let byKey = tree.get(hour)
+  if (byKey === undefined) tree.set(hour, (byKey = new Map()))
+  let byNetwork = byKey.get(keyId)
+  if (byNetwork === undefined) byKey.set(keyId, (byNetwork = new Map()))
+  let byName = byNetwork.get(network)
+  if (byName === undefined) byNetwork.set(network, (byName = new Map()))
+  return byName
+}
+
+function* rowsOf<V>(tree: Tree<V>): Generator<V> {
+  for (const byKey of tree.values()) for (const byNetwork of byKey.values()) for (const byName of byNetwork.values()) yield* byName.values()
+}
+
 export function createUsageLedger(sqlite: SQLite.Database, flushMs: number, onError: (err: unknown) => void): UsageLedger {
-  let rows = new Map<string, Row>()
-  let errorRows = new Map<string, { hour: number; accountId: string; keyId: string; network: string; error: string; count: number }>()
+  let rows: Tree<Row> = new Map()
+  let errorRows: Tree<ErrorRow> = new Map()
   let timer: NodeJS.Timeout | undefined
 
   const upsertUsage = sqlite.prepare(
@@ -45,34 +63,40 @@ export function createUsageLedger(sqlite: SQLite.Database, flushMs: number, onEr
     `insert into usage_errors (hour, account_id, key_id, network, error, count) values (?, ?, ?, ?, ?, ?)
      on conflict (hour, account_id, key_id, network, error) do update set count = count + excluded.count`,
   )
-  const writeAll = sqlite.transaction((usage: Row[], errs: typeof errorRows extends Map<string, infer V> ? V[] : never) => {
+  const writeAll = sqlite.transaction((usage: Row[], errs: ErrorRow[]) => {
     for (const r of usage) upsertUsage.run(r.hour, r.accountId, r.keyId, r.network, r.method, r.calls, r.credits, r.errors)
     for (const e of errs) upsertError.run(e.hour, e.accountId, e.keyId, e.network, e.error, e.count)
   })
 
+  const addRow = (r: Row) => {
+    const byMethod = leaf(rows, r.hour, r.keyId, r.network)
+    const cur = byMethod.get(r.method)
+    if (cur === undefined) byMethod.set(r.method, { ...r })
+    else {
+      cur.calls += r.calls
+      cur.credits += r.credits
+      cur.errors += r.errors
+    }
+  }
+  const addErrors = (e: ErrorRow) => {
+    const byError = leaf(errorRows, e.hour, e.keyId, e.network)
+    const cur = byError.get(e.error)
+    if (cur === undefined) byError.set(e.error, { ...e })
+    else cur.count += e.count
+  }
+
   const flush = () => {
     if (rows.size === 0 && errorRows.size === 0) return
-    const usage = rows
-    const errs = errorRows
+    const usage = [...rowsOf(rows)]
+    const errs = [...rowsOf(errorRows)]
     rows = new Map()
     errorRows = new Map()
     try {
-      writeAll([...usage.values()], [...errs.values()])
+      writeAll(usage, errs)
     } catch (err) {
       // Keep the numbers for the next try rather than lose them (e.g. SQLITE_BUSY beyond the busy timeout).
-      for (const [k, r] of usage) {
-        const cur = rows.get(k)
-        if (cur) {
-          cur.calls += r.calls
-          cur.credits += r.credits
-          cur.errors += r.errors
-        } else rows.set(k, r)
-      }
-      for (const [k, e] of errs) {
-        const cur = errorRows.get(k)
-        if (cur) cur.count += e.count
-        else errorRows.set(k, e)
-      }
+      for (const r of usage) addRow(r)
+      for (const e of errs) addErrors(e)
       onError(err)
     }
   }
@@ -80,20 +104,20 @@ export function createUsageLedger(sqlite: SQLite.Database, flushMs: number, onEr
   return {
     record(e, nowMs) {
       const hour = hourOf(nowMs)
-      const k = `${hour}|${e.accountId}|${e.keyId}|${e.network}|${e.method}`
-      const row = rows.get(k)
-      if (row) {
+      const byMethod = leaf(rows, hour, e.keyId, e.network)
+      const row = byMethod.get(e.method)
+      if (row !== undefined) {
         row.calls += e.calls
         row.credits += e.credits
         row.errors += e.errors
       } else {
-        rows.set(k, { hour, accountId: e.accountId, keyId: e.keyId, network: e.network, method: e.method, calls: e.calls, credits: e.credits, errors: e.errors })
+        byMethod.set(e.method, { hour, accountId: e.accountId, keyId: e.keyId, network: e.network, method: e.method, calls: e.calls, credits: e.credits, errors: e.errors })
       }
       if (e.errorKind !== undefined) {
-        const ek = `${hour}|${e.accountId}|${e.keyId}|${e.network}|${e.errorKind}`
-        const er = errorRows.get(ek)
-        if (er) er.count += 1
-        else errorRows.set(ek, { hour, accountId: e.accountId, keyId: e.keyId, network: e.network, error: e.errorKind, count: 1 })
+        const byError = leaf(errorRows, hour, e.keyId, e.network)
+        const er = byError.get(e.errorKind)
+        if (er !== undefined) er.count += 1
+        else byError.set(e.errorKind, { hour, accountId: e.accountId, keyId: e.keyId, network: e.network, error: e.errorKind, count: 1 })
       }
     },
     flush,

@@ -6,7 +6,7 @@
 import type { KeyEntry, KeySnapshot } from '../api-keys/snapshot.ts'
 import { KEY_FORMAT } from '../api-keys/repository.ts'
 import type { CostTable } from '../credits/costs.ts'
-import type { AdmitRequest, LimitRejection, LimitStore } from '../credits/limits.ts'
+import type { LimitRejection, LimitStore } from '../credits/limits.ts'
 import type { UsageLedger } from '../credits/usage-ledger.ts'
 import { ChaingateError } from '../errors/index.ts'
 import {
@@ -59,18 +59,35 @@ export interface HttpRpcRequest {
   userAgent?: string | undefined
 }
 
+/** Always built by `respond` (one object shape, so the code reading it stays monomorphic). */
 export interface GatewayResponse {
   status: number
   contentType: string
   /** Undefined for 204 (only notifications were sent). A node's answer to a single call stays bytes. */
   body: string | Buffer | undefined
-  headers?: Record<string, string>
+  headers: Record<string, string> | undefined
   /** Credits this request cost. */
   credits: number
   /** For the log line. */
-  keyId?: string
+  keyId: string | undefined
   method: string
   calls: number
+  /** Set when a limit refused the request (402/429). */
+  rejected: LimitRejection | undefined
+}
+
+export function respond(
+  status: number,
+  contentType: string,
+  body: string | Buffer | undefined,
+  credits: number,
+  keyId: string | undefined,
+  method: string,
+  calls: number,
+  headers?: Record<string, string>,
+  rejected?: LimitRejection,
+): GatewayResponse {
+  return { status, contentType, body, headers, credits, keyId, method, calls, rejected }
 }
 
 /** Per-request context once the key and network are known. */
@@ -97,19 +114,6 @@ export interface ExecutedCalls {
 
 const JSON_TYPE = 'application/json'
 
-/** What the limit store needs to admit `credits` for a key: its account's plan and its own limits. */
-export function admission(entry: KeyEntry, credits: number): AdmitRequest {
-  return {
-    accountId: entry.accountId,
-    keyId: entry.id,
-    credits,
-    accountCreditsPerDay: entry.plan.creditsPerDay,
-    accountCreditsPerSecond: entry.plan.creditsPerSecond,
-    keyCreditsPerDay: entry.creditsPerDay,
-    keyCreditsPerSecond: entry.creditsPerSecond,
-  }
-}
-
 export interface Gateway {
   handleHttp(req: HttpRpcRequest): Promise<GatewayResponse>
   /** Runs parsed calls for a known key and network: used by HTTP, WebSocket sessions and the wallet. */
@@ -121,15 +125,7 @@ export interface Gateway {
 export function createGateway(deps: GatewayDeps): Gateway {
   const { costs, limits, ledger, metrics, clock } = deps
 
-  const refuse = (status: number, contentType: string, body: string, method: string, extra?: Partial<GatewayResponse>): GatewayResponse => ({
-    status,
-    contentType,
-    body,
-    credits: 0,
-    method,
-    calls: 0,
-    ...extra,
-  })
+  const TEXT = 'text/plain; charset=utf-8'
 
   /** Charges the 5-credit input-error fee to a known key for a refused HTTP request (I§1.4). */
   const chargeInputError = (entry: KeyEntry, network: string, status: number): number => {
@@ -145,22 +141,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   /** Synchronous unless the key has security settings to check (then a promise): most requests never await. */
   const authorizeFast = (req: Omit<HttpRpcRequest, 'body'>, calls: RpcCall[]): Authorized | Promise<Authorized> => {
-    const method = calls.length === 1 ? calls[0]!.method : calls.length > 1 ? 'batch' : '(none)'
+    const n = calls.length
+    const method = n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)'
     const network = req.network
     if (!network) {
-      return {
-        refusal: refuse(404, 'text/plain; charset=utf-8', `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}\n`, method),
-      }
+      const body = `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}\n`
+      return { refusal: respond(404, TEXT, body, 0, undefined, method, n) }
     }
-    if (req.key === undefined) return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.keyRequired, method) }
+    if (req.key === undefined) return { refusal: respond(401, TEXT, authErrors.keyRequired, 0, undefined, method, n) }
     const entry = KEY_FORMAT.test(req.key) ? deps.keys.get(req.key) : undefined
     if (!entry)
-      return {
-        refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.invalidKey, method, {
-          headers: { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' },
-        }),
-      }
-    if (!entry.security || !deps.checkAccess) return networkCheck(entry, network, method)
+      return { refusal: respond(401, TEXT, authErrors.invalidKey, 0, undefined, method, n, { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' }) }
+    if (!entry.security || !deps.checkAccess) return networkCheck(entry, network, method, n)
     return deps
       .checkAccess(entry.security, {
         authorization: req.authorization,
@@ -169,15 +161,15 @@ export function createGateway(deps: GatewayDeps): Gateway {
         calls: calls.map((c) => ({ method: c.method, params: c.params })),
       })
       .then((denied): Authorized => {
-        if (!denied) return networkCheck(entry, network, method)
+        if (!denied) return networkCheck(entry, network, method, n)
         const credits = chargeInputError(entry, network.name, denied.status)
-        return { refusal: refuse(denied.status, denied.contentType, denied.body, method, { keyId: entry.id, credits }) }
+        return { refusal: respond(denied.status, denied.contentType, denied.body, credits, entry.id, method, n) }
       })
   }
-  const networkCheck = (entry: KeyEntry, network: Network, method: string): Authorized => {
+  const networkCheck = (entry: KeyEntry, network: Network, method: string, calls: number): Authorized => {
     if (!entry.networks.has(network.name)) {
       const credits = chargeInputError(entry, network.name, 401)
-      return { refusal: refuse(401, 'text/plain; charset=utf-8', authErrors.networkNotEnabled, method, { keyId: entry.id, credits }) }
+      return { refusal: respond(401, TEXT, authErrors.networkNotEnabled, credits, entry.id, method, calls) }
     }
     return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport: 'http' } }
   }
@@ -206,7 +198,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       reserved += price
       return price
     })
-    const rejection = limits.admit(admission(entry, reserved), now)
+    const rejection = limits.admit(entry.limits, reserved, now)
     if (rejection) {
       // Over WebSocket the session answers first, then closes; over HTTP the account's sockets close now.
       if (rejection === 'DAILY_CREDITS_EXHAUSTED' && ctx.transport === 'http') deps.onDailyExhausted?.(entry.accountId)
@@ -310,20 +302,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
    * The common case, one valid call over HTTP, without the batch bookkeeping: same rules as `execute`, and the
    * node's answer goes back as the bytes it sent.
    */
-  const executeSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<GatewayResponse & { rejected?: LimitRejection }> => {
+  const executeSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<GatewayResponse> => {
     const { entry, network } = ctx
     const decision = decide(call, ctx.transport)
     const price = decision.kind === 'error' ? costs.inputError : costs.method(network.name, call.method)
-    const base = { keyId: entry.id, method: call.method, calls: 1 }
     const now = clock.now()
-    const rejection = limits.admit(admission(entry, price), now)
+    const rejection = limits.admit(entry.limits, price, now)
     if (rejection) {
       const status = rejection === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429
       // Over WebSocket the session answers first, then closes; over HTTP the account's sockets close now.
       if (status === 402 && ctx.transport === 'http') deps.onDailyExhausted?.(entry.accountId)
       ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: call.method, calls: 1, credits: 0, errors: 1, errorKind: `http:${status}` }, now)
       metrics.call(network.name, call.method, `http_${status}`)
-      return { ...base, status, contentType: JSON_TYPE, body: limitBody(rejection, call.id), credits: 0, rejected: rejection }
+      return respond(status, JSON_TYPE, limitBody(rejection, call.id), 0, entry.id, call.method, 1, undefined, rejection)
     }
     let status = 200
     let body: string | Buffer | undefined
@@ -359,8 +350,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: call.method, calls: 1, credits: charged, errors: outcome === 'ok' ? 0 : 1, errorKind }, t)
     metrics.call(network.name, call.method, outcome)
     metrics.credits(network.name, charged)
-    if (!call.hasId) return { ...base, status: 204, contentType: JSON_TYPE, body: undefined, credits: charged }
-    return { ...base, status, contentType: JSON_TYPE, body, credits: charged }
+    if (!call.hasId) return respond(204, JSON_TYPE, undefined, charged, entry.id, call.method, 1)
+    return respond(status, JSON_TYPE, body, charged, entry.id, call.method, 1)
   }
 
   return {
@@ -374,40 +365,26 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const auth = pending instanceof Promise ? await pending : pending
       if ('refusal' in auth) {
         if (auth.refusal.status === 404 || auth.refusal.status === 401) metrics.call(req.network?.name ?? 'unknown', '(refused)', `http_${auth.refusal.status}`)
-        return { ...auth.refusal, calls: calls.length }
+        return auth.refusal
       }
       const { ctx } = auth
       if (parsed.kind === 'invalid') {
         const status = parsed.error.httpStatus
         const credits = chargeInputError(ctx.entry, ctx.network.name, status)
         metrics.call(ctx.network.name, '(invalid)', 'error')
-        return {
-          status,
-          contentType: JSON_TYPE,
-          body: serializeError(null, toErrorObject(parsed.error)),
-          credits,
-          keyId: ctx.entry.id,
-          method: '(invalid)',
-          calls: 0,
-        }
+        return respond(status, JSON_TYPE, serializeError(null, toErrorObject(parsed.error)), credits, ctx.entry.id, '(invalid)', 0)
       }
       if (parsed.kind === 'single' && parsed.entry.ok) return executeSingle(ctx, parsed.entry.call, req.body!)
       const batch = parsed.kind === 'batch'
       const entries = batch ? parsed.entries : [parsed.entry]
       const result = await execute(ctx, entries, { batch, rawSingle: batch ? undefined : req.body })
       const method = batch ? 'batch' : parsed.entry.ok ? parsed.entry.call.method : '(invalid)'
-      const base = { credits: result.credits, keyId: ctx.entry.id, method, calls: entries.length }
-      if (result.rejected) {
-        const status = result.rejected === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429
-        return { ...base, status, contentType: JSON_TYPE, body: batch ? `[${result.answers.join(',')}]` : result.answers[0]! }
-      }
+      const answer = (status: number, body: string | undefined) => respond(status, JSON_TYPE, body, result.credits, ctx.entry.id, method, entries.length, undefined, result.rejected)
+      if (result.rejected) return answer(result.rejected === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429, batch ? `[${result.answers.join(',')}]` : result.answers[0]!)
       const present = result.answers.filter((a): a is string => a !== undefined)
-      if (present.length === 0) return { ...base, status: 204, contentType: JSON_TYPE, body: undefined }
-      if (!batch) {
-        const status = result.invalidSingle ? 400 : result.allUnavailable ? result.unavailableError!.httpStatus : 200
-        return { ...base, status, contentType: JSON_TYPE, body: present[0]! }
-      }
-      return { ...base, status: 200, contentType: JSON_TYPE, body: `[${present.join(',')}]` }
+      if (present.length === 0) return answer(204, undefined)
+      if (!batch) return answer(result.invalidSingle ? 400 : result.allUnavailable ? result.unavailableError!.httpStatus : 200, present[0]!)
+      return answer(200, `[${present.join(',')}]`)
     },
   }
 }

@@ -15,7 +15,7 @@ import { parseBody, serializeError, serializeResult, toErrorObject, type ParsedE
 import type { Metrics } from '../observability/metrics.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../upstreams/subscriptions.ts'
 import { limitBody } from './responses.ts'
-import { admission, type CallContext, type Clock, type Gateway } from './pipeline.ts'
+import { type CallContext, type Clock, type Gateway } from './pipeline.ts'
 import type { AccessCheck } from './access.ts'
 
 export const WS_CLOSE = {
@@ -146,7 +146,7 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   const runSubscriptionCall = async (ctx: CallContext, call: RpcCall): Promise<string | undefined> => {
     const now = deps.clock.now()
     const cost = deps.costs.method(network, call.method)
-    const rejection = deps.limits.admit(admission(ctx.entry, cost), now)
+    const rejection = deps.limits.admit(ctx.entry.limits, cost, now)
     if (rejection) {
       if (rejection === 'DAILY_CREDITS_EXHAUSTED') setImmediate(() => deps.onDailyExhausted(accountId))
       return limitBody(rejection, call.id)

@@ -67,9 +67,12 @@ export function createRpcRoute(deps: {
   logger: Logger
 }) {
   const write = (res: ServerResponse, out: GatewayResponse, network: string, started: number) => {
-    const headers: string[] = [...CORS_FLAT, 'x-credits-charged', String(out.credits)]
-    if (out.headers) for (const [k, v] of Object.entries(out.headers)) headers.push(k, v)
-    if (out.body !== undefined) headers.push('content-type', out.contentType, 'content-length', String(Buffer.byteLength(out.body)))
+    // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
+    const headers: string[] =
+      out.body === undefined
+        ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
+        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', out.contentType, 'content-length', String(Buffer.byteLength(out.body))]
+    if (out.headers !== undefined) for (const k in out.headers) headers.push(k, out.headers[k]!)
     res.writeHead(out.status, headers)
     res.end(out.body)
     if (deps.logRequests)

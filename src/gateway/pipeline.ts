@@ -4,7 +4,6 @@
  * limits → method policy → upstream → settle the charge, record usage, metrics, one log line.
  */
 import type { KeyEntry, KeySnapshot } from '../api-keys/snapshot.ts'
-import { KEY_FORMAT } from '../api-keys/repository.ts'
 import type { CostTable } from '../credits/costs.ts'
 import type { LimitRejection, LimitStore } from '../credits/limits.ts'
 import type { UsageLedger } from '../credits/usage-ledger.ts'
@@ -149,7 +148,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return { refusal: respond(404, TEXT, body, 0, undefined, method, n) }
     }
     if (req.key === undefined) return { refusal: respond(401, TEXT, authErrors.keyRequired, 0, undefined, method, n) }
-    const entry = KEY_FORMAT.test(req.key) ? deps.keys.get(req.key) : undefined
+    const entry = deps.keys.get(req.key) // any string: what is not a key is simply not found
     if (!entry)
       return { refusal: respond(401, TEXT, authErrors.invalidKey, 0, undefined, method, n, { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' }) }
     if (!entry.security || !deps.checkAccess) return networkCheck(entry, network, method, n)

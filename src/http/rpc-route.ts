@@ -26,6 +26,7 @@ export function keyFromRest(rest: string | undefined): string | undefined {
 
 /** A malformed %-escape must not throw out of the request listener (that would end the process). */
 function safeDecode(segment: string): string {
+  if (!segment.includes('%')) return segment
   try {
     return decodeURIComponent(segment)
   } catch {

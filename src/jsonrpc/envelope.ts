@@ -79,21 +79,82 @@ export function serializeResult(id: RpcId, result: unknown): string {
 }
 
 /**
- * Whether an upstream answer is a JSON-RPC error, without parsing it (answers can be megabytes). A node writes the
- * top-level `result`/`error` member before any nested one, so the first of the two decides; it is near the start,
- * so only the head is searched unless it holds neither.
+ * Whether an answer is a JSON-RPC error, without parsing it (answers can be megabytes): walks the top-level
+ * object's members until the first `result` or `error` key, skipping the values of the others (`jsonrpc`, `id`),
+ * so a string or nested member that happens to say "error" does not count. Anything that is not a JSON object
+ * counts as no error (the client gets it as the node sent it).
  */
 export function isErrorAnswer(answer: string | Buffer): boolean {
-  const head = answer.length <= HEAD ? answer : typeof answer === 'string' ? answer.slice(0, HEAD) : answer.subarray(0, HEAD)
-  let e = head.indexOf('"error"')
-  let r = head.indexOf('"result"')
-  if (e === -1 && r === -1 && head !== answer) {
-    e = answer.indexOf('"error"')
-    r = answer.indexOf('"result"')
-  }
-  return e !== -1 && (r === -1 || e < r)
+  return firstAnswerKey(typeof answer === 'string' ? Buffer.from(answer) : answer) === 'error'
 }
-const HEAD = 512
+
+const QUOTE = 0x22
+const BACKSLASH = 0x5c
+const RESULT = Buffer.from('result')
+const ERROR = Buffer.from('error')
+
+function firstAnswerKey(b: Buffer): 'result' | 'error' | undefined {
+  let i = skipSpace(b, 0)
+  if (b[i] !== 0x7b /* { */) return undefined
+  for (i++; ; ) {
+    i = skipSpace(b, i)
+    if (b[i] !== QUOTE) return undefined
+    const keyStart = i + 1
+    i = afterString(b, i)
+    if (i < 0) return undefined
+    const keyLength = i - 1 - keyStart
+    i = skipSpace(b, i)
+    if (b[i] !== 0x3a /* : */) return undefined
+    if (keyLength === 6 && b.compare(RESULT, 0, 6, keyStart, keyStart + 6) === 0) return 'result'
+    if (keyLength === 5 && b.compare(ERROR, 0, 5, keyStart, keyStart + 5) === 0) return 'error'
+    i = afterValue(b, skipSpace(b, i + 1))
+    if (i < 0) return undefined
+    i = skipSpace(b, i)
+    if (b[i] !== 0x2c /* , */) return undefined
+    i++
+  }
+}
+
+function skipSpace(b: Buffer, i: number): number {
+  let c = b[i]
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i]
+  return i
+}
+
+/** `i` at an opening quote: the index after the closing one, or -1. */
+function afterString(b: Buffer, i: number): number {
+  for (i++; i < b.length; i++) {
+    const c = b[i]
+    if (c === BACKSLASH) i++
+    else if (c === QUOTE) return i + 1
+  }
+  return -1
+}
+
+/** `i` at a value's first byte: the index after the value, or -1. */
+function afterValue(b: Buffer, i: number): number {
+  const c = b[i]
+  if (c === QUOTE) return afterString(b, i)
+  if (c === 0x7b || c === 0x5b /* { [ */) {
+    let depth = 0
+    for (; i < b.length; i++) {
+      const d = b[i]
+      if (d === QUOTE) {
+        i = afterString(b, i) - 1
+        if (i < 0) return -1
+      } else if (d === 0x7b || d === 0x5b) depth++
+      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i + 1
+    }
+    return -1
+  }
+  // A number, true, false or null: up to the next delimiter.
+  while (i < b.length) {
+    const d = b[i]
+    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) return i
+    i++
+  }
+  return -1
+}
 
 /** Extracts the numeric `error.code` of an error answer, for the usage ledger's breakdown. */
 export function errorCodeOf(answer: string | Buffer): number | undefined {

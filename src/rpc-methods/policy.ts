@@ -17,8 +17,13 @@ export type MethodDecision =
 // node controls (anvil_, evm_, hardhat_) are not exposed through keys (../shared/reference/infura.md §6).
 const FORWARDED_NAMESPACES = ['eth_', 'net_', 'web3_', 'trace_', 'debug_']
 
-const validators: Record<string, (params: RpcCall['params']) => ChaingateError | undefined> = {
-  eth_getBlockByNumber: validateGetBlockByNumber,
+const validators = new Map<string, (params: RpcCall['params']) => ChaingateError | undefined>([['eth_getBlockByNumber', validateGetBlockByNumber]])
+
+const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
+
+const forwarded = (m: string) => {
+  for (const ns of FORWARDED_NAMESPACES) if (m.startsWith(ns)) return true
+  return false
 }
 
 export function decide(call: RpcCall, transport: 'http' | 'ws'): MethodDecision {
@@ -37,9 +42,10 @@ export function decide(call: RpcCall, transport: 'http' | 'ws'): MethodDecision 
     case 'eth_unsubscribe':
       if (transport === 'http')
         return { kind: 'error', error: errors.onlyOverWebSocket(m) }
-      return { kind: 'forward' }
+      return FORWARD
   }
-  if (!FORWARDED_NAMESPACES.some((ns) => m.startsWith(ns))) return { kind: 'error', error: errors.methodNotAvailable(m) }
-  const invalid = validators[m]?.(call.params)
-  return invalid ? { kind: 'error', error: invalid } : { kind: 'forward' }
+  if (!forwarded(m)) return { kind: 'error', error: errors.methodNotAvailable(m) }
+  const validate = validators.get(m)
+  const invalid = validate === undefined ? undefined : validate(call.params)
+  return invalid ? { kind: 'error', error: invalid } : FORWARD
 }

@@ -43,20 +43,29 @@ export interface RpcTarget {
 /** Which network and key a path names; undefined when it is not an RPC path. */
 export function matchRpcPath(url: string, host: string | undefined, networks: NetworkRegistry): RpcTarget | undefined {
   const q = url.indexOf('?')
-  const path = q === -1 ? url : url.slice(0, q)
-  if (path === '/v3' || path.startsWith('/v3/')) {
+  const end = q === -1 ? url.length : q
+  if (url.startsWith('/v3')) {
+    if (end === 3) return { network: networks.byHost(host ?? ''), label: host ?? '', key: undefined }
+    if (url.charCodeAt(3) !== 0x2f /* / */) return undefined
     const label = host ?? ''
-    return { network: networks.byHost(label), label, key: keyFromRest(path.slice(4)) }
+    return { network: networks.byHost(label), label, key: keyFrom(url, 4, end) }
   }
-  if (path.startsWith('/networks/')) {
-    const slash = path.indexOf('/', 10)
-    if (slash === -1) return undefined
-    const rest = path.slice(slash)
-    if (rest !== '/v3' && !rest.startsWith('/v3/')) return undefined
-    const label = safeDecode(path.slice(10, slash))
-    return { network: networks.byName(label), label, key: keyFromRest(rest.slice(4)) }
+  if (url.startsWith('/networks/')) {
+    const slash = url.indexOf('/', 10)
+    if (slash === -1 || slash >= end || !url.startsWith('/v3', slash)) return undefined
+    const after = slash + 3
+    if (after !== end && url.charCodeAt(after) !== 0x2f) return undefined
+    const label = safeDecode(url.slice(10, slash))
+    return { network: networks.byName(label), label, key: after === end ? undefined : keyFrom(url, after + 1, end) }
   }
   return undefined
+}
+
+/** The key in `url[from, end)`: undefined when empty or followed by more path (Infura: 401 "project id required"). */
+function keyFrom(url: string, from: number, end: number): string | undefined {
+  const slash = url.indexOf('/', from)
+  if (from === end || (slash !== -1 && slash < end)) return undefined
+  return url.slice(from, end)
 }
 
 export function createRpcRoute(deps: {
@@ -134,7 +143,8 @@ export function createRpcRoute(deps: {
           },
         )
     })
-    req.on('error', () => res.destroy())
+    // No 'error' listener: node:http emits a request's errors (a client gone mid-body) only to listeners, and
+    // destroys the socket itself; without 'end' this request just never answers.
     return true
   }
 }

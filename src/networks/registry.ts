@@ -32,6 +32,8 @@ export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry
     byChainId: (id) => chainIds.get(id),
     byHost(host) {
       if (!host) return undefined
+      const asSent = hosts.get(host) // the common case, without building a lowercased copy
+      if (asSent) return asSent
       const h = host.toLowerCase()
       const exact = hosts.get(h)
       if (exact) return exact

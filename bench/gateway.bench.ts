@@ -14,7 +14,7 @@
  * with `node --cpu-prof` and write their profiles there).
  * See docs/benchmarks.md.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
 import { dirname, join } from 'node:path'
@@ -37,6 +37,15 @@ const WARMUP = envInt('BENCH_WARMUP', 2)
 const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
 const LOG_FILE = process.env.BENCH_LOG_FILE || '/dev/null'
 const CPU_PROF = process.env.BENCH_CPU_PROF
+/** Extra node flags for (b) and (c), e.g. `--perf-basic-prof` to read their JavaScript frames with `perf`. */
+const NODE_ARGS = process.env.BENCH_NODE_ARGS?.split(' ').filter(Boolean)
+/**
+ * BENCH_PIN=1: the measured target runs alone on CPU 1, this process (autocannon) and anvil on CPU 0, with
+ * `taskset`. Steadier figures on a 2-core machine (the scheduler no longer moves the three around), at the cost of
+ * giving each target exactly one core.
+ */
+const PIN = process.env.BENCH_PIN === '1'
+const CPUS = availableParallelism()
 /**
  * Transactions put into block 1, so `["latest", false]` carries a realistic body (50 hashes, ~5 KB). A full
  * block of them (`["0x1", true]`) is not a case: anvil itself manages ~100 req/s on it, so it measures anvil only.
@@ -68,6 +77,8 @@ interface Measurement {
   p99: number
   /** CPU time the target process (all its threads) spent per answered request. */
   cpuUsPerRequest: number
+  /** The part of it spent in the kernel (socket reads and writes). */
+  systemUsPerRequest: number
   /** Cores the target and the load generator kept busy on average. */
   targetCpu: number
   loadCpu: number
@@ -115,7 +126,12 @@ const children: Child[] = []
 async function spawnTarget(name: string, script: string, args: string[]): Promise<Child> {
   const execArgv = ['--import', 'tsx']
   if (CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(CPU_PROF, name)) // one file per thread (tsx has a loader thread)
-  const child = spawn(process.execPath, [...execArgv, join(here, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
+  if (NODE_ARGS) execArgv.push(...NODE_ARGS)
+  const argv = [...execArgv, join(here, script), ...args]
+  // Pinned: the target gets CPU 1 to itself; this process and anvil stay on CPU 0 (see PIN).
+  const child = PIN
+    ? spawn('taskset', ['-c', '1', process.execPath, ...argv], { stdio: ['pipe', 'pipe', 'inherit'] })
+    : spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] })
   child.stdin!.on('error', () => {})
   const info = await new Promise<{ url: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000)
@@ -177,14 +193,14 @@ function percentile(sorted: Float64Array, p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
 
-/** CPU seconds (user + system, every thread) a process has used so far; NaN where /proc is missing. */
-function cpuSeconds(pid: number): number {
+/** CPU seconds (user and system, every thread) a process has used so far; NaN where /proc is missing. */
+function cpuSeconds(pid: number): { user: number; system: number } {
   try {
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from the 3rd on
-    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS // utime, stime
+    return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS } // utime, stime
   } catch {
-    return Number.NaN
+    return { user: Number.NaN, system: Number.NaN }
   }
 }
 const CLOCK_TICKS = 100 // USER_HZ: 100 on every Linux architecture Node supports
@@ -216,7 +232,10 @@ async function load(url: string, body: string, seconds: number, record: boolean,
   const cpuBefore = cpuSeconds(pid)
   const selfBefore = process.cpuUsage()
   const result: Result = await instance
-  const cpu = cpuSeconds(pid) - cpuBefore
+  const cpuAfter = cpuSeconds(pid)
+  const cpuUser = cpuAfter.user - cpuBefore.user
+  const cpuSystem = cpuAfter.system - cpuBefore.system
+  const cpu = cpuUser + cpuSystem
   const self = process.cpuUsage(selfBefore)
   const sorted = latencies.subarray(0, n).sort()
   return {
@@ -224,6 +243,7 @@ async function load(url: string, body: string, seconds: number, record: boolean,
     p50: percentile(sorted, 50),
     p99: percentile(sorted, 99),
     cpuUsPerRequest: (cpu * 1e6) / result.requests.total,
+    systemUsPerRequest: (cpuSystem * 1e6) / result.requests.total,
     targetCpu: cpu / result.duration,
     loadCpu: (self.user + self.system) / 1e6 / result.duration,
     requests: result.requests.total,
@@ -261,6 +281,10 @@ async function main(): Promise<void> {
     })
 
   try {
+    if (PIN) {
+      if (CPUS < 2) throw new Error('BENCH_PIN=1 needs at least 2 CPUs')
+      execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' }) // anvil, started next, inherits it
+    }
     anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
     await seedChain(anvil.url)
     const [proxy, gateway] = await Promise.all([
@@ -272,7 +296,7 @@ async function main(): Promise<void> {
     const sizes = await checkTargets(urls)
 
     console.log(
-      `chaingate benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+      `chaingate benchmark: node ${process.version}, ${CPUS} CPUs${PIN ? ' (target pinned to CPU 1, load and anvil to CPU 0)' : ''}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
         `${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
     )
     console.log(`chaingate logs to ${LOG_FILE}${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`)
@@ -289,7 +313,7 @@ async function main(): Promise<void> {
           const bad = m.errors + m.non2xx + m.timeouts
           console.log(
             `  round ${round + 1} ${TARGET_NAMES[id].padEnd(18)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms` +
-              `  target ${fmt(m.cpuUsPerRequest)} µs CPU/req (${pct(m.targetCpu)} of a core), autocannon ${pct(m.loadCpu)}` +
+              `  target ${fmt(m.cpuUsPerRequest)} µs CPU/req, ${fmt(m.systemUsPerRequest)} of them kernel (${pct(m.targetCpu)} of a core), autocannon ${pct(m.loadCpu)}` +
               (bad > 0 ? `  !! ${m.errors} errors, ${m.non2xx} non-2xx, ${m.timeouts} timeouts` : ''),
           )
         }

@@ -1,6 +1,6 @@
 /**
  * The gateway's request pipeline, framework-free: plain input in, plain output out, never throws.
- * Order (../shared/reference/infura.md §10): network → key → key security → network enabled → body → credits and
+ * Order (../shared/reference/infura.md §10): network → key → secret and JWT → network enabled → allowlists → body → credits and
  * limits → method policy → upstream → settle the charge, record usage, metrics, one log line.
  */
 import type { KeyEntry, KeySnapshot } from '../api-keys/snapshot.ts'
@@ -15,6 +15,7 @@ import {
   serializeError,
   serializeResult,
   toErrorObject,
+  type ParsedBody,
   type ParsedEntry,
   type RpcCall,
 } from '../jsonrpc/envelope.ts'
@@ -160,7 +161,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
         calls: calls.map((c) => ({ method: c.method, params: c.params })),
       })
       .then((denied): Authorized => {
-        if (!denied) return networkCheck(entry, network, method, n)
+        // Infura's order (I§10): secret and JWT (401), then the network (401), then the allowlists (403).
+        if (!denied || denied.status === 403) {
+          const checked = networkCheck(entry, network, method, n)
+          if (!denied || 'refusal' in checked) return checked
+        }
         const credits = chargeInputError(entry, network.name, denied.status)
         return { refusal: respond(denied.status, denied.contentType, denied.body, credits, entry.id, method, n) }
       })
@@ -356,34 +361,47 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return {
     authorize,
     execute,
-    async handleHttp(req) {
-      const parsed = parseBody(req.body, deps.maxBatchSize)
-      const calls: RpcCall[] =
-        parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
-      const pending = authorizeFast(req, calls)
-      const auth = pending instanceof Promise ? await pending : pending
-      if ('refusal' in auth) {
-        if (auth.refusal.status === 404 || auth.refusal.status === 401) metrics.call(req.network?.name ?? 'unknown', '(refused)', `http_${auth.refusal.status}`)
-        return auth.refusal
+    handleHttp(req) {
+      // Not an async function: the common case hands back executeSingle's own promise, without another promise
+      // wrapped around it (measurable per call). It still never throws: a bug surfaces as a rejection.
+      try {
+        const parsed = parseBody(req.body, deps.maxBatchSize)
+        const calls: RpcCall[] =
+          parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
+        const auth = authorizeFast(req, calls)
+        return auth instanceof Promise ? auth.then((a) => afterAuthorize(req, parsed, a)) : afterAuthorize(req, parsed, auth)
+      } catch (err) {
+        return Promise.reject(err)
       }
-      const { ctx } = auth
-      if (parsed.kind === 'invalid') {
-        const status = parsed.error.httpStatus
-        const credits = chargeInputError(ctx.entry, ctx.network.name, status)
-        metrics.call(ctx.network.name, '(invalid)', 'error')
-        return respond(status, JSON_TYPE, serializeError(null, toErrorObject(parsed.error)), credits, ctx.entry.id, '(invalid)', 0)
-      }
-      if (parsed.kind === 'single' && parsed.entry.ok) return executeSingle(ctx, parsed.entry.call, req.body!)
-      const batch = parsed.kind === 'batch'
-      const entries = batch ? parsed.entries : [parsed.entry]
-      const result = await execute(ctx, entries, { batch, rawSingle: batch ? undefined : req.body })
-      const method = batch ? 'batch' : parsed.entry.ok ? parsed.entry.call.method : '(invalid)'
-      const answer = (status: number, body: string | undefined) => respond(status, JSON_TYPE, body, result.credits, ctx.entry.id, method, entries.length, undefined, result.rejected)
-      if (result.rejected) return answer(result.rejected === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429, batch ? `[${result.answers.join(',')}]` : result.answers[0]!)
-      const present = result.answers.filter((a): a is string => a !== undefined)
-      if (present.length === 0) return answer(204, undefined)
-      if (!batch) return answer(result.invalidSingle ? 400 : result.allUnavailable ? result.unavailableError!.httpStatus : 200, present[0]!)
-      return answer(200, `[${present.join(',')}]`)
     },
+  }
+
+  function afterAuthorize(req: HttpRpcRequest, parsed: ParsedBody, auth: Authorized): Promise<GatewayResponse> {
+    if ('refusal' in auth) {
+      if (auth.refusal.status === 404 || auth.refusal.status === 401) metrics.call(req.network?.name ?? 'unknown', '(refused)', `http_${auth.refusal.status}`)
+      return Promise.resolve(auth.refusal)
+    }
+    const { ctx } = auth
+    if (parsed.kind === 'invalid') {
+      const status = parsed.error.httpStatus
+      const credits = chargeInputError(ctx.entry, ctx.network.name, status)
+      metrics.call(ctx.network.name, '(invalid)', 'error')
+      return Promise.resolve(respond(status, JSON_TYPE, serializeError(null, toErrorObject(parsed.error)), credits, ctx.entry.id, '(invalid)', 0))
+    }
+    if (parsed.kind === 'single' && parsed.entry.ok) return executeSingle(ctx, parsed.entry.call, req.body!)
+    return executeEntries(req, ctx, parsed)
+  }
+
+  async function executeEntries(req: HttpRpcRequest, ctx: CallContext, parsed: ParsedBody & { kind: 'single' | 'batch' }): Promise<GatewayResponse> {
+    const batch = parsed.kind === 'batch'
+    const entries = batch ? parsed.entries : [parsed.entry]
+    const result = await execute(ctx, entries, { batch, rawSingle: batch ? undefined : req.body })
+    const method = batch ? 'batch' : parsed.entry.ok ? parsed.entry.call.method : '(invalid)'
+    const answer = (status: number, body: string | undefined) => respond(status, JSON_TYPE, body, result.credits, ctx.entry.id, method, entries.length, undefined, result.rejected)
+    if (result.rejected) return answer(result.rejected === 'DAILY_CREDITS_EXHAUSTED' ? 402 : 429, batch ? `[${result.answers.join(',')}]` : result.answers[0]!)
+    const present = result.answers.filter((a): a is string => a !== undefined)
+    if (present.length === 0) return answer(204, undefined)
+    if (!batch) return answer(result.invalidSingle ? 400 : result.allUnavailable ? result.unavailableError!.httpStatus : 200, present[0]!)
+    return answer(200, `[${present.join(',')}]`)
   }
 }

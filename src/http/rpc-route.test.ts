@@ -1,6 +1,12 @@
+import { createServer } from 'node:http'
+import type { AddressInfo } from 'node:net'
+import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
+import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
+import { respond } from '../gateway/pipeline.ts'
 import { createNetworkRegistry } from '../networks/registry.ts'
-import { matchRpcPath } from './rpc-route.ts'
+import { createLogger } from '../observability/logger.ts'
+import { createRpcRoute, matchRpcPath } from './rpc-route.ts'
 
 const networks = createNetworkRegistry([
   { name: 'devnet-a', chainId: 1, embedded: { port: 0, blockTimeSeconds: 0 } },
@@ -37,5 +43,38 @@ describe('matchRpcPath', () => {
   it('is not an RPC path otherwise', () => {
     for (const url of ['/', '/v3x', `/v33/${KEY}`, '/healthz', '/networks/', '/networks/devnet-a', '/networks/devnet-a/v4/x', `/networks/devnet-a/v3x/${KEY}`, '/networks?x=/v3/'])
       expect(match(url), url).toBeUndefined()
+  })
+})
+
+describe('rpc route faults', () => {
+  /** A real server around the route, with a gateway that misbehaves in the given way. */
+  async function serve(handleHttp: () => Promise<GatewayResponse>) {
+    const logged: string[] = []
+    const logger = createLogger('info', { write: (l: string) => void logged.push(l) })
+    const route = createRpcRoute({ gateway: { handleHttp } as unknown as Gateway, networks, maxBodyBytes: 1000, logRequests: false, requestLog: { write() {}, flush() {} }, logger })
+    const server = createServer((req, res) => {
+      if (!route(req, res)) res.writeHead(404).end()
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/networks/devnet-a/v3/${KEY}`
+    return { url, logged, close: () => new Promise((r) => server.close(r)) }
+  }
+  const post = async (url: string) => {
+    const res = await request(url, { method: 'POST', body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}' })
+    return { status: res.statusCode, text: await res.body.text() }
+  }
+
+  it('a failing gateway gets a JSON-RPC internal error (500) and a logged stack; the server keeps answering', async () => {
+    const s = await serve(() => Promise.reject(new Error('boom')))
+    for (let i = 0; i < 2; i++) expect(await post(s.url)).toEqual({ status: 500, text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}' })
+    expect(s.logged.join('')).toContain('boom')
+    await s.close()
+  })
+
+  it('an answer that cannot be written (a bad header) also ends as a 500, not a crash', async () => {
+    const s = await serve(() => Promise.resolve(respond(200, 'application/json', '{}', 0, undefined, 'eth_chainId', 1, { 'x-bad': 'line\nbreak' })))
+    expect((await post(s.url)).status).toBe(500)
+    expect(s.logged.join('')).toContain('gateway request failed')
+    await s.close()
   })
 })

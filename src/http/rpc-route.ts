@@ -95,6 +95,18 @@ export function createRpcRoute(deps: {
     res.end(body)
   }
 
+  /** A bug, not a client's mistake: logged with its stack, and the client gets a plain JSON-RPC internal error. */
+  const fail = (res: ServerResponse, err: unknown) => {
+    deps.logger.error({ err }, 'gateway request failed')
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    const body = serializeError(null, { code: -32603, message: 'Internal error' })
+    res.writeHead(500, ['access-control-allow-origin', '*', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))])
+    res.end(body)
+  }
+
   /** Handles the request and returns true when it is a JSON-RPC POST; false leaves it to fastify. */
   return function handle(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'POST') return false
@@ -134,13 +146,14 @@ export function createRpcRoute(deps: {
           userAgent: req.headers['user-agent'],
         })
         .then(
-          (out) => write(res, out, target.network?.name ?? 'unknown', started),
-          (err) => {
-            deps.logger.error({ err }, 'gateway request failed')
-            const body = serializeError(null, { code: -32603, message: 'Internal error' })
-            if (!res.headersSent) res.writeHead(500, [...CORS_FLAT, 'content-type', 'application/json'])
-            res.end(body)
+          (out) => {
+            try {
+              write(res, out, target.network?.name ?? 'unknown', started)
+            } catch (err) {
+              fail(res, err)
+            }
           },
+          (err) => fail(res, err),
         )
     })
     // No 'error' listener: node:http emits a request's errors (a client gone mid-body) only to listeners, and

@@ -141,6 +141,21 @@ describe('gateway enforces what the dashboard sets', () => {
     await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), basic(k.secret))).status).toBe(200))
   })
 
+  test('error: checks run in Infura\'s order: secret, then network, then allowlists', async () => {
+    const k = await dashboardKey()
+    await k.change('allowlists', { type: 'origins', entries: 'https://app.example.com' })
+    await k.change('security', { flags: '1', requireSecret: 'on' })
+    await k.change('networks', { network: 'devnet-b', enabled: 'false' })
+    const evil = { origin: 'https://evil.test' }
+    await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), evil, 'devnet-b')).text).toBe('invalid project id or project secret'))
+    const noNetwork = await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) }, 'devnet-b')
+    expect(noNetwork.status).toBe(401)
+    expect(noNetwork.text).toBe('project ID does not have access to this network\n')
+    const forbidden = await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) })
+    expect(forbidden.status).toBe(403)
+    expect(forbidden.text).toBe(FORBIDDEN)
+  })
+
   test('error: a rotated secret replaces the old one at once', async () => {
     const k = await dashboardKey()
     await k.change('security', { flags: '1', requireSecret: 'on' })

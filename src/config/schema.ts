@@ -12,8 +12,8 @@ const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
 
 const UpstreamSchema = z
   .object({
-    /** http(s) URL of the node's JSON-RPC endpoint; every call goes here. */
-    url: z.url({ protocol: /^https?$/ }),
+    /** The node's JSON-RPC endpoint, every call goes here: http(s), or ws(s) for a node reached only by WebSocket. */
+    url: z.url({ protocol: /^(https?|wss?)$/ }),
     /** ws(s) URL of the node, for eth_subscribe; default: `url` with ws(s) instead of http(s). */
     wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
   })

@@ -3,9 +3,13 @@
  * the seam is here). A call goes to the next healthy node; a node that fails to connect or answers 5xx is
  * skipped for `cooldownMs` and the call is tried on another one. When none answers, the caller gets an
  * UPSTREAM_UNAVAILABLE error naming the network — never a hang (every request has a deadline).
+ *
+ * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
+ * (src/upstreams/ws-connection.ts) for every call.
  */
 import { Pool, errors as undiciErrors } from 'undici'
 import { errors } from '../errors/index.ts'
+import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
 
 export interface UpstreamAnswer {
   /** The node's JSON-RPC answer, verbatim (bytes: a single call's answer goes back to the client untouched). */
@@ -35,9 +39,14 @@ interface Member {
   /** Built once: the same object goes with every request. */
   headers: Record<string, string>
   label: string
-  pool: Pool
+  /** HTTP(S) nodes. */
+  pool: Pool | undefined
+  /** ws(s) nodes. */
+  socket: WsRpcConnection | undefined
   downUntil: number
 }
+
+const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
 
 /** http://user:pass@host/path?x → host/path: node URLs often embed provider keys, never show them. */
 export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '/' ? '' : '/…'}`
@@ -58,13 +67,16 @@ export function createUpstreamPool(
       path: `${url.pathname}${url.search}`,
       headers,
       label: redactUrl(url),
-      pool: new Pool(url.origin, {
-        connections: opts.connections ?? 128,
-        keepAliveTimeout: 30_000,
-        headersTimeout: opts.timeoutMs,
-        bodyTimeout: opts.timeoutMs,
-        connectTimeout: Math.min(opts.timeoutMs, 5000),
-      }),
+      pool: isWebSocketUrl(e.url)
+        ? undefined
+        : new Pool(url.origin, {
+            connections: opts.connections ?? 128,
+            keepAliveTimeout: 30_000,
+            headersTimeout: opts.timeoutMs,
+            bodyTimeout: opts.timeoutMs,
+            connectTimeout: Math.min(opts.timeoutMs, 5000),
+          }),
+      socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network, timeoutMs: opts.timeoutMs }) : undefined,
       downUntil: 0,
     }
   })
@@ -72,7 +84,7 @@ export function createUpstreamPool(
 
   return {
     network,
-    wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/, 'ws')),
+    wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/i, 'ws')),
     send(body, sendOpts) {
       const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
       // One node (the common case): no rotation to compute, one promise per call.
@@ -80,7 +92,8 @@ export function createUpstreamPool(
       return sendRotating(body, timeoutMs)
     },
     async close() {
-      await Promise.all(members.map((m) => m.pool.close().catch(() => undefined)))
+      for (const m of members) m.socket?.close()
+      await Promise.all(members.map((m) => m.pool?.close().catch(() => undefined)))
     },
   }
 
@@ -106,10 +119,12 @@ export function createUpstreamPool(
   }
 }
 
-/** One POST to one node; settles with its answer, or with the gateway error saying why there is none. */
+/** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
 function post(m: Member, body: string | Buffer, timeoutMs: number, cooldownMs: number, network: string): Promise<UpstreamAnswer> {
+  if (m.pool === undefined) return overWebSocket(m, body, timeoutMs, cooldownMs)
+  const pool = m.pool
   return new Promise((resolve, reject) => {
-    m.pool.dispatch(
+    pool.dispatch(
       { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
       new ForwardHandler(m, timeoutMs, cooldownMs, network, resolve, reject),
     )
@@ -157,6 +172,19 @@ class ForwardHandler {
   onError(err: Error) {
     this.m.downUntil = Date.now() + this.cooldownMs
     this.reject(toGatewayError(this.network, err, this.timeoutMs))
+  }
+}
+
+/** A node reached only by ws(s): the body is parsed to give the call the connection's own id, and serialized back. */
+async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number, cooldownMs: number): Promise<UpstreamAnswer> {
+  const started = performance.now()
+  try {
+    const answer = await m.socket!.request(JSON.parse(body.toString()), timeoutMs)
+    m.downUntil = 0
+    return { body: Buffer.from(JSON.stringify(answer)), latencyMs: performance.now() - started, upstream: m.label }
+  } catch (err) {
+    m.downUntil = Date.now() + cooldownMs
+    throw err // already a gateway error naming the network
   }
 }
 

@@ -5,24 +5,61 @@ import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
 
 let anvil: RunningAnvil
+let wsOnly: RunningAnvil
 let s: TestServer
 
 beforeAll(async () => {
   // A network backed by an external node (an anvil this test starts itself), beside an embedded one.
-  anvil = await startAnvil({ chainId: 4242, port: 0, blockTimeSeconds: 0 })
+  ;[anvil, wsOnly] = await Promise.all([startAnvil({ chainId: 4242, port: 0, blockTimeSeconds: 0 }), startAnvil({ chainId: 4244, port: 0, blockTimeSeconds: 0 })])
   s = await startTestServer({
     networks: [
       { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
       { name: 'external', chainId: 4242, hosts: ['external.example'], upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] },
+      { name: 'external-ws', chainId: 4244, upstreams: [{ url: wsOnly.wsUrl }] },
+      { name: 'dead-ws', chainId: 4243, upstreams: [{ url: 'ws://127.0.0.1:1/' }] },
     ],
   })
 })
 afterAll(async () => {
   await s?.stop()
   await anvil?.stop()
+  await wsOnly?.stop()
 })
 
 describe('operations', () => {
+  it('a node reached only by ws(s) serves calls, batches and subscriptions over its one WebSocket', async () => {
+    const one = await s.rpc(call('eth_chainId', [], 'abc'), { network: 'external-ws' })
+    expect(one.status).toBe(200)
+    expect(one.json()).toEqual({ jsonrpc: '2.0', id: 'abc', result: '0x1094' })
+    // Repeated client ids come back as sent, in order.
+    const batch = await s.rpc([call('net_version', [], 7), call('eth_chainId', [], 7), call('eth_getBalance', ['0xnot-an-address', 'latest'], 8)], { network: 'external-ws' })
+    const answers = batch.json()
+    expect(answers.map((a: any) => a.id)).toEqual([7, 7, 8])
+    expect(answers[0].result).toBe('4244')
+    expect(answers[1].result).toBe('0x1094')
+    expect(answers[2].error.code).toBe(-32602) // the node's own error, passed through
+    // Many calls in flight on the one connection, each gets its own answer.
+    const many = await Promise.all(Array.from({ length: 20 }, (_, i) => s.rpc(call('eth_getBlockByNumber', ['0x0', false], i), { network: 'external-ws' })))
+    expect(many.map((r) => r.json().id)).toEqual(Array.from({ length: 20 }, (_, i) => i))
+    expect(new Set(many.map((r) => r.json().result.hash)).size).toBe(1)
+
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/external-ws/ws/v3/${s.key.key}`)
+    await new Promise((r) => ws.once('open', r))
+    const messages: any[] = []
+    ws.on('message', (d) => messages.push(JSON.parse(d.toString())))
+    ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'])))
+    while (!messages.some((m) => m.id === 1)) await new Promise((r) => setTimeout(r, 20))
+    expect(messages.find((m) => m.id === 1).result).toMatch(/^0x[0-9a-f]+$/)
+    ws.close()
+  })
+
+  it('a ws(s) node that cannot be reached gives a JSON-RPC error naming the network, and the gateway goes on', async () => {
+    const res = await s.rpc(call('eth_chainId'), { network: 'dead-ws' })
+    expect(res.status).toBe(503)
+    expect(res.json().error.message).toContain('dead-ws')
+    expect((await s.rpc(call('eth_chainId'), { network: 'external-ws' })).status).toBe(200)
+  })
+
   it('a network with an external upstream URL serves HTTP and WebSocket subscriptions', async () => {
     const res = await s.rpc(call('eth_chainId'), { network: 'external' })
     expect(res.json().result).toBe('0x1092')

@@ -90,13 +90,22 @@ export function respond(
   return { status, contentType, body, headers, credits, keyId, method, calls, rejected }
 }
 
+/** Answers a call in place of the node (e.g. eth_subscribe in a WebSocket session); throws when the node is unreachable. */
+export type LocalMethod = (call: RpcCall) => Promise<string | undefined>
+
 /** Per-request context once the key and network are known. */
 export interface CallContext {
   entry: KeyEntry
   network: Network
   pool: UpstreamPool
   transport: 'http' | 'ws'
+  /** Methods the caller answers itself, admitted, charged and recorded like forwarded calls. */
+  local?: ReadonlyMap<string, LocalMethod>
 }
+
+/** Why a call the node should have answered got no answer: free (5xx, I§1.4). */
+const unavailable = (err: unknown, network: string) =>
+  err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable`, { httpStatus: 503 })
 
 export interface ExecutedCalls {
   /** Serialized answers in call order; undefined for notifications. */
@@ -220,7 +229,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
     const answers: (string | undefined)[] = new Array(entries.length)
     const charged: number[] = new Array(entries.length).fill(0)
+    /** Per call, the error that left it unanswered (node unreachable). */
+    const failures: (ChaingateError | undefined)[] = new Array(entries.length).fill(undefined)
     const forwardIdx: number[] = []
+    const localIdx: number[] = []
     entries.forEach((e, i) => {
       if (!e.ok) {
         answers[i] = serializeError(e.id, toErrorObject(e.error))
@@ -228,7 +240,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         return
       }
       const d = decisions[i]!
-      if (d.kind === 'forward') forwardIdx.push(i)
+      if (d.kind === 'forward') (ctx.local?.has(e.call.method) ? localIdx : forwardIdx).push(i)
       else {
         answers[i] = !e.call.hasId
           ? undefined
@@ -239,7 +251,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }
     })
 
-    let unavailableError: ChaingateError | undefined
+    const local = localIdx.map(async (i) => {
+      const call = (entries[i] as { call: RpcCall }).call
+      try {
+        answers[i] = await ctx.local!.get(call.method)!(call)
+        charged[i] = prices[i]!
+      } catch (err) {
+        failures[i] = unavailable(err, network.name)
+        answers[i] = call.hasId ? serializeError(call.id, toErrorObject(failures[i]!)) : undefined
+      }
+    })
     if (forwardIdx.length > 0) {
       const started = performance.now()
       try {
@@ -262,15 +283,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
         })
       } catch (err) {
         // The node could not be reached: these calls are free (5xx, I§1.4).
-        unavailableError = err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network.name} is unavailable`, { httpStatus: 503 })
+        const e = unavailable(err, network.name)
         for (const i of forwardIdx) {
           const call = (entries[i] as { call: RpcCall }).call
-          answers[i] = call.hasId ? serializeError(call.id, toErrorObject(unavailableError)) : undefined
+          failures[i] = e
+          answers[i] = call.hasId ? serializeError(call.id, toErrorObject(e)) : undefined
           charged[i] = 0
         }
         metrics.upstreamLatency(network.name, (performance.now() - started) / 1000)
       }
     }
+    await Promise.all(local)
 
     // Settle: what was reserved minus what the answers actually cost.
     let total = opts.batch ? costs.batchEnvelope : 0
@@ -279,25 +302,26 @@ export function createGateway(deps: GatewayDeps): Gateway {
       total += charged[i]!
       const method = e.ok ? e.call.method : '(invalid)'
       const answer = answers[i]
-      const unavailable = unavailableError !== undefined && forwardIdx.includes(i)
-      const failed = !e.ok || unavailable || (answer !== undefined && isErrorAnswer(answer))
+      const failure = failures[i]
+      const failed = !e.ok || failure !== undefined || (answer !== undefined && isErrorAnswer(answer))
       const errorKind = !failed
         ? undefined
-        : unavailable
-          ? `http:${unavailableError!.httpStatus}`
+        : failure !== undefined
+          ? `http:${failure.httpStatus}`
           : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
       ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method, calls: 1, credits: charged[i]!, errors: failed ? 1 : 0, errorKind }, t)
-      metrics.call(network.name, method, failed ? (unavailable ? 'unavailable' : 'error') : 'ok')
+      metrics.call(network.name, method, failed ? (failure !== undefined ? 'unavailable' : 'error') : 'ok')
     })
     if (opts.batch && costs.batchEnvelope > 0)
       ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: 'batch', calls: 0, credits: costs.batchEnvelope, errors: 0 }, t)
     limits.adjust(entry.accountId, entry.id, total - reserved, t)
     metrics.credits(network.name, total)
+    const firstFailure = failures.find((f) => f !== undefined)
     return {
       answers,
       credits: total,
-      allUnavailable: unavailableError !== undefined && forwardIdx.length === entries.length,
-      unavailableError,
+      allUnavailable: failures.every((f) => f !== undefined),
+      ...(firstFailure ? { unavailableError: firstFailure } : {}),
       invalidSingle: !opts.batch && !entries[0]!.ok,
     }
   }
@@ -327,16 +351,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
     let outcome = 'ok'
     if (decision.kind === 'forward') {
       try {
-        const answer = await ctx.pool.send(raw)
-        metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
-        body = answer.body
-        if (isErrorAnswer(body)) {
+        const local = ctx.local?.get(call.method)
+        if (local === undefined) {
+          const answer = await ctx.pool.send(raw)
+          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+          body = answer.body
+        } else body = await local(call)
+        if (body !== undefined && isErrorAnswer(body)) {
           outcome = 'error'
           errorKind = `rpc:${errorCodeOf(body) ?? 'unknown'}`
         }
       } catch (err) {
         // The node could not be reached: free (5xx, I§1.4).
-        const e = err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network.name} is unavailable`, { httpStatus: 503 })
+        const e = unavailable(err, network.name)
         status = e.httpStatus
         body = serializeError(call.id, toErrorObject(e))
         charged = 0

@@ -14,8 +14,7 @@ import { ChaingateError, errors } from '../errors/index.ts'
 import { parseBody, serializeError, serializeResult, toErrorObject, type ParsedEntry, type RpcCall } from '../jsonrpc/envelope.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../upstreams/subscriptions.ts'
-import { limitBody } from './responses.ts'
-import { type CallContext, type Clock, type Gateway } from './pipeline.ts'
+import type { CallContext, Clock, Gateway, LocalMethod } from './pipeline.ts'
 import type { AccessCheck } from './access.ts'
 
 export const WS_CLOSE = {
@@ -61,8 +60,6 @@ interface ClientSubscription {
   lastChargedMs?: number
 }
 
-const SUBSCRIPTION_METHODS = new Set(['eth_subscribe', 'eth_unsubscribe'])
-
 export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSession {
   const subs = new Map<string, ClientSubscription>()
   let disposed = false
@@ -70,10 +67,17 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   const keyId = initial.entry.id
   const network = initial.network.name
 
+  // eth_subscribe / eth_unsubscribe are answered here (node subscriptions), admitted and charged by the pipeline
+  // like any call. Declared below; looked up per call.
+  const local = new Map<string, LocalMethod>([
+    ['eth_subscribe', (call) => subscribe(call)],
+    ['eth_unsubscribe', (call) => unsubscribe(call)],
+  ])
+
   // Limits and plans may change while the socket is open: use the newest view of the key for each message.
   const context = (): CallContext | undefined => {
     const entry = deps.keys.byId(keyId)
-    return entry && entry.networks.has(network) ? { ...initial, entry } : undefined
+    return entry && entry.networks.has(network) ? { ...initial, entry, local } : undefined
   }
 
   const chargeEvent = (sub: ClientSubscription, result: unknown) => {
@@ -142,32 +146,6 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
 
   const reply = (call: RpcCall, error: ChaingateError) => (call.hasId ? serializeError(call.id, toErrorObject(error)) : undefined)
 
-  /** eth_subscribe / eth_unsubscribe: admitted and charged like any call, answered here. */
-  const runSubscriptionCall = async (ctx: CallContext, call: RpcCall): Promise<string | undefined> => {
-    const now = deps.clock.now()
-    const cost = deps.costs.method(network, call.method)
-    const rejection = deps.limits.admit(ctx.entry.limits, cost, now)
-    if (rejection) {
-      if (rejection === 'DAILY_CREDITS_EXHAUSTED') setImmediate(() => deps.onDailyExhausted(accountId))
-      return limitBody(rejection, call.id)
-    }
-    let answer: string | undefined
-    let charged = cost
-    try {
-      answer = call.method === 'eth_subscribe' ? await subscribe(call) : await unsubscribe(call)
-    } catch (err) {
-      // The node is unreachable: free, like any 5xx.
-      charged = 0
-      const e = err instanceof ChaingateError ? err : errors.upstreamUnavailable(network, 'subscription failed')
-      answer = reply(call, e)
-    }
-    deps.limits.adjust(accountId, keyId, charged - cost, deps.clock.now())
-    deps.ledger.record({ accountId, keyId, network, method: call.method, calls: 1, credits: charged, errors: charged === 0 ? 1 : 0 }, deps.clock.now())
-    deps.metrics.call(network, call.method, charged === 0 ? 'unavailable' : 'ok')
-    deps.metrics.credits(network, charged)
-    return answer
-  }
-
   return {
     accountId,
     keyId,
@@ -200,25 +178,11 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
           return
         }
       }
-      const answers: (string | undefined)[] = new Array(entries.length)
-      const plainIdx: number[] = []
-      let exhausted = false
-      await Promise.all(
-        entries.map(async (e, i) => {
-          if (e.ok && SUBSCRIPTION_METHODS.has(e.call.method)) answers[i] = await runSubscriptionCall(ctx, e.call)
-          else plainIdx.push(i)
-        }),
-      )
-      if (plainIdx.length > 0) {
-        const plain = plainIdx.map((i) => entries[i]!)
-        const result = await deps.gateway.execute(ctx, plain, { batch, rawSingle: batch ? undefined : text })
-        plainIdx.forEach((i, j) => (answers[i] = result.answers[j]))
-        if (result.rejected === 'DAILY_CREDITS_EXHAUSTED') exhausted = true
-      }
+      const result = await deps.gateway.execute(ctx, entries, { batch, rawSingle: batch ? undefined : text })
       if (disposed) return
-      const present = answers.filter((a): a is string => a !== undefined)
+      const present = result.answers.filter((a): a is string => a !== undefined)
       if (present.length > 0) deps.send(batch ? `[${present.join(',')}]` : present[0]!)
-      if (exhausted) deps.onDailyExhausted(accountId)
+      if (result.rejected === 'DAILY_CREDITS_EXHAUSTED') deps.onDailyExhausted(accountId)
     },
     async dispose() {
       if (disposed) return

@@ -58,6 +58,18 @@ describe('operations', () => {
     expect(res.status).toBe(503)
     expect(res.json().error.message).toContain('dead-ws')
     expect((await s.rpc(call('eth_chainId'), { network: 'external-ws' })).status).toBe(200)
+
+    // Subscribing through it fails the same way, and costs nothing.
+    const { account, key } = await s.newKey('team')
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/dead-ws/ws/v3/${key.key}`)
+    await new Promise((r) => ws.once('open', r))
+    const answer = new Promise<any>((r) => ws.once('message', (d) => r(JSON.parse(d.toString()))))
+    ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 9)))
+    const sub = await answer
+    expect(sub.id).toBe(9)
+    expect(sub.error.message).toContain('dead-ws')
+    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(0)
+    ws.close()
   })
 
   it('a network with an external upstream URL serves HTTP and WebSocket subscriptions', async () => {

@@ -91,6 +91,21 @@ describe('gateway over WebSocket', () => {
     c.ws.close()
   })
 
+  it('a batch may mix eth_subscribe with other calls: answered in order, each charged as on its own', async () => {
+    const { account, key } = await s.newKey('team')
+    const c = await connect(key.key)
+    const answers = await c.ask([call('eth_chainId', [], 1), call('eth_subscribe', ['newHeads'], 2), call('eth_subscribe', ['nothing'], 3)])
+    expect(answers.map((a: any) => a.id)).toEqual([1, 2, 3])
+    expect(answers[0].result).toBe('0x7a69')
+    expect(answers[1].result).toMatch(/^0x[0-9a-f]{32}$/)
+    expect(answers[2].error.code).toBe(-32602)
+    await mine(1)
+    expect((await c.next((m) => m.method === 'eth_subscription')).params.subscription).toBe(answers[1].result)
+    // 5 (eth_chainId) + 5 + 5 (both subscribe calls) + 50 (one block); the batch envelope costs nothing by default.
+    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(5 + 5 + 5 + 50)
+    c.ws.close()
+  })
+
   it('logs: delivered for a matching contract event, charged at most once per block', async () => {
     const { account, key } = await s.newKey('team')
     const c = await connect(key.key)

@@ -176,6 +176,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       logger,
       logRequests: config.log.requests,
       maxBodyBytes: config.gateway.maxBodyBytes,
+      gzipMinBytes: config.gateway.gzipMinBytes,
       maxWsMessageBytes: config.gateway.maxWsMessageBytes,
       sessionDeps,
       ...(options.security ? { checkAccess: options.security.check } : {}),

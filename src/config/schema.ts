@@ -80,6 +80,8 @@ export const ConfigSchema = z
         maxBodyBytes: z.number().int().min(1024).default(5 * 1024 * 1024),
         /** Most calls in one batch; more answers one -32600 error. */
         maxBatchSize: z.number().int().min(1).default(1000),
+        /** HTTP answers at least this large are gzipped for clients that accept it (ethers does); null: never. */
+        gzipMinBytes: z.number().int().min(0).nullable().default(4096),
         /** Time allowed for an upstream node to answer. */
         upstreamTimeoutMs: z.number().int().min(100).default(30_000),
         /** Largest WebSocket message accepted from a client. */

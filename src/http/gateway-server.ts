@@ -32,6 +32,8 @@ export interface GatewayServerDeps {
   logger: Logger
   logRequests: boolean
   maxBodyBytes: number
+  /** Answers at least this large are gzipped for clients that accept it; null: never. */
+  gzipMinBytes: number | null
   maxWsMessageBytes: number
   sessionDeps: Omit<WsSessionDeps, 'gateway' | 'hub' | 'send' | 'close' | 'onDailyExhausted'>
   checkAccess?: AccessCheck
@@ -52,7 +54,7 @@ const CORS = Object.fromEntries(CORS_HEADERS)
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const requestLog = createRequestLog(deps.logger)
-  const rpcRoute = createRpcRoute({ gateway: deps.gateway, networks: deps.networks, maxBodyBytes: deps.maxBodyBytes, logRequests: deps.logRequests, requestLog, logger: deps.logger })
+  const rpcRoute = createRpcRoute({ gateway: deps.gateway, networks: deps.networks, maxBodyBytes: deps.maxBodyBytes, gzipMinBytes: deps.gzipMinBytes, logRequests: deps.logRequests, requestLog, logger: deps.logger })
   const app = Fastify({
     logger: false,
     bodyLimit: deps.maxBodyBytes,

@@ -6,7 +6,7 @@ import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
 import { respond } from '../gateway/pipeline.ts'
 import { createNetworkRegistry } from '../networks/registry.ts'
 import { createLogger } from '../observability/logger.ts'
-import { createRpcRoute, matchRpcPath } from './rpc-route.ts'
+import { acceptsGzip, createRpcRoute, matchRpcPath } from './rpc-route.ts'
 
 const networks = createNetworkRegistry([
   { name: 'devnet-a', chainId: 1, embedded: { port: 0, blockTimeSeconds: 0 } },
@@ -76,5 +76,12 @@ describe('rpc route faults', () => {
     expect((await post(s.url)).status).toBe(500)
     expect(s.logged.join('')).toContain('gateway request failed')
     await s.close()
+  })
+})
+
+describe('acceptsGzip', () => {
+  it('reads Accept-Encoding as RFC 9110 does for gzip', () => {
+    for (const yes of ['gzip', 'GZIP', 'br, gzip, deflate', 'gzip;q=0.5', '*', 'identity, *;q=0.1', ' deflate ,gzip ; q=1']) expect(acceptsGzip(yes), yes).toBe(true)
+    for (const no of [undefined, '', 'identity', 'br', 'gzip;q=0', 'gzip; q=0.0', 'x-gzip2']) expect(acceptsGzip(no), String(no)).toBe(false)
   })
 })

@@ -4,6 +4,7 @@
  * else on the listener (OPTIONS, 405s, /healthz, /metrics, the dashboard) stays on fastify.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { constants, gzip } from 'node:zlib'
 import { errors } from '../errors/index.ts'
 import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
@@ -68,25 +69,67 @@ function keyFrom(url: string, from: number, end: number): string | undefined {
   return url.slice(from, end)
 }
 
+/** Whether an Accept-Encoding header allows gzip (`gzip` or `*`, with a q-value above 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.split(';').map((p) => p.trim().toLowerCase())
+    if (name !== 'gzip' && name !== '*') continue
+    const q = params.find((p) => p.startsWith('q='))
+    if (q === undefined || Number(q.slice(2)) > 0) return true
+  }
+  return false
+}
+
+/** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */
+const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED }
+
 export function createRpcRoute(deps: {
   gateway: Gateway
   networks: NetworkRegistry
   maxBodyBytes: number
+  /** Answers at least this large are gzipped for clients that accept it; null: never. */
+  gzipMinBytes?: number | null
   logRequests: boolean
   requestLog: RequestLog
   logger: Logger
 }) {
-  const write = (res: ServerResponse, out: GatewayResponse, network: string, started: number) => {
+  const gzipMinBytes = deps.gzipMinBytes ?? null
+
+  const send = (res: ServerResponse, out: GatewayResponse, body: string | Buffer | undefined, encoding: string | undefined, network: string, started: number) => {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
-      out.body === undefined
+      body === undefined
         ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
-        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', out.contentType, 'content-length', String(Buffer.byteLength(out.body))]
+        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', out.contentType, 'content-length', String(Buffer.byteLength(body))]
+    if (encoding !== undefined) headers.push('content-encoding', encoding)
     if (out.headers !== undefined) for (const k in out.headers) headers.push(k, out.headers[k]!)
     res.writeHead(out.status, headers)
-    res.end(out.body)
+    res.end(body)
     if (deps.logRequests)
       deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: out.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 })
+  }
+
+  const write = (req: IncomingMessage, res: ServerResponse, out: GatewayResponse, network: string, started: number) => {
+    const body = out.body
+    if (body === undefined || gzipMinBytes === null || body.length < gzipMinBytes) {
+      send(res, out, body, undefined, network, started)
+      return
+    }
+    res.setHeader('vary', 'accept-encoding')
+    if (!acceptsGzip(req.headers['accept-encoding'])) {
+      send(res, out, body, undefined, network, started)
+      return
+    }
+    // On libuv's thread pool, off the event loop: a large answer does not hold up other requests.
+    gzip(body, GZIP_OPTIONS, (err, zipped) => {
+      try {
+        if (err) send(res, out, body, undefined, network, started)
+        else send(res, out, zipped, 'gzip', network, started)
+      } catch (e) {
+        fail(res, e)
+      }
+    })
   }
 
   const tooLarge = (res: ServerResponse) => {
@@ -148,7 +191,7 @@ export function createRpcRoute(deps: {
         .then(
           (out) => {
             try {
-              write(res, out, target.network?.name ?? 'unknown', started)
+              write(req, res, out, target.network?.name ?? 'unknown', started)
             } catch (err) {
               fail(res, err)
             }

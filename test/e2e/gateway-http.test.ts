@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { gunzipSync } from 'node:zlib'
 import { request } from 'undici'
 import { createPublicClient, http, parseEther, createWalletClient } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -137,6 +138,40 @@ describe('gateway over HTTP with real clients', () => {
     }
     await client.close()
     expect(connects).toBe(1)
+  })
+
+  it('large answers are gzipped for clients that accept it (as ethers asks), small ones and others are not', async () => {
+    const big = JSON.stringify(Array.from({ length: 200 }, (_, i) => call('eth_chainId', [], i))) // ~8 KB answer
+    const post = (body: string, acceptEncoding?: string) =>
+      request(s.endpoint(), { method: 'POST', headers: { 'content-type': 'application/json', ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) }, body })
+
+    const zipped = await post(big, 'br, gzip, deflate')
+    expect(zipped.statusCode).toBe(200)
+    expect(zipped.headers['content-encoding']).toBe('gzip')
+    expect(zipped.headers['vary']).toBe('accept-encoding')
+    expect(zipped.headers['x-credits-charged']).toBe(String(200 * 5))
+    const bytes = Buffer.from(await zipped.body.arrayBuffer())
+    expect(Number(zipped.headers['content-length'])).toBe(bytes.length)
+    const answers = JSON.parse(gunzipSync(bytes).toString())
+    expect(answers).toHaveLength(200)
+    expect(answers[199]).toEqual({ jsonrpc: '2.0', id: 199, result: '0x7a69' })
+    expect(bytes.length).toBeLessThan(JSON.stringify(answers).length / 3)
+
+    for (const refused of [undefined, 'identity', 'gzip;q=0, identity']) {
+      const plain = await post(big, refused)
+      expect(plain.headers['content-encoding'], String(refused)).toBeUndefined()
+      expect(JSON.parse(await plain.body.text())).toHaveLength(200)
+    }
+    const small = await post(JSON.stringify(call('eth_chainId')), 'gzip')
+    expect(small.headers['content-encoding']).toBeUndefined()
+    expect(small.headers['vary']).toBeUndefined()
+    expect(await small.body.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' })
+
+    // ethers sends Accept-Encoding: gzip; 150 calls in one tick go out as one batch with a ~9 KB (gzipped) answer.
+    const provider = new JsonRpcProvider(s.endpoint(), 31337, { staticNetwork: true, batchMaxCount: 200 })
+    const balances = await Promise.all(Array.from({ length: 150 }, () => provider.send('eth_getBalance', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x0'])))
+    expect(new Set(balances)).toEqual(new Set(['0x21e19e0c9bab2400000']))
+    provider.destroy()
   })
 
   it('CORS preflight is answered so browsers can call the endpoint', async () => {

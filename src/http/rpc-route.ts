@@ -96,13 +96,17 @@ export function createRpcRoute(deps: {
 }) {
   const gzipMinBytes = deps.gzipMinBytes ?? null
 
+  /** `encoding`: the body's content-encoding when compressed, '' when it could have been, undefined otherwise. */
   const send = (res: ServerResponse, out: GatewayResponse, body: string | Buffer | undefined, encoding: string | undefined, network: string, started: number) => {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
       body === undefined
         ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
         : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', out.contentType, 'content-length', String(Buffer.byteLength(body))]
-    if (encoding !== undefined) headers.push('content-encoding', encoding)
+    if (encoding !== undefined) {
+      headers.push('vary', 'accept-encoding')
+      if (encoding !== '') headers.push('content-encoding', encoding)
+    }
     if (out.headers !== undefined) for (const k in out.headers) headers.push(k, out.headers[k]!)
     res.writeHead(out.status, headers)
     res.end(body)
@@ -116,15 +120,14 @@ export function createRpcRoute(deps: {
       send(res, out, body, undefined, network, started)
       return
     }
-    res.setHeader('vary', 'accept-encoding')
     if (!acceptsGzip(req.headers['accept-encoding'])) {
-      send(res, out, body, undefined, network, started)
+      send(res, out, body, '', network, started)
       return
     }
     // On libuv's thread pool, off the event loop: a large answer does not hold up other requests.
     gzip(body, GZIP_OPTIONS, (err, zipped) => {
       try {
-        if (err) send(res, out, body, undefined, network, started)
+        if (err) send(res, out, body, '', network, started)
         else send(res, out, zipped, 'gzip', network, started)
       } catch (e) {
         fail(res, e)

@@ -49,7 +49,8 @@ export interface GatewayServer {
   close(): Promise<void>
 }
 
-const CORS = Object.fromEntries(CORS_HEADERS)
+/** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
+const CORS = { ...Object.fromEntries(CORS_HEADERS), 'x-credits-charged': '0' }
 
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
@@ -119,12 +120,12 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
   }
 
-  const rejectUpgrade = (socket: Duplex, res: { status: number; contentType: string; body: string | Buffer | undefined; headers?: Record<string, string> }) => {
+  const rejectUpgrade = (socket: Duplex, res: { status: number; contentType: string; body: string | Buffer | undefined; headers?: Record<string, string> | undefined; credits?: number }) => {
     const body = res.body?.toString() ?? ''
     const extra = Object.entries(res.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
     socket.end(
       `HTTP/1.1 ${res.status} ${res.status === 401 ? 'Unauthorized' : res.status === 404 ? 'Not Found' : res.status === 403 ? 'Forbidden' : res.status === 402 ? 'Payment Required' : 'Error'}\r\n` +
-        `content-type: ${res.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n${extra}\r\n${body}`,
+        `content-type: ${res.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${res.credits ?? 0}\r\nconnection: close\r\n${extra}\r\n${body}`,
     )
   }
 

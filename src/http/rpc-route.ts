@@ -137,7 +137,7 @@ export function createRpcRoute(deps: {
 
   const tooLarge = (res: ServerResponse) => {
     const body = serializeError(null, toErrorObject(errors.bodyTooLarge(deps.maxBodyBytes)))
-    res.writeHead(413, [...CORS_FLAT, 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'])
+    res.writeHead(413, [...CORS_FLAT, 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'])
     res.end(body)
   }
 
@@ -149,7 +149,7 @@ export function createRpcRoute(deps: {
       return
     }
     const body = serializeError(null, { code: -32603, message: 'Internal error' })
-    res.writeHead(500, ['access-control-allow-origin', '*', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))])
+    res.writeHead(500, ['access-control-allow-origin', '*', 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))])
     res.end(body)
   }
 

@@ -124,6 +124,7 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   it('a body over the size limit: 413', async () => {
     const res = await s.rpc(JSON.stringify(call('eth_call', [{ data: `0x${'00'.repeat(2000)}` }, 'latest'])))
     expect(res.status).toBe(413)
+    expect(res.headers['x-credits-charged']).toBe('0')
     expect(res.json().error.message).toContain('at most 2048 bytes')
     await stillServes()
   })
@@ -183,6 +184,7 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
       const res = await raw(`/networks/devnet-a/v3/${s.key.key}`, { method })
       expect(res.status).toBe(405)
       expect(res.headers.allow).toContain('POST')
+      expect(res.headers['x-credits-charged']).toBe('0')
     }
     await stillServes()
   })

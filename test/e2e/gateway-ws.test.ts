@@ -188,11 +188,11 @@ describe('gateway over WebSocket', () => {
     await s.app.keys.revoke(key.id, Date.now())
     const closed = await c.closed
     expect(closed.code).toBe(1008)
-    const status = await new Promise<number>((resolve) => {
+    const refused = await new Promise<{ status: number; credits: unknown }>((resolve) => {
       const ws = new WebSocket(wsUrl(key.key))
-      ws.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0))
+      ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, credits: res.headers['x-credits-charged'] }))
       ws.on('error', () => undefined)
     })
-    expect(status).toBe(401)
+    expect(refused).toEqual({ status: 401, credits: '0' })
   })
 })

@@ -172,6 +172,13 @@ export function isValidScope(key: string, obj: unknown): obj is Record<string, u
 
 const union = (a: string[], b: string[]): string[] => [...new Set([...a, ...b])]
 
+/** Ordered union of two requests for the same scope (either may be absent the first time a key is seen). */
+const mergeScope = (prev: RequestedScope | undefined, s: RequestedScope): RequestedScope => ({
+  methods: union(prev?.methods ?? [], s.methods),
+  notifications: union(prev?.notifications ?? [], s.notifications),
+  accounts: union(prev?.accounts ?? [], s.accounts),
+})
+
 /**
  * Drops invalid scopes, expands `references` on namespace keys into one chain scope each, and merges duplicate
  * keys (ordered union of methods, notifications and accounts; M§2.4).
@@ -182,21 +189,8 @@ export function normalizeScopes(scopes: Record<string, unknown> | undefined): Re
     if (!isValidScope(key, obj)) continue
     const refs = isStringArray(obj.references) ? obj.references : undefined
     const keys = refs && refs.length > 0 ? refs.map((r) => `${key}:${r}`) : [key]
-    for (const k of keys) {
-      const scope: RequestedScope = {
-        methods: [...obj.methods],
-        notifications: [...obj.notifications],
-        accounts: isStringArray(obj.accounts) ? [...obj.accounts] : [],
-      }
-      const prev = out[k]
-      out[k] = prev
-        ? {
-            methods: union(prev.methods, scope.methods),
-            notifications: union(prev.notifications, scope.notifications),
-            accounts: union(prev.accounts, scope.accounts),
-          }
-        : { methods: union([], scope.methods), notifications: union([], scope.notifications), accounts: union([], scope.accounts) }
-    }
+    const scope: RequestedScope = { methods: obj.methods, notifications: obj.notifications, accounts: isStringArray(obj.accounts) ? obj.accounts : [] }
+    for (const k of keys) out[k] = mergeScope(out[k], scope)
   }
   return out
 }
@@ -205,16 +199,7 @@ export function normalizeScopes(scopes: Record<string, unknown> | undefined): Re
 export function mergeScopeMaps(...maps: Record<string, RequestedScope>[]): Record<string, RequestedScope> {
   const out: Record<string, RequestedScope> = {}
   for (const m of maps) {
-    for (const [k, s] of Object.entries(m)) {
-      const prev = out[k]
-      out[k] = prev
-        ? {
-            methods: union(prev.methods, s.methods),
-            notifications: union(prev.notifications, s.notifications),
-            accounts: union(prev.accounts, s.accounts),
-          }
-        : { methods: [...s.methods], notifications: [...s.notifications], accounts: [...s.accounts] }
-    }
+    for (const [k, s] of Object.entries(m)) out[k] = mergeScope(out[k], s)
   }
   return out
 }

@@ -51,19 +51,24 @@ export function createWsRpcConnection(
     if (opening) return opening
     opening = new Promise<WebSocket>((resolve, reject) => {
       const ws = new WebSocket(url, { handshakeTimeout: Math.min(opts.timeoutMs, 10_000) })
+      let opened = false
+      const refuse = (why: string) => {
+        if (opened) return
+        opened = true // settled: this attempt is over
+        opening = undefined
+        reject(errors.upstreamUnavailable(network, why))
+      }
       ws.on('open', () => {
+        opened = true
         socket = ws
         opening = undefined
         resolve(ws)
       })
       ws.on('message', (data) => onMessage(data.toString()))
-      ws.on('error', (err) => {
-        if (opening) {
-          opening = undefined
-          reject(errors.upstreamUnavailable(network, `WebSocket connection failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`))
-        }
-      })
+      ws.on('error', (err) => refuse(`WebSocket connection failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`))
       ws.on('close', () => {
+        // Closed before it opened without an 'error' first: refuse rather than leave callers waiting on `opening`.
+        refuse('the node closed the WebSocket connection while opening it')
         if (socket === ws) socket = undefined
         const lost = [...new Set(pending.values())]
         pending.clear()

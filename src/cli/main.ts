@@ -14,6 +14,7 @@ import { queryUsage } from '../credits/usage-report.ts'
 import { runStart } from './start.ts'
 import { setAccountPassword } from '../dashboard/auth/credentials.ts'
 import { extraCommands } from './extra-commands.ts'
+import { rpcUrl } from '../networks/rpc-paths.ts'
 
 const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wallet
 
@@ -255,12 +256,13 @@ async function readStdin(): Promise<string> {
 }
 
 export function endpointUrls(k: ApiKey, config: Config) {
-  const base = `http://${config.gateway.host}:${config.gateway.port}`
+  const h = config.gateway.host
+  const base = `http://${h.includes(':') ? `[${h}]` : h}:${config.gateway.port}`
   return Object.fromEntries(
     k.networks.map((n) => {
-      const net = config.networks.find((x) => x.name === n)!
-      const host = (net.hosts ?? [`${n}.localhost`])[0]
-      return [n, { http: `${base}/networks/${n}/v3/${k.key}`, ws: `${base.replace('http', 'ws')}/networks/${n}/ws/v3/${k.key}`, host: `http://${host}:${config.gateway.port}/v3/${k.key}` }]
+      const host = config.networks.find((x) => x.name === n)!.hosts?.[0]
+      const url = (transport: 'http' | 'ws', form: 'host' | 'path') => rpcUrl({ base, network: n, key: k.key, transport, form, host })
+      return [n, { http: url('http', 'path'), ws: url('ws', 'path'), host: url('http', 'host') }]
     }),
   )
 }

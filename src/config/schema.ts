@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS } from '../credits/default-costs.ts'
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
+import { defaultHostname } from '../networks/rpc-paths.ts'
 
 const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
 const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
@@ -155,7 +156,7 @@ export function crossFieldProblems(raw: unknown): { path: (string | number)[]; m
     names.add(n.name)
     if (n.chainId !== undefined && chainIds.has(n.chainId)) out.push({ path: ['networks', i, 'chainId'], message: `duplicate chainId ${String(n.chainId)}` })
     chainIds.add(n.chainId)
-    const hs = Array.isArray(n.hosts) ? n.hosts : [`${String(n.name)}.localhost`]
+    const hs = Array.isArray(n.hosts) ? n.hosts : [defaultHostname(String(n.name))]
     for (const h of hs) {
       const key = typeof h === 'string' ? h.toLowerCase() : h
       if (hosts.has(key)) out.push({ path: ['networks', i, 'hosts'], message: `duplicate host ${String(h)}` })

@@ -12,7 +12,7 @@ import type { KeySnapshot } from '../api-keys/snapshot.ts'
 import type { Gateway } from '../gateway/pipeline.ts'
 import type { AccessCheck } from '../gateway/access.ts'
 import { WS_CLOSE, createWsSession, type WsSession, type WsSessionDeps } from '../gateway/ws-session.ts'
-import type { NetworkRegistry, Network } from '../networks/registry.ts'
+import type { NetworkRegistry } from '../networks/registry.ts'
 import { createRequestLog, type Logger } from '../observability/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
@@ -20,7 +20,7 @@ import type { UpstreamPool } from '../upstreams/pool.ts'
 import { errors } from '../errors/index.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
 import { limitBody } from '../gateway/responses.ts'
-import { CORS_HEADERS, createRpcRoute, keyFromRest } from './rpc-route.ts'
+import { CORS_HEADERS, createRpcRoute, rpcTarget } from './rpc-route.ts'
 
 export interface GatewayServerDeps {
   gateway: Gateway
@@ -131,25 +131,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
 
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', () => socket.destroy())
-    const url = new URL(req.url ?? '/', 'http://x')
-    let network: Network | undefined
-    let label: string
-    let rest: string | undefined
-    let m = /^\/ws\/v3(?:\/(.*))?$/.exec(url.pathname)
-    if (m) {
-      label = req.headers.host ?? ''
-      network = deps.networks.byHost(label)
-      rest = m[1]
-    } else if ((m = /^\/networks\/([^/]+)\/ws\/v3(?:\/(.*))?$/.exec(url.pathname))) {
-      label = m[1]!
-      network = deps.networks.byName(label)
-      rest = m[2]
-    } else {
+    // The URL parser resolves dot segments first, as the upgrade has always done.
+    const target = rpcTarget(new URL(req.url ?? '/', 'http://x').pathname, req.headers.host, 'ws', deps.networks)
+    if (!target) {
       rejectUpgrade(socket, { status: 404, contentType: 'text/plain; charset=utf-8', body: 'no WebSocket endpoint here: use /ws/v3/<key>\n' })
       return
     }
+    const { network, label } = target
     const auth = await deps.gateway.authorize(
-      { network, networkLabel: label, key: keyFromRest(rest), authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
+      { network, networkLabel: label, key: target.key, authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
       [],
     )
     if ('refusal' in auth) {

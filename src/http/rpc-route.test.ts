@@ -6,7 +6,7 @@ import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
 import { respond } from '../gateway/pipeline.ts'
 import { createNetworkRegistry } from '../networks/registry.ts'
 import { createLogger } from '../observability/logger.ts'
-import { acceptsGzip, createRpcRoute, matchRpcPath } from './rpc-route.ts'
+import { acceptsGzip, createRpcRoute, rpcTarget } from './rpc-route.ts'
 
 const networks = createNetworkRegistry([
   { name: 'devnet-a', chainId: 1, embedded: { port: 0, blockTimeSeconds: 0 } },
@@ -14,7 +14,7 @@ const networks = createNetworkRegistry([
 ] as never)
 const KEY = '0123456789abcdef0123456789abcdef'
 const match = (url: string, host = 'devnet-a.localhost') => {
-  const t = matchRpcPath(url, host, networks)
+  const t = rpcTarget(url, host, 'http', networks)
   return t && { network: t.network?.name, label: t.label, key: t.key }
 }
 

@@ -9,6 +9,7 @@ import { errors } from '../errors/index.ts'
 import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../networks/registry.ts'
+import { matchRpcPath, type RpcTransport } from '../networks/rpc-paths.ts'
 import type { Logger, RequestLog } from '../observability/logger.ts'
 
 export const CORS_HEADERS: [string, string][] = [
@@ -19,54 +20,18 @@ export const CORS_HEADERS: [string, string][] = [
 ]
 const CORS_FLAT = CORS_HEADERS.flat()
 
-/** `/v3/<key>` → the key; `/v3/`, `/v3/<key>/`, `/v3/<key>/more` → undefined (Infura: 401 "project id required"). */
-export function keyFromRest(rest: string | undefined): string | undefined {
-  if (!rest || rest.includes('/')) return undefined
-  return rest
-}
-
-/** A malformed %-escape must not throw out of the request listener (that would end the process). */
-function safeDecode(segment: string): string {
-  if (!segment.includes('%')) return segment
-  try {
-    return decodeURIComponent(segment)
-  } catch {
-    return segment
-  }
-}
-
 export interface RpcTarget {
   network: Network | undefined
   label: string
   key: string | undefined
 }
 
-/** Which network and key a path names; undefined when it is not an RPC path. */
-export function matchRpcPath(url: string, host: string | undefined, networks: NetworkRegistry): RpcTarget | undefined {
-  const q = url.indexOf('?')
-  const end = q === -1 ? url.length : q
-  if (url.startsWith('/v3')) {
-    if (end === 3) return { network: networks.byHost(host ?? ''), label: host ?? '', key: undefined }
-    if (url.charCodeAt(3) !== 0x2f /* / */) return undefined
-    const label = host ?? ''
-    return { network: networks.byHost(label), label, key: keyFrom(url, 4, end) }
-  }
-  if (url.startsWith('/networks/')) {
-    const slash = url.indexOf('/', 10)
-    if (slash === -1 || slash >= end || !url.startsWith('/v3', slash)) return undefined
-    const after = slash + 3
-    if (after !== end && url.charCodeAt(after) !== 0x2f) return undefined
-    const label = safeDecode(url.slice(10, slash))
-    return { network: networks.byName(label), label, key: after === end ? undefined : keyFrom(url, after + 1, end) }
-  }
-  return undefined
-}
-
-/** The key in `url[from, end)`: undefined when empty or followed by more path (Infura: 401 "project id required"). */
-function keyFrom(url: string, from: number, end: number): string | undefined {
-  const slash = url.indexOf('/', from)
-  if (from === end || (slash !== -1 && slash < end)) return undefined
-  return url.slice(from, end)
+/** Which network and key a request target names (src/networks/rpc-paths.ts); undefined when not an RPC path. */
+export function rpcTarget(url: string, host: string | undefined, transport: RpcTransport, networks: NetworkRegistry): RpcTarget | undefined {
+  const m = matchRpcPath(url, transport)
+  if (m === undefined) return undefined
+  if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
+  return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
 }
 
 /** Whether an Accept-Encoding header allows gzip (`gzip` or `*`, with a q-value above 0). */
@@ -156,7 +121,7 @@ export function createRpcRoute(deps: {
   /** Handles the request and returns true when it is a JSON-RPC POST; false leaves it to fastify. */
   return function handle(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'POST') return false
-    const target = matchRpcPath(req.url ?? '/', req.headers.host, deps.networks)
+    const target = rpcTarget(req.url ?? '/', req.headers.host, 'http', deps.networks)
     if (!target) return false
     const started = performance.now()
     const declared = Number(req.headers['content-length'])

@@ -3,6 +3,7 @@
  * path form `/networks/<name>/...` for clients that cannot set Host).
  */
 import type { NetworkConfig } from '../config/schema.ts'
+import { defaultHostname } from './rpc-paths.ts'
 
 export interface Network {
   name: string
@@ -21,7 +22,7 @@ export interface NetworkRegistry {
 }
 
 export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry {
-  const all: Network[] = configs.map((c) => ({ name: c.name, chainId: c.chainId, hosts: c.hosts ?? [`${c.name}.localhost`] }))
+  const all: Network[] = configs.map((c) => ({ name: c.name, chainId: c.chainId, hosts: c.hosts ?? [defaultHostname(c.name)] }))
   const names = new Map(all.map((n) => [n.name, n]))
   const chainIds = new Map(all.map((n) => [n.chainId, n]))
   const hosts = new Map<string, Network>()

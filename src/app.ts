@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config/schema.ts'
 import { openDatabase, type OpenedDatabase } from './db/database.ts'
+import { ensurePrivateDir } from './db/private-files.ts'
 import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
 import { createUpstreamPool, type UpstreamPool } from './upstreams/pool.ts'
@@ -92,6 +93,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     await Promise.all(
       config.networks.map(async (n) => {
         if (n.embedded) {
+          // Chain state (keys' balances, transactions) is private like the database (0700; src/db/private-files.ts).
+          ensurePrivateDir(join(dataDir, 'chains'))
           const anvil = await startAnvil({
             chainId: n.chainId,
             port: n.embedded.port,

@@ -2,11 +2,11 @@
  * Opens the SQLite database (better-sqlite3 through kysely) and applies the numbered, append-only migrations.
  * WAL mode lets the CLI write while a server runs; the server notices through `settings_version`.
  */
-import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
 import { migrations } from './migrations/index.ts'
+import { ensurePrivateDir, ensurePrivateFile, tightenIfExists } from './private-files.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
@@ -19,7 +19,12 @@ export interface OpenedDatabase {
 }
 
 export async function openDatabase(file: string): Promise<OpenedDatabase> {
-  if (file !== ':memory:') mkdirSync(dirname(file), { recursive: true })
+  const onDisk = file !== ':memory:'
+  if (onDisk) {
+    // Data dir 0700, database 0600 before SQLite opens it (docs/config.md, `dataDir`).
+    ensurePrivateDir(dirname(file))
+    ensurePrivateFile(file)
+  }
   const sqlite = new SQLite(file)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
@@ -28,6 +33,8 @@ export async function openDatabase(file: string): Promise<OpenedDatabase> {
   sqlite.pragma('busy_timeout = 5000')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
   await migrate(db)
+  // SQLite gives -wal/-shm the database file's mode; set explicitly anyway (they may predate this version).
+  if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfExists(file + suffix)
   return {
     db,
     sqlite,

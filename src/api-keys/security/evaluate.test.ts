@@ -1,4 +1,5 @@
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
+import { privateKeyToAccount } from 'viem/accounts'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { checkAllowlists, checkCredentials, evaluateKeyAccess, guardConnection, hashSecret } from './evaluate.ts'
 import { KEY_SETTINGS_REJECTED_BODY } from './rejections.ts'
@@ -27,7 +28,7 @@ async function evaluate(security: KeySecurity | null, req: Parameters<typeof eva
   return evaluateKeyAccess(security, req, OPTS)
 }
 
-describe('rejection bodies (I§3.4)', () => {
+describe('rejection bodies', () => {
   test('error: wrong secret answers 401 text/plain "invalid project id or project secret"', async () => {
     const r = await evaluate(sec({ secretHash: hashSecret(SECRET), requireSecret: true }), {
       authorization: basic('', 'nope'),
@@ -70,7 +71,7 @@ describe('fast path', () => {
   })
 })
 
-describe('secret (I§4.1)', () => {
+describe('secret', () => {
   const s = sec({ secretHash: hashSecret(SECRET), requireSecret: true })
 
   test('behavior: Basic auth with an empty user and the right secret passes', async () => {
@@ -101,7 +102,7 @@ describe('secret (I§4.1)', () => {
   })
 })
 
-describe('allowlist override by secret (I§4.3)', () => {
+describe('allowlist override by secret', () => {
   const lists = { origins: ['https://app.example.com'], methods: ['eth_chainId'] }
 
   test('behavior: a valid secret bypasses allowlists when the key says so', async () => {
@@ -124,7 +125,7 @@ describe('allowlist override by secret (I§4.3)', () => {
   })
 })
 
-describe('origins (I§4.3)', () => {
+describe('origins', () => {
   async function allowed(entries: string[], origin: string | undefined): Promise<boolean> {
     return (await evaluate(sec({ lists: { origins: entries } }), { origin, calls: [call('eth_blockNumber')] })) === null
   }
@@ -180,7 +181,7 @@ describe('origins (I§4.3)', () => {
   })
 })
 
-describe('user agents (I§4.3)', () => {
+describe('user agents', () => {
   const s = sec({ lists: { userAgents: ['Android', 'MyBot/1'] } })
 
   test('behavior: substring match, entries OR', async () => {
@@ -194,7 +195,7 @@ describe('user agents (I§4.3)', () => {
   })
 })
 
-describe('methods (I§4.3)', () => {
+describe('methods', () => {
   const s = sec({ lists: { methods: ['eth_blockNumber', 'eth_chainId'] } })
 
   test('behavior: exact names, every call of a batch must be listed', async () => {
@@ -204,7 +205,7 @@ describe('methods (I§4.3)', () => {
   })
 })
 
-describe('contract addresses (I§4.3)', () => {
+describe('contract addresses', () => {
   const s = sec({ lists: { addresses: [ADDR_A] } })
   const ok = async (c: { method: string; params: unknown }) => (await evaluate(s, { calls: [c] })) === null
 
@@ -235,10 +236,55 @@ describe('contract addresses (I§4.3)', () => {
   test('behavior: methods without an address parameter are not address-checked', async () => {
     expect(await ok(call('eth_blockNumber'))).toBe(true)
     expect(await ok(call('eth_getTransactionReceipt', ['0x' + 'ab'.repeat(32)]))).toBe(true)
+    expect(await ok(call('eth_getFilterChanges', ['0x1']))).toBe(true)
+    expect(await ok(call('eth_subscribe', ['newHeads']))).toBe(true)
+  })
+
+  test('behavior: every other method that names an address is checked', async () => {
+    const to = (a: string) => [{ to: a, data: '0x' }, 'latest']
+    for (const m of ['eth_createAccessList', 'debug_traceCall', 'trace_call']) {
+      expect(await ok(call(m, to(ADDR_A))), m).toBe(true)
+      expect(await ok(call(m, to(ADDR_B))), m).toBe(false)
+      expect(await ok(call(m, [{ data: '0x60' }])), m).toBe(false)
+    }
+    for (const m of ['eth_getProof', 'eth_getAccount']) {
+      expect(await ok(call(m, [ADDR_A, [], 'latest'])), m).toBe(true)
+      expect(await ok(call(m, [ADDR_B, [], 'latest'])), m).toBe(false)
+    }
+    expect(await ok(call('eth_newFilter', [{ address: ADDR_A }]))).toBe(true)
+    expect(await ok(call('eth_newFilter', [{ address: [ADDR_A, ADDR_B] }]))).toBe(false)
+    expect(await ok(call('eth_newFilter', [{ fromBlock: '0x0' }]))).toBe(false)
+    expect(await ok(call('eth_subscribe', ['logs', { address: ADDR_A }]))).toBe(true)
+    expect(await ok(call('eth_subscribe', ['logs', { address: ADDR_B }]))).toBe(false)
+    expect(await ok(call('eth_subscribe', ['logs', {}]))).toBe(false)
+    expect(await ok(call('eth_subscribe', ['logs']))).toBe(false)
+    expect(await ok(call('debug_storageRangeAt', ['0x' + '00'.repeat(32), 0, ADDR_A, '0x0', 1]))).toBe(true)
+    expect(await ok(call('debug_storageRangeAt', ['0x' + '00'.repeat(32), 0, ADDR_B, '0x0', 1]))).toBe(false)
+    expect(await ok(call('trace_filter', [{ toAddress: [ADDR_A] }]))).toBe(true)
+    expect(await ok(call('trace_filter', [{ fromAddress: [ADDR_A], toAddress: [ADDR_B] }]))).toBe(false)
+    expect(await ok(call('trace_filter', [{ fromBlock: '0x0' }]))).toBe(false)
+    expect(await ok(call('trace_callMany', [[[{ to: ADDR_A }, ['trace']]]]))).toBe(true)
+    expect(await ok(call('trace_callMany', [[[{ to: ADDR_A }, ['trace']], [{ to: ADDR_B }, ['trace']]]]))).toBe(false)
+  })
+
+  test('behavior: eth_sendRawTransaction checks the signed transaction\'s recipient', async () => {
+    const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
+    const tx = { chainId: 31337, nonce: 0, gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n, value: 1n }
+    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, to: ADDR_A as `0x${string}` })]))).toBe(true)
+    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, to: ADDR_B as `0x${string}` })]))).toBe(false)
+    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, data: '0x60' })]))).toBe(false)
+    expect(await ok(call('eth_sendRawTransaction', ['0x1234']))).toBe(false)
+  })
+
+  test('security: a method this file does not know, or cannot read, is refused (closed list)', async () => {
+    for (const m of ['eth_simulateV1', 'eth_callMany', 'eth_sendTransactionSync', 'some_newMethod'])
+      expect(await ok(call(m, [{ to: ADDR_A }])), m).toBe(false)
+    // A key without an address allowlist is not affected.
+    expect(await evaluate(sec({ lists: { methods: ['eth_simulateV1'] } }), { calls: [call('eth_simulateV1', [{}])] })).toBeNull()
   })
 })
 
-describe('AND across types, OR within a type (I§4.3)', () => {
+describe('AND across types, OR within a type', () => {
   const s = sec({
     lists: { origins: ['https://a.com', 'https://b.com'], methods: ['eth_getBalance', 'eth_chainId'], addresses: [ADDR_A] },
   })
@@ -261,7 +307,7 @@ describe('AND across types, OR within a type (I§4.3)', () => {
   })
 })
 
-describe('JWT (I§4.2)', () => {
+describe('JWT', () => {
   let rsa: { privateKey: CryptoKey; key: JwtPublicKey }
   let ec: { privateKey: CryptoKey; key: JwtPublicKey }
   let other: { privateKey: CryptoKey; key: JwtPublicKey }

@@ -1,14 +1,16 @@
 /**
- * The key security rules of I§4 (../shared/reference/infura.md), framework-free. The gateway calls
+ * The key security rules Infura documents (secret, JWT, allowlists; docs/key-security.md), framework-free. The gateway calls
  * `evaluateKeyAccess` once per HTTP request (and per WebSocket upgrade) after the key and network are known,
- * and writes a non-null answer to the wire as is (I§3.4 bytes).
+ * and writes a non-null answer to the wire as is (Infura's bytes, rejections.ts).
  *
  * WebSocket: at the upgrade call `checkCredentials` then `checkAllowlists(…, calls: [])` (origin and user agent),
  * keep the credential with the connection and call `checkAllowlists` with it for every incoming message (methods
  * and addresses).
  */
-import { createHash, timingSafeEqual } from 'node:crypto'
+import { createHash } from 'node:crypto'
 import { decodeProtectedHeader, importSPKI, jwtVerify, type CryptoKey, type JWTPayload } from 'jose'
+import { LRUCache } from 'lru-cache'
+import { constantTimeEqual } from '../../security/constant-time.ts'
 import { touchedAddresses } from './addresses.ts'
 import { originAllowed } from './origins.ts'
 import { JWT_INVALID, KEY_SETTINGS_REJECTED, SECRET_INVALID } from './rejections.ts'
@@ -48,7 +50,7 @@ export function hashSecret(secret: string): string {
 }
 
 /**
- * One check per request: credentials (I§4.1, I§4.2), then allowlists (I§4.3). Null means "let it through".
+ * One check per request: credentials (secret, JWT), then allowlists. Null means "let it through".
  * Resolves immediately when the key has no security settings.
  */
 export async function evaluateKeyAccess(
@@ -65,13 +67,13 @@ export async function evaluateKeyAccess(
 /** Whether anything about the key can refuse this request; false lets the gateway skip all work. */
 function isActive(security: KeySecurity, authorization: string | undefined): boolean {
   if (security.requireSecret || security.requireJwt || hasAllowlists(security.allowlists)) return true
-  // A JWT may carry allowlist claims that restrict a key with no other settings (I§4.2 "JWT allowlists can
+  // A JWT may carry allowlist claims that restrict a key with no other settings (Infura: "JWT allowlists can
   // still restrict a subset" without "Require JWT").
   return security.jwtKeys.length > 0 && authorization !== undefined && /^bearer\s/i.test(authorization)
 }
 
 /**
- * Reads the Authorization header: `Basic base64(":" + secret)` (empty user, I§4.1) or `Bearer <jwt>` (I§4.2).
+ * Reads the Authorization header: `Basic base64(":" + secret)` (empty user) or `Bearer <jwt>`.
  * - Secret required and not valid → 401 `invalid project id or project secret`.
  * - JWT required and not valid, or a JWT presented to a key with JWT keys that does not verify → 401 `invalid JWT`.
  * - A wrong secret on a key that does not require one just earns no credential (no allowlist override).
@@ -99,10 +101,10 @@ export async function checkCredentials(
 }
 
 /**
- * I§4.3: every non-empty list must pass (types AND), one matching entry is enough (entries OR). A valid secret
+ * Allowlists (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/): every non-empty list must pass (types AND), one matching entry is enough (entries OR). A valid secret
  * skips all lists when the key says so. A verified JWT's allowlist claims replace the key's list of the same type
- * (I§4.2 "JWT allowlists override all other security settings"); types the token does not name keep the key's
- * list. Batches: every call must pass, else the whole request is refused ([INF], I§4.3).
+ * (Infura: "JWT allowlists override all other security settings"); types the token does not name keep the key's
+ * list. Batches: every call must pass, else the whole request is refused (Infura leaves batches undocumented).
  */
 export function checkAllowlists(
   security: KeySecurity,
@@ -160,22 +162,18 @@ function parseAuthorization(header: string | undefined): ParsedAuthorization {
 
 function secretMatches(secretHash: string | null, presented: string): boolean {
   if (secretHash === null || presented === '') return false
-  const expected = Buffer.from(secretHash, 'hex')
-  const actual = createHash('sha256').update(presented, 'utf8').digest()
-  return expected.length === actual.length && timingSafeEqual(expected, actual)
+  return constantTimeEqual(secretHash, hashSecret(presented))
 }
 
 // ---- JWT ------------------------------------------------------------------------------------------------------
 
-/** Imported public keys by alg + PEM; keys change rarely, so the cache only resets when it grows large. */
-const importedKeys = new Map<string, Promise<CryptoKey>>()
-const MAX_CACHED_KEYS = 1000
+/** Imported public keys by alg + PEM (importing parses the PEM each time); the least recently used go first. */
+const importedKeys = new LRUCache<string, Promise<CryptoKey>>({ max: 1000 })
 
 function importKey(key: JwtPublicKey): Promise<CryptoKey> {
   const cacheKey = `${key.alg}\n${key.publicKeyPem}`
   let imported = importedKeys.get(cacheKey)
   if (!imported) {
-    if (importedKeys.size >= MAX_CACHED_KEYS) importedKeys.clear()
     imported = importSPKI(key.publicKeyPem, key.alg)
     // A bad PEM must not poison the cache for a fixed one.
     imported.catch(() => importedKeys.delete(cacheKey))
@@ -192,7 +190,7 @@ const CLAIMS: readonly [claim: string, list: keyof Allowlists][] = [
 ]
 
 /**
- * I§4.2: header alg RS256/ES256 and a `kid` naming one of the key's registered public keys (whose alg must
+ * JWT (https://docs.metamask.io/services/how-to/json-web-token-jwt/): header alg RS256/ES256 and a `kid` naming one of the key's registered public keys (whose alg must
  * match), signature valid, `exp` present and not passed, `aud` the configured audience. Returns the allowlist
  * claims, or null when anything is wrong.
  */
@@ -254,7 +252,7 @@ export interface ConnectionGuard {
 }
 
 /**
- * For a WebSocket upgrade (`wscat --auth ":<secret>"`, I§4.1): credentials, origin and user agent are checked
+ * For a WebSocket upgrade (`wscat --auth ":<secret>"`): credentials, origin and user agent are checked
  * once here; the returned guard checks methods and addresses per message with the credential proven at upgrade.
  */
 export async function guardConnection(

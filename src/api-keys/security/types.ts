@@ -1,11 +1,11 @@
 /**
- * Per-key security settings (../shared/reference/infura.md §4, cited I§n): the key secret (I§4.1), JWT (I§4.2)
- * and the four allowlists (I§4.3). Plain data, no framework; the gateway keeps one per key in its snapshot.
+ * Per-key security settings as Infura documents them (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/ ):
+ * the key secret, JWT and the four allowlists (docs/key-security.md). Plain data, no framework; the gateway keeps one per key in its snapshot.
  */
 
-/** I§4.3: "Each API key has a maximum of 30 allowlist entries per type." */
+/** Infura: "Each API key has a maximum of 30 allowlist entries per type." */
 export const MAX_ALLOWLIST_ENTRIES = 30
-/** I§4.2: "Upload up to 3 public keys per API key". */
+/** Infura: "Upload up to 3 public keys per API key". */
 export const MAX_JWT_KEYS = 3
 
 export type JwtAlgorithm = 'RS256' | 'ES256'
@@ -18,7 +18,7 @@ export interface JwtPublicKey {
   alg: JwtAlgorithm
   /** SPKI PEM (`-----BEGIN PUBLIC KEY-----`). */
   publicKeyPem: string
-  /** base64(sha256(DER of the public key)), as Infura shows it (I§4.2). */
+  /** base64(sha256(DER of the public key)), as Infura shows it. */
   fingerprint: string
 }
 
@@ -39,12 +39,12 @@ export const ALLOWLIST_TYPES: readonly AllowlistType[] = ['origins', 'userAgents
 export interface KeySecurity {
   /** sha256 hex of the secret (the secret itself, 32 hex chars, is shown once at creation/rotation). */
   secretHash: string | null
-  /** I§4.1 "Require API Key secret for all requests". */
+  /** Infura's "Require API Key secret for all requests". */
   requireSecret: boolean
   allowlists: Allowlists
-  /** I§4.3 "OVERRIDE ALLOWLIST": a valid secret bypasses the allowlists. */
+  /** Infura's "OVERRIDE ALLOWLIST": a valid secret bypasses the allowlists. */
   secretOverridesAllowlists: boolean
-  /** I§4.2 "Require JWT for all requests". */
+  /** Infura's "Require JWT for all requests". */
   requireJwt: boolean
   jwtKeys: JwtPublicKey[]
 }
@@ -78,12 +78,12 @@ export interface CallInfo {
 export type Credential =
   | { kind: 'none' }
   | { kind: 'secret' }
-  /** A verified JWT; its allowlist claims (I§4.2), when present, replace the key's list of the same type. */
+  /** A verified JWT; its allowlist claims, when present, replace the key's list of the same type. */
   | { kind: 'jwt'; claims: Partial<Allowlists> }
 
 export type KeyAccessCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'
 
-/** A refusal, already in Infura's wire format (I§3.4): the HTTP edge writes it as is. */
+/** A refusal, already in Infura's wire format (rejections.ts): the HTTP edge writes it as is. */
 export interface Rejection {
   status: number
   contentType: string

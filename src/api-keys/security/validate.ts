@@ -32,7 +32,7 @@ export function checkAllowlistEntry(type: AllowlistType, raw: string): Checked<s
   }
 }
 
-/** Adds entries to a list: normalised, deduplicated, at most 30 (I§4.3). */
+/** Adds entries to a list: normalised, deduplicated, at most 30 (Infura's limit). */
 export function addAllowlistEntries(type: AllowlistType, list: readonly string[], raw: readonly string[]): Checked<string[]> {
   const next = [...list]
   for (const r of raw) {
@@ -52,7 +52,7 @@ export interface CheckedJwtKey {
 }
 
 /**
- * Accepts an SPKI PEM public key: RSA (≥2048 bits) for RS256, EC P-256 for ES256 (I§4.2). The fingerprint is
+ * Accepts an SPKI PEM public key: RSA (≥2048 bits) for RS256, EC P-256 for ES256 (Infura's JWT rules). The fingerprint is
  * base64(sha256(DER)), as Infura shows it.
  */
 export function checkJwtPublicKey(alg: string, pem: string): Checked<CheckedJwtKey> {

@@ -38,7 +38,13 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
       if (!(plan in plans)) throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
       if (await repo.findByEmail(normalized)) throw errors.conflict(`an account with email ${normalized} exists`)
       const row = { id: randomUUID(), email: normalized, plan, created_at: nowMs }
-      await db.insertInto('accounts').values(row).execute()
+      try {
+        await db.insertInto('accounts').values(row).execute()
+      } catch (err) {
+        // Two sign-ups of one email at the same time: the second meets the unique index.
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw errors.conflict(`an account with email ${normalized} exists`)
+        throw err
+      }
       await bumpSettingsVersion(db)
       return toAccount(row)
     },

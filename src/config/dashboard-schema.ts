@@ -15,7 +15,9 @@ export const DashboardConfigSchema = z
     sessionTtlHours: z.number().int().min(1).max(24 * 90).default(24 * 7),
     /** Failed logins allowed per email, and per client IP, in any 60 seconds. */
     loginAttemptsPerMinute: z.number().int().min(1).max(1000).default(5),
-    /** The `aud` claim a key's JWTs must carry (Infura uses "infura.io"; ../shared/reference/infura.md §4.2). */
+    /** Sign-up attempts allowed per client IP in any hour. */
+    signupsPerHour: z.number().int().min(1).max(10_000).default(10),
+    /** The `aud` claim a key's JWTs must carry (Infura uses "infura.io": https://docs.metamask.io/services/how-to/json-web-token-jwt/). */
     jwtAudience: z.string().min(1).default('chaingate'),
   })
   .strict()

@@ -8,7 +8,7 @@ import { MAX_ALLOWLIST_ENTRIES, MAX_JWT_KEYS, type AllowlistType, type KeySecuri
 import type { PlanConfig } from '../config/schema.ts'
 import { formatNumber, horizontalBars, lineChart, quotaGauge, stackedBarChart, PALETTE_SIZE, type Series } from './charts.ts'
 import { html, type SafeHtml } from './html.ts'
-import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageReport } from './usage.ts'
+import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageReport } from '../credits/usage-queries.ts'
 
 export interface PageContext {
   /** Logged-in account, if any. */

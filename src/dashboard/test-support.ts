@@ -116,8 +116,15 @@ export function injectClient(app: FastifyInstance, defaults: { ip?: string } = {
       const token = csrfOf((await client.get(page)).body)
       return client.post(url, { _csrf: token, ...form })
     },
-    async signup(email: string, password: string) {
+    /** Only the sign-up form: its answer is a 303 to the log-in page whether or not the email was new. */
+    async signupOnly(email: string, password: string) {
       return client.submit('/signup', '/signup', { email, password })
+    },
+    /** Signs up, then logs in (sign-up alone never logs in); the answer of the step that failed, else the log-in's. */
+    async signup(email: string, password: string) {
+      const res = await client.signupOnly(email, password)
+      if (res.statusCode !== 303) return res
+      return client.login(email, password)
     },
     async login(email: string, password: string) {
       return client.submit('/login', '/login', { email, password })

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { createLoginLimiter } from './login-limiter.ts'
+import { createAttemptLimiter } from './login-limiter.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from './passwords.ts'
 import { tokensEqual } from './sessions.ts'
 
@@ -23,19 +23,31 @@ describe('passwords', () => {
   })
 })
 
-describe('login limiter', () => {
-  test('behavior: 5 failures per subject in a sliding minute, then a wait until the oldest expires', () => {
-    const l = createLoginLimiter({ maxFailures: 5, windowMs: 60_000 })
-    for (let i = 0; i < 5; i++) {
-      expect(l.retryAfterMs(['email:a', 'ip:1'], i * 1000)).toBe(0)
-      l.recordFailure(['email:a', 'ip:1'], i * 1000)
-    }
-    expect(l.retryAfterMs(['email:a'], 5000)).toBe(55_000)
-    expect(l.retryAfterMs(['email:b', 'ip:1'], 5000)).toBe(55_000)
-    expect(l.retryAfterMs(['email:b', 'ip:2'], 5000)).toBe(0)
-    expect(l.retryAfterMs(['email:a'], 60_001)).toBe(0)
-    l.reset('email:a')
-    expect(l.retryAfterMs(['email:a'], 5000)).toBe(0)
+describe('attempt limiter', () => {
+  test('behavior: 5 attempts per subject in a sliding minute, then a wait until the oldest expires', () => {
+    const l = createAttemptLimiter({ maxAttempts: 5, windowMs: 60_000 })
+    for (let i = 0; i < 5; i++) expect('attempt' in l.begin(['email:a', 'ip:1'], i * 1000)).toBe(true)
+    expect(l.begin(['email:a'], 5000)).toEqual({ waitMs: 55_000 })
+    expect(l.begin(['email:b', 'ip:1'], 5000)).toEqual({ waitMs: 55_000 })
+    expect('attempt' in l.begin(['email:b', 'ip:2'], 5000)).toBe(true)
+    expect('attempt' in l.begin(['email:a', 'ip:3'], 60_001)).toBe(true)
+  })
+
+  test('behavior: an attempt counts when it begins, so the 6th of 6 concurrent attempts is refused before any ends', () => {
+    const l = createAttemptLimiter({ maxAttempts: 5, windowMs: 60_000 })
+    const begun = Array.from({ length: 6 }, () => l.begin(['email:a', 'ip:1'], 1000))
+    expect(begun.filter((b) => 'attempt' in b)).toHaveLength(5)
+    expect(begun[5]).toEqual({ waitMs: 60_000 })
+  })
+
+  test('behavior: a forgiven attempt (successful log-in) no longer counts; resetting a subject clears it', () => {
+    const l = createAttemptLimiter({ maxAttempts: 2, windowMs: 60_000 })
+    const first = l.begin(['email:a', 'ip:1'], 0)
+    l.begin(['email:b', 'ip:1'], 0)
+    expect('waitMs' in l.begin(['email:c', 'ip:1'], 0)).toBe(true)
+    if (!('attempt' in first)) throw new Error('first attempt refused')
+    l.forgive(first.attempt, 'email:a')
+    expect('attempt' in l.begin(['email:c', 'ip:1'], 0)).toBe(true)
   })
 })
 

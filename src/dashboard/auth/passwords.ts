@@ -1,11 +1,12 @@
 /**
  * Dashboard passwords: scrypt (node:crypto) with N=2^15, r=8, p=1, a 16-byte random salt and a 32-byte key
  * (32 MiB of memory per hash; OWASP suggests N=2^17 — 2^15 keeps a login under ~100 ms on the small machines
- * this runs on, and the stored form lets a later release raise it). Stored self-describing, so parameters can rise later without a migration:
+ * this runs on). Stored self-describing, so parameters can rise later without a migration:
  *   scrypt$N=32768,r=8,p=1$<salt base64>$<key base64>
  * Verification recomputes with the stored parameters and compares in constant time.
  */
-import { randomBytes, scrypt as scryptCb, timingSafeEqual, type ScryptOptions } from 'node:crypto'
+import { randomBytes, scrypt as scryptCb, type ScryptOptions } from 'node:crypto'
+import { constantTimeEqual } from '../../security/constant-time.ts'
 
 export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const
 const SALT_BYTES = 16
@@ -39,7 +40,7 @@ export async function verifyPassword(password: string, stored: string): Promise<
   const salt = Buffer.from(m[4]!, 'base64')
   const expected = Buffer.from(m[5]!, 'base64')
   const actual = await scrypt(password, salt, expected.length, { N, r, p, maxmem: maxmem(N, r) })
-  return actual.length === expected.length && timingSafeEqual(actual, expected)
+  return constantTimeEqual(expected, actual)
 }
 
 /** Spends the same time as a real verification, so an unknown email is not told apart by timing. */

@@ -1,67 +1,43 @@
 /**
- * Dashboard sessions. The cookie carries 32 random bytes (base64url); the table stores only their sha256, so a
- * copy of the database cannot be replayed as a login. Each session has its own CSRF token, sent back in a hidden
- * form field with every POST.
+ * Dashboard sessions. The cookie carries 32 random bytes (base64url); the sessions repository stores only their
+ * sha256, so a copy of the database cannot be replayed as a login. Each session has its own CSRF token, sent back
+ * in a hidden form field with every POST.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto'
-import type { Db } from '../../db/database.ts'
+import { createHash, randomBytes } from 'node:crypto'
+import type { SessionRecord, SessionsRepository } from '../../accounts/sessions.ts'
+import { constantTimeEqual } from '../../security/constant-time.ts'
 
 export const SESSION_COOKIE = 'cg_session'
 /** Double-submit CSRF cookie for the forms used before a session exists (login, sign-up). */
 export const PRELOGIN_CSRF_COOKIE = 'cg_csrf'
 
-export interface Session {
-  idHash: string
-  accountId: string
-  csrfToken: string
-  expiresAt: number
-}
+export type Session = SessionRecord
 
 export const randomToken = () => randomBytes(32).toString('base64url')
 const sha256 = (v: string) => createHash('sha256').update(v).digest('hex')
 
 export async function createSession(
-  db: Db,
+  sessions: SessionsRepository,
   accountId: string,
   nowMs: number,
   ttlMs: number,
 ): Promise<{ cookieValue: string; session: Session }> {
   const cookieValue = randomToken()
   const session: Session = { idHash: sha256(cookieValue), accountId, csrfToken: randomToken(), expiresAt: nowMs + ttlMs }
-  await db
-    .insertInto('dashboard_sessions')
-    .values({
-      id_hash: session.idHash,
-      account_id: accountId,
-      csrf_token: session.csrfToken,
-      created_at: nowMs,
-      expires_at: session.expiresAt,
-    })
-    .execute()
+  await sessions.insert(session, nowMs)
   // Expired sessions go away as new ones are made; no timer needed.
-  await db.deleteFrom('dashboard_sessions').where('expires_at', '<=', nowMs).execute()
+  await sessions.deleteExpired(nowMs)
   return { cookieValue, session }
 }
 
-export async function findSession(db: Db, cookieValue: string | undefined, nowMs: number): Promise<Session | null> {
+export async function findSession(sessions: SessionsRepository, cookieValue: string | undefined, nowMs: number): Promise<Session | null> {
   if (!cookieValue || cookieValue.length > 100) return null
-  const row = await db
-    .selectFrom('dashboard_sessions')
-    .selectAll()
-    .where('id_hash', '=', sha256(cookieValue))
-    .executeTakeFirst()
-  if (!row || row.expires_at <= nowMs) return null
-  return { idHash: row.id_hash, accountId: row.account_id, csrfToken: row.csrf_token, expiresAt: row.expires_at }
-}
-
-export async function deleteSession(db: Db, idHash: string): Promise<void> {
-  await db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute()
+  const found = await sessions.find(sha256(cookieValue))
+  return found && found.expiresAt > nowMs ? found : null
 }
 
 /** Constant-time comparison of two tokens; false when either is missing. */
-export function tokensEqual(a: string | undefined, b: string | undefined): boolean {
-  if (!a || !b) return false
-  const x = Buffer.from(a)
-  const y = Buffer.from(b)
-  return x.length === y.length && timingSafeEqual(x, y)
+export function tokensEqual(expected: string | undefined, actual: string | undefined): boolean {
+  if (!expected || !actual) return false
+  return constantTimeEqual(expected, actual)
 }

@@ -1,7 +1,10 @@
 /**
- * Usage read from the ledger (`usage_hourly`, `usage_errors`), always scoped to one account. Periods follow the
- * Infura dashboard (../shared/reference/infura.md §7): 24 h in hourly buckets, 7 d and 30 d in daily UTC buckets,
- * each ending with the current (incomplete) bucket so today's calls are visible.
+ * The one reader of the usage ledger (`usage_hourly`, `usage_errors`, written by usage-ledger.ts): the dashboard's
+ * charts, the CLI's `usage` command and the limit store's seed at start all read through here.
+ *
+ * Dashboard periods follow Infura's dashboard (https://docs.metamask.io/developer-tools/dashboard/): 24 h in hourly
+ * buckets, 7 d and 30 d in daily UTC buckets, each ending with the current (incomplete) bucket so today's calls
+ * are visible.
  */
 import type { Db } from '../db/database.ts'
 
@@ -12,6 +15,11 @@ export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['method', 'network',
 
 const HOUR = 3600
 const DAY = 86_400
+const COLUMN: Record<UsageDimension, 'method' | 'network' | 'key_id'> = { method: 'method', network: 'network', key: 'key_id' }
+const dayStartSeconds = (nowMs: number) => {
+  const now = Math.floor(nowMs / 1000)
+  return now - (now % DAY)
+}
 
 export interface Buckets {
   /** Start of each bucket, unix seconds. */
@@ -42,6 +50,15 @@ export interface UsageRow {
   errors: number
 }
 
+export interface Total {
+  label: string
+  /** Key id for byKey rows. */
+  id: string
+  calls: number
+  credits: number
+  errors: number
+}
+
 export interface UsageReport {
   buckets: Buckets
   rows: UsageRow[]
@@ -52,17 +69,7 @@ export interface UsageReport {
   errors: { error: string; count: number }[]
 }
 
-export interface Total {
-  label: string
-  /** Key id for byKey rows. */
-  id: string
-  calls: number
-  credits: number
-  errors: number
-}
-
-const COLUMN: Record<UsageDimension, 'method' | 'network' | 'key_id'> = { method: 'method', network: 'network', key: 'key_id' }
-
+/** One account's usage over a dashboard period: per bucket and `dimension`, totals per method/network/key, errors. */
 export async function usageReport(
   db: Db,
   opts: { accountId: string; range: UsageRange; dimension: UsageDimension; keyId?: string | undefined; nowMs: number },
@@ -123,20 +130,19 @@ export async function usageReport(
   }
 }
 
-/** Credits the account spent since 00:00 UTC today (the daily balance resets then, I§2). */
+/** Credits the account spent since 00:00 UTC today (the daily balance resets then). */
 export async function creditsUsedToday(db: Db, accountId: string, nowMs: number): Promise<number> {
-  const now = Math.floor(nowMs / 1000)
   const row = await db
     .selectFrom('usage_hourly')
     .select((eb) => eb.fn.sum<number>('credits').as('credits'))
     .where('account_id', '=', accountId)
-    .where('hour', '>=', now - (now % DAY))
+    .where('hour', '>=', dayStartSeconds(nowMs))
     .executeTakeFirst()
   return Number(row?.credits ?? 0)
 }
 
-/** Credits per UTC day over the last `days` days (for the balance-vs-quota chart). */
-export async function dailyCredits(db: Db, accountId: string, days: number, nowMs: number): Promise<{ labels: string[]; values: number[] }> {
+/** Credits per UTC day over the last 7 or 30 days (for the balance-vs-quota chart). */
+export async function dailyCredits(db: Db, accountId: string, days: 7 | 30, nowMs: number): Promise<{ labels: string[]; values: number[] }> {
   const buckets = bucketsFor(days === 7 ? '7d' : '30d', nowMs)
   const rows = await db
     .selectFrom('usage_hourly')
@@ -150,4 +156,54 @@ export async function dailyCredits(db: Db, accountId: string, days: number, nowM
     if (i >= 0 && i < values.length) values[i]! += r.credits
   }
   return { labels: buckets.labels, values }
+}
+
+export interface DayUsageRow {
+  group: string
+  calls: number
+  credits: number
+  errors: number
+}
+
+/** Totals for one UTC day (`YYYY-MM-DD`), grouped by method, network or key; optionally one account or key (CLI). */
+export async function queryUsage(
+  db: Db,
+  q: { day: string; by: UsageDimension; accountId?: string; keyId?: string },
+): Promise<{ day: string; by: string; rows: DayUsageRow[]; total: Omit<DayUsageRow, 'group'> }> {
+  const start = Date.parse(`${q.day}T00:00:00Z`) / 1000
+  const column = COLUMN[q.by]
+  let query = db
+    .selectFrom('usage_hourly')
+    .select([
+      `${column} as group` as 'method',
+      (eb) => eb.fn.sum<number>('calls').as('calls'),
+      (eb) => eb.fn.sum<number>('credits').as('credits'),
+      (eb) => eb.fn.sum<number>('errors').as('errors'),
+    ])
+    .where('hour', '>=', start)
+    .where('hour', '<', start + DAY)
+  if (q.accountId) query = query.where('account_id', '=', q.accountId)
+  if (q.keyId) query = query.where('key_id', '=', q.keyId)
+  const raw = (await query.groupBy(column).orderBy('credits', 'desc').execute()) as unknown as Record<string, unknown>[]
+  const rows = raw.map((r) => ({ group: String(r.group), calls: Number(r.calls), credits: Number(r.credits), errors: Number(r.errors) }))
+  const total = rows.reduce((t, r) => ({ calls: t.calls + r.calls, credits: t.credits + r.credits, errors: t.errors + r.errors }), { calls: 0, credits: 0, errors: 0 })
+  return { day: q.day, by: q.by, rows, total }
+}
+
+/** Today's (UTC) credits per account and per key, to seed the limit store at start. */
+export async function creditsTodayByAccountAndKey(db: Db, nowMs: number): Promise<{ accounts: Map<string, number>; keys: Map<string, number> }> {
+  const rows = await db
+    .selectFrom('usage_hourly')
+    .select(['account_id', 'key_id', (eb) => eb.fn.sum<number>('credits').as('credits')])
+    .where('hour', '>=', dayStartSeconds(nowMs))
+    .groupBy(['account_id', 'key_id'])
+    .execute()
+  const accounts = new Map<string, number>()
+  const keys = new Map<string, number>()
+  for (const r of rows) {
+    const credits = Number(r.credits)
+    accounts.set(r.account_id, (accounts.get(r.account_id) ?? 0) + credits)
+    keys.set(r.key_id, credits)
+  }
+  return { accounts, keys }
 }

@@ -1,0 +1,126 @@
+/**
+ * What every dashboard route and middleware shares: the dependencies (database repositories, config, clock,
+ * logger), the log-in and sign-up limiters, and the small helpers that render a page or find an owned key.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify'
+import { createAccountsRepository, type AccountsRepository } from '../accounts/repository.ts'
+import { createCredentialsRepository, type CredentialsRepository } from '../accounts/credentials.ts'
+import { createSessionsRepository, type SessionsRepository } from '../accounts/sessions.ts'
+import { createKeysRepository, type ApiKey, type KeysRepository } from '../api-keys/repository.ts'
+import type { DashboardConfig } from '../config/dashboard-schema.ts'
+import type { PlanConfig } from '../config/schema.ts'
+import type { Db } from '../db/database.ts'
+import { createAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
+import type { Session } from './auth/sessions.ts'
+import { messagePage, type PageContext } from './pages.ts'
+
+/** Minimal logger shape (pino's Logger fits). */
+export interface DashboardLogger {
+  info(obj: object, msg?: string): void
+  warn(obj: object, msg?: string): void
+  error(obj: object, msg?: string): void
+}
+
+export interface DashboardDeps {
+  db: Db
+  /** The parts of the chaingate config the dashboard reads; the whole `Config` fits. */
+  config: {
+    networks: { name: string; hosts?: string[] | undefined }[]
+    plans: Record<string, PlanConfig>
+    gateway: {
+      defaultPlan: string
+      /** The listener's address: on a loopback address only local host names reach the dashboard by default. */
+      host?: string | undefined
+      /** Host names the dashboard answers to (docs/dashboard.md); null or absent: chosen from `host`. */
+      allowedHosts?: string[] | null | undefined
+    }
+    dashboard: DashboardConfig
+  }
+  clock: { now(): number }
+  logger: DashboardLogger
+  /** Reuse the app's repositories; created from `db` when omitted. */
+  accounts?: AccountsRepository
+  keys?: KeysRepository
+}
+
+declare module 'fastify' {
+  interface FastifyRequest {
+    dashboardSession?: Session | null
+  }
+}
+
+export interface Dash {
+  deps: DashboardDeps
+  cfg: DashboardConfig
+  clock: { now(): number }
+  logger: DashboardLogger
+  accounts: AccountsRepository
+  keys: KeysRepository
+  credentials: CredentialsRepository
+  sessions: SessionsRepository
+  networkNames: string[]
+  /** Log-in attempts per email and per client IP, per minute. */
+  loginLimiter: AttemptLimiter
+  /** Sign-ups per client IP, per hour. */
+  signupLimiter: AttemptLimiter
+  sessionTtlMs: number
+  planOf(planName: string): PlanConfig
+  /** The key, only if this account owns it; anything else is undefined, so it answers like "no such key". */
+  ownedKey(accountId: string, id: string): Promise<ApiKey | undefined>
+  /** The page context of the logged-in account (or an anonymous one). */
+  pageCtx(req: FastifyRequest, current: string, flash?: PageContext['flash']): Promise<PageContext>
+  notFound(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
+}
+
+export function sendPage(reply: FastifyReply, status: number, page: string): FastifyReply {
+  return reply.code(status).type('text/html; charset=utf-8').send(page)
+}
+
+export function createDash(deps: DashboardDeps): Dash {
+  const { db } = deps
+  const cfg = deps.config.dashboard
+  const networkNames = deps.config.networks.map((n) => n.name)
+  const accounts = deps.accounts ?? createAccountsRepository(db, deps.config.plans)
+  const keys = deps.keys ?? createKeysRepository(db, { networks: networkNames, plans: deps.config.plans })
+  const dash: Dash = {
+    deps,
+    cfg,
+    clock: deps.clock,
+    logger: deps.logger,
+    accounts,
+    keys,
+    credentials: createCredentialsRepository(db),
+    sessions: createSessionsRepository(db),
+    networkNames,
+    loginLimiter: createAttemptLimiter({ maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
+    signupLimiter: createAttemptLimiter({ maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
+    sessionTtlMs: cfg.sessionTtlHours * 3_600_000,
+    planOf: (planName) => deps.config.plans[planName] ?? { creditsPerDay: 0, creditsPerSecond: 0, maxKeys: 0 },
+    async ownedKey(accountId, id) {
+      if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined
+      const key = await keys.get(id)
+      return key && key.accountId === accountId ? key : undefined
+    },
+    async pageCtx(req, current, flash) {
+      const session = req.dashboardSession
+      if (session) {
+        const account = await accounts.get(session.accountId)
+        if (account) return { account, csrfToken: session.csrfToken, current, flash }
+      }
+      return { csrfToken: '', current, flash }
+    },
+    async notFound(req, reply) {
+      return sendPage(reply, 404, messagePage('Not found', await dash.pageCtx(req, ''), 'There is no such page or API key.'))
+    },
+  }
+  return dash
+}
+
+type FormBody = Record<string, string | string[] | undefined>
+
+/** A form field as one string ('' when missing; the first value when repeated). */
+export function field(body: unknown, name: string): string {
+  if (typeof body !== 'object' || body === null) return ''
+  const v = (body as FormBody)[name]
+  return typeof v === 'string' ? v : Array.isArray(v) ? (v[0] ?? '') : ''
+}

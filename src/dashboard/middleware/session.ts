@@ -1,0 +1,50 @@
+/**
+ * Log-in sessions: the `cg_session` cookie (HttpOnly, SameSite=Lax, Secure when the request came over TLS — behind
+ * a TLS-terminating proxy that needs `gateway.trustProxy`) is resolved to a session before every dashboard route.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Account } from '../../accounts/repository.ts'
+import { createSession, findSession, PRELOGIN_CSRF_COOKIE, SESSION_COOKIE, type Session } from '../auth/sessions.ts'
+import { sendPage, type Dash } from '../context.ts'
+import { messagePage } from '../pages.ts'
+
+/** Sets a dashboard cookie; max age 0 deletes it. */
+export function setDashboardCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds: number): void {
+  reply.setCookie(name, value, { path: '/', httpOnly: true, sameSite: 'lax', secure: 'auto', maxAge: maxAgeSeconds })
+}
+
+export function registerSessionMiddleware(app: FastifyInstance, dash: Dash): void {
+  app.addHook('onRequest', async (req) => {
+    req.dashboardSession = await findSession(dash.sessions, req.cookies[SESSION_COOKIE], dash.clock.now())
+  })
+}
+
+/**
+ * The logged-in account, or null after answering: a GET goes to the log-in page (and comes back after), anything
+ * else is refused with 403.
+ */
+export async function requireAccount(dash: Dash, req: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; account: Account } | null> {
+  const session = req.dashboardSession
+  const account = session ? await dash.accounts.get(session.accountId) : undefined
+  if (session && account) return { session, account }
+  if (req.method === 'GET') {
+    const next = req.url.startsWith('/') && !req.url.startsWith('//') ? req.url : '/'
+    await reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303)
+  } else {
+    await sendPage(reply, 403, messagePage('Not logged in', { csrfToken: '', current: '' }, 'Your session has ended. Log in again.'))
+  }
+  return null
+}
+
+/** A new session id at every log-in (no session fixation); the old one, if any, is dropped. */
+export async function startSession(dash: Dash, req: FastifyRequest, reply: FastifyReply, accountId: string): Promise<void> {
+  if (req.dashboardSession) await dash.sessions.delete(req.dashboardSession.idHash)
+  const { cookieValue } = await createSession(dash.sessions, accountId, dash.clock.now(), dash.sessionTtlMs)
+  setDashboardCookie(reply, SESSION_COOKIE, cookieValue, Math.floor(dash.sessionTtlMs / 1000))
+  setDashboardCookie(reply, PRELOGIN_CSRF_COOKIE, '', 0)
+}
+
+export async function endSession(dash: Dash, session: Session, reply: FastifyReply): Promise<void> {
+  await dash.sessions.delete(session.idHash)
+  setDashboardCookie(reply, SESSION_COOKIE, '', 0)
+}

@@ -1,0 +1,147 @@
+/**
+ * Account routes: the landing/overview page, sign-up, log-in and log-out.
+ *
+ * Sign-up answers the same way whether or not the email already has an account (a 303 to the log-in page with
+ * the same message, after the same scrypt work), so the form cannot be used to learn who has an account; Infura's
+ * sign-up does the same by answering "check your email" either way. Log-in and sign-up attempts are counted before
+ * the password work starts (login-limiter.ts).
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import { creditsUsedToday, dailyCredits } from '../../credits/usage-queries.ts'
+import { isChaingateError } from '../../errors/index.ts'
+import { checkLogin } from '../auth/credentials.ts'
+import { hashPassword, passwordProblem } from '../auth/passwords.ts'
+import { field, sendPage, type Dash } from '../context.ts'
+import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'
+import { endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { landingPage, loginPage, messagePage, overviewPage, signupPage } from '../pages.ts'
+
+/** Where the dashboard goes after log-in when `next` is missing or not a page of this site. */
+export const HOME = '/keys'
+
+const OWN = new URL('http://dashboard.invalid/')
+
+/**
+ * `next` resolved against the dashboard's own origin with the WHATWG URL parser (as the browser will), kept only
+ * when it stays on that origin: tabs, backslashes, `//host`, `%2F` tricks and other schemes all fall away. The
+ * result is the normalized path, so the Location header cannot be read differently by the browser.
+ */
+export function safeNext(next: string | undefined): string | undefined {
+  if (!next || next.length > 2048) return undefined
+  let url: URL
+  try {
+    url = new URL(next, OWN)
+  } catch {
+    return undefined
+  }
+  if (url.origin !== OWN.origin || url.username || url.password) return undefined
+  const path = `${url.pathname}${url.search}${url.hash}`
+  return path.startsWith('//') || path.startsWith('/\\') ? undefined : path
+}
+
+const SIGNED_UP = 'Sign-up received. Log in with the email and password you chose.'
+
+export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
+  const { cfg, clock, logger } = dash
+
+  const tooMany = (reply: FastifyReply, waitMs: number) => {
+    const seconds = Math.ceil(waitMs / 1000)
+    reply.header('retry-after', String(seconds))
+    return seconds
+  }
+
+  app.get('/', async (req, reply) => {
+    if (!req.dashboardSession) return sendPage(reply, 200, landingPage(await dash.pageCtx(req, '/'), cfg.signup))
+    const who = await requireAccount(dash, req, reply)
+    if (!who) return reply
+    const now = clock.now()
+    const active = await dash.keys.list({ accountId: who.account.id })
+    return sendPage(
+      reply,
+      200,
+      overviewPage(await dash.pageCtx(req, '/'), {
+        planName: who.account.plan,
+        plan: dash.planOf(who.account.plan),
+        usedToday: await creditsUsedToday(dash.deps.db, who.account.id, now),
+        activeKeys: active.length,
+        daily: await dailyCredits(dash.deps.db, who.account.id, 7, now),
+      }),
+    )
+  })
+
+  app.get('/signup', async (req, reply) => {
+    if (req.dashboardSession) return reply.redirect(HOME, 303)
+    return sendPage(reply, 200, signupPage(preloginCtx(req, reply, '/signup'), { enabled: cfg.signup }))
+  })
+
+  app.post('/signup', async (req, reply) => {
+    if (!cfg.signup) return sendPage(reply, 403, signupPage(preloginCtx(req, reply, '/signup'), { enabled: false }))
+    if (!preloginPostOk(req))
+      return sendPage(reply, 403, messagePage('Form expired', preloginCtx(req, reply, ''), 'This form is missing its security token or has expired. Reload the page and try again.'))
+    const email = field(req.body, 'email').trim().toLowerCase()
+    const password = field(req.body, 'password')
+    const fail = (status: number, message: string) =>
+      sendPage(reply, status, signupPage(preloginCtx(req, reply, '/signup', { kind: 'error', message }), { email, enabled: true }))
+    const problem = passwordProblem(password)
+    if (problem) return fail(400, `Choose another password: ${problem}.`)
+    const admitted = dash.signupLimiter.begin([`ip:${req.ip}`], clock.now())
+    if ('waitMs' in admitted) {
+      logger.warn({ ip: req.ip }, 'dashboard sign-up rate limited')
+      const seconds = tooMany(reply, admitted.waitMs)
+      return fail(429, `Too many sign-ups from your address. Try again in ${seconds} seconds.`)
+    }
+    // The hash is computed first either way, so a known email does not answer faster.
+    const hash = await hashPassword(password)
+    try {
+      const account = await dash.accounts.create({ email, plan: dash.deps.config.gateway.defaultPlan }, clock.now())
+      await dash.credentials.setPasswordHash(account.id, hash, clock.now())
+      logger.info({ accountId: account.id }, 'dashboard sign-up')
+    } catch (err) {
+      if (isChaingateError(err) && err.code === 'VALIDATION') return fail(400, 'Enter a valid email address.')
+      if (!isChaingateError(err) || err.code !== 'CONFLICT') throw err
+      // The email has an account: it stays as it is, and the answer is the same as for a new one.
+      logger.info({ ip: req.ip }, 'dashboard sign-up for an existing email (answered like a new one)')
+    }
+    return reply.redirect('/login?signup=done', 303)
+  })
+
+  app.get('/login', async (req, reply) => {
+    if (req.dashboardSession) return reply.redirect(HOME, 303)
+    const q = req.query as Record<string, string | undefined>
+    const flash = q.signup === 'done' ? { kind: 'ok' as const, message: SIGNED_UP } : undefined
+    return sendPage(reply, 200, loginPage(preloginCtx(req, reply, '/login', flash), { next: safeNext(q.next) }))
+  })
+
+  app.post('/login', async (req, reply) => {
+    const email = field(req.body, 'email').trim().toLowerCase()
+    const password = field(req.body, 'password')
+    const next = safeNext(field(req.body, 'next'))
+    const again = (status: number, message: string) =>
+      sendPage(reply, status, loginPage(preloginCtx(req, reply, '/login', { kind: 'error', message }), { email, next }))
+    if (!preloginPostOk(req)) return again(403, 'The form expired. Try again.')
+    // Counted now, before the ~70 ms password check, so parallel guesses see each other.
+    const admitted = dash.loginLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
+    if ('waitMs' in admitted) {
+      logger.warn({ ip: req.ip }, 'dashboard login rate limited')
+      const seconds = tooMany(reply, admitted.waitMs)
+      return again(429, `Too many failed log-ins for this email or from your address. Try again in ${seconds} seconds.`)
+    }
+    const accountId = email && password ? await checkLogin(dash.credentials, email, password) : null
+    if (!accountId) {
+      logger.info({ ip: req.ip }, 'dashboard login failed')
+      return again(401, 'The email or password is wrong.')
+    }
+    dash.loginLimiter.forgive(admitted.attempt, `email:${email}`)
+    await startSession(dash, req, reply, accountId)
+    logger.info({ accountId }, 'dashboard login')
+    return reply.redirect(next ?? HOME, 303)
+  })
+
+  app.post('/logout', async (req: FastifyRequest, reply) => {
+    const session = req.dashboardSession
+    if (!session) return reply.redirect('/login', 303)
+    if (!(await checkPost(dash, req, reply, session.csrfToken))) return reply
+    await endSession(dash, session, reply)
+    return reply.redirect('/login', 303)
+  })
+}

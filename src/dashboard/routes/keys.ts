@@ -1,0 +1,100 @@
+/** API key routes: the list, creating a key, and a key's page (its endpoints and settings). */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { ApiKey } from '../../api-keys/repository.ts'
+import { getKeySecurity, rotateKeySecret } from '../../api-keys/security/repository.ts'
+import { isChaingateError } from '../../errors/index.ts'
+import { field, sendPage, type Dash } from '../context.ts'
+import { endpointsOf } from '../endpoints.ts'
+import { checkPost } from '../middleware/csrf.ts'
+import { requireAccount } from '../middleware/session.ts'
+import { keyPage, keysPage, type PageContext } from '../pages.ts'
+
+export const DONE_MESSAGES: Record<string, string> = {
+  renamed: 'Key renamed.',
+  'network-enabled': 'Network enabled.',
+  'network-disabled': 'Network disabled. The gateway refuses this key on it within a second.',
+  revoked: 'Key revoked.',
+  'security-saved': 'Security requirements saved.',
+  'allowlist-added': 'Allowlist updated.',
+  'allowlist-removed': 'Allowlist entry removed.',
+  'jwt-added': 'JWT public key added.',
+  'jwt-removed': 'JWT public key removed.',
+  'limits-saved': 'Key credit limits saved.',
+}
+
+export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).replace(/\.$/, '')
+
+/** Renders a key's page (also as the answer to its forms). */
+export async function renderKey(
+  dash: Dash,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  key: ApiKey,
+  planName: string,
+  opts: { status?: number; flash?: PageContext['flash']; newSecret?: string } = {},
+): Promise<FastifyReply> {
+  const security = await getKeySecurity(dash.deps.db, key.id)
+  return sendPage(
+    reply,
+    opts.status ?? 200,
+    keyPage(await dash.pageCtx(req, '/keys', opts.flash), {
+      key,
+      security,
+      endpoints: endpointsOf(dash, req, key),
+      newSecret: opts.newSecret,
+      plan: dash.planOf(planName),
+    }),
+  )
+}
+
+export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
+  const { clock, logger } = dash
+
+  app.get('/keys', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who) return reply
+    const list = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+    return sendPage(
+      reply,
+      200,
+      keysPage(await dash.pageCtx(req, '/keys'), { keys: list, planName: who.account.plan, plan: dash.planOf(who.account.plan), networkCount: dash.networkNames.length }),
+    )
+  })
+
+  app.post('/keys', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
+    const name = field(req.body, 'name')
+    try {
+      const key = await dash.keys.create({ accountId: who.account.id, name }, clock.now())
+      // Infura shows a new key's secret once, at creation (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/api-key-secret/).
+      const secret = await rotateKeySecret(dash.deps.db, key.id, clock.now())
+      logger.info({ accountId: who.account.id, keyId: key.id }, 'dashboard key created')
+      return renderKey(dash, req, reply, key, who.account.plan, { status: 201, flash: { kind: 'ok', message: `Key "${key.name}" created.` }, newSecret: secret })
+    } catch (err) {
+      if (!isChaingateError(err) || (err.code !== 'CONFLICT' && err.code !== 'VALIDATION')) throw err
+      const list = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+      return sendPage(
+        reply,
+        err.code === 'CONFLICT' ? 409 : 400,
+        keysPage(await dash.pageCtx(req, '/keys', { kind: 'error', message: capitalize(err.message) + '.' }), {
+          keys: list,
+          planName: who.account.plan,
+          plan: dash.planOf(who.account.plan),
+          networkCount: dash.networkNames.length,
+          name,
+        }),
+      )
+    }
+  })
+
+  app.get('/keys/:id', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who) return reply
+    const key = await dash.ownedKey(who.account.id, (req.params as { id: string }).id)
+    if (!key) return dash.notFound(req, reply)
+    const done = (req.query as Record<string, string | undefined>).done
+    const flash = done && DONE_MESSAGES[done] ? { kind: 'ok' as const, message: DONE_MESSAGES[done] } : undefined
+    return renderKey(dash, req, reply, key, who.account.plan, { flash })
+  })
+}

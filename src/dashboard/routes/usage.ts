@@ -1,0 +1,38 @@
+/** The usage page: charts and totals for one account over 24 h, 7 d or 30 d (src/credits/usage-queries.ts). */
+import type { FastifyInstance } from 'fastify'
+import { creditsUsedToday, dailyCredits, usageReport, USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange } from '../../credits/usage-queries.ts'
+import { sendPage, type Dash } from '../context.ts'
+import { requireAccount } from '../middleware/session.ts'
+import { usagePage } from '../pages.ts'
+
+export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
+  const { db } = dash.deps
+  app.get('/usage', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who) return reply
+    const q = req.query as Record<string, string | undefined>
+    const range: UsageRange = USAGE_RANGES.includes(q.range as UsageRange) ? (q.range as UsageRange) : '24h'
+    const dimension: UsageDimension = USAGE_DIMENSIONS.includes(q.by as UsageDimension) ? (q.by as UsageDimension) : 'method'
+    let keyId: string | undefined
+    if (q.key) {
+      if (!(await dash.ownedKey(who.account.id, q.key))) return dash.notFound(req, reply)
+      keyId = q.key
+    }
+    const now = dash.clock.now()
+    const allKeys = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+    return sendPage(
+      reply,
+      200,
+      usagePage(await dash.pageCtx(req, '/usage'), {
+        report: await usageReport(db, { accountId: who.account.id, range, dimension, keyId, nowMs: now }),
+        range,
+        dimension,
+        keyId,
+        keys: allKeys.map((k) => ({ id: k.id, name: k.revokedAt === null ? k.name : `${k.name} (revoked)` })),
+        usedToday: await creditsUsedToday(db, who.account.id, now),
+        plan: dash.planOf(who.account.plan),
+        daily: await dailyCredits(db, who.account.id, range === '30d' ? 30 : 7, now),
+      }),
+    )
+  })
+}

@@ -141,7 +141,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const limits = createMemoryLimitStore()
     const today = await loadTodayUsage(database.db, clock.now())
     limits.seed(today.accounts, today.keys, clock.now())
-    const ledger = createUsageLedger(database.sqlite, config.gateway.usageFlushMs, (err) => logger.error({ err }, 'writing usage failed; will retry'))
+    // Methods stored and exported by name (served or priced, both bounded by the config); any other name a client
+    // sends is one label (src/rpc-methods/labels.ts).
+    const namedMethods = new Set([...networks.all.flatMap((n) => [...n.methods]), ...Object.keys(config.credits.methods)])
+    const ledger = createUsageLedger(database.sqlite, config.gateway.usageFlushMs, (err) => logger.error({ err }, 'writing usage failed; will retry'), namedMethods)
     ledger.start()
     stops.push(() => ledger.stop())
 
@@ -149,7 +152,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       config.credits,
       networks.all.map((n) => n.name),
     )
-    const metrics = createMetrics(Object.keys(config.credits.methods))
+    const metrics = createMetrics(namedMethods)
     let server: GatewayServer | undefined
     const gateway = createGateway({
       networks,
@@ -181,6 +184,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       maxBodyBytes: config.gateway.maxBodyBytes,
       gzipMinBytes: config.gateway.gzipMinBytes,
       maxWsMessageBytes: config.gateway.maxWsMessageBytes,
+      trustProxy: config.gateway.trustProxy,
       sessionDeps,
       ...(options.security ? { checkAccess: options.security.check } : {}),
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),

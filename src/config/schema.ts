@@ -10,6 +10,7 @@ import { defaultHostname } from '../networks/rpc-paths.ts'
 
 const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
 const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
+const METHOD_NAME = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a JSON-RPC method name (letters, digits, _; at most 64)')
 
 const UpstreamSchema = z
   .object({
@@ -41,6 +42,11 @@ const NetworkSchema = z
     embedded: EmbeddedChainSchema.optional(),
     /** External nodes; used instead of an embedded chain. */
     upstreams: z.array(UpstreamSchema).min(1).optional(),
+    /** Methods served: Infura's Ethereum list, plus `allow`, minus `deny` (docs/config.md). */
+    methods: z
+      .object({ allow: z.array(METHOD_NAME).max(1000).default([]), deny: z.array(METHOD_NAME).max(1000).default([]) })
+      .strict()
+      .optional(),
   })
   .strict()
 
@@ -77,6 +83,16 @@ export const ConfigSchema = z
       .object({
         host: z.string().min(1).default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8545),
+        /**
+         * Behind a TLS-terminating proxy: fastify's `trustProxy` (true, or the proxies' addresses/CIDRs), so the
+         * client IP, protocol and host come from X-Forwarded-For/-Proto/-Host (docs/config.md).
+         */
+        trustProxy: z.union([z.boolean(), z.string().min(1), z.array(z.string().min(1)).min(1)]).default(false),
+        /**
+         * Host names the dashboard answers to (`name`, `*.domain`, `*`); null: on a loopback listener only local
+         * names and the networks' hosts, elsewhere any (docs/dashboard.md, DNS rebinding).
+         */
+        allowedHosts: z.array(z.string().toLowerCase().regex(/^(\*|(\*\.)?[a-z0-9.:\[\]-]+)$/, 'a host name, *.domain or *')).nullable().default(null),
         /** Largest accepted request body; larger answers 413. */
         maxBodyBytes: z.number().int().min(1024).default(5 * 1024 * 1024),
         /** Most calls in one batch; more answers one -32600 error. */
@@ -91,6 +107,28 @@ export const ConfigSchema = z
         usageFlushMs: z.number().int().min(50).max(60_000).default(1000),
         /** How often the server looks for account/key changes made by the CLI or dashboard. */
         settingsPollMs: z.number().int().min(50).max(60_000).default(500),
+        /** Slow clients: a whole request (headers and body) must arrive within this (docs/config.md). */
+        requestTimeoutMs: z.number().int().min(500).max(3_600_000).default(30_000),
+        /** Slow clients: the request headers must arrive within this; at most requestTimeoutMs. */
+        headersTimeoutMs: z.number().int().min(500).max(3_600_000).default(10_000),
+        /** An idle keep-alive connection is closed after this. */
+        keepAliveTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
+        /** WebSocket: bytes waiting for a client that does not read; past this the connection closes with 1008. */
+        maxWsBufferedBytes: z.number().int().min(16 * 1024).default(16 * 1024 * 1024),
+        /** WebSocket: subscriptions one connection may hold; more answer -32005. */
+        maxSubscriptionsPerConnection: z.number().int().min(1).max(100_000).default(1000),
+        /** /metrics and /healthz (docs/config.md, "Operations endpoints"). */
+        operations: z
+          .object({
+            /** When set, both answer 401 without `Authorization: Bearer <token>`. */
+            token: z.string().min(16).nullable().default(null),
+            /** When set, both are served only on this separate listener (e.g. 127.0.0.1:9545), not the gateway's. */
+            listen: z.object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535) }).strict().nullable().default(null),
+            /** How long /healthz reuses its probe of the nodes. */
+            healthCacheMs: z.number().int().min(0).max(600_000).default(2000),
+          })
+          .strict()
+          .prefault({}),
         /** Plan for accounts created without one. */
         defaultPlan: z.string().default('free'),
         /** Account created by `npm start` for the printed dev key; null disables it. */

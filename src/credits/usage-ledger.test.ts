@@ -52,6 +52,25 @@ describe('usage ledger', () => {
     expect(today.keys.get('k2')).toBe(80)
   })
 
+  it('security: stores methods it does not serve as "other" and caps every label', async () => {
+    const { ledger, usage, errs } = await setup()
+    const huge = 'eth_' + 'x'.repeat(1 << 20)
+    for (let i = 0; i < 10; i++) ledger.record(rec({ method: `${huge}${i}`, credits: 5, errors: 1, errorKind: `rpc:${'9'.repeat(1000)}${i}` }), T0)
+    ledger.record(rec({ method: 'eth_whatever', network: 'n'.repeat(500) }), T0)
+    ledger.record(rec({ method: '(invalid)' }), T0)
+    ledger.flush()
+    const rows = usage() as { network: string; method: string; calls: number }[]
+    expect(rows.map((r) => [r.network.length, r.method, r.calls])).toEqual([
+      [5, '(invalid)', 1],
+      [5, 'other', 10],
+      [64, 'other', 1],
+    ])
+    const e = errs() as { error: string; count: number }[]
+    expect(e).toHaveLength(1)
+    expect(e[0]!.error).toHaveLength(64)
+    expect(e[0]!.count).toBe(10)
+  })
+
   it('keeps the numbers when a write fails and writes them with the next flush', async () => {
     // The error table is missing for a moment, so the whole transaction fails.
     const { ledger, usage, failures, sqlite } = await setup()

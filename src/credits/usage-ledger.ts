@@ -5,6 +5,8 @@
  */
 import type SQLite from 'better-sqlite3'
 import type { Db } from '../db/database.ts'
+import { capLabel, methodLabel } from '../rpc-methods/labels.ts'
+import { DEFAULT_SERVED } from '../rpc-methods/served.ts'
 import { MS_PER_DAY } from './limits.ts'
 
 export interface UsageRecord {
@@ -48,7 +50,16 @@ function* rowsOf<V>(tree: Tree<V>): Generator<V> {
   for (const byKey of tree.values()) for (const byNetwork of byKey.values()) for (const byName of byNetwork.values()) yield* byName.values()
 }
 
-export function createUsageLedger(sqlite: SQLite.Database, flushMs: number, onError: (err: unknown) => void): UsageLedger {
+/**
+ * `served`: the methods stored by name (every network's served methods); any other name is stored as `other`,
+ * and every label is capped (src/rpc-methods/labels.ts), so clients cannot fill the disk or /usage with names.
+ */
+export function createUsageLedger(
+  sqlite: SQLite.Database,
+  flushMs: number,
+  onError: (err: unknown) => void,
+  served: ReadonlySet<string> = DEFAULT_SERVED,
+): UsageLedger {
   let rows: Tree<Row> = new Map()
   let errorRows: Tree<ErrorRow> = new Map()
   let timer: NodeJS.Timeout | undefined
@@ -104,20 +115,23 @@ export function createUsageLedger(sqlite: SQLite.Database, flushMs: number, onEr
   return {
     record(e, nowMs) {
       const hour = hourOf(nowMs)
-      const byMethod = leaf(rows, hour, e.keyId, e.network)
-      const row = byMethod.get(e.method)
+      const network = capLabel(e.network)
+      const method = methodLabel(e.method, served)
+      const byMethod = leaf(rows, hour, e.keyId, network)
+      const row = byMethod.get(method)
       if (row !== undefined) {
         row.calls += e.calls
         row.credits += e.credits
         row.errors += e.errors
       } else {
-        byMethod.set(e.method, { hour, accountId: e.accountId, keyId: e.keyId, network: e.network, method: e.method, calls: e.calls, credits: e.credits, errors: e.errors })
+        byMethod.set(method, { hour, accountId: e.accountId, keyId: e.keyId, network, method, calls: e.calls, credits: e.credits, errors: e.errors })
       }
       if (e.errorKind !== undefined) {
-        const byError = leaf(errorRows, hour, e.keyId, e.network)
-        const er = byError.get(e.errorKind)
+        const kind = capLabel(e.errorKind)
+        const byError = leaf(errorRows, hour, e.keyId, network)
+        const er = byError.get(kind)
         if (er !== undefined) er.count += 1
-        else byError.set(e.errorKind, { hour, accountId: e.accountId, keyId: e.keyId, network: e.network, error: e.errorKind, count: 1 })
+        else byError.set(kind, { hour, accountId: e.accountId, keyId: e.keyId, network, error: kind, count: 1 })
       }
     },
     flush,

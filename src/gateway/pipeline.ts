@@ -203,7 +203,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const { entry, network, pool } = ctx
     const now = clock.now()
     // Price every call up front and reserve it all, so concurrent requests cannot overshoot a limit.
-    const decisions = entries.map((e) => (e.ok ? decide(e.call, ctx.transport) : undefined))
+    const decisions = entries.map((e) => (e.ok ? decide(e.call, ctx.transport, ctx.network.methods) : undefined))
     let reserved = opts.batch ? costs.batchEnvelope : 0
     const prices = entries.map((e, i) => {
       const d = decisions[i]
@@ -332,7 +332,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
    */
   const executeSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<GatewayResponse> => {
     const { entry, network } = ctx
-    const decision = decide(call, ctx.transport)
+    const decision = decide(call, ctx.transport, ctx.network.methods)
     const price = decision.kind === 'error' ? costs.inputError : costs.method(network.name, call.method)
     const now = clock.now()
     const rejection = limits.admit(entry.limits, price, now)

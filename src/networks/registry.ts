@@ -3,12 +3,15 @@
  * path form `/networks/<name>/...` for clients that cannot set Host).
  */
 import type { NetworkConfig } from '../config/schema.ts'
+import { servedMethods } from '../rpc-methods/served.ts'
 import { defaultHostname } from './rpc-paths.ts'
 
 export interface Network {
   name: string
   chainId: number
   hosts: string[]
+  /** The JSON-RPC methods this network serves (src/rpc-methods/served.ts), built once. */
+  methods: ReadonlySet<string>
 }
 
 export interface NetworkRegistry {
@@ -22,7 +25,12 @@ export interface NetworkRegistry {
 }
 
 export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry {
-  const all: Network[] = configs.map((c) => ({ name: c.name, chainId: c.chainId, hosts: c.hosts ?? [defaultHostname(c.name)] }))
+  const all: Network[] = configs.map((c) => ({
+    name: c.name,
+    chainId: c.chainId,
+    hosts: c.hosts ?? [defaultHostname(c.name)],
+    methods: servedMethods(c.methods),
+  }))
   const names = new Map(all.map((n) => [n.name, n]))
   const chainIds = new Map(all.map((n) => [n.chainId, n]))
   const hosts = new Map<string, Network>()

@@ -9,6 +9,9 @@ describe('metrics', () => {
     m.call('a', 'eth_blockNumber', 'error')
     m.call('b', 'eth_whatever', 'ok')
     m.call('b', '(refused)', 'http_401')
+    // A client's name that merely looks like an internal label is not one.
+    m.call('b', '(' + 'x'.repeat(100), 'error')
+    m.call('b', '(fake)', 'error')
     const text = await m.registry.metrics()
     expect(text).toContain('# TYPE chaingate_requests_total counter')
     expect(text).toContain('chaingate_requests_total{network="a",method="eth_blockNumber",outcome="ok"} 2')
@@ -16,6 +19,9 @@ describe('metrics', () => {
     expect(text).toContain('chaingate_requests_total{network="b",method="other",outcome="ok"} 1')
     expect(text).toContain('chaingate_requests_total{network="b",method="(refused)",outcome="http_401"} 1')
     expect(text).not.toContain('eth_whatever')
+    expect(text).not.toContain('xxx')
+    expect(text).not.toContain('(fake)')
+    expect(text).toContain('chaingate_requests_total{network="b",method="other",outcome="error"} 2')
   })
 
   it('keeps a cumulative latency histogram with sum and count', async () => {

@@ -4,10 +4,11 @@
  * child, which measured as a visible share of a call in bench/. They are turned into Prometheus series only when
  * scraped, by collectors registered in prom-client's registry (which also serves Node's default metrics).
  *
- * Method labels are limited to methods the gateway knows (the cost table), so a client sending random method
- * names cannot blow up the label set.
+ * Method labels are limited to methods the gateway serves (methodLabel, shared with the usage ledger), so a
+ * client sending random method names cannot blow up the label set.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client'
+import { methodLabel } from '../rpc-methods/labels.ts'
 
 export interface Metrics {
   call(network: string, method: string, outcome: string): void
@@ -85,7 +86,7 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   return {
     registry,
     call(network, method, outcome) {
-      const m = known.has(method) || method.startsWith('(') || method === 'batch' ? method : 'other'
+      const m = methodLabel(method, known)
       let byMethod = requests.get(network)
       if (byMethod === undefined) requests.set(network, (byMethod = new Map()))
       let byOutcome = byMethod.get(m)

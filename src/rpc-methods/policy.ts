@@ -1,11 +1,13 @@
 /**
- * What the gateway does with a method before (or instead of) asking the node. The default for any method is
- * "forward, charge its cost"; only methods that behave differently are listed, each in its own file.
+ * What the gateway does with a method before (or instead of) asking the node. A method the network does not
+ * serve (served.ts: an explicit list per network) gets Infura's -32601 body; a served method is forwarded and
+ * charged its cost; only methods that behave differently are listed here, each in its own file.
  */
 import type { ChaingateError } from '../errors/index.ts'
 import { errors } from '../errors/index.ts'
 import type { RpcCall } from '../jsonrpc/envelope.ts'
 import { validateGetBlockByNumber } from './eth_getBlockByNumber.ts'
+import { DEFAULT_SERVED } from './served.ts'
 
 export type MethodDecision =
   | { kind: 'forward' }
@@ -13,38 +15,32 @@ export type MethodDecision =
   /** Refused for the caller's input: charged as an input error. */
   | { kind: 'error'; error: ChaingateError }
 
-// Namespaces an Infura-like endpoint serves. Node administration (admin_, personal_, miner_, txpool_) and dev
-// node controls (anvil_, evm_, hardhat_) are not exposed through keys (../shared/reference/infura.md §6).
-const FORWARDED_NAMESPACES = ['eth_', 'net_', 'web3_', 'trace_', 'debug_']
-
 const validators = new Map<string, (params: RpcCall['params']) => ChaingateError | undefined>([['eth_getBlockByNumber', validateGetBlockByNumber]])
 
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
+const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })
 
-const forwarded = (m: string) => {
-  for (const ns of FORWARDED_NAMESPACES) if (m.startsWith(ns)) return true
-  return false
-}
+/** Longest method name echoed in the -32601 message; a longer one is cut (the client sent it, no need to send it all back). */
+const MAX_ECHOED_NAME = 200
 
-export function decide(call: RpcCall, transport: 'http' | 'ws'): MethodDecision {
+/**
+ * `served` is the network's method set (`Network.methods`); without it, Infura's default list.
+ * Infura's answer for an unknown method: `{"code":-32601,"message":"The method <m> does not exist/is not available"}`
+ * (https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/ error codes).
+ */
+export function decide(call: RpcCall, transport: 'http' | 'ws', served: ReadonlySet<string> = DEFAULT_SERVED): MethodDecision {
   const m = call.method
+  if (!served.has(m))
+    return { kind: 'error', error: errors.methodNotAvailable(m.length > MAX_ECHOED_NAME ? `${m.slice(0, MAX_ECHOED_NAME)}…` : m) }
   switch (m) {
-    // No keys are held here (Infura: "Use eth_sendRawTransaction instead").
-    case 'eth_sendTransaction':
-    case 'eth_sign':
-    case 'eth_signTransaction':
-    case 'eth_signTypedData':
-    case 'eth_signTypedData_v4':
-      return { kind: 'error', error: errors.methodNotAvailable(m) }
+    // No keys are held here (Infura: eth_accounts "always returns an empty array").
     case 'eth_accounts':
-      return { kind: 'result', result: [] }
+      return NO_ACCOUNTS
     case 'eth_subscribe':
     case 'eth_unsubscribe':
-      if (transport === 'http')
-        return { kind: 'error', error: errors.onlyOverWebSocket(m) }
+      if (transport === 'http') return { kind: 'error', error: errors.onlyOverWebSocket(m) }
       return FORWARD
   }
-  if (!forwarded(m)) return { kind: 'error', error: errors.methodNotAvailable(m) }
   const validate = validators.get(m)
   const invalid = validate === undefined ? undefined : validate(call.params)
   return invalid ? { kind: 'error', error: invalid } : FORWARD

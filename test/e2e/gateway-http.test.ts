@@ -98,8 +98,9 @@ describe('gateway over HTTP with real clients', () => {
     expect((await s.rpc(call('eth_accounts'))).json()).toEqual({ jsonrpc: '2.0', id: 1, result: [] })
   })
 
-  it("a method the node does not know passes the node's error through unchanged", async () => {
-    const body = JSON.stringify(call('eth_notARealMethod', [], 7))
+  it("a served method the node does not know passes the node's error through unchanged", async () => {
+    // eth_callMany is on the served list (Infura documents it); anvil does not implement it.
+    const body = JSON.stringify(call('eth_callMany', [], 7))
     const direct = await (await fetch(s.app.upstreamUrls.get('devnet-a')!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
     const via = await s.rpc(body)
     expect(JSON.parse(via.text)).toEqual(JSON.parse(direct))

@@ -37,6 +37,8 @@ export interface GatewayServerDeps {
   maxWsMessageBytes: number
   sessionDeps: Omit<WsSessionDeps, 'gateway' | 'hub' | 'send' | 'close' | 'onDailyExhausted'>
   checkAccess?: AccessCheck
+  /** fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes. */
+  trustProxy?: boolean | string | string[]
   /** Extra routes (dashboard), registered on the same listener. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[]
 }
@@ -61,6 +63,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     bodyLimit: deps.maxBodyBytes,
     return503OnClosing: true,
     forceCloseConnections: 'idle',
+    trustProxy: deps.trustProxy ?? false,
     serverFactory: (fastifyHandler) =>
       createServer((req, res) => {
         if (!rpcRoute(req, res)) fastifyHandler(req, res)

@@ -14,7 +14,7 @@ import { WalletConfigSchema } from '../src/config/wallet-schema.ts'
 import { openDatabase } from '../src/db/database.ts'
 import { startAnvil } from '../src/devnet/anvil.ts'
 import { createDirectChainAccess } from '../src/wallet/direct-chain-access.ts'
-import { createWalletService } from '../src/wallet/service.ts'
+import { createWalletService } from '../src/http/wallet/service.ts'
 
 const anvils = await Promise.all([
   startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 }),
@@ -28,6 +28,7 @@ const service = createWalletService({
   dataDir,
   db: database.db,
   chainAccess,
+  networks: anvils.map((a, i) => ({ name: `devnet-${i}`, embedded: true })),
   logger: pino({ level: 'info' }),
 })
 const started = await service.start()

@@ -13,6 +13,14 @@
  * })
  * const session = await client.createSession({ optionalScopes: { 'eip155:31337': { methods: ['eth_blockNumber'], notifications: [] } } })
  * ```
+ *
+ * Pairing (docs/wallet.md): the transport keeps a random pairing secret per wallet URL and presents it on every
+ * connection; only connections with the secret of the connection that created a session may use that session. It
+ * lives in the page's localStorage in a browser, in memory in Node, or in the `pairingStore` you pass.
+ *
+ * Failures: the client calls `connect()` on its own as soon as it is created, where a rejection would be
+ * unhandled (and end a Node process). So `connect()` never rejects: a failed attempt is kept, and the next request
+ * tries again and rejects with that failure (`TransportError`), which reaches the caller of the client's method.
  */
 import { TransportError, TransportTimeoutError, type Transport, type TransportResponse } from '@metamask/multichain-api-client'
 
@@ -28,6 +36,58 @@ export interface WebSocketTransportOptions {
   defaultTimeout?: number
   /** Timeout of the client's warm-up `wallet_getSession` right after connecting (default 1000 ms). */
   warmupTimeout?: number
+  /**
+   * Where the pairing secret is kept (default: localStorage in a browser, memory in Node). `false` connects
+   * without one: such a connection can only use a session it created itself, while it stays open.
+   */
+  pairingStore?: PairingStore | false
+}
+
+/** Keeps pairing secrets by wallet URL (may be async, e.g. a file or a keychain). */
+export interface PairingStore {
+  get(key: string): string | undefined | null | Promise<string | undefined | null>
+  set(key: string, secret: string): void | Promise<void>
+}
+
+function defaultPairingStore(): PairingStore {
+  const memory = new Map<string, string>()
+  const storage = (globalThis as { localStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void } }).localStorage
+  return {
+    get(key) {
+      try {
+        if (storage) return storage.getItem(`chaingate-wallet-pairing:${key}`)
+      } catch {} // storage disabled (sandboxed frame, privacy mode): fall back to memory
+      return memory.get(key)
+    },
+    set(key, secret) {
+      try {
+        if (storage) return storage.setItem(`chaingate-wallet-pairing:${key}`, secret)
+      } catch {}
+      memory.set(key, secret)
+    },
+  }
+}
+
+function newPairingSecret(): string {
+  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32))
+  let bin = ''
+  for (const b of bytes) bin += String.fromCharCode(b)
+  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
+}
+
+/** The URL to open: the wallet URL plus `pairing=<secret>` (created and stored on first use). */
+async function pairedUrl(url: string, store: PairingStore | false): Promise<string> {
+  if (store === false) return url
+  const u = new URL(url)
+  u.searchParams.delete('pairing')
+  const key = u.toString()
+  let secret = await store.get(key)
+  if (!secret) {
+    secret = newPairingSecret()
+    await store.set(key, secret)
+  }
+  u.searchParams.set('pairing', secret)
+  return u.toString()
 }
 
 /** The subset of the WHATWG WebSocket both the browser's and `ws`'s implement. */
@@ -50,7 +110,11 @@ async function openSocket(url: string, origin: string | undefined): Promise<Sock
 }
 
 export function getWebSocketTransport(options: WebSocketTransportOptions): Transport {
+  const pairingStore = options.pairingStore ?? defaultPairingStore()
   let socket: SocketLike | undefined
+  /** Why the last connection attempt failed; the next request retries and reports it. */
+  let lastFailure: TransportError | undefined
+  let connecting: Promise<void> | undefined
   let nextId = Math.floor(Math.random() * 0x7fffffff)
   const pending = new Map<number, { resolve(m: TransportResponse): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> }>()
   const callbacks = new Set<(data: unknown) => void>()
@@ -101,52 +165,66 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
     failPending('Transport disconnected')
   }
 
+  /** One connection attempt; never rejects (see the top comment): a failure is kept in lastFailure. */
+  async function open(): Promise<void> {
+    let s: SocketLike
+    try {
+      s = await openSocket(await pairedUrl(options.url, pairingStore), options.origin)
+    } catch (e) {
+      lastFailure = new TransportError('Failed to connect to the wallet', e)
+      return
+    }
+    let cause: unknown
+    const opened = await new Promise<boolean>((resolve) => {
+      const done = (ok: boolean) => (ev: unknown) => {
+        cause ??= ok ? undefined : ((ev as { error?: unknown })?.error ?? ev)
+        s.removeEventListener('open', onOpen)
+        s.removeEventListener('error', onFail)
+        s.removeEventListener('close', onFail)
+        resolve(ok)
+      }
+      const onOpen = done(true)
+      const onFail = done(false)
+      s.addEventListener('open', onOpen)
+      s.addEventListener('error', onFail)
+      s.addEventListener('close', onFail)
+    })
+    // An error event after a failed attempt must not be an uncaught 'error' on the `ws` socket.
+    s.addEventListener('error', () => {})
+    if (!opened) {
+      const why = (cause as { message?: unknown })?.message
+      lastFailure = new TransportError(`Failed to connect to the wallet at ${options.url}${typeof why === 'string' ? `: ${why}` : ''}`, cause)
+      return
+    }
+    lastFailure = undefined
+    s.addEventListener('message', onMessage)
+    s.addEventListener('close', onClose)
+    socket = s
+  }
+
   return {
     warmupTimeout: options.warmupTimeout ?? 1000,
 
     async connect() {
       if (socket) await disconnect()
-      let s: SocketLike
-      try {
-        s = await openSocket(options.url, options.origin)
-      } catch (e) {
-        throw new TransportError('Failed to connect to the wallet', e)
-      }
-      await new Promise<void>((resolve, reject) => {
-        const opened = () => {
-          cleanup()
-          resolve()
-        }
-        const failed = (ev: unknown) => {
-          cleanup()
-          reject(new TransportError(`Failed to connect to the wallet at ${options.url}`, ev))
-        }
-        const cleanup = () => {
-          s.removeEventListener('open', opened)
-          s.removeEventListener('error', failed)
-          s.removeEventListener('close', failed)
-        }
-        s.addEventListener('open', opened)
-        s.addEventListener('error', failed)
-        s.addEventListener('close', failed)
-      })
-      s.addEventListener('message', onMessage)
-      s.addEventListener('close', onClose)
-      s.addEventListener('error', () => {})
-      socket = s
+      await (connecting ??= open().finally(() => (connecting = undefined)))
     },
 
     disconnect,
 
     isConnected: () => socket !== undefined && socket.readyState === OPEN,
 
-    request(request, requestOptions) {
+    async request(request, requestOptions) {
+      if (!socket || socket.readyState !== OPEN) {
+        // Not connected (the first attempt failed, or the wallet closed the connection): try once more now.
+        await (connecting ??= open().finally(() => (connecting = undefined)))
+      }
       const s = socket
-      if (!s || s.readyState !== OPEN) return Promise.reject(new TransportError('Transport not connected'))
+      if (!s || s.readyState !== OPEN) throw lastFailure ?? new TransportError('Transport not connected')
       nextId = nextId >= 0x7fffffff ? 1 : nextId + 1
       const id = nextId
       const timeout = requestOptions?.timeout ?? options.defaultTimeout ?? -1
-      return new Promise((resolve, reject) => {
+      return new Promise<any>((resolve, reject) => {
         const entry: { resolve(m: any): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> } = { resolve, reject }
         if (timeout !== -1)
           entry.timer = setTimeout(() => {

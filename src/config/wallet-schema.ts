@@ -35,6 +35,11 @@ export const WalletConfigSchema = z
     host: z.string().min(1).default('127.0.0.1'),
     /** Port of the wallet listener (WebSocket API and console); 0 picks a free one. */
     port: z.number().int().min(0).max(65535).default(8546),
+    /**
+     * Also listen on this unix socket (relative to the data dir), created with mode 0600 so other local users
+     * cannot connect; dapps use `ws+unix://<path>:/`. Not on Windows. Unset: no socket.
+     */
+    socketPath: z.string().min(1).max(100).optional(),
     /** Must be true to bind a non-loopback host; the wallet then warns at start. */
     allowNonLoopback: z.boolean().default(false),
     /** Approve every session and signing request without asking (scripted development only; warns loudly). */

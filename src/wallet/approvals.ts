@@ -2,7 +2,8 @@
  * Requests that wait for the wallet's user. Each is a database row (so the CLI can list and answer it while the
  * server runs) plus an in-process waiter. Answers come from the console (in process), the CLI (picked up by
  * `poll()`), or auto-approve. A request nobody answers expires after `timeoutMs` (4001 with reason
- * `approval_timeout`); one whose connection closes is cancelled.
+ * `approval_timeout`); one whose connection closes, whose session ends, or that is still waiting when the wallet
+ * stops is cancelled (4001).
  */
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
@@ -19,6 +20,8 @@ export interface ApprovalOutcome {
 
 interface Waiter {
   origin: string
+  kind: ApprovalKind
+  request: unknown
   resolve(o: ApprovalOutcome): void
   reject(e: unknown): void
   timer: NodeJS.Timeout
@@ -40,14 +43,23 @@ export type Approvals = ReturnType<typeof createApprovals>
 
 export function createApprovals(deps: ApprovalsDeps) {
   const waiters = new Map<string, Waiter>()
+  /** Requests per origin counted from the moment they arrive (before the database insert), so a burst cannot pass the cap. */
+  const counted = new Map<string, number>()
+  const uncount = (origin: string) => {
+    const n = (counted.get(origin) ?? 1) - 1
+    if (n <= 0) counted.delete(origin)
+    else counted.set(origin, n)
+  }
 
   const settle = (id: string, row: Pick<ApprovalRow, 'status' | 'decision' | 'decidedBy'>) => {
     const w = waiters.get(id)
     if (!w) return
     waiters.delete(id)
+    uncount(w.origin)
     clearTimeout(w.timer)
     if (row.status === 'approved') w.resolve({ decision: row.decision, by: row.decidedBy ?? 'unknown' })
     else if (row.status === 'expired') w.reject(walletErrors.approvalTimedOut(deps.timeoutMs))
+    else if (row.decidedBy === 'session_ended' || row.decidedBy === 'shutdown') w.reject(walletErrors.cancelled(row.decidedBy))
     else w.reject(walletErrors.userRejected())
     deps.onChange?.()
   }
@@ -64,12 +76,17 @@ export function createApprovals(deps: ApprovalsDeps) {
         return { decision: auto, by: 'auto' }
       }
       // One origin cannot bury the console (or the database) under requests: EIP-1474 "limit exceeded".
-      let waiting = 0
-      for (const w of waiters.values()) if (w.origin === origin) waiting++
+      const waiting = counted.get(origin) ?? 0
       if (waiting >= MAX_PENDING_PER_ORIGIN) throw walletErrors.tooManyPending(MAX_PENDING_PER_ORIGIN)
+      counted.set(origin, waiting + 1)
       const id = randomUUID()
       const now = deps.clock.now()
-      await deps.store.insertApproval({ id, origin, kind, request, createdAt: now, expiresAt: now + deps.timeoutMs })
+      try {
+        await deps.store.insertApproval({ id, origin, kind, request, createdAt: now, expiresAt: now + deps.timeoutMs })
+      } catch (e) {
+        uncount(origin)
+        throw e
+      }
       deps.logger.info({ origin, kind, approvalId: id }, 'wallet: approval requested')
       const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -79,7 +96,7 @@ export function createApprovals(deps: ApprovalsDeps) {
           }, () => settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' }))
         }, deps.timeoutMs)
         timer.unref()
-        waiters.set(id, { origin, resolve, reject, timer })
+        waiters.set(id, { origin, kind, request, resolve, reject, timer })
       })
       if (signal) {
         const cancel = () => {
@@ -114,6 +131,17 @@ export function createApprovals(deps: ApprovalsDeps) {
 
     pendingIds(): string[] {
       return [...waiters.keys()]
+    },
+
+    /** Cancels (4001) the waiting requests of an origin that `pred` picks, e.g. those its ended session authorized. */
+    async cancelWhere(origin: string, pred: (kind: ApprovalKind, request: unknown) => boolean): Promise<void> {
+      for (const [id, w] of [...waiters]) {
+        if (w.origin !== origin || !pred(w.kind, w.request)) continue
+        const changed = await deps.store.decideApproval(id, 'cancelled', undefined, 'session_ended', deps.clock.now()).catch(() => true)
+        // Answered meanwhile: that answer stands (signing re-checks the session after any approval anyway).
+        if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'session_ended' })
+        else await api.pollOne(id).catch(() => {})
+      }
     },
 
     /** Stop: every waiting request fails with 4001. */

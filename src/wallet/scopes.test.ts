@@ -27,7 +27,7 @@ function codeOf(fn: () => unknown): number | undefined {
   return undefined
 }
 
-describe('scope validity (M§2.3)', () => {
+describe('scope validity ', () => {
   test('drops unparseable keys, bare namespaces without references, references on chain keys', () => {
     const s = { methods: [], notifications: [] }
     expect(isValidScope('EIP155:1', s)).toBe(false)
@@ -52,7 +52,7 @@ describe('scope validity (M§2.3)', () => {
   })
 })
 
-describe('normalisation (M§2.4)', () => {
+describe('normalisation ', () => {
   test('expands references and merges duplicates in first-seen order', () => {
     const out = normalizeScopes({
       eip155: { references: ['1', '5'], methods: ['a'], notifications: [] },
@@ -63,7 +63,7 @@ describe('normalisation (M§2.4)', () => {
       'eip155:5': { methods: ['a'], notifications: [], accounts: [] },
     })
   })
-  test('required and optional merge, required first (M§2.7)', () => {
+  test('required and optional merge, required first ', () => {
     const r = normalizeScopes({ 'eip155:1': { methods: ['x'], notifications: [] } })
     const o = normalizeScopes({ 'eip155:1': { methods: ['y', 'x'], notifications: [] } })
     expect(mergeScopeMaps(r, o)['eip155:1']!.methods).toEqual(['x', 'y'])
@@ -124,14 +124,21 @@ describe('proposal', () => {
     )
     expect(p.preselectedAccounts).toEqual([A])
   })
-  test('a malformed account is -32602 naming the field', () => {
+  test('a malformed account is -32603 "Invalid CAIP account ID." as in MetaMask', () => {
     try {
       buildProposal({ optionalScopes: { 'eip155:1': { methods: [], notifications: [], accounts: ['not-an-account'] } } }, ctx)
       expect.unreachable()
     } catch (e: any) {
-      expect(e.code).toBe(-32602)
-      expect(e.data[0].message).toMatch(/^optionalScopes\.eip155:1\.accounts\.0 is not a valid CAIP-10 account ID/)
+      expect({ code: e.code, message: e.message }).toEqual({ code: -32603, message: 'Invalid CAIP account ID.' })
     }
+  })
+  test('{wallet: {references: ["eip155"]}} is proposed as wallet:eip155 with wallet_addEthereumChain', () => {
+    const p = buildProposal({ optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] } } }, ctx)
+    expect(p.scopes).toEqual({ 'wallet:eip155': { methods: ['wallet_addEthereumChain'], notifications: [] } })
+    const g = grantSession(p, { accounts: [A] })
+    expect(g.sessionScopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [], accounts: [`wallet:eip155:${A}`] })
+    // A bare `wallet` scope (onboarding, QR code) is not offered: chaingate implements none of its methods.
+    expect(() => buildProposal({ optionalScopes: { wallet: { methods: [], notifications: [] } } }, ctx)).toThrow('Requested scopes are not supported')
   })
   test('grant: picked accounts go to every chain, dropped chains and methods go away', () => {
     const p = buildProposal(
@@ -149,7 +156,7 @@ describe('proposal', () => {
   })
 })
 
-describe('sessionProperties (spec §2.3)', () => {
+describe('sessionProperties (docs/wallet.md)', () => {
   test('keeps expiry and globalConfig, drops the rest', () => {
     expect(parseSessionProperties({ expiry: '2030-01-01T00:00:00Z', globalConfig: { a: 1 }, other: true }, 0)).toEqual({
       expiry: '2030-01-01T00:00:00Z',
@@ -164,7 +171,7 @@ describe('sessionProperties (spec §2.3)', () => {
   })
 })
 
-describe('revoking scopes and accounts (M§2.13)', () => {
+describe('revoking scopes and accounts ', () => {
   const session = {
     sessionScopes: {
       'eip155:1': { methods: [], notifications: [], accounts: [`eip155:1:${A}`] },

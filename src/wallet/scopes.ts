@@ -1,8 +1,10 @@
 /**
- * CAIP-25 scope rules for `wallet_createSession` (older revision, as MetaMask implements it): validation,
+ * CAIP-25 scope rules for `wallet_createSession` (the older revision MetaMask implements): validation,
  * `references` expansion, duplicate merge, support filtering, dapp-supplied accounts and sessionProperties.
- * Pure functions; cites ../shared/reference/multichain-api.md as M§n.
+ * Pure functions. CAIP-2/CAIP-10 grammar from `@metamask/utils`; the rules follow MetaMask's
+ * chain-agnostic-permission package (https://github.com/MetaMask/core/tree/main/packages/chain-agnostic-permission).
  */
+import { isCaipAccountId, isCaipChainId, isCaipNamespace, isCaipReference, parseCaipAccountId, parseCaipChainId } from '@metamask/utils'
 import { walletErrors, type ParamProblem } from './errors.ts'
 
 /** A scope as the wallet stores and shows it (CAIP-217 subset). */
@@ -16,9 +18,9 @@ export interface SessionScope {
 export type SessionScopes = Record<string, SessionScope>
 
 export interface SessionProperties {
-  /** ISO 8601 time after which the session ends as if revoked (spec §2.3). */
+  /** ISO 8601 time after which the session ends as if revoked (docs/wallet.md). */
   expiry?: string
-  /** Free-form object kept and shown as given (spec §2.3). */
+  /** Free-form object kept and shown as given (docs/wallet.md). */
   globalConfig?: Record<string, unknown>
 }
 
@@ -28,7 +30,7 @@ export interface StoredSession {
 }
 
 /**
- * eip155 methods the wallet answers, in MetaMask's order (M§4) minus what chaingate does not implement
+ * eip155 methods the wallet answers, in MetaMask's order minus what chaingate does not implement
  * (wallet_watchAsset, wallet_sendCalls & co, eth_decrypt, eth_getEncryptionPublicKey, the execution permissions).
  */
 export const EIP155_SIGNING_METHODS = ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction'] as const
@@ -71,23 +73,20 @@ export const EIP155_METHODS: readonly string[] = [
   'eth_uninstallFilter',
 ]
 export const EIP155_NOTIFICATIONS: readonly string[] = ['eth_subscription']
+/** MetaMask's wallet-level eip155 scope (`{wallet: {references: ["eip155"]}}`): it carries wallet_addEthereumChain. */
+export const WALLET_EIP155 = 'wallet:eip155'
+export const WALLET_EIP155_METHODS: readonly string[] = ['wallet_addEthereumChain']
 
-// CAIP grammar (M§2.2, @metamask/utils caip-types), anchored.
-const NAMESPACE = /^[-a-z0-9]{3,8}$/
-const REFERENCE = /^[-_a-zA-Z0-9]{1,32}$/
-const CHAIN_ID = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32})$/
-const ACCOUNT_ID = /^([-a-z0-9]{3,8}):([-_a-zA-Z0-9]{1,32}):([-.%a-zA-Z0-9]{1,128})$/
 const EIP155_REFERENCE = /^(0|[1-9][0-9]*)$/
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const SCOPE_KEYS = new Set(['references', 'methods', 'notifications', 'accounts', 'rpcDocuments', 'rpcEndpoints'])
 
 export function parseScopeString(scope: string): { namespace?: string; reference?: string } {
-  if (NAMESPACE.test(scope)) return { namespace: scope }
-  const m = CHAIN_ID.exec(scope)
-  return m ? { namespace: m[1], reference: m[2] } : {}
+  if (isCaipNamespace(scope)) return { namespace: scope }
+  return isCaipChainId(scope) ? parseCaipChainId(scope) : {}
 }
 
-/** `eip155:<n>` → n, else undefined (`eip155:0x1`, `eip155:01` are not eip155 chain IDs, M§2.2). */
+/** `eip155:<n>` → n, else undefined (`eip155:0x1`, `eip155:01` are not eip155 chain IDs). */
 export function eip155ChainIdOf(scope: string): number | undefined {
   const { namespace, reference } = parseScopeString(scope)
   if (namespace !== 'eip155' || reference === undefined || !EIP155_REFERENCE.test(reference)) return undefined
@@ -108,7 +107,7 @@ export interface CreateSessionParams {
 }
 
 /**
- * The schema check MetaMask runs before the handler (M§2.1 step 3): the shape of each declared param, each
+ * The schema check MetaMask runs before the handler: the shape of each declared param, each
  * scope object's `methods`/`notifications` present and arrays of strings. Throws -32602 naming every bad field.
  */
 export function validateCreateSessionParams(params: unknown): CreateSessionParams {
@@ -151,7 +150,7 @@ export interface RequestedScope {
 }
 
 /**
- * CAIP-217 validity (M§2.3). Invalid scopes are dropped silently, as MetaMask does: unparseable key, a bare
+ * CAIP-217 validity. Invalid scopes are dropped silently, as MetaMask does: unparseable key, a bare
  * namespace without `references`, `references` on a chain key or malformed, blank method names, unknown members.
  */
 export function isValidScope(key: string, obj: unknown): obj is Record<string, unknown> & { methods: string[]; notifications: string[] } {
@@ -163,7 +162,7 @@ export function isValidScope(key: string, obj: unknown): obj is Record<string, u
   if (namespace !== 'wallet' && reference === undefined && (!isStringArray(refs) || refs.length === 0)) return false
   if (refs !== undefined) {
     if (reference !== undefined) return false
-    if (!isStringArray(refs) || !refs.every((r) => REFERENCE.test(r))) return false
+    if (!isStringArray(refs) || !refs.every((r) => isCaipReference(r))) return false
   }
   if (![...obj.methods, ...obj.notifications].every((m) => m.trim() !== '')) return false
   if (obj.accounts !== undefined && !isStringArray(obj.accounts)) return false
@@ -181,7 +180,7 @@ const mergeScope = (prev: RequestedScope | undefined, s: RequestedScope): Reques
 
 /**
  * Drops invalid scopes, expands `references` on namespace keys into one chain scope each, and merges duplicate
- * keys (ordered union of methods, notifications and accounts; M§2.4).
+ * keys (ordered union of methods, notifications and accounts).
  */
 export function normalizeScopes(scopes: Record<string, unknown> | undefined): Record<string, RequestedScope> {
   const out: Record<string, RequestedScope> = {}
@@ -195,7 +194,7 @@ export function normalizeScopes(scopes: Record<string, unknown> | undefined): Re
   return out
 }
 
-/** Merges required and optional scopes (required first): `requiredScopes` is treated exactly as optional (M§2.7). */
+/** Merges required and optional scopes (required first): `requiredScopes` is treated exactly as optional. */
 export function mergeScopeMaps(...maps: Record<string, RequestedScope>[]): Record<string, RequestedScope> {
   const out: Record<string, RequestedScope> = {}
   for (const m of maps) {
@@ -208,7 +207,7 @@ export function mergeScopeMaps(...maps: Record<string, RequestedScope>[]): Recor
 export interface SessionProposal {
   /** Scope key → narrowed methods and notifications (no accounts: the user picks those). */
   scopes: Record<string, { methods: string[]; notifications: string[] }>
-  /** Wallet addresses (lower-case) the dapp named and the wallet holds: preselected at approval (M§2.6). */
+  /** Wallet addresses (lower-case) the dapp named and the wallet holds: preselected at approval. */
   preselectedAccounts: string[]
   sessionProperties: SessionProperties
 }
@@ -222,56 +221,43 @@ export interface ProposalContext {
 }
 
 /**
- * Turns validated `wallet_createSession` params into a proposal, with MetaMask's precedence (M§8.3):
- * 5302 for `{}` sessionProperties → scope drops → malformed accounts (-32602) → 5100 when nothing is left.
- * Unlike MetaMask, granted methods are the requested ones the wallet supports (spec §4.2: "may be narrower").
+ * Turns validated `wallet_createSession` params into a proposal, with MetaMask's precedence:
+ * 5302 for `{}` sessionProperties → scope drops → malformed accounts (-32603 "Invalid CAIP account ID.") → 5100
+ * when nothing is left. Unlike MetaMask, granted chain methods are the requested ones the wallet supports (the
+ * spec's "may be narrower"); `wallet:eip155` always carries wallet_addEthereumChain, as in MetaMask.
  */
 export function buildProposal(params: CreateSessionParams, ctx: ProposalContext): SessionProposal {
   const sessionProperties = parseSessionProperties(params.sessionProperties, ctx.now)
   const requested = mergeScopeMaps(normalizeScopes(params.requiredScopes), normalizeScopes(params.optionalScopes))
   const scopes: SessionProposal['scopes'] = {}
-  const accountCandidates: { path: string; value: string }[] = []
+  const accountCandidates: string[] = []
   for (const [key, scope] of Object.entries(requested)) {
-    const chainId = eip155ChainIdOf(key)
-    if (chainId === undefined || !ctx.servedChainIds.has(chainId)) continue
-    scopes[key] = {
-      methods: scope.methods.filter((m) => EIP155_METHODS.includes(m)),
-      notifications: scope.notifications.filter((n) => EIP155_NOTIFICATIONS.includes(n)),
+    if (key === WALLET_EIP155) scopes[key] = { methods: [...WALLET_EIP155_METHODS], notifications: [] }
+    else {
+      const chainId = eip155ChainIdOf(key)
+      if (chainId === undefined || !ctx.servedChainIds.has(chainId)) continue
+      scopes[key] = {
+        methods: scope.methods.filter((m) => EIP155_METHODS.includes(m)),
+        notifications: scope.notifications.filter((n) => EIP155_NOTIFICATIONS.includes(n)),
+      }
     }
-    scope.accounts.forEach((value) => accountCandidates.push({ path: `${key}.accounts`, value }))
+    accountCandidates.push(...scope.accounts)
   }
-  const problems: ParamProblem[] = []
-  const held = new Map(ctx.walletAddresses.map((a) => [a.toLowerCase(), a.toLowerCase()]))
+  const held = new Set(ctx.walletAddresses.map((a) => a.toLowerCase()))
   const preselected: string[] = []
-  for (const { path, value } of accountCandidates) {
-    const m = ACCOUNT_ID.exec(value)
-    if (!m) {
-      problems.push({ path: locateAccount(params, value) ?? path, problem: `is not a valid CAIP-10 account ID: ${JSON.stringify(value)}` })
-      continue
-    }
-    // eip155: the chain reference is ignored, the address compared case-insensitively (M§2.6 step 3).
-    const address = m[3]!.toLowerCase()
-    if (m[1] === 'eip155' && EVM_ADDRESS.test(m[3]!) && held.has(address) && !preselected.includes(address)) preselected.push(address)
+  for (const value of accountCandidates) {
+    if (!isCaipAccountId(value)) throw walletErrors.invalidCaipAccountId()
+    const { chain, address } = parseCaipAccountId(value)
+    // eip155: the chain reference is ignored, the address compared case-insensitively (as MetaMask does).
+    const a = address.toLowerCase()
+    if (chain.namespace === 'eip155' && EVM_ADDRESS.test(address) && held.has(a) && !preselected.includes(a)) preselected.push(a)
   }
-  if (problems.length > 0) throw walletErrors.invalidParams(problems)
   if (Object.keys(scopes).length === 0) throw walletErrors.scopesNotSupported()
   return { scopes, preselectedAccounts: preselected, sessionProperties }
 }
 
-/** The exact field of a malformed account, for the -32602 data (`optionalScopes.eip155:1.accounts.0`). */
-function locateAccount(params: CreateSessionParams, value: string): string | undefined {
-  for (const name of ['requiredScopes', 'optionalScopes'] as const) {
-    for (const [key, obj] of Object.entries(params[name] ?? {})) {
-      if (!isPlainObject(obj) || !Array.isArray(obj.accounts)) continue
-      const i = obj.accounts.indexOf(value)
-      if (i >= 0) return `${name}.${key}.accounts.${i}`
-    }
-  }
-  return undefined
-}
-
 /**
- * sessionProperties (M§2.8 and spec §2.3): `{}` → 5302; `expiry` (ISO 8601, in the future) and `globalConfig`
+ * sessionProperties: `{}` → 5302; `expiry` (ISO 8601, in the future) and `globalConfig`
  * (object) are kept; malformed values of those two → -32602 naming the field; other keys are dropped.
  */
 export function parseSessionProperties(props: Record<string, unknown> | undefined, now: number): SessionProperties {
@@ -305,7 +291,7 @@ export interface SessionDecision {
   methods?: Record<string, string[]>
 }
 
-/** Applies a decision to a proposal. Accounts go to every chain scope as CAIP-10 (M§2.6 step 4). */
+/** Applies a decision to a proposal. Accounts go to every scope as CAIP-10 (`<scope>:<address>`, so `wallet:eip155:0x…`). */
 export function grantSession(proposal: SessionProposal, decision: SessionDecision): StoredSession {
   const keep = decision.scopes ? new Set(decision.scopes) : undefined
   const addresses = [...new Set(decision.accounts.map((a) => a.toLowerCase()))]
@@ -313,22 +299,22 @@ export function grantSession(proposal: SessionProposal, decision: SessionDecisio
   for (const [key, scope] of Object.entries(proposal.scopes)) {
     if (keep && !keep.has(key)) continue
     const wanted = decision.methods?.[key]
-    const { reference } = parseScopeString(key)
     sessionScopes[key] = {
       methods: wanted ? scope.methods.filter((m) => wanted.includes(m)) : [...scope.methods],
       notifications: [...scope.notifications],
-      accounts: addresses.map((a) => `eip155:${reference}:${a}`),
+      accounts: addresses.map((a) => `${key}:${a}`),
     }
   }
   return { sessionScopes, sessionProperties: { ...proposal.sessionProperties } }
 }
 
-/** Removes scopes (partial revoke, M§2.13). Returns undefined when the session should end entirely. */
+/** Removes scopes (partial revoke). Returns undefined when the session should end entirely. */
 export function removeScopes(session: StoredSession, scopes: string[]): StoredSession | undefined {
   const sessionScopes: SessionScopes = {}
   for (const [k, v] of Object.entries(session.sessionScopes)) if (!scopes.includes(k)) sessionScopes[k] = v
-  if (Object.keys(sessionScopes).length === 0) return undefined
-  // Removing the last account-bearing scope ends the session (M§2.13), unless it never had accounts.
+  // Only wallet-level scopes left (`wallet:eip155`): the session ends, as in MetaMask's partial revoke.
+  if (Object.keys(sessionScopes).every((k) => k === 'wallet' || k.startsWith('wallet:'))) return undefined
+  // Removing the last account-bearing scope ends the session, unless it never had accounts.
   const hadAccounts = Object.values(session.sessionScopes).some((s) => s.accounts.length > 0)
   if (hadAccounts && Object.values(sessionScopes).every((s) => s.accounts.length === 0)) return undefined
   return { ...session, sessionScopes }

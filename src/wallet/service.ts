@@ -1,16 +1,14 @@
 /**
- * The wallet as one long-lived part: keystore → accounts → engine → WebSocket listener and console → poll loop.
- * `src/app.ts` builds it with the gateway-backed ChainAccess; tests use the direct one.
+ * The wallet without its transport: keystore → accounts → approvals → engine → poll loop. The listener
+ * (src/http/wallet/service.ts) puts the WebSocket API and the console in front of it; `src/app.ts` builds it with
+ * the gateway-backed ChainAccess, tests with the direct one.
  */
-import { randomBytes } from 'node:crypto'
 import { isAbsolute, join } from 'node:path'
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
-import type { FastifyInstance } from 'fastify'
-import { isLoopbackHost, type WalletConfig } from '../config/wallet-schema.ts'
+import type { WalletConfig } from '../config/wallet-schema.ts'
 import type { Database } from '../db/tables.ts'
-import { buildWalletServer } from '../http/wallet/server.ts'
-import { createApprovals } from './approvals.ts'
+import { createApprovals, type Approvals } from './approvals.ts'
 import { createWalletEngine, type SessionApprovalRequest, type WalletEngine } from './engine.ts'
 import {
   ANVIL_TEST_MNEMONIC,
@@ -26,6 +24,11 @@ import { createWalletStore, type WalletStore } from './store.ts'
 
 export interface WalletServiceDeps {
   config: WalletConfig
+  /**
+   * The networks the wallet's chains belong to. The public anvil test mnemonic is refused when any of them is not
+   * an embedded devnet: its keys are public, so they must never hold value on a real network.
+   */
+  networks: { name: string; embedded: boolean }[]
   dataDir: string
   db: Kysely<Database>
   chainAccess: ChainAccess
@@ -35,18 +38,13 @@ export interface WalletServiceDeps {
   env?: NodeJS.ProcessEnv
 }
 
-export interface WalletStarted {
-  /** ws:// URL dapps connect to. */
-  url: string
-  /** http:// URL of the console, token included. */
-  consoleUrl: string
-  consoleToken: string
+export interface WalletCore {
+  engine: WalletEngine
+  approvals: Approvals
+  store: WalletStore
   /** True when the keys are the public anvil test mnemonic's. */
   publicTestKeys: boolean
-}
-
-export interface WalletService {
-  start(): Promise<WalletStarted>
+  /** Stops the poll loop and answers every waiting approval with 4001. */
   stop(): Promise<void>
 }
 
@@ -59,12 +57,19 @@ export function keystorePath(config: WalletConfig, dataDir: string): string {
  * the database lists its first accounts. Shared by the service and the CLI.
  */
 export async function openKeyring(
-  deps: Pick<WalletServiceDeps, 'config' | 'dataDir' | 'logger' | 'env'> & { store: WalletStore; now: number },
+  deps: Pick<WalletServiceDeps, 'config' | 'dataDir' | 'logger' | 'env' | 'networks'> & { store: WalletStore; now: number },
 ): Promise<Keyring> {
   const { config, dataDir, logger, store } = deps
   const env = deps.env ?? process.env
   const path = keystorePath(config, dataDir)
   let file = readKeystore(path)
+  const real = deps.networks.filter((n) => !n.embedded).map((n) => n.name)
+  if (real.length > 0 && (file ? file.publicTestMnemonic : config.keystore.useTestMnemonic))
+    throw new KeystoreError(
+      `the wallet ${file ? 'keystore holds' : 'would use'} the PUBLIC anvil test mnemonic, but ${real.join(', ')} ${real.length > 1 ? 'are not embedded devnets' : 'is not an embedded devnet'}: ` +
+        'anyone could spend from those keys there. Create or import your own keystore (`chaingate wallet keystore create`) ' +
+        'and set wallet.keystore.useTestMnemonic: false, or disable the wallet (wallet.enabled: false).',
+    )
   const passphrase = env[config.keystore.passphraseEnv]
   if (!file) {
     if (!config.keystore.useTestMnemonic)
@@ -92,79 +97,50 @@ export async function openKeyring(
   return keyring
 }
 
-export function createWalletService(deps: WalletServiceDeps): WalletService {
+/** Starts the wallet's core: opens the keyring, then the approvals, the engine and the poll loop. */
+export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCore> {
   const { config, db, logger } = deps
   const clock = deps.clock ?? { now: () => Date.now() }
   const store = createWalletStore(db)
-  let app: FastifyInstance | undefined
+  if (config.autoApprove)
+    logger.warn('wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is approved without asking. Development only!')
+  const keyring = await openKeyring({ ...deps, store, now: clock.now() })
   let engine: WalletEngine | undefined
-  let approvals: ReturnType<typeof createApprovals> | undefined
-  let timer: NodeJS.Timeout | undefined
+  const approvals = createApprovals({
+    store,
+    clock,
+    logger,
+    timeoutMs: config.approvalTimeoutMs,
+    autoDecision: config.autoApprove
+      ? (kind, request) => {
+          if (kind !== 'session') return {}
+          const r = request as SessionApprovalRequest
+          return { accounts: r.preselectedAccounts.length > 0 ? r.preselectedAccounts : engine!.accounts().slice(0, 1).map((a) => a.address) }
+        }
+      : undefined,
+  })
+  engine = await createWalletEngine({ store, approvals, chainAccess: deps.chainAccess, keyring, clock, logger, config })
   let ticking: Promise<void> | undefined
-
-  return {
-    async start() {
-      if (!isLoopbackHost(config.host)) {
-        if (!config.allowNonLoopback) throw new Error('wallet.host is not a loopback address and wallet.allowNonLoopback is false')
-        logger.warn({ host: config.host }, 'wallet: listening on a NON-LOOPBACK address (wallet.allowNonLoopback): any host that reaches it can ask for sessions')
-      }
-      if (config.autoApprove)
-        logger.warn('wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is approved without asking. Development only!')
-      const keyring = await openKeyring({ ...deps, store, now: clock.now() })
-      approvals = createApprovals({
-        store,
-        clock,
-        logger,
-        timeoutMs: config.approvalTimeoutMs,
-        autoDecision: config.autoApprove
-          ? (kind, request) => {
-              if (kind !== 'session') return {}
-              const r = request as SessionApprovalRequest
-              return { accounts: r.preselectedAccounts.length > 0 ? r.preselectedAccounts : engine!.accounts().slice(0, 1).map((a) => a.address) }
-            }
-          : undefined,
+  let timer: NodeJS.Timeout | undefined = setInterval(() => {
+    if (ticking) return
+    ticking = engine!
+      .tick()
+      .catch((err: unknown) => logger.error({ err }, 'wallet: poll failed'))
+      .finally(() => {
+        ticking = undefined
       })
-      engine = await createWalletEngine({ store, approvals, chainAccess: deps.chainAccess, keyring, clock, logger, config })
-      const consoleToken = randomBytes(16).toString('hex')
-      app = await buildWalletServer({ config, engine, approvals, store, logger, consoleToken })
-      await app.listen({ host: config.host, port: config.port })
-      const addr = app.server.address()
-      const port = typeof addr === 'object' && addr ? addr.port : config.port
-      const host = config.host.includes(':') ? `[${config.host}]` : config.host
-      const consoleHost = isLoopbackHost(config.host) ? host : '127.0.0.1'
-      timer = setInterval(() => {
-        if (ticking) return
-        ticking = engine!
-          .tick()
-          .catch((err: unknown) => logger.error({ err }, 'wallet: poll failed'))
-          .finally(() => {
-            ticking = undefined
-          })
-      }, config.pollMs)
-      timer.unref()
-      const started: WalletStarted = {
-        url: `ws://${host}:${port}/`,
-        consoleUrl: `http://${consoleHost}:${port}/console?token=${consoleToken}`,
-        consoleToken,
-        publicTestKeys: keyring.publicTestMnemonic,
-      }
-      logger.info({ url: started.url }, 'wallet: listening')
-      return started
-    },
-
+  }, config.pollMs)
+  timer.unref()
+  return {
+    engine,
+    approvals,
+    store,
+    publicTestKeys: keyring.publicTestMnemonic,
     async stop() {
       if (timer) clearInterval(timer)
       timer = undefined
       await ticking
-      await approvals?.close()
-      if (app) {
-        // Close dapp sockets first so app.close() does not wait for them.
-        for (const client of app.websocketServer?.clients ?? []) client.terminate()
-        await app.close()
-      }
-      await engine?.close()
-      app = undefined
-      engine = undefined
+      await approvals.close()
     },
   }
 }

@@ -7,7 +7,8 @@
  */
 import { resolve } from 'node:path'
 import type { RunningApp } from '../app.ts'
-import { createWalletService } from './service.ts'
+// Composition: the wallet with its listener (src/http/wallet). This file belongs to the composition root.
+import { createWalletService } from '../http/wallet/service.ts'
 
 export const WALLET_ACCOUNT_EMAIL = 'wallet@localhost'
 
@@ -34,6 +35,7 @@ export function walletAppService(): (app: RunningApp) => Promise<{ stop(): Promi
       dataDir: resolve(app.config.dataDir),
       db: app.database.db,
       chainAccess,
+      networks: app.config.networks.map((n) => ({ name: n.name, embedded: n.embedded !== undefined })),
       logger: app.logger,
       clock: app.clock,
     })
@@ -42,6 +44,7 @@ export function walletAppService(): (app: RunningApp) => Promise<{ stop(): Promi
       'wallet (CAIP-25 over WebSocket)': started.url,
       'wallet console': started.consoleUrl,
     }
+    if (started.socketUrl) info['wallet (unix socket, this user only)'] = started.socketUrl
     if (started.publicTestKeys)
       info['wallet keys'] = 'the PUBLIC anvil test mnemonic (test test … junk): funded on the devnets, anyone can spend them'
     if (config.autoApprove) info['wallet approvals'] = 'AUTO-APPROVE IS ON: every request is approved without asking'

@@ -11,7 +11,7 @@ import { runWalletCommand } from '../../src/cli/wallet.ts'
 import { WalletConfigSchema } from '../../src/config/wallet-schema.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import type { ChainAccess } from '../../src/wallet/ports.ts'
-import { createWalletService } from '../../src/wallet/service.ts'
+import { createWalletService } from '../../src/http/wallet/service.ts'
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const FIRST = '0x9858effd232b4033e47d90003d41ec34ecaeda94' // m/44'/60'/0'/0/0 of MNEMONIC
@@ -89,9 +89,9 @@ describe('keystore CLI', () => {
     try {
       const lines: string[] = []
       const logger = pino({ level: 'trace' }, { write: (l: string) => void lines.push(l) })
-      const locked = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, logger, env: {} })
+      const locked = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, networks: [], logger, env: {} })
       await expect(locked.start()).rejects.toThrow(/set CHAINGATE_WALLET_PASSPHRASE/)
-      const svc = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, logger, env: { CHAINGATE_WALLET_PASSPHRASE: PASS } })
+      const svc = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, networks: [], logger, env: { CHAINGATE_WALLET_PASSPHRASE: PASS } })
       const started = await svc.start()
       expect(started.publicTestKeys).toBe(false)
       expect(started.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/$/)

@@ -1,22 +1,23 @@
 /**
  * The wallet listener: the multichain API over WebSocket (JSON-RPC 2.0) at `/`, and the wallet console at
- * `/console` (loopback Host and the console token only). The only place in the wallet that sees HTTP types.
+ * `/console` (./console-routes.ts). The only part of the wallet that sees HTTP types.
  *
- * Origin of a connection (one session per origin, spec §9): the browser's `Origin` header; a non-browser dapp
- * that sends none declares one with `?origin=<origin>` (docs/wallet.md). A connection with neither, with an
- * opaque `null` origin, or with both disagreeing is refused (403) before the upgrade.
+ * Origin of a connection (one session per origin, docs/wallet.md): the browser's `Origin` header; a non-browser
+ * dapp that sends none declares one with `?origin=<origin>`. A connection with neither, with an opaque `null`
+ * origin, or with both disagreeing is refused (403) before the upgrade. `?pairing=<secret>` names the session the
+ * connection may use (docs/wallet.md "Pairing"); a malformed one is refused (400).
  */
-import { timingSafeEqual } from 'node:crypto'
 import fastifyWebsocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import type { WalletConfig } from '../../config/wallet-schema.ts'
-import { renderConsolePage } from '../../console/page.ts'
 import type { Approvals } from '../../wallet/approvals.ts'
-import type { WalletEngine, WalletConnection } from '../../wallet/engine.ts'
+import { PAIRING_SECRET } from '../../wallet/connections.ts'
+import type { WalletEngine } from '../../wallet/engine.ts'
 import { toWireError, walletErrors } from '../../wallet/errors.ts'
 import type { WalletStore } from '../../wallet/store.ts'
+import { registerConsoleRoutes } from './console-routes.ts'
 
 export interface WalletServerDeps {
   config: WalletConfig
@@ -53,23 +54,15 @@ export function resolveOrigin(headerOrigin: string | undefined, declared: string
   return { error: 'no origin: browsers send an Origin header; other dapps add ?origin=<their origin> to the URL' }
 }
 
-const LOOPBACK_HOSTNAMES = new Set(['127.0.0.1', 'localhost', '[::1]', '::1'])
-
-function isLoopbackHostHeader(host: string | undefined): boolean {
-  if (!host) return false
-  const name = host.startsWith('[') ? host.slice(0, host.indexOf(']') + 1) : host.split(':')[0]!
-  return LOOPBACK_HOSTNAMES.has(name.toLowerCase()) || /^127\.\d+\.\d+\.\d+$/.test(name)
+/** The listener plus `drain`, which waits (bounded) until every request in flight has been answered. */
+export interface WalletServer {
+  app: FastifyInstance
+  drain(timeoutMs: number): Promise<void>
 }
 
-function tokenMatches(given: unknown, expected: string): boolean {
-  if (typeof given !== 'string') return false
-  const a = Buffer.from(given)
-  const b = Buffer.from(expected)
-  return a.length === b.length && timingSafeEqual(a, b)
-}
-
-export async function buildWalletServer(deps: WalletServerDeps): Promise<FastifyInstance> {
+export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletServer> {
   const { config, engine, logger } = deps
+  const answering = new Set<Promise<unknown>>()
   const app = Fastify({ logger: false, bodyLimit: 256 * 1024 })
   await app.register(fastifyWebsocket, { options: { maxPayload: config.maxMessageBytes } })
 
@@ -81,22 +74,27 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<Fastify
       const q = req.query as Record<string, unknown>
       const r = resolveOrigin(req.headers.origin, typeof q.origin === 'string' ? q.origin : undefined)
       if ('error' in r) return reply.code(403).send({ error: r.error })
-      ;(req as FastifyRequest & { walletOrigin?: string }).walletOrigin = r.origin
+      const pairing = q.pairing
+      if (pairing !== undefined && !(typeof pairing === 'string' && PAIRING_SECRET.test(pairing)))
+        return reply.code(400).send({ error: 'the pairing secret (?pairing=) must be 32-128 characters of A-Z a-z 0-9 _ -' })
+      const r2 = req as FastifyRequest & { walletOrigin?: string; walletPairing?: string }
+      r2.walletOrigin = r.origin
+      r2.walletPairing = pairing as string | undefined
     },
     handler: async (_req, reply) =>
       reply.type('text/plain').send('chaingate wallet: connect with a WebSocket (JSON-RPC 2.0, CAIP-25 multichain API). See docs/wallet.md.\n'),
     wsHandler: (socket: WebSocket, req: FastifyRequest) => {
-      const origin = (req as FastifyRequest & { walletOrigin?: string }).walletOrigin!
-      handleConnection(socket, origin)
+      const r = req as FastifyRequest & { walletOrigin?: string; walletPairing?: string }
+      handleConnection(socket, r.walletOrigin!, r.walletPairing)
     },
   })
 
-  function handleConnection(socket: WebSocket, origin: string): void {
+  function handleConnection(socket: WebSocket, origin: string, pairing: string | undefined): void {
     const send = (m: object) => {
       if (socket.readyState === socket.OPEN) socket.send(JSON.stringify(m))
     }
-    const conn = engine.openConnection(origin, send)
-    logger.debug({ origin, connection: conn.id }, 'wallet: connection opened')
+    const conn = engine.openConnection(origin, send, pairing)
+    logger.debug({ origin, connection: conn.id, paired: conn.resumable }, 'wallet: connection opened')
     // Token bucket: maxMessagesPerSecond, burst twice that. Exceeding it closes only this connection.
     const rate = config.maxMessagesPerSecond
     let tokens = rate * 2
@@ -125,19 +123,19 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<Fastify
       try {
         msg = JSON.parse(text)
       } catch {
-        return send({ jsonrpc: '2.0', id: null, error: walletErrors.parse().toJSON() })
+        return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.parse()) })
       }
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
-        return send({ jsonrpc: '2.0', id: null, error: walletErrors.invalidRequest(Array.isArray(msg) ? 'batches are not supported' : 'not an object').toJSON() })
+        return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.invalidRequest(Array.isArray(msg) ? 'batches are not supported' : 'not an object')) })
       const m = msg as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown }
       const idOk = m.id === null || typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id))
-      if (m.id !== undefined && !idOk) return send({ jsonrpc: '2.0', id: null, error: walletErrors.invalidRequest('bad id').toJSON() })
+      if (m.id !== undefined && !idOk) return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.invalidRequest('bad id')) })
       if (m.jsonrpc !== '2.0' || typeof m.method !== 'string')
-        return send({ jsonrpc: '2.0', id: m.id ?? null, error: walletErrors.invalidRequest('needs jsonrpc "2.0" and a method').toJSON() })
+        return send({ jsonrpc: '2.0', id: m.id ?? null, error: toWireError(walletErrors.invalidRequest('needs jsonrpc "2.0" and a method')) })
       if (m.id === undefined) return // a notification from the dapp: nothing to answer
       inFlight += 1
       const started = performance.now()
-      void engine.handle(conn, m.method, m.params).then(
+      const answered = engine.handle(conn, m.method, m.params).then(
         (result) => {
           inFlight -= 1
           send({ jsonrpc: '2.0', id: m.id, result })
@@ -151,6 +149,8 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<Fastify
           logger.debug({ origin, method: m.method, code: error.code, ms: Math.round(performance.now() - started) }, 'wallet: request failed')
         },
       )
+      answering.add(answered)
+      void answered.finally(() => answering.delete(answered))
     })
     socket.on('error', () => {})
     socket.on('close', () => {
@@ -159,73 +159,13 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<Fastify
     })
   }
 
-  // ---------------------------------------------------------------- console
-  const guard = (req: FastifyRequest, reply: FastifyReply, token: unknown): boolean => {
-    // Loopback Host only (defeats DNS rebinding), and the token printed at start.
-    if (!isLoopbackHostHeader(req.headers.host)) {
-      void reply.code(403).send({ error: 'the wallet console answers only on a loopback host (127.0.0.1, localhost, [::1])' })
-      return false
-    }
-    if (!tokenMatches(token, deps.consoleToken)) {
-      void reply.code(401).send({ error: 'missing or wrong console token' })
-      return false
-    }
-    return true
+  registerConsoleRoutes(app, deps)
+
+  return {
+    app,
+    async drain(timeoutMs) {
+      const timeout = new Promise<void>((resolve) => setTimeout(resolve, timeoutMs).unref())
+      await Promise.race([Promise.allSettled([...answering]).then(() => undefined), timeout])
+    },
   }
-  const bearer = (req: FastifyRequest) => req.headers.authorization?.replace(/^Bearer\s+/i, '')
-
-  app.get('/console', async (req, reply) => {
-    if (!guard(req, reply, (req.query as Record<string, unknown>).token)) return reply
-    return reply
-      .header('content-security-policy', "default-src 'none'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'")
-      .header('referrer-policy', 'no-referrer')
-      .header('x-frame-options', 'DENY')
-      .type('text/html; charset=utf-8')
-      .send(renderConsolePage())
-  })
-
-  app.get('/console/api/state', async (req, reply) => {
-    if (!guard(req, reply, bearer(req))) return reply
-    return {
-      accounts: engine.accounts(),
-      pending: await deps.store.listApprovals('pending'),
-      sessions: engine.sessionsSnapshot(),
-      autoApprove: config.autoApprove,
-    }
-  })
-
-  app.post('/console/api/approvals/:id/:action', async (req, reply) => {
-    if (!guard(req, reply, bearer(req))) return reply
-    const { id, action } = req.params as { id: string; action: string }
-    if (action !== 'approve' && action !== 'reject') return reply.code(404).send({ error: 'unknown action' })
-    const ok = await deps.approvals.decide(id, action === 'approve', action === 'approve' ? (req.body ?? {}) : undefined, 'console')
-    if (!ok) return reply.code(409).send({ error: 'this request is no longer pending' })
-    return { ok: true }
-  })
-
-  app.post('/console/api/sessions/edit', async (req, reply) => {
-    if (!guard(req, reply, bearer(req))) return reply
-    const b = (req.body ?? {}) as { origin?: unknown; accounts?: unknown; scopes?: unknown; methods?: unknown }
-    if (typeof b.origin !== 'string') return reply.code(400).send({ error: 'origin is required' })
-    const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)
-    const methods =
-      b.methods && typeof b.methods === 'object'
-        ? Object.fromEntries(Object.entries(b.methods as Record<string, unknown>).map(([k, v]) => [k, strings(v) ?? []]))
-        : undefined
-    const ok = await engine.editSession(b.origin, { accounts: strings(b.accounts), scopes: strings(b.scopes), methods })
-    return ok ? { ok: true } : reply.code(404).send({ error: 'no session for this origin' })
-  })
-
-  app.post('/console/api/sessions/revoke', async (req, reply) => {
-    if (!guard(req, reply, bearer(req))) return reply
-    const b = (req.body ?? {}) as { origin?: unknown; scopes?: unknown }
-    if (typeof b.origin !== 'string') return reply.code(400).send({ error: 'origin is required' })
-    const scopes = Array.isArray(b.scopes) ? b.scopes.filter((x): x is string => typeof x === 'string') : undefined
-    const ok = await engine.revokeOrigin(b.origin, scopes)
-    return ok ? { ok: true } : reply.code(404).send({ error: 'no session for this origin' })
-  })
-
-  return app
 }
-
-export type { WalletConnection }

@@ -2,6 +2,7 @@
  * Test harness for the wallet: real anvil devnets, the real wallet service on port 0 (direct ChainAccess), a real
  * SQLite file, and `@metamask/multichain-api-client` over the exported WebSocket transport.
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { request as httpRequest } from 'node:http'
 import { tmpdir } from 'node:os'
@@ -9,12 +10,12 @@ import { join } from 'node:path'
 import { getMultichainClient, type MultichainApiClient } from '@metamask/multichain-api-client'
 import pino from 'pino'
 import WebSocket from 'ws'
-import { getWebSocketTransport } from '../../../src/client/websocket-transport.ts'
+import { getWebSocketTransport, type PairingStore } from '../../../src/client/websocket-transport.ts'
 import { WalletConfigSchema, type WalletConfig } from '../../../src/config/wallet-schema.ts'
 import { openDatabase, type OpenedDatabase } from '../../../src/db/database.ts'
 import { startAnvil, type RunningAnvil } from '../../../src/devnet/anvil.ts'
 import { createDirectChainAccess } from '../../../src/wallet/direct-chain-access.ts'
-import { createWalletService, type WalletService, type WalletStarted } from '../../../src/wallet/service.ts'
+import { createWalletService, type WalletService, type WalletStarted } from '../../../src/http/wallet/service.ts'
 
 export const CHAIN_A = 31337
 export const CHAIN_B = 31338
@@ -60,10 +61,11 @@ export async function startWallet(
   const logger = opts.logLines
     ? pino({ level: 'trace' }, { write: (line: string) => void opts.logLines!.push(line) })
     : pino({ level: process.env.WALLET_TEST_LOG ?? 'silent' })
+  const networks = anvils.map((a) => ({ name: `devnet-${a.chainId}`, embedded: true }))
   const h = { dataDir, dbFile } as WalletHarness
   const boot = async (port: number) => {
     h.db = await openDatabase(dbFile)
-    h.service = createWalletService({ config: { ...config, port }, dataDir, db: h.db.db, chainAccess, logger, clock: opts.clock })
+    h.service = createWalletService({ config: { ...config, port }, dataDir, db: h.db.db, chainAccess, networks, logger, clock: opts.clock })
     Object.assign(h, await h.service.start())
   }
   await boot(0)
@@ -123,8 +125,28 @@ export interface Dapp {
   close(): Promise<void>
 }
 
-export function dapp(url: string, origin: string): Dapp {
-  const transport = getWebSocketTransport({ url, origin })
+/**
+ * Pairing secrets by origin: the transports of one origin share them, as the tabs of one site share its
+ * localStorage (docs/wallet.md "Pairing"). `dapp(…, { pairingStore })` gives a dapp storage of its own.
+ */
+const sitePairings = new Map<string, Map<string, string>>()
+export function sitePairingStore(origin: string): PairingStore & { secrets: Map<string, string> } {
+  let secrets = sitePairings.get(origin)
+  if (!secrets) sitePairings.set(origin, (secrets = new Map()))
+  const s = secrets
+  // Hands out the secret synchronously (creating it on first use), so dapps opened in the same tick agree on it.
+  const get = (k: string) => s.get(k) ?? (s.set(k, randomBytes(32).toString('base64url')), s.get(k))
+  return { secrets: s, get, set: (k, v) => void s.set(k, v) }
+}
+/** The pairing secret the dapps of `origin` present to the wallet at `url` (after one of them connected). */
+export function pairingOf(url: string, origin: string): string {
+  const secret = sitePairingStore(origin).secrets.get(new URL(url).toString())
+  if (!secret) throw new Error(`no pairing secret for ${origin} yet`)
+  return secret
+}
+
+export function dapp(url: string, origin: string, opts: { pairingStore?: PairingStore | false } = {}): Dapp {
+  const transport = getWebSocketTransport({ url, origin, pairingStore: opts.pairingStore ?? sitePairingStore(origin) })
   const client = getMultichainClient({ transport })
   const notifications: any[] = []
   const waiters: { pred: (n: any) => boolean; resolve(n: any): void }[] = []

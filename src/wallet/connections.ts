@@ -1,0 +1,70 @@
+/**
+ * The dapp connections the wallet has open, by origin. A connection belongs to its origin's session only when it
+ * holds that session's pairing (docs/wallet.md "Pairing"): it presented the pairing secret the session was
+ * created with. A connection that brought no secret gets a random one, so whatever session it creates is its own.
+ */
+import { createHash, randomBytes } from 'node:crypto'
+
+export interface WalletConnection {
+  readonly id: number
+  readonly origin: string
+  /** sha256 (hex) of the connection's pairing secret. */
+  readonly pairing: string
+  /** True when the dapp brought its own secret: it can resume its session on a later connection. */
+  readonly resumable: boolean
+  send(message: object): void
+  /** Aborted when the connection closes: cancels its pending approvals. */
+  readonly closed: AbortController
+  /** This connection's eth_subscribe subscriptions (their wallet_notify go to this connection only). */
+  readonly subscriptions: Map<string, { scope: string; unsubscribe(): Promise<void> }>
+}
+
+/** A pairing secret a dapp may present: 32-128 URL-safe characters (the transport sends 43, base64url of 32 bytes). */
+export const PAIRING_SECRET = /^[A-Za-z0-9_-]{32,128}$/
+
+export const pairingHash = (secret: string): string => createHash('sha256').update(secret).digest('hex')
+
+export type ConnectionRegistry = ReturnType<typeof createConnectionRegistry>
+
+export function createConnectionRegistry() {
+  const byOrigin = new Map<string, Set<WalletConnection>>()
+  let nextId = 1
+
+  return {
+    /** `pairingSecret` must already be checked against PAIRING_SECRET (the edge refuses malformed ones). */
+    open(origin: string, send: (message: object) => void, pairingSecret?: string): WalletConnection {
+      const conn: WalletConnection = {
+        id: nextId++,
+        origin,
+        pairing: pairingHash(pairingSecret ?? randomBytes(32).toString('base64url')),
+        resumable: pairingSecret !== undefined,
+        send,
+        closed: new AbortController(),
+        subscriptions: new Map(),
+      }
+      let set = byOrigin.get(origin)
+      if (!set) byOrigin.set(origin, (set = new Set()))
+      set.add(conn)
+      return conn
+    },
+
+    /** Forgets the connection; returns its subscriptions for the caller to end. */
+    close(conn: WalletConnection): { unsubscribe(): Promise<void> }[] {
+      conn.closed.abort()
+      const set = byOrigin.get(conn.origin)
+      set?.delete(conn)
+      if (set?.size === 0) byOrigin.delete(conn.origin)
+      const subs = [...conn.subscriptions.values()]
+      conn.subscriptions.clear()
+      return subs
+    },
+
+    ofOrigin(origin: string): WalletConnection[] {
+      return [...(byOrigin.get(origin) ?? [])]
+    },
+
+    all(): WalletConnection[] {
+      return [...byOrigin.values()].flatMap((s) => [...s])
+    },
+  }
+}

@@ -1,0 +1,26 @@
+/**
+ * Methods the wallet answers itself inside wallet_invokeMethod; every other granted method goes to the scope's
+ * chain through ChainAccess.
+ */
+import type { LocalMethod } from './context.ts'
+import { signTypedDataV4 } from './eth-sign-typed-data-v4.ts'
+import { sendTransaction } from './eth-send-transaction.ts'
+import { ethSubscribe } from './eth-subscribe.ts'
+import { ethUnsubscribe } from './eth-unsubscribe.ts'
+import { personalSign } from './personal-sign.ts'
+import { walletAddEthereumChain } from './wallet-add-ethereum-chain.ts'
+
+export const WALLET_CLIENT_VERSION = 'chaingate/0.1.0'
+
+export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
+  personal_sign: personalSign,
+  eth_signTypedData_v4: signTypedDataV4,
+  eth_sendTransaction: sendTransaction,
+  eth_subscribe: ethSubscribe,
+  eth_unsubscribe: ethUnsubscribe,
+  wallet_addEthereumChain: walletAddEthereumChain,
+  web3_clientVersion: async () => WALLET_CLIENT_VERSION,
+  eth_chainId: async (ctx) => `0x${ctx.chainId!.toString(16)}`,
+}
+
+export type { LocalMethod, LocalMethodContext } from './context.ts'

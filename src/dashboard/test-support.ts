@@ -12,10 +12,13 @@ import pino from 'pino'
 import { DashboardConfigSchema, type DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import { openDatabase, type OpenedDatabase } from '../db/database.ts'
+import { request } from 'undici'
 import { registerDashboard, type DashboardDeps } from './plugin.ts'
 
 export interface DashboardTestApp {
   app: FastifyInstance
+  /** http://127.0.0.1:PORT with `listen`; '' otherwise. */
+  url: string
   opened: OpenedDatabase
   dbFile: string
   logLines: string[]
@@ -30,7 +33,15 @@ export const TEST_PLANS: Record<string, PlanConfig> = {
 }
 
 export async function buildDashboardTestApp(
-  opts: { dashboard?: Partial<DashboardConfig>; defaultPlan?: string; fastify?: FastifyServerOptions } = {},
+  opts: {
+    dashboard?: Partial<DashboardConfig>
+    defaultPlan?: string
+    fastify?: FastifyServerOptions
+    /** The listener address and allowed hosts the dashboard is told about (docs/dashboard.md). */
+    gateway?: { host?: string; allowedHosts?: string[] | null }
+    /** Listen on 127.0.0.1, port 0, for real HTTP clients (`url`). */
+    listen?: boolean
+  } = {},
 ): Promise<DashboardTestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-'))
   const dbFile = join(dir, 'chaingate.sqlite')
@@ -56,7 +67,7 @@ export async function buildDashboardTestApp(
         { name: 'devnet-b' },
       ],
       plans: TEST_PLANS,
-      gateway: { defaultPlan: opts.defaultPlan ?? 'developer' },
+      gateway: { defaultPlan: opts.defaultPlan ?? 'developer', ...opts.gateway },
       dashboard: DashboardConfigSchema.parse(opts.dashboard ?? {}),
     },
     clock,
@@ -64,8 +75,10 @@ export async function buildDashboardTestApp(
   }
   await registerDashboard(app, deps)
   await app.ready()
+  const url = opts.listen ? await app.listen({ host: '127.0.0.1', port: 0 }) : ''
   return {
     app,
+    url,
     opened,
     dbFile,
     logLines,
@@ -79,8 +92,7 @@ export async function buildDashboardTestApp(
   }
 }
 
-/** A cookie-keeping client over fastify.inject, for form posts. */
-export function injectClient(app: FastifyInstance, defaults: { ip?: string } = {}) {
+function cookieJar() {
   const jar = new Map<string, string>()
   const store = (setCookie: string | string[] | undefined) => {
     for (const c of setCookie === undefined ? [] : Array.isArray(setCookie) ? setCookie : [setCookie]) {
@@ -93,6 +105,47 @@ export function injectClient(app: FastifyInstance, defaults: { ip?: string } = {
     }
   }
   const cookieHeader = () => [...jar].map(([k, v]) => `${k}=${v}`).join('; ')
+  return { jar, store, cookieHeader }
+}
+
+export interface HttpReply {
+  statusCode: number
+  headers: Record<string, string | string[] | undefined>
+  body: string
+}
+
+/**
+ * A cookie-keeping client over real HTTP (undici), for form posts; `headers` go with every request (e.g. a Host
+ * or X-Forwarded-For).
+ */
+export function httpClient(base: string, defaults: { headers?: Record<string, string> } = {}) {
+  const { jar, store, cookieHeader } = cookieJar()
+  const send = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: string): Promise<HttpReply> => {
+    const res = await request(`${base}${url}`, { method, headers: { cookie: cookieHeader(), ...defaults.headers, ...headers }, ...(body === undefined ? {} : { body }) })
+    const text = await res.body.text()
+    store(res.headers['set-cookie'])
+    return { statusCode: res.statusCode, headers: res.headers, body: text }
+  }
+  const client = {
+    jar,
+    get: (url: string, headers: Record<string, string> = {}) => send('GET', url, headers),
+    post: (url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
+      send('POST', url, { 'content-type': 'application/x-www-form-urlencoded', ...headers }, new URLSearchParams(form).toString()),
+    async submit(page: string, url: string, form: Record<string, string>) {
+      return client.post(url, { _csrf: csrfOf((await client.get(page)).body), ...form })
+    },
+    async signup(email: string, password: string) {
+      const res = await client.submit('/signup', '/signup', { email, password })
+      return res.statusCode === 303 ? client.login(email, password) : res
+    },
+    login: (email: string, password: string) => client.submit('/login', '/login', { email, password }),
+  }
+  return client
+}
+
+/** A cookie-keeping client over fastify.inject, for form posts. */
+export function injectClient(app: FastifyInstance, defaults: { ip?: string } = {}) {
+  const { jar, store, cookieHeader } = cookieJar()
   const client = {
     jar,
     async get(url: string, headers: Record<string, string> = {}) {

@@ -23,11 +23,11 @@ const OWN = new URL('http://dashboard.invalid/')
 
 /**
  * `next` resolved against the dashboard's own origin with the WHATWG URL parser (as the browser will), kept only
- * when it stays on that origin: tabs, backslashes, `//host`, `%2F` tricks and other schemes all fall away. The
- * result is the normalized path, so the Location header cannot be read differently by the browser.
+ * when it is a path (starts with `/`) that stays on that origin: tabs, backslashes, `//host` and schemes all fall
+ * away. The result is the parser's normalized path, so the Location header cannot be read differently.
  */
 export function safeNext(next: string | undefined): string | undefined {
-  if (!next || next.length > 2048) return undefined
+  if (!next || next.length > 2048 || !next.startsWith('/')) return undefined
   let url: URL
   try {
     url = new URL(next, OWN)

@@ -13,13 +13,16 @@ import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscri
 import { createAccountsRepository, type AccountsRepository } from './accounts/repository.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from './api-keys/repository.ts'
 import { createKeySnapshot, type KeySnapshot, type SecurityLoader } from './api-keys/snapshot.ts'
+import { evaluateKeyAccess } from './api-keys/security/evaluate.ts'
+import { loadAllKeySecurity } from './api-keys/security/repository.ts'
 import { createCostTable, type CostTable } from './credits/costs.ts'
 import { createInProcessClient, type InProcessClient } from './gateway/in-process-client.ts'
 import type { Metrics } from './observability/metrics.ts'
 import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
 import { createUsageLedger, loadTodayUsage, type UsageLedger } from './credits/usage-ledger.ts'
-import { createGateway, type Clock, type Gateway } from './gateway/pipeline.ts'
-import type { AccessCheck } from './gateway/access.ts'
+import { createGateway, type Gateway } from './gateway/execute.ts'
+import type { AccessCheck, Clock } from './gateway/types.ts'
+import type { SubscriptionDeps } from './gateway/subscriptions.ts'
 import { createGatewayServer, type GatewayServer } from './http/gateway-server.ts'
 import { createLogger, type Logger } from './observability/logger.ts'
 import { createMetrics } from './observability/metrics.ts'
@@ -28,7 +31,10 @@ export interface AppOptions {
   config: Config
   logger?: Logger
   clock?: Clock
-  /** Key security (secret, JWT, allowlists), from src/api-keys/security. */
+  /**
+   * Replaces how key security (secret, JWT, allowlists) is loaded and checked; it cannot be switched off: without
+   * this option the app uses src/api-keys/security with config `dashboard.jwtAudience`.
+   */
   security?: { load: SecurityLoader; check: AccessCheck }
   /** Extra routes on the gateway listener (dashboard). */
   plugins?: ((app: FastifyInstance, app2: RunningApp) => Promise<void> | void)[]
@@ -69,6 +75,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   const logger = options.logger ?? createLogger(config.log.level)
   const clock = options.clock ?? { now: () => Date.now() }
   const dataDir = resolve(config.dataDir)
+  const ops = config.gateway.operations
+  // Key security is part of the gateway, not a plug-in: a key that requires a secret, a JWT or an allowlist is
+  // never served unchecked, whoever starts the app.
+  const security = options.security ?? {
+    load: loadAllKeySecurity,
+    check: ((sec, request) => evaluateKeyAccess(sec, request, { jwtAudience: config.dashboard.jwtAudience, now: clock.now() })) as AccessCheck,
+  }
   const stops: (() => Promise<void> | void)[] = []
   const stopAll = async () => {
     for (const stop of stops.reverse()) {
@@ -131,7 +144,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const keySnapshot = createKeySnapshot(database.db, {
       plans: config.plans,
       pollMs: config.gateway.settingsPollMs,
-      ...(options.security ? { loadSecurity: options.security.load } : {}),
+      loadSecurity: security.load,
       onError: (err) => logger.error({ err }, 'reloading keys failed'),
     })
     await keySnapshot.reload()
@@ -164,12 +177,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       metrics,
       clock,
       maxBatchSize: config.gateway.maxBatchSize,
-      ...(options.security ? { checkAccess: options.security.check } : {}),
+      checkAccess: security.check,
       onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
     })
 
     const app = {} as RunningApp
-    const sessionDeps = { keys: keySnapshot, costs, limits, ledger, metrics, clock, maxBatchSize: config.gateway.maxBatchSize }
+    const subscriptions: SubscriptionDeps = { keys: keySnapshot, costs, limits, ledger, metrics, clock, maxSubscriptions: config.gateway.maxSubscriptionsPerConnection }
     const clients: InProcessClient[] = []
     stops.push(() => Promise.all(clients.map((c) => c.close())).then(() => undefined))
     server = createGatewayServer({
@@ -185,8 +198,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       gzipMinBytes: config.gateway.gzipMinBytes,
       maxWsMessageBytes: config.gateway.maxWsMessageBytes,
       trustProxy: config.gateway.trustProxy,
-      sessionDeps,
-      ...(options.security ? { checkAccess: options.security.check } : {}),
+      maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,
+      subscriptions,
+      timeouts: { requestMs: config.gateway.requestTimeoutMs, headersMs: config.gateway.headersTimeoutMs, keepAliveMs: config.gateway.keepAliveTimeoutMs },
+      operations: { token: ops.token, separate: ops.listen !== null, healthCacheMs: ops.healthCacheMs },
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
     })
     Object.assign(app, {
@@ -205,7 +220,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       metrics,
       server,
       inProcessClient(keyId: string) {
-        const client = createInProcessClient({ gateway, keys: keySnapshot, networks, pools, hubs, sessionDeps, keyId })
+        const client = createInProcessClient({ gateway, keys: keySnapshot, networks, pools, hubs, subscriptions, keyId })
         clients.push(client)
         return client
       },

@@ -6,7 +6,10 @@
  * Admission reserves the full cost up front so concurrent requests cannot overshoot a limit; `adjust` settles the
  * difference once the answer is known (free 5xx, 5-credit input errors, ...).
  */
-export type LimitRejection = 'DAILY_CREDITS_EXHAUSTED' | 'KEY_DAILY_CREDITS_EXHAUSTED' | 'ACCOUNT_THROUGHPUT_EXCEEDED' | 'KEY_THROUGHPUT_EXCEEDED'
+import type { LimitCode } from '../errors/registry.ts'
+
+/** Why a limit refused: a code of the error registry (src/errors/registry.ts); the edge writes Infura's bodies. */
+export type LimitRejection = LimitCode
 
 /** A key's limits with its account's plan: built once per key when the key snapshot loads, not per request. */
 export interface KeyLimits {
@@ -23,8 +26,11 @@ export interface LimitStore {
   admit(limits: KeyLimits, credits: number, nowMs: number): LimitRejection | null
   /** Adds (or with a negative delta, refunds) credits after the fact, without checks. */
   adjust(accountId: string, keyId: string, delta: number, nowMs: number): void
-  /** Charges without admission (subscription events): returns false when the daily balance is now exhausted. */
-  charge(accountId: string, keyId: string, credits: number, accountCreditsPerDay: number, nowMs: number): boolean
+  /**
+   * Charges up to `credits` without the throughput checks, but never beyond what is left of today's balances
+   * (account, and key when it has a daily limit): returns what was charged. Input-error fees use it.
+   */
+  chargeWithin(limits: KeyLimits, credits: number, nowMs: number): number
   usedToday(accountId: string, nowMs: number): number
   keyUsedToday(keyId: string, nowMs: number): number
   /** Seeds today's usage at start (from the usage ledger), so a restart keeps the balance. */
@@ -108,12 +114,19 @@ export function createMemoryLimitStore(): LimitStore {
       const kb = keyBuckets.get(keyId)
       if (kb) kb.tokens -= delta
     },
-    charge(accountId, keyId, credits, accountCreditsPerDay, nowMs) {
+    chargeWithin(r, credits, nowMs) {
       const day = utcDay(nowMs)
-      const acc = daily(accountDaily, accountId, day)
-      acc.used += credits
-      daily(keyDaily, keyId, day).used += credits
-      return acc.used < accountCreditsPerDay
+      const acc = daily(accountDaily, r.accountId, day)
+      const key = daily(keyDaily, r.keyId, day)
+      let charged = Math.min(credits, Math.max(0, r.accountCreditsPerDay - acc.used))
+      if (r.keyCreditsPerDay !== null) charged = Math.min(charged, Math.max(0, r.keyCreditsPerDay - key.used))
+      acc.used += charged
+      key.used += charged
+      const ab = accountBuckets.get(r.accountId)
+      if (ab) ab.tokens -= charged
+      const kb = keyBuckets.get(r.keyId)
+      if (kb) kb.tokens -= charged
+      return charged
     },
     usedToday(accountId, nowMs) {
       const d = accountDaily.get(accountId)

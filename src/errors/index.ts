@@ -1,34 +1,11 @@
 /**
- * One error taxonomy for the whole program. Every failure that reaches a client is a `ChaingateError` with a
- * stable `code` (asserted by tests and listed in docs/errors.md), the JSON-RPC error code and the HTTP status it
- * maps to. Errors become wire format only at the edge (src/http), never inside the core.
+ * One error taxonomy for the whole program. Every failure that reaches a client has a stable code from the
+ * registry (./registry.ts: JSON-RPC code, HTTP status, credit rule; listed in docs/errors.md). A `ChaingateError`
+ * carries one with its message; refusals without a message (limits, key security) travel as the bare code.
+ * Errors become wire format only at the edge (src/http).
  */
-export type ErrorCode =
-  | 'PARSE_ERROR'
-  | 'INVALID_REQUEST'
-  | 'INVALID_PARAMS'
-  | 'METHOD_NOT_FOUND'
-  | 'METHOD_NOT_SUPPORTED'
-  | 'EMPTY_BATCH'
-  | 'BATCH_TOO_LARGE'
-  | 'BODY_TOO_LARGE'
-  | 'KEY_REQUIRED'
-  | 'KEY_INVALID'
-  | 'SECRET_INVALID'
-  | 'JWT_INVALID'
-  | 'NETWORK_NOT_ENABLED'
-  | 'NETWORK_UNKNOWN'
-  | 'KEY_SETTINGS_REJECTED'
-  | 'DAILY_CREDITS_EXHAUSTED'
-  | 'ACCOUNT_THROUGHPUT_EXCEEDED'
-  | 'KEY_THROUGHPUT_EXCEEDED'
-  | 'KEY_DAILY_CREDITS_EXHAUSTED'
-  | 'UPSTREAM_UNAVAILABLE'
-  | 'UPSTREAM_TIMEOUT'
-  | 'INTERNAL'
-  | 'NOT_FOUND'
-  | 'CONFLICT'
-  | 'VALIDATION'
+import { ERROR_REGISTRY, type ErrorCode } from './registry.ts'
+export type { ErrorCode } from './registry.ts'
 
 export interface ChaingateErrorOptions {
   /** JSON-RPC error code sent to clients. */
@@ -53,15 +30,15 @@ export class ChaingateError extends Error {
   constructor(code: ErrorCode, message: string, options: ChaingateErrorOptions = {}) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause })
     this.code = code
-    this.rpcCode = options.rpcCode ?? -32603
-    this.httpStatus = options.httpStatus ?? 500
+    this.rpcCode = options.rpcCode ?? ERROR_REGISTRY[code].rpcCode ?? -32603
+    this.httpStatus = options.httpStatus ?? ERROR_REGISTRY[code].httpStatus
     this.data = options.data
     this.retryable = options.retryable ?? false
   }
 }
 
 // Constructors for the errors the gateway answers with; texts follow Infura where clients parse them
-// (../shared/reference/infura.md §3).
+// (https://docs.metamask.io/services/reference/ and docs/errors.md).
 export const errors = {
   parse: () => new ChaingateError('PARSE_ERROR', 'Parse error', { rpcCode: -32700, httpStatus: 400 }),
   invalidRequest: (why: string) =>
@@ -90,6 +67,8 @@ export const errors = {
       rpcCode: -32600,
       httpStatus: 413,
     }),
+  subscriptionLimit: (max: number) =>
+    new ChaingateError('SUBSCRIPTION_LIMIT', `limit exceeded: at most ${max} subscriptions per connection (unsubscribe first, or open another connection)`),
   upstreamUnavailable: (network: string, why: string) =>
     new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable: ${why}`, {
       rpcCode: -32603,

@@ -4,12 +4,14 @@
  * without a socket.
  */
 import type { KeySnapshot } from '../api-keys/snapshot.ts'
+import { ERROR_REGISTRY } from '../errors/registry.ts'
 import { validateCall, type RpcErrorObject } from '../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
-import type { CallContext, Gateway } from './pipeline.ts'
-import { createWsSession, type WsSession, type WsSessionDeps } from './ws-session.ts'
+import type { Gateway } from './execute.ts'
+import { createSubscriptions, type SubscriptionDeps, type Subscriptions } from './subscriptions.ts'
+import type { CallContext, Outcome } from './types.ts'
 
 /** A JSON-RPC error answered by the gateway or the node, with its code. */
 export class RpcCallError extends Error {
@@ -35,12 +37,12 @@ export function createInProcessClient(deps: {
   networks: NetworkRegistry
   pools: Map<string, UpstreamPool>
   hubs: Map<string, SubscriptionHub>
-  sessionDeps: Omit<WsSessionDeps, 'gateway' | 'hub' | 'send' | 'close' | 'onDailyExhausted'>
+  subscriptions: SubscriptionDeps
   /** Id of the key the calls are charged to. */
   keyId: string
 }): InProcessClient {
   let nextId = 1
-  const sessions = new Map<string, { session: WsSession; pending: Map<number, (msg: any) => void>; handlers: Map<string, (r: unknown) => void> }>()
+  const sessions = new Map<string, { subs: Subscriptions; handlers: Map<string, (r: unknown) => void> }>()
 
   const context = (chainId: number): CallContext => {
     const network = deps.networks.byChainId(chainId)
@@ -50,60 +52,56 @@ export function createInProcessClient(deps: {
     return { entry, network, pool: deps.pools.get(network.name)!, transport: 'ws' }
   }
 
-  const unwrap = (text: string): unknown => {
-    const msg = JSON.parse(text) as { result?: unknown; error?: RpcErrorObject }
+  /** The answer, or the refusal as an error with the registry's JSON-RPC code. */
+  const unwrap = (out: Outcome, answer: string | Buffer | undefined): unknown => {
+    if (answer === undefined && out.code !== undefined) {
+      const spec = ERROR_REGISTRY[out.code]
+      throw new RpcCallError({ code: spec.rpcCode ?? -32603, message: spec.summary })
+    }
+    const msg = JSON.parse(answer?.toString() ?? '{"result":null}') as { result?: unknown; error?: RpcErrorObject }
     if (msg.error) throw new RpcCallError(msg.error)
     return msg.result
   }
 
-  const sessionFor = (chainId: number) => {
-    const ctx = context(chainId)
+  const sessionFor = (ctx: CallContext) => {
     let s = sessions.get(ctx.network.name)
     if (!s) {
-      const pending = new Map<number, (msg: any) => void>()
       const handlers = new Map<string, (r: unknown) => void>()
-      const session = createWsSession(ctx, {
-        ...deps.sessionDeps,
-        gateway: deps.gateway,
-        hub: deps.hubs.get(ctx.network.name)!,
-        send(text) {
-          const msg = JSON.parse(text)
-          if (msg.method === 'eth_subscription') handlers.get(msg.params.subscription)?.(msg.params.result)
-          else if (typeof msg.id === 'number') {
-            pending.get(msg.id)?.(msg)
-            pending.delete(msg.id)
-          }
+      const subs = createSubscriptions({ accountId: ctx.entry.accountId, keyId: ctx.entry.id, network: ctx.network.name }, deps.hubs.get(ctx.network.name)!, deps.subscriptions, {
+        deliver(text) {
+          const msg = JSON.parse(text) as { params: { subscription: string; result: unknown } }
+          handlers.get(msg.params.subscription)?.(msg.params.result)
+          return true
         },
-        close() {
-          // Subscriptions lost (node restart, balance out): drop the session; the next subscribe makes a new one.
+        lost() {
+          // Subscriptions lost (node restart): drop the session; the next subscribe makes a new one.
           sessions.delete(ctx.network.name)
           handlers.clear()
         },
-        onDailyExhausted() {},
+        exhausted() {},
       })
-      sessions.set(ctx.network.name, (s = { session, pending, handlers }))
+      sessions.set(ctx.network.name, (s = { subs, handlers }))
     }
     return s
   }
 
+  /** One call through the pipeline, as a WebSocket message with this network's subscriptions as local methods. */
   const viaSession = async (chainId: number, method: string, params: unknown[]) => {
-    const s = sessionFor(chainId)
-    const id = nextId++
-    const answer = new Promise<any>((resolve) => s.pending.set(id, resolve))
-    await s.session.handleMessage(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    const msg = await answer
-    if (msg.error) throw new RpcCallError(msg.error)
-    return { result: msg.result, s }
+    const base = context(chainId)
+    const s = sessionFor(base)
+    let answer: string | undefined
+    const ctx: CallContext = { ...base, local: s.subs.local, deliver: (text) => ((answer = text), true) }
+    const out = await deps.gateway.handleMessage(ctx, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), {})
+    return { result: unwrap(out, answer), s }
   }
 
   return {
     chains: () => deps.networks.all.map((n) => ({ chainId: n.chainId, network: n.name })),
     async request(chainId, method, params) {
-      const ctx = { ...context(chainId), transport: 'http' as const }
+      const ctx: CallContext = { ...context(chainId), transport: 'http' }
       const raw = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] })
-      const entry = validateCall(JSON.parse(raw))
-      const out = await deps.gateway.execute(ctx, [entry], { batch: false, rawSingle: raw })
-      return unwrap(out.answers[0] ?? '{"result":null}')
+      const out = await deps.gateway.run(ctx, [validateCall(JSON.parse(raw))], false, raw)
+      return unwrap(out, out.body)
     },
     async subscribe(chainId, params, onEvent) {
       const { result, s } = await viaSession(chainId, 'eth_subscribe', params)
@@ -118,7 +116,7 @@ export function createInProcessClient(deps: {
       }
     },
     async close() {
-      await Promise.all([...sessions.values()].map((s) => s.session.dispose()))
+      await Promise.all([...sessions.values()].map((s) => s.subs.dispose()))
       sessions.clear()
     },
   }

@@ -1,26 +1,26 @@
 /**
- * The gateway listener: fastify for HTTP (the only place that sees HTTP types) and `ws` for WebSocket upgrades.
- * Routes: POST /v3/<key> (Host picks the network), POST /networks/<name>/v3/<key> (path form for clients that
- * cannot set Host), the same under /ws/ for WebSocket, /healthz, /metrics, and whatever plugins (dashboard)
- * register.
+ * The gateway listener: the hot RPC route on bare node:http (rpc-route.ts), fastify for every other route, and
+ * `ws` for WebSocket upgrades on the RPC paths (src/networks/rpc-paths.ts). The only place that sees HTTP types.
  */
 import { createServer, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { KeySnapshot } from '../api-keys/snapshot.ts'
-import type { Gateway } from '../gateway/pipeline.ts'
-import type { AccessCheck } from '../gateway/access.ts'
-import { WS_CLOSE, createWsSession, type WsSession, type WsSessionDeps } from '../gateway/ws-session.ts'
+import { errors } from '../errors/index.ts'
+import type { Gateway } from '../gateway/execute.ts'
+import type { SubscriptionDeps } from '../gateway/subscriptions.ts'
+import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../networks/registry.ts'
+import { matchRpcPath } from '../networks/rpc-paths.ts'
 import { createRequestLog, type Logger } from '../observability/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
-import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
-import { errors } from '../errors/index.ts'
-import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
-import { limitBody } from '../gateway/responses.ts'
+import type { SubscriptionHub } from '../upstreams/subscriptions.ts'
+import { BODIES, JSON_TYPE, TEXT, isLimitCode, limitAnswer, refusal } from './infura-bodies.ts'
+import { registerOperations } from './operations.ts'
 import { CORS_HEADERS, createRpcRoute, rpcTarget } from './rpc-route.ts'
+import { createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-session.ts'
 
 export interface GatewayServerDeps {
   gateway: Gateway
@@ -35,8 +35,13 @@ export interface GatewayServerDeps {
   /** Answers at least this large are gzipped for clients that accept it; null: never. */
   gzipMinBytes: number | null
   maxWsMessageBytes: number
-  sessionDeps: Omit<WsSessionDeps, 'gateway' | 'hub' | 'send' | 'close' | 'onDailyExhausted'>
-  checkAccess?: AccessCheck
+  /** Unread bytes one WebSocket client may leave queued before it is closed (1008). */
+  maxWsBufferedBytes: number
+  subscriptions: SubscriptionDeps
+  /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
+  timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
+  /** /healthz and /metrics: here unless `separate`; a bearer token when `token` is set. */
+  operations: { token: string | null; separate: boolean; healthCacheMs: number }
   /** fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes. */
   trustProxy?: boolean | string | string[]
   /** Extra routes (dashboard), registered on the same listener. */
@@ -53,11 +58,13 @@ export interface GatewayServer {
 
 /** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
 const CORS = { ...Object.fromEntries(CORS_HEADERS), 'x-credits-charged': '0' }
-
+const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests' }
+const TOO_SLOW = 'too much unread data: the client is not reading its messages'
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const requestLog = createRequestLog(deps.logger)
   const rpcRoute = createRpcRoute({ gateway: deps.gateway, networks: deps.networks, maxBodyBytes: deps.maxBodyBytes, gzipMinBytes: deps.gzipMinBytes, logRequests: deps.logRequests, requestLog, logger: deps.logger })
+  const { timeouts } = deps
   const app = Fastify({
     logger: false,
     bodyLimit: deps.maxBodyBytes,
@@ -65,56 +72,54 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     forceCloseConnections: 'idle',
     trustProxy: deps.trustProxy ?? false,
     serverFactory: (fastifyHandler) =>
-      createServer((req, res) => {
-        if (!rpcRoute(req, res)) fastifyHandler(req, res)
-      }),
+      createServer(
+        {
+          // fastify's own timeouts do not apply to a server it did not create, and the hot route bypasses fastify:
+          // without these a slow body or a slowloris holds a connection for minutes.
+          requestTimeout: timeouts.requestMs,
+          headersTimeout: Math.min(timeouts.headersMs, timeouts.requestMs),
+          keepAliveTimeout: timeouts.keepAliveMs,
+          // How often node:http looks for expired requests (default 30 s: far more than the timeouts above).
+          connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 2))),
+        },
+        (req, res) => {
+          if (!rpcRoute(req, res)) fastifyHandler(req, res)
+        },
+      ),
   })
   const sessions = new Map<WebSocket, WsSession>()
-
 
   app.setErrorHandler((err: { code?: string; statusCode?: number }, _req, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const e = errors.bodyTooLarge(deps.maxBodyBytes)
-      return reply.code(413).type('application/json').headers(CORS).send(serializeError(null, toErrorObject(e)))
+      return reply.code(413).type(JSON_TYPE).headers(CORS).send(serializeError(null, toErrorObject(e)))
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
     if (status === 500) deps.logger.error({ err }, 'unhandled error in HTTP handler')
     return reply
       .code(status)
-      .type('application/json')
+      .type(JSON_TYPE)
       .send(serializeError(null, { code: status === 500 ? -32603 : -32600, message: status === 500 ? 'Internal error' : 'Bad request' }))
   })
 
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
-    reply.code(405).headers(CORS).header('allow', 'POST, OPTIONS').type('text/plain; charset=utf-8').send('method not allowed: send JSON-RPC with POST\n')
+    reply.code(405).headers(CORS).header('allow', 'POST, OPTIONS').type(TEXT).send(BODIES.METHOD_NOT_ALLOWED)
   const preflight = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(CORS).send()
 
   // POST on these paths never reaches fastify: the bare node:http route (rpc-route.ts) takes it first.
-  for (const path of ['/v3', '/v3/*']) {
+  for (const path of ['/v3', '/v3/*', '/networks/:network/v3', '/networks/:network/v3/*']) {
     app.options(path, preflight)
     app.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'], url: path, handler: notAllowed })
   }
-  for (const path of ['/networks/:network/v3', '/networks/:network/v3/*']) {
-    app.options(path, preflight)
-    app.route({ method: ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD'], url: path, handler: notAllowed })
-  }
-
-  app.get('/healthz', async (_req, reply) => {
-    const checks = await Promise.all(
-      deps.networks.all.map(async (n) => {
-        try {
-          await deps.pools.get(n.name)!.send('{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}', { timeoutMs: 2000 })
-          return [n.name, 'up'] as const
-        } catch {
-          return [n.name, 'down'] as const
-        }
-      }),
-    )
-    const networks = Object.fromEntries(checks)
-    const healthy = checks.every(([, s]) => s === 'up')
-    return reply.code(200).send({ status: healthy ? 'ok' : 'degraded', networks })
+  // Everything else that no route takes (a POST to a WebSocket path, dot segments, other verbs): the documented
+  // text and the credits header, like every answer near an RPC path (docs/errors.md).
+  app.setNotFoundHandler(async (req, reply) => {
+    if (matchRpcPath(req.url, 'http')) return notAllowed(req, reply)
+    return reply.code(404).headers(CORS).type(TEXT).send(BODIES.NOT_AN_ENDPOINT)
   })
-  app.get('/metrics', async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
+
+  if (!deps.operations.separate)
+    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, token: deps.operations.token, healthCacheMs: deps.operations.healthCacheMs })
 
   // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })
@@ -123,13 +128,23 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
   }
 
-  const rejectUpgrade = (socket: Duplex, res: { status: number; contentType: string; body: string | Buffer | undefined; headers?: Record<string, string> | undefined; credits?: number }) => {
-    const body = res.body?.toString() ?? ''
-    const extra = Object.entries(res.headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+  const rejectUpgrade = (socket: Duplex, status: number, contentType: string, body: string, credits: number, headers?: Record<string, string>) => {
+    const extra = Object.entries(headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
     socket.end(
-      `HTTP/1.1 ${res.status} ${res.status === 401 ? 'Unauthorized' : res.status === 404 ? 'Not Found' : res.status === 403 ? 'Forbidden' : res.status === 402 ? 'Payment Required' : 'Error'}\r\n` +
-        `content-type: ${res.contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${res.credits ?? 0}\r\nconnection: close\r\n${extra}\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
+        `content-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${credits}\r\nconnection: close\r\n${extra}\r\n${body}`,
     )
+  }
+
+  /** Writes a frame unless the client has stopped reading: past the cap it is closed, and the frame not sent. */
+  const sendTo = (ws: WebSocket, text: string): boolean => {
+    if (ws.readyState !== ws.OPEN) return false
+    if (ws.bufferedAmount > deps.maxWsBufferedBytes) {
+      ws.close(WS_CLOSE.policy, TOO_SLOW)
+      return false
+    }
+    ws.send(text)
+    return true
   }
 
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -137,36 +152,30 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     // The URL parser resolves dot segments first, as the upgrade has always done.
     const target = rpcTarget(new URL(req.url ?? '/', 'http://x').pathname, req.headers.host, 'ws', deps.networks)
     if (!target) {
-      rejectUpgrade(socket, { status: 404, contentType: 'text/plain; charset=utf-8', body: 'no WebSocket endpoint here: use /ws/v3/<key>\n' })
+      rejectUpgrade(socket, 404, TEXT, BODIES.WS_NOT_AN_ENDPOINT, 0)
       return
     }
-    const { network, label } = target
-    const auth = await deps.gateway.authorize(
-      { network, networkLabel: label, key: target.key, authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
-      [],
-    )
-    if ('refusal' in auth) {
-      rejectUpgrade(socket, auth.refusal)
+    const headers = { authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] }
+    const auth = await deps.gateway.connect({ network: target.network, networkLabel: target.label, key: target.key, ...headers })
+    if (auth.ctx === undefined) {
+      const code = auth.code!
+      if (isLimitCode(code)) rejectUpgrade(socket, 402, JSON_TYPE, limitAnswer(code, null), auth.credits)
+      else {
+        const r = refusal(code, auth.detail)
+        rejectUpgrade(socket, r.status, r.contentType, r.body, auth.credits, r.headers)
+      }
       return
     }
-    const ctx = { ...auth.ctx, transport: 'ws' as const }
-    // Sockets are closed when the daily balance runs out (I§1.4); a new one is refused until 00:00 UTC.
-    const { limits, clock } = deps.sessionDeps
-    if (limits.usedToday(ctx.entry.accountId, clock.now()) >= ctx.entry.plan.creditsPerDay) {
-      rejectUpgrade(socket, { status: 402, contentType: 'application/json', body: limitBody('DAILY_CREDITS_EXHAUSTED', null) })
-      return
-    }
+    const ctx = auth.ctx
     wss.handleUpgrade(req, socket, head, (ws) => {
       deps.metrics.wsConnections(1)
       const session = createWsSession(ctx, {
-        ...deps.sessionDeps,
         gateway: deps.gateway,
+        keys: deps.keys,
         hub: deps.hubs.get(ctx.network.name)!,
-        ...(deps.checkAccess ? { checkAccess: deps.checkAccess } : {}),
-        upgradeHeaders: { authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] },
-        send: (text) => {
-          if (ws.readyState === ws.OPEN) ws.send(text)
-        },
+        subscriptions: deps.subscriptions,
+        upgradeHeaders: headers,
+        send: (text) => sendTo(ws, text),
         close: (code, reason) => ws.close(code, reason),
         onDailyExhausted: (accountId) => closeAccountSockets(accountId, 'daily credit limit reached'),
       })
@@ -174,11 +183,12 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       ws.on('message', (data, isBinary) => {
         void session.handleMessage(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()).catch((err) => {
           deps.logger.error({ err, keyId: session.keyId }, 'websocket message failed')
-          ws.send(serializeError(null, { code: -32603, message: 'Internal error' }))
+          sendTo(ws, serializeError(null, { code: -32603, message: 'Internal error' }))
         })
       })
       ws.on('close', () => {
         sessions.delete(ws)
+        deps.metrics.wsConnections(-1)
         void session.dispose()
       })
       ws.on('error', () => ws.terminate())
@@ -187,8 +197,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
 
   // A key revoked or a network disabled closes the sockets that relied on it.
   deps.keys.onReload(() => {
-    for (const [socket, s] of sessions)
-      if (!s.stillAuthorized()) socket.close(WS_CLOSE.policy, 'this API key is revoked or no longer has access to this network')
+    for (const [socket, s] of sessions) if (!s.stillAuthorized()) socket.close(WS_CLOSE.policy, REVOKED_REASON)
   })
 
   return {
@@ -201,8 +210,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
           socket.destroy()
         })
       })
-      const address = await app.listen({ host, port })
-      return address
+      return app.listen({ host, port })
     },
     closeAccountSockets,
     async close() {

@@ -2,8 +2,8 @@ import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { request } from 'undici'
 import { describe, expect, it } from 'vitest'
-import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
-import { respond } from '../gateway/pipeline.ts'
+import type { Gateway } from '../gateway/execute.ts'
+import { outcome, type Outcome } from '../gateway/types.ts'
 import { createNetworkRegistry } from '../networks/registry.ts'
 import { createLogger } from '../observability/logger.ts'
 import { acceptsGzip, createRpcRoute, rpcTarget } from './rpc-route.ts'
@@ -48,7 +48,7 @@ describe('matchRpcPath', () => {
 
 describe('rpc route faults', () => {
   /** A real server around the route, with a gateway that misbehaves in the given way. */
-  async function serve(handleHttp: () => Promise<GatewayResponse>) {
+  async function serve(handleHttp: () => Promise<Outcome>) {
     const logged: string[] = []
     const logger = createLogger('info', { write: (l: string) => void logged.push(l) })
     const route = createRpcRoute({ gateway: { handleHttp } as unknown as Gateway, networks, maxBodyBytes: 1000, logRequests: false, requestLog: { write() {}, flush() {} }, logger })
@@ -71,8 +71,9 @@ describe('rpc route faults', () => {
     await s.close()
   })
 
-  it('an answer that cannot be written (a bad header) also ends as a 500, not a crash', async () => {
-    const s = await serve(() => Promise.resolve(respond(200, 'application/json', '{}', 0, undefined, 'eth_chainId', 1, { 'x-bad': 'line\nbreak' })))
+  it('an answer that cannot be written (a body that is not bytes) also ends as a 500, not a crash', async () => {
+    const bad = outcome({ code: undefined, body: 42 as never, ids: undefined, batch: false, detail: undefined, credits: 0, keyId: undefined, method: 'eth_chainId', calls: 1 })
+    const s = await serve(() => Promise.resolve(bad))
     expect((await post(s.url)).status).toBe(500)
     expect(s.logged.join('')).toContain('gateway request failed')
     await s.close()

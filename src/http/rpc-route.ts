@@ -6,11 +6,14 @@
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { constants, gzip } from 'node:zlib'
 import { errors } from '../errors/index.ts'
-import type { Gateway, GatewayResponse } from '../gateway/pipeline.ts'
+import { ERROR_REGISTRY } from '../errors/registry.ts'
+import type { Gateway } from '../gateway/execute.ts'
+import type { Outcome } from '../gateway/types.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../networks/registry.ts'
 import { matchRpcPath, type RpcTransport } from '../networks/rpc-paths.ts'
 import type { Logger, RequestLog } from '../observability/logger.ts'
+import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
 
 export const CORS_HEADERS: [string, string][] = [
   ['access-control-allow-origin', '*'],
@@ -46,6 +49,26 @@ export function acceptsGzip(header: string | undefined): boolean {
   return false
 }
 
+/** Status, content type and extra headers of an answer; constants for the common cases (no object per call). */
+interface Head {
+  status: number
+  contentType: string
+  headers: Record<string, string> | undefined
+}
+const OK: Head = { status: 200, contentType: JSON_TYPE, headers: undefined }
+const NO_CONTENT: Head = { status: 204, contentType: JSON_TYPE, headers: undefined }
+
+/** An outcome's HTTP form: the registry gives the status of its code, infura-bodies.ts the words of a refusal. */
+export function httpAnswer(out: Outcome): { head: Head; body: string | Buffer | undefined } {
+  const code = out.code
+  if (code === undefined) return { head: out.body === undefined ? NO_CONTENT : OK, body: out.body }
+  const status = ERROR_REGISTRY[code].httpStatus
+  if (out.body !== undefined) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: out.body }
+  if (out.ids !== undefined && isLimitCode(code)) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: limitAnswers(code, out.ids, out.batch) }
+  const r = refusal(code, out.detail)
+  return { head: { status: r.status, contentType: r.contentType, headers: r.headers }, body: r.body }
+}
+
 /** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */
 const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED }
 
@@ -62,38 +85,45 @@ export function createRpcRoute(deps: {
   const gzipMinBytes = deps.gzipMinBytes ?? null
 
   /** `encoding`: the body's content-encoding when compressed, '' when it could have been, undefined otherwise. */
-  const send = (res: ServerResponse, out: GatewayResponse, body: string | Buffer | undefined, encoding: string | undefined, network: string, started: number) => {
+  const send = (res: ServerResponse, out: Outcome, head: Head, body: string | Buffer | undefined, encoding: string | undefined, network: string, started: number) => {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
       body === undefined
         ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
-        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', out.contentType, 'content-length', String(Buffer.byteLength(body))]
+        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', head.contentType, 'content-length', String(Buffer.byteLength(body))]
     if (encoding !== undefined) {
       headers.push('vary', 'accept-encoding')
       if (encoding !== '') headers.push('content-encoding', encoding)
     }
-    if (out.headers !== undefined) for (const k in out.headers) headers.push(k, out.headers[k]!)
-    res.writeHead(out.status, headers)
+    if (head.headers !== undefined) for (const k in head.headers) headers.push(k, head.headers[k]!)
+    res.writeHead(head.status, headers)
     res.end(body)
     if (deps.logRequests)
-      deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: out.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 })
+      deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: head.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 })
   }
 
-  const write = (req: IncomingMessage, res: ServerResponse, out: GatewayResponse, network: string, started: number) => {
-    const body = out.body
+  const write = (req: IncomingMessage, res: ServerResponse, out: Outcome, network: string, started: number) => {
+    let head: Head
+    let body: string | Buffer | undefined
+    if (out.code === undefined) {
+      // The common case, without building an answer object.
+      head = out.body === undefined ? NO_CONTENT : OK
+      body = out.body
+    } else ({ head, body } = httpAnswer(out))
     if (body === undefined || gzipMinBytes === null || body.length < gzipMinBytes) {
-      send(res, out, body, undefined, network, started)
+      send(res, out, head, body, undefined, network, started)
       return
     }
     if (!acceptsGzip(req.headers['accept-encoding'])) {
-      send(res, out, body, '', network, started)
+      send(res, out, head, body, '', network, started)
       return
     }
     // On libuv's thread pool, off the event loop: a large answer does not hold up other requests.
-    gzip(body, GZIP_OPTIONS, (err, zipped) => {
+    const plain = body
+    gzip(plain, GZIP_OPTIONS, (err, zipped) => {
       try {
-        if (err) send(res, out, body, '', network, started)
-        else send(res, out, zipped, 'gzip', network, started)
+        if (err) send(res, out, head, plain, '', network, started)
+        else send(res, out, head, zipped, 'gzip', network, started)
       } catch (e) {
         fail(res, e)
       }

@@ -4,7 +4,7 @@
  * `load` runs on every settings_version change (the key snapshot reload); `check` once per request.
  */
 import type { SecurityLoader } from '../snapshot.ts'
-import type { AccessCheck } from '../../gateway/access.ts'
+import type { AccessCheck } from '../../gateway/types.ts'
 import { evaluateKeyAccess } from './evaluate.ts'
 import { loadAllKeySecurity } from './repository.ts'
 

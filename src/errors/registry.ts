@@ -1,0 +1,73 @@
+/**
+ * The registry of every refusal the program answers with: one stable code each, its JSON-RPC code, the HTTP status
+ * of a whole request refused with it, and what it costs. docs/errors.md documents every code listed here (a
+ * test checks it). Wire text is not here: Infura's exact bodies are formatted at the edge (src/http/infura-bodies.ts).
+ */
+
+/**
+ * What a refusal costs: `free`; `input` the input-error fee (credits.inputError, 5); `price` the method's price
+ * (a call the node, or the gateway in its place, answered).
+ */
+export type CreditRule = 'free' | 'input' | 'price'
+
+export interface ErrorSpec {
+  /** JSON-RPC error code (for limits: Infura's `event` code); null when the refusal is not a JSON-RPC answer. */
+  rpcCode: number | null
+  /** HTTP status when it answers a whole HTTP request (or refuses a WebSocket upgrade). */
+  httpStatus: number
+  credits: CreditRule
+  /** One line for readers; the exact texts are in docs/errors.md. */
+  summary: string
+}
+
+const spec = (rpcCode: number | null, httpStatus: number, credits: CreditRule, summary: string): ErrorSpec => ({ rpcCode, httpStatus, credits, summary })
+
+export const ERROR_REGISTRY = {
+  // Request envelope (src/jsonrpc)
+  PARSE_ERROR: spec(-32700, 400, 'input', 'the body is not JSON'),
+  INVALID_REQUEST: spec(-32600, 400, 'input', 'not a JSON-RPC 2.0 request'),
+  INVALID_PARAMS: spec(-32602, 400, 'input', 'parameters the gateway checks are wrong'),
+  METHOD_NOT_SUPPORTED: spec(-32601, 400, 'input', 'a method this gateway does not serve'),
+  EMPTY_BATCH: spec(-32600, 400, 'input', 'an empty batch'),
+  BATCH_TOO_LARGE: spec(-32600, 400, 'input', 'more calls than gateway.maxBatchSize'),
+  BODY_TOO_LARGE: spec(-32600, 413, 'free', 'a body over gateway.maxBodyBytes'),
+  // Paths (src/http)
+  NOT_AN_ENDPOINT: spec(null, 404, 'free', 'no RPC endpoint at this path and verb'),
+  METHOD_NOT_ALLOWED: spec(null, 405, 'free', 'an HTTP verb other than POST on an RPC path'),
+  NETWORK_UNKNOWN: spec(null, 404, 'free', 'no network for this Host or path name'),
+  // Keys (src/gateway/steps/authorize.ts, src/api-keys/security)
+  KEY_REQUIRED: spec(null, 401, 'free', 'no key in the path'),
+  KEY_INVALID: spec(null, 401, 'free', 'unknown or revoked key'),
+  NETWORK_NOT_ENABLED: spec(null, 401, 'input', 'the key does not have this network enabled'),
+  SECRET_INVALID: spec(null, 401, 'input', 'the key requires its secret'),
+  JWT_INVALID: spec(null, 401, 'input', 'the key requires a valid JWT'),
+  KEY_SETTINGS_REJECTED: spec(-32002, 403, 'input', "refused by the key's allowlists"),
+  // Limits (src/credits/limits.ts)
+  DAILY_CREDITS_EXHAUSTED: spec(-33000, 402, 'free', "the account's daily credits are used up"),
+  ACCOUNT_THROUGHPUT_EXCEEDED: spec(-33200, 429, 'free', "over the plan's credits per second"),
+  KEY_THROUGHPUT_EXCEEDED: spec(-33300, 429, 'free', "over the key's credits per second"),
+  KEY_DAILY_CREDITS_EXHAUSTED: spec(-33400, 429, 'free', "the key's own daily credits are used up"),
+  // WebSocket sessions (src/gateway/subscriptions.ts, src/http/ws-session.ts)
+  SUBSCRIPTION_LIMIT: spec(-32005, 200, 'price', 'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection'),
+  // Nodes (src/upstreams)
+  UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),
+  UPSTREAM_TIMEOUT: spec(-32603, 504, 'free', 'no node answered within gateway.upstreamTimeoutMs'),
+  // Operator endpoints and the dashboard
+  UNAUTHORIZED: spec(null, 401, 'free', '/metrics or /healthz without the configured bearer token'),
+  INTERNAL: spec(-32603, 500, 'free', 'a bug: logged with its stack'),
+  NOT_FOUND: spec(null, 404, 'free', 'no such account, key or session'),
+  CONFLICT: spec(null, 409, 'free', 'the change conflicts with existing data'),
+  VALIDATION: spec(null, 400, 'free', 'an invalid value in a command or form'),
+} as const satisfies Record<string, ErrorSpec>
+
+export type ErrorCode = keyof typeof ERROR_REGISTRY
+
+/** Codes the limit store refuses with. */
+export type LimitCode = 'DAILY_CREDITS_EXHAUSTED' | 'KEY_DAILY_CREDITS_EXHAUSTED' | 'ACCOUNT_THROUGHPUT_EXCEEDED' | 'KEY_THROUGHPUT_EXCEEDED'
+
+/** Codes key security refuses with (src/api-keys/security). */
+export type KeySecurityCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'
+
+export const errorSpec = (code: ErrorCode): ErrorSpec => ERROR_REGISTRY[code]
+
+/** Other parts' registries (the wallet's, on @metamask/rpc-errors) join the docs check in test/errors-docs.test.ts. */

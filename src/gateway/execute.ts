@@ -1,0 +1,255 @@
+/**
+ * The gateway's request pipeline: framework- and transport-free, never throws. Every request — an HTTP body, a
+ * WebSocket message, an in-process call from the wallet — runs the same named steps (docs/architecture.md):
+ *
+ *   authorize (steps/authorize.ts) → parse → price (steps/price.ts) → admit (steps/admit.ts)
+ *   → forward (steps/forward.ts) → deliver (WebSocket) → settle (steps/settle.ts)
+ *
+ * and ends as an Outcome (codes, credits, answer bytes) that src/http turns into a status, headers and body.
+ */
+import type { KeySnapshot } from '../api-keys/snapshot.ts'
+import type { CostTable } from '../credits/costs.ts'
+import type { LimitStore } from '../credits/limits.ts'
+import type { UsageLedger } from '../credits/usage-ledger.ts'
+import type { ChaingateError } from '../errors/index.ts'
+import type { LimitCode } from '../errors/registry.ts'
+import { errorCodeOf, isErrorAnswer, parseBody, serializeError, serializeResult, toErrorObject, type ParsedBody, type ParsedEntry, type RpcCall } from '../jsonrpc/envelope.ts'
+import type { NetworkRegistry } from '../networks/registry.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import type { UpstreamPool } from '../upstreams/pool.ts'
+import { createAdmit } from './steps/admit.ts'
+import { createAuthorize, type Authorized } from './steps/authorize.ts'
+import { forwardLocal, forwardMany, forwardOne, unavailable } from './steps/forward.ts'
+import { decision, priceOf } from './steps/price.ts'
+import { createSettle } from './steps/settle.ts'
+import { outcome, type AccessCheck, type CallContext, type Clock, type HttpRpcRequest, type Outcome, type RequestMeta } from './types.ts'
+
+export interface GatewayDeps {
+  networks: NetworkRegistry
+  keys: KeySnapshot
+  pools: Map<string, UpstreamPool>
+  costs: CostTable
+  limits: LimitStore
+  ledger: UsageLedger
+  metrics: Metrics
+  clock: Clock
+  maxBatchSize: number
+  /** Key security: required, so a key with a secret, JWT or allowlists is never served unchecked. */
+  checkAccess: AccessCheck
+  /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
+  onDailyExhausted?: (accountId: string) => void
+}
+
+export interface Gateway {
+  handleHttp(req: HttpRpcRequest): Promise<Outcome>
+  /** A WebSocket upgrade: the key checks of an HTTP request (no calls yet), then the daily-balance rule. */
+  connect(req: RequestMeta): Promise<Authorized>
+  /** One WebSocket message for a known key: parse, key security with the upgrade's headers, run. */
+  handleMessage(ctx: CallContext, text: string, headers: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>): Promise<Outcome>
+  /** Runs parsed calls for a known key and network (also the in-process client's way in). */
+  run(ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): Promise<Outcome>
+}
+
+const callsOf = (parsed: ParsedBody): RpcCall[] =>
+  parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
+
+export function createGateway(deps: GatewayDeps): Gateway {
+  const { costs, metrics, clock } = deps
+  const settle = createSettle(deps)
+  const authorize = createAuthorize({ ...deps, settle })
+  const admit = createAdmit(deps)
+
+  const refusedOutcome = (a: Authorized, method: string, calls: number): Outcome =>
+    outcome({ code: a.code, body: undefined, ids: undefined, batch: false, detail: a.detail, credits: a.credits, keyId: a.keyId, method, calls })
+
+  const limited = (ctx: CallContext, code: LimitCode, entries: readonly ParsedEntry[], batch: boolean, method: string, now: number): Outcome => {
+    settle.limited(ctx.entry, ctx.network.name, code, method, entries.map((e) => (e.ok ? e.call.method : '(invalid)')), now)
+    const ids = entries.map((e) => (e.ok ? e.call.id : e.id))
+    return outcome({ code, body: undefined, ids, batch, detail: undefined, credits: 0, keyId: ctx.entry.id, method, calls: entries.length })
+  }
+
+  /** A whole body the envelope parser refused (not JSON, empty batch, ...): the input-error fee. */
+  const invalidBody = (ctx: CallContext, parsed: ParsedBody & { kind: 'invalid' }, charge: boolean): Outcome => {
+    const code = parsed.error.code
+    const credits = charge ? settle.inputError(ctx.entry, ctx.network.name, code) : 0
+    metrics.call(ctx.network.name, '(invalid)', 'error')
+    const body = serializeError(null, toErrorObject(parsed.error))
+    delivered(ctx, body)
+    return outcome({ code, body, ids: undefined, batch: false, detail: undefined, credits, keyId: ctx.entry.id, method: '(invalid)', calls: 0 })
+  }
+
+  /** Over WebSocket the answer is written before settling: one that could not be delivered costs nothing. */
+  const delivered = (ctx: CallContext, body: string | Buffer | undefined): boolean =>
+    ctx.deliver === undefined || body === undefined || ctx.deliver(typeof body === 'string' ? body : body.toString())
+
+  /**
+   * The common case, one valid call: no arrays or per-call maps, and the node's answer goes back as the bytes it
+   * sent. The same steps as `runEntries`.
+   */
+  const runSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<Outcome> => {
+    const { entry, network } = ctx
+    const d = decision(ctx, call)
+    const price = priceOf(costs, ctx, call, d)
+    const now = clock.now()
+    const code = admit.request(ctx, price, now)
+    if (code !== null) return limited(ctx, code, [{ ok: true, call }], false, call.method, now)
+    let failure: ChaingateError | undefined
+    let body: string | Buffer | undefined
+    let charged = price
+    let errorKind: string | undefined
+    let result = 'ok'
+    if (d.kind === 'forward') {
+      try {
+        const answer = await forwardOne(ctx, call, raw)
+        if (typeof answer === 'object') {
+          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+          body = answer.body
+        } else body = answer
+        if (body !== undefined && isErrorAnswer(body)) {
+          result = 'error'
+          errorKind = `rpc:${errorCodeOf(body) ?? 'unknown'}`
+        }
+      } catch (err) {
+        // The node could not be reached: free (5xx).
+        failure = unavailable(err, network.name)
+        body = serializeError(call.id, toErrorObject(failure))
+        charged = 0
+        result = 'unavailable'
+        errorKind = `http:${failure.httpStatus}`
+      }
+    } else if (d.kind === 'result') body = serializeResult(call.id, d.result)
+    else {
+      body = serializeError(call.id, toErrorObject(d.error))
+      result = 'error'
+      errorKind = `rpc:${d.error.rpcCode}`
+    }
+    if (!call.hasId) body = undefined
+    if (!delivered(ctx, body)) {
+      charged = 0
+      result = 'undelivered'
+      errorKind = 'ws:undelivered'
+    }
+    const t = charged === price ? now : clock.now()
+    settle.call(entry, network.name, call.method, charged, result, errorKind, t)
+    settle.finish(entry, network.name, price, charged, t)
+    // A notification gets no answer, so no error status either (204).
+    return outcome({ code: call.hasId ? failure?.code : undefined, body, ids: undefined, batch: false, detail: undefined, credits: charged, keyId: entry.id, method: call.method, calls: 1 })
+  }
+
+  const runEntries = async (ctx: CallContext, entries: ParsedEntry[], batch: boolean): Promise<Outcome> => {
+    const { entry, network } = ctx
+    const now = clock.now()
+    const method = batch ? 'batch' : entries[0]!.ok ? entries[0]!.call.method : '(invalid)'
+    // Price every call up front and reserve it all.
+    const decisions = entries.map((e) => (e.ok ? decision(ctx, e.call) : undefined))
+    let reserved = batch ? costs.batchEnvelope : 0
+    const prices = entries.map((e, i) => {
+      const d = decisions[i]
+      const price = !e.ok || d!.kind === 'error' ? costs.inputError : priceOf(costs, ctx, e.call, d!)
+      reserved += price
+      return price
+    })
+    const code = admit.request(ctx, reserved, now)
+    if (code !== null) return limited(ctx, code, entries, batch, method, now)
+
+    const answers: (string | undefined)[] = new Array(entries.length).fill(undefined)
+    const failures: (ChaingateError | undefined)[] = new Array(entries.length).fill(undefined)
+    const forwardAt: number[] = []
+    const pending: Promise<void>[] = []
+    entries.forEach((e, i) => {
+      if (!e.ok) answers[i] = serializeError(e.id, toErrorObject(e.error))
+      else if (decisions[i]!.kind === 'forward') {
+        if (ctx.local?.has(e.call.method)) pending.push(forwardLocal(ctx, e.call, i, answers, failures))
+        else forwardAt.push(i)
+      } else {
+        const d = decisions[i]!
+        answers[i] = !e.call.hasId ? undefined : d.kind === 'result' ? serializeResult(e.call.id, d.result) : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
+      }
+    })
+    if (forwardAt.length > 0) pending.push(forwardMany(ctx, metrics, forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), forwardAt, answers, failures))
+    await Promise.all(pending)
+
+    const present = answers.filter((a): a is string => a !== undefined)
+    const body = present.length === 0 ? undefined : batch ? `[${present.join(',')}]` : present[0]!
+    const ok = delivered(ctx, body)
+    let total = batch && ok ? costs.batchEnvelope : 0
+    const t = clock.now()
+    entries.forEach((e, i) => {
+      const failure = failures[i]
+      const credits = ok && failure === undefined ? prices[i]! : 0
+      total += credits
+      const answer = answers[i]
+      const failed = !e.ok || failure !== undefined || (answer !== undefined && isErrorAnswer(answer))
+      const errorKind = !ok ? 'ws:undelivered' : !failed ? undefined : failure !== undefined ? `http:${failure.httpStatus}` : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
+      const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined ? 'unavailable' : 'error'
+      settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
+    })
+    if (batch && ok && costs.batchEnvelope > 0) deps.ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: 'batch', calls: 0, credits: costs.batchEnvelope, errors: 0 }, t)
+    settle.finish(entry, network.name, reserved, total, t)
+    // A single call's status: 400 for an invalid envelope, 503/504 when the node was not reached.
+    const first = entries[0]!
+    const single = batch ? undefined : !first.ok ? first.error.code : failures[0]?.code
+    return outcome({ code: single, body, ids: undefined, batch, detail: undefined, credits: total, keyId: entry.id, method, calls: entries.length })
+  }
+
+  const run: Gateway['run'] = (ctx, entries, batch, raw) => {
+    const first = entries[0]
+    if (!batch && entries.length === 1 && first!.ok && raw !== undefined) return runSingle(ctx, first.call, raw)
+    return runEntries(ctx, entries, batch)
+  }
+
+  const afterAuthorize = (req: HttpRpcRequest, parsed: ParsedBody, calls: RpcCall[], auth: Authorized): Promise<Outcome> => {
+    const ctx = auth.ctx
+    if (ctx === undefined) {
+      const n = calls.length
+      return Promise.resolve(refusedOutcome(auth, n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)', n))
+    }
+    if (parsed.kind === 'invalid') return Promise.resolve(invalidBody(ctx, parsed, true))
+    if (parsed.kind === 'single') return run(ctx, [parsed.entry], false, parsed.entry.ok ? req.body! : undefined)
+    return runEntries(ctx, parsed.entries, true)
+  }
+
+  return {
+    run,
+    handleHttp(req) {
+      // Not an async function: the common case hands back runSingle's own promise, without another promise
+      // wrapped around it (measurable per call). It still never throws: a bug surfaces as a rejection.
+      try {
+        const parsed = parseBody(req.body, deps.maxBatchSize)
+        const calls = callsOf(parsed)
+        const auth = authorize(req, calls, 'http')
+        return auth instanceof Promise ? auth.then((a) => afterAuthorize(req, parsed, calls, a)) : afterAuthorize(req, parsed, calls, auth)
+      } catch (err) {
+        return Promise.reject(err)
+      }
+    },
+    async connect(req) {
+      const auth = await authorize(req, [], 'ws')
+      if (auth.ctx === undefined) return auth
+      // Sockets are closed when the daily balance runs out; a new one is refused until 00:00 UTC.
+      const code = admit.connection(auth.ctx)
+      if (code === null) return auth
+      settle.refused(auth.ctx.network.name, code)
+      return { ctx: undefined, code, credits: 0, keyId: auth.keyId, detail: undefined }
+    },
+    async handleMessage(ctx, text, headers) {
+      const parsed = parseBody(text, deps.maxBatchSize)
+      // An unparseable message is answered but not charged over WebSocket (docs/errors.md).
+      if (parsed.kind === 'invalid') return invalidBody(ctx, parsed, false)
+      const batch = parsed.kind === 'batch'
+      const entries: ParsedEntry[] = batch ? parsed.entries : [parsed.entry]
+      const security = ctx.entry.security
+      if (security) {
+        // Settings may change while the socket is open: checked per message with the upgrade's headers.
+        const calls = callsOf(parsed).map((c) => ({ method: c.method, params: c.params }))
+        const denied = await deps.checkAccess(security, { ...headers, calls })
+        if (denied) {
+          settle.refused(ctx.network.name, denied.code)
+          const ids = entries.map((e) => (e.ok ? e.call.id : e.id))
+          return outcome({ code: denied.code, body: undefined, ids, batch, detail: undefined, credits: 0, keyId: ctx.entry.id, method: batch ? 'batch' : '(refused)', calls: entries.length })
+        }
+      }
+      return run(ctx, entries, batch, batch ? undefined : text)
+    },
+  }
+}

@@ -1,0 +1,80 @@
+/**
+ * Step 4, forward: the node (or a local method in its place) answers. A single call is sent as the client's own
+ * bytes and its answer comes back as the node's bytes, untouched (no parse, no re-serialization: the hot path,
+ * docs/benchmarks.md). Several calls go as one batch with the gateway's own ids (clients may repeat ids) and are
+ * mapped back.
+ */
+import { ChaingateError } from '../../errors/index.ts'
+import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
+import type { Metrics } from '../../observability/metrics.ts'
+import type { UpstreamAnswer } from '../../upstreams/pool.ts'
+import type { CallContext } from '../types.ts'
+
+/** Why a call the node should have answered got no answer: free (5xx). */
+export const unavailable = (err: unknown, network: string): ChaingateError =>
+  err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable`)
+
+/**
+ * One call: the node's answer (an UpstreamAnswer, whose `body` the caller passes on as is) or a local method's
+ * answer text. Not an async function, so the caller awaits the pool's own promise (no extra promise per call).
+ * Rejects when nobody answered; the caller turns that into `unavailable`.
+ */
+export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<UpstreamAnswer | string | undefined> {
+  const local = ctx.local?.get(call.method)
+  return local === undefined ? ctx.pool.send(raw) : local(call)
+}
+
+/**
+ * Several calls to the node as one batch: fills `answers` (undefined for notifications) and `failures` (the
+ * error when the node was not reached) at the given indexes.
+ */
+export async function forwardMany(
+  ctx: CallContext,
+  metrics: Metrics,
+  calls: readonly RpcCall[],
+  at: readonly number[],
+  answers: (string | undefined)[],
+  failures: (ChaingateError | undefined)[],
+): Promise<void> {
+  const network = ctx.network.name
+  const started = performance.now()
+  try {
+    const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
+    const answer = await ctx.pool.send(body)
+    metrics.upstreamLatency(network, answer.latencyMs / 1000)
+    const parsed = JSON.parse(answer.body.toString()) as unknown
+    const byId = new Map<number, Record<string, unknown>>()
+    if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
+    at.forEach((i, j) => {
+      const call = calls[j]!
+      const a = byId.get(j)
+      if (!call.hasId) return
+      if (!a) answers[i] = serializeError(call.id, { code: -32603, message: `network ${network}: the node gave no answer for this call` })
+      else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
+      else answers[i] = serializeResult(call.id, a.result)
+    })
+  } catch (err) {
+    const e = unavailable(err, network)
+    at.forEach((i, j) => {
+      failures[i] = e
+      answers[i] = calls[j]!.hasId ? serializeError(calls[j]!.id, toErrorObject(e)) : undefined
+    })
+    metrics.upstreamLatency(network, (performance.now() - started) / 1000)
+  }
+}
+
+/** Local methods of a batch, each on its own (they may wait on a node subscription). */
+export async function forwardLocal(
+  ctx: CallContext,
+  call: RpcCall,
+  i: number,
+  answers: (string | undefined)[],
+  failures: (ChaingateError | undefined)[],
+): Promise<void> {
+  try {
+    answers[i] = await ctx.local!.get(call.method)!(call)
+  } catch (err) {
+    failures[i] = unavailable(err, ctx.network.name)
+    answers[i] = call.hasId ? serializeError(call.id, toErrorObject(failures[i]!)) : undefined
+  }
+}

@@ -1,0 +1,87 @@
+/**
+ * The pipeline's vocabulary: what a call runs with (CallContext) and what every request ends as (Outcome), the
+ * same for HTTP, WebSocket messages and the in-process client. Nothing here knows a transport's wire format:
+ * src/http maps an Outcome to a status, headers and body.
+ */
+import type { KeyEntry } from '../api-keys/snapshot.ts'
+import type { KeySecurity } from '../api-keys/security/types.ts'
+import type { ErrorCode, KeySecurityCode } from '../errors/registry.ts'
+import type { RpcCall, RpcId } from '../jsonrpc/envelope.ts'
+import type { Network } from '../networks/registry.ts'
+import type { UpstreamPool } from '../upstreams/pool.ts'
+
+export interface Clock {
+  now(): number
+}
+
+export type Transport = 'http' | 'ws'
+
+/** Answers a call in place of the node (eth_subscribe in a WebSocket session); throws when the node is unreachable. */
+export type LocalMethod = (call: RpcCall) => Promise<string | undefined>
+
+/** Per-request context once the key and network are known. */
+export interface CallContext {
+  entry: KeyEntry
+  network: Network
+  pool: UpstreamPool
+  transport: Transport
+  /** Methods the caller answers itself, admitted, charged and recorded like forwarded calls. */
+  local?: ReadonlyMap<string, LocalMethod> | undefined
+  /**
+   * WebSocket: writes an answer to the client; false when it could not be (socket closed, client not reading).
+   * The pipeline calls it before settling, so an answer that was not delivered is not charged.
+   */
+  deliver?: ((answer: string) => boolean) | undefined
+}
+
+/** What the client sent besides the body: the network and key the path named, and the headers key security reads. */
+export interface RequestMeta {
+  /** Undefined when neither the Host nor the path named a known network. */
+  network: Network | undefined
+  /** What the client asked for (host or path name), for the 404 message. */
+  networkLabel: string
+  /** The key from the path; undefined when missing (or followed by more path). */
+  key: string | undefined
+  authorization?: string | undefined
+  origin?: string | undefined
+  userAgent?: string | undefined
+}
+
+export interface HttpRpcRequest extends RequestMeta {
+  body: Buffer | undefined
+}
+
+/**
+ * How a request ended. Always built by `outcome()` (one object shape, so the code reading it stays
+ * monomorphic: measured in bench/).
+ */
+export interface Outcome {
+  /** The refusal that decides a non-200 status (registry code); undefined: answered (200, or 204 without a body). */
+  code: ErrorCode | undefined
+  /** JSON-RPC answer bytes (a single call's answer as the node sent it); undefined for refusals the edge words. */
+  body: string | Buffer | undefined
+  /** Limit and allowlist refusals of calls: their ids, one answer each (the edge formats Infura's bodies). */
+  ids: RpcId[] | undefined
+  batch: boolean
+  /** NETWORK_UNKNOWN: the sentence naming the known networks. */
+  detail: string | undefined
+  /** Credits this request cost. */
+  credits: number
+  /** For the log line. */
+  keyId: string | undefined
+  method: string
+  calls: number
+}
+
+export function outcome(o: Outcome): Outcome {
+  return { code: o.code, body: o.body, ids: o.ids, batch: o.batch, detail: o.detail, credits: o.credits, keyId: o.keyId, method: o.method, calls: o.calls }
+}
+
+/**
+ * Key security (secret, JWT, allowlists; src/api-keys/security): a refusal code, or null to let the request
+ * through. A required part of the gateway: a key with security settings is never served unchecked.
+ */
+export type AccessCheck = (
+  security: KeySecurity,
+  request: { authorization?: string | undefined; origin?: string | undefined; userAgent?: string | undefined; calls: { method: string; params: unknown }[] },
+) => Promise<{ code: KeySecurityCode } | null>

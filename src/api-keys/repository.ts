@@ -97,7 +97,7 @@ export function createKeysRepository(db: Db, opts: { networks: string[]; plans: 
         )
       const trimmed = name.trim()
       if (trimmed.length === 0 || trimmed.length > 100) throw errors.validation('a key name needs 1 to 100 characters')
-      // New keys have every network enabled, as on Infura (../shared/reference/infura.md §4.5).
+      // New keys have every network enabled, as on Infura (https://docs.metamask.io/developer-tools/dashboard/get-started/create-api/).
       const enabled = networks ?? opts.networks
       enabled.forEach(checkNetwork)
       const id = randomBytes(6).toString('hex')

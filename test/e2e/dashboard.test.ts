@@ -199,7 +199,7 @@ describe('keys', () => {
     expect((await loadAllKeySecurity(t.opened.db)).get(id)!.secretHash).toBe(hashSecret(secret))
     const again = await c.get(`/keys/${id}`)
     expect(again.body).not.toContain(secret)
-    // All networks enabled by default (I§4.5).
+    // All networks enabled by default, as on Infura.
     const nets = await t.opened.db.selectFrom('api_key_networks').select('network').where('key_id', '=', id).execute()
     expect(nets.map((n) => n.network).sort()).toEqual(['devnet-a', 'devnet-b'])
   })

@@ -1,5 +1,5 @@
 /**
- * Key security settings (../shared/reference/infura.md §4) and dashboard logins. Owned by the dashboard issue.
+ * Key security settings (docs/key-security.md) and dashboard logins.
  * - api_key_security: one row per key that has any setting; JSON columns for the lists and JWT public keys.
  * - account_credentials: the dashboard password of an account, as a self-describing scrypt string
  *   (src/dashboard/auth/passwords.ts); never the password itself.

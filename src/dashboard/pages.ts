@@ -126,7 +126,7 @@ const ALLOWLIST_LABELS: Record<AllowlistType, { title: string; help: string; pla
   userAgents: { title: 'User agents', help: 'Partial match against the User-Agent header.', placeholder: 'Android' },
   addresses: {
     title: 'Contract addresses',
-    help: 'eth_call, eth_estimateGas, eth_getLogs, eth_getBalance, eth_getCode, eth_getStorageAt and eth_getTransactionCount may only query these addresses.',
+    help: 'Every call that names an address (eth_call, eth_getBalance, eth_getLogs, filters, log subscriptions, traces, …) may only name these; methods that cannot be checked are refused. The full list is in docs/key-security.md.',
     placeholder: '0x…',
   },
   methods: { title: 'API request methods', help: 'Only these JSON-RPC methods are accepted.', placeholder: 'eth_blockNumber' },

@@ -3,12 +3,14 @@
  * leave an orphan behind when chaingate itself is SIGKILLed.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
+import { pbkdf2Sync } from 'node:crypto'
 import { existsSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
+import { english, HDKey, hdKeyToAccount } from 'viem/accounts'
 
 export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
 
@@ -18,7 +20,12 @@ export interface AnvilOptions {
   port: number
   /** file where chain state is loaded from at start and dumped to periodically and on stop; undefined = ephemeral */
   stateFile?: string
-  mnemonic?: string // default: anvil's well-known test mnemonic "test test test test test test test test test test test junk"
+  /**
+   * BIP-39 mnemonic whose first 10 accounts get anvil's 10,000 ETH; default: anvil's well-known test mnemonic.
+   * Never put on anvil's command line (anyone can read it with `ps`): anvil starts with its default accounts, and
+   * a custom mnemonic's accounts are funded with anvil_setBalance once started.
+   */
+  mnemonic?: string
   blockTimeSeconds: number // 0 = automine
   host?: string // default 127.0.0.1
   startTimeoutMs?: number // default 30000
@@ -36,7 +43,7 @@ export interface RunningAnvil {
   onExit(listener: (code: number | null, signal: string | null) => void): void
 }
 
-export type AnvilErrorCode = 'ANVIL_BINARY_MISSING' | 'ANVIL_PORT_IN_USE' | 'ANVIL_EXITED' | 'ANVIL_START_TIMEOUT'
+export type AnvilErrorCode = 'ANVIL_BINARY_MISSING' | 'ANVIL_PORT_IN_USE' | 'ANVIL_EXITED' | 'ANVIL_START_TIMEOUT' | 'ANVIL_BAD_MNEMONIC'
 
 /** A devnet that could not start. `output` holds the last lines anvil printed (why it failed). */
 export class AnvilError extends Error {
@@ -116,8 +123,9 @@ export async function startAnvil(options: AnvilOptions): Promise<RunningAnvil> {
 
 async function launch(binary: string, host: string, port: number, options: AnvilOptions): Promise<RunningAnvil> {
   const { chainId, logger } = options
+  // Derive a custom mnemonic's accounts before spawning anything: a bad mnemonic fails fast and clearly.
+  const fund = options.mnemonic && options.mnemonic.trim() !== ANVIL_TEST_MNEMONIC ? deriveAddresses(options.mnemonic) : []
   const args = ['--quiet', '--host', host, '--port', String(port), '--chain-id', String(chainId)]
-  args.push('--mnemonic', options.mnemonic ?? ANVIL_TEST_MNEMONIC)
   if (options.blockTimeSeconds > 0) args.push('--block-time', String(options.blockTimeSeconds))
   if (options.stateFile) {
     // anvil silently skips saving state when the folder is missing, so a restart would start from block 0.
@@ -181,6 +189,13 @@ async function launch(binary: string, host: string, port: number, options: Anvil
     throw new AnvilError('ANVIL_EXITED', message, lines)
   }
 
+  try {
+    await fundAccounts(url, fund)
+  } catch (error) {
+    await stop()
+    throw new AnvilError('ANVIL_EXITED', `anvil (chain ${chainId}) could not fund the mnemonic's accounts: ${(error as Error).message}`, output())
+  }
+
   void exited.then(({ code, signal }) => {
     if (stopping) return
     // The guard only exits on its own after anvil did, unless the guard itself was killed: then end anvil too.
@@ -201,6 +216,36 @@ async function launch(binary: string, host: string, port: number, options: Anvil
       // Registered after an unexpected death: still tell the listener.
       if (hasExited && !stopping) void exited.then(({ code, signal }) => listener(code, signal))
     },
+  }
+}
+
+/** anvil's defaults: 10 accounts at m/44'/60'/0'/0/i with 10,000 ETH each. */
+const FUNDED_ACCOUNTS = 10
+const FUNDED_BALANCE = `0x${(10_000n * 10n ** 18n).toString(16)}`
+
+function deriveAddresses(mnemonic: string): string[] {
+  const words = mnemonic.normalize('NFKD').trim().toLowerCase().split(/\s+/)
+  if (![12, 15, 18, 21, 24].includes(words.length) || !words.every((w) => english.includes(w)))
+    throw new AnvilError('ANVIL_BAD_MNEMONIC', 'the embedded chain mnemonic is not a BIP-39 mnemonic (12-24 words of the english wordlist)')
+  // BIP-39 seed: PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" (no passphrase), as anvil derives it.
+  const root = HDKey.fromMasterSeed(pbkdf2Sync(words.join(' '), 'mnemonic', 2048, 64, 'sha512'))
+  return Array.from({ length: FUNDED_ACCOUNTS }, (_, i) => hdKeyToAccount(root, { addressIndex: i }).address)
+}
+
+/**
+ * Gives each address anvil's default balance, only when it is untouched (no balance, no transaction), so state
+ * loaded from the state file is never overwritten.
+ */
+async function fundAccounts(url: string, addresses: string[]): Promise<void> {
+  const rpc = async (method: string, params: unknown[]): Promise<unknown> => {
+    const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }) })
+    const body = (await res.json()) as { result?: unknown; error?: { message: string } }
+    if (body.error) throw new Error(`${method}: ${body.error.message}`)
+    return body.result
+  }
+  for (const address of addresses) {
+    const [balance, nonce] = await Promise.all([rpc('eth_getBalance', [address, 'latest']), rpc('eth_getTransactionCount', [address, 'latest'])])
+    if (BigInt(balance as string) === 0n && BigInt(nonce as string) === 0n) await rpc('anvil_setBalance', [address, FUNDED_BALANCE])
   }
 }
 

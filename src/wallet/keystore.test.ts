@@ -20,6 +20,16 @@ describe('keystore (scrypt + AES-256-GCM)', () => {
     const flipped = { ...file, crypto: { ...file.crypto, ciphertext: `00${file.crypto.ciphertext.slice(2)}` } }
     expect(() => decryptMnemonic(flipped, 'right')).toThrow(/wrong passphrase/)
   })
+  test('every header field is authenticated (issue 8 item 7): publicTestMnemonic, createdAt, dklen cannot be edited', () => {
+    const file = encryptMnemonic(ANVIL_TEST_MNEMONIC, 'right', opts)
+    expect(file.version).toBe(2)
+    for (const edited of [
+      { ...file, publicTestMnemonic: true },
+      { ...file, createdAt: '2000-01-01T00:00:00.000Z' },
+      { ...file, crypto: { ...file.crypto, kdfparams: { ...file.crypto.kdfparams, dklen: 16 as 32 } } },
+    ])
+      expect(() => decryptMnemonic(edited, 'right')).toThrow('wrong passphrase, or the keystore file is damaged')
+  })
   test('BIP-39 validation checks words and checksum', () => {
     expect(isValidMnemonic(newMnemonic())).toBe(true)
     expect(isValidMnemonic(newMnemonic(24))).toBe(true)

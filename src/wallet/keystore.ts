@@ -1,8 +1,10 @@
 /**
  * The HD wallet at rest: a BIP-39 mnemonic encrypted with scrypt + AES-256-GCM in one JSON file under the data
  * dir. Parameters (documented in docs/wallet.md): scrypt N = 2^logN (default 2^17), r = 8, p = 1, 32-byte salt,
- * 32-byte key; AES-256-GCM with a 12-byte IV and 16-byte tag; the header (version, kdf params) is authenticated
- * as additional data. Accounts are BIP-44 eip155: m/44'/60'/0'/0/i.
+ * 32-byte key; AES-256-GCM with a 12-byte IV and 16-byte tag. Version 2 authenticates every header field (version,
+ * kind, publicTestMnemonic, createdAt, cipher, iv, kdf and all its params) as additional data, so no field can be
+ * edited unnoticed; version 1 files (older) covered only version, kind and the kdf params, and are rewritten as
+ * version 2 the first time the wallet unlocks them. Accounts are BIP-44 eip155: m/44'/60'/0'/0/i.
  *
  * Nothing here logs, and no error message ever contains the mnemonic, a seed or a private key.
  */
@@ -15,7 +17,7 @@ import { HDKey, english, generateMnemonic, hdKeyToAccount, type HDAccount } from
 export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
 
 export interface KeystoreFile {
-  version: 1
+  version: 1 | 2
   kind: 'chaingate-hd-keystore'
   /** True when the mnemonic is the public anvil test mnemonic (shown plainly at start). */
   publicTestMnemonic: boolean
@@ -61,9 +63,22 @@ function kdf(passphrase: string, salt: Buffer, n: number, r: number, p: number):
   return scryptSync(Buffer.from(passphrase.normalize('NFKC'), 'utf8'), salt, 32, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 })
 }
 
-function header(file: Pick<KeystoreFile, 'version' | 'kind' | 'crypto'>): Buffer {
+/** The additional authenticated data: every field but the ciphertext and the tag, in a fixed order. */
+function header(file: KeystoreFile): Buffer {
   const k = file.crypto.kdfparams
-  return Buffer.from(`${file.version}|${file.kind}|${file.crypto.kdf}|${k.n}|${k.r}|${k.p}|${k.salt}`)
+  if (file.version === 1) return Buffer.from(`${file.version}|${file.kind}|${file.crypto.kdf}|${k.n}|${k.r}|${k.p}|${k.salt}`)
+  return Buffer.from(
+    JSON.stringify([
+      file.version,
+      file.kind,
+      file.publicTestMnemonic,
+      file.createdAt,
+      file.crypto.cipher,
+      file.crypto.iv,
+      file.crypto.kdf,
+      [k.n, k.r, k.p, k.dklen, k.salt],
+    ]),
+  )
 }
 
 export function encryptMnemonic(
@@ -77,7 +92,7 @@ export function encryptMnemonic(
   const iv = randomBytes(12)
   const n = 2 ** opts.scryptLogN
   const file: KeystoreFile = {
-    version: 1,
+    version: 2,
     kind: 'chaingate-hd-keystore',
     publicTestMnemonic: opts.publicTestMnemonic,
     createdAt: new Date().toISOString(),
@@ -99,7 +114,7 @@ export function encryptMnemonic(
 }
 
 export function decryptMnemonic(file: KeystoreFile, passphrase: string): string {
-  if (file.version !== 1 || file.kind !== 'chaingate-hd-keystore' || file.crypto?.cipher !== 'aes-256-gcm')
+  if ((file.version !== 1 && file.version !== 2) || file.kind !== 'chaingate-hd-keystore' || file.crypto?.cipher !== 'aes-256-gcm')
     throw new KeystoreError('unsupported keystore file format')
   const k = file.crypto.kdfparams
   const key = kdf(passphrase, Buffer.from(k.salt, 'hex'), k.n, k.r, k.p)

@@ -13,6 +13,7 @@ import { createWalletEngine, type SessionApprovalRequest, type WalletEngine } fr
 import {
   ANVIL_TEST_MNEMONIC,
   KeystoreError,
+  decryptMnemonic,
   encryptMnemonic,
   readKeystore,
   unlockKeyring,
@@ -81,6 +82,12 @@ export async function openKeyring(
   if (passphrase === undefined && !file.publicTestMnemonic)
     throw new KeystoreError(`the wallet keystore is locked: set ${config.keystore.passphraseEnv} to its passphrase`)
   const keyring = unlockKeyring(file, passphrase ?? '')
+  if (file.version === 1) {
+    // Version 1 authenticated only part of the header: rewrite it so every field is covered.
+    const opts = { scryptLogN: Math.log2(file.crypto.kdfparams.n), publicTestMnemonic: file.publicTestMnemonic }
+    writeKeystore(path, encryptMnemonic(decryptMnemonic(file, passphrase ?? ''), passphrase ?? '', opts), { overwrite: true })
+    logger.info('wallet: keystore rewritten as version 2 (every header field authenticated)')
+  }
   const accounts = await store.listAccounts()
   if (accounts.length === 0 && (await store.nextAccountIndex()) === 0) {
     for (let i = 0; i < config.keystore.initialAccounts; i++) await store.addAccount(keyring.addressAt(i), i, '', deps.now)

@@ -45,7 +45,7 @@ export interface WalletHarness extends WalletStarted {
 export async function startWallet(
   anvils: RunningAnvil[],
   overrides: Partial<Omit<WalletConfig, 'keystore'>> & { keystore?: Partial<WalletConfig['keystore']> } = {},
-  opts: { dataDir?: string; clock?: { now(): number }; logLines?: string[] } = {},
+  opts: { dataDir?: string; clock?: { now(): number }; logLines?: string[]; networks?: { name: string; embedded: boolean }[] } = {},
 ): Promise<WalletHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'chaingate-wallet-'))
   const config = WalletConfigSchema.parse({
@@ -61,7 +61,7 @@ export async function startWallet(
   const logger = opts.logLines
     ? pino({ level: 'trace' }, { write: (line: string) => void opts.logLines!.push(line) })
     : pino({ level: process.env.WALLET_TEST_LOG ?? 'silent' })
-  const networks = anvils.map((a) => ({ name: `devnet-${a.chainId}`, embedded: true }))
+  const networks = opts.networks ?? anvils.map((a) => ({ name: `devnet-${a.chainId}`, embedded: true }))
   const h = { dataDir, dbFile } as WalletHarness
   const boot = async (port: number) => {
     h.db = await openDatabase(dbFile)

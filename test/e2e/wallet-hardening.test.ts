@@ -1,0 +1,196 @@
+/**
+ * Issue 8, wallet items 7, 8, 17-21: what an outside audit broke, each with a test that failed before the fix —
+ * real wallet server, real anvil, real clients (the multichain client over chaingate's transport, raw `ws`).
+ */
+import { execFileSync, spawnSync } from 'node:child_process'
+import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { startAnvil } from '../../src/devnet/anvil.ts'
+import {
+  ACCOUNT_0,
+  ACCOUNT_1,
+  CHAIN_A,
+  approve,
+  dapp,
+  failure,
+  pairingOf,
+  rawSocket,
+  startDevnets,
+  startWallet,
+  waitForPending,
+  type Dapp,
+  type WalletHarness,
+} from './helpers/wallet.ts'
+
+const A = `eip155:${CHAIN_A}`
+const UNAUTHORIZED = { code: 4100, message: 'The requested account and/or method has not been authorized by the user.' }
+const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+let devnets: Awaited<ReturnType<typeof startDevnets>>
+let h: WalletHarness
+
+beforeAll(async () => {
+  devnets = await startDevnets()
+  h = await startWallet(devnets.anvils)
+})
+afterAll(async () => {
+  await h?.stop()
+  await devnets?.stop()
+})
+
+async function session(w: WalletHarness, d: Dapp, origin: string, scopes: Record<string, any>, accounts = [ACCOUNT_0]) {
+  const created = d.client.createSession({ optionalScopes: scopes })
+  const p = await waitForPending(w, (x) => x.origin === origin && x.kind === 'session')
+  await approve(w, p.id, { accounts })
+  return created
+}
+const invoke = (d: Dapp, scope: string, method: string, params: unknown) =>
+  d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
+const pendingOf = async (w: WalletHarness, origin: string) =>
+  ((await w.console('/console/api/state')).body.pending as any[]).filter((p) => p.origin === origin)
+async function until(what: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
+  for (const end = Date.now() + timeoutMs; Date.now() < end; await pause(25)) if (await what()) return
+  throw new Error('condition not reached')
+}
+
+describe('item 17: the cap of 20 waiting approvals per origin holds against a burst', () => {
+  test('30 simultaneous personal_sign: 20 wait, 10 get -32005; revoking the session answers the 20 with 4001 (item 7)', async () => {
+    const origin = 'https://burst.example'
+    const d = dapp(h.url, origin)
+    await session(h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    const calls = Array.from({ length: 30 }, (_, i) => failure(invoke(d, A, 'personal_sign', [`0x${(i + 16).toString(16)}`, ACCOUNT_0])))
+    await until(async () => (await pendingOf(h, origin)).length >= 20)
+    await pause(200) // any request beyond the cap would have shown up by now
+    expect((await pendingOf(h, origin)).length).toBe(20)
+    // The dapp ends its session while the user still has 20 of its requests open: all are cancelled.
+    await d.client.revokeSession({})
+    const errors = await Promise.all(calls)
+    expect(errors.filter((e) => e.code === -32005).length).toBe(10)
+    const cancelled = errors.filter((e) => e.code === 4001)
+    expect(cancelled.length).toBe(20)
+    expect(cancelled[0]).toEqual({ code: 4001, message: 'User rejected the request.', data: { reason: 'session_ended' } })
+    expect(await pendingOf(h, origin)).toEqual([])
+    await d.close()
+  })
+})
+
+describe('item 7: revoking a session ends its pending signature requests', () => {
+  test('a console revoke cancels a waiting personal_sign (4001); approving it afterwards is refused (409), nothing is signed', async () => {
+    const origin = 'https://revoked-while-waiting.example'
+    const d = dapp(h.url, origin)
+    await session(h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    const signing = failure(invoke(d, A, 'personal_sign', ['0x68656c6c6f', ACCOUNT_0]))
+    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'personal_sign')
+    expect((await h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
+    expect((await signing).code).toBe(4001)
+    expect((await h.console(`/console/api/approvals/${p.id}/approve`, { method: 'POST', body: {} })).status).toBe(409)
+    await d.close()
+  })
+
+  test('a console edit that takes the account away cancels that account\'s waiting request, not the others', async () => {
+    const origin = 'https://edited-while-waiting.example'
+    const d = dapp(h.url, origin)
+    await session(h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
+    const by0 = failure(invoke(d, A, 'personal_sign', ['0x6869', ACCOUNT_0]))
+    const by1 = invoke(d, A, 'personal_sign', ['0x6869', ACCOUNT_1])
+    await until(async () => (await pendingOf(h, origin)).length === 2)
+    await h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_1] } })
+    expect((await by0).code).toBe(4001)
+    const left = await pendingOf(h, origin)
+    expect(left.map((x) => x.request.address)).toEqual([ACCOUNT_1])
+    await approve(h, left[0].id)
+    expect((await by1).result.result).toMatch(/^0x[0-9a-f]{130}$/)
+    await d.close()
+  })
+})
+
+describe('item 17: stopping the wallet answers waiting requests before closing', () => {
+  test('a personal_sign waiting at stop gets 4001, then the socket closes with 1001', async () => {
+    const w = await startWallet(devnets.anvils)
+    const origin = 'https://stopped.example'
+    const d = dapp(w.url, origin)
+    await session(w, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    const s = await rawSocket(`${w.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(w.url, origin)}`)
+    const answer = s.call({ method: 'wallet_invokeMethod', params: { scope: A, request: { method: 'personal_sign', params: ['0x6869', ACCOUNT_0] } } })
+    await waitForPending(w, (x) => x.kind === 'personal_sign')
+    await w.stop()
+    expect((await answer).error).toEqual({ code: 4001, message: 'User rejected the request.', data: { reason: 'shutdown' } })
+    expect((await s.closed).code).toBe(1001)
+    await d.close()
+  })
+})
+
+describe('item 18: wallet_notify goes only to the connection that subscribed', () => {
+  test('two connections of one session; only the subscriber gets the newHeads', async () => {
+    const origin = 'https://notify.example'
+    const subscriber = dapp(h.url, origin)
+    const sibling = dapp(h.url, origin)
+    await session(h, subscriber, origin, { [A]: { methods: ['eth_subscribe', 'eth_unsubscribe'], notifications: ['eth_subscription'] } })
+    expect(Object.keys((await sibling.client.getSession()).sessionScopes)).toEqual([A]) // same pairing: same session
+    const id = (await invoke(subscriber, A, 'eth_subscribe', ['newHeads'])).result.result
+    await fetch(devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+    await subscriber.next((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === id)
+    await pause(200)
+    expect(sibling.notifications.filter((n) => n.method === 'wallet_notify')).toEqual([])
+    // Nor can the sibling end the subscriber's subscription.
+    expect((await invoke(sibling, A, 'eth_unsubscribe', [id])).result.result).toBe(false)
+    expect((await invoke(subscriber, A, 'eth_unsubscribe', [id])).result.result).toBe(true)
+    await Promise.all([subscriber.close(), sibling.close()])
+  })
+})
+
+describe('item 19: every successful wallet_createSession emits wallet_sessionChanged', () => {
+  test('a repeated identical createSession is announced again', async () => {
+    const origin = 'https://again.example'
+    const d = dapp(h.url, origin)
+    const scopes = { [A]: { methods: ['eth_chainId'], notifications: [] } }
+    await session(h, d, origin, scopes)
+    await d.next((n) => n.method === 'wallet_sessionChanged')
+    await session(h, d, origin, scopes)
+    await until(async () => d.notifications.filter((n) => n.method === 'wallet_sessionChanged').length === 2)
+    const [first, second] = d.notifications.filter((n) => n.method === 'wallet_sessionChanged')
+    expect(second).toEqual(first)
+    await d.close()
+  })
+})
+
+describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () => {
+  test('4100 for request: {}, for the wallet scope with a chain method, and without a session; -32603 for a bare namespace', async () => {
+    const origin = 'https://shapes.example'
+    const d = dapp(h.url, origin)
+    const s = await rawSocket(`${h.url}?origin=${encodeURIComponent(origin)}&pairing=${(await d.client.getSession(), pairingOf(h.url, origin))}`)
+    const call = async (params: unknown) => (await s.call({ method: 'wallet_invokeMethod', params })).error
+    expect(await call({ scope: A, request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED) // no session yet
+    await session(h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
+    expect(await call({ scope: A, request: {} })).toEqual(UNAUTHORIZED)
+    expect(await call({ scope: 'wallet', request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED)
+    expect(await call({ scope: 'eip155:1', request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED)
+    expect(await call({ scope: 'eip155', request: { method: 'eth_chainId' } })).toEqual({ code: -32603, message: 'scopeString is not a valid InternalScopeString' })
+    expect((await call({ scope: A, request: { method: 7 } })).code).toBe(-32602)
+    s.ws.close()
+    await d.close()
+  })
+
+  test('{wallet: {references: ["eip155"]}} is granted as wallet:eip155 with wallet_addEthereumChain', async () => {
+    const origin = 'https://wallet-scope.example'
+    const d = dapp(h.url, origin)
+    const created = d.client.createSession({
+      optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } },
+    })
+    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
+    expect(p.request.scopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [] })
+    await approve(h, p.id, { accounts: [ACCOUNT_0] })
+    expect((await created).sessionScopes['wallet:eip155']).toEqual({
+      methods: ['wallet_addEthereumChain'],
+      notifications: [],
+      accounts: [`wallet:eip155:${ACCOUNT_0}`],
+    })
+    // EIP-3085: a chain the wallet serves answers null; one it cannot serve, 4902.
+    expect((await invoke(d, 'wallet:eip155', 'wallet_addEthereumChain', [{ chainId: `0x${CHAIN_A.toString(16)}` }])).result.result).toBeNull()
+    expect((await failure(invoke(d, 'wallet:eip155', 'wallet_addEthereumChain', [{ chainId: '0x1' }]))).code).toBe(4902)
+    expect(await failure(invoke(d, 'wallet:eip155', 'eth_chainId', []))).toEqual(UNAUTHORIZED)
+    await d.close()
+  })
+})

@@ -8,7 +8,7 @@ import { openDatabase, type OpenedDatabase } from './db/database.ts'
 import { ensurePrivateDir } from './db/private-files.ts'
 import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
-import { createUpstreamPool, type UpstreamPool } from './upstreams/pool.ts'
+import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, type UpstreamPool } from './upstreams/pool.ts'
 import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscriptions.ts'
 import { createAccountsRepository, type AccountsRepository } from './accounts/repository.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from './api-keys/repository.ts'
@@ -26,6 +26,9 @@ import type { SubscriptionDeps } from './gateway/subscriptions.ts'
 import { createGatewayServer, type GatewayServer } from './http/gateway-server.ts'
 import { createLogger, type Logger } from './observability/logger.ts'
 import { createMetrics } from './observability/metrics.ts'
+
+/** How long after an embedded chain exits the app waits to see whether it is stopping (then the exit was expected). */
+const EXIT_GRACE_MS = 500
 
 export interface AppOptions {
   config: Config
@@ -83,7 +86,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     check: ((sec, request) => evaluateKeyAccess(sec, request, { jwtAudience: config.dashboard.jwtAudience, now: clock.now() })) as AccessCheck,
   }
   const stops: (() => Promise<void> | void)[] = []
+  let stopping = false
   const stopAll = async () => {
+    stopping = true
     for (const stop of stops.reverse()) {
       try {
         await stop()
@@ -117,7 +122,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
             logger,
           })
           anvils.push(anvil)
-          anvil.onExit((code, signal) => logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly'))
+          anvil.onExit((code, signal) => {
+            // Ctrl-C or a SIGTERM to the process group reaches anvil as well as chaingate: anvil may exit just before
+            // the app starts stopping. Decide a moment later whether that exit was expected.
+            setTimeout(() => {
+              if (stopping) logger.info({ network: n.name, code, signal }, 'embedded chain exited (chaingate is stopping)')
+              else logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly')
+            }, EXIT_GRACE_MS).unref()
+          })
           upstreamUrls.set(n.name, { url: anvil.url, wsUrl: anvil.wsUrl })
         } else {
           const first = n.upstreams![0]!
@@ -130,7 +142,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const hubs = new Map<string, SubscriptionHub>()
     for (const n of config.networks) {
       const endpoints = n.embedded ? [upstreamUrls.get(n.name)!] : n.upstreams!.map((u) => ({ url: u.url, ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}) }))
-      const pool = createUpstreamPool(n.name, endpoints, { timeoutMs: config.gateway.upstreamTimeoutMs })
+      const pool = createUpstreamPool(n.name, endpoints, {
+        timeoutMs: config.gateway.upstreamTimeoutMs,
+        maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
+      })
       pools.set(n.name, pool)
       hubs.set(n.name, createSubscriptionHub(n.name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
     }

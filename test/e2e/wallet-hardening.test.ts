@@ -2,7 +2,7 @@
  * Issue 8, wallet items 7, 8, 17-21: what an outside audit broke, each with a test that failed before the fix —
  * real wallet server, real anvil, real clients (the multichain client over chaingate's transport, raw `ws`).
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -192,5 +192,132 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
     expect((await failure(invoke(d, 'wallet:eip155', 'wallet_addEthereumChain', [{ chainId: '0x1' }]))).code).toBe(4902)
     expect(await failure(invoke(d, 'wallet:eip155', 'eth_chainId', []))).toEqual(UNAUTHORIZED)
     await d.close()
+  })
+})
+
+describe('item 8: a connection cannot join a session it did not open (pairing)', () => {
+  test('a local program forging the origin sees no session, cannot use, revoke or watch it; the real dapp resumes it', async () => {
+    const origin = 'https://paired.example'
+    const d = dapp(h.url, origin)
+    const { sessionScopes } = await session(h, d, origin, { [A]: { methods: ['eth_chainId', 'personal_sign'], notifications: [] } })
+    // Forged Origin header, no pairing secret; and one with a made-up secret.
+    for (const url of [h.url, `${h.url}?pairing=${'x'.repeat(43)}`]) {
+      const intruder = await rawSocket(url, origin)
+      expect((await intruder.call({ method: 'wallet_getSession' })).result).toEqual({ sessionScopes: {} })
+      expect((await intruder.call({ method: 'wallet_invokeMethod', params: { scope: A, request: { method: 'eth_chainId' } } })).error).toEqual(UNAUTHORIZED)
+      expect((await intruder.call({ method: 'wallet_revokeSession' })).result).toBe(true)
+      intruder.ws.close()
+    }
+    expect((await d.client.getSession()).sessionScopes).toEqual(sessionScopes)
+    // The console shows the session as paired (resumable), with the dapp's one connection.
+    const shown = (await h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin)
+    expect({ pairing: shown.pairing, connections: shown.connections }).toEqual({ pairing: 'resumable', connections: 1 })
+    expect(JSON.stringify(shown)).not.toContain(pairingOf(h.url, origin))
+    // The same dapp reconnecting (same stored secret) resumes the session.
+    await d.close()
+    const again = dapp(h.url, origin)
+    expect((await again.client.getSession()).sessionScopes).toEqual(sessionScopes)
+    await again.close()
+  })
+
+  test('an unpaired connection gets its own session: it does not see the paired one, and its own is not shared', async () => {
+    const origin = 'https://own-session.example'
+    const d = dapp(h.url, origin)
+    await session(h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
+    const loner = dapp(h.url, origin, { pairingStore: false })
+    expect(await loner.client.getSession()).toEqual({ sessionScopes: {} })
+    const created = loner.client.createSession({ optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } } })
+    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
+    // The console tells the user this connection cannot resume, and that approving replaces the paired session.
+    expect(p.request.pairing).toEqual({ resumable: false, replaces: 'a session of another pairing' })
+    await approve(h, p.id, { accounts: [ACCOUNT_0] })
+    await created
+    // The paired dapp's session ended (sessionChanged {}); nobody else can use the loner's.
+    await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
+    expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
+    expect((await h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin).pairing).toBe('connection')
+    await Promise.all([d.close(), loner.close()])
+  })
+
+  test('a malformed pairing secret is refused before the upgrade (400)', async () => {
+    await expect(rawSocket(`${h.url}?pairing=short`, 'https://x.example')).rejects.toThrow(/400/)
+  })
+
+  test.skipIf(process.platform === 'win32')('wallet.socketPath: a unix socket with mode 0600 serves the same API', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'chaingate-sock-'))
+    const w = await startWallet(devnets.anvils, { socketPath: join(dir, 'wallet.sock') })
+    try {
+      expect(w.socketUrl).toBe(`ws+unix://${join(dir, 'wallet.sock')}:/`)
+      expect(statSync(join(dir, 'wallet.sock')).mode & 0o777).toBe(0o600)
+      const d = dapp(w.socketUrl!, 'https://unix.example')
+      expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
+      await d.close()
+    } finally {
+      await w.stop()
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+})
+
+describe('item 7: keys that must not be exposed', () => {
+  test('the public anvil test mnemonic is refused at start when a network is not an embedded devnet', async () => {
+    await expect(
+      startWallet(devnets.anvils, {}, { networks: [{ name: 'devnet-a', embedded: true }, { name: 'mainnet', embedded: false }] }),
+    ).rejects.toThrow(/PUBLIC anvil test mnemonic, but mainnet is not an embedded devnet/)
+  })
+
+  test('a custom devnet mnemonic is not on anvil\'s command line, and its accounts are funded', async () => {
+    const mnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
+    const first = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' // m/44'/60'/0'/0/0 of that mnemonic
+    const anvil = await startAnvil({ chainId: 31399, port: 0, blockTimeSeconds: 0, mnemonic })
+    try {
+      const args = execFileSync('ps', ['-o', 'args=', '-p', String(anvil.pid)], { encoding: 'utf8' })
+      expect(args).toContain('anvil')
+      expect(args).not.toContain('abandon')
+      expect(args).not.toContain('--mnemonic')
+      const res = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [first, 'latest'] }) })
+      expect(BigInt(((await res.json()) as { result: string }).result)).toBe(10_000n * 10n ** 18n)
+    } finally {
+      await anvil.stop()
+    }
+  })
+})
+
+describe('item 21: a failed first connection is a rejected promise, never an unhandled rejection', () => {
+  const script = (url: string, origin?: string) => `
+    import { getMultichainClient } from '@metamask/multichain-api-client'
+    import { getWebSocketTransport } from ${JSON.stringify(resolve('src/client/websocket-transport.ts'))}
+    const client = getMultichainClient({ transport: getWebSocketTransport({ url: ${JSON.stringify(url)}${origin ? `, origin: ${JSON.stringify(origin)}` : ''} }) })
+    await new Promise((r) => setTimeout(r, 300)) // the client's own connect attempt fails meanwhile
+    try { await client.getSession(); console.log('UNEXPECTED') } catch (e) { console.log('REJECTED ' + e.message) }
+  `
+  // Async: the wallet under test runs in this process and must keep answering the child.
+  const run = async (source: string): Promise<{ status: number | null; stdout: string; stderr: string }> => {
+    const dir = mkdtempSync(join(resolve('.'), 'node_modules', '.cg-child-'))
+    try {
+      writeFileSync(join(dir, 'child.mts'), source)
+      const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'child.mts')], { stdio: ['ignore', 'pipe', 'pipe'] })
+      let stdout = ''
+      let stderr = ''
+      child.stdout.on('data', (c) => (stdout += c))
+      child.stderr.on('data', (c) => (stderr += c))
+      const status = await new Promise<number | null>((r) => child.on('close', r))
+      return { status, stdout, stderr }
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  }
+
+  test('wallet down: the caller gets TransportError, the process exits 0', async () => {
+    const r = await run(script('ws://127.0.0.1:1/', 'https://down.example'))
+    expect(r.stderr).not.toMatch(/Unhandled|unhandled/)
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/^REJECTED Failed to connect to the wallet/m)
+  })
+
+  test('upgrade refused (no origin: 403): the caller gets TransportError, the process exits 0', async () => {
+    const r = await run(script(h.url))
+    expect(r.status).toBe(0)
+    expect(r.stdout).toMatch(/^REJECTED Failed to connect to the wallet at .*403/m)
   })
 })

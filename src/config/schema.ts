@@ -42,6 +42,8 @@ const NetworkSchema = z
     embedded: EmbeddedChainSchema.optional(),
     /** External nodes; used instead of an embedded chain. */
     upstreams: z.array(UpstreamSchema).min(1).optional(),
+    /** Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none for upstreams. */
+    maxRequestBytes: z.number().int().min(1024).optional(),
     /** Methods served: Infura's Ethereum list, plus `allow`, minus `deny` (docs/config.md). */
     methods: z
       .object({ allow: z.array(METHOD_NAME).max(1000).default([]), deny: z.array(METHOD_NAME).max(1000).default([]) })

@@ -20,6 +20,41 @@ describe('JSON-RPC envelope', () => {
     expect(validateCall({ jsonrpc: '2.0', id: 1.5e400, method: 'm' })).toMatchObject({ ok: false })
   })
 
+  it('error: ids a node would answer with id null are refused here, with id null', () => {
+    for (const id of ['1.5', '1e30', '1.0', '1e3', '-0', '18446744073709551615', '9007199254740993', '"\\ud800"', '"a\\udc00"', 'true', '{}']) {
+      const out = parseBody(`{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}`, 10)
+      expect(out, id).toMatchObject({ kind: 'single', entry: { ok: false, id: null, error: { code: 'INVALID_REQUEST', httpStatus: 400 } } })
+    }
+    expect(parseBody('{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}', 10)).toMatchObject({ kind: 'single', entry: { ok: false, id: null } })
+    for (const id of ['0', '-1', '9007199254740991', '"x"', '"\\ud83d\\ude00"', 'null', ' 7 '])
+      expect(parseBody(`{"jsonrpc":"2.0","id":${id},"method":"m"}`, 10), id).toMatchObject({ kind: 'single', entry: { ok: true } })
+  })
+
+  it('error: depth and unpaired surrogates are refused with the call\'s own id; other batch entries are untouched', () => {
+    const deep = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`
+    // The call object is level 1, so params may hold 62 more levels.
+    expect(parseBody(`{"jsonrpc":"2.0","id":4,"method":"m","params":${deep(63)}}`, 10)).toMatchObject({ entry: { ok: true } })
+    expect(parseBody(`{"jsonrpc":"2.0","id":4,"method":"m","params":${deep(64)}}`, 10)).toMatchObject({
+      entry: { ok: false, id: 4, error: { message: 'Invalid request: nested deeper than 64 levels' } },
+    })
+    const batch = parseBody(`[{"jsonrpc":"2.0","id":"a","method":"m","params":${deep(64)}},{"jsonrpc":"2.0","id":"b","method":"m","params":${deep(63)}},{"jsonrpc":"2.0","id":1.5,"method":"m"},{"jsonrpc":"2.0","id":"c","method":"m","params":["\\udfff x"]},{"jsonrpc":"2.0","id":"d","method":"m","params":["\\ud83d\\ude00", "\\\\ud800"]}]`, 10)
+    expect(batch.kind === 'batch' && batch.entries.map((e) => [e.ok, e.ok ? e.call.id : e.id])).toEqual([
+      [false, 'a'],
+      [true, 'b'],
+      [false, null],
+      [false, 'c'],
+      [true, 'd'],
+    ])
+    // Text given as a string (WebSocket) may hold raw code units.
+    expect(parseBody('{"jsonrpc":"2.0","id":9,"method":"m","params":["\ud800"]}', 10)).toMatchObject({ entry: { ok: false, id: 9 } })
+    expect(parseBody('{"jsonrpc":"2.0","id":9,"method":"m","params":["\ud83d\ude00"]}', 10)).toMatchObject({ entry: { ok: true } })
+    // Bytes that are not UTF-8 are not JSON text.
+    const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"m","params":["'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"]}')])
+    expect(parseBody(bad, 10)).toMatchObject({ kind: 'invalid', error: { code: 'PARSE_ERROR' } })
+    // Keys and strings that merely contain "id" or brackets do not confuse the scan.
+    expect(parseBody('{"jsonrpc":"2.0","params":[{"id":1.5,"x":"[[[{"}],"idx":2.5,"id":3,"method":"m"}', 10)).toMatchObject({ entry: { ok: true, call: { id: 3 } } })
+  })
+
   it('tells an error answer from a result without parsing it', () => {
     expect(isErrorAnswer('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"x"}}')).toBe(true)
     expect(isErrorAnswer('{"jsonrpc":"2.0","id":1,"result":{"error":"inside"}}')).toBe(false)

@@ -1,7 +1,9 @@
 /**
  * JSON-RPC 2.0 envelopes: parse a request body into calls, validate each, and serialize answers. No I/O.
  */
+import { isUtf8 } from 'node:buffer'
 import { ChaingateError, errors } from '../errors/index.ts'
+import { checkText, type TextProblem } from './body-check.ts'
 
 export type RpcId = string | number | null
 
@@ -22,22 +24,45 @@ export type ParsedBody =
   | { kind: 'batch'; entries: ParsedEntry[] }
   | { kind: 'invalid'; error: ChaingateError }
 
+/**
+ * Parses and validates a request body. Besides the envelope rules, the text is checked for what nodes refuse but
+ * JSON.parse accepts (body-check.ts: depth, unpaired surrogates, non-integer ids); bytes that are not UTF-8 are
+ * not JSON text (RFC 8259 §8.1) and get a parse error, as they would from the node.
+ */
 export function parseBody(body: Buffer | string | undefined, maxBatchSize: number): ParsedBody {
   if (body === undefined || body.length === 0) return { kind: 'invalid', error: errors.parse() }
+  if (typeof body !== 'string' && !isUtf8(body)) return { kind: 'invalid', error: errors.parse() }
+  const text = typeof body === 'string' ? body : body.toString('utf8')
   let value: unknown
   try {
-    value = JSON.parse(typeof body === 'string' ? body : body.toString('utf8'))
+    value = JSON.parse(text)
   } catch {
     return { kind: 'invalid', error: errors.parse() }
   }
   if (Array.isArray(value)) {
     if (value.length === 0) return { kind: 'invalid', error: errors.emptyBatch() }
     if (value.length > maxBatchSize) return { kind: 'invalid', error: errors.batchTooLarge(maxBatchSize) }
-    return { kind: 'batch', entries: value.map(validateCall) }
+    const entries = value.map(validateCall)
+    const problems = checkText(text, true)
+    if (problems !== undefined)
+      for (let i = 0; i < entries.length; i++) {
+        const p = problems[i]
+        if (p !== undefined) entries[i] = withProblem(entries[i]!, p)
+      }
+    return { kind: 'batch', entries }
   }
   if (value === null || typeof value !== 'object')
     return { kind: 'invalid', error: errors.invalidRequest('the body must be a JSON object or a batch array') }
-  return { kind: 'single', entry: validateCall(value) }
+  const entry = validateCall(value)
+  const problem = checkText(text, false)?.[0]
+  return { kind: 'single', entry: problem === undefined ? entry : withProblem(entry, problem) }
+}
+
+/** A call refused for what the text check found: with its own id unless the id itself is at fault. */
+function withProblem(entry: ParsedEntry, problem: TextProblem): ParsedEntry {
+  if (!problem.idUsable) return { ok: false, id: null, error: errors.invalidRequest(problem.why) }
+  if (!entry.ok) return entry
+  return { ok: false, id: entry.call.id, error: errors.invalidRequest(problem.why) }
 }
 
 export function validateCall(value: unknown): ParsedEntry {
@@ -46,8 +71,10 @@ export function validateCall(value: unknown): ParsedEntry {
   const v = value as Record<string, unknown>
   const hasId = 'id' in v
   const id = v.id
-  if (hasId && !(id === null || typeof id === 'string' || (typeof id === 'number' && Number.isFinite(id))))
-    return { ok: false, id: null, error: errors.invalidRequest('"id" must be a string, a number or null') }
+  // Integers only, and only those a double holds exactly: the answer must carry the very id the client sent
+  // (nodes refuse fractions and integers beyond 64 bits with `id: null`).
+  if (hasId && !(id === null || typeof id === 'string' || Number.isSafeInteger(id)))
+    return { ok: false, id: null, error: errors.invalidRequest('"id" must be a string, an integer of at most 2^53-1 (no fraction or exponent), or null') }
   const rid = (id ?? null) as RpcId
   if (v.jsonrpc !== '2.0') return { ok: false, id: rid, error: errors.invalidRequest('"jsonrpc" must be "2.0"') }
   if (typeof v.method !== 'string' || v.method.length === 0)

@@ -6,9 +6,12 @@
  *
  * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
  * (src/upstreams/ws-connection.ts) for every call.
+ *
+ * A failure the request itself caused (a body larger than the node accepts) is the client's error: it answers
+ * BODY_TOO_LARGE (413) and never puts the node into cooldown, so client input cannot look like an outage.
  */
 import { Pool, errors as undiciErrors } from 'undici'
-import { errors } from '../errors/index.ts'
+import { ChaingateError, errors } from '../errors/index.ts'
 import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
 
 export interface UpstreamAnswer {
@@ -27,6 +30,15 @@ export interface UpstreamPool {
   readonly wsUrls: string[]
   close(): Promise<void>
 }
+
+/** anvil refuses request bodies over 2 MiB (answering -32600 with `id: null`, or closing the connection: EPIPE). */
+export const EMBEDDED_MAX_REQUEST_BYTES = 2 * 1024 * 1024
+
+/**
+ * A body at least this large that the node stops reading (EPIPE / ECONNRESET while sending) was most likely
+ * refused for its size; a smaller one means the node is in trouble.
+ */
+const LARGE_BODY_BYTES = 1024 * 1024
 
 export interface UpstreamEndpoint {
   url: string
@@ -54,9 +66,16 @@ export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '
 export function createUpstreamPool(
   network: string,
   endpoints: UpstreamEndpoint[],
-  opts: { timeoutMs: number; connections?: number; cooldownMs?: number },
+  opts: {
+    timeoutMs: number
+    connections?: number
+    cooldownMs?: number
+    /** Largest body sent to the node (config `networks[].maxRequestBytes`); larger ones answer 413 without contacting it. */
+    maxRequestBytes?: number | undefined
+  },
 ): UpstreamPool {
   const cooldownMs = opts.cooldownMs ?? 2000
+  const maxRequestBytes = opts.maxRequestBytes ?? Infinity
   const members: Member[] = endpoints.map((e) => {
     const url = new URL(e.url)
     const headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -87,6 +106,9 @@ export function createUpstreamPool(
     wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/i, 'ws')),
     send(body, sendOpts) {
       const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
+      // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
+      if (body.length * 3 > maxRequestBytes && (typeof body === 'string' ? Buffer.byteLength(body) : body.length) > maxRequestBytes)
+        return Promise.reject(tooLarge(network, maxRequestBytes))
       // One node (the common case): no rotation to compute, one promise per call.
       if (members.length === 1) return post(members[0]!, body, timeoutMs, cooldownMs, network)
       return sendRotating(body, timeoutMs)
@@ -112,6 +134,8 @@ export function createUpstreamPool(
       try {
         return await post(m, body, timeoutMs, cooldownMs, network)
       } catch (err) {
+        // Refused for the request itself: another node would refuse it too.
+        if (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE') throw err
         lastError = err
       }
     }
@@ -126,7 +150,7 @@ function post(m: Member, body: string | Buffer, timeoutMs: number, cooldownMs: n
   return new Promise((resolve, reject) => {
     pool.dispatch(
       { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      new ForwardHandler(m, timeoutMs, cooldownMs, network, resolve, reject),
+      new ForwardHandler(m, timeoutMs, cooldownMs, network, body.length, resolve, reject),
     )
   })
 }
@@ -146,6 +170,8 @@ class ForwardHandler {
     private readonly timeoutMs: number,
     private readonly cooldownMs: number,
     private readonly network: string,
+    /** Size of the request (characters for a string body: a lower bound of its bytes). */
+    private readonly requestSize: number,
     private readonly resolve: (answer: UpstreamAnswer) => void,
     private readonly reject: (err: Error) => void,
   ) {}
@@ -162,7 +188,7 @@ class ForwardHandler {
     const answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
     const first = answer[0]
     // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty body) is not a JSON-RPC answer.
-    if (this.status >= 500 || (first !== 0x7b && first !== 0x5b)) {
+    if (this.status >= 500 || this.status === 413 || (first !== 0x7b && first !== 0x5b)) {
       this.onError(new UpstreamHttpError(this.status, answer.subarray(0, 200).toString()))
       return
     }
@@ -170,6 +196,11 @@ class ForwardHandler {
     this.resolve({ body: answer, latencyMs: performance.now() - this.started, upstream: this.m.label })
   }
   onError(err: Error) {
+    const clientCaused = refusedForSize(err, this.status, this.requestSize)
+    if (clientCaused) {
+      this.reject(tooLarge(this.network, undefined))
+      return
+    }
     this.m.downUntil = Date.now() + this.cooldownMs
     this.reject(toGatewayError(this.network, err, this.timeoutMs))
   }
@@ -186,6 +217,18 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
     m.downUntil = Date.now() + cooldownMs
     throw err // already a gateway error naming the network
   }
+}
+
+/** Whether the node refused the request for its size: HTTP 413, or it stopped reading a large body. */
+function refusedForSize(err: Error, status: number, requestSize: number): boolean {
+  if (err instanceof UpstreamHttpError) return err.status === 413
+  const code = (err as { code?: string }).code
+  return status === 0 && requestSize >= LARGE_BODY_BYTES && (code === 'EPIPE' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+}
+
+function tooLarge(network: string, maxBytes: number | undefined) {
+  const limit = maxBytes === undefined ? '' : `: at most ${maxBytes} bytes`
+  return new ChaingateError('BODY_TOO_LARGE', `request too large for network ${network}${limit}`, { rpcCode: -32600, httpStatus: 413 })
 }
 
 class UpstreamHttpError extends Error {

@@ -24,6 +24,7 @@ import { createGateway, type Gateway } from './gateway/execute.ts'
 import type { AccessCheck, Clock } from './gateway/types.ts'
 import type { SubscriptionDeps } from './gateway/subscriptions.ts'
 import { createGatewayServer, type GatewayServer } from './http/gateway-server.ts'
+import { startOperationsServer } from './http/operations.ts'
 import { createLogger, type Logger } from './observability/logger.ts'
 import { createMetrics } from './observability/metrics.ts'
 
@@ -66,6 +67,8 @@ export interface RunningApp {
   hubs: Map<string, SubscriptionHub>
   /** http://host:port of the gateway listener. */
   url: string
+  /** http://host:port of the separate /healthz and /metrics listener (config gateway.operations.listen), if any. */
+  operationsUrl?: string
   /** Node URLs of each network (embedded chains: the anvil's own URL). */
   upstreamUrls: Map<string, { url: string; wsUrl: string }>
   /** What services reported at start (wallet URL, console token, ...). */
@@ -248,6 +251,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const address = await server.listen(config.gateway.host, config.gateway.port)
     stops.push(() => server!.close())
     app.url = address.replace('[::1]', 'localhost')
+    if (ops.listen !== null) {
+      const opsServer = await startOperationsServer({ networks, pools, metrics, token: ops.token, healthCacheMs: ops.healthCacheMs, ...ops.listen })
+      stops.push(() => opsServer.close())
+      app.operationsUrl = opsServer.url
+    }
 
     for (const start of options.services ?? []) {
       const service = await start(app)

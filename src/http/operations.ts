@@ -4,7 +4,7 @@
  * not reachable where the gateway is. `/healthz` reuses its node probe for `healthCacheMs`, so a busy load
  * balancer does not turn into a call to every node per request.
  */
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { constantTimeEqual } from '../security/constant-time.ts'
@@ -64,4 +64,12 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
   }
   app.get('/healthz', { onRequest: allowed }, async (_req, reply) => reply.code(200).send(await health()))
   app.get('/metrics', { onRequest: allowed }, async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
+}
+
+/** The separate operations listener (config gateway.operations.listen): only /healthz and /metrics. */
+export async function startOperationsServer(deps: OperationsDeps & { host: string; port: number }): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({ logger: false, forceCloseConnections: true })
+  registerOperations(app, deps)
+  const url = await app.listen({ host: deps.host, port: deps.port })
+  return { url, close: () => app.close() }
 }

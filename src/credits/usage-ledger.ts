@@ -4,10 +4,9 @@
  * loses at most that much usage and a graceful stop (final flush) loses none.
  */
 import type SQLite from 'better-sqlite3'
-import type { Db } from '../db/database.ts'
 import { capLabel, methodLabel } from '../rpc-methods/labels.ts'
 import { DEFAULT_SERVED } from '../rpc-methods/served.ts'
-import { MS_PER_DAY } from './limits.ts'
+import { creditsTodayByAccountAndKey } from './usage-queries.ts'
 
 export interface UsageRecord {
   accountId: string
@@ -147,21 +146,5 @@ export function createUsageLedger(
   }
 }
 
-/** Today's (UTC) credits per account and per key, to seed the limit store at start. */
-export async function loadTodayUsage(db: Db, nowMs: number) {
-  const dayStart = Math.floor(nowMs / MS_PER_DAY) * 86_400
-  const rows = await db
-    .selectFrom('usage_hourly')
-    .select(['account_id', 'key_id', (eb) => eb.fn.sum<number>('credits').as('credits')])
-    .where('hour', '>=', dayStart)
-    .groupBy(['account_id', 'key_id'])
-    .execute()
-  const accounts = new Map<string, number>()
-  const keys = new Map<string, number>()
-  for (const r of rows) {
-    const credits = Number(r.credits)
-    accounts.set(r.account_id, (accounts.get(r.account_id) ?? 0) + credits)
-    keys.set(r.key_id, credits)
-  }
-  return { accounts, keys }
-}
+/** Today's (UTC) credits per account and per key, to seed the limit store at start (read by usage-queries.ts, the one reader of the usage tables). */
+export const loadTodayUsage = creditsTodayByAccountAndKey

@@ -51,4 +51,18 @@ describe.skipIf(process.platform === 'win32')('data dir file modes', () => {
       await opened.close()
     }
   })
+
+  test('behavior: a shared (sticky, world-writable) folder such as /tmp is never made private, only the database file', async () => {
+    root = mkdtempSync(join(tmpdir(), 'chaingate-modes-'))
+    chmodSync(root, 0o1777)
+    const file = join(root, 'chaingate.sqlite')
+    const opened = await openDatabase(file)
+    try {
+      expect(mode(root).toString(8)).toBe('777')
+      expect(statSync(root).mode & 0o1000).toBe(0o1000)
+      expect(mode(file).toString(8)).toBe('600')
+    } finally {
+      await opened.close()
+    }
+  })
 })

@@ -195,10 +195,15 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
         return 0
       }
       case 'sessions list': {
-        const sessions = await store.listSessions()
+        // The pairing hash stays in the database; the listing says only whether the session is paired.
+        const sessions = (await store.listSessions()).map(({ session: { pairing, ...session }, ...row }) => ({
+          ...row,
+          session,
+          pairing: pairing ? (pairing.resumable ? 'resumable' : 'connection') : 'none',
+        }))
         print(
           sessions
-            .map((s) => `${s.origin}\n${Object.entries(s.session.sessionScopes).map(([k, v]) => `    ${k}  ${v.accounts.map((a) => a.split(':')[2]).join(',') || '(no accounts)'}  ${v.methods.length} methods`).join('\n')}`)
+            .map((s) => `${s.origin}  (pairing: ${s.pairing})\n${Object.entries(s.session.sessionScopes).map(([k, v]) => `    ${k}  ${v.accounts.map((a) => a.split(':')[2]).join(',') || '(no accounts)'}  ${v.methods.length} methods`).join('\n')}`)
             .join('\n') || '(no sessions)',
           sessions,
         )

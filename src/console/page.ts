@@ -1,6 +1,6 @@
 /**
  * The wallet console: one self-contained page (no external assets) where the wallet's user answers pending
- * requests and edits or revokes sessions. It reads the token from `?token=`, keeps it in sessionStorage, drops
+ * requests and edits or revokes sessions, and sees which sessions are paired (docs/wallet.md "Pairing"). It reads the token from `?token=`, keeps it in sessionStorage, drops
  * it from the address bar, and sends it as a Bearer header. Everything a dapp supplied is shown through
  * textContent (never innerHTML), so a hostile origin or message cannot script the console.
  */
@@ -42,6 +42,9 @@ export function renderConsolePage(): string {
     var decision = function(){ return {}; };
     if (p.kind === 'session') {
       var r = p.request;
+      if (r.pairing) card.appendChild(el('div',{class: r.pairing.replaces === 'a session of another pairing' ? 'warn' : 'muted',
+        text: (r.pairing.resumable ? 'The dapp can resume this session later (paired).' : 'This connection brought no pairing secret: only it can use the session.') +
+          (r.pairing.replaces === 'a session of another pairing' ? ' Approving REPLACES the session another connection of this origin holds: if you did not just ask for this in the dapp, reject.' : '')}));
       card.appendChild(el('div',{text:'Accounts to share:'}));
       var accBox = el('div'); (state.accounts||[]).forEach(function(a){ accBox.appendChild(checkbox('acc', a.address, (r.preselectedAccounts.length? r.preselectedAccounts.indexOf(a.address)>=0 : a.index===state.accounts[0].index))); });
       card.appendChild(accBox);
@@ -66,7 +69,8 @@ export function renderConsolePage(): string {
     var card = el('div',{class:'card'});
     var scopes = s.session.sessionScopes; var keys = Object.keys(scopes);
     var held = {}; keys.forEach(function(k){ scopes[k].accounts.forEach(function(a){ held[a.split(':')[2]] = true; }); });
-    card.appendChild(el('div',{},[el('span',{class:'origin',text:s.origin}), el('span',{class:'muted',text:'  '+s.connections+' connection(s)'+(s.session.sessionProperties.expiry?' · expires '+s.session.sessionProperties.expiry:'')})]));
+    var paired = {resumable:'paired: the dapp keeps its pairing secret and can reconnect', connection:'not resumable: only the connection that created it could use it', none:'unpaired (older session): no connection can use it'}[s.pairing] || s.pairing;
+    card.appendChild(el('div',{},[el('span',{class:'origin',text:s.origin}), el('span',{class:'muted',text:'  '+s.connections+' connection(s) · '+paired+(s.session.sessionProperties.expiry?' · expires '+s.session.sessionProperties.expiry:'')})]));
     var accBox = el('div'); (state.accounts||[]).forEach(function(a){ accBox.appendChild(checkbox('acc', a.address, held[a.address])); }); card.appendChild(accBox);
     var scopeBox = el('div'); keys.forEach(function(k){ var d=el('details');
       d.appendChild(el('summary',{},[checkbox('scope', k, true), el('span',{class:'muted',text:scopes[k].methods.length+' methods'})]));

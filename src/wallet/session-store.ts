@@ -5,16 +5,9 @@
  */
 import type { Logger } from 'pino'
 import { addressOf, eip155ChainIdOf, removeAccount, removeScopes, WALLET_EIP155, type StoredSession } from './scopes.ts'
-import type { WalletStore } from './store.ts'
+import type { PairedSession, WalletStore } from './store.ts'
 
-/** A session as stored: the granted scopes plus the pairing that may use it. */
-export interface PairedSession extends StoredSession {
-  /**
-   * sha256 of the pairing secret of the connection that created the session; `resumable` when that connection
-   * brought its own secret. Sessions created before pairing existed have none: no connection can use them.
-   */
-  pairing?: { hash: string; resumable: boolean }
-}
+export type { PairedSession } from './store.ts'
 
 export type SessionChange = (origin: string, prev: PairedSession | undefined, next: PairedSession | undefined, why: string) => Promise<void>
 

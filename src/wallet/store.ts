@@ -30,9 +30,18 @@ export interface ApprovalRow {
   decidedAt: number | null
 }
 
+/** A session as stored: the granted scopes plus the pairing that may use it (docs/wallet.md "Pairing"). */
+export interface PairedSession extends StoredSession {
+  /**
+   * sha256 of the pairing secret of the connection that created the session; `resumable` when that connection
+   * brought its own secret. Sessions created before pairing existed have none: no connection can use them.
+   */
+  pairing?: { hash: string; resumable: boolean }
+}
+
 export interface SessionRow {
   origin: string
-  session: StoredSession
+  session: PairedSession
   createdAt: number
   updatedAt: number
   expiresAt: number | null
@@ -103,7 +112,7 @@ export function createWalletStore(db: Kysely<Database>) {
       const rows = await db.selectFrom('wallet_sessions').selectAll().orderBy('origin').execute()
       return rows.map((r) => ({
         origin: r.origin,
-        session: JSON.parse(r.session) as StoredSession,
+        session: JSON.parse(r.session) as PairedSession,
         createdAt: r.created_at,
         updatedAt: r.updated_at,
         expiresAt: r.expires_at,

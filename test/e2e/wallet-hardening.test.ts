@@ -128,7 +128,7 @@ describe('item 18: wallet_notify goes only to the connection that subscribed', (
     const subscriber = dapp(h.url, origin)
     const sibling = dapp(h.url, origin)
     await session(h, subscriber, origin, { [A]: { methods: ['eth_subscribe', 'eth_unsubscribe'], notifications: ['eth_subscription'] } })
-    expect(Object.keys((await sibling.client.getSession()).sessionScopes)).toEqual([A]) // same pairing: same session
+    expect(Object.keys((await sibling.client.getSession())!.sessionScopes)).toEqual([A]) // same pairing: same session
     const id = (await invoke(subscriber, A, 'eth_subscribe', ['newHeads'])).result.result
     await fetch(devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
     await subscriber.next((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === id)
@@ -177,7 +177,7 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
     const origin = 'https://wallet-scope.example'
     const d = dapp(h.url, origin)
     const created = d.client.createSession({
-      optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } },
+      optionalScopes: <any>{ wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } },
     })
     const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
     expect(p.request.scopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [] })
@@ -208,7 +208,7 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
       expect((await intruder.call({ method: 'wallet_revokeSession' })).result).toBe(true)
       intruder.ws.close()
     }
-    expect((await d.client.getSession()).sessionScopes).toEqual(sessionScopes)
+    expect((await d.client.getSession())!.sessionScopes).toEqual(sessionScopes)
     // The console shows the session as paired (resumable), with the dapp's one connection.
     const shown = (await h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin)
     expect({ pairing: shown.pairing, connections: shown.connections }).toEqual({ pairing: 'resumable', connections: 1 })
@@ -216,7 +216,7 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     // The same dapp reconnecting (same stored secret) resumes the session.
     await d.close()
     const again = dapp(h.url, origin)
-    expect((await again.client.getSession()).sessionScopes).toEqual(sessionScopes)
+    expect((await again.client.getSession())!.sessionScopes).toEqual(sessionScopes)
     await again.close()
   })
 

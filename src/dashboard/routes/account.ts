@@ -44,7 +44,8 @@ const SIGNED_UP = 'Sign-up received. Log in with the email and password you chos
 export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
   const { cfg, clock, logger } = dash
 
-  const tooMany = (reply: FastifyReply, waitMs: number) => {
+  /** Sets Retry-After; the whole seconds to wait, for the message. */
+  const retryAfter = (reply: FastifyReply, waitMs: number) => {
     const seconds = Math.ceil(waitMs / 1000)
     reply.header('retry-after', String(seconds))
     return seconds
@@ -87,7 +88,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
     const admitted = dash.signupLimiter.begin([`ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       logger.warn({ ip: req.ip }, 'dashboard sign-up rate limited')
-      const seconds = tooMany(reply, admitted.waitMs)
+      const seconds = retryAfter(reply, admitted.waitMs)
       return fail(429, `Too many sign-ups from your address. Try again in ${seconds} seconds.`)
     }
     // The hash is computed first either way, so a known email does not answer faster.
@@ -123,7 +124,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
     const admitted = dash.loginLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       logger.warn({ ip: req.ip }, 'dashboard login rate limited')
-      const seconds = tooMany(reply, admitted.waitMs)
+      const seconds = retryAfter(reply, admitted.waitMs)
       return again(429, `Too many failed log-ins for this email or from your address. Try again in ${seconds} seconds.`)
     }
     const accountId = email && password ? await checkLogin(dash.credentials, email, password) : null

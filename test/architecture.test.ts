@@ -1,32 +1,115 @@
-import { readdirSync, readFileSync, statSync } from 'node:fs'
-import { join, relative } from 'node:path'
+/**
+ * The runtime import graph of src/ against the declared parts and forbidden edges (test/architecture-rules.ts):
+ * every file of a part, and every file it reaches through runtime imports (transitively), stays out of the
+ * forbidden parts. `import type` and `export type` are erased before run time and do not count; `import { type X }`
+ * still loads the module (verbatimModuleSyntax) and does.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
+import { dirname, join, relative, resolve } from 'node:path'
+import ts from 'typescript'
 import { describe, expect, it } from 'vitest'
+import { PACKAGES, PARTS, RULES, type Part, type Rule } from './architecture-rules.ts'
 
-// The framework stays at the edge (brief §6.1): only the listeners (src/http, src/dashboard, src/console) load
-// fastify at run time; the core may at most name its types (wiring in app.ts).
-const ROOT = join(import.meta.dirname, '..', 'src')
-const EDGE = ['http/', 'dashboard/', 'console/']
-const IMPORT = /^import[\s\S]*?from ['"]([^'"]+)['"]/gm
-const loadsFastify = (text: string) =>
-  [...text.matchAll(IMPORT)].some((m) => !m[0].startsWith('import type ') && /^(fastify|@fastify\/.+)$/.test(m[1]!))
+const SRC = join(import.meta.dirname, '..', 'src')
 
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name)
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') && !p.endsWith('.test.ts') ? [p] : []
+    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('.d.ts') ? [p] : []
   })
 }
 
-describe('import graph', () => {
-  it('no core module loads fastify', () => {
-    const core = files(ROOT).filter((f) => !EDGE.some((e) => relative(ROOT, f).startsWith(e)))
-    expect(core.length).toBeGreaterThan(10)
-    const offenders = core.filter((f) => loadsFastify(readFileSync(f, 'utf8'))).map((f) => relative(ROOT, f))
-    expect(offenders).toEqual([])
+/** Module specifiers a file loads at run time (static imports and re-exports that are not type-only, dynamic import()). */
+export function runtimeImports(text: string): string[] {
+  const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false)
+  const out: string[] = []
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text)
+    else if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text)
+    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) out.push(node.arguments[0].text)
+    ts.forEachChild(node, visit)
+  }
+  visit(source)
+  return out
+}
+
+/** `file` → what it imports: files under src/ (relative paths) and package names. */
+function graph(): Graph {
+  const g: Graph = new Map()
+  for (const abs of files(SRC)) {
+    const deps = { files: [] as string[], packages: [] as string[] }
+    for (const spec of runtimeImports(readFileSync(abs, 'utf8'))) {
+      if (spec.startsWith('.')) {
+        const target = resolve(dirname(abs), spec)
+        if (target.startsWith(SRC) && existsSync(target)) deps.files.push(relative(SRC, target))
+      } else if (!spec.startsWith('node:')) deps.packages.push(spec)
+    }
+    g.set(relative(SRC, abs), deps)
+  }
+  return g
+}
+
+const inPart = (file: string, part: Part) => part.paths.some((p) => file.startsWith(p)) && !(part.except ?? []).some((e) => file.startsWith(e))
+
+type Graph = Map<string, { files: string[]; packages: string[] }>
+
+/** Every runtime import path from a file of `rule.from` into a forbidden part or package. */
+function violations(g: Graph, rule: Rule): string[] {
+  const offenders: string[] = []
+  for (const start of [...g.keys()].filter((f) => inPart(f, PARTS[rule.from]))) {
+    // Breadth-first over runtime imports, remembering the path for the message.
+    const seen = new Map<string, string[]>([[start, [start]]])
+    const queue = [start]
+    while (queue.length > 0) {
+      const file = queue.shift()!
+      const via = seen.get(file)!
+      const deps = g.get(file)
+      if (!deps) continue
+      for (const forbidden of rule.never) {
+        const pkg = PACKAGES[forbidden]
+        if (pkg) for (const p of deps.packages) if (pkg.test(p)) offenders.push(`${via.join(' → ')} → ${p}`)
+      }
+      for (const next of deps.files) {
+        if (seen.has(next)) continue
+        const path = [...via, next]
+        seen.set(next, path)
+        for (const forbidden of rule.never) {
+          const part = (PARTS as Record<string, Part>)[forbidden]
+          if (part && inPart(next, part)) offenders.push(path.join(' → '))
+        }
+        queue.push(next)
+      }
+    }
+  }
+  return [...new Set(offenders)]
+}
+
+describe('architecture', () => {
+  const g = graph()
+
+  it('finds the source tree', () => {
+    expect(g.size).toBeGreaterThan(50)
+    for (const part of Object.values(PARTS)) expect([...g.keys()].some((f) => inPart(f, part))).toBe(true)
   })
 
-  it('the check catches a runtime import', () => {
-    expect(loadsFastify("import { x } from 'y'\nimport Fastify from 'fastify'")).toBe(true)
-    expect(loadsFastify("import { x } from 'y'\nimport type { FastifyInstance } from 'fastify'")).toBe(false)
+  for (const rule of RULES)
+    it(`${rule.from} never reaches ${rule.never.join(', ')} at run time (${rule.why})`, () => {
+      expect(violations(g, rule)).toEqual([])
+    })
+
+  it('catches a forbidden edge reached through other files, and a forbidden package', () => {
+    const fake: Graph = new Map([
+      ['gateway/a.ts', { files: ['credits/b.ts'], packages: [] }],
+      ['credits/b.ts', { files: ['http/c.ts'], packages: [] }],
+      ['http/c.ts', { files: [], packages: ['fastify'] }],
+      ['upstreams/d.ts', { files: [], packages: ['@fastify/websocket'] }],
+    ])
+    const core = RULES.find((r) => r.from === 'core')!
+    expect(violations(fake, core)).toEqual(['gateway/a.ts → credits/b.ts → http/c.ts', 'gateway/a.ts → credits/b.ts → http/c.ts → fastify', 'credits/b.ts → http/c.ts', 'credits/b.ts → http/c.ts → fastify', 'upstreams/d.ts → @fastify/websocket'])
+  })
+
+  it('reads only runtime imports', () => {
+    expect(runtimeImports("import type { A } from './a.ts'\nexport type { B } from './b.ts'")).toEqual([])
+    expect(runtimeImports("import { type A, b } from './a.ts'\nimport './c.ts'\nexport { d } from './d.ts'\nconst e = await import('./e.ts')")).toEqual(['./a.ts', './c.ts', './d.ts', './e.ts'])
   })
 })

@@ -30,7 +30,7 @@ export const ERROR_REGISTRY = {
   METHOD_NOT_SUPPORTED: spec(-32601, 400, 'input', 'a method this gateway does not serve'),
   EMPTY_BATCH: spec(-32600, 400, 'input', 'an empty batch'),
   BATCH_TOO_LARGE: spec(-32600, 400, 'input', 'more calls than gateway.maxBatchSize'),
-  BODY_TOO_LARGE: spec(-32600, 413, 'free', 'a body over gateway.maxBodyBytes'),
+  BODY_TOO_LARGE: spec(-32600, 413, 'free', "a body over gateway.maxBodyBytes, or over the network's maxRequestBytes"),
   // Paths (src/http)
   NOT_AN_ENDPOINT: spec(null, 404, 'free', 'no RPC endpoint at this path and verb'),
   METHOD_NOT_ALLOWED: spec(null, 405, 'free', 'an HTTP verb other than POST on an RPC path'),

@@ -50,6 +50,9 @@ export interface Gateway {
   run(ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): Promise<Outcome>
 }
 
+/** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
+const nodeDown = (e: ChaingateError) => e.code === 'UPSTREAM_UNAVAILABLE' || e.code === 'UPSTREAM_TIMEOUT'
+
 const callsOf = (parsed: ParsedBody): RpcCall[] =>
   parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
 
@@ -114,7 +117,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         failure = unavailable(err, network.name)
         body = serializeError(call.id, toErrorObject(failure))
         charged = 0
-        result = 'unavailable'
+        result = nodeDown(failure) ? 'unavailable' : 'error'
         errorKind = `http:${failure.httpStatus}`
       }
     } else if (d.kind === 'result') body = serializeResult(call.id, d.result)
@@ -181,7 +184,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const answer = answers[i]
       const failed = !e.ok || failure !== undefined || (answer !== undefined && isErrorAnswer(answer))
       const errorKind = !ok ? 'ws:undelivered' : !failed ? undefined : failure !== undefined ? `http:${failure.httpStatus}` : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
-      const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined ? 'unavailable' : 'error'
+      const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined && nodeDown(failure) ? 'unavailable' : 'error'
       settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
     })
     if (batch && ok && costs.batchEnvelope > 0) deps.ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: 'batch', calls: 0, credits: costs.batchEnvelope, errors: 0 }, t)

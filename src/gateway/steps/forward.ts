@@ -37,9 +37,10 @@ export async function forwardMany(
   failures: (ChaingateError | undefined)[],
 ): Promise<void> {
   const network = ctx.network.name
+  // Built outside the try: a throw here is a bug, not a node failure.
+  const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
   const started = performance.now()
   try {
-    const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
     const answer = await ctx.pool.send(body)
     metrics.upstreamLatency(network, answer.latencyMs / 1000)
     const parsed = JSON.parse(answer.body.toString()) as unknown

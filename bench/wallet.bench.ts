@@ -10,7 +10,7 @@
  *    subscriber receiving the same block, for reference.
  */
 import WebSocket from 'ws'
-import { walletAppService } from '../src/wallet/wiring.ts'
+import { walletAppService } from '../src/composition.ts'
 import { startTestServer } from '../test/e2e/helpers/server.ts'
 import { dapp, startDevnets, startWallet, CHAIN_A } from '../test/e2e/helpers/wallet.ts'
 

@@ -13,8 +13,8 @@ export interface Part {
 export const PARTS = {
   /** Framework- and transport-free: the request pipeline and everything it runs on. */
   core: { paths: ['gateway/', 'credits/', 'api-keys/', 'jsonrpc/', 'rpc-methods/', 'networks/', 'upstreams/'] },
-  /** The wallet's engine; src/wallet/wiring.ts is composition (it mounts the listener from src/http/wallet). */
-  walletEngine: { paths: ['wallet/'], except: ['wallet/wiring.ts'] },
+  /** The wallet's engine (its listener is src/http/wallet, mounted by src/composition.ts). */
+  walletEngine: { paths: ['wallet/'] },
   upstreams: { paths: ['upstreams/'] },
   /** Who holds accounts, keys and credits. */
   tenancy: { paths: ['accounts/', 'api-keys/', 'credits/'] },

@@ -5,7 +5,7 @@
 import type { Config } from '../config/schema.ts'
 import { ensureDevKey, startApp } from '../app.ts'
 import { maskKey } from '../api-keys/repository.ts'
-import { appOptions } from './app-options.ts'
+import { appOptions } from '../composition.ts'
 
 export async function runStart(config: Config, configFile: string | undefined): Promise<number> {
   const app = await startApp(appOptions(config))

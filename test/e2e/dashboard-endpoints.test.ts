@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
-import { dashboardPlugin } from '../../src/dashboard/wiring.ts'
+import { dashboardPlugin } from '../../src/composition.ts'
 import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 

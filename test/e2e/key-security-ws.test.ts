@@ -4,7 +4,7 @@
  */
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keySecurityOptions } from '../../src/api-keys/security/wiring.ts'
+import { keySecurityOptions } from '../../src/composition.ts'
 import { addAllowlistEntriesTo, rotateKeySecret, setSecurityFlags } from '../../src/api-keys/security/repository.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

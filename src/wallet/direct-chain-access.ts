@@ -1,8 +1,10 @@
 /**
- * ChainAccess straight against node URLs (http for calls, ws for subscriptions). For tests and for running the
- * wallet without the gateway; the app wires a gateway-backed ChainAccess instead (charged to the wallet's key).
+ * ChainAccess straight against node URLs: for tests and for running the wallet without the gateway; the app wires
+ * a gateway-backed ChainAccess instead (charged to the wallet's key). Calls and subscriptions share one
+ * multiplexed WebSocket per chain when the node has one (the project's one JSON-RPC-over-WebSocket client,
+ * src/upstreams/ws-connection.ts), else calls go over HTTP.
  */
-import WebSocket from 'ws'
+import { createWsRpcConnection, type WsRpcConnection } from '../upstreams/ws-connection.ts'
 import type { ChainAccess } from './ports.ts'
 
 export interface DirectChain {
@@ -11,6 +13,9 @@ export interface DirectChain {
   url: string
   wsUrl?: string
 }
+
+/** Deadline of one call to a node; approvals never wait on this (they happen before any call). */
+const CALL_TIMEOUT_MS = 30_000
 
 class RpcError extends Error {
   readonly code: number
@@ -22,17 +27,17 @@ class RpcError extends Error {
   }
 }
 
-interface WsLink {
-  ws: WebSocket
-  ready: Promise<void>
-  nextId: number
-  pending: Map<number, { resolve(v: unknown): void; reject(e: unknown): void }>
-  subs: Map<string, (result: unknown) => void>
+type Answer = { result?: unknown; error?: { code: number; message: string; data?: unknown } }
+
+const unwrap = (answer: unknown): unknown => {
+  const a = answer as Answer
+  if (a.error) throw new RpcError(a.error)
+  return a.result
 }
 
 export function createDirectChainAccess(chains: DirectChain[]): ChainAccess & { close(): Promise<void> } {
   const byId = new Map(chains.map((c) => [c.chainId, c]))
-  const links = new Map<number, WsLink>()
+  const links = new Map<number, { conn: WsRpcConnection; subs: Map<string, (result: unknown) => void> }>()
   let nextId = 1
 
   const chainOf = (chainId: number): DirectChain => {
@@ -41,81 +46,53 @@ export function createDirectChainAccess(chains: DirectChain[]): ChainAccess & { 
     return c
   }
 
-  function link(chainId: number): WsLink {
+  function link(chainId: number) {
     let l = links.get(chainId)
-    if (l && l.ws.readyState <= WebSocket.OPEN) return l
+    if (l) return l
     const c = chainOf(chainId)
-    const ws = new WebSocket(c.wsUrl ?? c.url.replace(/^http/, 'ws'))
-    const created: WsLink = { ws, ready: Promise.resolve(), nextId: 1, pending: new Map(), subs: new Map() }
-    created.ready = new Promise<void>((resolve, reject) => {
-      ws.once('open', () => resolve())
-      ws.once('error', reject)
+    const subs = new Map<string, (result: unknown) => void>()
+    const conn = createWsRpcConnection(c.wsUrl ?? c.url.replace(/^http/, 'ws'), {
+      network: c.network,
+      timeoutMs: CALL_TIMEOUT_MS,
+      onNotification: (m) => {
+        const p = m.params as { subscription?: string; result?: unknown } | undefined
+        if (m.method === 'eth_subscription' && typeof p?.subscription === 'string') subs.get(p.subscription)?.(p.result)
+      },
+      // The node's subscriptions died with the connection; the next call opens a new one.
+      onClosed: () => subs.clear(),
     })
-    created.ready.catch(() => {})
-    ws.on('message', (raw) => {
-      let m: any
-      try {
-        m = JSON.parse(String(raw))
-      } catch {
-        return
-      }
-      if (m?.method === 'eth_subscription') {
-        created.subs.get(m.params?.subscription)?.(m.params?.result)
-        return
-      }
-      const p = created.pending.get(m?.id)
-      if (!p) return
-      created.pending.delete(m.id)
-      if (m.error) p.reject(new RpcError(m.error))
-      else p.resolve(m.result)
-    })
-    ws.on('close', () => {
-      for (const p of created.pending.values()) p.reject(new RpcError({ code: -32603, message: 'node connection closed' }))
-      created.pending.clear()
-      if (links.get(chainId) === created) links.delete(chainId)
-    })
-    links.set(chainId, created)
-    return created
+    links.set(chainId, (l = { conn, subs }))
+    return l
   }
 
-  async function wsCall(l: WsLink, method: string, params: unknown): Promise<unknown> {
-    await l.ready
-    const id = l.nextId++
-    return new Promise((resolve, reject) => {
-      l.pending.set(id, { resolve, reject })
-      l.ws.send(JSON.stringify({ jsonrpc: '2.0', id, method, params }))
-    })
-  }
+  const wsCall = async (chainId: number, method: string, params: unknown) =>
+    unwrap(await link(chainId).conn.request({ jsonrpc: '2.0', id: nextId++, method, params }))
 
   return {
     chains: () => chains.map((c) => ({ chainId: c.chainId, network: c.network })),
     async request(chainId, method, params) {
       const c = chainOf(chainId)
-      // One multiplexed WebSocket per chain when the node has one (much cheaper than an HTTP request per call).
-      if (c.wsUrl) return wsCall(link(chainId), method, params ?? [])
+      if (c.wsUrl) return wsCall(chainId, method, params ?? [])
       const res = await fetch(c.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }),
       })
-      const body = (await res.json()) as { result?: unknown; error?: { code: number; message: string; data?: unknown } }
-      if (body.error) throw new RpcError(body.error)
-      return body.result
+      return unwrap(await res.json())
     },
     async subscribe(chainId, params, onEvent) {
       const l = link(chainId)
-      const id = (await wsCall(l, 'eth_subscribe', params)) as string
+      const id = (await wsCall(chainId, 'eth_subscribe', params)) as string
       l.subs.set(id, onEvent)
       return {
         id,
         async unsubscribe() {
-          l.subs.delete(id)
-          if (l.ws.readyState === WebSocket.OPEN) await wsCall(l, 'eth_unsubscribe', [id]).catch(() => {})
+          if (l.subs.delete(id)) await wsCall(chainId, 'eth_unsubscribe', [id]).catch(() => {})
         },
       }
     },
     async close() {
-      for (const l of links.values()) l.ws.terminate()
+      for (const l of links.values()) l.conn.close()
       links.clear()
     },
   }

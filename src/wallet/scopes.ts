@@ -280,11 +280,11 @@ export function removeAccount(session: StoredSession, address: string): StoredSe
   const a = address.toLowerCase()
   const sessionScopes: SessionScopes = {}
   for (const [k, v] of Object.entries(session.sessionScopes))
-    sessionScopes[k] = { ...v, accounts: v.accounts.filter((acc) => acc.split(':')[2]?.toLowerCase() !== a) }
+    sessionScopes[k] = { ...v, accounts: v.accounts.filter((acc) => addressOf(acc) !== a) }
   return { ...session, sessionScopes }
 }
 
-/** Address part of an eip155 CAIP-10 ID, lower-case. */
+/** Address part of a CAIP-10 account ID, lower-case ('' when it is not one). */
 export function addressOf(accountId: string): string {
-  return (accountId.split(':')[2] ?? '').toLowerCase()
+  return isCaipAccountId(accountId) ? parseCaipAccountId(accountId).address.toLowerCase() : ''
 }

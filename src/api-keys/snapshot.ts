@@ -39,7 +39,8 @@ export type SecurityLoader = (db: Db) => Promise<Map<string, KeySecurity>>
 
 export function createKeySnapshot(
   db: Db,
-  opts: { plans: Record<string, PlanConfig>; pollMs: number; loadSecurity?: SecurityLoader; onError: (err: unknown) => void },
+  /** `loadSecurity` is required: a snapshot without key security would serve protected keys unchecked. */
+  opts: { plans: Record<string, PlanConfig>; pollMs: number; loadSecurity: SecurityLoader; onError: (err: unknown) => void },
 ): KeySnapshot {
   let byKey = new Map<string, KeyEntry>()
   let byId = new Map<string, KeyEntry>()
@@ -57,7 +58,7 @@ export function createKeySnapshot(
       .where('api_keys.revoked_at', 'is', null)
       .execute()
     const nets = await db.selectFrom('api_key_networks').selectAll().execute()
-    const security = opts.loadSecurity ? await opts.loadSecurity(db) : new Map<string, KeySecurity>()
+    const security = await opts.loadSecurity(db)
     const netsByKey = new Map<string, Set<string>>()
     for (const n of nets) {
       let s = netsByKey.get(n.key_id)

@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
+import { rotateKeySecret, setSecurityFlags } from '../../src/api-keys/security/repository.ts'
 
 const TOKEN = 'operations-token-0123456789'
 let s: TestServer
@@ -63,6 +64,21 @@ describe('slow clients (gateway.requestTimeoutMs, headersTimeoutMs)', () => {
     const out = await slowClient(lines, 200)
     expect(out.ms).toBeLessThan(5000)
     expect(out.text).toMatch(/^HTTP\/1.1 408/)
+  })
+})
+
+describe('key security is part of the gateway', () => {
+  it('startApp without any security option still refuses a key that requires its secret (fail closed)', async () => {
+    // This server was started with no `security` option at all.
+    const { key } = await s.newKey('team')
+    const secret = await rotateKeySecret(s.app.database.db, key.id, Date.now())
+    await setSecurityFlags(s.app.database.db, key.id, { requireSecret: true }, Date.now())
+    await s.app.keySnapshot.reload()
+    const refused = await s.rpc(call('eth_chainId'), { key: key.key })
+    expect(refused.status).toBe(401)
+    expect(refused.text).toBe('invalid project id or project secret')
+    const ok = await s.rpc(call('eth_chainId'), { key: key.key, headers: { authorization: `Basic ${Buffer.from(`:${secret}`).toString('base64')}` } })
+    expect(ok.status).toBe(200)
   })
 })
 

@@ -69,7 +69,7 @@ export const DEFAULT_NETWORKS = [
 ]
 
 export const DEFAULT_PLANS = {
-  // Infura's plans (../shared/reference/infura.md §2).
+  // Infura's plans (https://docs.metamask.io/services/get-started/pricing/).
   free: { creditsPerDay: 3_000_000, creditsPerSecond: 500, maxKeys: 1 },
   developer: { creditsPerDay: 15_000_000, creditsPerSecond: 4_000, maxKeys: 5 },
   team: { creditsPerDay: 75_000_000, creditsPerSecond: 40_000, maxKeys: null },

@@ -2,7 +2,7 @@
  * eth_subscribe against a network's node over one shared WebSocket, opened on first use. Client subscriptions
  * map onto node subscriptions one to one (the connection itself is src/upstreams/ws-connection.ts). If the node connection drops, every subscription is told (`onLost`)
  * so the client side can close its socket with a reason instead of going silent (Infura users' top WebSocket
- * complaint, ../shared/reference/infura.md §8.6); the next subscribe reconnects.
+ * complaint, docs/errors.md, close code 1013); the next subscribe reconnects.
  */
 import type { RpcErrorObject } from '../jsonrpc/envelope.ts'
 import { errors } from '../errors/index.ts'

@@ -31,7 +31,7 @@ const PAYMENT_REQUIRED = {
 }
 
 describe('credits, plans and limits', () => {
-  it('each response says what it cost, from the cost table (I§1)', async () => {
+  it('each response says what it cost, from the cost table (docs/config.md, credits)', async () => {
     expect((await s.rpc(call('eth_chainId'))).credits).toBe(5)
     expect((await s.rpc(call('eth_blockNumber'))).credits).toBe(80)
     expect((await s.rpc(call('eth_getBlockByNumber', ['latest', false]))).credits).toBe(80)

@@ -146,7 +146,10 @@ describe('gateway enforces what the dashboard sets', () => {
     await k.change('security', { flags: '1', requireSecret: 'on' })
     await k.change('networks', { network: 'devnet-b', enabled: 'false' })
     const evil = { origin: 'https://evil.test' }
-    await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), evil, 'devnet-b')).text).toBe('invalid project id or project secret'))
+    // The three changes may reach the gateway in different settings polls: wait for the last one (the network),
+    // then every check sees all three (waiting on the secret alone raced with the network change).
+    await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) }, 'devnet-b')).status).toBe(401))
+    expect((await rpc(k.key, call('eth_chainId'), evil, 'devnet-b')).text).toBe('invalid project id or project secret')
     const noNetwork = await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) }, 'devnet-b')
     expect(noNetwork.status).toBe(401)
     expect(noNetwork.text).toBe('project ID does not have access to this network\n')

@@ -65,4 +65,19 @@ describe('memory limit store', () => {
     expect(s.keyUsedToday('k', T0)).toBe(900)
     expect(s.usedToday('a', T0 + 86_400_000)).toBe(0)
   })
+
+  it('chargeWithin never goes beyond the account or key balance of the day', () => {
+    const s = createMemoryLimitStore()
+    expect(admit(s, req({ credits: 990 }), T0)).toBeNull()
+    expect(s.chargeWithin(req(), 5, T0)).toBe(5)
+    expect(s.chargeWithin(req(), 5, T0)).toBe(5)
+    expect(s.chargeWithin(req(), 5, T0)).toBe(0)
+    expect(s.usedToday('a', T0)).toBe(1000)
+    // The key's own daily limit caps it too.
+    expect(s.chargeWithin(req({ accountId: 'b', keyId: 'kb', keyCreditsPerDay: 7 }), 5, T0)).toBe(5)
+    expect(s.chargeWithin(req({ accountId: 'b', keyId: 'kb', keyCreditsPerDay: 7 }), 5, T0)).toBe(2)
+    expect(s.keyUsedToday('kb', T0)).toBe(7)
+    // A new day, a new balance.
+    expect(s.chargeWithin(req(), 5, T0 + 86_400_000)).toBe(5)
+  })
 })

@@ -43,8 +43,16 @@ export interface SessionApprovalRequest extends SessionProposal {
 
 export type WalletEngine = Awaited<ReturnType<typeof createWalletEngine>>
 
-const holds = (conn: WalletConnection, s: PairedSession | undefined): boolean =>
-  s?.pairing !== undefined && constantTimeEqual(s.pairing.hash, conn.pairing)
+/** Sessions each connection was found to hold; a session object is replaced on every change, so identity is safe. */
+const held = new WeakMap<WalletConnection, PairedSession>()
+
+function holds(conn: WalletConnection, s: PairedSession | undefined): boolean {
+  if (s === undefined || s.pairing === undefined) return false
+  if (held.get(conn) === s) return true // the hot path (every wallet_invokeMethod) skips the hashing
+  const ok = constantTimeEqual(s.pairing.hash, conn.pairing)
+  if (ok) held.set(conn, s)
+  return ok
+}
 
 /** Whether `s` still authorizes a waiting signature request (its scope, method and account). */
 function authorizes(s: PairedSession | undefined, kind: string, request: unknown): boolean {
@@ -112,7 +120,14 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     return run
   }
 
+  const hooksByConnection = new WeakMap<WalletConnection, WalletHooks>()
   function hooksFor(conn: WalletConnection): WalletHooks {
+    let hooks = hooksByConnection.get(conn)
+    if (!hooks) hooksByConnection.set(conn, (hooks = makeHooks(conn)))
+    return hooks
+  }
+
+  function makeHooks(conn: WalletConnection): WalletHooks {
     return {
       getSession: () => sessionOf(conn),
       grantSession: (granted) =>

@@ -2,9 +2,9 @@
  * Account routes: the landing/overview page, sign-up, log-in and log-out.
  *
  * Sign-up answers the same way whether or not the email already has an account (a 303 to the log-in page with
- * the same message, after the same scrypt work), so the form cannot be used to learn who has an account; Infura's
- * sign-up does the same by answering "check your email" either way. Log-in and sign-up attempts are counted before
- * the password work starts (login-limiter.ts).
+ * the same message, after the same scrypt work), so the form cannot be used to learn who has an account (Infura
+ * confirms through a link sent to the address; chaingate sends no email, docs/dashboard.md). Log-in and sign-up
+ * attempts are counted before the password work starts (login-limiter.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { creditsUsedToday, dailyCredits } from '../../credits/usage-queries.ts'

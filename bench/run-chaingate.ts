@@ -1,6 +1,7 @@
 /**
- * Target (c) of the benchmark: chaingate as it runs in production — key check, credits and limits, usage ledger,
- * Prometheus metrics and one pino log line per request — in front of an existing node.
+ * Target (c) of the benchmark: chaingate as it runs in production — key check with key security on (startApp
+ * always loads it; the bench key has no settings, the synchronous path of every such key), credits and limits,
+ * usage ledger, Prometheus metrics and one pino log line per request — in front of an existing node.
  *
  * Run as its own process (the benchmark spawns it): `node --import tsx bench/run-chaingate.ts <upstream-url> [log-file]`.
  * Without a log file, log lines go to /dev/null (still formatted and written: logging stays on).

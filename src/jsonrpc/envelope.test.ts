@@ -21,12 +21,12 @@ describe('JSON-RPC envelope', () => {
   })
 
   it('error: ids a node would answer with id null are refused here, with id null', () => {
-    for (const id of ['1.5', '1e30', '1.0', '1e3', '-0', '18446744073709551615', '9007199254740993', '"\\ud800"', '"a\\udc00"', 'true', '{}']) {
+    for (const id of ['1.5', '1e30', '1.0', '1e3', '-1E2', '18446744073709551615', '9007199254740993', '"\\ud800"', '"a\\udc00"', 'true', '{}']) {
       const out = parseBody(`{"jsonrpc":"2.0","id":${id},"method":"eth_chainId","params":[]}`, 10)
       expect(out, id).toMatchObject({ kind: 'single', entry: { ok: false, id: null, error: { code: 'INVALID_REQUEST', httpStatus: 400 } } })
     }
     expect(parseBody('{"jsonrpc":"2.0","id":1,"id":2,"method":"m"}', 10)).toMatchObject({ kind: 'single', entry: { ok: false, id: null } })
-    for (const id of ['0', '-1', '9007199254740991', '"x"', '"\\ud83d\\ude00"', 'null', ' 7 '])
+    for (const id of ['0', '-1', '-0', '9007199254740991', '"x"', '"\\ud83d\\ude00"', 'null', ' 7 '])
       expect(parseBody(`{"jsonrpc":"2.0","id":${id},"method":"m"}`, 10), id).toMatchObject({ kind: 'single', entry: { ok: true } })
   })
 
@@ -51,7 +51,13 @@ describe('JSON-RPC envelope', () => {
     // Bytes that are not UTF-8 are not JSON text.
     const bad = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":1,"method":"m","params":["'), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from('"]}')])
     expect(parseBody(bad, 10)).toMatchObject({ kind: 'invalid', error: { code: 'PARSE_ERROR' } })
-    // Keys and strings that merely contain "id" or brackets do not confuse the scan.
+    // Keys and strings that merely contain "id", quotes, backslashes or brackets do not confuse the scan.
+    const tricky = `[{"jsonrpc":"2.0","id":1,"method":"m","params":["a\\"[[[{", "\\\\", "\\\\\\"]]"]},{"jsonrpc":"2.0","id":2.5,"method":"m","params":[${'['.repeat(70)}${']'.repeat(70)}]}]`
+    const trickyOut = parseBody(tricky, 10)
+    expect(trickyOut.kind === 'batch' && trickyOut.entries.map((e) => [e.ok, e.ok ? e.call.id : e.id])).toEqual([
+      [true, 1],
+      [false, null],
+    ])
     expect(parseBody('{"jsonrpc":"2.0","params":[{"id":1.5,"x":"[[[{"}],"idx":2.5,"id":3,"method":"m"}', 10)).toMatchObject({ entry: { ok: true, call: { id: 3 } } })
   })
 

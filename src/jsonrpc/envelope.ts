@@ -43,7 +43,7 @@ export function parseBody(body: Buffer | string | undefined, maxBatchSize: numbe
     if (value.length === 0) return { kind: 'invalid', error: errors.emptyBatch() }
     if (value.length > maxBatchSize) return { kind: 'invalid', error: errors.batchTooLarge(maxBatchSize) }
     const entries = value.map(validateCall)
-    const problems = checkText(text, true)
+    const problems = checkText(text, true, typeof body === 'string', undefined)
     if (problems !== undefined)
       for (let i = 0; i < entries.length; i++) {
         const p = problems[i]
@@ -54,7 +54,7 @@ export function parseBody(body: Buffer | string | undefined, maxBatchSize: numbe
   if (value === null || typeof value !== 'object')
     return { kind: 'invalid', error: errors.invalidRequest('the body must be a JSON object or a batch array') }
   const entry = validateCall(value)
-  const problem = checkText(text, false)?.[0]
+  const problem = checkText(text, false, typeof body === 'string', (value as { id?: unknown }).id)?.[0]
   return { kind: 'single', entry: problem === undefined ? entry : withProblem(entry, problem) }
 }
 

@@ -187,7 +187,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined && nodeDown(failure) ? 'unavailable' : 'error'
       settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
     })
-    if (batch && ok && costs.batchEnvelope > 0) deps.ledger.record({ accountId: entry.accountId, keyId: entry.id, network: network.name, method: 'batch', calls: 0, credits: costs.batchEnvelope, errors: 0 }, t)
+    if (batch && ok && costs.batchEnvelope > 0) settle.envelope(entry, network.name, costs.batchEnvelope, t)
     settle.finish(entry, network.name, reserved, total, t)
     // A single call's status: 400 for an invalid envelope, 503/504 when the node was not reached.
     const first = entries[0]!

@@ -17,6 +17,7 @@ import { ChaingateError, errors } from '../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../jsonrpc/envelope.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../upstreams/subscriptions.ts'
+import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
 
 export interface SubscriptionDeps {
@@ -57,6 +58,7 @@ const KINDS = ['newHeads', 'logs', 'newPendingTransactions']
 
 export function createSubscriptions(owner: { accountId: string; keyId: string; network: string }, hub: SubscriptionHub, deps: SubscriptionDeps, io: SubscriptionIo): Subscriptions {
   const subs = new Map<string, ClientSubscription>()
+  const settle = createSettle(deps)
   let opening = 0
   let disposed = false
   const { accountId, keyId, network } = owner
@@ -93,8 +95,7 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
       if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
       return
     }
-    deps.ledger.record({ accountId, keyId, network, method: `eth_subscription:${sub.kind}`, calls: 1, credits: charged, errors: 0 }, now)
-    deps.metrics.credits(network, charged)
+    settle.event(entry, network, sub.kind, charged, now)
     if (deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) io.exhausted()
   }
 

@@ -36,6 +36,10 @@ export interface Settle {
   inputError(entry: KeyEntry, network: string, code: ErrorCode): number
   /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
   limited(entry: KeyEntry, network: string, code: LimitCode, method: string, methods: readonly string[], now: number): void
+  /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
+  envelope(entry: KeyEntry, network: string, credits: number, now: number): void
+  /** A subscription event written to the client, and what it cost (already taken from the balance). */
+  event(entry: KeyEntry, network: string, kind: string, credits: number, now: number): void
   /** A request refused before a key was known, or by key security: counted, not charged. */
   refused(network: string, code: ErrorCode): void
 }
@@ -64,6 +68,13 @@ export function createSettle(deps: SettleDeps): Settle {
       const s = status(code)
       ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method, calls: methods.length, credits: 0, errors: methods.length, errorKind: `http:${s}` }, now)
       for (const m of methods) metrics.call(network, m, `http_${s}`)
+    },
+    envelope(entry, network, credits, now) {
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: 'batch', calls: 0, credits, errors: 0 }, now)
+    },
+    event(entry, network, kind, credits, now) {
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: `eth_subscription:${kind}`, calls: 1, credits, errors: 0 }, now)
+      metrics.credits(network, credits)
     },
     refused(network, code) {
       metrics.call(network, '(refused)', `http_${status(code)}`)

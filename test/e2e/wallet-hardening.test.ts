@@ -7,6 +7,7 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { runWalletCommand } from '../../src/cli/wallet.ts'
 import { startAnvil } from '../../src/devnet/anvil.ts'
 import {
   ACCOUNT_0,
@@ -213,6 +214,12 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     const shown = (await h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin)
     expect({ pairing: shown.pairing, connections: shown.connections }).toEqual({ pairing: 'resumable', connections: 1 })
     expect(JSON.stringify(shown)).not.toContain(pairingOf(h.url, origin))
+    // So does the CLI, without the stored hash.
+    const outs: string[] = []
+    expect(await runWalletCommand(['sessions', 'list'], { dataDir: h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
+    const listed = JSON.parse(outs[0]!).find((x: any) => x.origin === origin)
+    expect(listed.pairing).toBe('resumable')
+    expect(outs[0]).not.toContain('"hash"')
     // The same dapp reconnecting (same stored secret) resumes the session.
     await d.close()
     const again = dapp(h.url, origin)

@@ -9,7 +9,7 @@
  * 2. Time from `evm_mine` to the dapp receiving wallet_notify newHeads (p50, p99), and to a direct node
  *    subscriber receiving the same block, for reference.
  */
-import WebSocket from 'ws'
+import { createWsRpcConnection } from '../src/upstreams/ws-connection.ts'
 import { walletAppService } from '../src/composition.ts'
 import { startTestServer } from '../test/e2e/helpers/server.ts'
 import { dapp, startDevnets, startWallet, CHAIN_A } from '../test/e2e/helpers/wallet.ts'
@@ -76,26 +76,21 @@ try {
   const d = dapp(walletUrl, 'https://bench.example')
   await d.client.createSession({ optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] } } })
 
-  const node = new WebSocket(referenceWs)
-  await new Promise((r) => node.once('open', r))
-  let id = 0
+  // The project's one JSON-RPC-over-WebSocket client (also the upstream pools' and subscriptions').
   let referenceErrors = 0
-  const waiting = new Map<number, () => void>()
   const headTimes = new Map<string, number>()
-  node.on('message', (raw) => {
-    const m = JSON.parse(String(raw))
-    if (m.method === 'eth_subscription') headTimes.set(m.params.result.number, performance.now())
-    else {
-      if (m.error) referenceErrors++
-      waiting.get(m.id)?.()
-    }
+  const node = createWsRpcConnection(referenceWs, {
+    network: 'reference',
+    timeoutMs: 30_000,
+    onNotification: (m) => {
+      if (m.method === 'eth_subscription') headTimes.set((m.params as { result: { number: string } }).result.number, performance.now())
+    },
   })
-  const nodeCall = (method: string, params: unknown[] = []) =>
-    new Promise<void>((resolve) => {
-      const i = ++id
-      waiting.set(i, () => (waiting.delete(i), resolve()))
-      node.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params }))
-    })
+  let id = 0
+  const nodeCall = async (method: string, params: unknown[] = []) => {
+    const answer = (await node.request({ jsonrpc: '2.0', id: ++id, method, params })) as { error?: unknown }
+    if (answer.error) referenceErrors++
+  }
 
   const walletCall = () => d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any })
   // Warm-up (both paths share most of their code, so whichever ran first used to pay for the JIT), then rounds in

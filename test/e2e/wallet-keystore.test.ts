@@ -2,7 +2,8 @@
  * Issue 3, point 8: the encrypted HD keystore and its CLI (create, import, accounts), the server refusing a
  * locked keystore, and the wallet config's loopback rule. No devnet needed.
  */
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { createCipheriv, randomBytes, scryptSync } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
@@ -12,6 +13,7 @@ import { WalletConfigSchema } from '../../src/config/wallet-schema.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import type { ChainAccess } from '../../src/wallet/ports.ts'
 import { createWalletService } from '../../src/http/wallet/service.ts'
+import { decryptMnemonic } from '../../src/wallet/keystore.ts'
 
 const MNEMONIC = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
 const FIRST = '0x9858effd232b4033e47d90003d41ec34ecaeda94' // m/44'/60'/0'/0/0 of MNEMONIC
@@ -98,6 +100,47 @@ describe('keystore CLI', () => {
       await svc.stop()
       expect(lines.join('\n')).not.toContain(created.mnemonic)
       expect(lines.join('\n')).not.toContain('PUBLIC')
+    } finally {
+      await db.close()
+    }
+  })
+})
+
+/** A keystore as version 1 wrote it: only version, kind and the KDF parameters were authenticated. */
+function v1Keystore(mnemonic: string, passphrase: string) {
+  const salt = randomBytes(32)
+  const iv = randomBytes(12)
+  const n = 1024
+  const key = scryptSync(Buffer.from(passphrase, 'utf8'), salt, 32, { N: n, r: 8, p: 1 })
+  const cipher = createCipheriv('aes-256-gcm', key, iv)
+  cipher.setAAD(Buffer.from(`1|chaingate-hd-keystore|scrypt|${n}|8|1|${salt.toString('hex')}`))
+  const ciphertext = Buffer.concat([cipher.update(mnemonic, 'utf8'), cipher.final()]).toString('hex')
+  return {
+    version: 1,
+    kind: 'chaingate-hd-keystore',
+    publicTestMnemonic: false,
+    createdAt: '2026-01-01T00:00:00.000Z',
+    crypto: { cipher: 'aes-256-gcm', ciphertext, iv: iv.toString('hex'), tag: cipher.getAuthTag().toString('hex'), kdf: 'scrypt', kdfparams: { n, r: 8, p: 1, dklen: 32, salt: salt.toString('hex') } },
+  }
+}
+
+describe('keystore format upgrade (issue 8 item 7)', () => {
+  test('a version 1 keystore still opens, and is rewritten as version 2 (every header field authenticated)', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'cg-ks-'))
+    dirs.push(dataDir)
+    writeFileSync(join(dataDir, 'wallet-keystore.json'), JSON.stringify(v1Keystore(MNEMONIC, PASS)), { mode: 0o600 })
+    const db = await openDatabase(join(dataDir, 'chaingate.sqlite'))
+    try {
+      const svc = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, networks: [], logger: pino({ level: 'silent' }), env: { CHAINGATE_WALLET_PASSPHRASE: PASS } })
+      await svc.start()
+      await svc.stop()
+      const file = JSON.parse(readFileSync(join(dataDir, 'wallet-keystore.json'), 'utf8'))
+      expect(file.version).toBe(2)
+      expect(decryptMnemonic(file, PASS)).toBe(MNEMONIC)
+      expect(() => decryptMnemonic({ ...file, publicTestMnemonic: true }, PASS)).toThrow(/damaged/)
+      const c = cli(dataDir)
+      expect(await c.run(['accounts', 'list'])).toBe(0)
+      expect(JSON.parse(c.out.pop()!)[0].address).toBe(FIRST)
     } finally {
       await db.close()
     }

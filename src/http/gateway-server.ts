@@ -8,6 +8,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { KeySnapshot } from '../api-keys/snapshot.ts'
 import { errors } from '../errors/index.ts'
+import { ERROR_REGISTRY } from '../errors/registry.ts'
 import type { Gateway } from '../gateway/execute.ts'
 import type { SubscriptionDeps } from '../gateway/subscriptions.ts'
 import { serializeError, toErrorObject } from '../jsonrpc/envelope.ts'
@@ -159,7 +160,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     const auth = await deps.gateway.connect({ network: target.network, networkLabel: target.label, key: target.key, ...headers })
     if (auth.ctx === undefined) {
       const code = auth.code!
-      if (isLimitCode(code)) rejectUpgrade(socket, 402, JSON_TYPE, limitAnswer(code, null), auth.credits)
+      if (isLimitCode(code)) rejectUpgrade(socket, ERROR_REGISTRY[code].httpStatus, JSON_TYPE, limitAnswer(code, null), auth.credits)
       else {
         const r = refusal(code, auth.detail)
         rejectUpgrade(socket, r.status, r.contentType, r.body, auth.credits, r.headers)

@@ -1,7 +1,7 @@
 /**
  * Key security enforced by the running gateway (real HTTP, real anvil, real SQLite), with every setting made
- * through the dashboard: disabled networks, allowlists (I§4.3), the key secret (I§4.1), JWT (I§4.2), per-key
- * limits (I§4.4) and revocation. Each change must reach the gateway within about a second.
+ * through the dashboard: disabled networks, allowlists, the key secret, JWT, per-key
+ * limits (docs/key-security.md) and revocation. Each change must reach the gateway within about a second.
  */
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import { request } from 'undici'

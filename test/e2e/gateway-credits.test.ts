@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { queryUsage } from '../../src/credits/usage-report.ts'
+import { queryUsage } from '../../src/credits/usage-queries.ts'
 
 // A clock the test moves: daily balances reset at 00:00 UTC.
 let nowMs = Date.parse('2026-11-25T23:59:50Z')

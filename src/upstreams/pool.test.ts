@@ -71,6 +71,14 @@ describe('upstream pool: client input is not node health', () => {
     await pool.close()
   })
 
+  it('behavior: a notification answered with no content (anvil: 204) is a healthy node\'s answer, not a failure', async () => {
+    const pool = createUpstreamPool('net', [{ url: a.url }, { url: b.url }], { timeoutMs: 5000 })
+    for (const body of ['{"jsonrpc":"2.0","method":"eth_chainId","params":[]}', '[{"jsonrpc":"2.0","method":"eth_chainId","params":[]}]'])
+      expect((await pool.send(body)).body.length).toBe(0)
+    expect(new Set([await servedBy(pool), await servedBy(pool)])).toEqual(new Set(['0x1389', '0x138a']))
+    await pool.close()
+  })
+
   it('error: a node answering HTTP 413 is not put into cooldown; one answering 503 is', async () => {
     let status = 413
     const node: Server = createServer((req, res) => {

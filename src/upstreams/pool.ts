@@ -187,8 +187,10 @@ class ForwardHandler {
   onComplete() {
     const answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
     const first = answer[0]
-    // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty body) is not a JSON-RPC answer.
-    if (this.status >= 500 || this.status === 413 || (first !== 0x7b && first !== 0x5b)) {
+    // No content is the node's answer to notifications only (anvil: 204): a healthy node, nothing to pass on.
+    const noContent = answer.length === 0 && this.status >= 200 && this.status < 300
+    // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty 5xx) is not a JSON-RPC answer.
+    if (this.status >= 500 || this.status === 413 || (!noContent && first !== 0x7b && first !== 0x5b)) {
       this.onError(new UpstreamHttpError(this.status, answer.subarray(0, 200).toString()))
       return
     }

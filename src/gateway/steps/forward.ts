@@ -43,7 +43,7 @@ export async function forwardMany(
   try {
     const answer = await ctx.pool.send(body)
     metrics.upstreamLatency(network, answer.latencyMs / 1000)
-    const parsed = JSON.parse(answer.body.toString()) as unknown
+    const parsed = (answer.body.length === 0 ? [] : JSON.parse(answer.body.toString())) as unknown // no content: only notifications were sent
     const byId = new Map<number, Record<string, unknown>>()
     if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
     at.forEach((i, j) => {

@@ -3,7 +3,7 @@
  * `wallet.host:wallet.port`, and optionally a unix socket (`wallet.socketPath`, mode 0600).
  */
 import { randomBytes } from 'node:crypto'
-import { chmodSync, existsSync, lstatSync, mkdirSync, unlinkSync } from 'node:fs'
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { dirname, isAbsolute, join } from 'node:path'
 import { isLoopbackHost } from '../../config/wallet-schema.ts'
@@ -48,11 +48,21 @@ async function listenUnix(server: WalletServer, path: string): Promise<Server> {
   const unix = createServer()
   unix.on('request', (req, res) => server.app.server.emit('request', req, res))
   unix.on('upgrade', (req, socket, head) => server.app.server.emit('upgrade', req, socket, head))
-  await new Promise<void>((resolve, reject) => {
-    unix.once('error', reject)
-    unix.listen(path, () => resolve())
-  })
-  chmodSync(path, 0o600)
+  // Bound inside a fresh 0700 folder, made 0600, then moved into place: no moment where others could connect.
+  const staging = mkdtempSync(join(dirname(path), '.cgs-'))
+  try {
+    await new Promise<void>((resolve, reject) => {
+      unix.once('error', reject)
+      unix.listen(join(staging, 's'), () => resolve())
+    })
+    chmodSync(join(staging, 's'), 0o600)
+    renameSync(join(staging, 's'), path)
+  } catch (e) {
+    unix.close()
+    throw e
+  } finally {
+    rmSync(staging, { recursive: true, force: true })
+  }
   return unix
 }
 

@@ -139,7 +139,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     const opts = { jwtAudience: 'chaingate', now: Date.now() }
     const call = [{ method: 'eth_blockNumber', params: [] }]
     expect(await evaluateKeyAccess(security, { origin: 'https://app.example.com', calls: call }, opts)).toBeNull()
-    expect((await evaluateKeyAccess(security, { origin: 'https://evil.example', calls: call }, opts))?.status).toBe(403)
+    expect((await evaluateKeyAccess(security, { origin: 'https://evil.example', calls: call }, opts))?.code).toBe('KEY_SETTINGS_REJECTED')
     await page.screenshot({ path: join(shotsDir, 'key.png'), fullPage: true })
 
     // Usage after some calls (seeded into the ledger the gateway writes).

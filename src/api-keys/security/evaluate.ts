@@ -1,11 +1,8 @@
 /**
  * The key security rules Infura documents (secret, JWT, allowlists; docs/key-security.md), framework-free. The gateway calls
- * `evaluateKeyAccess` once per HTTP request (and per WebSocket upgrade) after the key and network are known,
- * and writes a non-null answer to the wire as is (Infura's bytes, rejections.ts).
- *
- * WebSocket: at the upgrade call `checkCredentials` then `checkAllowlists(…, calls: [])` (origin and user agent),
- * keep the credential with the connection and call `checkAllowlists` with it for every incoming message (methods
- * and addresses).
+ * `evaluateKeyAccess` once per HTTP request, at a WebSocket upgrade (no calls) and for every WebSocket message
+ * (with the upgrade's headers, so settings changed while a socket is open apply), after the key and network are
+ * known. A refusal is a code; the edge writes Infura's bytes for it.
  */
 import { createHash } from 'node:crypto'
 import { decodeProtectedHeader, importSPKI, jwtVerify, type CryptoKey, type JWTPayload } from 'jose'
@@ -238,45 +235,4 @@ function cachedSet(list: readonly string[], lowercase: boolean): Set<string> {
     sets.set(list, set)
   }
   return set
-}
-
-// ---- WebSocket ------------------------------------------------------------------------------------------------
-
-/** Checks every message of one WebSocket connection against the key's current settings. */
-export interface ConnectionGuard {
-  /**
-   * `security` is the key's settings now (they may have changed since the upgrade); `calls` the message's calls.
-   * A requirement added after the upgrade that the connection's credential does not meet refuses the message.
-   */
-  check(security: KeySecurity | null, calls: readonly CallInfo[]): Rejection | null
-}
-
-/**
- * For a WebSocket upgrade (`wscat --auth ":<secret>"`): credentials, origin and user agent are checked
- * once here; the returned guard checks methods and addresses per message with the credential proven at upgrade.
- */
-export async function guardConnection(
-  security: KeySecurity | null,
-  request: Omit<KeyAccessRequest, 'calls'>,
-  options: KeyAccessOptions,
-): Promise<{ rejection: Rejection } | { guard: ConnectionGuard }> {
-  let credential: Credential = NO_CREDENTIAL
-  if (security !== null && isActive(security, request.authorization)) {
-    const result = await checkCredentials(security, request, options)
-    if (!result.ok) return { rejection: result.rejection }
-    credential = result.credential
-    const denied = checkAllowlists(security, credential, { ...request, calls: [] })
-    if (denied) return { rejection: denied }
-  }
-  const { origin, userAgent } = request
-  return {
-    guard: {
-      check(current, calls) {
-        if (current === null) return null
-        if (current.requireSecret && credential.kind !== 'secret') return SECRET_INVALID
-        if (current.requireJwt && credential.kind !== 'jwt') return JWT_INVALID
-        return checkAllowlists(current, credential, { origin, userAgent, calls })
-      },
-    },
-  }
 }

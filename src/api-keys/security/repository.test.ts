@@ -91,7 +91,7 @@ describe('key security repository', () => {
     const s = (await loadAllKeySecurity(opened.db)).get('k1')!
     const opts = { jwtAudience: 'chaingate', now: NOW }
     expect(await evaluateKeyAccess(s, { origin: 'https://a.com', calls: [] }, opts)).toBeNull()
-    expect((await evaluateKeyAccess(s, { origin: 'https://b.com', calls: [] }, opts))?.status).toBe(403)
+    expect((await evaluateKeyAccess(s, { origin: 'https://b.com', calls: [] }, opts))?.code).toBe('KEY_SETTINGS_REJECTED')
   })
 
   test('error: unknown key → NOT_FOUND', async () => {

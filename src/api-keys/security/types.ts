@@ -83,11 +83,8 @@ export type Credential =
 
 export type KeyAccessCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'
 
-/** A refusal, already in Infura's wire format (rejections.ts): the HTTP edge writes it as is. */
+/** A refusal, as its error code (src/errors/registry.ts); the edge writes Infura's bytes (src/http/infura-bodies.ts). */
 export interface Rejection {
-  status: number
-  contentType: string
-  body: string
   code: KeyAccessCode
 }
 

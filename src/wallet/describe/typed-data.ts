@@ -1,0 +1,92 @@
+/**
+ * eth_signTypedData_v4 (EIP-712) as a tree of its fields, with the domain, and the warnings a person needs: a domain
+ * without chainId (the signature is valid on every chain), a chainId other than the request's, and an unlimited
+ * permit (EIP-2612 `Permit`, Uniswap Permit2 `PermitSingle`/`PermitBatch`/`PermitTransferFrom`).
+ */
+import { toBigIntOrUndefined, UNLIMITED_THRESHOLD } from './format.ts'
+
+export interface TreeNode {
+  name: string
+  type: string
+  /** Leaf value as text; absent for structs and arrays (see children). */
+  value?: string
+  children?: TreeNode[]
+}
+
+export interface TypedDataView {
+  primaryType: string
+  domain: TreeNode[]
+  message: TreeNode[]
+  warnings: string[]
+  /** True for a permit whose amount is unlimited. */
+  unlimitedPermit: boolean
+}
+
+type Types = Record<string, { name: string; type: string }[]>
+const MAX_DEPTH = 16
+const MAX_NODES = 2000
+
+const DOMAIN_FIELDS: Record<string, string> = { name: 'string', version: 'string', chainId: 'uint256', verifyingContract: 'address', salt: 'bytes32' }
+
+function leaf(v: unknown): string {
+  if (v === null || v === undefined) return '(missing)'
+  if (typeof v === 'object') return JSON.stringify(v)
+  return String(v)
+}
+
+function walk(types: Types, type: string, value: unknown, name: string, depth: number, budget: { n: number }): TreeNode {
+  budget.n += 1
+  if (budget.n > MAX_NODES || depth > MAX_DEPTH) return { name, type, value: '(too deep or too large to show)' }
+  const arr = /^(.*)\[(\d*)\]$/.exec(type)
+  if (arr) {
+    const items = Array.isArray(value) ? value : []
+    return { name, type, children: items.map((item, i) => walk(types, arr[1]!, item, `[${i}]`, depth + 1, budget)) }
+  }
+  const struct = Object.hasOwn(types, type) ? types[type] : undefined
+  if (struct && value && typeof value === 'object') {
+    const v = value as Record<string, unknown>
+    return { name, type, children: struct.map((f) => walk(types, f.type, v[f.name], f.name, depth + 1, budget)) }
+  }
+  return { name, type, value: leaf(value) }
+}
+
+/** Amounts of the permit kinds MetaMask flags, read from the message (undefined when not a permit). */
+function permitAmounts(primaryType: string, m: Record<string, any>): unknown[] | undefined {
+  switch (primaryType) {
+    case 'Permit':
+      return [m.value]
+    case 'PermitSingle':
+      return [m.details?.amount]
+    case 'PermitBatch':
+      return Array.isArray(m.details) ? m.details.map((d: any) => d?.amount) : []
+    case 'PermitTransferFrom':
+    case 'PermitWitnessTransferFrom':
+      return [m.permitted?.amount]
+    case 'PermitBatchTransferFrom':
+      return Array.isArray(m.permitted) ? m.permitted.map((p: any) => p?.amount) : []
+  }
+  return undefined
+}
+
+export function describeTypedData(typedData: unknown, chainId: number | undefined): TypedDataView {
+  const d = (typedData && typeof typedData === 'object' ? typedData : {}) as { types?: Types; primaryType?: string; domain?: Record<string, unknown>; message?: Record<string, unknown> }
+  const types = d.types && typeof d.types === 'object' ? d.types : {}
+  const primaryType = typeof d.primaryType === 'string' ? d.primaryType : '(none)'
+  const domainValue = d.domain && typeof d.domain === 'object' ? d.domain : {}
+  const budget = { n: 0 }
+  const domainFields = Array.isArray(types.EIP712Domain) ? types.EIP712Domain : Object.keys(domainValue).map((k) => ({ name: k, type: DOMAIN_FIELDS[k] ?? 'string' }))
+  const domain = domainFields.map((f) => walk(types, f.type, domainValue[f.name], f.name, 1, budget))
+  const root = walk(types, primaryType, d.message ?? {}, primaryType, 0, budget)
+  const warnings: string[] = []
+  const domainChain = toBigIntOrUndefined(domainValue.chainId)
+  if (domainValue.chainId === undefined)
+    warnings.push('The domain has no chainId: this signature is not tied to one chain and could be replayed on others.')
+  else if (chainId === undefined || domainChain !== BigInt(chainId))
+    warnings.push(`The domain's chainId (${leaf(domainValue.chainId)}) is not the chain of this request (${chainId ?? 'none'}).`)
+  const amounts = permitAmounts(primaryType, (d.message ?? {}) as Record<string, any>)
+  const unlimitedPermit = !!amounts?.some((a) => (toBigIntOrUndefined(a) ?? 0n) >= UNLIMITED_THRESHOLD)
+  if (unlimitedPermit)
+    warnings.push(`Unlimited permit (${primaryType}): the spender can take ALL of this token from the account without another signature, until the permit expires.`)
+  else if (amounts) warnings.push(`This is a token permit (${primaryType}): signing it lets the spender move tokens without a transaction from you.`)
+  return { primaryType, domain, message: root.children ?? [root], warnings, unlimitedPermit }
+}

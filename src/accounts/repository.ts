@@ -4,17 +4,23 @@ import type { Db } from '../db/database.ts'
 import { bumpSettingsVersion } from '../db/settings-version.ts'
 import { errors } from '../errors/index.ts'
 
+/** Operators see every account in the dashboard and change their plans (docs/dashboard.md). */
+export type AccountRole = 'user' | 'operator'
+export const ACCOUNT_ROLES: readonly AccountRole[] = ['user', 'operator']
+
 export interface Account {
   id: string
   email: string
   plan: string
+  role: AccountRole
   createdAt: number
 }
 
-const toAccount = (r: { id: string; email: string; plan: string; created_at: number }): Account => ({
+const toAccount = (r: { id: string; email: string; plan: string; role: string; created_at: number }): Account => ({
   id: r.id,
   email: r.email,
   plan: r.plan,
+  role: r.role === 'operator' ? 'operator' : 'user',
   createdAt: r.created_at,
 })
 
@@ -24,8 +30,15 @@ export interface AccountsRepository {
   findByEmail(email: string): Promise<Account | undefined>
   /** An account id or email. */
   resolve(idOrEmail: string): Promise<Account | undefined>
+  /** Accounts that are not deleted, oldest first. */
   list(): Promise<Account[]>
   setPlan(id: string, plan: string): Promise<void>
+  setRole(id: string, role: AccountRole): Promise<void>
+  /**
+   * Deletes an account: revokes its keys, ends its sessions, drops its password and frees its email. The row
+   * stays, marked deleted, so its usage rows keep counting in the operator's totals. Returns the keys revoked.
+   */
+  delete(id: string, nowMs: number): Promise<{ revokedKeys: number }>
 }
 
 const EMAIL = /^[^\s@]+@[^\s@]+$/
@@ -35,9 +48,9 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
     async create({ email, plan }, nowMs) {
       const normalized = email.trim().toLowerCase()
       if (!EMAIL.test(normalized)) throw errors.validation(`not an email address: ${email}`)
-      if (!(plan in plans)) throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
+      if (!Object.hasOwn(plans, plan)) throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
       if (await repo.findByEmail(normalized)) throw errors.conflict(`an account with email ${normalized} exists`)
-      const row = { id: randomUUID(), email: normalized, plan, created_at: nowMs }
+      const row = { id: randomUUID(), email: normalized, plan, role: 'user', created_at: nowMs }
       try {
         await db.insertInto('accounts').values(row).execute()
       } catch (err) {
@@ -49,24 +62,43 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
       return toAccount(row)
     },
     async get(id) {
-      const r = await db.selectFrom('accounts').selectAll().where('id', '=', id).executeTakeFirst()
+      const r = await db.selectFrom('accounts').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
       return r && toAccount(r)
     },
     async findByEmail(email) {
-      const r = await db.selectFrom('accounts').selectAll().where('email', '=', email.trim().toLowerCase()).executeTakeFirst()
+      const r = await db.selectFrom('accounts').selectAll().where('email', '=', email.trim().toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst()
       return r && toAccount(r)
     },
     async resolve(idOrEmail) {
       return idOrEmail.includes('@') ? repo.findByEmail(idOrEmail) : repo.get(idOrEmail)
     },
     async list() {
-      return (await db.selectFrom('accounts').selectAll().orderBy('created_at').execute()).map(toAccount)
+      return (await db.selectFrom('accounts').selectAll().where('deleted_at', 'is', null).orderBy('created_at').execute()).map(toAccount)
     },
     async setPlan(id, plan) {
-      if (!(plan in plans)) throw errors.validation(`unknown plan ${plan}`)
-      const r = await db.updateTable('accounts').set({ plan }).where('id', '=', id).executeTakeFirst()
+      if (!Object.hasOwn(plans, plan)) throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
+      const r = await db.updateTable('accounts').set({ plan }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
       if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
       await bumpSettingsVersion(db)
+    },
+    async setRole(id, role) {
+      if (!ACCOUNT_ROLES.includes(role)) throw errors.validation(`unknown role ${role}; roles: ${ACCOUNT_ROLES.join(', ')}`)
+      const r = await db.updateTable('accounts').set({ role }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+      if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
+    },
+    async delete(id, nowMs) {
+      const revokedKeys = await db.transaction().execute(async (tx) => {
+        // "deleted:<id>" has no @, so it is never an email a sign-up or the CLI could claim.
+        const r = await tx.updateTable('accounts').set({ deleted_at: nowMs, email: `deleted:${id}`, role: 'user' }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+        if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
+        const keys = await tx.updateTable('api_keys').set({ revoked_at: nowMs }).where('account_id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()
+        await tx.deleteFrom('dashboard_sessions').where('account_id', '=', id).execute()
+        await tx.deleteFrom('account_credentials').where('account_id', '=', id).execute()
+        return Number(keys.numUpdatedRows)
+      })
+      // The gateway reloads its key snapshot: the revoked keys are refused and their sockets closed.
+      await bumpSettingsVersion(db)
+      return { revokedKeys }
     },
   }
   return repo

@@ -28,6 +28,7 @@ Accounts and keys
   account create --email E [--plan P]     create an account
   account list                            list accounts
   account set-plan <account> <plan>       change an account's plan
+  account set-role <account> <role>       user or operator (operators manage plans in the dashboard)
   account set-password <account>          set the dashboard password (read from stdin)
   key create --account A [--name N] [--networks a,b]
                                           create a key (all networks enabled unless --networks)
@@ -114,7 +115,7 @@ async function main(argv: string[]): Promise<number> {
   const extra = extras.find((e) => e.command === command)
   if (extra) return extra.run([sub, ...rest].filter((x): x is string => x !== undefined), values, ctx)
 
-  const ADMIN = ['account create', 'account list', 'account set-plan', 'account set-password', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
+  const ADMIN = ['account create', 'account list', 'account set-plan', 'account set-role', 'account set-password', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
   // Checked before opening the database, so a typo does not create a data dir.
   if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim()))
     throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
@@ -156,9 +157,12 @@ async function main(argv: string[]): Promise<number> {
       case 'account set-plan': {
         const a = await needAccount(rest[0])
         if (!rest[1]) throw new UsageError('usage: account set-plan <account> <plan>')
-        await accounts.setPlan(a.id, rest[1])
-        out(json ? JSON.stringify({ ...a, plan: rest[1] }, null, 2) : `account ${a.email} is now on plan ${rest[1]}`)
-        return 0
+        return await (await import('./account-commands.ts')).setPlanCommand(accounts, a, rest[1], ctx)
+      }
+      case 'account set-role': {
+        const a = await needAccount(rest[0])
+        if (!rest[1]) throw new UsageError('usage: account set-role <account> user|operator')
+        return await (await import('./account-commands.ts')).setRoleCommand(accounts, a, rest[1], ctx)
       }
       case 'account set-password': {
         const a = await needAccount(rest[0])

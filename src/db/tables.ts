@@ -1,9 +1,15 @@
+import type { ColumnType } from 'kysely'
+
 /** Row types of every table, as kysely sees them. Add a table here with its migration. */
 export interface AccountsTable {
   id: string
   email: string
   plan: string
   created_at: number
+  /** 'user' | 'operator' (migration 0310_account_roles). */
+  role: ColumnType<string, string | undefined, string>
+  /** Set when the account was deleted (its row stays for its usage and revoked keys). */
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export interface ApiKeysTable {

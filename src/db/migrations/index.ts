@@ -1,14 +1,16 @@
 /**
  * Every migration, by name. Names sort in the order they run; never edit a landed migration, add a new one.
- * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security.
+ * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts.
  */
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'
 import * as m0100 from './0100_wallet.ts'
 import * as m0200 from './0200_key_security.ts'
+import * as m0310 from './0310_account_roles.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
   '0100_wallet': m0100,
   '0200_key_security': m0200,
+  '0310_account_roles': m0310,
 }

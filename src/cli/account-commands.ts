@@ -1,0 +1,28 @@
+/**
+ * `chaingate account set-plan` and `account set-role`: the operator's account commands (docs/dashboard.md,
+ * "Operators"). Both print the changed account (`--json`: the account object).
+ */
+import type { AccountRole, AccountsRepository, Account } from '../accounts/repository.ts'
+
+export interface AccountCommandIo {
+  json: boolean
+  out(text: string): void
+}
+
+export async function setPlanCommand(accounts: AccountsRepository, account: Account, plan: string, io: AccountCommandIo): Promise<number> {
+  await accounts.setPlan(account.id, plan)
+  const changed = (await accounts.get(account.id)) ?? { ...account, plan }
+  io.out(io.json ? JSON.stringify(changed, null, 2) : `account ${changed.email} is now on plan ${changed.plan}`)
+  return 0
+}
+
+export async function setRoleCommand(accounts: AccountsRepository, account: Account, role: string, io: AccountCommandIo): Promise<number> {
+  await accounts.setRole(account.id, role as AccountRole)
+  const changed = (await accounts.get(account.id)) ?? { ...account, role: role as AccountRole }
+  io.out(
+    io.json
+      ? JSON.stringify(changed, null, 2)
+      : `account ${changed.email} is now ${changed.role === 'operator' ? 'an operator (the dashboard shows it every account at /accounts)' : 'a user'}`,
+  )
+  return 0
+}

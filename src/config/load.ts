@@ -9,11 +9,12 @@ import { ConfigSchema, crossFieldProblems, type Config } from './schema.ts'
 
 export class ConfigError extends Error {
   override readonly name = 'ConfigError'
-  constructor(
-    readonly source: string,
-    readonly problems: string[],
-  ) {
+  readonly source: string
+  readonly problems: string[]
+  constructor(source: string, problems: string[]) {
     super(`invalid config (${source}):\n${problems.map((p) => `  - ${p}`).join('\n')}`)
+    this.source = source
+    this.problems = problems
   }
 }
 

@@ -47,12 +47,12 @@ export type AnvilErrorCode = 'ANVIL_BINARY_MISSING' | 'ANVIL_PORT_IN_USE' | 'ANV
 /** A devnet that could not start. `output` holds the last lines anvil printed (why it failed). */
 export class AnvilError extends Error {
   override readonly name = 'AnvilError'
-  constructor(
-    readonly code: AnvilErrorCode,
-    message: string,
-    readonly output = '',
-  ) {
+  readonly code: AnvilErrorCode
+  readonly output: string
+  constructor(code: AnvilErrorCode, message: string, output = '') {
     super(output ? `${message}\n--- last anvil output ---\n${output}` : message)
+    this.code = code
+    this.output = output
   }
 }
 

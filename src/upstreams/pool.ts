@@ -165,16 +165,31 @@ class ForwardHandler {
   private status = 0
   private chunks: Buffer[] = []
   private readonly started = performance.now()
+  private readonly m: Member
+  private readonly timeoutMs: number
+  private readonly cooldownMs: number
+  private readonly network: string
+  /** Size of the request (characters for a string body: a lower bound of its bytes). */
+  private readonly requestSize: number
+  private readonly resolve: (answer: UpstreamAnswer) => void
+  private readonly reject: (err: Error) => void
   constructor(
-    private readonly m: Member,
-    private readonly timeoutMs: number,
-    private readonly cooldownMs: number,
-    private readonly network: string,
-    /** Size of the request (characters for a string body: a lower bound of its bytes). */
-    private readonly requestSize: number,
-    private readonly resolve: (answer: UpstreamAnswer) => void,
-    private readonly reject: (err: Error) => void,
-  ) {}
+    m: Member,
+    timeoutMs: number,
+    cooldownMs: number,
+    network: string,
+    requestSize: number,
+    resolve: (answer: UpstreamAnswer) => void,
+    reject: (err: Error) => void,
+  ) {
+    this.m = m
+    this.timeoutMs = timeoutMs
+    this.cooldownMs = cooldownMs
+    this.network = network
+    this.requestSize = requestSize
+    this.resolve = resolve
+    this.reject = reject
+  }
   onConnect() {}
   onHeaders(statusCode: number) {
     this.status = statusCode
@@ -234,11 +249,12 @@ function tooLarge(network: string, maxBytes: number | undefined) {
 }
 
 class UpstreamHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly snippet: string,
-  ) {
+  readonly status: number
+  readonly snippet: string
+  constructor(status: number, snippet: string) {
     super(`node answered HTTP ${status}`)
+    this.status = status
+    this.snippet = snippet
   }
 }
 

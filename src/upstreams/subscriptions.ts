@@ -21,8 +21,10 @@ export interface SubscriptionHub {
 
 /** A JSON-RPC error answer from the node, passed through to the client unchanged. */
 export class NodeRpcError extends Error {
-  constructor(readonly error: RpcErrorObject) {
+  readonly error: RpcErrorObject
+  constructor(error: RpcErrorObject) {
     super(error.message)
+    this.error = error
   }
 }
 

@@ -178,7 +178,7 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
     const origin = 'https://wallet-scope.example'
     const d = dapp(h.url, origin)
     const created = d.client.createSession({
-      optionalScopes: <any>{ wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } },
+      optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } } as any,
     })
     const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
     expect(p.request.scopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [] })

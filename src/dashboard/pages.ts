@@ -12,7 +12,7 @@ import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, t
 
 export interface PageContext {
   /** Logged-in account, if any. */
-  account?: { email: string; plan: string } | undefined
+  account?: { email: string; plan: string; role?: string } | undefined
   csrfToken: string
   /** Path of the current page, for aria-current in the nav. */
   current: string
@@ -28,9 +28,9 @@ const csrfField = (token: string) => html`<input type="hidden" name="_csrf" valu
 
 export function layout(title: string, ctx: PageContext, body: SafeHtml): string {
   const nav = (href: string, label: string) =>
-    html`<a href="${href}"${ctx.current === href || (href !== '/' && ctx.current.startsWith(href)) ? html` aria-current="page"` : ''}>${label}</a>`
+    html`<a href="${href}"${ctx.current === href || (href !== '/' && ctx.current.startsWith(`${href}/`)) ? html` aria-current="page"` : ''}>${label}</a>`
   const header = ctx.account
-    ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}<span class="muted" title="plan ${ctx.account.plan}">${ctx.account.email}</span><form method="post" action="/logout">${csrfField(ctx.csrfToken)}<button type="submit" class="small">Log out</button></form>`
+    ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}${ctx.account.role === 'operator' ? nav('/accounts', 'Accounts') : ''}<a href="/account" class="who" title="Account settings (plan ${ctx.account.plan})"${ctx.current === '/account' ? html` aria-current="page"` : ''}>${ctx.account.email}</a><form method="post" action="/logout">${csrfField(ctx.csrfToken)}<button type="submit" class="small">Log out</button></form>`
     : html`${nav('/login', 'Log in')}${nav('/signup', 'Sign up')}`
   const flash = ctx.flash ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.message}</p>` : ''
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · chaingate</title>${ctx.canonical ? html`<meta name="chaingate-url" content="${ctx.canonical}">` : ''}<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head><body><a class="skip" href="#main">Skip to content</a><header class="top"><div class="bar"><a class="brand" href="/">chaingate</a>${header}</div></header><main id="main" tabindex="-1"><h1>${title}</h1>${flash}${body}<p id="copy-status" class="sr-only" aria-live="polite"></p></main></body></html>`}`
@@ -104,7 +104,7 @@ export function keysPage(
   return layout(
     'API keys',
     ctx,
-    html`<section class="card" aria-labelledby="create-h"><h2 id="create-h">Create a key</h2><p class="muted">${active.length} of ${limit === null ? 'unlimited' : limit} key${limit === 1 ? '' : 's'} on the ${data.planName} plan.${atLimit ? ' Revoke a key or upgrade the plan to create another.' : ''}</p><form method="post" action="/keys" class="row">${csrfField(ctx.csrfToken)}<div><label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${data.name ?? ''}"></div><button type="submit">Create key</button></form><p class="muted">New keys have every network enabled.</p></section><section class="card" aria-labelledby="list-h"><h2 id="list-h">Your keys</h2>${data.keys.length === 0 ? html`<p>No keys yet.</p>` : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Name</th><th>Key</th><th>Status</th><th class="num">Networks</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table></div>`}</section>`,
+    html`<section class="card" aria-labelledby="create-h"><h2 id="create-h">Create a key</h2><p class="muted">${active.length} of ${limit === null ? 'unlimited' : limit} key${limit === 1 ? '' : 's'} on the ${data.planName} plan.</p>${atLimit ? html`<p id="key-limit" class="flash error">The ${data.planName} plan allows ${limit} API key${limit === 1 ? '' : 's'}; revoke one or upgrade the plan to create another.</p>` : ''}<form method="post" action="/keys" class="row">${csrfField(ctx.csrfToken)}<div><label for="key-name">Name</label><input id="key-name" name="name" type="text" maxlength="100" required value="${data.name ?? ''}"${atLimit ? html` disabled aria-describedby="key-limit"` : ''}></div><button type="submit"${atLimit ? html` disabled aria-describedby="key-limit"` : ''}>Create key</button></form><p class="muted">New keys have every network enabled.</p></section><section class="card" aria-labelledby="list-h"><h2 id="list-h">Your keys</h2>${data.keys.length === 0 ? html`<p>No keys yet.</p>` : html`<div class="table-wrap"><table class="stack"><thead><tr><th>Name</th><th>Key</th><th>Status</th><th class="num">Networks</th><th>Created</th></tr></thead><tbody>${rows}</tbody></table></div>`}</section>`,
   )
 }
 

@@ -14,12 +14,16 @@ import type { FastifyInstance } from 'fastify'
 import { createDash, sendPage, type DashboardDeps } from './context.ts'
 import { registerHostCheck } from './middleware/hosts.ts'
 import { registerSessionMiddleware } from './middleware/session.ts'
-import { messagePage } from './pages.ts'
+import { errorPage } from './pages-account.ts'
 import { registerAccountRoutes } from './routes/account.ts'
 import { registerAssetRoutes } from './routes/assets.ts'
 import { registerKeyActionRoutes } from './routes/key-actions.ts'
 import { registerKeyRoutes } from './routes/keys.ts'
+import { registerNotFoundRoute } from './routes/not-found.ts'
+import { registerOperatorRoutes } from './routes/operator.ts'
+import { registerSettingsRoutes } from './routes/settings.ts'
 import { registerUsageRoutes } from './routes/usage.ts'
+import { messagePage } from './pages.ts'
 
 export type { DashboardDeps, DashboardLogger } from './context.ts'
 
@@ -53,8 +57,10 @@ async function dashboardContext(app: FastifyInstance, deps: DashboardDeps): Prom
   app.setErrorHandler(async (err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
     if (status === 500) dash.logger.error({ err: { message: err.message, stack: err.stack }, url: req.url.split('?')[0] }, 'dashboard error')
-    const message = status === 500 ? 'The dashboard hit an internal error. Try again.' : 'The request could not be read.'
-    return sendPage(reply, status, messagePage('Something went wrong', await dash.pageCtx(req, ''), message))
+    // The page context reads the database, which may be what failed: fall back to an anonymous one.
+    const ctx = await dash.pageCtx(req, '').catch(() => ({ csrfToken: '', current: '' }))
+    if (status === 500) return sendPage(reply, 500, errorPage(ctx, 500))
+    return sendPage(reply, status, messagePage('Something went wrong', ctx, 'The request could not be read.'))
   })
 
   registerHostCheck(app, dash)
@@ -64,4 +70,7 @@ async function dashboardContext(app: FastifyInstance, deps: DashboardDeps): Prom
   registerKeyRoutes(app, dash)
   registerKeyActionRoutes(app, dash)
   registerUsageRoutes(app, dash)
+  registerSettingsRoutes(app, dash)
+  registerOperatorRoutes(app, dash)
+  registerNotFoundRoute(app, dash)
 }

@@ -11,6 +11,7 @@
 import type { FastifyInstance } from 'fastify'
 import { defaultHostname } from '../../networks/rpc-paths.ts'
 import type { Dash } from '../context.ts'
+import { isGatewayPath } from '../routes/not-found.ts'
 
 /** The hostname of a Host header value (port dropped, IPs normalized by the WHATWG URL parser); undefined when malformed. */
 export function hostnameOf(host: string | undefined): string | undefined {
@@ -66,6 +67,8 @@ export function registerHostCheck(app: FastifyInstance, dash: Dash): void {
   const allowed = hostPolicy({ listenHost: gateway.host, allowedHosts: gateway.allowedHosts, networks, publicBaseUrl: dash.cfg.publicBaseUrl })
   if (!allowed) return
   app.addHook('onRequest', async (req, reply) => {
+    // RPC-like paths that reach the dashboard's 404 route go on to the gateway's answer (keys guard those).
+    if (isGatewayPath(req.url)) return
     const hostname = hostnameOf(req.host)
     if (hostname !== undefined && allowed(hostname)) return
     dash.logger.warn({ host: String(req.host).slice(0, 100), ip: req.ip }, 'dashboard request refused: host name not allowed')

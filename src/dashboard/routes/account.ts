@@ -40,6 +40,7 @@ export function safeNext(next: string | undefined): string | undefined {
 }
 
 const SIGNED_UP = 'Sign-up received. Log in with the email and password you chose.'
+const ACCOUNT_DELETED = 'Your account was deleted and its keys revoked.'
 
 export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
   const { cfg, clock, logger } = dash
@@ -109,7 +110,8 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
   app.get('/login', async (req, reply) => {
     if (req.dashboardSession) return reply.redirect(HOME, 303)
     const q = req.query as Record<string, string | undefined>
-    const flash = q.signup === 'done' ? { kind: 'ok' as const, message: SIGNED_UP } : undefined
+    const flash =
+      q.signup === 'done' ? { kind: 'ok' as const, message: SIGNED_UP } : q.deleted === 'done' ? { kind: 'ok' as const, message: ACCOUNT_DELETED } : undefined
     return sendPage(reply, 200, loginPage(preloginCtx(req, reply, '/login', flash), { next: safeNext(q.next) }))
   })
 

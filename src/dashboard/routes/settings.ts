@@ -1,0 +1,81 @@
+/**
+ * The account's own settings: change the password (the current one required; other sessions end) and delete the
+ * account (the password required; keys revoked, sessions ended, email freed, usage rows kept — docs/dashboard.md).
+ * Password checks here count against the log-in limiter, so a stolen session cannot guess the password faster
+ * than the log-in form allows.
+ */
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
+import type { Account } from '../../accounts/repository.ts'
+import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts'
+import { field, sendPage, type Dash } from '../context.ts'
+import { checkPost } from '../middleware/csrf.ts'
+import { endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { settingsPage } from '../pages-account.ts'
+import type { PageContext } from '../pages.ts'
+
+const DONE: Record<string, string> = { password: 'Password changed. Every other session of this account was logged out.' }
+
+export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
+  const { clock, logger } = dash
+
+  const render = async (req: FastifyRequest, reply: FastifyReply, account: Account, status = 200, flash?: PageContext['flash']) => {
+    const activeKeys = (await dash.keys.list({ accountId: account.id })).length
+    return sendPage(reply, status, settingsPage(await dash.pageCtx(req, '/account', flash), { account, activeKeys }))
+  }
+
+  /** The password check of a settings form: rate-limited like log-in; answers the page itself when it fails. */
+  const passwordOk = async (req: FastifyRequest, reply: FastifyReply, account: Account, password: string): Promise<boolean> => {
+    const subject = `email:${account.email}`
+    const admitted = dash.loginLimiter.begin([subject, `ip:${req.ip}`], clock.now())
+    if ('waitMs' in admitted) {
+      const seconds = Math.ceil(admitted.waitMs / 1000)
+      reply.header('retry-after', String(seconds))
+      await render(req, reply, account, 429, { kind: 'error', message: `Too many wrong passwords. Try again in ${seconds} seconds.` })
+      return false
+    }
+    const stored = await dash.credentials.findByEmail(account.email)
+    const ok = stored ? await verifyPassword(password, stored.passwordHash) : await verifyAgainstDummy(password)
+    if (ok) {
+      dash.loginLimiter.forgive(admitted.attempt, subject)
+      return true
+    }
+    logger.info({ accountId: account.id, ip: req.ip }, 'dashboard settings: wrong password')
+    await render(req, reply, account, 401, { kind: 'error', message: 'The password is wrong.' })
+    return false
+  }
+
+  app.get('/account', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who) return reply
+    const done = (req.query as Record<string, string | undefined>).done
+    return render(req, reply, who.account, 200, done && DONE[done] ? { kind: 'ok', message: DONE[done] } : undefined)
+  })
+
+  app.post('/account/password', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
+    const next = field(req.body, 'newPassword')
+    const problem = passwordProblem(next)
+    if (problem) return render(req, reply, who.account, 400, { kind: 'error', message: `Choose another password: ${problem}.` })
+    if (next !== field(req.body, 'confirmPassword'))
+      return render(req, reply, who.account, 400, { kind: 'error', message: 'The two new passwords differ. Type the same one twice.' })
+    if (!(await passwordOk(req, reply, who.account, field(req.body, 'currentPassword')))) return reply
+    // Replacing the hash ends every session of the account (this one too); this browser gets a fresh one.
+    await dash.credentials.setPasswordHash(who.account.id, await hashPassword(next), clock.now())
+    await startSession(dash, req, reply, who.account.id)
+    logger.info({ accountId: who.account.id }, 'dashboard password changed')
+    return reply.redirect('/account?done=password', 303)
+  })
+
+  app.post('/account/delete', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
+    if (field(req.body, 'confirm') !== 'yes')
+      return render(req, reply, who.account, 400, { kind: 'error', message: 'Tick the confirmation box to delete the account.' })
+    if (!(await passwordOk(req, reply, who.account, field(req.body, 'password')))) return reply
+    const { revokedKeys } = await dash.accounts.delete(who.account.id, clock.now())
+    await endSession(dash, who.session, reply)
+    logger.info({ accountId: who.account.id, revokedKeys }, 'dashboard account deleted')
+    return reply.redirect('/login?deleted=done', 303)
+  })
+}

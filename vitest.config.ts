@@ -7,5 +7,8 @@ export default defineConfig({
     maxWorkers: 2,
     testTimeout: 30_000,
     hookTimeout: 60_000,
+    // Child processes running bin/chaingate.mjs run src/ through tsx, not dist/: the suite tests the sources as
+    // edited (test/e2e/client-package.test.ts covers the built package).
+    env: { CHAINGATE_RUN_SOURCES: '1' },
   },
 })

@@ -3,7 +3,7 @@
  * adds to an in-memory map; a timer writes it to the database in one transaction every `flushMs`, so a SIGKILL
  * loses at most that much usage and a graceful stop (final flush) loses none.
  */
-import type SQLite from 'better-sqlite3'
+import type { SqliteHandle } from '../db/sqlite-driver.ts'
 import { capLabel, methodLabel } from '../rpc-methods/labels.ts'
 import { DEFAULT_SERVED } from '../rpc-methods/served.ts'
 import { creditsTodayByAccountAndKey } from './usage-queries.ts'
@@ -54,7 +54,7 @@ function* rowsOf<V>(tree: Tree<V>): Generator<V> {
  * and every label is capped (src/rpc-methods/labels.ts), so clients cannot fill the disk or /usage with names.
  */
 export function createUsageLedger(
-  sqlite: SQLite.Database,
+  sqlite: SqliteHandle,
   flushMs: number,
   onError: (err: unknown) => void,
   served: ReadonlySet<string> = DEFAULT_SERVED,

@@ -1,11 +1,12 @@
 /**
- * Opens the SQLite database (better-sqlite3 through kysely) and applies the numbered, append-only migrations.
+ * Opens the SQLite database (node:sqlite, or better-sqlite3 on Node 20: ./sqlite-driver.ts; through kysely) and
+ * applies the numbered, append-only migrations.
  * WAL mode lets the CLI write while a server runs; the server notices through `settings_version`.
  */
 import { dirname } from 'node:path'
-import SQLite from 'better-sqlite3'
 import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
 import { migrations } from './migrations/index.ts'
+import { openSqlite, type SqliteHandle } from './sqlite-driver.ts'
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists } from './private-files.ts'
 import type { Database } from './tables.ts'
 
@@ -13,8 +14,8 @@ export type Db = Kysely<Database>
 
 export interface OpenedDatabase {
   db: Db
-  /** The raw better-sqlite3 handle, for synchronous hot-path statements (usage flush). */
-  sqlite: SQLite.Database
+  /** The raw synchronous handle, for hot-path statements (usage flush). */
+  sqlite: SqliteHandle
   close(): Promise<void>
 }
 
@@ -25,7 +26,7 @@ export async function openDatabase(file: string): Promise<OpenedDatabase> {
     ensurePrivateDir(dirname(file))
     ensurePrivateFile(file)
   }
-  const sqlite = new SQLite(file)
+  const sqlite = await openSqlite(file)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')

@@ -6,7 +6,7 @@ let s: TestServer
 let client: InProcessClient
 
 beforeAll(async () => {
-  s = await startTestServer()
+  s = await startTestServer({ plans: { one: { creditsPerDay: 80, creditsPerSecond: 1000, maxKeys: null } } })
   client = s.app.inProcessClient(s.key.id)
 })
 afterAll(async () => s?.stop())
@@ -25,6 +25,15 @@ describe('in-process gateway client (used by the wallet)', () => {
     expect(err.code).toBe(-32601)
     const unknownChain: any = await client.request(1, 'eth_chainId', []).catch((e: any) => e)
     expect(unknownChain.message).toContain('chain 1')
+  })
+
+  it('a refusal by a limit is an error with the registry code (Infura event -33000)', async () => {
+    const { key } = await s.newKey('one')
+    const limited = s.app.inProcessClient(key.id)
+    expect(await limited.request(31337, 'eth_blockNumber', [])).toMatch(/^0x/)
+    const err: any = await limited.request(31337, 'eth_blockNumber', []).catch((e: any) => e)
+    expect(err).toBeInstanceOf(RpcCallError)
+    expect(err.code).toBe(-33000)
   })
 
   it('subscriptions deliver events and unsubscribe', async () => {

@@ -82,6 +82,19 @@ export interface WalletApprovalsTable {
   decided_at: number | null
 }
 
+export interface WalletActivityTable {
+  id: ColumnType<number, number | undefined, never>
+  at: number
+  origin: string
+  kind: string
+  outcome: string
+  chain_id: number | null
+  address: string | null
+  summary: string
+  tx_hash: string | null
+  receipt_status: string | null
+}
+
 export interface WalletChangesTable {
   id: number
   version: number
@@ -98,6 +111,7 @@ export interface Database {
   wallet_sessions: WalletSessionsTable
   wallet_approvals: WalletApprovalsTable
   wallet_changes: WalletChangesTable
+  wallet_activity: WalletActivityTable
 }
 
 // ---- dashboard and key security (migration 0200_key_security); merged into `Database` above ----

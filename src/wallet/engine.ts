@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import type { HDAccount } from 'viem/accounts'
 import type { WalletConfig } from '../config/wallet-schema.ts'
 import { constantTimeEqual } from '../security/constant-time.ts'
+import { activitySummary, type ActivityStore } from './activity.ts'
 import type { Approvals } from './approvals.ts'
 import { createConnectionRegistry, type WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
@@ -32,6 +33,10 @@ export interface WalletEngineDeps {
   clock: { now(): number }
   logger: Logger
   config: WalletConfig
+  /** Where answered requests, signatures and sent transactions are recorded (the console's activity list). */
+  activity?: ActivityStore
+  /** Called when sessions change (console push). */
+  onChange?: () => void
 }
 
 /** The answer a session approval carries (console, CLI, auto-approve). */
@@ -68,6 +73,20 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   let accounts: WalletAccount[] = []
   const nonces = new Map<string, bigint>()
   const nonceLocks = new Map<string, Promise<unknown>>()
+  const note = (e: Parameters<ActivityStore['record']>[0]) =>
+    void deps.activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
+  /** Asks the user and records the answer in the activity list. */
+  async function ask(origin: string, kind: Parameters<Approvals['request']>[1], request: unknown, signal: AbortSignal, chainId?: number, address?: string) {
+    const base = { origin, kind, chainId, address, summary: activitySummary(kind, request) }
+    try {
+      const outcome = await approvals.request(origin, kind, request, signal)
+      note({ ...base, at: clock.now(), outcome: 'approved' })
+      return outcome
+    } catch (e) {
+      note({ ...base, at: clock.now(), outcome: 'rejected', summary: `${base.summary} — ${(e as Error).message}` })
+      throw e
+    }
+  }
 
   const servedChainIds = () => new Set(chainAccess.chains().map((c) => c.chainId))
   const heldAddresses = () => accounts.map((a) => a.address)
@@ -85,6 +104,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
         if (holds(c, next)) c.send({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: next!.sessionScopes } })
         else if (holds(c, prev)) c.send({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: {} } })
       }
+      deps.onChange?.()
       await dropUnauthorizedSubscriptions(origin)
       const samePairing = prev?.pairing?.hash === next?.pairing?.hash
       await approvals.cancelWhere(origin, (kind, request) => kind !== 'session' && (!samePairing || !authorizes(next, kind, request)))
@@ -143,7 +163,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
         const current = sessions.peek(conn.origin)
         const replaces = !current ? 'nothing' : holds(conn, current) ? 'its own session' : 'a session of another pairing'
         const request: SessionApprovalRequest = { origin: conn.origin, ...proposal, pairing: { resumable: conn.resumable, replaces } }
-        return (await approvals.request(conn.origin, 'session', request, conn.closed.signal)).decision
+        return (await ask(conn.origin, 'session', request, conn.closed.signal)).decision
       },
       invokeInScope: (scope, sessionScope, method, params) => invokeInScope(conn, scope, sessionScope, method, params),
     }
@@ -157,6 +177,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       if (chainId === undefined) throw walletErrors.unauthorized() // `wallet:eip155` has no chain to forward to
       return chainAccess.request(chainId, method, params ?? [])
     }
+    let approved: { kind: string; request: unknown; address?: string } | undefined
     const ctx: LocalMethodContext = {
       origin: conn.origin,
       connection: conn,
@@ -168,7 +189,13 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       signerFor,
       nonces,
       withNonceLock,
-      approve: async (kind, request) => (await approvals.request(conn.origin, kind, request, conn.closed.signal)).decision,
+      approve: async (kind, request) => {
+        const r = request as { address?: string; transaction?: { from?: string } }
+        const address = r.address ?? r.transaction?.from
+        const out = await ask(conn.origin, kind, request, conn.closed.signal, chainId, address)
+        approved = { kind, request, address }
+        return out.decision
+      },
       async assertStillAuthorized(m, address) {
         const now = (await sessionOf(conn))?.sessionScopes[scope]
         const ok = !!now && now.methods.includes(m) && (address === undefined || (now.accounts.some((a) => addressOf(a) === address) && !!signerFor(address)))
@@ -176,7 +203,19 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       },
       dropUnauthorizedSubscriptions: () => dropUnauthorizedSubscriptions(conn.origin),
     }
-    return local(ctx, params)
+    try {
+      const result = await local(ctx, params)
+      if (approved) {
+        const sent = approved.kind === 'eth_sendTransaction'
+        note({ at: clock.now(), origin: conn.origin, kind: approved.kind, outcome: sent ? 'sent' : 'signed', chainId, address: approved.address, summary: activitySummary(approved.kind, approved.request), ...(sent ? { txHash: String(result) } : {}) })
+      }
+      return result
+    } catch (e) {
+      // Failed after the user approved (broadcast refused, session edited meanwhile): say so in the activity list.
+      if (approved)
+        note({ at: clock.now(), origin: conn.origin, kind: approved.kind, outcome: 'failed', chainId, address: approved.address, summary: `${activitySummary(approved.kind, approved.request)} — ${(e as Error).message}` })
+      throw e
+    }
   }
 
   /** Loads accounts and sessions from the database (start, and whenever the CLI changed something). */
@@ -206,10 +245,11 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     },
 
     /** Periodic work: CLI changes (version counter), CLI answers to approvals, session expiry. */
-    async tick(): Promise<void> {
+    async tick(onDbChange?: () => void): Promise<void> {
       if (await sessions.changedInDb()) {
         await reload()
         await approvals.poll()
+        onDbChange?.()
       }
       await sessions.expire()
     },

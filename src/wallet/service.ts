@@ -8,7 +8,9 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { WalletConfig } from '../config/wallet-schema.ts'
 import type { Database } from '../db/tables.ts'
+import { createActivityStore, type ActivityStore } from './activity.ts'
 import { createApprovals, type Approvals } from './approvals.ts'
+import { createChangeFeed, type ChangeFeed } from './change-feed.ts'
 import { createWalletEngine, type SessionApprovalRequest, type WalletEngine } from './engine.ts'
 import {
   ANVIL_TEST_MNEMONIC,
@@ -43,6 +45,10 @@ export interface WalletCore {
   engine: WalletEngine
   approvals: Approvals
   store: WalletStore
+  activity: ActivityStore
+  chainAccess: ChainAccess
+  /** Fires when pending requests, sessions or activity change (the console's event stream). */
+  changes: ChangeFeed
   /** True when the keys are the public anvil test mnemonic's. */
   publicTestKeys: boolean
   /** Stops the poll loop and answers every waiting approval with 4001. */
@@ -109,6 +115,8 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
   const { config, db, logger } = deps
   const clock = deps.clock ?? { now: () => Date.now() }
   const store = createWalletStore(db)
+  const changes = createChangeFeed()
+  const activity = createActivityStore(db, changes.notify)
   if (config.autoApprove)
     logger.warn('wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is approved without asking. Development only!')
   const keyring = await openKeyring({ ...deps, store, now: clock.now() })
@@ -118,6 +126,7 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
     clock,
     logger,
     timeoutMs: config.approvalTimeoutMs,
+    onChange: changes.notify,
     autoDecision: config.autoApprove
       ? (kind, request) => {
           if (kind !== 'session') return {}
@@ -126,12 +135,12 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
         }
       : undefined,
   })
-  engine = await createWalletEngine({ store, approvals, chainAccess: deps.chainAccess, keyring, clock, logger, config })
+  engine = await createWalletEngine({ store, approvals, chainAccess: deps.chainAccess, keyring, clock, logger, config, activity, onChange: changes.notify })
   let ticking: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined = setInterval(() => {
     if (ticking) return
     ticking = engine!
-      .tick()
+      .tick(changes.notify)
       .catch((err: unknown) => logger.error({ err }, 'wallet: poll failed'))
       .finally(() => {
         ticking = undefined
@@ -142,6 +151,9 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
     engine,
     approvals,
     store,
+    activity,
+    chainAccess: deps.chainAccess,
+    changes,
     publicTestKeys: keyring.publicTestMnemonic,
     async stop() {
       if (timer) clearInterval(timer)

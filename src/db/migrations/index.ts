@@ -6,11 +6,13 @@ import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'
 import * as m0100 from './0100_wallet.ts'
 import * as m0200 from './0200_key_security.ts'
+import * as m0300 from './0300_wallet_activity.ts'
 import * as m0310 from './0310_account_roles.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
   '0100_wallet': m0100,
   '0200_key_security': m0200,
+  '0300_wallet_activity': m0300,
   '0310_account_roles': m0310,
 }

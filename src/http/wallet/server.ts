@@ -12,10 +12,14 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import type { WalletConfig } from '../../config/wallet-schema.ts'
+import type { ActivityStore } from '../../wallet/activity.ts'
 import type { Approvals } from '../../wallet/approvals.ts'
+import type { ChangeFeed } from '../../wallet/change-feed.ts'
+import type { ConsoleTokens } from '../../wallet/console-token.ts'
 import { PAIRING_SECRET } from '../../wallet/connections.ts'
 import type { WalletEngine } from '../../wallet/engine.ts'
 import { toWireError, walletErrors } from '../../wallet/errors.ts'
+import type { ChainAccess } from '../../wallet/ports.ts'
 import type { WalletStore } from '../../wallet/store.ts'
 import { registerConsoleRoutes } from './console-routes.ts'
 
@@ -25,7 +29,10 @@ export interface WalletServerDeps {
   approvals: Approvals
   store: WalletStore
   logger: Logger
-  consoleToken: string
+  tokens: ConsoleTokens
+  activity: ActivityStore
+  chainAccess: ChainAccess
+  changes: ChangeFeed
 }
 
 const MAX_ORIGIN_LENGTH = 255

@@ -2,11 +2,11 @@
  * The wallet with its listeners: the transport-free core (src/wallet/service.ts), the WebSocket API and console on
  * `wallet.host:wallet.port`, and optionally a unix socket (`wallet.socketPath`, mode 0600).
  */
-import { randomBytes } from 'node:crypto'
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, renameSync, rmSync, unlinkSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { dirname, isAbsolute, join } from 'node:path'
 import { isLoopbackHost } from '../../config/wallet-schema.ts'
+import { createConsoleTokens } from '../../wallet/console-token.ts'
 import { startWalletCore, type WalletCore, type WalletServiceDeps } from '../../wallet/service.ts'
 import { buildWalletServer, type WalletServer } from './server.ts'
 
@@ -80,8 +80,19 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
         logger.warn({ host: config.host }, 'wallet: listening on a NON-LOOPBACK address (wallet.allowNonLoopback): any host that reaches it can ask for sessions')
       }
       core = await startWalletCore(deps)
-      const consoleToken = randomBytes(16).toString('hex')
-      server = await buildWalletServer({ config, engine: core.engine, approvals: core.approvals, store: core.store, logger, consoleToken })
+      const tokens = createConsoleTokens(deps.dataDir)
+      const consoleToken = tokens.current()
+      server = await buildWalletServer({
+        config,
+        engine: core.engine,
+        approvals: core.approvals,
+        store: core.store,
+        logger,
+        tokens,
+        activity: core.activity,
+        chainAccess: core.chainAccess,
+        changes: core.changes,
+      })
       await server.app.listen({ host: config.host, port: config.port })
       if (config.socketPath) {
         unixPath = socketFilePath(config.socketPath, deps.dataDir)

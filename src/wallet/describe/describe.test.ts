@@ -119,3 +119,16 @@ describe('typed data', () => {
     expect(v.message[0]!.children![0]!.name).toBe('[0]')
   })
 })
+
+import { encodeErrorResult, parseAbi } from 'viem'
+import { revertReason } from './revert.ts'
+describe('revert reasons', () => {
+  test('Error(string) data, panic, custom error, or the node message', () => {
+    const data = encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: ['insufficient balance'] })
+    expect(revertReason({ code: 3, message: 'execution reverted: insufficient balance', data })).toBe('insufficient balance')
+    expect(revertReason({ code: 3, message: 'x', data: '0x4e487b710000000000000000000000000000000000000000000000000000000000000011' })).toBe('panic 0x11')
+    expect(revertReason({ message: 'execution reverted: nope' })).toBe('nope')
+    expect(revertReason({ message: 'execution reverted' })).toBe('execution reverted (no reason given)')
+    expect(revertReason({ data: '0x12345678' })).toBe('custom error 0x12345678')
+  })
+})

@@ -3,6 +3,8 @@
  * broadcasts with eth_sendRawTransaction through ChainAccess (only the signed transaction leaves the wallet).
  */
 import { isHex, numberToHex, type Hex } from 'viem'
+import { revertReason } from '../describe/revert.ts'
+import type { TransactionContext } from '../describe/transaction.ts'
 import { walletErrors } from '../errors.ts'
 import { isPlainObject } from '../scopes.ts'
 import type { LocalMethodContext } from './context.ts'
@@ -68,9 +70,9 @@ export async function sendTransaction(
     tx.gas ??
     ((await call('eth_estimateGas', [{ from: tx.from, to: tx.to, value: tx.value, data: tx.data }])) as Hex)
   let fees: { gasPrice: Hex } | { maxFeePerGas: Hex; maxPriorityFeePerGas: Hex }
+  const block = (await call('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas?: Hex } | null
   if (tx.gasPrice) fees = { gasPrice: tx.gasPrice }
   else {
-    const block = (await call('eth_getBlockByNumber', ['latest', false])) as { baseFeePerGas?: Hex } | null
     if (block?.baseFeePerGas) {
       const priority = tx.maxPriorityFeePerGas ?? ((await call('eth_maxPriorityFeePerGas', []).catch(() => '0x3b9aca00')) as Hex)
       const maxFee = tx.maxFeePerGas ?? numberToHex(BigInt(block.baseFeePerGas) * 2n + BigInt(priority))
@@ -78,7 +80,16 @@ export async function sendTransaction(
     } else fees = { gasPrice: (await call('eth_gasPrice', [])) as Hex }
   }
   const shown = { ...tx, gas, ...fees, chainId: numberToHex(chainId) }
-  await ctx.approve('eth_sendTransaction', { scope: ctx.scope, transaction: shown })
+  // What the console shows beside the transaction (docs/wallet.md "The console"); none of it is signed.
+  const context: TransactionContext = {
+    ...(block?.baseFeePerGas ? { baseFeePerGas: block.baseFeePerGas } : {}),
+    ...(tx.nonce === undefined ? { nextNonce: (await call('eth_getTransactionCount', [tx.from, 'pending']).catch(() => undefined)) as Hex | undefined } : {}),
+    simulation: await call('eth_call', [{ from: tx.from, to: tx.to, value: tx.value, data: tx.data, gas }, 'latest']).then(
+      () => ({ ok: true as const }),
+      (e: unknown) => ({ ok: false as const, reason: revertReason(e) }),
+    ),
+  }
+  await ctx.approve('eth_sendTransaction', { scope: ctx.scope, transaction: shown, context })
   const key = `${chainId}:${tx.from}`
   return ctx.withNonceLock(key, async () => {
     await ctx.assertStillAuthorized('eth_sendTransaction', tx.from)

@@ -1,0 +1,102 @@
+/**
+ * The wallet's activity list (table wallet_activity): every answered request, signature and sent transaction, shown
+ * in the console. Receipts of sent transactions are filled in later (`pendingReceipts` / `setReceipt`).
+ */
+import type { Kysely } from 'kysely'
+import type { Database } from '../db/tables.ts'
+import { describeApproval } from './describe/index.ts'
+
+export type ActivityOutcome = 'approved' | 'rejected' | 'signed' | 'sent' | 'failed'
+
+export interface ActivityEntry {
+  id: number
+  at: number
+  origin: string
+  kind: string
+  outcome: ActivityOutcome
+  chainId: number | null
+  address: string | null
+  summary: string
+  txHash: string | null
+  receiptStatus: 'success' | 'reverted' | null
+}
+
+/** Entries kept; older ones are pruned as new ones arrive. */
+const MAX_ENTRIES = 5000
+const MAX_SUMMARY = 300
+
+export type ActivityStore = ReturnType<typeof createActivityStore>
+
+export function createActivityStore(db: Kysely<Database>, onChange?: () => void) {
+  return {
+    async record(e: Omit<ActivityEntry, 'id' | 'receiptStatus' | 'txHash' | 'chainId' | 'address'> & Partial<Pick<ActivityEntry, 'txHash' | 'chainId' | 'address'>>): Promise<void> {
+      const r = await db
+        .insertInto('wallet_activity')
+        .values({
+          at: e.at,
+          origin: e.origin,
+          kind: e.kind,
+          outcome: e.outcome,
+          chain_id: e.chainId ?? null,
+          address: e.address ?? null,
+          summary: e.summary.slice(0, MAX_SUMMARY),
+          tx_hash: e.txHash ?? null,
+          receipt_status: null,
+        })
+        .executeTakeFirst()
+      const id = Number(r.insertId ?? 0)
+      if (id > MAX_ENTRIES) await db.deleteFrom('wallet_activity').where('id', '<=', id - MAX_ENTRIES).execute()
+      onChange?.()
+    },
+    async list(limit = 100): Promise<ActivityEntry[]> {
+      const rows = await db.selectFrom('wallet_activity').selectAll().orderBy('id', 'desc').limit(limit).execute()
+      return rows.map((r) => ({
+        id: r.id,
+        at: r.at,
+        origin: r.origin,
+        kind: r.kind,
+        outcome: r.outcome as ActivityOutcome,
+        chainId: r.chain_id,
+        address: r.address,
+        summary: r.summary,
+        txHash: r.tx_hash,
+        receiptStatus: r.receipt_status as ActivityEntry['receiptStatus'],
+      }))
+    },
+    /** Sent transactions whose receipt is not known yet (newest first, bounded). */
+    async pendingReceipts(limit = 20): Promise<{ id: number; chainId: number; txHash: string }[]> {
+      const rows = await db
+        .selectFrom('wallet_activity')
+        .select(['id', 'chain_id', 'tx_hash'])
+        .where('tx_hash', 'is not', null)
+        .where('receipt_status', 'is', null)
+        .where('chain_id', 'is not', null)
+        .orderBy('id', 'desc')
+        .limit(limit)
+        .execute()
+      return rows.map((r) => ({ id: r.id, chainId: r.chain_id!, txHash: r.tx_hash! }))
+    },
+    async setReceipt(id: number, status: 'success' | 'reverted'): Promise<void> {
+      await db.updateTable('wallet_activity').set({ receipt_status: status }).where('id', '=', id).execute()
+      onChange?.()
+    },
+  }
+}
+
+/** One line for the activity list, from a request as the approval stored it. */
+export function activitySummary(kind: string, request: unknown): string {
+  const r = (request ?? {}) as Record<string, any>
+  if (kind === 'session') {
+    const scopes = Object.keys(r.scopes ?? {})
+    return `session for ${scopes.join(', ') || 'no chains'}`
+  }
+  const view = describeApproval(kind, request, { chains: [], accounts: [] })
+  if (view.transaction) {
+    const amount = view.rows.find((x) => x.label === 'Amount')?.value ?? ''
+    const to = view.rows.find((x) => x.label === 'To')?.value ?? ''
+    return `${amount} to ${to}${view.transaction.call ? ` · ${view.transaction.call.summary}` : ''}`
+  }
+  if (view.message) return view.message.text !== undefined ? `message "${view.message.text.slice(0, 80)}"` : `binary message (${view.message.bytes} bytes)`
+  if (view.typedData) return `typed data ${view.typedData.primaryType}${view.typedData.unlimitedPermit ? ' (UNLIMITED permit)' : ''}`
+  return kind
+}

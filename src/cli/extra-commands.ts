@@ -2,7 +2,7 @@
  * Commands contributed by other parts (wallet, dashboard) so src/cli/main.ts stays a table of contents.
  */
 import type { CliContext } from './main.ts'
-import { walletExtraCommand } from './wallet.ts'
+import { WALLET_HELP } from './wallet-help.ts'
 
 export interface ExtraCommand {
   command: string
@@ -12,5 +12,6 @@ export interface ExtraCommand {
 }
 
 export function extraCommands(): ExtraCommand[] {
-  return [walletExtraCommand]
+  // The command's code loads only when it runs (`--help` needs the text alone).
+  return [{ command: 'wallet', help: WALLET_HELP, run: async (args, options, ctx) => (await import('./wallet.ts')).walletExtraCommand.run(args, options, ctx) }]
 }

@@ -4,17 +4,12 @@
  */
 import { parseArgs } from 'node:util'
 import { join, resolve } from 'node:path'
-import { loadConfig, ConfigError } from '../config/load.ts'
 import type { Config } from '../config/schema.ts'
-import { openDatabase } from '../db/database.ts'
-import { createAccountsRepository } from '../accounts/repository.ts'
-import { createKeysRepository, maskKey, type ApiKey } from '../api-keys/repository.ts'
+import type { ApiKey } from '../api-keys/repository.ts'
 import { isChaingateError } from '../errors/index.ts'
-import { queryUsage } from '../credits/usage-queries.ts'
-import { runStart } from './start.ts'
-import { setAccountPassword } from '../dashboard/auth/credentials.ts'
 import { extraCommands } from './extra-commands.ts'
 import { rpcUrl } from '../networks/rpc-paths.ts'
+// Everything else is imported where a command needs it, so `--help` and the admin commands load only their part.
 
 const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wallet
 
@@ -100,12 +95,13 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${HELP.replace('{{EXTRA}}', extras.map((e) => e.help).join(''))}\n`)
     return command || values.help ? 0 : 1
   }
+  const { loadConfig } = await import('../config/load.ts')
   const config = loadConfig(values.config as string | undefined, values['data-dir'] ? { dataDir: values['data-dir'] as string } : {})
   const json = Boolean(values.json)
   const out = (text: string) => process.stdout.write(`${text}\n`)
   const ctx: CliContext = { config, json, out }
 
-  if (command === 'start') return runStart(config, values.config as string | undefined)
+  if (command === 'start') return (await import('./start.ts')).runStart(config, values.config as string | undefined)
   if (command === 'plans') {
     const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
     if (json) out(JSON.stringify(plans, null, 2))
@@ -119,6 +115,11 @@ async function main(argv: string[]): Promise<number> {
   // Checked before opening the database, so a typo does not create a data dir.
   if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim()))
     throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
+  const [{ openDatabase }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
+    import('../db/database.ts'),
+    import('../accounts/repository.ts'),
+    import('../api-keys/repository.ts'),
+  ])
   const database = await openDatabase(join(resolve(config.dataDir), 'chaingate.sqlite'))
   try {
     const now = Date.now()
@@ -167,6 +168,7 @@ async function main(argv: string[]): Promise<number> {
       case 'account set-password': {
         const a = await needAccount(rest[0])
         const password = (await readStdin()).replace(/\r?\n$/, '')
+        const { setAccountPassword } = await import('../dashboard/auth/credentials.ts')
         await setAccountPassword(database.db, a.id, password, now)
         out(json ? JSON.stringify({ id: a.id, email: a.email, password: 'set' }) : `password set for ${a.email}; log in at /login`)
         return 0
@@ -229,6 +231,7 @@ async function main(argv: string[]): Promise<number> {
         if (!['method', 'network', 'key'].includes(by)) throw new UsageError('--by must be method, network or key')
         const account = values.account ? await needAccount(values.account as string) : undefined
         const key = values.key ? await needKey(values.key as string) : undefined
+        const { queryUsage } = await import('../credits/usage-queries.ts')
         const report = await queryUsage(database.db, { day, by, ...(account ? { accountId: account.id } : {}), ...(key ? { keyId: key.id } : {}) })
         if (json) out(JSON.stringify(report, null, 2))
         else {
@@ -289,7 +292,8 @@ main(process.argv.slice(2)).then(
     if (code !== -1) process.exitCode = code
   },
   (err) => {
-    if (err instanceof ConfigError) process.stderr.write(`${err.message}\n`)
+    // ConfigError (src/config/load.ts), matched by name so the error path loads nothing.
+    if ((err as Error)?.name === 'ConfigError') process.stderr.write(`${err.message}\n`)
     else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
     else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)
     process.exitCode = err instanceof UsageError ? 2 : 1

@@ -15,21 +15,7 @@ import type { Database } from '../db/tables.ts'
 import { KeystoreError, encryptMnemonic, isValidMnemonic, newMnemonic, readKeystore, unlockKeyring, writeKeystore } from '../wallet/keystore.ts'
 import { keystorePath } from '../wallet/service.ts'
 import { createWalletStore } from '../wallet/store.ts'
-
-export const WALLET_HELP = `Wallet (works while the server runs)
-  wallet keystore create [--words 12|24] [--force]      new HD wallet; shows its mnemonic ONCE (write it down)
-  wallet keystore import [--mnemonic-file F] [--force]  import a BIP-39 mnemonic (file, or stdin when omitted)
-  wallet accounts list                                  accounts the wallet holds
-  wallet accounts add [--label L]                       derive the next BIP-44 account
-  wallet accounts remove <address>                      remove an account (it leaves every session)
-  wallet approvals list                                 requests waiting for the user
-  wallet approvals approve <id> [--accounts 0x…,0x…] [--scopes eip155:1,…]
-                                                        approve (session: accounts to share, chains to keep)
-  wallet approvals reject <id>
-  wallet sessions list                                  sessions per dapp origin
-  wallet sessions revoke <origin>                       end a dapp's session
-  Passphrase: $CHAINGATE_WALLET_PASSPHRASE (wallet.keystore.passphraseEnv) or --passphrase-file F
-`
+import { WALLET_HELP } from './wallet-help.ts'
 
 export interface WalletCliContext {
   dataDir: string

@@ -1,0 +1,90 @@
+/**
+ * `chaingate/client` as a user's project gets it: `npm pack` (which builds dist/ through `prepare`), the tarball
+ * installed into a scratch project, and a plain `node` script (no tsx, no TypeScript) that imports
+ * `getWebSocketTransport` from 'chaingate/client' and talks to a real wallet listener through
+ * `@metamask/multichain-api-client`.
+ */
+import { execFile, spawn } from 'node:child_process'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { promisify } from 'node:util'
+import { afterAll, beforeAll, expect, test } from 'vitest'
+import { ACCOUNT_0, CHAIN_A, approve, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+
+const run = promisify(execFile)
+const ROOT = resolve(import.meta.dirname, '../..')
+const NPM_ENV = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+
+let scratch: string
+let tarball: string
+let devnets: Awaited<ReturnType<typeof startDevnets>>
+let wallet: WalletHarness
+
+beforeAll(async () => {
+  scratch = mkdtempSync(join(tmpdir(), 'chaingate-user-project-'))
+  // `npm pack` runs `prepare` (tsc → dist/), so the tarball holds what `npm ci` would have built.
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: ROOT, env: NPM_ENV, timeout: 240_000, maxBuffer: 64 << 20 })
+  const packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0] as { filename: string; files: { path: string }[] }
+  tarball = join(scratch, packed.filename)
+  const paths = packed.files.map((f) => f.path)
+  expect(paths).toContain('dist/client/websocket-transport.js')
+  expect(paths).toContain('dist/client/websocket-transport.d.ts')
+  expect(paths).toContain('dist/cli/main.js')
+  expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/'))).toEqual([])
+
+  writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }))
+  // From the local npm cache (the registry only when something is missing). --ignore-scripts: the client needs
+  // neither anvil's binary nor the optional SQLite addon, and skipping them keeps this test fast.
+  await run('npm', ['install', tarball, '--prefer-offline', '--ignore-scripts', '--no-package-lock'], { cwd: scratch, env: NPM_ENV, timeout: 240_000, maxBuffer: 64 << 20 })
+  devnets = await startDevnets()
+  wallet = await startWallet(devnets.anvils)
+}, 480_000)
+
+afterAll(async () => {
+  await wallet?.stop()
+  await devnets?.stop()
+  if (scratch) rmSync(scratch, { recursive: true, force: true })
+})
+
+test('the installed package declares the client export as JavaScript with types, and no tsx at run time', () => {
+  const pkg = JSON.parse(readFileSync(join(scratch, 'node_modules/chaingate/package.json'), 'utf8'))
+  expect(pkg.exports['./client']).toEqual({ types: './dist/client/websocket-transport.d.ts', default: './dist/client/websocket-transport.js' })
+  expect(pkg.dependencies['@metamask/multichain-api-client']).toBeDefined()
+  expect(pkg.dependencies.tsx).toBeUndefined()
+  expect(existsSync(join(scratch, 'node_modules/tsx'))).toBe(false)
+  expect(readFileSync(join(scratch, 'node_modules/chaingate/dist/client/websocket-transport.d.ts'), 'utf8')).toMatch(/export declare function getWebSocketTransport/)
+})
+
+test("plain node imports 'chaingate/client' and opens a session on a real wallet through it", async () => {
+  const origin = 'https://packaged-dapp.example'
+  writeFileSync(
+    join(scratch, 'dapp.mjs'),
+    `import { getMultichainClient } from '@metamask/multichain-api-client'
+import { getWebSocketTransport } from 'chaingate/client'
+const client = getMultichainClient({ transport: getWebSocketTransport({ url: process.argv[2], origin: ${JSON.stringify(origin)} }) })
+const session = await client.createSession({ optionalScopes: { 'eip155:${CHAIN_A}': { methods: ['eth_chainId'], notifications: [] } } })
+const chainId = await client.invokeMethod({ scope: 'eip155:${CHAIN_A}', request: { method: 'eth_chainId', params: [] } })
+console.log(JSON.stringify({ scopes: Object.keys(session.sessionScopes), chainId }))
+process.exit(0)
+`,
+  )
+  // process.execPath without any loader: the export must work in a plain Node.
+  const child = spawn(process.execPath, ['dapp.mjs', wallet.url], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.on('data', (c) => (stdout += c))
+  child.stderr.on('data', (c) => (stderr += c))
+  const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)))
+  try {
+    const pending = await waitForPending(wallet, (p) => p.origin === origin && p.kind === 'session', 20_000)
+    await approve(wallet, pending.id, { accounts: [ACCOUNT_0] })
+    const code = await Promise.race([exited, new Promise<'timeout'>((r) => setTimeout(() => r('timeout'), 20_000))])
+    expect({ code, stderr }).toEqual({ code: 0, stderr: '' })
+  } finally {
+    child.kill()
+  }
+  const out = JSON.parse(stdout.trim().split('\n').at(-1)!)
+  expect(out.scopes).toEqual([`eip155:${CHAIN_A}`])
+  expect(JSON.stringify(out.chainId)).toContain(`0x${CHAIN_A.toString(16)}`)
+}, 60_000)

@@ -5,7 +5,7 @@
 
 export const CSS = `
 :root { --fg:#1b1f24; --muted:#5b6470; --bg:#f6f7f9; --card:#fff; --line:#d8dde3; --accent:#0b5cad; --danger:#b42318;
-  --ok:#067647; --warn:#b54708; --s0:#2563eb; --s1:#d97706; --s2:#059669; --s3:#9333ea; --s4:#dc2626; --s5:#64748b; }
+  --ok:#067647; --warn:#b54708; --s0:#2563eb; --s1:#d97706; --s2:#059669; --s3:#9333ea; --s4:#db2777; --s5:#64748b; }
 * { box-sizing: border-box; }
 body { margin:0; font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif; color:var(--fg); background:var(--bg); }
 a { color:var(--accent); }
@@ -76,6 +76,19 @@ figcaption { font-weight:600; margin:0 0 .25rem; }
 .s3 { fill:var(--s3); stroke:var(--s3); } .s4 { fill:var(--s4); stroke:var(--s4); } .s5 { fill:var(--s5); stroke:var(--s5); }
 polyline.s0, polyline.s1, polyline.s2, polyline.s3, polyline.s4, polyline.s5 { fill:none; }
 ul.legend { list-style:none; padding:0; margin:.25rem 0 0; display:flex; flex-wrap:wrap; gap:.25rem 1rem; font-size:.85rem; }
+ul.legend svg.key { width:28px; height:10px; margin-right:.3rem; vertical-align:0; overflow:visible; }
+ul.legend li { display:flex; align-items:center; min-width:0; overflow-wrap:anywhere; }
+.chart rect.bar { stroke:#fff; stroke-width:.75; }
+.chart .dot { stroke:#fff; stroke-width:1; }
+.chart .line, ul.legend .line { fill:none; stroke-width:2; }
+ul.legend .reference { stroke:var(--danger); stroke-width:2; stroke-dasharray:6 4; }
+.status-code { font:700 2.5rem/1 ui-monospace,monospace; color:var(--muted); margin:0 0 .5rem; }
+header.top .who { overflow-wrap:anywhere; min-width:0; }
+pre.snippet { background:#0f172a; color:#e2e8f0; padding:.75rem; border-radius:6px; overflow-x:auto; font-size:.85rem; margin:.25rem 0; max-width:100%; }
+.snippets details { margin:.25rem 0; }
+.snippets summary { cursor:pointer; font-weight:600; }
+dl.labels { display:grid; grid-template-columns:max-content 1fr; gap:.2rem .75rem; font-size:.85rem; margin:.5rem 0 0; }
+dl.labels dt { font-family:ui-monospace,monospace; } dl.labels dd { margin:0; color:var(--muted); }
 .swatch { display:inline-block; width:.8rem; height:.8rem; border-radius:2px; margin-right:.3rem; vertical-align:-1px; }
 .swatch.s0 { background:var(--s0); } .swatch.s1 { background:var(--s1); } .swatch.s2 { background:var(--s2); }
 .swatch.s3 { background:var(--s3); } .swatch.s4 { background:var(--s4); } .swatch.s5 { background:var(--s5); }
@@ -109,11 +122,11 @@ export const JS = `
     button.addEventListener('click', function () {
       var input = document.getElementById(button.getAttribute('data-copy'));
       if (!input) return;
-      var text = input.value;
+      var text = input.tagName === 'INPUT' ? input.value : input.textContent;
       var done = function () { button.textContent = 'Copied'; announce('Copied to the clipboard'); setTimeout(function () { button.textContent = 'Copy'; }, 1500); };
       if (navigator.clipboard && window.isSecureContext) {
-        navigator.clipboard.writeText(text).then(done, function () { input.select(); document.execCommand('copy'); done(); });
-      } else { input.select(); document.execCommand('copy'); done(); }
+        navigator.clipboard.writeText(text).then(done, function () { if (input.select) { input.select(); document.execCommand('copy'); } done(); });
+      } else if (input.select) { input.select(); document.execCommand('copy'); done(); }
     });
   });
 })();

@@ -24,21 +24,29 @@ export function formatNumber(n: number): string {
 }
 const trim = (x: number) => (x >= 100 ? x.toFixed(0) : x.toFixed(1).replace(/\.0$/, ''))
 
-/** A round axis maximum ≥ max (1, 2, 2.5, 5 × 10^k). */
-function niceMax(max: number): number {
-  if (max <= 0) return 1
-  const exp = 10 ** Math.floor(Math.log10(max))
-  for (const m of [1, 2, 2.5, 5, 10]) if (m * exp >= max) return m * exp
-  return 10 * exp
+/**
+ * The value axis for data up to `dataMax`: about `count` steps of 1, 2, 2.5 or 5 × 10^k (at least 1: credits and
+ * calls are whole numbers), ending at the first step at or above the data. 810 credits get 0–1000 in steps of
+ * 250, not the 0–5M of a quota far above them.
+ */
+export function niceScale(dataMax: number, count = 4): { max: number; ticks: number[] } {
+  const top = dataMax > 0 && Number.isFinite(dataMax) ? dataMax : 1
+  const raw = top / count
+  const exp = 10 ** Math.floor(Math.log10(raw))
+  // Whole steps only (2.5 is skipped below 25), so no tick label is rounded.
+  const step = Math.max(1, [1, 2, 2.5, 5, 10].map((f) => f * exp).find((s) => s >= raw && (s >= 10 || Number.isInteger(s)))!)
+  const max = Math.ceil(top / step) * step
+  const ticks: number[] = []
+  for (let i = 0; i * step <= max; i++) ticks.push(i * step)
+  return { max, ticks }
 }
 
-function axes(yMax: number, labels: string[], plotW: number, plotH: number): SafeHtml {
-  const ticks = [0, 0.25, 0.5, 0.75, 1]
+function axes(scale: { max: number; ticks: number[] }, labels: string[], plotW: number, plotH: number): SafeHtml {
   const every = Math.max(1, Math.ceil(labels.length / 8))
   const step = plotW / Math.max(1, labels.length)
-  return html`<g class="axis">${ticks.map((t) => {
-    const y = PAD.top + plotH - t * plotH
-    return html`<line x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y}" y2="${y}" class="grid"/><text x="${PAD.left - 6}" y="${y + 4}" text-anchor="end">${formatNumber(yMax * t)}</text>`
+  return html`<g class="axis">${scale.ticks.map((t) => {
+    const y = PAD.top + plotH - (t / scale.max) * plotH
+    return html`<line x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${formatNumber(t)}</text>`
   })}${labels.map((l, i) =>
     i % every === 0
       ? html`<text x="${PAD.left + step * i + step / 2}" y="${H - 8}" text-anchor="middle">${l}</text>`
@@ -46,11 +54,39 @@ function axes(yMax: number, labels: string[], plotW: number, plotH: number): Saf
   )}</g>`
 }
 
-function legend(series: Series[]): SafeHtml {
-  if (series.length <= 1) return html``
-  return html`<ul class="legend">${series.map(
-    (s, i) => html`<li><span class="swatch s${i % PALETTE_SIZE}" aria-hidden="true"></span>${s.label}</li>`,
-  )}</ul>`
+/** Dash pattern per series, so lines that overlap stay apart without colour too. */
+const DASHES = ['', '7 4', '2 3', '9 3 2 3', '4 4', '12 3 2 3 2 3']
+
+/** A marker per series: circle, square, triangle, diamond, … (centred on x, y). */
+function marker(si: number, x: number, y: number, title: SafeHtml): SafeHtml {
+  const cls = `dot s${si % PALETTE_SIZE}`
+  const r = 3
+  const at = (pts: [number, number][]) => pts.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ')
+  switch (si % 4) {
+    case 1:
+      return html`<rect class="${cls}" x="${(x - r).toFixed(1)}" y="${(y - r).toFixed(1)}" width="${2 * r}" height="${2 * r}">${title}</rect>`
+    case 2:
+      return html`<polygon class="${cls}" points="${at([[0, -r - 0.5], [r + 0.5, r], [-r - 0.5, r]])}">${title}</polygon>`
+    case 3:
+      return html`<polygon class="${cls}" points="${at([[0, -r - 0.5], [r + 0.5, 0], [0, r + 0.5], [-r - 0.5, 0]])}">${title}</polygon>`
+    default:
+      return html`<circle class="${cls}" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${r}">${title}</circle>`
+  }
+}
+
+type LegendItem = { label: string; kind: 'bar' | 'line' | 'reference'; index: number }
+
+function legend(items: LegendItem[]): SafeHtml {
+  if (items.length === 0) return html``
+  return html`<ul class="legend">${items.map((it) => {
+    const swatch =
+      it.kind === 'bar'
+        ? html`<span class="swatch s${it.index % PALETTE_SIZE}" aria-hidden="true"></span>`
+        : it.kind === 'reference'
+          ? html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true"><line class="reference" x1="1" x2="27" y1="5" y2="5"/></svg>`
+          : html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true"><line class="line s${it.index % PALETTE_SIZE}" x1="1" x2="27" y1="5" y2="5"${DASHES[it.index % DASHES.length] ? html` stroke-dasharray="${DASHES[it.index % DASHES.length]}"` : ''}/>${marker(it.index, 14, 5, html``)}</svg>`
+    return html`<li>${swatch}${it.label}</li>`
+  })}</ul>`
 }
 
 function summary(title: string, series: Series[]): string {
@@ -64,7 +100,8 @@ export function stackedBarChart(opts: { title: string; labels: string[]; series:
   const plotW = W - PAD.left - PAD.right
   const plotH = H - PAD.top - PAD.bottom
   const totals = labels.map((_, i) => series.reduce((sum, s) => sum + (s.values[i] ?? 0), 0))
-  const yMax = niceMax(Math.max(0, ...totals))
+  const scale = niceScale(Math.max(0, ...totals))
+  const yMax = scale.max
   const step = plotW / Math.max(1, labels.length)
   const barW = Math.max(1, step * 0.7)
   const bars = labels.map((label, i) => {
@@ -74,13 +111,17 @@ export function stackedBarChart(opts: { title: string; labels: string[]; series:
       if (v <= 0) return ''
       const h = (v / yMax) * plotH
       y -= h
-      return html`<rect class="s${si % PALETTE_SIZE}" x="${(PAD.left + step * i + (step - barW) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, h).toFixed(1)}"><title>${label} · ${s.label}: ${v.toLocaleString('en-US')}</title></rect>`
+      return html`<rect class="bar s${si % PALETTE_SIZE}" x="${(PAD.left + step * i + (step - barW) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, h).toFixed(1)}"><title>${label} · ${s.label}: ${v.toLocaleString('en-US')}</title></rect>`
     })
   })
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(yMax, labels, plotW, plotH)}${bars}</svg>${legend(series)}</figure>`
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${bars}</svg>${legend(series.length > 1 ? series.map((s, index) => ({ label: s.label, kind: 'bar' as const, index })) : [])}</figure>`
 }
 
-/** Lines per series over time buckets, with an optional dashed reference line (e.g. the daily quota). */
+/**
+ * Lines per series over time buckets (each with its own colour, dash pattern and marker), with an optional dashed
+ * reference line (e.g. the daily quota). The axis is scaled to the data; the reference joins the scale only when
+ * the data reaches half of it, otherwise the chart says it lies above.
+ */
 export function lineChart(opts: {
   title: string
   labels: string[]
@@ -91,21 +132,28 @@ export function lineChart(opts: {
   const { labels, series } = opts
   const plotW = W - PAD.left - PAD.right
   const plotH = H - PAD.top - PAD.bottom
-  const max = Math.max(0, ...series.flatMap((s) => s.values), opts.reference?.value ?? 0)
-  const yMax = niceMax(max)
+  const dataMax = Math.max(0, ...series.flatMap((s) => s.values))
+  const ref = opts.reference && opts.reference.value > 0 ? opts.reference : undefined
+  const refOnScale = ref !== undefined && dataMax >= ref.value / 2
+  const scale = niceScale(refOnScale ? Math.max(dataMax, ref.value) : dataMax)
   const step = plotW / Math.max(1, labels.length)
   const x = (i: number) => PAD.left + step * i + step / 2
-  const y = (v: number) => PAD.top + plotH - (v / yMax) * plotH
+  const y = (v: number) => PAD.top + plotH - (v / scale.max) * plotH
   const lines = series.map((s, si) => {
     const points = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')
-    return html`<polyline class="line s${si % PALETTE_SIZE}" points="${points}"/>${s.values.map(
-      (v, i) => html`<circle class="dot s${si % PALETTE_SIZE}" cx="${x(i).toFixed(1)}" cy="${y(v).toFixed(1)}" r="2.5"><title>${labels[i]} · ${s.label}: ${v.toLocaleString('en-US')}</title></circle>`,
+    const dash = DASHES[si % DASHES.length]
+    return html`<polyline class="line s${si % PALETTE_SIZE}" points="${points}"${dash ? html` stroke-dasharray="${dash}"` : ''}/>${s.values.map((v, i) =>
+      marker(si, x(i), y(v), html`<title>${labels[i]} · ${s.label}: ${v.toLocaleString('en-US')}</title>`),
     )}`
   })
-  const ref = opts.reference
-    ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(opts.reference.value).toFixed(1)}" y2="${y(opts.reference.value).toFixed(1)}"/><text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(opts.reference.value) - 4).toFixed(1)}" text-anchor="end">${opts.reference.label}</text>`
-    : ''
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(yMax, labels, plotW, plotH)}${ref}${lines}</svg>${legend(series)}</figure>`
+  const refMark = !ref
+    ? ''
+    : refOnScale
+      ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(ref.value).toFixed(1)}"/><text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(1)}" text-anchor="end">${ref.label}</text>`
+      : html`<text class="reference-label" x="${PAD.left + plotW - 4}" y="${PAD.top + 10}" text-anchor="end">↑ ${ref.label}: above this scale</text>`
+  const items: LegendItem[] = series.length > 1 || ref ? series.map((s, index) => ({ label: s.label, kind: 'line' as const, index })) : []
+  if (ref) items.push({ label: ref.label, kind: 'reference', index: 0 })
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}</svg>${legend(items)}</figure>`
 }
 
 /** Horizontal bars, largest first (totals by method, network, key, error). */

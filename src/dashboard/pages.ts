@@ -8,6 +8,7 @@ import { MAX_ALLOWLIST_ENTRIES, MAX_JWT_KEYS, type AllowlistType, type KeySecuri
 import type { PlanConfig } from '../config/schema.ts'
 import { formatNumber, horizontalBars, lineChart, quotaGauge, stackedBarChart, PALETTE_SIZE, type Series } from './charts.ts'
 import { html, type SafeHtml } from './html.ts'
+import { errorDisplayName, methodDisplayName, methodLabelMeaning } from './usage-labels.ts'
 import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageReport } from '../credits/usage-queries.ts'
 
 export interface PageContext {
@@ -84,7 +85,7 @@ export function overviewPage(
   return layout(
     'Overview',
     ctx,
-    html`<section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Daily credit balance</h2>${quotaGauge({ used: data.usedToday, quota: plan.creditsPerDay })}${lineChart({ title: 'Credits per day, last 7 days (UTC), against the daily quota', labels: data.daily.labels, series: [{ label: 'credits', values: data.daily.values }], reference: { label: `quota ${formatNumber(plan.creditsPerDay)}`, value: plan.creditsPerDay }, id: 'daily-chart' })}</section><div class="grid2"><section class="card"><h2>Plan</h2><p><strong>${data.planName}</strong>: ${plan.creditsPerDay.toLocaleString('en-US')} credits per day, ${plan.creditsPerSecond.toLocaleString('en-US')} credits per second, ${plan.maxKeys === null ? 'unlimited API keys' : `up to ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}`}.</p></section><section class="card"><h2>API keys</h2><p>${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'}. <a href="/keys">Manage keys</a> · <a href="/usage">See usage</a></p></section></div>`,
+    html`<section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Daily credit balance</h2>${quotaGauge({ used: data.usedToday, quota: plan.creditsPerDay })}${lineChart({ title: 'Credits per day, last 7 days (UTC), against the daily quota', labels: data.daily.labels, series: [{ label: 'credits per day', values: data.daily.values }], reference: { label: `daily quota ${formatNumber(plan.creditsPerDay)}`, value: plan.creditsPerDay }, id: 'daily-chart' })}</section><div class="grid2"><section class="card"><h2>Plan</h2><p><strong>${data.planName}</strong>: ${plan.creditsPerDay.toLocaleString('en-US')} credits per day, ${plan.creditsPerSecond.toLocaleString('en-US')} credits per second, ${plan.maxKeys === null ? 'unlimited API keys' : `up to ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}`}.</p></section><section class="card"><h2>API keys</h2><p>${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'}. <a href="/keys">Manage keys</a> · <a href="/usage">See usage</a></p></section></div>`,
   )
 }
 
@@ -138,7 +139,7 @@ function endpointField(id: string, label: string, url: string, tag?: string): Sa
 
 export function keyPage(
   ctx: PageContext,
-  data: { key: ApiKey; security: KeySecurity; endpoints: EndpointUrls[]; newSecret?: string | undefined; plan: PlanConfig },
+  data: { key: ApiKey; security: KeySecurity; endpoints: EndpointUrls[]; newSecret?: string | undefined; plan: PlanConfig; snippets?: SafeHtml | undefined },
 ): string {
   const { key, security } = data
   const revoked = key.revokedAt !== null
@@ -179,7 +180,7 @@ export function keyPage(
   return layout(
     revoked ? `${key.name} (revoked)` : key.name,
     { ...ctx, canonical: base },
-    html`<p><a href="/keys">← All keys</a> · <a href="/usage?key=${key.id}">Usage of this key</a></p>${secretBanner}${details}${endpoints}${revoked ? '' : html`${securitySection}${allowlists}${jwt}${limits}`}${danger}`,
+    html`<p><a href="/keys">← All keys</a> · <a href="/usage?key=${key.id}">Usage of this key</a></p>${secretBanner}${details}${endpoints}${revoked ? '' : (data.snippets ?? '')}${revoked ? '' : html`${securitySection}${allowlists}${jwt}${limits}`}${danger}`,
   )
 }
 
@@ -203,7 +204,7 @@ export function usagePage(
 ): string {
   const { report } = data
   const keyName = new Map(data.keys.map((k) => [k.id, k.name]))
-  const groupLabel = (g: string) => (data.dimension === 'key' ? (keyName.get(g) ?? g) : g)
+  const groupLabel = (g: string) => (data.dimension === 'key' ? (keyName.get(g) ?? g) : data.dimension === 'method' ? methodDisplayName(g) : g)
   const query = (patch: Record<string, string | undefined>) => {
     const q = new URLSearchParams()
     const merged = { range: data.range, by: data.dimension, key: data.keyId, ...patch }
@@ -220,7 +221,8 @@ export function usagePage(
   const index = new Map(report.buckets.starts.map((s, i) => [s, i]))
   const mkSeries = (field: 'credits' | 'calls'): Series[] => {
     const series: Series[] = top.map((g) => ({ label: groupLabel(g), values: report.buckets.starts.map(() => 0) }))
-    const other: Series = { label: 'other', values: report.buckets.starts.map(() => 0) }
+    // Not "other": that is the ledger's label for unsupported methods (usage-labels.ts).
+    const other: Series = { label: 'all the rest', values: report.buckets.starts.map(() => 0) }
     for (const r of report.rows) {
       const i = index.get(r.bucket)
       if (i === undefined) continue
@@ -233,18 +235,23 @@ export function usagePage(
   const tabs = (items: readonly string[], current: string, param: string, label: (v: string) => string, name: string) =>
     html`<nav class="tabs" aria-label="${name}">${items.map((v) => html`<a href="${query({ [param]: v })}"${v === current ? html` aria-current="true"` : ''}>${label(v)}</a>`)}</nav>`
 
-  const table = (title: string, items: { label: string; calls: number; credits: number; errors: number }[]) =>
-    html`<div class="table-wrap"><table class="stack"><caption class="sr-only">${title}</caption><thead><tr><th>${title}</th><th class="num">Calls</th><th class="num">Credits</th><th class="num">Errors</th></tr></thead><tbody>${items.length === 0 ? html`<tr><td colspan="4" class="muted">No calls in this period.</td></tr>` : items.slice(0, 20).map((t) => html`<tr><td>${t.label}</td><td class="num" data-label="Calls">${t.calls.toLocaleString('en-US')}</td><td class="num" data-label="Credits">${t.credits.toLocaleString('en-US')}</td><td class="num" data-label="Errors">${t.errors.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div>`
+  const table = (title: string, items: { label: string; id: string; calls: number; credits: number; errors: number }[]) =>
+    html`<div class="table-wrap"><table class="stack"><caption class="sr-only">${title}</caption><thead><tr><th>${title}</th><th class="num">Calls</th><th class="num">Credits</th><th class="num">Errors</th></tr></thead><tbody>${items.length === 0 ? html`<tr><td colspan="4" class="muted">No calls in this period.</td></tr>` : items.slice(0, 20).map((t) => html`<tr><td>${t.label === t.id ? t.label : html`<span title="${t.id}">${t.label}</span>`}</td><td class="num" data-label="Calls">${t.calls.toLocaleString('en-US')}</td><td class="num" data-label="Credits">${t.credits.toLocaleString('en-US')}</td><td class="num" data-label="Errors">${t.errors.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div>`
 
   const byKey = report.byKey.map((t) => ({ ...t, label: keyName.get(t.id) ?? t.id }))
+  const byMethod = report.byMethod.map((t) => ({ ...t, label: methodDisplayName(t.id) }))
+  const meanings = byMethod.flatMap((t) => {
+    const m = methodLabelMeaning(t.id)
+    return m ? [html`<dt>${m.name}</dt><dd>${m.meaning}</dd>`] : []
+  })
   const rangeTitle = RANGE_LABEL[data.range]
 
   return layout(
     'Usage',
     ctx,
-    html`<section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Daily credit balance</h2>${quotaGauge({ used: data.usedToday, quota: data.plan.creditsPerDay })}${lineChart({ title: `Credits per day (UTC) against the daily quota`, labels: data.daily.labels, series: [{ label: 'credits', values: data.daily.values }], reference: { label: `quota ${formatNumber(data.plan.creditsPerDay)}`, value: data.plan.creditsPerDay }, id: 'daily-chart' })}</section>
+    html`<section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Daily credit balance</h2>${quotaGauge({ used: data.usedToday, quota: data.plan.creditsPerDay })}${lineChart({ title: `Credits per day (UTC) against the daily quota`, labels: data.daily.labels, series: [{ label: 'credits per day', values: data.daily.values }], reference: { label: `daily quota ${formatNumber(data.plan.creditsPerDay)}`, value: data.plan.creditsPerDay }, id: 'daily-chart' })}</section>
 <section class="card" aria-labelledby="filters-h"><h2 id="filters-h" class="sr-only">Filters</h2>${tabs(USAGE_RANGES, data.range, 'range', (r) => `Last ${RANGE_LABEL[r as UsageRange]}`, 'Period')}${tabs(USAGE_DIMENSIONS, data.dimension, 'by', (d) => `By ${DIMENSION_LABEL[d as UsageDimension]}`, 'Break down by')}<form method="get" action="/usage" class="row"><input type="hidden" name="range" value="${data.range}"><input type="hidden" name="by" value="${data.dimension}"><div><label for="key-filter">API key</label><select id="key-filter" name="key"><option value="">All keys</option>${data.keys.map((k) => html`<option value="${k.id}"${k.id === data.keyId ? html` selected` : ''}>${k.name}</option>`)}</select></div><button type="submit" class="secondary">Show</button></form><p><strong>${report.totals.calls.toLocaleString('en-US')}</strong> calls, <strong>${report.totals.credits.toLocaleString('en-US')}</strong> credits, <strong>${report.totals.errors.toLocaleString('en-US')}</strong> errors in the last ${rangeTitle}.</p></section>
 <section class="card" aria-labelledby="charts-h"><h2 id="charts-h">Over time, by ${DIMENSION_LABEL[data.dimension]}</h2>${stackedBarChart({ title: `Credits per ${data.range === '24h' ? 'hour' : 'day'} by ${DIMENSION_LABEL[data.dimension]}`, labels: report.buckets.labels, series: mkSeries('credits'), id: 'credits-chart' })}${lineChart({ title: `Calls per ${data.range === '24h' ? 'hour' : 'day'} by ${DIMENSION_LABEL[data.dimension]}`, labels: report.buckets.labels, series: mkSeries('calls'), id: 'calls-chart' })}</section>
-<div class="grid2"><section class="card">${horizontalBars({ title: 'Credits by method', items: report.byMethod.map((t) => ({ label: t.label, value: t.credits })), id: 'method-chart' })}${table('Method', report.byMethod)}</section><section class="card">${horizontalBars({ title: 'Credits by network', items: report.byNetwork.map((t) => ({ label: t.label, value: t.credits })), id: 'network-chart' })}${table('Network', report.byNetwork)}</section><section class="card">${horizontalBars({ title: 'Credits by API key', items: byKey.map((t) => ({ label: t.label, value: t.credits })), id: 'key-chart' })}${table('API key', byKey)}</section><section class="card" aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>${horizontalBars({ title: 'Failed requests by status or JSON-RPC code', items: report.errors.map((e) => ({ label: e.error, value: e.count })), id: 'errors-chart' })}<div class="table-wrap"><table><thead><tr><th>Error</th><th class="num">Count</th></tr></thead><tbody>${report.errors.length === 0 ? html`<tr><td colspan="2" class="muted">No errors in this period.</td></tr>` : report.errors.map((e) => html`<tr><td><code>${e.error}</code></td><td class="num">${e.count.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div></section></div>`,
+<div class="grid2"><section class="card">${horizontalBars({ title: 'Credits by method', items: byMethod.map((t) => ({ label: t.label, value: t.credits })), id: 'method-chart' })}${table('Method', byMethod)}${meanings.length ? html`<dl class="labels" id="label-meanings">${meanings}</dl>` : ''}</section><section class="card">${horizontalBars({ title: 'Credits by network', items: report.byNetwork.map((t) => ({ label: t.label, value: t.credits })), id: 'network-chart' })}${table('Network', report.byNetwork)}</section><section class="card">${horizontalBars({ title: 'Credits by API key', items: byKey.map((t) => ({ label: t.label, value: t.credits })), id: 'key-chart' })}${table('API key', byKey)}</section><section class="card" aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>${horizontalBars({ title: 'Failed requests by status or JSON-RPC code', items: report.errors.map((e) => ({ label: errorDisplayName(e.error), value: e.count })), id: 'errors-chart' })}<div class="table-wrap"><table><thead><tr><th>Error</th><th class="num">Count</th></tr></thead><tbody>${report.errors.length === 0 ? html`<tr><td colspan="2" class="muted">No errors in this period.</td></tr>` : report.errors.map((e) => html`<tr><td>${errorDisplayName(e.error)} <code class="muted">${e.error}</code></td><td class="num">${e.count.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div></section></div>`,
   )
 }

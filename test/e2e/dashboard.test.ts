@@ -325,7 +325,7 @@ describe('usage', () => {
     const res = await alice.get(`/usage?key=${id}`)
     expect(res.body).toContain('id="credits-chart"')
     expect(res.body).toContain('eth_blockNumber')
-    expect(res.body).toContain('<code>http:429</code>')
+    expect(res.body).toContain('HTTP 429 (over a credits limit) <code class="muted">http:429</code>')
     expect(res.body).toContain('1,120</strong> of 15,000,000 credits used today')
     const overview = await alice.get('/')
     expect(overview.body).toContain('id="daily-chart"')

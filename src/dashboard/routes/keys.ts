@@ -8,6 +8,7 @@ import { endpointsOf } from '../endpoints.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { keyPage, keysPage, type PageContext } from '../pages.ts'
+import { snippetsFor, snippetsSection } from '../snippets.ts'
 
 export const DONE_MESSAGES: Record<string, string> = {
   renamed: 'Key renamed.',
@@ -34,13 +35,28 @@ export async function renderKey(
   opts: { status?: number; flash?: PageContext['flash']; newSecret?: string } = {},
 ): Promise<FastifyReply> {
   const security = await getKeySecurity(dash.deps.db, key.id)
+  const endpoints = endpointsOf(dash, req, key)
+  // The examples follow ?network= (default: the key's first enabled network); path-form URLs always resolve.
+  const asked = (req.query as Record<string, string | undefined> | undefined)?.network
+  const shown = endpoints.find((e) => e.network === asked) ?? endpoints.find((e) => e.enabled) ?? endpoints[0]
+  const snippets = shown
+    ? snippetsSection({
+        keyId: key.id,
+        network: shown.network,
+        networks: endpoints.filter((e) => e.enabled).map((e) => e.network),
+        items: snippetsFor(shown.pathForm, { requireSecret: security.requireSecret }),
+        requireSecret: security.requireSecret,
+        requireJwt: security.requireJwt,
+      })
+    : undefined
   return sendPage(
     reply,
     opts.status ?? 200,
     keyPage(await dash.pageCtx(req, '/keys', opts.flash), {
       key,
       security,
-      endpoints: endpointsOf(dash, req, key),
+      endpoints,
+      snippets,
       newSecret: opts.newSecret,
       plan: dash.planOf(planName),
     }),

@@ -50,6 +50,24 @@ async function tearDown() {
   if (profileDir) rmSync(profileDir, { recursive: true, force: true })
 }
 
+/** Visible elements of the page that reach past the viewport's edges (none expected), outside scroll boxes. */
+async function overflowing(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const width = document.documentElement.clientWidth
+    const out: string[] = []
+    for (const el of Array.from(document.querySelectorAll('body *'))) {
+      const r = el.getBoundingClientRect()
+      if (r.width === 0 || r.height === 0 || el.closest('.sr-only, .skip')) continue
+      // Content of a scroll box (code examples, wide tables) scrolls inside it; the box itself is checked.
+      let clipped = false
+      for (let p = el.parentElement; p && !clipped; p = p.parentElement) clipped = ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)
+      if (clipped) continue
+      if (r.right > width + 1 || r.left < -1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (${Math.round(r.left)}–${Math.round(r.right)} of ${width})`)
+    }
+    return out.slice(0, 10)
+  })
+}
+
 async function expectNoConsoleErrors(page: Page, errors: string[]) {
   expect(errors, errors.join('\n')).toEqual([])
   // The CSP allows only same-origin assets: the stylesheet must have applied.
@@ -166,7 +184,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await expect(page.locator('#credits-chart svg rect').count()).resolves.toBeGreaterThanOrEqual(4)
     await expect(page.locator('#calls-chart svg polyline').count()).resolves.toBe(3)
     await expect(page.locator('main').textContent()).resolves.toContain('245 calls, 19,600 credits, 3 errors in the last 24 hours')
-    await expect(page.locator('#errors-chart').textContent()).resolves.toContain('http:429')
+    await expect(page.locator('#errors-chart').textContent()).resolves.toContain('HTTP 429 (over a credits limit)')
     await page.getByRole('link', { name: 'By network' }).click()
     await expect(page.locator('#credits-chart .legend').textContent()).resolves.toContain('devnet-b')
     await page.getByRole('link', { name: 'Last 7 days' }).click()
@@ -176,16 +194,39 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     const usageShot = join(shotsDir, 'usage.png')
     await page.screenshot({ path: usageShot, fullPage: true })
 
+    // The overview chart is scaled to the data: today's ~20k credits draw well above the baseline on an axis
+    // in thousands, not as a flat line at the bottom of a 0–15M axis (the developer plan's quota).
+    await page.getByRole('link', { name: 'Overview' }).click()
+    await page.waitForURL(`${base}/`)
+    const ticks = await page.locator('#daily-chart .axis text[text-anchor="end"]').allTextContents()
+    expect(ticks.at(-1)).toMatch(/^\d+(\.\d)?k$/)
+    await expect(page.locator('#daily-chart').textContent()).resolves.toContain('daily quota 15M: above this scale')
+    const svg = (await page.locator('#daily-chart svg[role="img"]').boundingBox())!
+    const today = (await page.locator('#daily-chart svg[role="img"] .dot').last().boundingBox())!
+    expect(svg.y + svg.height - (today.y + today.height / 2)).toBeGreaterThan(svg.height * 0.4)
+    expect(await overflowing(page)).toEqual([])
+    await page.screenshot({ path: join(shotsDir, 'overview.png'), fullPage: true })
+
     // Narrow screen: nothing wider than the viewport.
     await page.setViewportSize({ width: 375, height: 800 })
     await page.goto(`${base}/keys/${keyRow.id}`)
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)
     await page.screenshot({ path: join(shotsDir, 'key-narrow.png'), fullPage: false })
-    for (const path of ['/usage', '/keys', '/']) {
+    for (const path of ['/usage', '/keys', '/', '/account', `/keys/${keyRow.id}`]) {
       await page.goto(`${base}${path}`)
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), path).toBeLessThanOrEqual(0)
+      expect([path, await overflowing(page)]).toEqual([path, []])
     }
+    // The HTML 404 page (its 404 status is expected here, not a console error of the dashboard).
+    const errorsBefore = consoleErrors.length
+    expect((await page.goto(`${base}/no-such-page`))!.status()).toBe(404)
+    await page.getByRole('heading', { name: 'Page not found' }).waitFor()
+    expect(await overflowing(page)).toEqual([])
+    await page.screenshot({ path: join(shotsDir, 'not-found-narrow.png') })
+    consoleErrors.splice(errorsBefore)
+    await page.goto(`${base}/`)
+    await page.screenshot({ path: join(shotsDir, 'overview-narrow.png'), fullPage: true })
     await page.goto(`${base}/usage`)
     await page.screenshot({ path: join(shotsDir, 'usage-narrow.png'), fullPage: true })
     await page.setViewportSize({ width: 1200, height: 900 })

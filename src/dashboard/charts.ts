@@ -120,7 +120,7 @@ export function stackedBarChart(opts: { title: string; labels: string[]; series:
 /**
  * Lines per series over time buckets (each with its own colour, dash pattern and marker), with an optional dashed
  * reference line (e.g. the daily quota). The axis is scaled to the data; the reference joins the scale only when
- * the data reaches half of it, otherwise the chart says it lies above.
+ * the data reaches half of it, otherwise the legend says it lies above.
  */
 export function lineChart(opts: {
   title: string
@@ -150,9 +150,9 @@ export function lineChart(opts: {
     ? ''
     : refOnScale
       ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(ref.value).toFixed(1)}"/><text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(1)}" text-anchor="end">${ref.label}</text>`
-      : html`<text class="reference-label" x="${PAD.left + plotW - 4}" y="${PAD.top + 10}" text-anchor="end">↑ ${ref.label}: above this scale</text>`
+      : '' // named in the legend only: a label inside the plot would sit on the data at its top
   const items: LegendItem[] = series.length > 1 || ref ? series.map((s, index) => ({ label: s.label, kind: 'line' as const, index })) : []
-  if (ref) items.push({ label: ref.label, kind: 'reference', index: 0 })
+  if (ref) items.push({ label: refOnScale ? ref.label : `${ref.label} (above this scale)`, kind: 'reference', index: 0 })
   return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}</svg>${legend(items)}</figure>`
 }
 

@@ -200,7 +200,7 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await page.waitForURL(`${base}/`)
     const ticks = await page.locator('#daily-chart .axis text[text-anchor="end"]').allTextContents()
     expect(ticks.at(-1)).toMatch(/^\d+(\.\d)?k$/)
-    await expect(page.locator('#daily-chart').textContent()).resolves.toContain('daily quota 15M: above this scale')
+    await expect(page.locator('#daily-chart').textContent()).resolves.toContain('daily quota 15M (above this scale)')
     const svg = (await page.locator('#daily-chart svg[role="img"]').boundingBox())!
     const today = (await page.locator('#daily-chart svg[role="img"] .dot').last().boundingBox())!
     expect(svg.y + svg.height - (today.y + today.height / 2)).toBeGreaterThan(svg.height * 0.4)

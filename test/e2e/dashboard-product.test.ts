@@ -154,7 +154,7 @@ describe('usage labels and charts', () => {
     const axis = /<g class="axis">[\s\S]*?<\/g>/.exec(daily)![0]
     const ticks = [...axis.matchAll(/text-anchor="end">([^<]+)<\/text>/g)].map((m) => m[1])
     expect(ticks).toEqual(['0', '250', '500', '750', '1000'])
-    expect(daily).toContain('↑ daily quota 75M: above this scale')
+    expect(daily).toContain('daily quota 75M (above this scale)')
     const last = /points="([^"]+)"/.exec(daily)![1]!.split(' ').at(-1)!.split(',').map(Number)
     // Plot from y=12 (1000) to y=192 (0): 810 sits at 192 - 0.81 × 180.
     expect(last[1]).toBeCloseTo(192 - 0.81 * 180, 0)

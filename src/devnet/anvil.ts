@@ -1,5 +1,5 @@
 /**
- * Embedded anvil devnets as child processes (brief §2 "embedded chains"): start, health-check, stop, and never
+ * Embedded anvil devnets as child processes (docs/architecture.md): start, health-check, stop, and never
  * leave an orphan behind when chaingate itself is SIGKILLed.
  */
 import { type ChildProcess, spawn } from 'node:child_process'

@@ -62,7 +62,7 @@ describe('gateway over HTTP with real clients', () => {
     expect(receipt.status).toBe('success')
   })
 
-  it('eth_getBlockByNumber returns every field of spec §2.4 for each tag and a hex number, with and without full transactions', async () => {
+  it('eth_getBlockByNumber returns every field of a block (Ethereum JSON-RPC API) for each tag and a hex number, with and without full transactions', async () => {
     const latest = (await s.rpc(call('eth_blockNumber'))).json().result as string
     for (const tag of ['latest', 'earliest', 'pending', 'safe', 'finalized', latest, '0x0']) {
       for (const full of [false, true]) {

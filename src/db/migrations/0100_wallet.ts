@@ -14,7 +14,7 @@ export async function up(db: Kysely<any>): Promise<void> {
 
   await db.schema
     .createTable('wallet_sessions')
-    // One session per origin (no session IDs, spec §9).
+    // One session per origin (no session ids, as in the CAIP-25 revision MetaMask implements; docs/wallet.md).
     .addColumn('origin', 'text', (c) => c.primaryKey())
     .addColumn('session', 'text', (c) => c.notNull()) // JSON StoredSession
     .addColumn('created_at', 'integer', (c) => c.notNull())

@@ -139,7 +139,7 @@ function endpointField(id: string, label: string, url: string, tag?: string): Sa
 
 export function keyPage(
   ctx: PageContext,
-  data: { key: ApiKey; security: KeySecurity; endpoints: EndpointUrls[]; newSecret?: string | undefined; plan: PlanConfig; snippets?: SafeHtml | undefined },
+  data: { key: ApiKey; security: KeySecurity; endpoints: EndpointUrls[]; newSecret?: string | undefined; plan: PlanConfig; snippets?: SafeHtml | undefined; canonical?: string | undefined },
 ): string {
   const { key, security } = data
   const revoked = key.revokedAt !== null
@@ -179,7 +179,7 @@ export function keyPage(
 
   return layout(
     revoked ? `${key.name} (revoked)` : key.name,
-    { ...ctx, canonical: base },
+    { ...ctx, canonical: data.canonical ?? base },
     html`<p><a href="/keys">← All keys</a> · <a href="/usage?key=${key.id}">Usage of this key</a></p>${secretBanner}${details}${endpoints}${revoked ? '' : (data.snippets ?? '')}${revoked ? '' : html`${securitySection}${allowlists}${jwt}${limits}`}${danger}`,
   )
 }

@@ -92,6 +92,29 @@ describe('change password', () => {
   })
 })
 
+describe('password checks of the settings forms', () => {
+  test('error: wrong current passwords count against the log-in limit (429 with Retry-After), then even the right one waits', async () => {
+    const t = await buildDashboardTestApp({ listen: true, dashboard: { loginAttemptsPerMinute: 2 } })
+    try {
+      const c = httpClient(t.url)
+      expect((await c.signup('limited@example.com', PASSWORD)).statusCode).toBe(303)
+      const token = csrfOf((await c.get('/account')).body)
+      const change = (current: string) => c.post('/account/password', { _csrf: token, currentPassword: current, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+      expect((await change('guess one')).statusCode).toBe(401)
+      expect((await c.post('/account/delete', { _csrf: token, password: 'guess two', confirm: 'yes' })).statusCode).toBe(401)
+      const limited = await change(PASSWORD)
+      expect(limited.statusCode).toBe(429)
+      expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
+      expect(limited.body).toMatch(/Too many wrong passwords\. Try again in \d+ seconds\./)
+      // Nothing changed: the old password still logs in once the window has passed.
+      t.clock.set(t.clock.now() + 61_000)
+      expect((await httpClient(t.url).login('limited@example.com', PASSWORD)).statusCode).toBe(303)
+    } finally {
+      await t.close()
+    }
+  })
+})
+
 describe('delete account', () => {
   test('behavior: asks for the password; revokes the keys at the gateway, ends sessions, keeps usage rows, frees the email', { timeout: 30_000 }, async () => {
     const c = await signedUp()

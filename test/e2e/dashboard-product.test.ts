@@ -63,6 +63,8 @@ describe('code examples per library', () => {
     const page = (await c.get(`/keys/${id}?network=devnet-b`)).body
     const url = `${server.url}/networks/devnet-b/v3/${key}`
     expect(page).toContain('aria-current="true">devnet-b</a>')
+    // The page script keeps ?network= in the address bar (a reload shows the same examples).
+    expect(page).toContain(`<meta name="chaingate-url" content="/keys/${id}?network=devnet-b">`)
     for (const lib of ['curl', 'viem', 'ethers', 'web3']) expect(snippet(page, lib)).toContain(url)
     // web3.js is not a dependency of this project: its example is checked as text.
     expect(snippet(page, 'web3')).toBe(`import { Web3 } from 'web3'\n\nconst web3 = new Web3('${url}')\nconsole.log(await web3.eth.getBlockNumber())`)

@@ -57,6 +57,8 @@ export async function renderKey(
       security,
       endpoints,
       snippets,
+      // Keeps the chosen network in the address bar (the page script moves it to this address).
+      canonical: shown && shown.network === asked ? `/keys/${key.id}?network=${encodeURIComponent(shown.network)}` : undefined,
       newSecret: opts.newSecret,
       plan: dash.planOf(planName),
     }),

@@ -2,6 +2,7 @@
  * The `chaingate` command: `start` runs the service; the other commands administer accounts, keys and usage in
  * the same database, also while a server runs (it picks changes up within `gateway.settingsPollMs`).
  */
+import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.ts'
@@ -9,41 +10,11 @@ import type { ApiKey } from '../api-keys/repository.ts'
 import { isChaingateError } from '../errors/index.ts'
 import { extraCommands } from './extra-commands.ts'
 import { rpcUrl } from '../networks/rpc-paths.ts'
+import { commandHelp, COMMANDS, fullHelp, SUBCOMMANDS } from './help.ts'
+import { didYouMean } from './suggest.ts'
 // Everything else is imported where a command needs it, so `--help` and the admin commands load only their part.
 
-const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wallet
-
-Usage: chaingate <command> [options]
-
-Service
-  start                                   run the gateway (and wallet) on the config's settings
-
-Accounts and keys
-  plans                                   list the plans from the config
-  account create --email E [--plan P]     create an account
-  account list                            list accounts
-  account set-plan <account> <plan>       change an account's plan
-  account set-role <account> <role>       user or operator (operators manage plans in the dashboard)
-  account set-password <account>          set the dashboard password (read from stdin)
-  key create --account A [--name N] [--networks a,b]
-                                          create a key (all networks enabled unless --networks)
-  key list [--account A] [--all]          list keys (--all includes revoked ones)
-  key show <key-id>                       one key, with its endpoint URLs
-  key enable-network <key-id> <network>   enable a network on a key
-  key disable-network <key-id> <network>  disable a network on a key
-  key limits <key-id> [--credits-per-second N] [--credits-per-day N]   per-key limits (0 = plan default)
-  key rename <key-id> <name>
-  key revoke <key-id>
-  usage [--account A] [--key K] [--day YYYY-MM-DD] [--by method|network|key]
-                                          calls, credits and errors for a UTC day (default today)
-{{EXTRA}}
-Options (every command)
-  --config FILE      YAML or JSON config (default: embedded defaults)
-  --data-dir DIR     data directory (default ./.chaingate)
-  --json             machine-readable output
-  -h, --help         this help
-
-<account> is an account id or email; <key-id> is a key's id or the key itself.`
+// The help texts and the known command names: ./help.ts (no server code).
 
 export interface CliContext {
   config: Config
@@ -63,6 +34,9 @@ function parseOptions(argv: string[], strict: boolean) {
       'data-dir': { type: 'string' },
       json: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean' },
+      port: { type: 'string' },
+      'log-requests': { type: 'string' },
       email: { type: 'string' },
       plan: { type: 'string' },
       account: { type: 'string' },
@@ -86,22 +60,51 @@ async function main(argv: string[]): Promise<number> {
   try {
     parsed = parseOptions(argv, strict)
   } catch (err) {
+    const unknown = /Unknown option '(-{1,2}[^']+)'/.exec((err as Error).message)?.[1]
+    if (unknown) throw new UsageError(`unknown option ${unknown}${didYouMean(unknown, OPTION_NAMES, '--')}; see chaingate help`)
     throw new UsageError(`${(err as Error).message}; see chaingate --help`)
   }
   const { values, positionals } = parsed
   const [command, sub, ...rest] = positionals
   const extras = extraCommands()
+  if (values.version) {
+    process.stdout.write(`chaingate ${version()}\n`)
+    return 0
+  }
+  if (command === 'help' || (values.help && command && COMMANDS.includes(command))) {
+    const topic = command === 'help' ? sub : command
+    if (topic === undefined) process.stdout.write(`${fullHelp(extras.map((e) => e.help).join(''))}\n`)
+    else {
+      const text = commandHelp(topic)
+      if (!text) throw new UsageError(`unknown command "${topic}"${didYouMean(topic, COMMANDS)}; see chaingate help`)
+      process.stdout.write(`${text}\n`)
+    }
+    return 0
+  }
   if (values.help || !command) {
-    process.stdout.write(`${HELP.replace('{{EXTRA}}', extras.map((e) => e.help).join(''))}\n`)
+    process.stdout.write(`${fullHelp(extras.map((e) => e.help).join(''))}\n`)
     return command || values.help ? 0 : 1
   }
+  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; see chaingate help`)
+  if (command !== 'start' && (values.port !== undefined || values['log-requests'] !== undefined))
+    throw new UsageError(`--port and --log-requests belong to chaingate start`)
   const { loadConfig } = await import('../config/load.ts')
   const config = loadConfig(values.config as string | undefined, values['data-dir'] ? { dataDir: values['data-dir'] as string } : {})
   const json = Boolean(values.json)
   const out = (text: string) => process.stdout.write(`${text}\n`)
   const ctx: CliContext = { config, json, out }
 
-  if (command === 'start') return (await import('./start.ts')).runStart(config, values.config as string | undefined)
+  if (command === 'start') {
+    const logRequests = values['log-requests'] as string | undefined
+    if (logRequests !== undefined && !['file', 'stdout', 'off'].includes(logRequests))
+      throw new UsageError(`--log-requests must be file, stdout or off${didYouMean(logRequests, ['file', 'stdout', 'off'])}`)
+    if (values.port !== undefined) {
+      const port = Number(values.port)
+      if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError('--port must be a port number (0-65535; 0 picks a free one)')
+      config.gateway.port = port
+    }
+    return (await import('./start.ts')).runStart(config, { configFile: values.config as string | undefined, logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined, version: version() })
+  }
   if (command === 'plans') {
     const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
     if (json) out(JSON.stringify(plans, null, 2))
@@ -113,8 +116,10 @@ async function main(argv: string[]): Promise<number> {
 
   const ADMIN = ['account create', 'account list', 'account set-plan', 'account set-role', 'account set-password', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
   // Checked before opening the database, so a typo does not create a data dir.
-  if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim()))
-    throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
+  if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim())) {
+    const hint = sub && SUBCOMMANDS[command] ? didYouMean(sub, SUBCOMMANDS[command]!, `${command} `) : ''
+    throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`)
+  }
   const [{ openDatabase }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
     import('../db/database.ts'),
     import('../accounts/repository.ts'),
@@ -251,6 +256,13 @@ async function main(argv: string[]): Promise<number> {
 }
 
 class UsageError extends Error {}
+
+const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
+
+/** package.json's version (the same relative path from src/cli and from dist/cli). */
+function version(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+}
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('password (then Enter): ')

@@ -3,7 +3,7 @@
  * change both together.
  */
 import { z } from 'zod'
-import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS } from '../credits/default-costs.ts'
+import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../credits/default-costs.ts'
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { defaultHostname } from '../networks/rpc-paths.ts'
@@ -44,7 +44,12 @@ const NetworkSchema = z
     upstreams: z.array(UpstreamSchema).min(1).optional(),
     /** Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none for upstreams. */
     maxRequestBytes: z.number().int().min(1024).optional(),
-    /** Methods served: Infura's Ethereum list, plus `allow`, minus `deny` (docs/config.md). */
+    /**
+     * Also serve the devnet methods (evm_*, anvil_*, hardhat_* aliases, eth_sendTransaction; docs/config.md).
+     * Default: true for an embedded chain, false for upstreams.
+     */
+    devMethods: z.boolean().optional(),
+    /** Methods served: Infura's Ethereum list (plus the devnet methods), plus `allow`, minus `deny` (docs/config.md). */
     methods: z
       .object({ allow: z.array(METHOD_NAME).max(1000).default([]), deny: z.array(METHOD_NAME).max(1000).default([]) })
       .strict()
@@ -152,7 +157,7 @@ export const ConfigSchema = z
         /** Cost of a method listed nowhere else (Infura: 80). */
         defaultCost: z.number().int().min(0).default(80),
         /** Per-method costs for every network, merged over the default (Infura) table. */
-        methods: CostTable.default({}).transform((m) => ({ ...DEFAULT_METHOD_COSTS, ...m })),
+        methods: CostTable.default({}).transform((m) => ({ ...DEFAULT_METHOD_COSTS, ...DEV_METHOD_COSTS, ...m })),
         /** Per-network overrides: network name → method → credits. */
         networks: z.record(z.string(), CostTable).default({}),
         /** Cost of each delivered subscription event, by subscription kind. */
@@ -169,6 +174,12 @@ export const ConfigSchema = z
         level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
         /** One log line per gateway request (at info). */
         requests: z.boolean().default(true),
+        /**
+         * Where `chaingate start` writes info lines (requests included): `file` = <dataDir>/logs/chaingate.log (the
+         * terminal then shows only the banner, warnings and errors), `stdout` = JSON lines on stdout; `auto`: file
+         * when every network is embedded (the local setup), else stdout. `--log-requests` overrides it.
+         */
+        destination: z.enum(['auto', 'file', 'stdout']).default('auto'),
       })
       .strict()
       .prefault({}),

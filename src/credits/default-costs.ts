@@ -1,6 +1,8 @@
 /**
- * Default credit costs, from Infura's published table (../shared/reference/infura.md §1). Methods not listed
- * cost `credits.defaultCost` (80).
+ * Default credit costs, from Infura's published table (https://docs.metamask.io/services/get-started/pricing/credit-cost/).
+ * Methods not listed cost `credits.defaultCost` (80). The devnet methods (served on embedded networks only,
+ * src/rpc-methods/served.ts DEV_METHODS) are not Infura's: mining and signing cost like a transaction, state
+ * dumps like a trace, the rest like a cheap read.
  */
 export const DEFAULT_METHOD_COSTS: Record<string, number> = {
   eth_accounts: 80,
@@ -63,6 +65,70 @@ export const DEFAULT_METHOD_COSTS: Record<string, number> = {
   debug_traceCall: 1000,
   debug_traceTransaction: 1000,
 }
+
+/** Devnet methods (embedded networks, `networks[].devMethods`; docs/config.md). */
+export const DEV_METHOD_COSTS: Record<string, number> = {
+  evm_mine: 80,
+  evm_mine_detailed: 80,
+  anvil_mine: 80,
+  anvil_mine_detailed: 80,
+  hardhat_mine: 80,
+  eth_sendTransaction: 80,
+  anvil_dumpState: 1000,
+  anvil_loadState: 1000,
+  evm_snapshot: 20,
+  evm_revert: 20,
+  evm_increaseTime: 20,
+  evm_setNextBlockTimestamp: 20,
+  evm_setTime: 20,
+  evm_setAutomine: 20,
+  evm_setIntervalMining: 20,
+  evm_setBlockGasLimit: 20,
+  evm_setAccountNonce: 20,
+  anvil_snapshot: 20,
+  anvil_revert: 20,
+  anvil_increaseTime: 20,
+  anvil_setNextBlockTimestamp: 20,
+  anvil_setTime: 20,
+  anvil_setAutomine: 20,
+  anvil_getAutomine: 20,
+  anvil_setIntervalMining: 20,
+  anvil_setBlockGasLimit: 20,
+  anvil_setBlockTimestampInterval: 20,
+  anvil_removeBlockTimestampInterval: 20,
+  anvil_setBalance: 20,
+  anvil_addBalance: 20,
+  anvil_setCode: 20,
+  anvil_setNonce: 20,
+  anvil_setStorageAt: 20,
+  anvil_setCoinbase: 20,
+  anvil_setMinGasPrice: 20,
+  anvil_setNextBlockBaseFeePerGas: 20,
+  anvil_setLoggingEnabled: 20,
+  anvil_impersonateAccount: 20,
+  anvil_stopImpersonatingAccount: 20,
+  anvil_autoImpersonateAccount: 20,
+  anvil_dropTransaction: 20,
+  anvil_dropAllTransactions: 20,
+  anvil_removePoolTransactions: 20,
+  anvil_nodeInfo: 20,
+  anvil_metadata: 20,
+  anvil_enableTraces: 20,
+  hardhat_setBalance: 20,
+  hardhat_setCode: 20,
+  hardhat_setNonce: 20,
+  hardhat_setStorageAt: 20,
+  hardhat_setCoinbase: 20,
+  hardhat_setMinGasPrice: 20,
+  hardhat_setNextBlockBaseFeePerGas: 20,
+  hardhat_setLoggingEnabled: 20,
+  hardhat_impersonateAccount: 20,
+  hardhat_stopImpersonatingAccount: 20,
+  hardhat_dropTransaction: 20,
+  hardhat_getAutomine: 20,
+  hardhat_metadata: 20,
+}
+
 
 /** Cost of each delivered subscription event (charged on top of eth_subscribe). */
 export const DEFAULT_EVENT_COSTS: Record<string, number> = {

@@ -29,7 +29,8 @@ export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry
     name: c.name,
     chainId: c.chainId,
     hosts: c.hosts ?? [defaultHostname(c.name)],
-    methods: servedMethods(c.methods),
+    // Devnet methods: on by default for an embedded chain only (an external node is someone else's to rewind).
+    methods: servedMethods(c.methods, c.devMethods ?? c.embedded !== undefined),
   }))
   const names = new Map(all.map((n) => [n.name, n]))
   const chainIds = new Map(all.map((n) => [n.chainId, n]))

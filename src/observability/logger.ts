@@ -48,8 +48,12 @@ const MAX_LOGGED_METHOD = 128
  * small strings surviving young-generation collections). A crash loses at most `flushMs` of request lines.
  */
 export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_536): RequestLog {
-  const stream = (logger as unknown as Record<symbol, pino.DestinationStream>)[pino.symbols.streamSym]
-  if (!stream || !logger.isLevelEnabled('info')) return { write() {}, flush() {} }
+  const root = (logger as unknown as Record<symbol, pino.DestinationStream & { streams?: { level: number; stream: pino.DestinationStream }[] }>)[pino.symbols.streamSym]
+  // A multistream (src/observability/log-setup.ts: terminal for warnings, file for the rest): the lines go to the
+  // streams that take info lines.
+  const targets = root?.streams ? root.streams.filter((s) => s.level <= 30).map((s) => s.stream) : root ? [root] : []
+  if (targets.length === 0 || !logger.isLevelEnabled('info')) return { write() {}, flush() {} }
+  const stream = targets.length === 1 ? targets[0]! : { write: (text: string) => targets.forEach((t) => t.write(text)) }
   const buffer = Buffer.allocUnsafe(capacity)
   let used = 0
   let timer: NodeJS.Timeout | undefined

@@ -5,6 +5,7 @@
  * (standard, subscription, filter, trace and debug methods) — changed per network with
  * `networks[].methods.{allow,deny}` (docs/config.md). Built once per network at start; a call is one Set lookup.
  */
+import { DEV_METHOD_COSTS } from '../credits/default-costs.ts'
 
 export const INFURA_ETHEREUM_METHODS: readonly string[] = [
   // Standard methods.
@@ -104,14 +105,25 @@ export interface MethodsConfig {
 
 const DEFAULT_SERVED: ReadonlySet<string> = new Set(INFURA_ETHEREUM_METHODS)
 
-/** A network's served methods: Infura's list, plus `allow`, minus `deny`. Throws on an `allow` entry that can never be served. */
-export function servedMethods(config?: MethodsConfig): ReadonlySet<string> {
-  if (config === undefined || ((config.allow?.length ?? 0) === 0 && (config.deny?.length ?? 0) === 0)) return DEFAULT_SERVED
-  const refused = (config.allow ?? []).filter(neverServed)
+/**
+ * What a local devnet answers (anvil's evm_*, anvil_* and their hardhat_* aliases, and eth_sendTransaction so an
+ * impersonated account can send), served on embedded networks (`networks[].devMethods`). The list is the priced
+ * one in src/credits/default-costs.ts. Left out on purpose: anvil_reset/hardhat_reset and anvil_setRpcUrl (they
+ * make anvil fetch from any URL a caller names) and anvil_setChainId (the network's chain id is fixed in the config).
+ */
+export const DEV_METHODS: readonly string[] = Object.keys(DEV_METHOD_COSTS)
+
+/**
+ * A network's served methods: Infura's list (plus DEV_METHODS when `devMethods`), plus `allow`, minus `deny`.
+ * Throws on an `allow` entry that can never be served.
+ */
+export function servedMethods(config?: MethodsConfig, devMethods = false): ReadonlySet<string> {
+  if (!devMethods && (config === undefined || ((config.allow?.length ?? 0) === 0 && (config.deny?.length ?? 0) === 0))) return DEFAULT_SERVED
+  const refused = (config?.allow ?? []).filter(neverServed)
   if (refused.length > 0)
     throw new Error(`networks[].methods.allow: ${refused.join(', ')} can never be served through an API key (node signing or node control; docs/config.md)`)
-  const set = new Set([...INFURA_ETHEREUM_METHODS, ...(config.allow ?? [])])
-  for (const m of config.deny ?? []) set.delete(m)
+  const set = new Set([...INFURA_ETHEREUM_METHODS, ...(devMethods ? DEV_METHODS : []), ...(config?.allow ?? [])])
+  for (const m of config?.deny ?? []) set.delete(m)
   return set
 }
 

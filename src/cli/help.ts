@@ -1,0 +1,79 @@
+/**
+ * The `chaingate` help texts: the whole list (`--help`), one command's part (`help <command>`), and the known
+ * command and option names the "did you mean" suggestions pick from. Plain text, no imports of the server.
+ */
+import { WALLET_HELP } from './wallet-help.ts'
+
+export const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wallet
+
+Usage: chaingate <command> [options]      chaingate help <command>      chaingate --version
+
+Service
+  start [--port N] [--log-requests file|stdout|off]
+                                          run the gateway (and wallet) on the config's settings;
+                                          --port overrides gateway.port; request lines go to
+                                          <data-dir>/logs/chaingate.log unless --log-requests stdout
+
+Accounts and keys
+  plans                                   list the plans from the config
+  account create --email E [--plan P]     create an account
+  account list                            list accounts
+  account set-plan <account> <plan>       change an account's plan
+  account set-role <account> <role>       user or operator (operators manage plans in the dashboard)
+  account set-password <account>          set the dashboard password (read from stdin)
+  key create --account A [--name N] [--networks a,b]
+                                          create a key (all networks enabled unless --networks)
+  key list [--account A] [--all]          list keys (--all includes revoked ones)
+  key show <key-id>                       one key, with its endpoint URLs
+  key enable-network <key-id> <network>   enable a network on a key
+  key disable-network <key-id> <network>  disable a network on a key
+  key limits <key-id> [--credits-per-second N] [--credits-per-day N]   per-key limits (0 = plan default)
+  key rename <key-id> <name>
+  key revoke <key-id>
+  usage [--account A] [--key K] [--day YYYY-MM-DD] [--by method|network|key]
+                                          calls, credits and errors for a UTC day (default today)
+{{EXTRA}}
+Options (every command)
+  --config FILE      YAML or JSON config (default: embedded defaults)
+  --data-dir DIR     data directory (default ./.chaingate)
+  --json             machine-readable output
+  -h, --help         this help
+  --version          the version of chaingate
+
+<account> is an account id or email; <key-id> is a key's id or the key itself.`
+
+const OPTIONS_SECTION = HELP.slice(HELP.indexOf('Options (every command)'))
+
+/** Sub-commands per command (the first words of the help lines), for suggestions. */
+export const SUBCOMMANDS: Record<string, readonly string[]> = {
+  account: ['create', 'list', 'set-plan', 'set-role', 'set-password'],
+  key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke'],
+  wallet: ['keystore', 'accounts', 'approvals', 'sessions'],
+}
+
+export const COMMANDS: readonly string[] = ['start', 'plans', 'account', 'key', 'usage', 'wallet', 'help']
+
+/** The whole help, with the contributed commands' lines in place. */
+export function fullHelp(extraHelp: string): string {
+  return HELP.replace('{{EXTRA}}', extraHelp)
+}
+
+/**
+ * The help lines of one command (an entry line starting with the command, and the indented lines that continue
+ * it), then the common options; undefined for an unknown command.
+ */
+export function commandHelp(command: string): string | undefined {
+  if (!COMMANDS.includes(command)) return undefined
+  if (command === 'help') return 'Usage: chaingate help [command]      the list of commands, or one command in detail'
+  const lines = `${HELP}\n${WALLET_HELP}`.split('\n')
+  const picked: string[] = []
+  let inEntry = false
+  for (const line of lines) {
+    const entry = /^ {2}(\S+)/.exec(line)
+    if (entry) inEntry = entry[1] === command
+    else if (!/^ {4,}\S/.test(line)) inEntry = false
+    if (inEntry) picked.push(line)
+  }
+  if (command === 'wallet') picked.push(...lines.filter((l) => l.startsWith('  Passphrase:')))
+  return `Usage: chaingate ${command} …\n\n${picked.join('\n')}\n\n${OPTIONS_SECTION}`
+}

@@ -139,6 +139,13 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await page.locator('button[data-copy="url-path-devnet-a"]').click()
     await page.locator('button[data-copy="url-path-devnet-a"]', { hasText: 'Copied' }).waitFor()
     expect(await page.evaluate(() => navigator.clipboard.readText())).toBe(pathUrl)
+    // The code examples copy too (from a <pre>, not an input).
+    await page.getByText('curl', { exact: true }).waitFor()
+    await page.locator('button[data-copy="snippet-curl"]').click()
+    await page.locator('button[data-copy="snippet-curl"]', { hasText: 'Copied' }).waitFor()
+    const copiedCurl = await page.evaluate(() => navigator.clipboard.readText())
+    expect(copiedCurl).toContain(`curl -s '${pathUrl}'`)
+    expect(copiedCurl).toContain('"method":"eth_blockNumber"')
 
     // Disable a network.
     await page.getByRole('button', { name: 'Disable devnet-b' }).click()
@@ -213,7 +220,9 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth)
     expect(overflow).toBeLessThanOrEqual(0)
     await page.screenshot({ path: join(shotsDir, 'key-narrow.png'), fullPage: false })
-    for (const path of ['/usage', '/keys', '/', '/account', `/keys/${keyRow.id}`]) {
+    // An operator also has the accounts page (role set as `chaingate account set-role` does).
+    await t.opened.db.updateTable('accounts').set({ role: 'operator' }).where('id', '=', keyRow.account_id).execute()
+    for (const path of ['/usage', '/keys', '/', '/account', `/keys/${keyRow.id}`, '/accounts']) {
       await page.goto(`${base}${path}`)
       expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), path).toBeLessThanOrEqual(0)
       expect([path, await overflowing(page)]).toEqual([path, []])

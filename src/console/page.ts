@@ -21,6 +21,7 @@ export function renderConsolePage(): string {
 </header>
 <main>
   <div id="banner"></div>
+  <div id="notice" aria-live="polite"></div>
   <section class="panel" id="requests-panel">
     <h2>Requests <span id="pending-count" class="count"></span></h2>
     <div id="pending"><p class="empty">loading…</p></div>

@@ -17,11 +17,13 @@ function el(tag, attrs, children){ var e = document.createElement(tag); attrs = 
   (children || []).forEach(function(c){ if (c) e.appendChild(typeof c === 'string' ? document.createTextNode(c) : c); }); return e; }
 function clear(node){ while (node.firstChild) node.removeChild(node.firstChild); return node; }
 function api(method, path, body){
-  return fetch(path, {method: method, headers: {'authorization': 'Bearer ' + token, 'content-type': 'application/json'}, body: body ? JSON.stringify(body) : undefined})
+  var headers = {'authorization': 'Bearer ' + token};
+  if (method === 'POST') headers['content-type'] = 'application/json';
+  return fetch(path, {method: method, headers: headers, body: method === 'POST' ? JSON.stringify(body || {}) : undefined})
     .then(function(r){ return r.json().catch(function(){ return {}; }).then(function(j){ if (r.status === 401) unauthorized(); if (!r.ok) throw new Error(j.error || ('HTTP ' + r.status)); return j; }); });
 }
-function unauthorized(){ var b = clear($('banner')); b.appendChild(el('div', {class: 'warn', text: 'The console token is missing, wrong or was rotated. Open the newest console URL (printed at start, or: chaingate wallet console-token show).'})); }
-function fail(e){ var b = $('banner'); b.appendChild(el('div', {class: 'warn', text: 'Error: ' + e.message})); }
+function unauthorized(){ var b = clear($('notice')); b.appendChild(el('div', {class: 'warn', text: 'The console token is missing, wrong or was rotated. Open the newest console URL (printed at start, or: chaingate wallet console-token show).'})); }
+function fail(e){ var b = clear($('notice')); b.appendChild(el('div', {class: 'warn', text: 'Error: ' + e.message})); }
 function short(a){ return a && a.length > 14 ? a.slice(0, 8) + '…' + a.slice(-6) : a; }
 function checkbox(name, value, checked){ var c = el('input', {type: 'checkbox', 'data-name': name, value: value}); c.checked = !!checked; return el('label', {}, [c, ' ' + value]); }
 function checked(root, name){ return Array.prototype.slice.call(root.querySelectorAll('input[data-name="' + name + '"]')).filter(function(c){ return c.checked; }).map(function(c){ return c.value; }); }
@@ -110,12 +112,15 @@ function render(){
   var banner = clear($('banner'));
   if (state.autoApprove) banner.appendChild(el('div', {class: 'warn', text: 'wallet.autoApprove is ON: every request is approved without asking.'}));
   $('pending-count').textContent = state.pending.length ? String(state.pending.length) : '';
-  var pe = clear($('pending'));
-  if (!state.pending.length) pe.appendChild(el('p', {class: 'empty', text: 'Nothing waiting. New requests appear here at once.'}));
-  state.pending.forEach(function(p){ pe.appendChild(renderPending(p)); });
-  var se = clear($('sessions'));
-  if (!state.sessions.length) se.appendChild(el('p', {class: 'empty', text: 'No site is connected.'}));
-  state.sessions.forEach(function(s){ se.appendChild(renderSession(s)); });
+  // Cards are kept while their request or session is unchanged, so a re-render never drops what the user ticked.
+  keyed($('pending'), state.pending, function(p){ return p.id; }, renderPending, 'Nothing waiting. New requests appear here at once.');
+  keyed($('sessions'), state.sessions, function(s){ return JSON.stringify(s); }, renderSession, 'No site is connected.');
+}
+function keyed(root, items, keyOf, make, emptyText){
+  var old = {}; Array.prototype.slice.call(root.children).forEach(function(c){ if (c.dataset.key) old[c.dataset.key] = c; });
+  var next = items.map(function(it){ var k = keyOf(it); var c = old[k] || make(it); c.dataset.key = k; delete old[k]; return c; });
+  clear(root); next.forEach(function(c){ root.appendChild(c); });
+  if (!next.length) root.appendChild(el('p', {class: 'empty', text: emptyText}));
 }
 function refresh(){
   if (busy) { again = true; return Promise.resolve(); } busy = true;
@@ -142,7 +147,7 @@ function listen(){
 document.addEventListener('DOMContentLoaded', function(){
   $('refresh-balances').onclick = function(){ refresh(); };
   $('rotate').onclick = function(){ if (!confirm('Rotate the console token? Every open console and bookmark with the old token stops working.')) return;
-    api('POST', '/console/api/token/rotate').then(function(r){ keepToken(r.token); var b = $('banner');
+    api('POST', '/console/api/token/rotate').then(function(r){ keepToken(r.token); var b = clear($('notice'));
       b.appendChild(el('div', {class: 'dialog'}, ['Token rotated. Bookmark this address now: ', el('span', {class: 'mono', text: location.href})])); }, fail); };
   if (!token) { unauthorized(); return; }
   listen();

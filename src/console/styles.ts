@@ -4,7 +4,7 @@ export const CONSOLE_STYLES = `
 --bad:#c92a2a;--badbg:#fff5f5;--warnbg:#fff9db;--warn:#8a6d00;--mono:ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}
 *{box-sizing:border-box}
 html,body{margin:0;background:var(--bg);color:var(--ink);font:14px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,sans-serif}
-.topbar{position:sticky;top:0;z-index:2;display:flex;align-items:center;justify-content:space-between;gap:1rem;
+.topbar{display:flex;align-items:center;justify-content:space-between;gap:1rem;
  padding:.6rem 1.25rem;background:#111827;color:#fff}
 .brand{font-weight:600;font-size:1.05rem;letter-spacing:.01em}.brand .muted{color:#9aa5b1;font-weight:400}
 .logo{color:#7c9cff}.topbar-right{display:flex;gap:.75rem;align-items:center}

@@ -48,7 +48,7 @@ const OPTIONS_SECTION = HELP.slice(HELP.indexOf('Options (every command)'))
 export const SUBCOMMANDS: Record<string, readonly string[]> = {
   account: ['create', 'list', 'set-plan', 'set-role', 'set-password'],
   key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke'],
-  wallet: ['keystore', 'accounts', 'approvals', 'sessions'],
+  wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
 }
 
 export const COMMANDS: readonly string[] = ['start', 'plans', 'account', 'key', 'usage', 'wallet', 'help']

@@ -11,5 +11,7 @@ export const WALLET_HELP = `Wallet (works while the server runs)
   wallet approvals reject <id>
   wallet sessions list                                  sessions per dapp origin
   wallet sessions revoke <origin>                       end a dapp's session
+  wallet console-token show                             the console URL with its token (kept across restarts)
+  wallet console-token rotate                           replace the console token (old bookmarks stop working)
   Passphrase: $CHAINGATE_WALLET_PASSPHRASE (wallet.keystore.passphraseEnv) or --passphrase-file F
 `

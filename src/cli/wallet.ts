@@ -9,11 +9,12 @@ import { existsSync, readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Kysely } from 'kysely'
-import { WalletConfigSchema, type WalletConfig } from '../config/wallet-schema.ts'
+import { WalletConfigSchema, isLoopbackHost, type WalletConfig } from '../config/wallet-schema.ts'
 import { openDatabase } from '../db/database.ts'
 import type { Database } from '../db/tables.ts'
 import { KeystoreError, encryptMnemonic, isValidMnemonic, newMnemonic, readKeystore, unlockKeyring, writeKeystore } from '../wallet/keystore.ts'
 import { keystorePath } from '../wallet/service.ts'
+import { consoleTokenPath, loadOrCreateConsoleToken, rotateConsoleToken } from '../wallet/console-token.ts'
 import { createWalletStore } from '../wallet/store.ts'
 import { WALLET_HELP } from './wallet-help.ts'
 
@@ -193,6 +194,17 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
             .join('\n') || '(no sessions)',
           sessions,
         )
+        return 0
+      }
+      case 'console-token show':
+      case 'console-token rotate': {
+        // The token kept in the data dir (docs/wallet.md "The console"); a running wallet picks a rotation up at once.
+        const dir = resolve(ctx.dataDir)
+        const token = action === 'rotate' ? rotateConsoleToken(dir) : loadOrCreateConsoleToken(dir)
+        const host = isLoopbackHost(config.host) ? (config.host.includes(':') ? `[${config.host}]` : config.host) : '127.0.0.1'
+        const url = `http://${host}:${config.port}/console?token=${token}`
+        print(action === 'rotate' ? `new console token; the old one no longer works
+${url}` : url, { url, token, file: consoleTokenPath(dir) })
         return 0
       }
       case 'sessions revoke': {

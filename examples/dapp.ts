@@ -11,7 +11,7 @@
  * http://example-dapp.localhost), DAPP_CHAINS (default 31337,31338).
  */
 import { getMultichainClient } from '@metamask/multichain-api-client'
-import { getWebSocketTransport } from '../src/client/websocket-transport.ts'
+import { getWebSocketTransport } from 'chaingate/client'
 
 const url = process.env.CHAINGATE_WALLET_URL ?? 'ws://127.0.0.1:8546/'
 const origin = process.env.DAPP_ORIGIN ?? 'http://example-dapp.localhost'
@@ -20,9 +20,12 @@ const chains = (process.env.DAPP_CHAINS ?? '31337,31338').split(',').map((s) => 
 const transport = getWebSocketTransport({ url, origin })
 const client = getMultichainClient({ transport })
 
+// wallet_invokeMethod answers with the envelope {scope, result: {method, result}} (docs/wallet.md), not with
+// MetaMask's bare result: the method's own result is `.result.result`.
 type Invoke = { scope: string; result: { method: string; result: any } }
-const call = async (scope: string, method: string, params: unknown): Promise<any> =>
-  ((await client.invokeMethod({ scope: scope as any, request: { method, params } as any })) as unknown as Invoke).result.result
+const invoke = async (scope: string, method: string, params: unknown): Promise<Invoke> =>
+  (await client.invokeMethod({ scope: scope as any, request: { method, params } as any })) as unknown as Invoke
+const call = async (scope: string, method: string, params: unknown): Promise<any> => (await invoke(scope, method, params)).result.result
 
 client.onNotification((n: any) => {
   if (n.method === 'wallet_notify' && n.params.notification.method === 'eth_subscription') {
@@ -47,6 +50,9 @@ async function main(): Promise<void> {
   })
   const scopes = Object.keys(session.sessionScopes)
   console.log(`session granted on ${scopes.join(', ')}`)
+
+  const envelope = await invoke(scopes[0]!, 'eth_blockNumber', [])
+  console.log(`invokeMethod answer (the envelope): ${JSON.stringify(envelope)}`)
 
   const subscriptions: [string, string][] = []
   for (const scope of scopes) {

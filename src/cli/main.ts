@@ -9,7 +9,7 @@ import type { Config } from '../config/schema.ts'
 import type { ApiKey } from '../api-keys/repository.ts'
 import { isChaingateError } from '../errors/index.ts'
 import { extraCommands } from './extra-commands.ts'
-import { rpcUrl } from '../networks/rpc-paths.ts'
+import { formatKey, keyView } from './key-view.ts'
 import { commandHelp, COMMANDS, fullHelp, SUBCOMMANDS } from './help.ts'
 import { didYouMean } from './suggest.ts'
 // Everything else is imported where a command needs it, so `--help` and the admin commands load only their part.
@@ -272,31 +272,6 @@ async function readStdin(): Promise<string> {
     if (process.stdin.isTTY && String(chunk).includes('\n')) break
   }
   return Buffer.concat(chunks).toString('utf8')
-}
-
-export function endpointUrls(k: ApiKey, config: Config) {
-  const h = config.gateway.host
-  const base = `http://${h.includes(':') ? `[${h}]` : h}:${config.gateway.port}`
-  return Object.fromEntries(
-    k.networks.map((n) => {
-      const host = config.networks.find((x) => x.name === n)!.hosts?.[0]
-      const url = (transport: 'http' | 'ws', form: 'host' | 'path') => rpcUrl({ base, network: n, key: k.key, transport, form, host })
-      return [n, { http: url('http', 'path'), ws: url('ws', 'path'), host: url('http', 'host') }]
-    }),
-  )
-}
-
-const keyView = (k: ApiKey, config: Config) => ({ ...k, endpoints: endpointUrls(k, config) })
-
-function formatKey(k: ApiKey, config: Config) {
-  const lines = [
-    `key ${k.id} "${k.name}"${k.revokedAt ? ' (REVOKED)' : ''}`,
-    `  api key:   ${k.key}`,
-    `  networks:  ${k.networks.join(', ') || '(none)'}`,
-    `  limits:    ${k.creditsPerSecond ?? 'plan'} credits/s, ${k.creditsPerDay ?? 'plan'} credits/day`,
-  ]
-  for (const [n, e] of Object.entries(endpointUrls(k, config))) lines.push(`  ${n}: ${e.http}`)
-  return lines.join('\n')
 }
 
 main(process.argv.slice(2)).then(

@@ -173,7 +173,7 @@ describe('operators', () => {
     expect((await accountOf(c.email)).plan).toBe('free')
   })
 
-  test('behavior: an operator (made with the CLI) changes a plan; the key limit and the create button follow', { timeout: 30_000 }, async () => {
+  test('behavior: an operator (made with the CLI) changes a plan; the key limit and the create button follow', { timeout: 60_000 }, async () => {
     const user = await signedUp()
     await createKey(user, 'first')
     // At the free plan's limit the button is disabled and says why.
@@ -183,7 +183,7 @@ describe('operators', () => {
     expect((await user.submit('/keys', '/keys', { name: 'second' })).statusCode).toBe(409)
 
     const op = await signedUp(email('operator'))
-    const cli = (...args: string[]) => runCli([...args, '--data-dir', server.app.config.dataDir])
+    const cli = (...args: string[]) => runCli([...args, '--data-dir', server.app.config.dataDir], { timeoutMs: 60_000 })
     const made = await cli('account', 'set-role', op.email, 'operator', '--json')
     expect(made.code, made.stderr).toBe(0)
     expect(made.json()).toMatchObject({ email: op.email, role: 'operator' })
@@ -213,10 +213,11 @@ describe('operators', () => {
 })
 
 describe('chaingate account set-plan', () => {
-  test('behavior: --json prints the changed account; the gateway applies the plan; bad input exits non-zero', { timeout: 30_000 }, async () => {
+  // Five CLI processes (each transpiles the sources): generous on a loaded 2-core machine.
+  test('behavior: --json prints the changed account; the gateway applies the plan; bad input exits non-zero', { timeout: 120_000 }, async () => {
     const c = await signedUp()
     const key = await createKey(c, 'cli')
-    const cli = (...args: string[]) => runCli([...args, '--data-dir', server.app.config.dataDir])
+    const cli = (...args: string[]) => runCli([...args, '--data-dir', server.app.config.dataDir], { timeoutMs: 60_000 })
     const set = await cli('account', 'set-plan', c.email, 'team', '--json')
     expect(set.code, set.stderr).toBe(0)
     expect(set.json()).toMatchObject({ email: c.email, plan: 'team', role: 'user' })

@@ -47,7 +47,7 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
     let stderr = ''
     child.stdout.on('data', (d: Buffer) => (stdout += d))
     child.stderr.on('data', (d: Buffer) => (stderr += d))
-    const timer = setTimeout(() => child.kill('SIGKILL'), 20_000)
+    const timer = setTimeout(() => child.kill('SIGKILL'), 60_000)
     child.on('error', reject)
     child.on('close', (code) => {
       clearTimeout(timer)
@@ -58,7 +58,7 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
 const runJs = (code: string, env?: Record<string, string>) => run(process.execPath, ['--input-type=module', '-e', code], env)
 
 describe('code examples per library', () => {
-  test('behavior: curl, viem and ethers examples run as shown against the key; with a required secret they read it from the environment', { timeout: 90_000 }, async () => {
+  test('behavior: curl, viem and ethers examples run as shown against the key; with a required secret they read it from the environment', { timeout: 180_000 }, async () => {
     const { c, key, id, secret } = await userWithKey()
     const page = (await c.get(`/keys/${id}?network=devnet-b`)).body
     const url = `${server.url}/networks/devnet-b/v3/${key}`

@@ -3,7 +3,9 @@
  * in the console. Receipts of sent transactions are filled in later (`pendingReceipts` / `setReceipt`).
  */
 import type { Kysely } from 'kysely'
+import type { Logger } from 'pino'
 import type { Database } from '../db/tables.ts'
+import type { Approvals } from './approvals.ts'
 import { describeApproval } from './describe/index.ts'
 
 export type ActivityOutcome = 'approved' | 'rejected' | 'signed' | 'sent' | 'failed'
@@ -99,4 +101,22 @@ export function activitySummary(kind: string, request: unknown): string {
   if (view.message) return view.message.text !== undefined ? `message "${view.message.text.slice(0, 80)}"` : `binary message (${view.message.bytes} bytes)`
   if (view.typedData) return `typed data ${view.typedData.primaryType}${view.typedData.unlimitedPermit ? ' (UNLIMITED permit)' : ''}`
   return kind
+}
+
+/** `ask` = approvals.request plus an activity entry for the answer; `note` records without failing the caller. */
+export function recordingApprovals(approvals: Approvals, activity: ActivityStore | undefined, clock: { now(): number }, logger: Logger) {
+  const note = (e: Parameters<ActivityStore['record']>[0]) =>
+    void activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
+  async function ask(origin: string, kind: Parameters<Approvals['request']>[1], request: unknown, signal: AbortSignal, chainId?: number, address?: string) {
+    const base = { origin, kind, chainId, address, summary: activitySummary(kind, request) }
+    try {
+      const outcome = await approvals.request(origin, kind, request, signal)
+      note({ ...base, at: clock.now(), outcome: 'approved' })
+      return outcome
+    } catch (e) {
+      note({ ...base, at: clock.now(), outcome: 'rejected', summary: `${base.summary} — ${(e as Error).message}` })
+      throw e
+    }
+  }
+  return { note, ask }
 }

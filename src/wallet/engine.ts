@@ -7,7 +7,7 @@ import type { Logger } from 'pino'
 import type { HDAccount } from 'viem/accounts'
 import type { WalletConfig } from '../config/wallet-schema.ts'
 import { constantTimeEqual } from '../security/constant-time.ts'
-import { activitySummary, type ActivityStore } from './activity.ts'
+import { activitySummary, recordingApprovals, type ActivityStore } from './activity.ts'
 import type { Approvals } from './approvals.ts'
 import { createConnectionRegistry, type WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
@@ -73,20 +73,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   let accounts: WalletAccount[] = []
   const nonces = new Map<string, bigint>()
   const nonceLocks = new Map<string, Promise<unknown>>()
-  const note = (e: Parameters<ActivityStore['record']>[0]) =>
-    void deps.activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
-  /** Asks the user and records the answer in the activity list. */
-  async function ask(origin: string, kind: Parameters<Approvals['request']>[1], request: unknown, signal: AbortSignal, chainId?: number, address?: string) {
-    const base = { origin, kind, chainId, address, summary: activitySummary(kind, request) }
-    try {
-      const outcome = await approvals.request(origin, kind, request, signal)
-      note({ ...base, at: clock.now(), outcome: 'approved' })
-      return outcome
-    } catch (e) {
-      note({ ...base, at: clock.now(), outcome: 'rejected', summary: `${base.summary} — ${(e as Error).message}` })
-      throw e
-    }
-  }
+  const { note, ask } = recordingApprovals(approvals, deps.activity, clock, logger)
 
   const servedChainIds = () => new Set(chainAccess.chains().map((c) => c.chainId))
   const heldAddresses = () => accounts.map((a) => a.address)

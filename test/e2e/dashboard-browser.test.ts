@@ -249,6 +249,24 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     const revoked = await t.opened.db.selectFrom('api_keys').select('revoked_at').where('id', '=', keyRow.id).executeTakeFirstOrThrow()
     expect(revoked.revoked_at).not.toBeNull()
 
+    // Change the password, then delete the account, from the account page.
+    const NEW_PASSWORD = 'browser-test-password-2'
+    await page.getByRole('link', { name: 'dev@example.com' }).click()
+    await page.waitForURL(`${base}/account`)
+    await page.getByLabel('Current password').fill(PASSWORD)
+    await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)
+    await page.getByLabel('New password again').fill(NEW_PASSWORD)
+    await page.getByRole('button', { name: 'Change password' }).click()
+    await page.getByText('Password changed.').waitFor()
+    await page.screenshot({ path: join(shotsDir, 'account.png'), fullPage: true })
+    await page.getByLabel('Password', { exact: true }).fill(NEW_PASSWORD)
+    await page.getByLabel('Yes, delete dev@example.com and revoke its keys').check()
+    await page.getByRole('button', { name: 'Delete account' }).click()
+    await page.waitForURL(`${base}/login?deleted=done`)
+    await page.getByText('Your account was deleted and its keys revoked.').waitFor()
+    const gone = await t.opened.db.selectFrom('accounts').select(['deleted_at', 'email']).where('id', '=', keyRow.account_id).executeTakeFirstOrThrow()
+    expect(gone.deleted_at).not.toBeNull()
+
     await expectNoConsoleErrors(page, consoleErrors)
     console.log(`dashboard screenshots: ${shotsDir}`)
   })

@@ -144,10 +144,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const pools = new Map<string, UpstreamPool>()
     const hubs = new Map<string, SubscriptionHub>()
     for (const n of config.networks) {
-      const endpoints = n.embedded ? [upstreamUrls.get(n.name)!] : n.upstreams!.map((u) => ({ url: u.url, ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}) }))
+      const endpoints = n.embedded
+        ? [upstreamUrls.get(n.name)!]
+        : n.upstreams!.map((u) => ({ url: u.url, onChainIdMismatch: u.onChainIdMismatch, ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}) }))
       const pool = createUpstreamPool(n.name, endpoints, {
         timeoutMs: config.gateway.upstreamTimeoutMs,
         maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
+        // An embedded chain's id is set by chaingate: nothing to check.
+        chainId: n.embedded ? undefined : n.chainId,
+        log: logger,
       })
       pools.set(n.name, pool)
       hubs.set(n.name, createSubscriptionHub(n.name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
@@ -156,6 +161,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       await Promise.all([...hubs.values()].map((h) => h.close()))
       await Promise.all([...pools.values()].map((p) => p.close()))
     })
+    // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
+    await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
 
     const accounts = createAccountsRepository(database.db, config.plans)
     const keys = createKeysRepository(database.db, { networks: networks.all.map((n) => n.name), plans: config.plans })

@@ -18,6 +18,8 @@ const UpstreamSchema = z
     url: z.url({ protocol: /^(https?|wss?)$/ }),
     /** ws(s) URL of the node, for eth_subscribe; default: `url` with ws(s) instead of http(s). */
     wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
+    /** The node answers another eth_chainId than the network's: `fail` stops start-up; `exclude` keeps it out of rotation. */
+    onChainIdMismatch: z.enum(['fail', 'exclude']).default('fail'),
   })
   .strict()
 

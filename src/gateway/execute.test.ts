@@ -37,6 +37,8 @@ function setup(opts: { perDay?: number; perSecond?: number; security?: KeySecuri
       if (opts.node) return { body: Buffer.from(await opts.node(body.toString())), latencyMs: 1, upstream: 'fake' }
       return { body: answer, latencyMs: 1, upstream: 'fake' }
     },
+    verifyChainId: async () => {},
+    status: () => [],
     close: async () => {},
   }
   const keyLimits: KeyLimits = { accountId: 'acc', keyId: 'key', accountCreditsPerDay: opts.perDay ?? 1_000_000, accountCreditsPerSecond: opts.perSecond ?? 1_000_000, keyCreditsPerDay: null, keyCreditsPerSecond: null }

@@ -22,10 +22,12 @@ describe('devnet methods', { timeout: 60_000 }, () => {
     // Another gateway whose networks use the first one's anvil as an external node: dev methods are off by default
     // there, and on when the operator says so.
     const anvil = local.app.upstreamUrls.get('devnet-a')!
+    // Each external network on a chain of its own id: start-up checks every upstream's eth_chainId.
+    const plainAnvil = local.app.upstreamUrls.get('plain')!
     remote = await startTestServer({
       networks: [
         { name: 'ext', chainId: 31337, upstreams: [{ url: anvil.url }] },
-        { name: 'ext-dev', chainId: 1337, hosts: ['ext-dev.localhost'], upstreams: [{ url: anvil.url }], devMethods: true },
+        { name: 'ext-dev', chainId: 31338, hosts: ['ext-dev.localhost'], upstreams: [{ url: plainAnvil.url }], devMethods: true },
       ],
     })
   }, 60_000)

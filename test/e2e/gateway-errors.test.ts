@@ -229,6 +229,10 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   it('/healthz reports each network', async () => {
     const res = await raw('/healthz', { method: 'GET' })
     expect(res.status).toBe(200)
-    expect(JSON.parse(res.text)).toEqual({ status: 'degraded', networks: { 'devnet-a': 'up', hanging: 'down', down: 'down' } })
+    const health = JSON.parse(res.text)
+    expect({ status: health.status, networks: health.networks }).toEqual({ status: 'degraded', networks: { 'devnet-a': 'up', hanging: 'down', down: 'down' } })
+    // Nodes never reached have no confirmed chain id: out of rotation, with the reason.
+    expect(health.upstreams.down).toEqual([{ upstream: `http://127.0.0.1:${closedPort}`, state: 'unverified', reason: expect.stringContaining('not reachable') }])
+    expect(health.upstreams['devnet-a']).toEqual([{ upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), state: 'up' }])
   })
 })

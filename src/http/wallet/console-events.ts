@@ -52,7 +52,9 @@ export function registerConsoleEvents(app: FastifyInstance, deps: WalletServerDe
         res.write('event: change\ndata: {}\n\n')
       }, 50)
     })
-    const heartbeat = setInterval(() => res.write(': keep-alive\n\n'), HEARTBEAT_MS)
+    const token = bearer(req)
+    // A token rotated by the CLI is noticed here at the latest (the console's own rotation announces a change).
+    const heartbeat = setInterval(() => (token !== deps.tokens.current() ? res.end() : res.write(': keep-alive\n\n')), HEARTBEAT_MS)
     heartbeat.unref()
     const done = () => {
       unsubscribe()
@@ -63,7 +65,6 @@ export function registerConsoleEvents(app: FastifyInstance, deps: WalletServerDe
     }
     res.on('close', done)
     // A rotated token ends the streams opened with the old one at the next change (the page reconnects with the new).
-    const token = bearer(req)
     const check = deps.changes.subscribe(() => {
       if (token !== deps.tokens.current()) res.end()
     })

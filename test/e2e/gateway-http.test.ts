@@ -19,7 +19,14 @@ let s: TestServer
 let txHash: `0x${string}`
 
 beforeAll(async () => {
-  s = await startTestServer()
+  // Devnet methods off on devnet-a: the refusals below are those of a network on a real node (embedded chains serve
+  // evm_*/anvil_*/eth_sendTransaction by default; test/e2e/cli-devnet-methods.test.ts).
+  s = await startTestServer({
+    networks: [
+      { name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false },
+      { name: 'devnet-b', chainId: 31338, embedded: { port: 0 } },
+    ],
+  })
   // One transaction on devnet-a so blocks with full transaction objects exist.
   const account = privateKeyToAccount(TEST_PK)
   const wallet = createWalletClient({ account, transport: http(s.endpoint('devnet-a')) })

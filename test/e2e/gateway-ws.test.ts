@@ -10,7 +10,8 @@ let s: TestServer
 beforeAll(async () => {
   s = await startTestServer({
     plans: { tiny: { creditsPerDay: 300, creditsPerSecond: 100_000, maxKeys: null } },
-    networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }],
+    // Devnet methods off: eth_sendTransaction is refused as on a real node (test/e2e/cli-devnet-methods.test.ts).
+    networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }],
   })
 })
 afterAll(async () => s?.stop())

@@ -19,7 +19,9 @@ beforeAll(async () => {
   s = await startTestServer(
     {
       networks: [
-        { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
+        // Devnet methods off: this network stands for one on a real node (they are on by default for embedded chains;
+        // test/e2e/cli-devnet-methods.test.ts).
+        { name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false },
         { name: 'devnet-b', chainId: 31338, embedded: { port: 0 }, methods: { allow: ['txpool_content'], deny: ['eth_getBalance'] } },
       ],
     },

@@ -13,7 +13,7 @@ import { DOCUMENTED_STATUSES, expectAnswers, expectAnswerShape, expectedCredits,
 let s: TestServer
 let key: { id: string; key: string }
 beforeAll(async () => {
-  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
+  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }] }) // served = Infura's list only (arbitraries.ts)
   key = (await s.newKey('dev')).key
 })
 afterAll(async () => s?.stop())

@@ -18,7 +18,7 @@ const inbox: unknown[] = []
 let wake: (() => void) | undefined
 
 beforeAll(async () => {
-  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
+  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }] }) // served = Infura's list only (arbitraries.ts)
   key = (await s.newKey('dev')).key
   ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/devnet-a/ws/v3/${key.key}`)
   ws.on('message', (d) => {

@@ -51,7 +51,7 @@ export interface Gateway {
 }
 
 /** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
-const nodeDown = (e: ChaingateError) => e.code === 'UPSTREAM_UNAVAILABLE' || e.code === 'UPSTREAM_TIMEOUT'
+const nodeDown = (e: ChaingateError) => e.code.startsWith('UPSTREAM_')
 
 const callsOf = (parsed: ParsedBody): RpcCall[] =>
   parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []

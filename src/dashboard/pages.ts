@@ -112,6 +112,8 @@ export function keysPage(
 export interface EndpointUrls {
   network: string
   enabled: boolean
+  /** List the path form first: the host name does not resolve on this machine. */
+  pathFirst: boolean
   hostForm: string
   pathForm: string
   wsHostForm: string
@@ -137,6 +139,9 @@ function endpointField(id: string, label: string, url: string, tag?: string): Sa
   return html`<div class="endpoint">${tag ? html`<span class="tag" aria-hidden="true">${tag}</span>` : ''}<label class="sr-only" for="${id}">${label}</label><input id="${id}" type="text" readonly value="${url}"><button type="button" class="small secondary" data-copy="${id}" hidden>Copy</button></div>`
 }
 
+/** Host form then path form, or the path form first where the host name does not resolve. */
+const inOrder = (pathFirst: boolean, host: SafeHtml, path: SafeHtml) => (pathFirst ? html`${path}${host}` : html`${host}${path}`)
+
 export function keyPage(
   ctx: PageContext,
   data: { key: ApiKey; security: KeySecurity; endpoints: EndpointUrls[]; newSecret?: string | undefined; plan: PlanConfig; snippets?: SafeHtml | undefined; canonical?: string | undefined },
@@ -153,7 +158,7 @@ export function keyPage(
 
   const endpoints = html`<section class="card" aria-labelledby="endpoints-h"><h2 id="endpoints-h">Endpoints</h2><p class="muted">The host name picks the network; clients that cannot set the Host header use the path form.</p><div class="table-wrap"><table class="stack"><thead><tr><th>Network</th><th>Status</th><th>Endpoint URLs</th><th><span class="sr-only">Action</span></th></tr></thead><tbody>${data.endpoints.map(
     (e) =>
-      html`<tr id="network-${e.network}"><td><strong>${e.network}</strong></td><td>${e.enabled ? html`<span class="badge on">enabled</span>` : html`<span class="badge off">disabled</span>`}</td><td>${endpointField(`url-host-${e.network}`, `${e.network} endpoint, host form`, e.hostForm, 'host')}${endpointField(`url-path-${e.network}`, `${e.network} endpoint, path form`, e.pathForm, 'path')}<details><summary>WebSocket</summary>${endpointField(`ws-host-${e.network}`, `${e.network} WebSocket, host form`, e.wsHostForm, 'host')}${endpointField(`ws-path-${e.network}`, `${e.network} WebSocket, path form`, e.wsPathForm, 'path')}</details></td><td>${form('networks', html`<input type="hidden" name="network" value="${e.network}"><input type="hidden" name="enabled" value="${e.enabled ? 'false' : 'true'}"><button type="submit" class="small ${e.enabled ? 'secondary' : ''}" aria-label="${e.enabled ? 'Disable' : 'Enable'} ${e.network}">${e.enabled ? 'Disable' : 'Enable'}</button>`)}</td></tr>`,
+      html`<tr id="network-${e.network}"><td><strong>${e.network}</strong></td><td>${e.enabled ? html`<span class="badge on">enabled</span>` : html`<span class="badge off">disabled</span>`}</td><td>${inOrder(e.pathFirst, endpointField(`url-host-${e.network}`, `${e.network} endpoint, host form`, e.hostForm, 'host'), endpointField(`url-path-${e.network}`, `${e.network} endpoint, path form`, e.pathForm, 'path'))}<details><summary>WebSocket</summary>${inOrder(e.pathFirst, endpointField(`ws-host-${e.network}`, `${e.network} WebSocket, host form`, e.wsHostForm, 'host'), endpointField(`ws-path-${e.network}`, `${e.network} WebSocket, path form`, e.wsPathForm, 'path'))}</details></td><td>${form('networks', html`<input type="hidden" name="network" value="${e.network}"><input type="hidden" name="enabled" value="${e.enabled ? 'false' : 'true'}"><button type="submit" class="small ${e.enabled ? 'secondary' : ''}" aria-label="${e.enabled ? 'Disable' : 'Enable'} ${e.network}">${e.enabled ? 'Disable' : 'Enable'}</button>`)}</td></tr>`,
   )}</tbody></table></div></section>`
 
   const details = html`<section class="card" aria-labelledby="details-h"><h2 id="details-h">Key</h2>${endpointField('api-key', 'API key', key.key)}<p class="muted">Created ${new Date(key.createdAt).toISOString().slice(0, 16).replace('T', ' ')} UTC${revoked ? ` · revoked ${new Date(key.revokedAt!).toISOString().slice(0, 16).replace('T', ' ')} UTC` : ''}</p>${form('rename', html`<div class="row"><div><label for="rename">Name</label><input id="rename" name="name" type="text" maxlength="100" required value="${key.name}"></div><button type="submit" class="secondary">Rename</button></div>`)}</section>`

@@ -18,3 +18,12 @@ export async function resolves(hostname: string, timeoutMs = 500): Promise<boole
     clearTimeout(timer)
   }
 }
+
+const cache = new Map<string, Promise<boolean>>()
+
+/** `resolves`, asked once per host name for the life of the process (the dashboard asks on every key page). */
+export function resolvesCached(hostname: string): Promise<boolean> {
+  let answer = cache.get(hostname)
+  if (!answer) cache.set(hostname, (answer = resolves(hostname)))
+  return answer
+}

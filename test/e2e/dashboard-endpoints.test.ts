@@ -9,6 +9,7 @@ import { request } from 'undici'
 import { dashboardPlugin } from '../../src/composition.ts'
 import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
+import { resolves } from '../../src/networks/name-resolution.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 const BLOCK_NUMBER = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] })
@@ -50,6 +51,10 @@ describe('endpoint URLs shown by the dashboard', () => {
         ws: [shown(created.body, `ws-host-${network}`), shown(created.body, `ws-path-${network}`)],
       }
       expect(urls.ws[1]).toBe(`${server.url.replace(/^http/, 'ws')}/networks/${network}/ws/v3/${key}`)
+      // The form a Node client can use here comes first: the path form where `<network>.localhost` does not resolve.
+      const pathFirst = !(await resolves(`${network}.localhost`))
+      const at = (id: string) => created.body.indexOf(`id="${id}"`)
+      expect([network, at(`url-path-${network}`) < at(`url-host-${network}`), at(`ws-path-${network}`) < at(`ws-host-${network}`)]).toEqual([network, pathFirst, pathFirst])
       for (const url of urls.http) {
         const { target, host } = viaLoopback(url)
         const res = await request(target, { method: 'POST', headers: { host, 'content-type': 'application/json' }, body: BLOCK_NUMBER })

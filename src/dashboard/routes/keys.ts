@@ -35,7 +35,7 @@ export async function renderKey(
   opts: { status?: number; flash?: PageContext['flash']; newSecret?: string } = {},
 ): Promise<FastifyReply> {
   const security = await getKeySecurity(dash.deps.db, key.id)
-  const endpoints = endpointsOf(dash, req, key)
+  const endpoints = await endpointsOf(dash, req, key)
   // The examples follow ?network= (default: the key's first enabled network); path-form URLs always resolve.
   const asked = (req.query as Record<string, string | undefined> | undefined)?.network
   const shown = endpoints.find((e) => e.network === asked) ?? endpoints.find((e) => e.enabled) ?? endpoints[0]

@@ -3,7 +3,7 @@
  * transferFrom/safeTransferFrom/setApprovalForAll. ERC-20 and ERC-721 share the selectors of `approve` and
  * `transferFrom`, so the amount is shown as "amount or token id". Anything else is shown as its selector and size.
  */
-import { decodeFunctionData, erc20Abi, erc721Abi, maxUint256, slice, size, type Abi, type Hex } from 'viem'
+import { decodeFunctionData, erc20Abi, erc721Abi, isHex, maxUint256, slice, size, type Abi, type Hex } from 'viem'
 import { UNLIMITED_THRESHOLD, grouped } from './format.ts'
 
 const ABI: Abi = [
@@ -22,6 +22,7 @@ export interface DecodedCall {
 
 export function decodeCalldata(data: Hex | undefined): DecodedCall | undefined {
   if (!data || data === '0x') return undefined
+  if (!isHex(data)) return { summary: 'Data that is not hex (not decoded)', args: [], warnings: [] }
   let decoded: { functionName: string; args?: readonly unknown[] }
   try {
     decoded = decodeFunctionData({ abi: ABI, data }) as typeof decoded

@@ -132,3 +132,17 @@ describe('revert reasons', () => {
     expect(revertReason({ data: '0x12345678' })).toBe('custom error 0x12345678')
   })
 })
+
+import fc from 'fast-check'
+describe('robustness', () => {
+  test('any stored request, however malformed, is described without throwing (the console must always render)', () => {
+    const kinds = ['session', 'personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction', 'unknown']
+    fc.assert(
+      fc.property(fc.constantFrom(...kinds), fc.anything(), fc.anything(), (kind, a, b) => {
+        describeApproval(kind, a, env)
+        describeApproval(kind, { scope: 'eip155:31337', transaction: a, context: b, typedData: a, messageHex: b, address: a }, env)
+      }),
+      { seed: 20261126, numRuns: 500 },
+    )
+  })
+})

@@ -35,14 +35,17 @@ export interface TransactionView {
   warnings: string[]
 }
 
-export function describeTransaction(tx: ShownTransaction, context: TransactionContext | undefined, chainId: number | undefined, env: DescribeEnv): TransactionView {
+export function describeTransaction(shown: ShownTransaction, ctx: TransactionContext | undefined, chainId: number | undefined, env: DescribeEnv): TransactionView {
+  // Stored JSON: treat every field as untrusted in shape.
+  const tx = (shown && typeof shown === 'object' ? shown : {}) as ShownTransaction
+  const context = (ctx && typeof ctx === 'object' ? ctx : undefined) as TransactionContext | undefined
   const warnings: string[] = []
   const value = toBigIntOrUndefined(tx.value) ?? 0n
   const gas = toBigIntOrUndefined(tx.gas)
   const rows: Row[] = [
     { label: 'Network', value: networkOf(chainId, env) },
-    { label: 'From', value: tx.from, detail: accountLabel(tx.from, env) },
-    tx.to ? { label: 'To', value: tx.to, detail: accountLabel(tx.to, env) } : { label: 'To', value: 'new contract (deployment)' },
+    { label: 'From', value: String(tx.from), detail: accountLabel(tx.from, env) },
+    tx.to ? { label: 'To', value: String(tx.to), detail: accountLabel(tx.to, env) } : { label: 'To', value: 'new contract (deployment)' },
     { label: 'Amount', value: eth(value) },
   ]
   if (gas !== undefined) {
@@ -63,8 +66,8 @@ export function describeTransaction(tx: ShownTransaction, context: TransactionCo
   }
   const nonce = toBigIntOrUndefined(tx.nonce) ?? toBigIntOrUndefined(context?.nextNonce)
   if (nonce !== undefined) rows.push({ label: 'Nonce', value: String(nonce), detail: tx.nonce ? 'set by the dapp' : 'assigned when sent' })
-  const call = decodeCalldata(tx.data)
+  const call = typeof tx.data === 'string' ? decodeCalldata(tx.data) : undefined
   if (call) warnings.push(...call.warnings)
-  if (context?.simulation && !context.simulation.ok) warnings.push(`The simulation reverted: ${context.simulation.reason}. Sending it would most likely fail and still cost the fee.`)
+  if (context?.simulation && !context.simulation.ok) warnings.push(`The simulation reverted: ${String(context.simulation.reason)}. Sending it would most likely fail and still cost the fee.`)
   return { network: networkOf(chainId, env), ...(chainId !== undefined ? { chainId } : {}), rows, ...(call ? { call } : {}), ...(context?.simulation ? { simulation: context.simulation } : {}), warnings }
 }

@@ -28,9 +28,18 @@ const MAX_NODES = 2000
 
 const DOMAIN_FIELDS: Record<string, string> = { name: 'string', version: 'string', chainId: 'uint256', verifyingContract: 'address', salt: 'bytes32' }
 
+const isField = (f: unknown): f is { name: string; type: string } =>
+  !!f && typeof f === 'object' && typeof (f as { name?: unknown }).name === 'string' && typeof (f as { type?: unknown }).type === 'string'
+
 function leaf(v: unknown): string {
   if (v === null || v === undefined) return '(missing)'
-  if (typeof v === 'object') return JSON.stringify(v)
+  if (typeof v === 'object') {
+    try {
+      return JSON.stringify(v) ?? String(v)
+    } catch {
+      return '(unprintable)'
+    }
+  }
   return String(v)
 }
 
@@ -42,10 +51,10 @@ function walk(types: Types, type: string, value: unknown, name: string, depth: n
     const items = Array.isArray(value) ? value : []
     return { name, type, children: items.map((item, i) => walk(types, arr[1]!, item, `[${i}]`, depth + 1, budget)) }
   }
-  const struct = Object.hasOwn(types, type) ? types[type] : undefined
+  const struct = Object.hasOwn(types, type) && Array.isArray(types[type]) ? types[type]!.filter(isField) : undefined
   if (struct && value && typeof value === 'object') {
     const v = value as Record<string, unknown>
-    return { name, type, children: struct.map((f) => walk(types, f.type, v[f.name], f.name, depth + 1, budget)) }
+    return { name, type, children: struct.map((f) => walk(types, f.type, Object.hasOwn(v, f.name) ? v[f.name] : undefined, f.name, depth + 1, budget)) }
   }
   return { name, type, value: leaf(value) }
 }
@@ -70,12 +79,14 @@ function permitAmounts(primaryType: string, m: Record<string, any>): unknown[] |
 
 export function describeTypedData(typedData: unknown, chainId: number | undefined): TypedDataView {
   const d = (typedData && typeof typedData === 'object' ? typedData : {}) as { types?: Types; primaryType?: string; domain?: Record<string, unknown>; message?: Record<string, unknown> }
-  const types = d.types && typeof d.types === 'object' ? d.types : {}
+  const types = (d.types && typeof d.types === 'object' ? d.types : {}) as Types
   const primaryType = typeof d.primaryType === 'string' ? d.primaryType : '(none)'
-  const domainValue = d.domain && typeof d.domain === 'object' ? d.domain : {}
+  const domainValue = (d.domain && typeof d.domain === 'object' ? d.domain : {}) as Record<string, unknown>
   const budget = { n: 0 }
-  const domainFields = Array.isArray(types.EIP712Domain) ? types.EIP712Domain : Object.keys(domainValue).map((k) => ({ name: k, type: DOMAIN_FIELDS[k] ?? 'string' }))
-  const domain = domainFields.map((f) => walk(types, f.type, domainValue[f.name], f.name, 1, budget))
+  const domainFields = Array.isArray(types.EIP712Domain)
+    ? types.EIP712Domain.filter(isField)
+    : Object.keys(domainValue).map((k) => ({ name: k, type: DOMAIN_FIELDS[k] ?? 'string' }))
+  const domain = domainFields.map((f) => walk(types, f.type, Object.hasOwn(domainValue, f.name) ? domainValue[f.name] : undefined, f.name, 1, budget))
   const root = walk(types, primaryType, d.message ?? {}, primaryType, 0, budget)
   const warnings: string[] = []
   const domainChain = toBigIntOrUndefined(domainValue.chainId)
@@ -83,7 +94,7 @@ export function describeTypedData(typedData: unknown, chainId: number | undefine
     warnings.push('The domain has no chainId: this signature is not tied to one chain and could be replayed on others.')
   else if (chainId === undefined || domainChain !== BigInt(chainId))
     warnings.push(`The domain's chainId (${leaf(domainValue.chainId)}) is not the chain of this request (${chainId ?? 'none'}).`)
-  const amounts = permitAmounts(primaryType, (d.message ?? {}) as Record<string, any>)
+  const amounts = permitAmounts(primaryType, (d.message && typeof d.message === 'object' ? d.message : {}) as Record<string, any>)
   const unlimitedPermit = !!amounts?.some((a) => (toBigIntOrUndefined(a) ?? 0n) >= UNLIMITED_THRESHOLD)
   if (unlimitedPermit)
     warnings.push(`Unlimited permit (${primaryType}): the spender can take ALL of this token from the account without another signature, until the permit expires.`)

@@ -24,8 +24,8 @@ export function networkOf(chainId: number | undefined, env: DescribeEnv): string
 }
 
 /** `account #0 "savings"` for the wallet's own addresses, else undefined. */
-export function accountLabel(address: string | undefined, env: DescribeEnv): string | undefined {
-  if (!address) return undefined
+export function accountLabel(address: unknown, env: DescribeEnv): string | undefined {
+  if (typeof address !== 'string') return undefined
   const a = env.accounts.find((x) => x.address === address.toLowerCase())
   return a ? `your account #${a.index}${a.label ? ` "${a.label}"` : ''}` : undefined
 }

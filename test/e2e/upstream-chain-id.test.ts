@@ -2,11 +2,13 @@
  * Start-up validation of external upstreams: every node's eth_chainId must be the network's (docs/config.md,
  * `onChainIdMismatch`). A real anvil is the good node; the wrong or unreachable one is the scriptable fake node.
  */
+import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
 import { ChaingateError } from '../../src/errors/index.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer } from './helpers/server.ts'
 
 let anvil: RunningAnvil
@@ -39,6 +41,21 @@ describe('upstream chain id at start-up', () => {
     expect(message).toContain('onChainIdMismatch: exclude')
     for (const secret of ['alice', 's3cretpass', '0123456789abcdef', 'qwertyuiop']) expect(message).not.toContain(secret)
   })
+
+  it('wrong chain id: `chaingate start` prints the error and exits 1', async () => {
+    const dir = tempDir()
+    const file = writeConfig(dir, 'chaingate.json', {
+      gateway: { port: 0, devAccount: null },
+      networks: [{ name: 'remote', chainId: 31341, upstreams: [{ url: withCredentials(wrong.url) }] }],
+      dashboard: { enabled: false },
+      wallet: { enabled: false },
+    })
+    const r = await runCli(['start', '--config', file, '--data-dir', `${dir}/data`], { timeoutMs: 30_000 }).finally(() => rmSync(dir, { recursive: true, force: true }))
+    const port = new URL(wrong.url).port
+    expect(r.code).toBe(1)
+    expect(r.stderr).toContain(`error: network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`)
+    expect(r.stderr + r.stdout).not.toContain('s3cretpass')
+  }, 40_000)
 
   it("wrong chain id with onChainIdMismatch 'exclude': starts, /healthz names the excluded node and why, calls go to the good node", async () => {
     const before = wrong.requests.length

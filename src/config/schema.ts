@@ -47,7 +47,7 @@ const NetworkSchema = z
     /** Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none for upstreams. */
     maxRequestBytes: z.number().int().min(1024).optional(),
     /**
-     * Also serve the devnet methods (evm_*, anvil_*, hardhat_* aliases, eth_sendTransaction; docs/config.md).
+     * Also serve the devnet methods (evm_*, anvil_*, hardhat_* aliases; docs/config.md).
      * Default: true for an embedded chain, false for upstreams.
      */
     devMethods: z.boolean().optional(),

@@ -66,14 +66,17 @@ export const DEFAULT_METHOD_COSTS: Record<string, number> = {
   debug_traceTransaction: 1000,
 }
 
-/** Devnet methods (embedded networks, `networks[].devMethods`; docs/config.md). */
+/**
+ * Devnet methods (embedded networks, `networks[].devMethods`; docs/config.md). Never eth_sendTransaction nor the
+ * impersonation methods that exist for it: anvil holds the wallet's devnet accounts unlocked, so any key could spend
+ * them without the wallet user's approval.
+ */
 export const DEV_METHOD_COSTS: Record<string, number> = {
   evm_mine: 80,
   evm_mine_detailed: 80,
   anvil_mine: 80,
   anvil_mine_detailed: 80,
   hardhat_mine: 80,
-  eth_sendTransaction: 80,
   anvil_dumpState: 1000,
   anvil_loadState: 1000,
   evm_snapshot: 20,
@@ -105,9 +108,6 @@ export const DEV_METHOD_COSTS: Record<string, number> = {
   anvil_setMinGasPrice: 20,
   anvil_setNextBlockBaseFeePerGas: 20,
   anvil_setLoggingEnabled: 20,
-  anvil_impersonateAccount: 20,
-  anvil_stopImpersonatingAccount: 20,
-  anvil_autoImpersonateAccount: 20,
   anvil_dropTransaction: 20,
   anvil_dropAllTransactions: 20,
   anvil_removePoolTransactions: 20,
@@ -122,8 +122,6 @@ export const DEV_METHOD_COSTS: Record<string, number> = {
   hardhat_setMinGasPrice: 20,
   hardhat_setNextBlockBaseFeePerGas: 20,
   hardhat_setLoggingEnabled: 20,
-  hardhat_impersonateAccount: 20,
-  hardhat_stopImpersonatingAccount: 20,
   hardhat_dropTransaction: 20,
   hardhat_getAutomine: 20,
   hardhat_metadata: 20,

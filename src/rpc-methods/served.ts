@@ -106,10 +106,10 @@ export interface MethodsConfig {
 const DEFAULT_SERVED: ReadonlySet<string> = new Set(INFURA_ETHEREUM_METHODS)
 
 /**
- * What a local devnet answers (anvil's evm_*, anvil_* and their hardhat_* aliases, and eth_sendTransaction so an
- * impersonated account can send), served on embedded networks (`networks[].devMethods`). The list is the priced
+ * What a local devnet answers (anvil's evm_*, anvil_* and their hardhat_* aliases), served on embedded networks (`networks[].devMethods`). The list is the priced
  * one in src/credits/default-costs.ts. Left out on purpose: anvil_reset/hardhat_reset and anvil_setRpcUrl (they
- * make anvil fetch from any URL a caller names) and anvil_setChainId (the network's chain id is fixed in the config).
+ * make anvil fetch from any URL a caller names) anvil_setChainId (the network's chain id is fixed in the config), and eth_sendTransaction with the
+ * impersonation methods: anvil signs for the wallet's unlocked devnet accounts, so any key could spend them.
  */
 export const DEV_METHODS: readonly string[] = Object.keys(DEV_METHOD_COSTS)
 

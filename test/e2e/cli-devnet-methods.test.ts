@@ -58,7 +58,7 @@ describe('devnet methods', { timeout: 60_000 }, () => {
     expect(BigInt((await result(local, 'eth_blockNumber')).result)).toBe(start)
   })
 
-  it('time, balances and impersonation: evm_increaseTime, hardhat_setBalance, anvil_impersonateAccount + eth_sendTransaction', async () => {
+  it('time and balances: evm_increaseTime, hardhat_setBalance; eth_sendTransaction and impersonation stay refused', async () => {
     const who = '0x00000000000000000000000000000000c0ffee01'
     await result(local, 'hardhat_setBalance', [who, '0xde0b6b3a7640000'])
     expect(BigInt((await result(local, 'eth_getBalance', [who, 'latest'])).result)).toBe(10n ** 18n)
@@ -66,11 +66,17 @@ describe('devnet methods', { timeout: 60_000 }, () => {
     await result(local, 'evm_increaseTime', [3600])
     await result(local, 'evm_mine')
     expect(BigInt((await result(local, 'eth_getBlockByNumber', ['latest', false])).result.timestamp) - before >= 3600n).toBe(true)
-    await result(local, 'anvil_impersonateAccount', [who])
-    const hash = (await result(local, 'eth_sendTransaction', [{ from: who, to: '0x00000000000000000000000000000000c0ffee02', value: '0x1' }])).result
-    const receipt = (await result(local, 'eth_getTransactionReceipt', [hash])).result
-    expect(receipt.status).toBe('0x1')
-    expect(receipt.from).toBe(who)
+    // anvil holds the wallet's devnet accounts unlocked: through a key, nothing may send from them unapproved.
+    const walletAccount = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
+    for (const [method, params] of [
+      ['eth_sendTransaction', [{ from: walletAccount, to: who, value: '0x1' }]],
+      ['anvil_impersonateAccount', [who]],
+      ['hardhat_impersonateAccount', [who]],
+    ] as const) {
+      const r = await local.rpc(call(method, [...params]))
+      expect([method, r.json()]).toEqual([method, notAvailable(method)])
+    }
+    expect(BigInt((await result(local, 'eth_getBalance', [who, 'latest'])).result)).toBe(10n ** 18n)
   })
 
   it('refuses them with Infura\'s -32601 body on a network with an external node, and where devMethods is false', async () => {

@@ -20,7 +20,7 @@ let txHash: `0x${string}`
 
 beforeAll(async () => {
   // Devnet methods off on devnet-a: the refusals below are those of a network on a real node (embedded chains serve
-  // evm_*/anvil_*/eth_sendTransaction by default; test/e2e/cli-devnet-methods.test.ts).
+  // evm_*/anvil_* by default; test/e2e/cli-devnet-methods.test.ts).
   s = await startTestServer({
     networks: [
       { name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false },

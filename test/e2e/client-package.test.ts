@@ -5,7 +5,8 @@
  * `@metamask/multichain-api-client`.
  */
 import { execFile, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+import { rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
@@ -41,11 +42,12 @@ beforeAll(async () => {
   wallet = await startWallet(devnets.anvils)
 }, 480_000)
 
+// The scratch project holds a full node_modules: removing it takes a while on a busy machine.
 afterAll(async () => {
   await wallet?.stop()
   await devnets?.stop()
-  if (scratch) rmSync(scratch, { recursive: true, force: true })
-})
+  if (scratch) await rm(scratch, { recursive: true, force: true })
+}, 180_000)
 
 test('the installed package declares the client export as JavaScript with types, and no tsx at run time', () => {
   const pkg = JSON.parse(readFileSync(join(scratch, 'node_modules/chaingate/package.json'), 'utf8'))

@@ -155,7 +155,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         log: logger,
       })
       pools.set(n.name, pool)
-      hubs.set(n.name, createSubscriptionHub(n.name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
     }
     stops.push(async () => {
       await Promise.all([...hubs.values()].map((h) => h.close()))
@@ -163,6 +162,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
     // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
     await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
+    // After the check: subscriptions use the first node not excluded for a wrong chain id.
+    for (const [name, pool] of pools) hubs.set(name, createSubscriptionHub(name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
 
     const accounts = createAccountsRepository(database.db, config.plans)
     const keys = createKeysRepository(database.db, { networks: networks.all.map((n) => n.name), plans: config.plans })

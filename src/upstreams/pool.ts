@@ -40,7 +40,7 @@ export interface UpstreamPool {
    */
   verifyChainId(): Promise<void>
   status(): UpstreamStatus[]
-  /** WebSocket URLs of the nodes, for subscriptions. */
+  /** WebSocket URLs of the nodes, for subscriptions (those on a wrong chain id last). */
   readonly wsUrls: string[]
   close(): Promise<void>
 }
@@ -210,7 +210,11 @@ export function createUpstreamPool(
 
   return {
     network,
-    wsUrls: endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/i, 'ws')),
+    // Nodes on a wrong chain last: a subscription must not follow another chain.
+    get wsUrls() {
+      const urls = endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/i, 'ws'))
+      return [...urls.filter((_, i) => members[i]!.chain !== 'wrong'), ...urls.filter((_, i) => members[i]!.chain === 'wrong')]
+    },
     send(body, sendOpts) {
       const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
       // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.

@@ -5,6 +5,7 @@
 import { rmSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
+import WebSocket from 'ws'
 import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
 import { ChaingateError } from '../../src/errors/index.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
@@ -76,6 +77,13 @@ describe('upstream chain id at start-up', () => {
         { upstream: anvil.url.replace(/\/$/, ''), state: 'up' },
       ])
       expect(JSON.stringify(h)).not.toContain('s3cretpass')
+      // Subscriptions follow the good node too, though the excluded one is listed first.
+      const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/remote/ws/v3/${s.key.key}`)
+      await new Promise((r) => ws.once('open', r))
+      const answer = new Promise<any>((r) => ws.once('message', (d) => r(JSON.parse(d.toString()))))
+      ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'], 7)))
+      expect(await answer).toEqual({ jsonrpc: '2.0', id: 7, result: expect.stringMatching(/^0x[0-9a-f]+$/) })
+      ws.close()
       expect(s.logText()).toContain('excluded from rotation')
       expect(s.logText()).not.toContain('s3cretpass')
     } finally {

@@ -8,6 +8,7 @@ export function renderConsolePage(): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><title>chaingate wallet console</title>
 <meta name="viewport" content="width=device-width, initial-scale=1">
+<link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/assets/console.css">
 <script src="/console/assets/console.js" defer></script>
 </head>

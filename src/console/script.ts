@@ -106,7 +106,8 @@ function renderActivity(a){
     return el('tr', {'data-outcome': e.outcome}, [el('td', {text: new Date(e.at).toLocaleString()}), el('td', {}, [el('span', {class: 'origin', text: e.origin})]),
       el('td', {}, [el('span', {class: 'badge ' + (OUTCOME[e.outcome] || ''), text: e.outcome}), el('div', {class: 'muted', text: e.kind + (e.network ? ' · ' + e.network : '')})]), what]); });
   var t = table(['When', 'Site', 'What', 'Details'], trs); clear($('activity')).appendChild(t);
-  var cols = el('colgroup'); ['18%', '22%', '18%', '42%'].forEach(function(w){ cols.appendChild(el('col', {style: 'width:' + w})); }); t.insertBefore(cols, t.firstChild);
+  // Column widths come from the stylesheet: the CSP refuses inline style attributes.
+  var cols = el('colgroup'); [1, 2, 3, 4].forEach(function(i){ cols.appendChild(el('col', {class: 'c' + i})); }); t.insertBefore(cols, t.firstChild);
 }
 function render(){
   var banner = clear($('banner'));

@@ -56,6 +56,7 @@ table{border-collapse:collapse;width:100%;table-layout:fixed}
 th,td{text-align:left;padding:.45rem .5rem;border-bottom:1px solid var(--line);vertical-align:top;overflow-wrap:anywhere}
 th{font-size:.75rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);font-weight:600}
 td.num{font-variant-numeric:tabular-nums}
+#activity col.c1{width:18%}#activity col.c2{width:22%}#activity col.c3{width:18%}#activity col.c4{width:42%}
 #banner .warn{margin:0 0 1rem}
 .dialog{background:#fff;border:1px solid var(--line);border-radius:8px;padding:.75rem 1rem;margin:0 0 1rem;overflow-wrap:anywhere}
 @media (max-width:640px){main{padding:.6rem}.panel{padding:.75rem}dl.rows{grid-template-columns:minmax(0,1fr)}dl.rows dt{margin-top:.3rem}}

@@ -58,6 +58,10 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setCode', params: [TOKEN, revertingCode('ERC20: insufficient allowance')] }),
     })
     const console_ = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
+    // Script errors and CSP violations (the page allows only its own script and stylesheet) show up here.
+    const pageErrors: string[] = []
+    console_.on('console', (m) => void (m.type() === 'error' && pageErrors.push(m.text())))
+    console_.on('pageerror', (e) => void pageErrors.push(e.message))
     const apiCalls: string[] = []
     console_.on('request', (r) => void (r.url().includes('/console/api/state') && apiCalls.push(r.url())))
     await console_.goto(h.consoleUrl)
@@ -156,6 +160,8 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
     expect(await console_.locator('#accounts').innerText()).toMatch(/devnet-0 \(31337\)[\s\S]*\d+(\.\d+)? ETH/i)
     expect(await overflowing(console_)).toEqual([])
     await console_.screenshot({ path: join(SHOTS, 'console-activity.png'), fullPage: true })
+    expect(await console_.evaluate(() => getComputedStyle(document.querySelector('#activity col.c4')!).width)).not.toBe('auto')
+    expect(pageErrors).toEqual([])
     await d.close()
   }, 90_000)
 })

@@ -71,7 +71,7 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
     for (const cmd of ['start', 'plans', 'account create', 'key create', 'key enable-network', 'key revoke', 'usage']) expect(help.stdout).toContain(cmd)
 
     expect(unknown.code).toBe(2)
-    expect(unknown.stderr).toMatch(/unknown command "frobnicate".*--help/)
+    expect(unknown.stderr).toMatch(/unknown command "frobnicate"; see chaingate help/)
     expect(unknownSub.code).toBe(2)
     expect(unknownSub.stderr).toContain('unknown command "key frobnicate"')
     expect(noAccount.code).toBe(2)
@@ -81,7 +81,7 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
   it('a misspelled option or a bad --day exits 2 with a message instead of being ignored', async () => {
     const [typo, badDay] = await Promise.all([cli('key', 'list', '--acount', 'x'), cli('usage', '--day', '2026-13-45')])
     expect(typo.code).toBe(2)
-    expect(typo.stderr).toContain("Unknown option '--acount'")
+    expect(typo.stderr).toBe('error: unknown option --acount (did you mean --account?); see chaingate help\n')
     expect(badDay.code).toBe(2)
     expect(badDay.stderr).toContain('--day must be a date')
   })

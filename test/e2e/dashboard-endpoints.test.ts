@@ -52,7 +52,8 @@ describe('endpoint URLs shown by the dashboard', () => {
       }
       expect(urls.ws[1]).toBe(`${server.url.replace(/^http/, 'ws')}/networks/${network}/ws/v3/${key}`)
       // The form a Node client can use here comes first: the path form where `<network>.localhost` does not resolve.
-      const pathFirst = !(await resolves(`${network}.localhost`))
+      // (A long timeout: under load the default 500 ms can run out here while the server's lookup did not.)
+      const pathFirst = !(await resolves(`${network}.localhost`, 10_000))
       const at = (id: string) => created.body.indexOf(`id="${id}"`)
       expect([network, at(`url-path-${network}`) < at(`url-host-${network}`), at(`ws-path-${network}`) < at(`ws-host-${network}`)]).toEqual([network, pathFirst, pathFirst])
       for (const url of urls.http) {

@@ -100,3 +100,25 @@ describe('upstream pool: client input is not node health', () => {
     await new Promise((r) => node.close(r))
   })
 })
+
+describe('upstream pool: provider refusals at the chain id check', () => {
+  it('auth-failed: a node refusing the start-up eth_chainId with HTTP 401 is not asked again on every call during its back-off', async () => {
+    let asked = 0
+    const node: Server = createServer((req, res) => {
+      req.resume()
+      req.on('end', () => {
+        asked++
+        res.writeHead(401, { 'content-type': 'application/json' })
+        res.end('{"error":"invalid project id"}')
+      })
+    })
+    await new Promise<void>((r) => node.listen(0, '127.0.0.1', r))
+    const pool = createUpstreamPool('net', [{ url: `http://127.0.0.1:${(node.address() as AddressInfo).port}/` }], { timeoutMs: 2000, chainId: 1 })
+    await pool.verifyChainId()
+    for (let i = 0; i < 3; i++) expect(await pool.send(chainId).catch((e: unknown) => e)).toMatchObject({ code: 'UPSTREAM_AUTH_FAILED', httpStatus: 503 })
+    expect(asked).toBe(1)
+    expect(pool.status()).toEqual([{ upstream: expect.any(String), state: 'unverified', reason: expect.stringContaining('credentials') }])
+    await pool.close()
+    await new Promise((r) => node.close(r))
+  })
+})

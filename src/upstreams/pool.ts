@@ -152,10 +152,14 @@ export function createUpstreamPool(
         m.verifying = undefined
       }
     })())
-  /** Checks the unconfirmed nodes: all now (`force`), or those not tried within the cooldown, in the background. */
+  /**
+   * Checks the unconfirmed nodes: all now (`force`), or those not tried within the cooldown, in the background.
+   * A node whose provider refused the check waits out its back-off, so calls do not hammer it.
+   */
   const verifyUnknown = (force: boolean): Promise<unknown> => {
     const now = Date.now()
-    return Promise.all(members.filter((m) => m.chain === 'unknown' && (force || m.verifying === undefined && now - m.lastVerifyAt >= cooldownMs)).map(verify))
+    const due = (m: Member) => m.chain === 'unknown' && m.blockedUntil <= now && (force || (m.verifying === undefined && now - m.lastVerifyAt >= cooldownMs))
+    return Promise.all(members.filter(due).map(verify))
   }
 
   /** The nodes to try, in order: healthy ones in rotation, then the cooling-down ones as a last resort. */

@@ -44,7 +44,8 @@ function occupy(): Promise<{ server: Server; port: number }> {
   })
 }
 
-describe('chaingate start', { timeout: 120_000 }, () => {
+// Generous waits: the machine that runs the suite may be loaded (each start spawns anvils and a database).
+describe('chaingate start', { timeout: 240_000 }, () => {
   afterAll(async () => {
     await cleanupProcesses(dataDirs)
     removeDirs(dirs)
@@ -57,7 +58,7 @@ describe('chaingate start', { timeout: 120_000 }, () => {
     mkdirSync(data, { recursive: true })
     writeFileSync(join(data, 'chaingate.lock'), `${deadPid()}\n`)
     const file = config(dir)
-    const cg = await startChaingate(['--config', file, '--data-dir', data])
+    const cg = await startChaingate(['--config', file, '--data-dir', data], { timeoutMs: 90_000 })
     const out = cg.stdout()
     const { version } = JSON.parse(readFileSync('package.json', 'utf8')) as { version: string }
     expect(out).toContain(`chaingate ${version} is running`)
@@ -77,7 +78,7 @@ describe('chaingate start', { timeout: 120_000 }, () => {
 
     // Request lines go to the file, not the terminal.
     expect((await rpc(path, 'eth_chainId')).json().result).toBe('0x7a69')
-    const line = await waitFor(() => readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('"method":"eth_chainId"')), 5_000, 'the request line in the log file')
+    const line = await waitFor(() => readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('"method":"eth_chainId"')), 15_000, 'the request line in the log file')
     expect(JSON.parse(line)).toMatchObject({ msg: 'rpc', network: 'devnet-a', method: 'eth_chainId', status: 200 })
     expect(statSync(logFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(data, 'logs')).mode & 0o777).toBe(0o700)
@@ -87,7 +88,7 @@ describe('chaingate start', { timeout: 120_000 }, () => {
 
     // A second start on the same data dir: one line naming the pid, and nothing started.
     const chainsBefore = chainProcesses(data).map((p) => p.pid).sort()
-    const second = await runCli(['start', '--config', file, '--data-dir', data])
+    const second = await runCli(['start', '--config', file, '--data-dir', data], { timeoutMs: 60_000 })
     expect(second.code).toBe(1)
     expect(second.stderr).toBe(
       `error: the data dir ${data} is in use by another chaingate (pid ${cg.pid}); stop it first, or use another --data-dir (if pid ${cg.pid} is not chaingate, delete ${join(data, 'chaingate.lock')})\n`,
@@ -99,10 +100,10 @@ describe('chaingate start', { timeout: 120_000 }, () => {
 
   it('--log-requests stdout prints request lines on the terminal instead', async () => {
     const dir = newDir()
-    const cg = await startChaingate(['--config', config(dir), '--data-dir', join(dir, 'data'), '--log-requests', 'stdout'])
+    const cg = await startChaingate(['--config', config(dir), '--data-dir', join(dir, 'data'), '--log-requests', 'stdout'], { timeoutMs: 90_000 })
     expect(cg.stdout()).not.toContain('  log:')
     await rpc(`${cg.banner.gatewayUrl}/networks/devnet-a/v3/${cg.banner.devKey}`, 'eth_chainId')
-    await waitFor(() => cg.stdout().includes('"method":"eth_chainId"'), 5_000, 'the request line on stdout')
+    await waitFor(() => cg.stdout().includes('"method":"eth_chainId"'), 15_000, 'the request line on stdout')
     expect((await cg.signal('SIGTERM')).code).toBe(0)
   })
 
@@ -117,7 +118,7 @@ describe('chaingate start', { timeout: 120_000 }, () => {
       for (const [args, extra, message] of cases) {
         const dir = newDir()
         const data = join(dir, 'data')
-        const r = await runCli(['start', '--config', config(dir, extra), '--data-dir', data, ...args], { timeoutMs: 30_000 })
+        const r = await runCli(['start', '--config', config(dir, extra), '--data-dir', data, ...args], { timeoutMs: 60_000 })
         expect([r.code, r.stderr]).toEqual([1, `error: ${message}\n`])
         expect(chainProcesses(data)).toEqual([])
         expect(existsSync(join(data, 'chains'))).toBe(false)

@@ -45,7 +45,7 @@ describe('chaingate usage', { timeout: 60_000 }, () => {
     [['start', '--port', 'http'], '--port must be a port number (0-65535; 0 picks a free one)'],
     [['xyzzy'], 'unknown command "xyzzy"; see chaingate help'],
   ])('chaingate %j is a usage error (exit 2) with a suggestion where one is close', async (args, message) => {
-    const r = await runCli(args)
+    const r = await runCli(args, { timeoutMs: 60_000 })
     expect([r.code, r.stderr, r.stdout]).toEqual([2, `error: ${message}\n`, ''])
   })
 })

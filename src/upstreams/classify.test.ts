@@ -31,7 +31,7 @@ describe('provider refusals are told apart from answers to the call', () => {
 
   it('in a batch, one refused entry refuses the whole answer; malformed JSON is left to the caller', () => {
     const batch = Buffer.from('[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit exceeded"}}]')
-    expect(refusalOfAnswer(batch)).toBe('rate-limited')
+    expect(refusalOfAnswer(batch)).toEqual({ refusal: 'rate-limited', code: -32005 })
     expect(refusalOfAnswer(Buffer.from('[{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}]'))).toBeUndefined()
     expect(refusalOfAnswer(Buffer.from('{"error":'))).toBeUndefined()
   })

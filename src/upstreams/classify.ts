@@ -45,7 +45,7 @@ export function refusalOfError(code: unknown, message: unknown): ProviderRefusal
  * An error answer's bytes (a single answer `{…}` or a batch `[…]`): a provider refusal when the single error, or
  * any entry of the batch, is one (a provider refusing a batch refuses all of it; a partial answer is not served).
  */
-export function refusalOfAnswer(body: Buffer): ProviderRefusal | undefined {
+export function refusalOfAnswer(body: Buffer): { refusal: ProviderRefusal; code: number } | undefined {
   let parsed: unknown
   try {
     parsed = JSON.parse(body.toString())
@@ -57,7 +57,7 @@ export function refusalOfAnswer(body: Buffer): ProviderRefusal | undefined {
     const err = (e as { error?: { code?: unknown; message?: unknown } } | null)?.error
     if (err && typeof err === 'object') {
       const r = refusalOfError(err.code, err.message)
-      if (r !== undefined) return r
+      if (r !== undefined) return { refusal: r, code: err.code as number }
     }
   }
   return undefined

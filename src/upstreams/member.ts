@@ -144,9 +144,9 @@ class ForwardHandler {
     }
     // Only error answers are read further (the allocation-free first-key test); a batch only if it holds one.
     if (first === 0x7b ? isErrorAnswer(answer) : first === 0x5b && answer.includes('"error"')) {
-      const refusal = refusalOfAnswer(answer)
-      if (refusal !== undefined) {
-        this.reject(block(this.m, refusal, 'a JSON-RPC quota or credential error', this.s))
+      const refused = refusalOfAnswer(answer)
+      if (refused !== undefined) {
+        this.reject(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s))
         return
       }
     }
@@ -187,7 +187,7 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
   }
   const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error
   const refusal = error ? refusalOfError(error.code, error.message) : undefined
-  if (refusal !== undefined) throw block(m, refusal, 'a JSON-RPC quota or credential error', s)
+  if (refusal !== undefined) throw block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s)
   m.downUntil = 0
   m.backoffMs = 0
   return { body: Buffer.from(JSON.stringify(answer)), latencyMs: performance.now() - started, upstream: m.label }

@@ -48,7 +48,7 @@ const CASES: { name: string; reply: (req: FakeRequest) => FakeReply; code: 'UPST
     reply: (req) => ({ body: rpcError(req, -32005, 'daily request count exceeded, request rate limited') }),
     code: 'UPSTREAM_RATE_LIMITED',
     state: 'rate-limited',
-    text: /quota is used up \(a JSON-RPC quota or credential error\)/,
+    text: /quota is used up \(JSON-RPC error -32005\)/,
   },
 ]
 

@@ -47,3 +47,29 @@ describe('method policy', () => {
     expect(methodLabel('x'.repeat(1 << 20), new Set(['x'.repeat(1 << 20)]))).toBe('other')
   })
 })
+
+describe('mining counts on devnets', () => {
+  const devnet = new Set(['anvil_mine', 'hardhat_mine', 'evm_mine', 'evm_mine_detailed', 'anvil_mine_detailed'])
+  const ask = (method: string, params: unknown[]) => decide({ method, params, id: 1, hasId: true } as never, 'http', devnet)
+  it('refuses more than 10,000 blocks in one call with -32602 naming the limit; smaller counts and timestamps pass', () => {
+    for (const [method, params] of [
+      ['anvil_mine', ['0x2711']],
+      ['hardhat_mine', ['0xffffffffffff']],
+      ['anvil_mine', [1e9]],
+      ['evm_mine', [{ blocks: 20000 }]],
+      ['anvil_mine_detailed', [{ blocks: '0x2711' }]],
+      ['anvil_mine', ['ten']],
+    ] as const) {
+      const d = ask(method, [...params])
+      expect([method, d.kind === 'error' ? d.error.rpcCode : d.kind]).toEqual([method, -32602])
+    }
+    for (const [method, params] of [
+      ['anvil_mine', []],
+      ['anvil_mine', ['0x2710', '0x1']],
+      ['hardhat_mine', [null]],
+      ['evm_mine', [1767225600]],
+      ['evm_mine', [{ timestamp: 1767225600 }]],
+    ] as const)
+      expect([method, ask(method, [...params]).kind]).toEqual([method, 'forward'])
+  })
+})

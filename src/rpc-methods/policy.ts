@@ -6,6 +6,7 @@
 import type { ChaingateError } from '../errors/index.ts'
 import { errors } from '../errors/index.ts'
 import type { RpcCall } from '../jsonrpc/envelope.ts'
+import { validateMine } from './anvil_mine.ts'
 import { validateGetBlockByNumber } from './eth_getBlockByNumber.ts'
 import { DEFAULT_SERVED } from './served.ts'
 
@@ -15,7 +16,14 @@ export type MethodDecision =
   /** Refused for the caller's input: charged as an input error. */
   | { kind: 'error'; error: ChaingateError }
 
-const validators = new Map<string, (params: RpcCall['params']) => ChaingateError | undefined>([['eth_getBlockByNumber', validateGetBlockByNumber]])
+const validators = new Map<string, (params: RpcCall['params']) => ChaingateError | undefined>([
+  ['eth_getBlockByNumber', validateGetBlockByNumber],
+  ['anvil_mine', validateMine('anvil_mine')],
+  ['hardhat_mine', validateMine('hardhat_mine')],
+  ['anvil_mine_detailed', validateMine('anvil_mine_detailed')],
+  ['evm_mine', validateMine('evm_mine')],
+  ['evm_mine_detailed', validateMine('evm_mine_detailed')],
+])
 
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
 const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })

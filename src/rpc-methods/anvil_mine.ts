@@ -1,0 +1,26 @@
+/**
+ * anvil_mine / hardhat_mine `[blocks?, interval?]` and evm_mine / *_mine_detailed `[{timestamp?, blocks?}?]`
+ * (devnet methods, docs/config.md `devMethods`): one call can ask anvil to mine any number of blocks, and a huge
+ * count ties the embedded chain up for every key. The count is capped here.
+ */
+import { errors } from '../errors/index.ts'
+
+/** More blocks than any test needs in one call; anvil mines about this many in a second. */
+export const MAX_MINED_BLOCKS = 10_000
+
+const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/i
+
+export function validateMine(method: string) {
+  return (params: unknown) => {
+    if (params === undefined) return undefined
+    if (!Array.isArray(params)) return errors.invalidParams(`${method} takes [blocks, interval], both optional`)
+    const first: unknown = params[0]
+    const blocks = first !== null && typeof first === 'object' ? (first as { blocks?: unknown }).blocks : first
+    // evm_mine's single argument may also be a bare timestamp, not a count.
+    if (blocks === undefined || blocks === null || (first === blocks && method.startsWith('evm_'))) return undefined
+    const n = typeof blocks === 'number' && Number.isSafeInteger(blocks) ? blocks : typeof blocks === 'string' && QUANTITY.test(blocks) ? Number.parseInt(blocks, 16) : Number.NaN
+    if (!(n >= 0)) return errors.invalidParams(`parameter 1 (blocks) of ${method} must be a hex quantity such as "0xa"`)
+    if (n > MAX_MINED_BLOCKS) return errors.invalidParams(`${method} mines at most ${MAX_MINED_BLOCKS} blocks per call (asked for ${n})`)
+    return undefined
+  }
+}

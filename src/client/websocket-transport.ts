@@ -104,9 +104,13 @@ const OPEN = 1
 async function openSocket(url: string, origin: string | undefined): Promise<SocketLike> {
   const Native = (globalThis as { WebSocket?: new (url: string) => SocketLike }).WebSocket
   const isBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined'
-  if (Native && (isBrowser || origin === undefined)) return new Native(url)
-  const { WebSocket } = await import('ws')
-  return new WebSocket(url, origin === undefined ? {} : { origin }) as unknown as SocketLike
+  if (Native && isBrowser) return new Native(url)
+  // In Node, `ws` even without an origin: it can send one, and a refused upgrade names its HTTP status (Node's
+  // built-in WebSocket reports an empty error, which tells the caller nothing).
+  const ws = await import('ws').catch(() => undefined)
+  if (ws) return new ws.WebSocket(url, origin === undefined ? {} : { origin }) as unknown as SocketLike
+  if (Native && origin === undefined) return new Native(url)
+  throw new Error('the ws package is needed to send an origin from Node (npm install ws)')
 }
 
 export function getWebSocketTransport(options: WebSocketTransportOptions): Transport {

@@ -185,6 +185,31 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Shared hot state for several replicas or workers (docs/scale-out.md): daily balances, credits/s buckets and
+     * login limits in Redis. null (the default, unless CHAINGATE_REDIS_URL is set): in-process counters.
+     */
+    redis: z
+      .object({
+        /** redis:// or rediss:// URL; default from the environment variable CHAINGATE_REDIS_URL. */
+        url: z
+          .string()
+          .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+          .nullable()
+          .default(() => process.env.CHAINGATE_REDIS_URL || null),
+        /** Prefix of every key chaingate writes, so several deployments can share one Redis. */
+        keyPrefix: z.string().min(1).max(64).default('chaingate:'),
+        /** Credits a replica takes from Redis at once and then spends locally; 0: one Redis round trip per call. */
+        leaseCredits: z.number().int().min(0).max(1_000_000).default(1000),
+        /** How often a replica hands back what it leased and did not use (idle keys), and reads the shared totals. */
+        leaseSyncMs: z.number().int().min(50).max(60_000).default(1000),
+        /** Redis unreachable: each replica serves at most this share of every limit on its own (docs/scale-out.md). */
+        insuranceShare: z.number().gt(0).max(1).default(0.5),
+        /** A Redis command not answered within this counts as Redis being down. */
+        commandTimeoutMs: z.number().int().min(20).max(60_000).default(500),
+      })
+      .strict()
+      .prefault({}),
     wallet: WalletConfigSchema.prefault({}),
     dashboard: DashboardConfigSchema.prefault({}),
   })

@@ -32,10 +32,11 @@ function setup(opts: { perDay?: number; perSecond?: number; security?: KeySecuri
   const pool: UpstreamPool = {
     network: 'net',
     wsUrls: [],
+    heads: { latest: () => undefined, finalized: () => undefined, onHead: () => () => undefined },
     async send(body) {
       sent.push(body)
-      if (opts.node) return { body: Buffer.from(await opts.node(body.toString())), latencyMs: 1, upstream: 'fake' }
-      return { body: answer, latencyMs: 1, upstream: 'fake' }
+      if (opts.node) return { body: Buffer.from(await opts.node(body.toString())), latencyMs: 1, upstream: 'fake', attempts: 1 }
+      return { body: answer, latencyMs: 1, upstream: 'fake', attempts: 1 }
     },
     verifyChainId: async () => {},
     status: () => [],

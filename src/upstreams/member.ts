@@ -15,7 +15,12 @@ export interface UpstreamAnswer {
   body: Buffer
   /** Milliseconds from sending to the full body. */
   latencyMs: number
+  /** The node that answered, as a redacted label (no credentials). */
   upstream: string
+  /** Upstream requests made for this answer, retries and hedges included (1: the first node answered). */
+  attempts: number
+  /** Set when the answer did not come from an upstream request of its own (the cache, or a shared in-flight call). */
+  source?: 'cache' | 'dedup'
 }
 
 export interface Member {
@@ -152,7 +157,7 @@ class ForwardHandler {
     }
     this.m.downUntil = 0
     this.m.backoffMs = 0
-    this.resolve({ body: answer, latencyMs: performance.now() - this.started, upstream: this.m.label })
+    this.resolve({ body: answer, latencyMs: performance.now() - this.started, upstream: this.m.label, attempts: 1 })
   }
   onError(err: Error) {
     if (refusedForSize(err, this.status, this.requestSize)) {
@@ -190,7 +195,7 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
   if (refusal !== undefined) throw block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s)
   m.downUntil = 0
   m.backoffMs = 0
-  return { body: Buffer.from(JSON.stringify(answer)), latencyMs: performance.now() - started, upstream: m.label }
+  return { body: Buffer.from(JSON.stringify(answer)), latencyMs: performance.now() - started, upstream: m.label, attempts: 1 }
 }
 
 /** Whether the node refused the request for its size: HTTP 413, or it stopped reading a large body. */

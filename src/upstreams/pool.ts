@@ -20,7 +20,19 @@ import { refusalError } from './classify.ts'
 import { post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
 import { createWsRpcConnection } from './ws-connection.ts'
 
+import { createHeadTracker, type HeadView } from './heads.ts'
+
 export type { UpstreamAnswer } from './member.ts'
+export type { HeadView } from './heads.ts'
+
+export interface SendOptions {
+  timeoutMs?: number
+  /** The JSON-RPC method of a single call (undefined for a batch): drives retry/hedge policy. */
+  method?: string
+  /** Consistent heads: only upstreams whose latest head is >= this block number (undefined: any). */
+  minBlock?: number
+  signal?: AbortSignal
+}
 
 /** One node as /healthz shows it. */
 export interface UpstreamStatus {
@@ -33,7 +45,9 @@ export interface UpstreamStatus {
 export interface UpstreamPool {
   readonly network: string
   /** Sends one JSON-RPC body (single or batch) and returns the node's answer text. */
-  send(body: string | Buffer, opts?: { timeoutMs?: number }): Promise<UpstreamAnswer>
+  send(body: string | Buffer, opts?: SendOptions): Promise<UpstreamAnswer>
+  /** The network's served tip and finalized block (src/upstreams/heads.ts). */
+  readonly heads: HeadView
   /**
    * Start-up check: one `eth_chainId` per node, in parallel. Rejects (UPSTREAM_WRONG_CHAIN) when a node with
    * `onChainIdMismatch: 'fail'` answers another id; an unreachable node stays out of rotation until confirmed.
@@ -212,8 +226,11 @@ export function createUpstreamPool(
     throw lastError
   }
 
+  const heads = createHeadTracker()
+
   return {
     network,
+    heads,
     // Nodes on a wrong chain last: a subscription must not follow another chain.
     get wsUrls() {
       const urls = endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/i, 'ws'))

@@ -29,7 +29,13 @@ export interface KeySnapshot {
   /** The entry of a key id (used by the wallet's own key and tests). */
   byId(id: string): KeyEntry | undefined
   reload(): Promise<void>
-  start(): void
+  /**
+   * Reloads soon if `settings_version` moved (a change pushed by another replica, src/settings-changes); calls made
+   * while a check runs lead to one more check after it, so no change is missed.
+   */
+  refresh(): Promise<void>
+  /** Starts polling every `pollMs` (or `intervalMs`: slower when changes are pushed). */
+  start(intervalMs?: number): void
   stop(): void
   /** Listeners run after each reload (e.g. close WebSockets of revoked keys). */
   onReload(listener: () => void): void
@@ -46,7 +52,8 @@ export function createKeySnapshot(
   let byId = new Map<string, KeyEntry>()
   let version = -1
   let timer: NodeJS.Timeout | undefined
-  let polling = false
+  let polling: Promise<void> | undefined
+  let again = false
   const listeners: (() => void)[] = []
 
   const reload = async () => {
@@ -98,24 +105,34 @@ export function createKeySnapshot(
     for (const l of listeners) l()
   }
 
-  const poll = async () => {
-    if (polling) return
-    polling = true
-    try {
-      if ((await readSettingsVersion(db)) !== version) await reload()
-    } catch (err) {
-      opts.onError(err)
-    } finally {
-      polling = false
+  const check = async () => {
+    do {
+      again = false
+      try {
+        if ((await readSettingsVersion(db)) !== version) await reload()
+      } catch (err) {
+        opts.onError(err)
+      }
+    } while (again)
+  }
+  const poll = (): Promise<void> => {
+    if (polling) {
+      again = true
+      return polling
     }
+    polling = check().finally(() => {
+      polling = undefined
+    })
+    return polling
   }
 
   return {
     get: (key) => byKey.get(key),
     byId: (id) => byId.get(id),
     reload,
-    start() {
-      timer = setInterval(poll, opts.pollMs)
+    refresh: poll,
+    start(intervalMs) {
+      timer = setInterval(poll, intervalMs ?? opts.pollMs)
       timer.unref()
     },
     stop() {

@@ -4,6 +4,19 @@ import type { Db } from './database.ts'
 /** Tells running servers that accounts or keys changed; they reload within `gateway.settingsPollMs`. */
 export async function bumpSettingsVersion(db: Db): Promise<void> {
   await sql`update settings_version set version = version + 1 where id = 1`.execute(db)
+  // After the write (callers bump once their change is committed): push it to other replicas (src/settings-changes).
+  const listeners = bumpListeners.get(db)
+  if (listeners) await Promise.all([...listeners].map((l) => l()))
+}
+
+const bumpListeners = new WeakMap<Db, Set<() => Promise<void>>>()
+
+/** Runs `listener` after every bump made through `db` (it must not reject); returns the undo. */
+export function onSettingsBumped(db: Db, listener: () => Promise<void>): () => void {
+  let set = bumpListeners.get(db)
+  if (!set) bumpListeners.set(db, (set = new Set()))
+  set.add(listener)
+  return () => set.delete(listener)
 }
 
 export async function readSettingsVersion(db: Db): Promise<number> {

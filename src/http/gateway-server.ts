@@ -42,7 +42,7 @@ export interface GatewayServerDeps {
   /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
   /** /healthz and /metrics: here unless `separate`; a bearer token when `token` is set. */
-  operations: { token: string | null; separate: boolean; healthCacheMs: number }
+  operations: { token: string | null; separate: boolean; healthCacheMs: number; isDraining?: () => boolean }
   /** fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes. */
   trustProxy?: boolean | string | string[]
   /** Extra routes (dashboard), registered on the same listener. */
@@ -54,7 +54,11 @@ export interface GatewayServer {
   listen(host: string, port: number): Promise<string>
   /** Closes every WebSocket of an account (daily balance exhausted). */
   closeAccountSockets(accountId: string, reason: string): void
-  close(): Promise<void>
+  /**
+   * Stops accepting, lets in-flight calls finish (answers then say `connection: close`), and after `timeoutMs`
+   * (if given) cuts the connections still open.
+   */
+  close(timeoutMs?: number): Promise<void>
 }
 
 /** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
@@ -84,11 +88,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
           connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 2))),
         },
         (req, res) => {
+          // Closing: each answer ends its connection, so keep-alive clients reconnect (elsewhere, behind a balancer)
+          // and the drain does not wait for their idle timeout.
+          if (closing) res.shouldKeepAlive = false
           if (!rpcRoute(req, res)) fastifyHandler(req, res)
         },
       ),
   })
   const sessions = new Map<WebSocket, WsSession>()
+  let closing = false
 
   app.setErrorHandler((err: { code?: string; statusCode?: number }, _req, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
@@ -120,7 +128,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   })
 
   if (!deps.operations.separate)
-    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, token: deps.operations.token, healthCacheMs: deps.operations.healthCacheMs })
+    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, token: deps.operations.token, healthCacheMs: deps.operations.healthCacheMs, ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}) })
 
   // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })
@@ -214,11 +222,22 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return app.listen({ host, port })
     },
     closeAccountSockets,
-    async close() {
+    async close(timeoutMs) {
+      closing = true
       for (const socket of sessions.keys()) socket.close(WS_CLOSE.goingAway, 'server shutting down')
       await Promise.all([...sessions.values()].map((s) => s.dispose()))
       wss.close()
-      await app.close()
+      let timer: NodeJS.Timeout | undefined
+      if (timeoutMs !== undefined)
+        timer = setTimeout(() => {
+          deps.logger.warn({ timeoutMs }, 'calls still in flight after the drain timeout: closing their connections')
+          app.server.closeAllConnections()
+        }, timeoutMs)
+      try {
+        await app.close()
+      } finally {
+        clearTimeout(timer)
+      }
       requestLog.flush()
     },
   }

@@ -19,6 +19,8 @@ export interface OperationsDeps {
   token: string | null
   healthCacheMs: number
   now?: () => number
+  /** True once SIGTERM started a drain: /healthz answers 503 so load balancers stop sending calls (docs/deploy.md). */
+  isDraining?: () => boolean
 }
 
 /** Registers /healthz and /metrics on `app` (the gateway listener, or the separate operations listener). */
@@ -31,7 +33,11 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
     if (got === undefined || !constantTimeEqual(expected, got))
       return reply.code(401).header('www-authenticate', 'Bearer').type(TEXT).send(BODIES.UNAUTHORIZED)
   }
-  app.get('/healthz', { onRequest: allowed }, async (_req, reply) => reply.code(200).send(await health()))
+  const isDraining = deps.isDraining ?? (() => false)
+  app.get('/healthz', { onRequest: allowed }, async (_req, reply) => {
+    if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
+    return reply.code(200).send(await health())
+  })
   app.get('/metrics', { onRequest: allowed }, async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
 }
 

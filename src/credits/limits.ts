@@ -1,10 +1,14 @@
 /**
  * Hot counters: daily credit balances (per account, and per key when the key has its own daily limit) and
- * throughput token buckets (credits per second, per account and per key). This is the one interface a shared
- * store (Redis, for several replicas) will implement; the in-memory store serves a single process.
+ * throughput token buckets (credits per second, per account and per key). Two stores implement it: the in-memory
+ * store below (one process, the embedded default) and the Redis store (limits-redis.ts, several replicas).
  *
  * Admission reserves the full cost up front so concurrent requests cannot overshoot a limit; `adjust` settles the
  * difference once the answer is known (free 5xx, 5-credit input errors, ...).
+ *
+ * `admit` and `chargeWithin` answer synchronously when they can (always in memory; from a local lease with Redis)
+ * and with a promise only when they must ask Redis: callers test for a promise instead of awaiting every call, so
+ * the embedded default keeps its synchronous path.
  */
 import type { LimitCode } from '../errors/registry.ts'
 
@@ -21,19 +25,30 @@ export interface KeyLimits {
   keyCreditsPerSecond: number | null
 }
 
+/** A value now, or a promise of it when the store must ask another process (Redis). */
+export type MaybePromise<T> = T | Promise<T>
+
 export interface LimitStore {
   /** Checks every limit and, only if all pass, reserves `credits`. */
-  admit(limits: KeyLimits, credits: number, nowMs: number): LimitRejection | null
+  admit(limits: KeyLimits, credits: number, nowMs: number): MaybePromise<LimitRejection | null>
   /** Adds (or with a negative delta, refunds) credits after the fact, without checks. */
   adjust(accountId: string, keyId: string, delta: number, nowMs: number): void
   /**
    * Charges up to `credits` without the throughput checks, but never beyond what is left of today's balances
    * (account, and key when it has a daily limit): returns what was charged. Input-error fees use it.
    */
-  chargeWithin(limits: KeyLimits, credits: number, nowMs: number): number
+  chargeWithin(limits: KeyLimits, credits: number, nowMs: number): MaybePromise<number>
+  /** Today's charged total as this process knows it (a shared store: as of its last exchange with Redis). */
   usedToday(accountId: string, nowMs: number): number
   keyUsedToday(keyId: string, nowMs: number): number
   /** Seeds today's usage at start (from the usage ledger), so a restart keeps the balance. */
+  seed(accountUsed: Map<string, number>, keyUsed: Map<string, number>, nowMs: number): MaybePromise<void>
+}
+
+/** The in-memory store's own type: every answer synchronous (tests and the insurance limit rely on it). */
+export interface SyncLimitStore extends LimitStore {
+  admit(limits: KeyLimits, credits: number, nowMs: number): LimitRejection | null
+  chargeWithin(limits: KeyLimits, credits: number, nowMs: number): number
   seed(accountUsed: Map<string, number>, keyUsed: Map<string, number>, nowMs: number): void
 }
 
@@ -50,7 +65,7 @@ interface Bucket {
   atMs: number
 }
 
-export function createMemoryLimitStore(): LimitStore {
+export function createMemoryLimitStore(): SyncLimitStore {
   const accountDaily = new Map<string, Daily>()
   const keyDaily = new Map<string, Daily>()
   const accountBuckets = new Map<string, Bucket>()

@@ -17,6 +17,7 @@ import { errorCodeOf, isErrorAnswer, parseBody, serializeError, serializeResult,
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
+import type { CallLayers } from './cache/layers.ts'
 import { createAdmit } from './steps/admit.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
 import { forwardLocal, forwardMany, forwardOne, unavailable } from './steps/forward.ts'
@@ -36,6 +37,8 @@ export interface GatewayDeps {
   maxBatchSize: number
   /** Key security: required, so a key with a secret, JWT or allowlists is never served unchecked. */
   checkAccess: AccessCheck
+  /** Per network: cache, in-flight dedup and consistent heads in front of the pool (src/gateway/cache/layers.ts). */
+  layers?: ReadonlyMap<string, CallLayers>
   /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
   onDailyExhausted?: (accountId: string) => void
 }
@@ -72,13 +75,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
   }
 
   /** A whole body the envelope parser refused (not JSON, empty batch, ...): the input-error fee. */
-  const invalidBody = (ctx: CallContext, parsed: ParsedBody & { kind: 'invalid' }, charge: boolean): Outcome => {
+  const invalidBody = (ctx: CallContext, parsed: ParsedBody & { kind: 'invalid' }, charge: boolean): Outcome | Promise<Outcome> => {
     const code = parsed.error.code
-    const credits = charge ? settle.inputError(ctx.entry, ctx.network.name, code) : 0
-    metrics.call(ctx.network.name, '(invalid)', 'error')
-    const body = serializeError(null, toErrorObject(parsed.error))
-    delivered(ctx, body)
-    return outcome({ code, body, ids: undefined, batch: false, detail: undefined, credits, keyId: ctx.entry.id, method: '(invalid)', calls: 0 })
+    const fee = charge ? settle.inputError(ctx.entry, ctx.network.name, code) : 0
+    const answer = (credits: number) => {
+      metrics.call(ctx.network.name, '(invalid)', 'error')
+      const body = serializeError(null, toErrorObject(parsed.error))
+      delivered(ctx, body)
+      return outcome({ code, body, ids: undefined, batch: false, detail: undefined, credits, keyId: ctx.entry.id, method: '(invalid)', calls: 0 })
+    }
+    return typeof fee === 'number' ? answer(fee) : fee.then(answer)
   }
 
   /** Over WebSocket the answer is written before settling: one that could not be delivered costs nothing. */
@@ -94,7 +100,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const d = decision(ctx, call)
     const price = priceOf(costs, ctx, call, d)
     const now = clock.now()
-    const code = admit.request(ctx, price, now)
+    // A promise only when the limit store asks Redis (docs/scale-out.md): awaited only then.
+    const admitted = admit.request(ctx, price, now)
+    const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
     if (code !== null) return limited(ctx, code, [{ ok: true, call }], false, call.method, now)
     let failure: ChaingateError | undefined
     let body: string | Buffer | undefined
@@ -103,9 +111,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     let result = 'ok'
     if (d.kind === 'forward') {
       try {
-        const answer = await forwardOne(ctx, call, raw)
+        const answer = await forwardOne(ctx, call, raw, deps.layers)
         if (typeof answer === 'object') {
-          metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+          if (answer.source === undefined) metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
+          else metrics.served(network.name, answer.source)
           body = answer.body
         } else body = answer
         if (body !== undefined && isErrorAnswer(body)) {
@@ -152,7 +161,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       reserved += price
       return price
     })
-    const code = admit.request(ctx, reserved, now)
+    const admitted = admit.request(ctx, reserved, now)
+    const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
     if (code !== null) return limited(ctx, code, entries, batch, method, now)
 
     const answers: (string | undefined)[] = new Array(entries.length).fill(undefined)
@@ -169,7 +179,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         answers[i] = !e.call.hasId ? undefined : d.kind === 'result' ? serializeResult(e.call.id, d.result) : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
       }
     })
-    if (forwardAt.length > 0) pending.push(forwardMany(ctx, metrics, forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), forwardAt, answers, failures))
+    if (forwardAt.length > 0) pending.push(forwardMany(ctx, metrics, forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), forwardAt, answers, failures, deps.layers))
     await Promise.all(pending)
 
     const present = answers.filter((a): a is string => a !== undefined)

@@ -78,25 +78,50 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
     return true
   }
 
+  // With the Redis limit store a charge may wait for Redis (docs/scale-out.md): events arriving meanwhile queue
+  // behind it, so they are still delivered in order.
+  let queued: Promise<void> | undefined
   const onEvent = (clientId: string, result: unknown) => {
+    const run = queued ? queued.then(() => handleEvent(clientId, result)) : handleEvent(clientId, result)
+    if (run === undefined) return
+    const q: Promise<void> = run.then(
+      () => {
+        if (queued === q) queued = undefined
+      },
+      () => {
+        if (queued === q) queued = undefined
+      },
+    )
+    queued = q
+  }
+
+  const handleEvent = (clientId: string, result: unknown): Promise<void> | undefined => {
     const sub = subs.get(clientId)
     const entry = deps.keys.byId(keyId)
     if (!sub || disposed || !entry) return
     const now = deps.clock.now()
     const price = due(sub, result, now) ? deps.costs.event(sub.kind) : 0
     // Reserved first, never beyond the day's balance: the event that uses up the balance costs what was left.
-    const charged = price === 0 ? 0 : deps.limits.chargeWithin(entry.limits, price, now)
-    if (price > 0 && charged === 0) {
-      io.exhausted()
-      return
+    const charging = price === 0 ? 0 : deps.limits.chargeWithin(entry.limits, price, now)
+    const send = (charged: number) => {
+      if (disposed) {
+        if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
+        return
+      }
+      if (price > 0 && charged === 0) {
+        io.exhausted()
+        return
+      }
+      const text = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${JSON.stringify(result)}}}`
+      if (!io.deliver(text)) {
+        if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
+        return
+      }
+      settle.event(entry, network, sub.kind, charged, now)
+      if (deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) io.exhausted()
     }
-    const text = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${JSON.stringify(result)}}}`
-    if (!io.deliver(text)) {
-      if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
-      return
-    }
-    settle.event(entry, network, sub.kind, charged, now)
-    if (deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) io.exhausted()
+    if (typeof charging === 'number') send(charging)
+    else return charging.then(send)
   }
 
   const reply = (call: RpcCall, error: ChaingateError) => (call.hasId ? serializeError(call.id, toErrorObject(error)) : undefined)

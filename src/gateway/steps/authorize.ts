@@ -39,9 +39,14 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     deps.settle.refused(network, code)
     return { ctx: undefined, code, credits, keyId, detail }
   }
+  /** A refusal after the key is known costs the input-error fee (a promise when the limit store asks Redis). */
+  const refuseWithFee = (code: ErrorCode, network: string, entry: KeyEntry): Authorized | Promise<Authorized> => {
+    const fee = deps.settle.inputError(entry, network, code)
+    return typeof fee === 'number' ? refuse(code, network, fee, entry.id) : fee.then((f) => refuse(code, network, f, entry.id))
+  }
 
-  const networkCheck = (entry: KeyEntry, network: Network, transport: Transport): Authorized => {
-    if (!entry.networks.has(network.name)) return refuse('NETWORK_NOT_ENABLED', network.name, deps.settle.inputError(entry, network.name, 'NETWORK_NOT_ENABLED'), entry.id)
+  const networkCheck = (entry: KeyEntry, network: Network, transport: Transport): Authorized | Promise<Authorized> => {
+    if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry)
     return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport }, code: undefined, credits: 0, keyId: entry.id, detail: undefined }
   }
 
@@ -59,13 +64,13 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
         userAgent: req.userAgent,
         calls: calls.map((c) => ({ method: c.method, params: c.params })),
       })
-      .then((denied): Authorized => {
-        // Credentials (401) come before the network check; the allowlists (403) after it.
+      .then((denied): Authorized | Promise<Authorized> => {
+        // Credentials (401) come before the network check; the allowlists (403) after it. (The network check
+        // refuses only synchronously: a promise means a fee being charged, i.e. a refusal.)
         if (!denied || denied.code === 'KEY_SETTINGS_REJECTED') {
-          const checked = networkCheck(entry, network, transport)
-          if (!denied || checked.code !== undefined) return checked
+          if (!denied || !entry.networks.has(network.name)) return networkCheck(entry, network, transport)
         }
-        return refuse(denied.code, network.name, deps.settle.inputError(entry, network.name, denied.code), entry.id)
+        return refuseWithFee(denied.code, network.name, entry)
       })
   }
 }

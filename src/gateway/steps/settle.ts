@@ -7,7 +7,7 @@
  */
 import type { KeyEntry } from '../../api-keys/snapshot.ts'
 import type { CostTable } from '../../credits/costs.ts'
-import type { LimitStore } from '../../credits/limits.ts'
+import type { LimitStore, MaybePromise } from '../../credits/limits.ts'
 import type { UsageLedger } from '../../credits/usage-ledger.ts'
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../errors/registry.ts'
 import type { Metrics } from '../../observability/metrics.ts'
@@ -32,8 +32,9 @@ export interface Settle {
   /**
    * The input-error fee for a request refused before it ran (bad body, key refusals after the key is known).
    * Never beyond what is left of the day's balance: a client at its limit cannot run up a debt with bad input.
+   * A promise only when the limit store must ask Redis.
    */
-  inputError(entry: KeyEntry, network: string, code: ErrorCode): number
+  inputError(entry: KeyEntry, network: string, code: ErrorCode): MaybePromise<number>
   /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
   limited(entry: KeyEntry, network: string, code: LimitCode, method: string, methods: readonly string[], now: number): void
   /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
@@ -59,10 +60,13 @@ export function createSettle(deps: SettleDeps): Settle {
     },
     inputError(entry, network, code) {
       const now = clock.now()
+      const record = (fee: number) => {
+        ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: '(invalid)', calls: 1, credits: fee, errors: 1, errorKind: `http:${status(code)}` }, now)
+        metrics.credits(network, fee)
+        return fee
+      }
       const fee = limits.chargeWithin(entry.limits, costs.inputError, now)
-      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: '(invalid)', calls: 1, credits: fee, errors: 1, errorKind: `http:${status(code)}` }, now)
-      metrics.credits(network, fee)
-      return fee
+      return typeof fee === 'number' ? record(fee) : fee.then(record)
     },
     limited(entry, network, code, method, methods, now) {
       const s = status(code)

@@ -19,7 +19,7 @@ import { createCostTable, type CostTable } from './credits/costs.ts'
 import { createInProcessClient, type InProcessClient } from './gateway/in-process-client.ts'
 import type { Metrics } from './observability/metrics.ts'
 import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
-import { createUsageLedger, loadTodayUsage, type UsageLedger } from './credits/usage-ledger.ts'
+import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageLedger } from './credits/usage-ledger.ts'
 import { createGateway, type Gateway } from './gateway/execute.ts'
 import type { AccessCheck, Clock } from './gateway/types.ts'
 import type { SubscriptionDeps } from './gateway/subscriptions.ts'
@@ -103,7 +103,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   }
 
   try {
-    const database = await openDatabase(join(dataDir, 'chaingate.sqlite'))
+    // SQLite in the data dir, or PostgreSQL with database.url (docs/storage.md).
+    const database = await openDatabase({ url: config.database.url, file: join(dataDir, 'chaingate.sqlite'), poolSize: config.database.poolSize })
     stops.push(() => database.close())
     const networks = createNetworkRegistry(config.networks)
 
@@ -183,7 +184,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // Methods stored and exported by name (served or priced, both bounded by the config); any other name a client
     // sends is one label (src/rpc-methods/labels.ts).
     const namedMethods = new Set([...networks.all.flatMap((n) => [...n.methods]), ...Object.keys(config.credits.methods)])
-    const ledger = createUsageLedger(database.sqlite, config.gateway.usageFlushMs, (err) => logger.error({ err }, 'writing usage failed; will retry'), namedMethods)
+    const ledger = createUsageLedger(
+      usageWriterFor(database),
+      config.gateway.usageFlushMs,
+      (err) => logger.error({ err }, 'writing usage failed; will retry'),
+      namedMethods,
+      config.database.usageBufferRows,
+    )
     ledger.start()
     stops.push(() => ledger.stop())
 

@@ -186,6 +186,28 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
     /**
+     * Where accounts, keys, sessions and the usage ledger live (docs/storage.md): `<dataDir>/chaingate.sqlite` by
+     * default, or PostgreSQL with `url`.
+     */
+    database: z
+      .object({
+        /** postgres:// or postgresql:// URL; default from the environment variable CHAINGATE_DATABASE_URL; null: SQLite. */
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+          .nullable()
+          .default(() => process.env.CHAINGATE_DATABASE_URL || null),
+        /** PostgreSQL: connections in this process's pool. */
+        poolSize: z.number().int().min(1).max(200).default(10),
+        /**
+         * Usage rows (hour × key × network × method) held in memory while the database cannot be written; usage
+         * for rows beyond this is dropped and counted (docs/storage.md).
+         */
+        usageBufferRows: z.number().int().min(100).max(10_000_000).default(100_000),
+      })
+      .strict()
+      .prefault({}),
+    /**
      * Shared hot state for several replicas or workers (docs/scale-out.md): daily balances, credits/s buckets and
      * login limits in Redis. null (the default, unless CHAINGATE_REDIS_URL is set): in-process counters.
      */

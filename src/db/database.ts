@@ -1,25 +1,56 @@
 /**
- * Opens the SQLite database (node:sqlite, or better-sqlite3 on Node 20: ./sqlite-driver.ts; through kysely) and
- * applies the numbered, append-only migrations.
- * WAL mode lets the CLI write while a server runs; the server notices through `settings_version`.
+ * Opens the database through kysely and applies the numbered, append-only migrations:
+ * - SQLite (the default, `<dataDir>/chaingate.sqlite`): node:sqlite, or better-sqlite3 on Node 20 (./sqlite-driver.ts).
+ *   WAL mode lets the CLI write while a server runs; the server notices through `settings_version`.
+ * - PostgreSQL (`database.url`, docs/storage.md): a `pg` Pool. Several replicas share it; the migrations take
+ *   kysely's migration lock (an advisory lock on PostgreSQL), so replicas starting together migrate once.
  */
-import { dirname } from 'node:path'
-import { Kysely, Migrator, SqliteDialect, type Migration, type MigrationProvider } from 'kysely'
+import { dirname, join, resolve } from 'node:path'
+import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely'
+import pg from 'pg'
 import { migrations } from './migrations/index.ts'
 import { openSqlite, type SqliteHandle } from './sqlite-driver.ts'
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists } from './private-files.ts'
+import type { DialectName } from './dialect.ts'
 import type { Database } from './tables.ts'
 
 export type Db = Kysely<Database>
 
 export interface OpenedDatabase {
   db: Db
-  /** The raw synchronous handle, for hot-path statements (usage flush). */
-  sqlite: SqliteHandle
+  dialect: DialectName
+  /** SQLite only: the raw synchronous handle, for hot-path statements (usage flush). */
+  sqlite?: SqliteHandle
+  /** PostgreSQL only: the pool kysely uses, for the usage flush's multi-row upsert. */
+  pool?: pg.Pool
+  /** Migrations applied by this open (empty when the schema was already current). */
+  migrated: string[]
+  /** Is the database answering? `select 1` within `timeoutMs` (for /healthz). */
+  ping(timeoutMs?: number): Promise<boolean>
   close(): Promise<void>
 }
 
-export async function openDatabase(file: string): Promise<OpenedDatabase> {
+export interface DatabaseTarget {
+  /** postgres:// URL; null or absent: SQLite at `file`. */
+  url?: string | null
+  /** The SQLite file (or ':memory:'). */
+  file: string
+  /** PostgreSQL pool size. */
+  poolSize?: number
+}
+
+/** The database a config names: `database.url` (PostgreSQL) or `<dataDir>/chaingate.sqlite`. */
+export function databaseTarget(config: { dataDir: string; database: { url: string | null; poolSize: number } }): DatabaseTarget {
+  return { url: config.database.url, file: join(resolve(config.dataDir), 'chaingate.sqlite'), poolSize: config.database.poolSize }
+}
+
+/** A SQLite file path, or a target (PostgreSQL when it has a url). */
+export async function openDatabase(target: string | DatabaseTarget): Promise<OpenedDatabase> {
+  const t = typeof target === 'string' ? { file: target } : target
+  return t.url ? openPostgres(t.url, t.poolSize ?? 10) : openSqliteDatabase(t.file)
+}
+
+async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
   const onDisk = file !== ':memory:'
   if (onDisk) {
     // Data dir 0700, database 0600 before SQLite opens it (docs/config.md, `dataDir`).
@@ -33,12 +64,80 @@ export async function openDatabase(file: string): Promise<OpenedDatabase> {
   // The CLI and the server share the file; wait for a writer instead of failing with SQLITE_BUSY.
   sqlite.pragma('busy_timeout = 5000')
   const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
-  await migrate(db)
+  let migrated: string[]
+  try {
+    migrated = await migrate(db)
+  } catch (err) {
+    await db.destroy()
+    throw err
+  }
   // SQLite gives -wal/-shm the database file's mode; set explicitly anyway (they may predate this version).
   if (onDisk) for (const suffix of ['-wal', '-shm']) tightenIfExists(file + suffix)
   return {
     db,
+    dialect: 'sqlite',
     sqlite,
+    migrated,
+    async ping() {
+      return true // an open file; nothing can go away underneath
+    },
+    async close() {
+      await db.destroy()
+    },
+  }
+}
+
+// int8 (counts, sums of bigint columns) and numeric (sum() of bigint) arrive as strings by default; every such value
+// here is a count, credits or a millisecond timestamp, far below 2^53. Per pool, so other pg users are unaffected.
+const INT8_OID = 20
+const NUMERIC_OID = 1700
+const pgTypes = {
+  getTypeParser(oid: number, format?: 'text' | 'binary') {
+    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value)
+    return pg.types.getTypeParser(oid, format)
+  },
+} as pg.CustomTypesConfig
+
+async function openPostgres(url: string, poolSize: number): Promise<OpenedDatabase> {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max: poolSize,
+    types: pgTypes,
+    connectionTimeoutMillis: 5_000,
+    // Keep connections (and so the key snapshot's poll and the usage flush) cheap; drop idle ones slowly.
+    idleTimeoutMillis: 30_000,
+  })
+  // A connection that dies while idle (PostgreSQL restarted, network cut) emits 'error' on the pool; the next
+  // query opens a new one. Without a listener Node would crash the process.
+  pool.on('error', () => {})
+  const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
+  let migrated: string[]
+  try {
+    migrated = await migrate(db, 'postgres')
+  } catch (err) {
+    await db.destroy()
+    throw err
+  }
+  return {
+    db,
+    dialect: 'postgres',
+    pool,
+    migrated,
+    async ping(timeoutMs = 1000) {
+      let timer: NodeJS.Timeout | undefined
+      const timeout = new Promise<boolean>((res) => {
+        timer = setTimeout(() => res(false), timeoutMs)
+      })
+      const query = pool.query('select 1').then(
+        () => true,
+        () => false,
+      )
+      try {
+        return await Promise.race([query, timeout])
+      } finally {
+        clearTimeout(timer)
+      }
+    },
     async close() {
       await db.destroy()
     },
@@ -51,11 +150,17 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
-async function migrate(db: Db): Promise<void> {
-  const migrator = new Migrator({ db, provider: new StaticMigrations() })
+async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[]> {
+  // PostgreSQL: kysely finds its migration table in *any* schema unless told which; pin it to the schema this
+  // connection works in (search_path), so several deployments (or test schemas) can share one database.
+  const schema =
+    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
+  if (dialect === 'postgres' && !schema) throw new Error('database migration: no current schema (check search_path in database.url)')
+  const migrator = new Migrator({ db, provider: new StaticMigrations(), ...(schema ? { migrationTableSchema: schema } : {}) })
   const { error, results } = await migrator.migrateToLatest()
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`)
   }
+  return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }

@@ -339,7 +339,7 @@ describe('secrets never in clear', () => {
     const { id } = await createKey(c, 'k')
     const secretPage = await c.submit(`/keys/${id}`, `/keys/${id}/secret`, {})
     const secret = /id="new-secret" type="text" readonly value="([0-9a-f]{32})"/.exec(secretPage.body)![1]!
-    t.opened.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+    t.opened.sqlite!.pragma('wal_checkpoint(TRUNCATE)')
     const files = [t.dbFile, `${t.dbFile}-wal`].filter(existsSync).map((f) => readFileSync(f))
     for (const bytes of files) {
       expect(bytes.includes(Buffer.from(PASSWORD))).toBe(false)

@@ -19,7 +19,7 @@ const deep = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`
 /** Credits the ledger holds for the test key so far. */
 async function ledgerCredits() {
   s.app.ledger.flush()
-  const row = s.app.database.sqlite.prepare('select coalesce(sum(credits), 0) as c from usage_hourly where key_id = ?').get(s.key.id) as { c: number }
+  const row = s.app.database.sqlite!.prepare('select coalesce(sum(credits), 0) as c from usage_hourly where key_id = ?').get(s.key.id) as { c: number }
   return row.c
 }
 

@@ -99,7 +99,7 @@ describe('method names clients invent', () => {
     }
     s.app.ledger.flush()
     expect(dbBytes() - before).toBeLessThan(256 * 1024)
-    const stored = s.app.database.sqlite.prepare('select method, calls from usage_hourly where method like ? or method = ?').all('eth_0%', 'other')
+    const stored = s.app.database.sqlite!.prepare('select method, calls from usage_hourly where method like ? or method = ?').all('eth_0%', 'other')
     expect(stored.every((r) => (r as { method: string }).method === 'other')).toBe(true)
     const page = await c.get('/usage')
     expect(page.statusCode).toBe(200)

@@ -283,7 +283,7 @@ describe('transport, origins and bad input (points 1, 9)', () => {
     const { tmpdir } = await import('node:os')
     const { join } = await import('node:path')
     const copy = mkdtempSync(join(tmpdir(), 'chaingate-wallet-copy-'))
-    h.db.sqlite.pragma('wal_checkpoint(TRUNCATE)')
+    h.db.sqlite!.pragma('wal_checkpoint(TRUNCATE)')
     cpSync(h.dataDir, copy, { recursive: true })
     const onlyB = await startWallet([devnets.anvils[1]!], {}, { dataDir: copy })
     try {

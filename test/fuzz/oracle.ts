@@ -13,7 +13,7 @@ export const DOCUMENTED_STATUSES = [200, 204, 400, 413]
 export async function ledgerCredits(s: TestServer, keyId: string, expected?: number): Promise<number> {
   const read = () => {
     s.app.ledger.flush()
-    const row = s.app.database.sqlite.prepare('select coalesce(sum(credits), 0) as c from usage_hourly where key_id = ?').get(keyId) as { c: number }
+    const row = s.app.database.sqlite!.prepare('select coalesce(sum(credits), 0) as c from usage_hourly where key_id = ?').get(keyId) as { c: number }
     return row.c
   }
   const deadline = Date.now() + 1000

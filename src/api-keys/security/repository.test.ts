@@ -40,7 +40,7 @@ describe('key security repository', () => {
     const s = (await loadAllKeySecurity(opened.db)).get('k1')!
     expect(s.secretHash).toBe(hashSecret(secret))
     expect(await readSettingsVersion(opened.db)).toBe(before + 1)
-    const raw = opened.sqlite.prepare('select * from api_key_security').all()
+    const raw = opened.sqlite!.prepare('select * from api_key_security').all()
     expect(JSON.stringify(raw)).not.toContain(secret)
     const again = await rotateKeySecret(opened.db, 'k1', NOW)
     expect(again).not.toBe(secret)

@@ -1,15 +1,17 @@
 import { type Kysely, sql } from 'kysely'
+import { intType } from '../dialect.ts'
 
 /** Wallet tables: accounts (public addresses only), sessions per origin, approvals, and a change counter. */
 export async function up(db: Kysely<any>): Promise<void> {
+  const int = intType(db)
   await db.schema
     .createTable('wallet_accounts')
     // Lower-case 0x address; the key itself stays in the encrypted keystore file.
     .addColumn('address', 'text', (c) => c.primaryKey())
-    .addColumn('hd_index', 'integer', (c) => c.notNull().unique())
+    .addColumn('hd_index', int, (c) => c.notNull().unique())
     .addColumn('label', 'text', (c) => c.notNull().defaultTo(''))
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('removed_at', 'integer')
+    .addColumn('created_at', int, (c) => c.notNull())
+    .addColumn('removed_at', int)
     .execute()
 
   await db.schema
@@ -17,9 +19,9 @@ export async function up(db: Kysely<any>): Promise<void> {
     // One session per origin (no session ids, as in the CAIP-25 revision MetaMask implements; docs/wallet.md).
     .addColumn('origin', 'text', (c) => c.primaryKey())
     .addColumn('session', 'text', (c) => c.notNull()) // JSON StoredSession
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('updated_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer') // from sessionProperties.expiry
+    .addColumn('created_at', int, (c) => c.notNull())
+    .addColumn('updated_at', int, (c) => c.notNull())
+    .addColumn('expires_at', int) // from sessionProperties.expiry
     .execute()
 
   await db.schema
@@ -31,17 +33,17 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('status', 'text', (c) => c.notNull()) // pending | approved | rejected | expired
     .addColumn('decision', 'text') // JSON, e.g. picked accounts
     .addColumn('decided_by', 'text') // console | cli | auto
-    .addColumn('created_at', 'integer', (c) => c.notNull())
-    .addColumn('expires_at', 'integer', (c) => c.notNull())
-    .addColumn('decided_at', 'integer')
+    .addColumn('created_at', int, (c) => c.notNull())
+    .addColumn('expires_at', int, (c) => c.notNull())
+    .addColumn('decided_at', int)
     .execute()
   await db.schema.createIndex('wallet_approvals_status').on('wallet_approvals').column('status').execute()
 
   // Bumped by every wallet write (server, console, CLI); the server polls it to pick up CLI changes.
   await db.schema
     .createTable('wallet_changes')
-    .addColumn('id', 'integer', (c) => c.primaryKey())
-    .addColumn('version', 'integer', (c) => c.notNull())
+    .addColumn('id', int, (c) => c.primaryKey())
+    .addColumn('version', int, (c) => c.notNull())
     .execute()
   await sql`insert into wallet_changes (id, version) values (1, 1)`.execute(db)
 }

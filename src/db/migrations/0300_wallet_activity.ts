@@ -1,15 +1,18 @@
 import type { Kysely } from 'kysely'
+import { intType } from '../dialect.ts'
 
 /** The wallet's activity list (console): what was approved, rejected, signed and sent, with transaction hashes and receipts. */
 export async function up(db: Kysely<any>): Promise<void> {
+  const int = intType(db)
   await db.schema
     .createTable('wallet_activity')
-    .addColumn('id', 'integer', (c) => c.primaryKey().autoIncrement())
-    .addColumn('at', 'integer', (c) => c.notNull())
+    // SQLite: `integer primary key autoincrement` (as landed); PostgreSQL: an identity column.
+    .addColumn('id', int, (c) => (int === 'bigint' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
+    .addColumn('at', int, (c) => c.notNull())
     .addColumn('origin', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull()) // session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction
     .addColumn('outcome', 'text', (c) => c.notNull()) // approved | rejected | signed | sent | failed
-    .addColumn('chain_id', 'integer')
+    .addColumn('chain_id', int)
     .addColumn('address', 'text')
     .addColumn('summary', 'text', (c) => c.notNull())
     .addColumn('tx_hash', 'text')

@@ -6,10 +6,12 @@
  *   the operator's totals stay whole); its email is replaced so the address can sign up again.
  */
 import type { Kysely } from 'kysely'
+import { intType } from '../dialect.ts'
 
 export async function up(db: Kysely<any>): Promise<void> {
+  const int = intType(db)
   await db.schema.alterTable('accounts').addColumn('role', 'text', (c) => c.notNull().defaultTo('user')).execute()
-  await db.schema.alterTable('accounts').addColumn('deleted_at', 'integer').execute()
+  await db.schema.alterTable('accounts').addColumn('deleted_at', int).execute()
 }
 
 export async function down(): Promise<void> {

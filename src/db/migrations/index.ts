@@ -1,5 +1,7 @@
 /**
  * Every migration, by name. Names sort in the order they run; never edit a landed migration, add a new one.
+ * The same migrations run on SQLite and PostgreSQL (column types through ../dialect.ts; on SQLite the SQL is exactly
+ * what landed first, so existing databases are untouched).
  * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts.
  */
 import type { Migration } from 'kysely'

@@ -1,6 +1,7 @@
 /** Accounts: who owns keys and whose plan sets the daily balance and throughput. */
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../db/database.ts'
+import { isUniqueViolation } from '../db/dialect.ts'
 import { bumpSettingsVersion } from '../db/settings-version.ts'
 import { errors } from '../errors/index.ts'
 
@@ -55,7 +56,7 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
         await db.insertInto('accounts').values(row).execute()
       } catch (err) {
         // Two sign-ups of one email at the same time: the second meets the unique index.
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') throw errors.conflict(`an account with email ${normalized} exists`)
+        if (isUniqueViolation(err)) throw errors.conflict(`an account with email ${normalized} exists`)
         throw err
       }
       await bumpSettingsVersion(db)

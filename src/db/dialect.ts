@@ -17,3 +17,9 @@ export function dialectOf(db: Kysely<any>): DialectName {
 export function intType(db: Kysely<any>): 'integer' | 'bigint' {
   return dialectOf(db) === 'postgres' ? 'bigint' : 'integer'
 }
+
+/** A unique-constraint violation, on either engine (SQLite's extended code, PostgreSQL's SQLSTATE 23505). */
+export function isUniqueViolation(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code
+  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505'
+}

@@ -45,8 +45,10 @@ export function createActivityStore(db: Kysely<Database>, onChange?: () => void)
           tx_hash: e.txHash ?? null,
           receipt_status: null,
         })
+        // `returning` rather than insertId: PostgreSQL reports no insert id (SQLite 3.35+ supports returning).
+        .returning('id')
         .executeTakeFirst()
-      const id = Number(r.insertId ?? 0)
+      const id = Number(r?.id ?? 0)
       if (id > MAX_ENTRIES) await db.deleteFrom('wallet_activity').where('id', '<=', id - MAX_ENTRIES).execute()
       onChange?.()
     },

@@ -1,6 +1,7 @@
 import { exportSPKI, generateKeyPair } from 'jose'
-import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { openDatabase, type OpenedDatabase } from '../../db/database.ts'
+import { afterEach, beforeEach, expect, test } from 'vitest'
+import type { OpenedDatabase } from '../../db/database.ts'
+import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
 import { readSettingsVersion } from '../../db/settings-version.ts'
 import { evaluateKeyAccess, hashSecret } from './evaluate.ts'
 import {
@@ -14,20 +15,20 @@ import {
   setSecurityFlags,
 } from './repository.ts'
 
-let opened: OpenedDatabase
 const NOW = 1_700_000_000_000
 
-beforeEach(async () => {
-  opened = await openDatabase(':memory:')
-  await opened.db.insertInto('accounts').values({ id: 'acc', email: 'a@b.c', plan: 'free', created_at: NOW }).execute()
-  await opened.db
-    .insertInto('api_keys')
-    .values({ id: 'k1', key: 'a'.repeat(32), account_id: 'acc', name: 'one', created_at: NOW, revoked_at: null, credits_per_second: null, credits_per_day: null })
-    .execute()
-})
-afterEach(async () => opened.close())
+describeEachDatabase('key security repository', (open) => {
+  let opened: OpenedDatabase
+  beforeEach(async () => {
+    opened = await open()
+    await opened.db.insertInto('accounts').values({ id: 'acc', email: 'a@b.c', plan: 'free', created_at: NOW }).execute()
+    await opened.db
+      .insertInto('api_keys')
+      .values({ id: 'k1', key: 'a'.repeat(32), account_id: 'acc', name: 'one', created_at: NOW, revoked_at: null, credits_per_second: null, credits_per_day: null })
+      .execute()
+  })
+  afterEach(async () => opened.close())
 
-describe('key security repository', () => {
   test('behavior: a key without a row has default settings and is absent from loadAllKeySecurity', async () => {
     expect((await getKeySecurity(opened.db, 'k1')).requireSecret).toBe(false)
     expect((await loadAllKeySecurity(opened.db)).size).toBe(0)
@@ -40,7 +41,7 @@ describe('key security repository', () => {
     const s = (await loadAllKeySecurity(opened.db)).get('k1')!
     expect(s.secretHash).toBe(hashSecret(secret))
     expect(await readSettingsVersion(opened.db)).toBe(before + 1)
-    const raw = opened.sqlite!.prepare('select * from api_key_security').all()
+    const raw = await opened.db.selectFrom('api_key_security').selectAll().execute()
     expect(JSON.stringify(raw)).not.toContain(secret)
     const again = await rotateKeySecret(opened.db, 'k1', NOW)
     expect(again).not.toBe(secret)

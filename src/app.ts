@@ -21,6 +21,7 @@ import type { Metrics } from './observability/metrics.ts'
 import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageLedger } from './credits/usage-ledger.ts'
 import { createGateway, type Gateway } from './gateway/execute.ts'
+import { createNetworkLayers } from './gateway/cache/index.ts'
 import type { AccessCheck, Clock } from './gateway/types.ts'
 import type { SubscriptionDeps } from './gateway/subscriptions.ts'
 import { createGatewayServer, type GatewayServer } from './http/gateway-server.ts'
@@ -163,6 +164,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
     // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
     await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
+    // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md).
+    const callLayers = createNetworkLayers(config, pools)
+    stops.push(() => callLayers.close())
     // After the check: subscriptions use the first node not excluded for a wrong chain id.
     for (const [name, pool] of pools) hubs.set(name, createSubscriptionHub(name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
 
@@ -211,6 +215,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       clock,
       maxBatchSize: config.gateway.maxBatchSize,
       checkAccess: security.check,
+      layers: callLayers.layers,
       onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
     })
 

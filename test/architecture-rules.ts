@@ -22,6 +22,8 @@ export const PARTS = {
   http: { paths: ['http/'] },
   dashboard: { paths: ['dashboard/'] },
   config: { paths: ['config/'] },
+  /** The Redis connection: infrastructure that knows no domain (the stores on it live with their domain). */
+  redis: { paths: ['redis/'] },
   /** Everything in src/ except config and the leaves config may read (constants that import nothing). */
   domain: { paths: [''], except: ['config/', 'credits/default-costs.ts', 'networks/rpc-paths.ts'] },
 } satisfies Record<string, Part>
@@ -45,4 +47,5 @@ export const RULES: Rule[] = [
   { from: 'walletEngine', never: ['http', 'fastify'], why: 'the wallet engine knows no transport; its listener lives in src/http/wallet' },
   { from: 'upstreams', never: ['gateway', 'tenancy'], why: 'nodes know nothing of keys, accounts or credits, so a pool can serve any caller' },
   { from: 'config', never: ['domain'], why: 'configuration is read first and must not drag the program in with it' },
+  { from: 'redis', never: ['gateway', 'tenancy', 'http', 'dashboard', 'fastify'], why: 'the Redis connection is shared infrastructure; the stores built on it live in their own domain' },
 ]

@@ -142,14 +142,14 @@ function firstAnswerKey(b: Buffer): 'result' | 'error' | undefined {
   }
 }
 
-function skipSpace(b: Buffer, i: number): number {
+export function skipSpace(b: Buffer, i: number): number {
   let c = b[i]
   while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i]
   return i
 }
 
 /** `i` at an opening quote: the index after the closing one, or -1. */
-function afterString(b: Buffer, i: number): number {
+export function afterString(b: Buffer, i: number): number {
   for (i++; i < b.length; i++) {
     const c = b[i]
     if (c === BACKSLASH) i++
@@ -159,7 +159,7 @@ function afterString(b: Buffer, i: number): number {
 }
 
 /** `i` at a value's first byte: the index after the value, or -1. */
-function afterValue(b: Buffer, i: number): number {
+export function afterValue(b: Buffer, i: number): number {
   const c = b[i]
   if (c === QUOTE) return afterString(b, i)
   if (c === 0x7b || c === 0x5b /* { [ */) {

@@ -14,6 +14,8 @@ export interface Metrics {
   call(network: string, method: string, outcome: string): void
   upstreamLatency(network: string, seconds: number): void
   credits(network: string, credits: number): void
+  /** A call the gateway answered without an upstream request of its own: from the cache, or a shared call in flight. */
+  served(network: string, source: 'cache' | 'dedup'): void
   wsConnections(delta: number): void
   readonly registry: Registry
 }
@@ -49,6 +51,8 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const latency = new Map<string, Histogram>()
   const creditsCharged = new Map<string, number>()
   let wsOpened = 0
+  // network → source → count
+  const servedLocally = new Map<string, Map<string, number>>()
 
   registry.registerMetric(
     collector('chaingate_requests_total', 'JSON-RPC calls answered, by network, method and outcome (ok, error, unavailable, or an HTTP refusal)', 'counter', () => {
@@ -80,6 +84,13 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     ) as never,
   )
   registry.registerMetric(
+    collector('chaingate_answers_without_upstream_total', 'Calls answered without an upstream request of their own, by network and source (cache, dedup); charged like any call', 'counter', () => {
+      const out: Series[] = []
+      for (const [network, bySource] of servedLocally) for (const [source, value] of bySource) out.push({ labels: { network, source }, value })
+      return out
+    }) as never,
+  )
+  registry.registerMetric(
     collector('chaingate_ws_connections_opened_total', 'WebSocket connections opened', 'counter', () => [{ labels: {}, value: wsOpened }]) as never,
   )
 
@@ -107,6 +118,11 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     credits(network, n) {
       if (n <= 0) return
       creditsCharged.set(network, (creditsCharged.get(network) ?? 0) + n)
+    },
+    served(network, source) {
+      let bySource = servedLocally.get(network)
+      if (bySource === undefined) servedLocally.set(network, (bySource = new Map()))
+      bySource.set(source, (bySource.get(source) ?? 0) + 1)
     },
     wsConnections(delta) {
       if (delta > 0) wsOpened += delta

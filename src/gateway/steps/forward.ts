@@ -8,6 +8,7 @@ import { ChaingateError } from '../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { UpstreamAnswer } from '../../upstreams/pool.ts'
+import type { CallLayers } from '../cache/layers.ts'
 import type { CallContext } from '../types.ts'
 
 /** Why a call the node should have answered got no answer: free (5xx). */
@@ -15,13 +16,16 @@ export const unavailable = (err: unknown, network: string): ChaingateError =>
   err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable`)
 
 /**
- * One call: the node's answer (an UpstreamAnswer, whose `body` the caller passes on as is) or a local method's
- * answer text. Not an async function, so the caller awaits the pool's own promise (no extra promise per call).
- * Rejects when nobody answered; the caller turns that into `unavailable`.
+ * One call: the node's answer (an UpstreamAnswer, whose `body` the caller passes on as is; `source` set when the
+ * cache or an identical call in flight answered: src/gateway/cache/layers.ts) or a local method's answer text.
+ * Not an async function, so the caller awaits the pool's (or the layers') own promise. Rejects when nobody
+ * answered; the caller turns that into `unavailable`.
  */
-export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<UpstreamAnswer | string | undefined> {
+export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string, layers?: ReadonlyMap<string, CallLayers>): Promise<UpstreamAnswer | string | undefined> {
   const local = ctx.local?.get(call.method)
-  return local === undefined ? ctx.pool.send(raw) : local(call)
+  if (local !== undefined) return local(call)
+  const l = layers?.get(ctx.network.name)
+  return l === undefined ? ctx.pool.send(raw) : l.send(call, raw, ctx.entry.id)
 }
 
 /**
@@ -35,8 +39,11 @@ export async function forwardMany(
   at: readonly number[],
   answers: (string | undefined)[],
   failures: (ChaingateError | undefined)[],
+  layers?: ReadonlyMap<string, CallLayers>,
 ): Promise<void> {
   const network = ctx.network.name
+  // Not cached or shared (a batch goes as one body), but a write in it invalidates what the cache knows.
+  layers?.get(network)?.sawCalls(calls.map((c) => c.method))
   // Built outside the try: a throw here is a bug, not a node failure.
   const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
   const started = performance.now()

@@ -1,0 +1,491 @@
+/**
+ * The limit store shared by every replica, on Redis (config `redis.*`, docs/scale-out.md).
+ *
+ * Exact across replicas: Redis holds each day's charged total per account and per key, and each credits/s bucket;
+ * one Lua script checks every limit and reserves atomically. A replica does not ask Redis on every call: it takes
+ * a *lease* (`redis.leaseCredits` at once, counted in Redis as charged) and spends it locally, synchronously;
+ * refunds go back into the lease, and what a key leaves unused is handed back to Redis (`redis.leaseSyncMs`). The
+ * total Redis counts is therefore what every replica charged plus what they hold unused, never less, and a lease
+ * is only granted within the limits — so the charged total can never pass a balance. A lease never takes more than
+ * a quarter of what is left of a balance beyond the call's own price (nor more than the bucket holds), and a replica
+ * that cannot cover a call hands its leftover back in the same script: near the end of a balance, admission is
+ * exact per call. (The idea is web3-proxy's deferred rate limiter, made exact by reserving before spending.)
+ *
+ * Redis unreachable (`commandTimeoutMs`, a closed connection): leases already held are still spent; beyond them
+ * each replica admits on its own, in memory, up to `redis.insuranceShare` of each limit (daily: of what it last
+ * knew was left). What it charges meanwhile is written to Redis once Redis answers again, under a unique id per
+ * write, so a retried write is never counted twice.
+ */
+import { randomBytes } from 'node:crypto'
+import type { Redis } from 'ioredis'
+import type { RedisConnection } from '../redis/connection.ts'
+import { createMemoryLimitStore, MS_PER_DAY, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
+
+export interface RedisLimitStoreOptions {
+  connection: RedisConnection
+  /** Credits leased at once (0: exactly each call's price, one round trip per call). */
+  leaseCredits: number
+  leaseSyncMs: number
+  /** Share of each limit one replica may serve while Redis is unreachable. */
+  insuranceShare: number
+  /** Told when Redis becomes unreachable (true) and when the counters have caught up (false). */
+  onOutage?: (down: boolean, detail: string) => void
+  /** For the sync timer; default Date.now. */
+  now?: () => number
+}
+
+export interface RedisLimitStore extends LimitStore {
+  /** True while Redis is unreachable and this replica admits under its insurance limit. */
+  readonly degraded: boolean
+  start(): void
+  /** Hands back unused leases and writes pending usage (best effort), then stops the timer. */
+  stop(): Promise<void>
+  /** One sync now: hand back idle leases, write pending usage; resolves true when Redis answered. */
+  sync(): Promise<boolean>
+}
+
+const CODES: (LimitRejection | null)[] = [null, 'DAILY_CREDITS_EXHAUSTED', 'KEY_DAILY_CREDITS_EXHAUSTED', 'ACCOUNT_THROUGHPUT_EXCEEDED', 'KEY_THROUGHPUT_EXCEEDED']
+
+// KEYS: account day, key day, account bucket, key bucket.
+// ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped (1|0).
+// Gives `give back` (a leftover lease) back first, then: uncapped, refuses with a code (1-4) unless every limit
+// admits `need`, else reserves between need and want; capped (an input-error fee, an event), reserves what is left
+// of the day up to need, without the bucket checks. Answers {code, granted, account used, key used}.
+const LEASE = `
+local need, want = tonumber(ARGV[1]), tonumber(ARGV[2])
+local accDay, keyDay = tonumber(ARGV[3]), tonumber(ARGV[4])
+local accSec, keySec = tonumber(ARGV[5]), tonumber(ARGV[6])
+local now, back, ttl, capped = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10] == '1'
+local function bucket(key, perSec)
+  local v = redis.call('HMGET', key, 't', 'at')
+  local t, at = tonumber(v[1]), tonumber(v[2])
+  if t == nil then return perSec end
+  if now > at then t = math.min(perSec, t + (now - at) * perSec / 1000) end
+  return math.min(perSec, t + back)
+end
+local accUsed = tonumber(redis.call('GET', KEYS[1]) or '0') - back
+local keyUsed = tonumber(redis.call('GET', KEYS[2]) or '0') - back
+local at = bucket(KEYS[3], accSec)
+local kt = 0
+if keySec >= 0 then kt = bucket(KEYS[4], keySec) end
+local grant = 0
+local code = 0
+if capped then
+  grant = math.min(need, math.max(0, accDay - accUsed))
+  if keyDay >= 0 then grant = math.min(grant, math.max(0, keyDay - keyUsed)) end
+elseif accUsed + need > accDay then code = 1
+elseif keyDay >= 0 and keyUsed + need > keyDay then code = 2
+elseif at < math.min(need, accSec) then code = 3
+elseif keySec >= 0 and kt < math.min(need, keySec) then code = 4
+else
+  grant = math.min(want, need + math.floor((accDay - accUsed - need) / 4))
+  if keyDay >= 0 then grant = math.min(grant, need + math.floor((keyDay - keyUsed - need) / 4)) end
+  grant = math.min(grant, math.max(need, math.floor(at)))
+  if keySec >= 0 then grant = math.min(grant, math.max(need, math.floor(kt))) end
+  grant = math.max(grant, need)
+end
+if grant > 0 or back > 0 then
+  accUsed = accUsed + grant
+  keyUsed = keyUsed + grant
+  redis.call('SET', KEYS[1], string.format('%.0f', accUsed), 'EX', ttl)
+  redis.call('SET', KEYS[2], string.format('%.0f', keyUsed), 'EX', ttl)
+  redis.call('HSET', KEYS[3], 't', string.format('%.17g', at - grant), 'at', string.format('%.0f', now))
+  redis.call('PEXPIRE', KEYS[3], 60000)
+  if keySec >= 0 then
+    redis.call('HSET', KEYS[4], 't', string.format('%.17g', kt - grant), 'at', string.format('%.0f', now))
+    redis.call('PEXPIRE', KEYS[4], 60000)
+  end
+end
+return {code, grant, accUsed, keyUsed}
+`
+
+// KEYS: account day, key day, applied marker. ARGV: delta, ttl s. Adds usage charged while Redis was unreachable
+// (or a correction beyond a lease) exactly once: a retry with the same marker changes nothing.
+const APPLY = `
+if redis.call('SET', KEYS[3], '1', 'NX', 'EX', 172800) == false then
+  return {0, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0')}
+end
+local a = redis.call('INCRBY', KEYS[1], ARGV[1])
+local k = redis.call('INCRBY', KEYS[2], ARGV[1])
+redis.call('EXPIRE', KEYS[1], ARGV[2])
+redis.call('EXPIRE', KEYS[2], ARGV[2])
+return {1, a, k}
+`
+
+type LeaseReply = [number, number, number, number]
+type ApplyReply = [number, number, number]
+
+interface ScriptedRedis extends Redis {
+  cgLease(k1: string, k2: string, k3: string, k4: string, ...argv: (string | number)[]): Promise<LeaseReply>
+  cgApply(k1: string, k2: string, k3: string, delta: number, ttl: number): Promise<ApplyReply>
+}
+
+/** What this replica knows of one account today. */
+interface AccountState {
+  day: number
+  /** Redis's total at the last exchange (charged by every replica, plus unused leases). */
+  knownUsed: number
+  /** Unused lease credits this replica holds for the account's keys. */
+  leased: number
+  /** Charged here while Redis was unreachable, not yet written to Redis. */
+  offline: number
+}
+
+/** One key's lease on this replica. */
+interface KeyState {
+  accountId: string
+  day: number
+  /** Leased and not spent: counted in Redis for `day`. */
+  credits: number
+  lastUseMs: number
+  limits: KeyLimits
+  account: AccountState
+  knownKeyUsed: number
+  /** A lease request in flight: callers wait for it rather than each asking Redis (lease mode only). */
+  inflight: Promise<unknown> | undefined
+}
+
+/** Usage to write to Redis once: charged offline, or a correction beyond a lease. */
+interface Pending {
+  day: number
+  accountId: string
+  keyId: string
+  credits: number
+  /** Set when a write was attempted, so a retry reuses it. */
+  marker?: string
+}
+
+/** Seconds a day counter is kept: to the end of the next day (a late correction still finds it). */
+const ttlFor = (day: number, nowMs: number) => Math.max(60, Math.ceil(((day + 2) * MS_PER_DAY - nowMs) / 1000))
+
+export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitStore {
+  const client = opts.connection.client as ScriptedRedis
+  const p = opts.connection.prefix
+  if (typeof client.cgLease !== 'function') {
+    client.defineCommand('cgLease', { numberOfKeys: 4, lua: LEASE })
+    client.defineCommand('cgApply', { numberOfKeys: 3, lua: APPLY })
+  }
+  const clockNow = opts.now ?? Date.now
+  const leaseMode = opts.leaseCredits > 0
+  const accounts = new Map<string, AccountState>()
+  const keys = new Map<string, KeyState>()
+  const pending = new Map<string, Pending>()
+  const retrying: Pending[] = []
+  let down = !opts.connection.isReady()
+  let offline: SyncLimitStore = createMemoryLimitStore()
+  let scaled = new WeakMap<KeyLimits, KeyLimits>()
+  let timer: NodeJS.Timeout | undefined
+  let syncing: Promise<boolean> | undefined
+
+  const dayKey = (day: number, kind: 'a' | 'k', id: string) => `${p}d:${day}:${kind}:${id}`
+  const bucketKey = (kind: 'a' | 'k', id: string) => `${p}b:${kind}:${id}`
+
+  const account = (id: string, day: number): AccountState => {
+    let a = accounts.get(id)
+    if (a === undefined) accounts.set(id, (a = { day, knownUsed: 0, leased: 0, offline: 0 }))
+    else if (a.day !== day) {
+      a.day = day
+      a.knownUsed = 0
+      a.offline = 0
+    }
+    return a
+  }
+
+  const keyState = (r: KeyLimits, day: number): KeyState => {
+    let k = keys.get(r.keyId)
+    if (k === undefined) {
+      const acc = account(r.accountId, day)
+      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, inflight: undefined }))
+    } else if (k.day !== day) {
+      // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
+      if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits)
+      k.account.leased -= k.credits
+      k.credits = 0
+      k.day = day
+      k.knownKeyUsed = 0
+      k.account = account(r.accountId, day)
+    }
+    k.limits = r
+    return k
+  }
+
+  const addPending = (day: number, accountId: string, keyId: string, credits: number) => {
+    if (credits === 0) return
+    const id = `${day}\0${keyId}`
+    const e = pending.get(id)
+    if (e) e.credits += credits
+    else pending.set(id, { day, accountId, keyId, credits })
+  }
+
+  const goDown = (detail: string) => {
+    if (down) return
+    down = true
+    // Insurance counts start from zero at each outage; the daily share is of what was last known to be left.
+    offline = createMemoryLimitStore()
+    scaled = new WeakMap()
+    opts.onOutage?.(true, detail)
+  }
+
+  const insured = (r: KeyLimits): KeyLimits => {
+    let s = scaled.get(r)
+    if (s === undefined) {
+      const share = opts.insuranceShare
+      const acc = accounts.get(r.accountId)
+      const accLeft = Math.max(0, r.accountCreditsPerDay - (acc?.knownUsed ?? 0))
+      const keyLeft = r.keyCreditsPerDay === null ? null : Math.max(0, r.keyCreditsPerDay - (keys.get(r.keyId)?.knownKeyUsed ?? 0))
+      s = {
+        accountId: r.accountId,
+        keyId: r.keyId,
+        accountCreditsPerDay: Math.min(accLeft, Math.floor(r.accountCreditsPerDay * share)),
+        accountCreditsPerSecond: Math.max(1, Math.floor(r.accountCreditsPerSecond * share)),
+        keyCreditsPerDay: keyLeft === null ? null : Math.min(keyLeft, Math.floor(r.keyCreditsPerDay! * share)),
+        keyCreditsPerSecond: r.keyCreditsPerSecond === null ? null : Math.max(1, Math.floor(r.keyCreditsPerSecond * share)),
+      }
+      scaled.set(r, s)
+    }
+    return s
+  }
+
+  const admitOffline = (r: KeyLimits, credits: number, nowMs: number, k: KeyState): LimitRejection | null => {
+    const code = offline.admit(insured(r), credits, nowMs)
+    if (code === null) {
+      addPending(k.day, r.accountId, r.keyId, credits)
+      k.account.offline += credits
+    }
+    return code
+  }
+
+  const leaseArgs = (r: KeyLimits, k: KeyState, need: number, want: number, back: number, nowMs: number, capped: boolean) =>
+    [
+      dayKey(k.day, 'a', r.accountId),
+      dayKey(k.day, 'k', r.keyId),
+      bucketKey('a', r.accountId),
+      bucketKey('k', r.keyId),
+      need,
+      want,
+      r.accountCreditsPerDay,
+      r.keyCreditsPerDay ?? -1,
+      r.accountCreditsPerSecond,
+      r.keyCreditsPerSecond ?? -1,
+      nowMs,
+      back,
+      ttlFor(k.day, nowMs),
+      capped ? '1' : '0',
+    ] as const
+
+  /** A lease wanted beyond the call: at most a quarter of the smallest credits/s limit. */
+  const wantFor = (r: KeyLimits, need: number) => {
+    if (!leaseMode) return need
+    const perSecond = r.keyCreditsPerSecond === null ? r.accountCreditsPerSecond : Math.min(r.accountCreditsPerSecond, r.keyCreditsPerSecond)
+    return Math.max(need, Math.min(opts.leaseCredits, Math.floor(perSecond / 4)))
+  }
+
+  const remember = (k: KeyState, reply: LeaseReply) => {
+    k.account.knownUsed = reply[2]
+    k.knownKeyUsed = reply[3]
+  }
+
+  /** Asks Redis: hands back the leftover, reserves `need` (and a lease beyond it). */
+  const admitRemote = (r: KeyLimits, credits: number, nowMs: number, k: KeyState): Promise<LimitRejection | null> => {
+    const back = k.credits
+    k.credits = 0
+    k.account.leased -= back
+    const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, credits), back, nowMs, false)).then(
+      (reply): LimitRejection | null => {
+        remember(k, reply)
+        if (reply[0] !== 0) return CODES[reply[0]] ?? 'DAILY_CREDITS_EXHAUSTED'
+        const extra = reply[1] - credits
+        k.credits += extra
+        k.account.leased += extra
+        k.lastUseMs = nowMs
+        return null
+      },
+      (err: Error) => {
+        // Whether Redis applied the give-back is unknown: it stays handed back (Redis may count it as charged
+        // until the day ends, which can only refuse early, never charge twice).
+        goDown(err.message)
+        return admitOffline(r, credits, nowMs, k)
+      },
+    )
+    if (leaseMode) {
+      k.inflight = ask
+      void ask.finally(() => {
+        if (k.inflight === ask) k.inflight = undefined
+      })
+    }
+    return ask
+  }
+
+  const store: RedisLimitStore = {
+    get degraded() {
+      return down
+    },
+
+    admit(r, credits, nowMs) {
+      const day = utcDay(nowMs)
+      const k = keyState(r, day)
+      if (k.credits >= credits) {
+        // The common case: spent from this replica's lease, no round trip.
+        k.credits -= credits
+        k.account.leased -= credits
+        k.lastUseMs = nowMs
+        return null
+      }
+      if (down) return admitOffline(r, credits, nowMs, k)
+      if (k.inflight !== undefined) return k.inflight.then(() => store.admit(r, credits, nowMs))
+      return admitRemote(r, credits, nowMs, k)
+    },
+
+    adjust(accountId, keyId, delta, nowMs) {
+      if (delta === 0) return
+      const day = utcDay(nowMs)
+      const k = keys.get(keyId)
+      if (down) {
+        offline.adjust(accountId, keyId, delta, nowMs)
+        addPending(day, accountId, keyId, delta)
+        account(accountId, day).offline += delta
+        return
+      }
+      if (k === undefined || k.day !== day) {
+        addPending(day, accountId, keyId, delta)
+        return
+      }
+      // A refund goes back into the lease (the next call spends it, or the sync hands it back); an extra charge
+      // comes out of it, the rest is written with the next sync.
+      const fromLease = delta < 0 ? delta : Math.min(delta, k.credits)
+      k.credits -= fromLease
+      k.account.leased -= fromLease
+      if (fromLease !== delta) addPending(day, accountId, keyId, delta - fromLease)
+    },
+
+    chargeWithin(r, credits, nowMs) {
+      const day = utcDay(nowMs)
+      const k = keyState(r, day)
+      if (k.credits >= credits) {
+        k.credits -= credits
+        k.account.leased -= credits
+        k.lastUseMs = nowMs
+        return credits
+      }
+      if (down) {
+        const charged = offline.chargeWithin(insured(r), credits, nowMs)
+        addPending(day, r.accountId, r.keyId, charged)
+        k.account.offline += charged
+        return charged
+      }
+      const back = k.credits
+      k.credits = 0
+      k.account.leased -= back
+      return client.cgLease(...leaseArgs(r, k, credits, credits, back, nowMs, true)).then(
+        (reply) => {
+          remember(k, reply)
+          return reply[1]
+        },
+        (err: Error) => {
+          goDown(err.message)
+          const charged = offline.chargeWithin(insured(r), credits, nowMs)
+          addPending(day, r.accountId, r.keyId, charged)
+          k.account.offline += charged
+          return charged
+        },
+      )
+    },
+
+    usedToday(accountId, nowMs) {
+      const a = accounts.get(accountId)
+      return a && a.day === utcDay(nowMs) ? Math.max(0, a.knownUsed - a.leased + a.offline) : 0
+    },
+
+    keyUsedToday(keyId, nowMs) {
+      const k = keys.get(keyId)
+      return k && k.day === utcDay(nowMs) ? Math.max(0, k.knownKeyUsed - k.credits) : 0
+    },
+
+    async seed(accountUsed, keyUsed, nowMs) {
+      // Only where Redis has no count for today (a fresh or flushed Redis): the first replica to start seeds it.
+      const day = utcDay(nowMs)
+      const ttl = ttlFor(day, nowMs)
+      const batch = client.multi()
+      for (const [id, used] of accountUsed) batch.set(dayKey(day, 'a', id), String(used), 'EX', ttl, 'NX')
+      for (const [id, used] of keyUsed) batch.set(dayKey(day, 'k', id), String(used), 'EX', ttl, 'NX')
+      if (accountUsed.size + keyUsed.size > 0) await batch.exec()
+    },
+
+    sync() {
+      syncing ??= runSync().finally(() => (syncing = undefined))
+      return syncing
+    },
+
+    start() {
+      timer = setInterval(() => void store.sync(), opts.leaseSyncMs)
+      timer.unref()
+    },
+
+    async stop() {
+      if (timer) clearInterval(timer)
+      timer = undefined
+      // Every lease is handed back: the next replica (or this one after a restart) starts from exact counters.
+      for (const k of keys.values()) k.lastUseMs = -Infinity
+      await syncing
+      await store.sync()
+    },
+  }
+
+  /** Hands back idle leases and writes pending usage; brings the store back from an outage when all is written. */
+  async function runSync(): Promise<boolean> {
+    const nowMs = clockNow()
+    const day = utcDay(nowMs)
+    if (!opts.connection.isReady()) {
+      goDown('connection closed')
+      return false
+    }
+    const idleBefore = nowMs - opts.leaseSyncMs
+    for (const [keyId, k] of keys) {
+      if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
+        addPending(k.day, k.accountId, keyId, -k.credits)
+        k.account.leased -= k.credits
+        k.credits = 0
+      }
+      // A key idle for a day is forgotten (its lease was handed back above).
+      if (k.credits === 0 && k.day < day && k.lastUseMs < nowMs - MS_PER_DAY) keys.delete(keyId)
+    }
+    for (const e of pending.values()) if (e.credits !== 0) retrying.push(e)
+    pending.clear()
+    const writes = retrying.splice(0)
+    try {
+      await Promise.all(
+        writes.map(async (e) => {
+          e.marker ??= randomBytes(12).toString('base64url')
+          try {
+            const [, accUsed, keyUsed] = await client.cgApply(dayKey(e.day, 'a', e.accountId), dayKey(e.day, 'k', e.keyId), `${p}applied:${e.marker}`, e.credits, ttlFor(e.day, nowMs))
+            const a = accounts.get(e.accountId)
+            if (a && a.day === e.day) a.knownUsed = accUsed
+            const k = keys.get(e.keyId)
+            if (k && k.day === e.day) k.knownKeyUsed = keyUsed
+          } catch (err) {
+            retrying.push(e)
+            throw err
+          }
+        }),
+      )
+      if (!writes.length) await client.ping()
+    } catch (err) {
+      goDown((err as Error).message)
+      return false
+    }
+    if (down) {
+      down = false
+      // What was charged offline is now in Redis's count (knownUsed).
+      for (const a of accounts.values()) a.offline = 0
+      offline = createMemoryLimitStore()
+      opts.onOutage?.(false, `caught up: ${writes.length} pending usage writes applied`)
+    }
+    return true
+  }
+
+  opts.connection.onStateChange((ready) => {
+    if (!ready) goDown('connection closed')
+    else if (down) void store.sync()
+  })
+  return store
+}

@@ -1,0 +1,82 @@
+/**
+ * A node's single-call answer, cut where a client's own id goes: the gateway serves one answer to several clients
+ * (cache hits, deduplicated calls) without parsing or re-serializing the result, only splicing the id.
+ */
+import { afterString, afterValue, skipSpace } from '../../jsonrpc/envelope.ts'
+import type { RpcId } from '../../jsonrpc/envelope.ts'
+
+export interface AnswerSpans {
+  /** The top-level `id` value's bytes [idStart, idEnd); -1 when there is none. */
+  idStart: number
+  idEnd: number
+  /** The top-level `result` value's bytes; -1 when the answer is not a result (an error, or not an object). */
+  resultStart: number
+  resultEnd: number
+}
+
+const ID = 0x69 // i
+const D = 0x64 // d
+
+/** Walks the top-level members once (strings and nested values skipped); undefined for anything but an object. */
+export function answerSpans(b: Buffer): AnswerSpans | undefined {
+  const s: AnswerSpans = { idStart: -1, idEnd: -1, resultStart: -1, resultEnd: -1 }
+  let i = skipSpace(b, 0)
+  if (b[i] !== 0x7b /* { */) return undefined
+  i = skipSpace(b, i + 1)
+  if (b[i] === 0x7d) return s
+  for (;;) {
+    if (b[i] !== 0x22) return undefined
+    const keyStart = i + 1
+    i = afterString(b, i)
+    if (i < 0) return undefined
+    const keyLength = i - 1 - keyStart
+    i = skipSpace(b, i)
+    if (b[i] !== 0x3a /* : */) return undefined
+    const valueStart = skipSpace(b, i + 1)
+    i = afterValue(b, valueStart)
+    if (i < 0) return undefined
+    if (keyLength === 2 && b[keyStart] === ID && b[keyStart + 1] === D) {
+      s.idStart = valueStart
+      s.idEnd = i
+    } else if (keyLength === 6 && b.toString('latin1', keyStart, keyStart + 6) === 'result') {
+      s.resultStart = valueStart
+      s.resultEnd = i
+    }
+    i = skipSpace(b, i)
+    if (b[i] === 0x7d) return s
+    if (b[i] !== 0x2c /* , */) return undefined
+    i = skipSpace(b, i + 1)
+  }
+}
+
+/** `answer` with its id replaced by `id` (the same bytes when it has no top-level id). */
+export function withId(answer: Buffer, spans: AnswerSpans, id: RpcId): Buffer {
+  if (spans.idStart < 0) return answer
+  const idText = Buffer.from(JSON.stringify(id))
+  return Buffer.concat([answer.subarray(0, spans.idStart), idText, answer.subarray(spans.idEnd)])
+}
+
+const PREFIX = Buffer.from('{"jsonrpc":"2.0","id":')
+const MIDDLE = Buffer.from(',"result":')
+const SUFFIX = Buffer.from('}')
+
+/** A result answer built from stored result bytes: the only allocation is the answer itself. */
+export function resultAnswer(id: RpcId, result: Buffer): Buffer {
+  const idText = typeof id === 'number' ? String(id) : JSON.stringify(id)
+  const idBytes = Buffer.byteLength(idText)
+  const out = Buffer.allocUnsafe(PREFIX.length + idBytes + MIDDLE.length + result.length + SUFFIX.length)
+  let at = PREFIX.copy(out, 0)
+  at += out.write(idText, at)
+  at += MIDDLE.copy(out, at)
+  at += result.copy(out, at)
+  SUFFIX.copy(out, at)
+  return out
+}
+
+/** null, [] or {} — what a node answers for data it does not have (yet). */
+export function isEmptyResult(b: Buffer, start: number, end: number): boolean {
+  const c = b[start]
+  if (c === 0x6e /* n */) return true
+  if (c !== 0x5b && c !== 0x7b) return false
+  return skipSpace(b, start + 1) === end - 1
+}

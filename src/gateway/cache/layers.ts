@@ -1,0 +1,346 @@
+/**
+ * What stands between the forward step and a network's upstream pool for a single call (docs/caching.md):
+ *
+ * - cache: finality-aware (src/gateway/cache/rules.ts): finalized data, by-hash lookups and receipts of finalized
+ *   transactions are kept until evicted; unfinalized data is keyed on its block hash (from the heads seen) and
+ *   dropped on a reorg; tags are never cached except eth_blockNumber for one served head; empty answers for
+ *   unfinalized data are not kept;
+ * - in-flight dedup: identical concurrent reads share one upstream call, each client gets the answer with its own
+ *   id (the id is spliced into the node's bytes, nothing is re-serialized);
+ * - consistent heads: eth_blockNumber never goes backwards for a key (HeadFloorStore), latest and tag-less reads
+ *   ask an upstream at the served tip (`minBlock`), a block above the tip answers null when several upstreams could
+ *   disagree (one trusted node is asked instead: a block its client just mined must not be hidden).
+ *
+ * A call of a method listed nowhere (a write, a filter, a devnet method) costs one Map and one Set lookup and goes
+ * to the pool as the client's bytes, as before.
+ */
+import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
+import type { HeadView, SendOptions, UpstreamAnswer, UpstreamPool } from '../../upstreams/pool.ts'
+import { answerSpans, isEmptyResult, resultAnswer, withId, type AnswerSpans } from './answer.ts'
+import { blockRefOf, CACHE_RULES, isRewind, minedAt, SHARED_READS, type CacheRule } from './rules.ts'
+import type { CacheStore, HeadFloorStore } from './store.ts'
+
+/** An answer the layers served themselves is marked (`source`: request log, metrics, usage). */
+export type LayerAnswer = UpstreamAnswer
+
+export interface CacheStats {
+  hits: number
+  misses: number
+  deduplicated: number
+  /** Answers to blocks above the served tip given without asking an upstream. */
+  aboveTip: number
+}
+
+export interface CallLayers {
+  /** One call of a key: from the cache, joined to an identical call in flight, or sent to the pool. */
+  send(call: RpcCall, raw: Buffer | string, keyId: string): Promise<LayerAnswer>
+  /** A batch went to the node: any write in it invalidates what depends on the chain's state. */
+  sawCalls(methods: readonly string[]): void
+  readonly stats: CacheStats
+  close(): void
+}
+
+export interface CallLayerOptions {
+  network: string
+  pool: UpstreamPool
+  heads: HeadView | undefined
+  store: CacheStore
+  floors: HeadFloorStore
+  /** Cache on for this network (dedup and monotonic heads stay on). */
+  cache: boolean
+  dedup: boolean
+  /** Methods whose answers are never cached on this network. */
+  uncached: ReadonlySet<string>
+  /** Largest result kept, in bytes. */
+  maxItemBytes: number
+  /** How long unfinalized entries live at most (a missed reorg cannot serve them for longer). */
+  unfinalizedTtlMs: number
+  /** Several upstreams: a block above the served tip is answered null rather than by whichever node is asked. */
+  multiUpstream: boolean
+  /** A devnet: its history can be rewritten (evm_revert, state loads), which clears everything kept for it. */
+  devnet: boolean
+}
+
+/** Hashes of recent blocks kept to key unfinalized entries (at least the unfinalized window of common chains). */
+const RECENT_HASHES = 256
+
+interface InFlight {
+  generation: number
+  promise: Promise<LayerAnswer>
+  spans: AnswerSpans | undefined | null
+}
+
+export function createCallLayers(o: CallLayerOptions): CallLayers {
+  const { network, pool, heads, store, floors } = o
+  const prefix = `${network}\0`
+  const stats: CacheStats = { hits: 0, misses: 0, deduplicated: 0, aboveTip: 0 }
+  /** Bumped by every call that may change the chain (writes, unknown methods): nothing in flight before it is shared after. */
+  let generation = 0
+  const inflight = new Map<string, InFlight>()
+  /** block number → hash, from the heads announced. */
+  const recent = new Map<number, string>()
+  /** Keys of unfinalized entries, dropped on a reorg. */
+  const unfinalized = new Set<string>()
+  /** eth_blockNumber for one head: valid while the served tip and the write generation are those it was fetched at. */
+  let headEntry: { tip: number | undefined; generation: number; value: number } | undefined
+
+  const forgetUnfinalized = () => {
+    for (const k of unfinalized) store.delete(k)
+    unfinalized.clear()
+    headEntry = undefined
+  }
+  const unsubscribe = heads?.onHead?.((h) => {
+    if (h.reorg) forgetUnfinalized()
+    recent.set(h.number, h.hash.toLowerCase())
+    if (recent.size > RECENT_HASHES) for (const n of recent.keys()) if (n <= h.number - RECENT_HASHES) recent.delete(n)
+  })
+
+  const rewound = () => {
+    store.clear(prefix)
+    unfinalized.clear()
+    recent.clear()
+    floors.reset(network)
+    headEntry = undefined
+  }
+
+  /** A call that may change what the node answers next: nothing shared or cached from before it is served after. */
+  const write = (method: string, raw: Buffer | string): Promise<LayerAnswer> => {
+    generation++
+    headEntry = undefined
+    const p = pool.send(raw)
+    // The write's own effects are visible only once it is answered: calls joined between sending and answering
+    // must not be shared after it either.
+    const after = () => {
+      generation++
+      headEntry = undefined
+      if (o.devnet && isRewind(method)) rewound()
+    }
+    return p.then(
+      (a) => (after(), a),
+      (err: unknown) => {
+        after()
+        throw err
+      },
+    )
+  }
+
+  const spansOf = (f: InFlight, body: Buffer): AnswerSpans | undefined => (f.spans === undefined ? (f.spans = answerSpans(body) ?? null) : f.spans) ?? undefined
+
+  /** Sends, or joins an identical call in flight of the same write generation. */
+  const shared = (key: string, raw: Buffer | string, id: RpcId, opts: SendOptions | undefined): Promise<LayerAnswer> => {
+    if (o.dedup) {
+      const f = inflight.get(key)
+      if (f !== undefined && f.generation === generation) {
+        stats.deduplicated++
+        return f.promise.then((a): LayerAnswer => {
+          const spans = spansOf(f, a.body)
+          return { ...a, body: spans === undefined ? a.body : withId(a.body, spans, id), attempts: 0, source: 'dedup' }
+        })
+      }
+    }
+    const promise = opts === undefined ? pool.send(raw) : pool.send(raw, opts)
+    if (o.dedup) {
+      const f: InFlight = { generation, promise, spans: undefined }
+      inflight.set(key, f)
+      const done = () => {
+        if (inflight.get(key) === f) inflight.delete(key)
+      }
+      promise.then(done, done)
+    }
+    return promise
+  }
+
+  const paramsKey = (call: RpcCall) => `${prefix}${call.method}\0${call.params === undefined ? '[]' : JSON.stringify(call.params)}`
+
+  /** A stored result as this client's answer (a shared tier may answer asynchronously). */
+  const lookup = (key: string, id: RpcId): LayerAnswer | Promise<LayerAnswer | undefined> | undefined => {
+    const v = store.get(key)
+    if (v === undefined) return undefined
+    if (v instanceof Promise) return v.then((b) => (b === undefined ? undefined : hit(b, id)))
+    return hit(v, id)
+  }
+  const hit = (result: Buffer, id: RpcId): LayerAnswer => {
+    stats.hits++
+    return { body: resultAnswer(id, result), latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache' }
+  }
+
+  /** The result bytes of a successful answer, or undefined (an error, not JSON-RPC, too large to keep). */
+  const resultOf = (body: Buffer): { spans: AnswerSpans; result: Buffer } | undefined => {
+    const spans = answerSpans(body)
+    if (spans === undefined || spans.resultStart < 0 || spans.resultEnd - spans.resultStart > o.maxItemBytes) return undefined
+    return { spans, result: body.subarray(spans.resultStart, spans.resultEnd) }
+  }
+
+  /**
+   * Looks the key up, else sends (shared) and lets `keep` decide what to store from the answer. `keep` runs once,
+   * on the first caller's answer; the generation is checked so an answer that raced a write is not stored.
+   */
+  const cached = (
+    key: string,
+    call: RpcCall,
+    raw: Buffer | string,
+    opts: SendOptions | undefined,
+    keep: (result: Buffer, empty: boolean) => void,
+  ): Promise<LayerAnswer> => {
+    const found = lookup(key, call.id)
+    if (found !== undefined) {
+      if (!(found instanceof Promise)) return Promise.resolve(found)
+      return found.then((a) => a ?? miss(key, call, raw, opts, keep))
+    }
+    return miss(key, call, raw, opts, keep)
+  }
+  const miss = (key: string, call: RpcCall, raw: Buffer | string, opts: SendOptions | undefined, keep: (result: Buffer, empty: boolean) => void): Promise<LayerAnswer> => {
+    const leading = !o.dedup || inflight.get(key)?.generation !== generation
+    const sentAt = generation
+    const p = shared(key, raw, call.id, opts)
+    if (!leading) return p
+    stats.misses++
+    return p.then((a) => {
+      if (a.source === undefined && sentAt === generation) {
+        const r = resultOf(a.body)
+        if (r !== undefined) keep(Buffer.from(r.result), isEmptyResult(r.result, 0, r.result.length))
+      }
+      return a
+    })
+  }
+
+  const immutable = { immutable: true }
+  const volatile = { immutable: false, ttlMs: o.unfinalizedTtlMs }
+  const keepUnfinalized = (key: string, result: Buffer) => {
+    unfinalized.add(key)
+    store.set(key, result, volatile)
+  }
+
+  const byBlock = (rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
+    const params = call.params as unknown[] | undefined
+    const ref = blockRefOf(Array.isArray(params) ? params[rule.at] : undefined)
+    const tip = heads?.latest()
+    if ('tag' in ref) {
+      // latest/pending/safe/finalized are never cached; latest and tag-less reads go to an upstream at the tip.
+      return shared(paramsKey(call), raw, call.id, ref.tag === 'latest' || ref.tag === 'pending' ? atLeast(call.method, tip) : undefined)
+    }
+    const key = paramsKey(call)
+    if ('hash' in ref) return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, immutable))
+    const n = ref.number
+    if (tip !== undefined && n > tip) {
+      if (o.multiUpstream && rule.blockData) {
+        // Not yet a block for the gateway: the same answer whichever node would have been asked.
+        stats.aboveTip++
+        return Promise.resolve({ body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache' })
+      }
+      return shared(key, raw, call.id, atLeast(call.method, n))
+    }
+    const finalized = heads?.finalized()
+    if (finalized !== undefined && n <= finalized) return cached(key, call, raw, undefined, (result, empty) => (empty && rule.blockData) || store.set(key, result, immutable))
+    const hash = recent.get(n)
+    if (hash === undefined) return shared(key, raw, call.id, atLeast(call.method, n))
+    const hashed = `${key}@${hash}`
+    return cached(hashed, call, raw, atLeast(call.method, n), (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)))
+  }
+
+  const byTx = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
+    const key = paramsKey(call)
+    const found = lookup(key, call.id)
+    if (found !== undefined && !(found instanceof Promise) && unfinalized.has(key)) {
+      // Kept while its block was unfinalized: still valid only if that block is still the one at its height.
+      const at = txBlocks.get(key)
+      if (at === undefined || recent.get(at.number) !== at.hash) {
+        store.delete(key)
+        unfinalized.delete(key)
+        txBlocks.delete(key)
+        stats.hits--
+        return miss(key, call, raw, undefined, keepTx(key))
+      }
+    }
+    if (found === undefined) return miss(key, call, raw, undefined, keepTx(key))
+    if (!(found instanceof Promise)) return Promise.resolve(found)
+    return found.then((a) => a ?? miss(key, call, raw, undefined, keepTx(key)))
+  }
+  const txBlocks = new Map<string, { number: number; hash: string }>()
+  const keepTx = (key: string) => (result: Buffer, empty: boolean) => {
+    if (empty) return
+    const at = minedAt(result.toString('latin1', 0, Math.min(result.length, 4096)))
+    if (at === undefined) return // pending
+    const finalized = heads?.finalized()
+    if (finalized !== undefined && at.number <= finalized) {
+      store.set(key, result, immutable)
+      return
+    }
+    if (recent.get(at.number) !== at.hash) return
+    txBlocks.set(key, at)
+    if (txBlocks.size > 10_000) txBlocks.delete(txBlocks.keys().next().value!)
+    keepUnfinalized(key, result)
+  }
+
+  /** eth_blockNumber: the served tip, never below what this key was told before. */
+  const blockNumber = (call: RpcCall, raw: Buffer | string, keyId: string): Promise<LayerAnswer> => {
+    const tip = heads?.latest()
+    const e = headEntry
+    if (o.cache && e !== undefined && e.generation === generation && e.tip === tip && tip !== undefined) {
+      stats.hits++
+      return Promise.resolve(numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined))
+    }
+    const sentAt = generation
+    return shared(`${prefix}eth_blockNumber`, raw, call.id, atLeast('eth_blockNumber', tip)).then((a) => {
+      const spans = answerSpans(a.body)
+      if (spans === undefined || spans.resultStart < 0) return a
+      const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
+      const answered = text.startsWith('0x') ? Number.parseInt(text, 16) : Number.NaN
+      if (!Number.isSafeInteger(answered)) return a
+      // A node behind the served tip is lifted to it (the tip is a block a healthy upstream has). Not with one node:
+      // its own answer is the truth, and a devnet may go back in time (evm_revert) below a tip already seen.
+      const value = o.multiUpstream && tip !== undefined && tip > answered ? tip : answered
+      if (sentAt === generation && heads !== undefined) headEntry = { tip, generation: sentAt, value }
+      const served = floors.raise(keyId, network, value)
+      return served === answered ? a : numberAnswer(call.id, served, a)
+    })
+  }
+
+  return {
+    stats,
+    send(call, raw, keyId) {
+      const m = call.method
+      const rule = CACHE_RULES.get(m)
+      if (rule === undefined) return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call.id, undefined) : write(m, raw)
+      if (rule.kind === 'head') return blockNumber(call, raw, keyId)
+      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(call), raw, call.id, undefined)
+      switch (rule.kind) {
+        case 'static': {
+          const key = `${prefix}${m}`
+          return cached(key, call, raw, undefined, (result) => store.set(key, result, immutable))
+        }
+        case 'hash': {
+          const key = paramsKey(call)
+          return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, immutable))
+        }
+        case 'tx':
+          return byTx(call, raw)
+        case 'block':
+          return byBlock(rule, call, raw)
+      }
+    },
+    sawCalls(methods) {
+      for (const m of methods)
+        if (!CACHE_RULES.has(m) && !SHARED_READS.has(m)) {
+          generation++
+          headEntry = undefined
+          if (o.devnet && isRewind(m)) rewound()
+        }
+    },
+    close() {
+      if (typeof unsubscribe === 'function') unsubscribe()
+      inflight.clear()
+    },
+  }
+}
+
+const NULL = Buffer.from('null')
+
+/** An eth_blockNumber answer with the number the gateway serves (from the cache, or lifted to the tip or floor). */
+const numberAnswer = (id: RpcId, value: number, from: LayerAnswer | undefined): LayerAnswer => {
+  const body = resultAnswer(id, Buffer.from(`"0x${value.toString(16)}"`))
+  return from === undefined ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache' } : { ...from, body }
+}
+
+/** Send options for a read at or after block `n` (undefined: any upstream). */
+const atLeast = (method: string, n: number | undefined): SendOptions => (n === undefined ? { method } : { method, minBlock: n })

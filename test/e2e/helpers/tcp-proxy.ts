@@ -1,0 +1,68 @@
+/**
+ * A TCP proxy a test can cut and restore: makes a node, Redis or PostgreSQL unreachable for one client without
+ * stopping the service itself (other tests use the shared Redis on 6379). `cut()` destroys every connection and
+ * stops listening (new connections are refused); `restore()` listens again on the same port.
+ */
+import { createServer, connect, type Server, type Socket } from 'node:net'
+
+export interface TcpProxy {
+  readonly port: number
+  /** http://127.0.0.1:<port> with the target's path (for a node URL target). */
+  readonly url: string
+  /** The same as ws://. */
+  readonly wsUrl: string
+  cut(): Promise<void>
+  restore(): Promise<void>
+  close(): Promise<void>
+}
+
+/** `target`: a URL (http://, ws://, redis://…: its host and port; the path is kept in `url`) or a host and port. */
+export async function startTcpProxy(target: string | { host: string; port: number }): Promise<TcpProxy> {
+  const t = typeof target === 'string' ? new URL(target) : undefined
+  const host = t ? t.hostname.replace(/^\[|\]$/g, '') : (target as { host: string }).host
+  const defaultPort = t?.protocol === 'https:' || t?.protocol === 'wss:' ? 443 : t?.protocol.startsWith('redis') ? 6379 : 80
+  const port = t ? Number(t.port || defaultPort) : (target as { port: number }).port
+  const path = t && t.pathname !== '/' ? t.pathname : ''
+  const open = new Set<Socket>()
+  let server: Server
+
+  const listen = (onPort: number) =>
+    new Promise<number>((resolve, reject) => {
+      server = createServer((client) => {
+        const upstream = connect(port, host)
+        open.add(client)
+        open.add(upstream)
+        const drop = () => {
+          client.destroy()
+          upstream.destroy()
+          open.delete(client)
+          open.delete(upstream)
+        }
+        client.on('error', drop).on('close', drop)
+        upstream.on('error', drop).on('close', drop)
+        client.pipe(upstream)
+        upstream.pipe(client)
+      })
+      server.once('error', reject)
+      server.listen(onPort, '127.0.0.1', () => resolve((server.address() as { port: number }).port))
+    })
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const s of open) s.destroy()
+      open.clear()
+      if (!server.listening) return resolve()
+      server.close(() => resolve())
+    })
+
+  const own = await listen(0)
+  return {
+    port: own,
+    url: `http://127.0.0.1:${own}${path}`,
+    wsUrl: `ws://127.0.0.1:${own}${path}`,
+    cut: stop,
+    async restore() {
+      if (!server.listening) await listen(own)
+    },
+    close: stop,
+  }
+}

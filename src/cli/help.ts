@@ -13,6 +13,8 @@ Service
                                           run the gateway (and wallet) on the config's settings;
                                           --port overrides gateway.port; request lines go to
                                           <data-dir>/logs/chaingate.log unless --log-requests stdout
+  migrate                                 apply the database migrations and exit (start does it too);
+                                          SQLite in the data dir, or PostgreSQL with database.url
 
 Accounts and keys
   plans                                   list the plans from the config
@@ -51,7 +53,7 @@ export const SUBCOMMANDS: Record<string, readonly string[]> = {
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
 }
 
-export const COMMANDS: readonly string[] = ['start', 'plans', 'account', 'key', 'usage', 'wallet', 'help']
+export const COMMANDS: readonly string[] = ['start', 'migrate', 'plans', 'account', 'key', 'usage', 'wallet', 'help']
 
 /** The whole help, with the contributed commands' lines in place. */
 export function fullHelp(extraHelp: string): string {

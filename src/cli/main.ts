@@ -105,6 +105,16 @@ async function main(argv: string[]): Promise<number> {
     }
     return (await import('./start.ts')).runStart(config, { configFile: values.config as string | undefined, logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined, version: version() })
   }
+  if (command === 'migrate') {
+    // Opening applies every pending migration (under kysely's migration lock: safe while replicas start).
+    const { openDatabase, databaseTarget, describeTarget } = await import('../db/database.ts')
+    const target = databaseTarget(config)
+    const database = await openDatabase(target)
+    await database.close()
+    if (json) out(JSON.stringify({ database: describeTarget(target), applied: database.migrated }, null, 2))
+    else out(database.migrated.length ? `${describeTarget(target)}: applied ${database.migrated.join(', ')}` : `${describeTarget(target)}: up to date`)
+    return 0
+  }
   if (command === 'plans') {
     const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
     if (json) out(JSON.stringify(plans, null, 2))
@@ -120,12 +130,12 @@ async function main(argv: string[]): Promise<number> {
     const hint = sub && SUBCOMMANDS[command] ? didYouMean(sub, SUBCOMMANDS[command]!, `${command} `) : ''
     throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`)
   }
-  const [{ openDatabase }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
+  const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
     import('../db/database.ts'),
     import('../accounts/repository.ts'),
     import('../api-keys/repository.ts'),
   ])
-  const database = await openDatabase(join(resolve(config.dataDir), 'chaingate.sqlite'))
+  const database = await openDatabase(databaseTarget(config))
   try {
     const now = Date.now()
     const accounts = createAccountsRepository(database.db, config.plans)

@@ -23,8 +23,10 @@ export interface WalletCliContext {
   json: boolean
   /** The wallet config section (defaults when omitted). */
   config?: WalletConfig
-  /** An open database; when omitted, `<dataDir>/chaingate.sqlite` is opened and closed. */
+  /** An open database; when omitted, `databaseUrl` (PostgreSQL) or `<dataDir>/chaingate.sqlite` is opened and closed. */
   db?: Kysely<Database>
+  /** config database.url: the wallet's records live where the server keeps them. */
+  databaseUrl?: string | null
   out?: (text: string) => void
   err?: (text: string) => void
   env?: NodeJS.ProcessEnv
@@ -79,7 +81,7 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
   const [group, action, arg] = positionals
   const print = (human: string, data: unknown) => out(json ? JSON.stringify(data, null, 2) : human)
 
-  const opened = ctx.db ? undefined : await openDatabase(join(resolve(ctx.dataDir), 'chaingate.sqlite'))
+  const opened = ctx.db ? undefined : await openDatabase({ url: ctx.databaseUrl ?? null, file: join(resolve(ctx.dataDir), 'chaingate.sqlite'), poolSize: 2 })
   const db = ctx.db ?? opened!.db
   const store = createWalletStore(db)
   const now = Date.now()
@@ -242,7 +244,7 @@ export const walletExtraCommand = {
   async run(
     args: string[],
     _options: Record<string, unknown>,
-    ctx: { config: { dataDir: string; wallet: WalletConfig }; json: boolean; out(text: string): void },
+    ctx: { config: { dataDir: string; wallet: WalletConfig; database?: { url: string | null } }; json: boolean; out(text: string): void },
   ): Promise<number> {
     const i = process.argv.indexOf('wallet')
     const raw = i >= 0 ? process.argv.slice(i + 1) : args
@@ -253,6 +255,6 @@ export const walletExtraCommand = {
       if (a === '--config' || a === '--data-dir') j++
       else if (!a.startsWith('--config=') && !a.startsWith('--data-dir=') && a !== '--json') rest.push(a)
     }
-    return runWalletCommand(rest, { dataDir: ctx.config.dataDir, json: ctx.json, config: ctx.config.wallet, out: ctx.out })
+    return runWalletCommand(rest, { dataDir: ctx.config.dataDir, json: ctx.json, config: ctx.config.wallet, out: ctx.out, databaseUrl: ctx.config.database?.url ?? null })
   },
 }

@@ -60,6 +60,32 @@ const GetLogsSchema = z
   })
   .strict()
 
+/** A network's cache settings over the global `cache` section (docs/caching.md). */
+const NetworkCacheSchema = z
+  .object({
+    /** Cache this network's answers; default `cache.enabled`. Dedup and monotonic eth_blockNumber stay on either way. */
+    enabled: z.boolean().optional(),
+    /** Methods never answered from the cache on this network (e.g. eth_call when nodes disagree on state). */
+    uncachedMethods: z.array(METHOD_NAME).max(100).default([]),
+  })
+  .strict()
+
+/** eth_getLogs limits, as Infura has them (docs/caching.md, "eth_getLogs"). */
+const GetLogsSchema = z
+  .object({
+    /** Widest block range one call may ask for; wider answers -32602 "range N exceeds limit of M". */
+    maxBlockRange: z.number().int().min(1).max(100_000_000).default(10_000),
+    /** Most logs one call may return; more answers -32005 with a narrower range to try. */
+    maxResults: z.number().int().min(1).max(1_000_000).default(10_000),
+    /** The nodes' own range limit: a wider call is split into sub-requests of this many blocks; null: never split. */
+    upstreamMaxBlockRange: z.number().int().min(1).max(100_000_000).nullable().default(null),
+    /** Sub-requests of one split call in flight at once. */
+    splitConcurrency: z.number().int().min(1).max(32).default(4),
+    /** Most sub-requests one call may be split into; a call needing more is refused like a too-wide range. */
+    maxSplits: z.number().int().min(1).max(1000).default(20),
+  })
+  .strict()
+
 const NetworkSchema = z
   .object({
     name: z.string().regex(NETWORK_NAME, 'lowercase letters, digits and dashes'),
@@ -70,6 +96,10 @@ const NetworkSchema = z
     embedded: EmbeddedChainSchema.optional(),
     /** External nodes; used instead of an embedded chain. */
     upstreams: z.array(UpstreamSchema).min(1).optional(),
+    /** Cache settings for this network over the global `cache` section. */
+    cache: NetworkCacheSchema.prefault({}),
+    /** eth_getLogs block-range and result caps, and splitting for the nodes' own limit. */
+    getLogs: GetLogsSchema.prefault({}),
     /** Cache settings for this network over the global `cache` section. */
     cache: NetworkCacheSchema.prefault({}),
     /** eth_getLogs block-range and result caps, and splitting for the nodes' own limit. */
@@ -178,7 +208,23 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
-    networks: z.array(NetworkSchema).min(1).default(DEFAULT_NETWORKS),
+    networks: z.array(NetworkSchema).min(1).prefault(DEFAULT_NETWORKS),
+    /** Answers kept in process and calls shared while in flight (docs/caching.md). */
+    cache: z
+      .object({
+        /** Finality-aware answer cache; per network: `networks[].cache.enabled`. */
+        enabled: z.boolean().default(true),
+        /** Memory budget of the in-process cache (answer bytes plus keys), shared by every network. */
+        maxBytes: z.number().int().min(0).max(64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+        /** Largest single answer kept; larger ones are served but not cached. */
+        maxItemBytes: z.number().int().min(1).max(256 * 1024 * 1024).default(1024 * 1024),
+        /** Longest life of an entry for a block not yet finalized (a reorg drops it earlier). */
+        unfinalizedTtlMs: z.number().int().min(100).max(3_600_000).default(60_000),
+        /** Identical reads in flight at the same time share one upstream call. */
+        dedup: z.boolean().default(true),
+      })
+      .strict()
+      .prefault({}),
     /** Answers kept in process and calls shared while in flight (docs/caching.md). */
     cache: z
       .object({

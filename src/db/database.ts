@@ -164,3 +164,15 @@ async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[
   }
   return (results ?? []).filter((r) => r.status === 'Success').map((r) => r.migrationName)
 }
+
+/** Where a target points, safe to print: the SQLite path, or the PostgreSQL URL without its password. */
+export function describeTarget(target: DatabaseTarget): string {
+  if (!target.url) return `SQLite ${target.file}`
+  try {
+    const u = new URL(target.url)
+    if (u.password) u.password = '***'
+    return `PostgreSQL ${u.toString()}`
+  } catch {
+    return 'PostgreSQL (unparsable URL)'
+  }
+}

@@ -19,6 +19,8 @@ import { createCostTable, type CostTable } from './credits/costs.ts'
 import { createInProcessClient, type InProcessClient } from './gateway/in-process-client.ts'
 import type { Metrics } from './observability/metrics.ts'
 import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
+import { createRedisLimitStore } from './credits/limits-redis.ts'
+import { connectRedis, type RedisConnection } from './redis/connection.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageLedger } from './credits/usage-ledger.ts'
 import { createGateway, type Gateway } from './gateway/execute.ts'
 import { createNetworkLayers } from './gateway/cache/index.ts'
@@ -57,6 +59,8 @@ export interface RunningApp {
   keys: KeysRepository
   keySnapshot: KeySnapshot
   limits: LimitStore
+  /** The shared Redis (config redis.url), when configured: hot counters and log-in limits live there. */
+  redis: RedisConnection | undefined
   ledger: UsageLedger
   gateway: Gateway
   costs: CostTable
@@ -182,9 +186,32 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     keySnapshot.start()
     stops.push(() => keySnapshot.stop())
 
-    const limits = createMemoryLimitStore()
+    // Redis (several replicas): exact shared counters (docs/scale-out.md); without it, in-process counters.
+    const rc = config.redis
+    const redis = rc.url
+      ? await connectRedis({ url: rc.url, prefix: rc.keyPrefix, commandTimeoutMs: rc.commandTimeoutMs, onError: (message) => logger.warn({ message }, 'Redis connection') })
+      : undefined
+    if (redis) stops.push(() => redis.close())
+    const redisLimits = redis
+      ? createRedisLimitStore({
+          connection: redis,
+          leaseCredits: rc.leaseCredits,
+          leaseSyncMs: rc.leaseSyncMs,
+          insuranceShare: rc.insuranceShare,
+          onOutage: (down, detail) =>
+            down
+              ? logger.error({ detail, insuranceShare: rc.insuranceShare }, 'Redis unreachable: admitting under the per-replica insurance limit')
+              : logger.warn({ detail }, 'Redis reachable again: shared counters caught up'),
+        })
+      : undefined
+    const limits: LimitStore = redisLimits ?? createMemoryLimitStore()
     const today = await loadTodayUsage(database.db, clock.now())
-    limits.seed(today.accounts, today.keys, clock.now())
+    await limits.seed(today.accounts, today.keys, clock.now())
+    if (redisLimits) {
+      redisLimits.start()
+      // Before the connection closes: unused leases go back to Redis.
+      stops.push(() => redisLimits.stop())
+    }
     // Methods stored and exported by name (served or priced, both bounded by the config); any other name a client
     // sends is one label (src/rpc-methods/labels.ts).
     const namedMethods = new Set([...networks.all.flatMap((n) => [...n.methods]), ...Object.keys(config.credits.methods)])
@@ -252,6 +279,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       keys,
       keySnapshot,
       limits,
+      redis,
       ledger,
       gateway,
       costs,

@@ -20,6 +20,54 @@ const UpstreamSchema = z
     wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
     /** The node answers another eth_chainId than the network's: `fail` stops start-up; `exclude` keeps it out of rotation. */
     onChainIdMismatch: z.enum(['fail', 'exclude']).default('fail'),
+    /** `primary` nodes take the traffic; a `fallback` only when no primary is healthy (docs/upstreams.md). */
+    role: z.enum(['primary', 'fallback']).default('primary'),
+    /** Share of traffic among healthy nodes of the same role (relative to the others' weights). */
+    weight: z.number().int().min(1).max(1000).default(1),
+    /** Time allowed for this node to answer one request; default `gateway.upstreamTimeoutMs`. */
+    timeoutMs: z.number().int().min(100).max(600_000).optional(),
+    /** Most requests per second the gateway sends this node (the provider plan's limit); null: no limit. */
+    maxRequestsPerSecond: z.number().positive().nullable().default(null),
+    /** Free-form tags shown in /healthz and `chaingate upstreams` (e.g. `archive`). */
+    labels: z.array(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,31}$/, 'a label: lowercase letters, digits, _ . -')).max(16).default([]),
+  })
+  .strict()
+
+/** How a network spreads calls over its nodes, retries, hedges and watches heads (docs/upstreams.md). */
+const UpstreamPolicySchema = z
+  .object({
+    /** A node more than this many blocks behind the served tip is `lagging` and takes no calls while others can. */
+    maxLagBlocks: z.number().int().min(0).max(10_000).default(5),
+    /** Deadline for one call across all its attempts (retries and hedges); default `gateway.upstreamTimeoutMs`. */
+    totalTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+    /** Most upstream requests for one call, the first included (retries on another node, hedges). */
+    maxAttempts: z.number().int().min(1).max(10).default(3),
+    /** Heads are polled this often while calls flow (none after `headIdleMs` without calls: idle gateways cost nothing). */
+    headPollMs: z.number().int().min(1000).max(600_000).default(2000),
+    /** No call for this long: head polling pauses until the next call. */
+    headIdleMs: z.number().int().min(1000).max(3_600_000).default(60_000),
+    hedge: z
+      .object({
+        /** Also send a slow read to a second node; the first useful answer wins, the other is cancelled. */
+        enabled: z.boolean().default(true),
+        /** Fixed delay before the hedge; null: the `quantile` of the network's recent latency, within min/max. */
+        delayMs: z.number().int().min(0).max(60_000).nullable().default(null),
+        quantile: z.number().min(0.5).max(0.999).default(0.9),
+        minDelayMs: z.number().int().min(0).max(60_000).default(30),
+        maxDelayMs: z.number().int().min(1).max(60_000).default(2000),
+      })
+      .strict()
+      .prefault({}),
+    breaker: z
+      .object({
+        /** Consecutive failures (no answer, 5xx, timeouts, hedges lost while hanging) that open a node's breaker. */
+        failureThreshold: z.number().int().min(1).max(1000).default(5),
+        /** How long an open breaker keeps the node out before one probe call; doubles per failed probe up to maxOpenMs. */
+        openMs: z.number().int().min(100).max(600_000).default(5000),
+        maxOpenMs: z.number().int().min(100).max(3_600_000).default(60_000),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
 
@@ -96,6 +144,8 @@ const NetworkSchema = z
     embedded: EmbeddedChainSchema.optional(),
     /** External nodes; used instead of an embedded chain. */
     upstreams: z.array(UpstreamSchema).min(1).optional(),
+    /** Selection, retries, hedging, breaker and head tracking over the network's nodes (docs/upstreams.md). */
+    upstreamPolicy: UpstreamPolicySchema.prefault({}),
     /** Cache settings for this network over the global `cache` section. */
     cache: NetworkCacheSchema.prefault({}),
     /** eth_getLogs block-range and result caps, and splitting for the nodes' own limit. */

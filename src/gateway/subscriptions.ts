@@ -1,7 +1,8 @@
 /**
  * The subscriptions of one connection (a client WebSocket, or the in-process client): eth_subscribe and
  * eth_unsubscribe are *local methods* of the pipeline (admitted, charged and recorded like any call) backed by
- * the network's node subscriptions (src/upstreams/subscriptions.ts).
+ * the network's node subscriptions (src/upstreams/subscriptions.ts: one per kind and filter, shared by every
+ * client, moved to another node when one drops).
  *
  * Events are charged per the event table (docs/errors.md; https://docs.metamask.io/services/get-started/pricing/):
  * newHeads per block, logs at most once per block, newPendingTransactions at most once per second. An event is
@@ -81,8 +82,8 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
   // With the Redis limit store a charge may wait for Redis (docs/scale-out.md): events arriving meanwhile queue
   // behind it, so they are still delivered in order.
   let queued: Promise<void> | undefined
-  const onEvent = (clientId: string, result: unknown) => {
-    const run = queued ? queued.then(() => handleEvent(clientId, result)) : handleEvent(clientId, result)
+  const onEvent = (clientId: string, result: unknown, resultJson: string) => {
+    const run = queued ? queued.then(() => handleEvent(clientId, result, resultJson)) : handleEvent(clientId, result, resultJson)
     if (run === undefined) return
     const q: Promise<void> = run.then(
       () => {
@@ -95,7 +96,7 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
     queued = q
   }
 
-  const handleEvent = (clientId: string, result: unknown): Promise<void> | undefined => {
+  const handleEvent = (clientId: string, result: unknown, resultJson: string): Promise<void> | undefined => {
     const sub = subs.get(clientId)
     const entry = deps.keys.byId(keyId)
     if (!sub || disposed || !entry) return
@@ -112,7 +113,7 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
         io.exhausted()
         return
       }
-      const text = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${JSON.stringify(result)}}}`
+      const text = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${resultJson}}}`
       if (!io.deliver(text)) {
         if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
         return
@@ -137,7 +138,7 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
     try {
       const node = await hub.subscribe(
         params,
-        (result) => onEvent(clientId, result),
+        (result, resultJson) => onEvent(clientId, result, resultJson),
         (reason) => {
           subs.delete(clientId)
           if (!disposed) io.lost(reason)

@@ -13,7 +13,7 @@ import { isLimitCode, limitAnswers, refusal, settingsRejectedAnswers } from './i
 export const WS_CLOSE = {
   /** Policy: daily balance exhausted, key revoked, network disabled, a client that does not read. */
   policy: 1008,
-  /** The node's subscription connection dropped: resubscribe. */
+  /** No node reachable for subscriptions within gateway.subscriptionFailoverMs: resubscribe. */
   tryAgain: 1013,
   goingAway: 1001,
 } as const

@@ -152,12 +152,22 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     for (const n of config.networks) {
       const endpoints = n.embedded
         ? [upstreamUrls.get(n.name)!]
-        : n.upstreams!.map((u) => ({ url: u.url, onChainIdMismatch: u.onChainIdMismatch, ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}) }))
+        : n.upstreams!.map((u) => ({
+            url: u.url,
+            onChainIdMismatch: u.onChainIdMismatch,
+            role: u.role,
+            weight: u.weight,
+            timeoutMs: u.timeoutMs,
+            maxRequestsPerSecond: u.maxRequestsPerSecond,
+            labels: u.labels,
+            ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}),
+          }))
       const pool = createUpstreamPool(n.name, endpoints, {
         timeoutMs: config.gateway.upstreamTimeoutMs,
         maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
         // An embedded chain's id is set by chaingate: nothing to check.
         chainId: n.embedded ? undefined : n.chainId,
+        policy: n.upstreamPolicy,
         log: logger,
       })
       pools.set(n.name, pool)

@@ -18,7 +18,6 @@ import type { NetworkRegistry } from '../networks/registry.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
 import type { CallLayers } from './cache/layers.ts'
-import type { CallLayers } from './cache/layers.ts'
 import { createAdmit } from './steps/admit.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
 import { forwardLocal, forwardMany, forwardOne, unavailable } from './steps/forward.ts'
@@ -38,8 +37,6 @@ export interface GatewayDeps {
   maxBatchSize: number
   /** Key security: required, so a key with a secret, JWT or allowlists is never served unchecked. */
   checkAccess: AccessCheck
-  /** Per network: cache, in-flight dedup and consistent heads in front of the pool (src/gateway/cache/layers.ts). */
-  layers?: ReadonlyMap<string, CallLayers>
   /** Per network: cache, in-flight dedup and consistent heads in front of the pool (src/gateway/cache/layers.ts). */
   layers?: ReadonlyMap<string, CallLayers>
   /** Told when an account's daily balance runs out, so its WebSockets can be closed. */

@@ -31,7 +31,7 @@ export function createHealthProbe(deps: { networks: NetworkRegistry; pools: Map<
       }),
     )
     const upstreams = Object.fromEntries(deps.networks.all.map((n) => [n.name, deps.pools.get(n.name)!.status()]))
-    const allUp = checks.every(([, s]) => s === 'up') && Object.values(upstreams).every((list) => list.every((u) => u.state === 'up'))
+    const allUp = checks.every(([, s]) => s === 'up') && Object.values(upstreams).every((list) => list.every((u) => u.state === 'healthy'))
     return { status: allUp ? 'ok' : 'degraded', networks: Object.fromEntries(checks), upstreams }
   }
   return () => {

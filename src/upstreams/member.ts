@@ -8,6 +8,8 @@ import { Pool, errors as undiciErrors } from 'undici'
 import { ChaingateError, errors } from '../errors/index.ts'
 import { isErrorAnswer } from '../jsonrpc/envelope.ts'
 import { refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, type ProviderRefusal } from './classify.ts'
+import type { Breaker } from './breaker.ts'
+import type { RollingStats } from './latency.ts'
 import type { WsRpcConnection } from './ws-connection.ts'
 
 export interface UpstreamAnswer {
@@ -21,6 +23,8 @@ export interface UpstreamAnswer {
   attempts: number
   /** Set when the answer did not come from an upstream request of its own (the cache, or a shared in-flight call). */
   source?: 'cache' | 'dedup'
+  /** The answer is a single JSON-RPC error (judged once here, so the pipeline need not scan the bytes again). */
+  isError?: boolean
 }
 
 export interface Member {
@@ -52,7 +56,39 @@ export interface Member {
   blockedUntil: number
   /** Current rate-limit back-off; doubles per refusal, back to 0 on an answer. */
   backoffMs: number
+  role: 'primary' | 'fallback'
+  weight: number
+  /** This node's own deadline for one request. */
+  timeoutMs: number
+  labels: string[]
+  /** Rolling latency quantiles and error rate (src/upstreams/latency.ts). */
+  stats: RollingStats
+  breaker: Breaker
+  /** Latest block the node reported (head polling), its hash, and its finalized block. */
+  head: number | undefined
+  finalized: number | undefined
+  headPolling: boolean
+  /** Rate budget (requests/s; Infinity: none) as a token bucket. */
+  ratePerSecond: number
+  tokens: number
+  tokensAt: number
+  /** Scored among the best of its role (src/upstreams/pool.ts, with hysteresis); others are only retry targets. */
+  inBand: boolean
+  /** Smooth weighted round-robin counter. */
+  rrCurrent: number
 }
+
+/** Cancels one request in flight (a hedge that lost): undici's abort once the request is dispatched. */
+export interface RequestControl {
+  abort: ((err: Error) => void) | undefined
+  cancelled: boolean
+}
+
+/** The gateway gave up on the request itself (hedge lost, client gone): says nothing about the node. */
+export class CancelledError extends Error {}
+
+/** Failures where the node surely never got the request (a refused connection): safe to retry any method. */
+export const notDelivered = new WeakSet<Error>()
 
 export interface SendSettings {
   network: string
@@ -71,13 +107,13 @@ const MAX_BACKOFF_MS = 60_000
 const LARGE_BODY_BYTES = 1024 * 1024
 
 /** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
-export function post(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings): Promise<UpstreamAnswer> {
+export function post(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings, ctl?: RequestControl): Promise<UpstreamAnswer> {
   if (m.pool === undefined) return overWebSocket(m, body, timeoutMs, s)
   const pool = m.pool
   return new Promise((resolve, reject) => {
     pool.dispatch(
       { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      new ForwardHandler(m, timeoutMs, s, body.length, resolve, reject),
+      new ForwardHandler(m, timeoutMs, s, body.length, resolve, reject, ctl),
     )
   })
 }
@@ -113,15 +149,30 @@ class ForwardHandler {
   private readonly requestSize: number
   private readonly resolve: (answer: UpstreamAnswer) => void
   private readonly reject: (err: Error) => void
-  constructor(m: Member, timeoutMs: number, s: SendSettings, requestSize: number, resolve: (answer: UpstreamAnswer) => void, reject: (err: Error) => void) {
+  private readonly ctl: RequestControl | undefined
+  constructor(
+    m: Member,
+    timeoutMs: number,
+    s: SendSettings,
+    requestSize: number,
+    resolve: (answer: UpstreamAnswer) => void,
+    reject: (err: Error) => void,
+    ctl: RequestControl | undefined,
+  ) {
     this.m = m
     this.timeoutMs = timeoutMs
     this.s = s
     this.requestSize = requestSize
     this.resolve = resolve
     this.reject = reject
+    this.ctl = ctl
   }
-  onConnect() {}
+  onConnect(abort: (err: Error) => void) {
+    const ctl = this.ctl
+    if (ctl === undefined) return
+    if (ctl.cancelled) abort(new CancelledError('cancelled'))
+    else ctl.abort = abort
+  }
   onHeaders(statusCode: number, rawHeaders: Buffer[]) {
     this.status = statusCode
     if (statusCode === 429) this.retryAfterMs = retryAfter(rawHeaders)
@@ -148,24 +199,39 @@ class ForwardHandler {
       return
     }
     // Only error answers are read further (the allocation-free first-key test); a batch only if it holds one.
-    if (first === 0x7b ? isErrorAnswer(answer) : first === 0x5b && answer.includes('"error"')) {
+    const isError = first === 0x7b && isErrorAnswer(answer)
+    if (isError || (first === 0x5b && answer.includes('"error"'))) {
       const refused = refusalOfAnswer(answer)
       if (refused !== undefined) {
+        this.m.stats.recordFailure()
         this.reject(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s))
         return
       }
     }
-    this.m.downUntil = 0
-    this.m.backoffMs = 0
-    this.resolve({ body: answer, latencyMs: performance.now() - this.started, upstream: this.m.label, attempts: 1 })
+    const m = this.m
+    m.downUntil = 0
+    m.backoffMs = 0
+    m.breaker.success()
+    const latencyMs = performance.now() - this.started
+    m.stats.recordLatency(latencyMs)
+    this.resolve({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
   }
   onError(err: Error) {
     if (refusedForSize(err, this.status, this.requestSize)) {
       this.reject(tooLarge(this.s.network, undefined))
       return
     }
-    this.m.downUntil = Date.now() + this.s.cooldownMs
-    this.reject(toGatewayError(this.s.network, err, this.timeoutMs))
+    if (this.ctl?.cancelled) {
+      this.reject(err instanceof CancelledError ? err : new CancelledError('cancelled'))
+      return
+    }
+    const now = Date.now()
+    this.m.downUntil = now + this.s.cooldownMs
+    this.m.stats.recordFailure()
+    this.m.breaker.failure(now)
+    const e = toGatewayError(this.s.network, err, this.timeoutMs)
+    if ((err as { code?: string }).code === 'ECONNREFUSED') notDelivered.add(e)
+    this.reject(e)
   }
 }
 
@@ -187,15 +253,24 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
   try {
     answer = await m.socket!.request(JSON.parse(body.toString()), timeoutMs)
   } catch (err) {
-    m.downUntil = Date.now() + s.cooldownMs
+    const now = Date.now()
+    m.downUntil = now + s.cooldownMs
+    m.stats.recordFailure()
+    m.breaker.failure(now)
     throw err // already a gateway error naming the network
   }
   const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error
   const refusal = error ? refusalOfError(error.code, error.message) : undefined
-  if (refusal !== undefined) throw block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s)
+  if (refusal !== undefined) {
+    m.stats.recordFailure()
+    throw block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s)
+  }
   m.downUntil = 0
   m.backoffMs = 0
-  return { body: Buffer.from(JSON.stringify(answer)), latencyMs: performance.now() - started, upstream: m.label, attempts: 1 }
+  m.breaker.success()
+  const latencyMs = performance.now() - started
+  m.stats.recordLatency(latencyMs)
+  return { body: Buffer.from(JSON.stringify(answer)), latencyMs, upstream: m.label, attempts: 1, isError: error !== undefined && !Array.isArray(answer) }
 }
 
 /** Whether the node refused the request for its size: HTTP 413, or it stopped reading a large body. */

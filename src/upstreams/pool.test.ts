@@ -117,7 +117,7 @@ describe('upstream pool: provider refusals at the chain id check', () => {
     await pool.verifyChainId()
     for (let i = 0; i < 3; i++) expect(await pool.send(chainId).catch((e: unknown) => e)).toMatchObject({ code: 'UPSTREAM_AUTH_FAILED', httpStatus: 503 })
     expect(asked).toBe(1)
-    expect(pool.status()).toEqual([{ upstream: expect.any(String), state: 'unverified', reason: expect.stringContaining('credentials') }])
+    expect(pool.status()).toMatchObject([{ upstream: expect.any(String), state: 'down', cause: 'unverified', reason: expect.stringContaining('credentials') }])
     await pool.close()
     await new Promise((r) => node.close(r))
   })

@@ -1,26 +1,36 @@
 /**
- * The nodes behind one network, as a pool even when it holds one node. A call goes to the next node in rotation
- * (src/upstreams/member.ts sends it and judges the answer):
- * - a node that fails to connect or answers 5xx is skipped for `cooldownMs` and the call is tried on another one
- *   (a cooling-down node is still a last resort);
- * - a provider refusal (rate limit, quota, credentials; src/upstreams/classify.ts) takes the node out of rotation
- *   for a back-off, and the call is tried on another one;
+ * The nodes behind one network, as a pool even when it holds one node (docs/upstreams.md). Sending one node a
+ * body and judging its answer is src/upstreams/member.ts; this file chooses the nodes and runs the call's attempts:
+ * - selection: nodes that are down (no answer, 5xx, open breaker), lagging (more than `maxLagBlocks` behind the
+ *   served tip), over their rate budget or below the call's `minBlock` take no calls while others can; primaries
+ *   before fallbacks; among the best-scored nodes (latency × error rate, with hysteresis) a weighted rotation;
+ * - retries: a read (and eth_sendRawTransaction) is retried on another node after a refusal, reset, timeout, 5xx,
+ *   provider refusal, or a "missing data" answer (src/upstreams/retry-policy.ts), within `maxAttempts` and the
+ *   network's total deadline; node-local methods only when the node surely never got the request;
+ * - hedging: a read not answered after the hedge delay (a latency quantile, or fixed) also goes to a second node;
+ *   the first useful answer wins, the other request is aborted; null/empty answers do not win while a request runs;
+ * - a breaker per node (src/upstreams/breaker.ts): consecutive failures, hedges lost while hanging included,
+ *   take it out; one probe call after a while brings it back;
+ * - heads: each node's latest (and finalized) block is polled while calls flow, never when the gateway is idle;
+ *   the served tip is src/upstreams/heads.ts;
  * - a node whose `eth_chainId` is not the network's never serves; one not yet confirmed (unreachable at start-up)
  *   serves once a check confirms it (docs/config.md, `onChainIdMismatch`).
- * When none answers, the caller gets the gateway error naming the network and why — never a hang (every request
- * has a deadline).
+ * When none answers, the caller gets the gateway error naming the network and why — never a hang.
  *
+ * One usable node (an embedded chain): the call goes straight to it — no selection, no clock read.
  * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
  * (src/upstreams/ws-connection.ts) for every call.
  */
 import { Pool } from 'undici'
 import { ChaingateError, errors } from '../errors/index.ts'
+import { Breaker, type BreakerSettings } from './breaker.ts'
 import { chainIdOf, mismatchText } from './chain-id.ts'
 import { refusalError } from './classify.ts'
-import { post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
-import { createWsRpcConnection } from './ws-connection.ts'
-
 import { createHeadTracker, type HeadView } from './heads.ts'
+import { quantileOf, RollingStats } from './latency.ts'
+import { CancelledError, notDelivered, post, tooLarge, type Member, type RequestControl, type SendSettings, type UpstreamAnswer } from './member.ts'
+import { callKind, isAlreadySent, rawTransactionOf, RelayedTransactions, weakAnswer, type CallKind } from './retry-policy.ts'
+import { createWsRpcConnection } from './ws-connection.ts'
 
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
@@ -34,12 +44,29 @@ export interface SendOptions {
   signal?: AbortSignal
 }
 
-/** One node as /healthz shows it. */
+/** One node as /healthz and `chaingate upstreams` show it. */
 export interface UpstreamStatus {
   /** The URL without credentials. */
   upstream: string
-  state: 'up' | 'cooling-down' | 'rate-limited' | 'auth-failed' | 'wrong-chain-id' | 'unverified'
+  /**
+   * healthy: takes calls; lagging: behind the served tip by more than maxLagBlocks; down: not answering (breaker
+   * open or cooling down after a failure, or unreachable since start-up); cordoned: kept out by the gateway
+   * (provider refusal back-off, wrong chain id).
+   */
+  state: 'healthy' | 'lagging' | 'down' | 'cordoned'
+  cause?: 'failing' | 'breaker-open' | 'unverified' | 'rate-limited' | 'auth-failed' | 'wrong-chain-id'
   reason?: string
+  role: 'primary' | 'fallback'
+  labels: string[]
+  /** Latest and finalized block the node reported, and how far behind the served tip it is. */
+  head?: number
+  finalized?: number
+  lagBlocks?: number
+  /** Over the last 10–20 s: share of failed requests, answers, latency quantiles (ms). */
+  errorRate: number
+  answers: number
+  p50Ms?: number
+  p99Ms?: number
 }
 
 export interface UpstreamPool {
@@ -67,6 +94,34 @@ export interface UpstreamEndpoint {
   wsUrl?: string
   /** What a node answering another chain id does to start-up: stop it (default), or stay out of rotation. */
   onChainIdMismatch?: 'fail' | 'exclude'
+  role?: 'primary' | 'fallback'
+  weight?: number
+  /** This node's deadline for one request (default: the pool's timeoutMs). */
+  timeoutMs?: number | undefined
+  /** Most requests per second sent to this node; null/undefined: no limit. */
+  maxRequestsPerSecond?: number | null | undefined
+  labels?: string[]
+}
+
+/** The network's policy over its nodes (config `networks[].upstreamPolicy`, docs/config.md). */
+export interface UpstreamPolicy {
+  maxLagBlocks: number
+  /** All attempts of one call end within this (default: the pool's timeoutMs). */
+  totalTimeoutMs?: number | undefined
+  maxAttempts: number
+  headPollMs: number
+  headIdleMs: number
+  hedge: { enabled: boolean; delayMs: number | null; quantile: number; minDelayMs: number; maxDelayMs: number }
+  breaker: BreakerSettings
+}
+
+export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = {
+  maxLagBlocks: 5,
+  maxAttempts: 3,
+  headPollMs: 2000,
+  headIdleMs: 60_000,
+  hedge: { enabled: true, delayMs: null, quantile: 0.9, minDelayMs: 30, maxDelayMs: 2000 },
+  breaker: { failureThreshold: 5, openMs: 5000, maxOpenMs: 60_000 },
 }
 
 /** Where the pool reports what an operator should see (a pino logger fits). */
@@ -81,6 +136,20 @@ const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
 export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '/' ? '' : '/…'}`
 
 const CHAIN_ID_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
+const HEAD_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}'
+const HEAD_AND_FINALIZED_PROBE =
+  '[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByNumber","params":["finalized",false]}]'
+/** The finalized block moves slowly: asked on every FINALIZED_EVERY-th head poll only. */
+const FINALIZED_EVERY = 5
+/** Rolling statistics windows last this many bookkeeping ticks (1 s each). */
+const WINDOW_TICKS = 10
+/** Below this, latencies count as equal when scoring nodes (local nodes answer in well under a millisecond). */
+const SCORE_FLOOR_MS = 5
+/** Answers needed before the hedge delay follows the latency quantile (the maximum delay until then). */
+const HEDGE_MIN_SAMPLES = 20
+
+/** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
+const txHashAnswer = (id: unknown, hash: string) => Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
 
 export function createUpstreamPool(
   network: string,
@@ -95,6 +164,7 @@ export function createUpstreamPool(
     chainId?: number | undefined
     /** Deadline of one chain id check (default: the smaller of timeoutMs and 3 s). */
     verifyTimeoutMs?: number
+    policy?: UpstreamPolicy | undefined
     log?: PoolLog | undefined
   },
 ): UpstreamPool {
@@ -102,12 +172,16 @@ export function createUpstreamPool(
   const maxRequestBytes = opts.maxRequestBytes ?? Infinity
   const expected = opts.chainId
   const verifyTimeoutMs = opts.verifyTimeoutMs ?? Math.min(opts.timeoutMs, 3000)
+  const policy = opts.policy ?? DEFAULT_UPSTREAM_POLICY
+  const totalTimeoutMs = policy.totalTimeoutMs ?? opts.timeoutMs
   const settings: SendSettings = { network, cooldownMs }
   const members: Member[] = endpoints.map((e) => {
     const url = new URL(e.url)
     const headers: Record<string, string> = { 'content-type': 'application/json' }
     if (url.username)
       headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+    const timeoutMs = e.timeoutMs ?? opts.timeoutMs
+    const rate = e.maxRequestsPerSecond ?? Infinity
     return {
       url,
       path: `${url.pathname}${url.search}`,
@@ -118,11 +192,11 @@ export function createUpstreamPool(
         : new Pool(url.origin, {
             connections: opts.connections ?? 128,
             keepAliveTimeout: 30_000,
-            headersTimeout: opts.timeoutMs,
-            bodyTimeout: opts.timeoutMs,
-            connectTimeout: Math.min(opts.timeoutMs, 5000),
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            connectTimeout: Math.min(timeoutMs, 5000),
           }),
-      socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network, timeoutMs: opts.timeoutMs }) : undefined,
+      socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network, timeoutMs }) : undefined,
       downUntil: 0,
       usable: expected === undefined,
       chain: expected === undefined ? 'confirmed' : 'unknown',
@@ -135,11 +209,27 @@ export function createUpstreamPool(
       refusalDetail: '',
       blockedUntil: 0,
       backoffMs: 0,
+      role: e.role ?? 'primary',
+      weight: e.weight ?? 1,
+      timeoutMs,
+      labels: e.labels ?? [],
+      stats: new RollingStats(),
+      breaker: new Breaker(policy.breaker),
+      head: undefined,
+      finalized: undefined,
+      headPolling: false,
+      ratePerSecond: rate,
+      tokens: Number.isFinite(rate) ? rate : 0,
+      tokensAt: 0,
+      inBand: true,
+      rrCurrent: 0,
     }
   })
-  let next = 0
   /** Set once start-up's own check is done: later mismatches are logged here (start-up reports its own). */
   let started = false
+  let closed = false
+  const heads = createHeadTracker({ onListenerError: (err) => opts.log?.error({ network, err }, 'a head listener failed') })
+  const relayed = new RelayedTransactions()
 
   /** One `eth_chainId` to a node not yet confirmed; never rejects. */
   const verify = (m: Member): Promise<void> =>
@@ -176,21 +266,149 @@ export function createUpstreamPool(
     return Promise.all(members.filter(due).map(verify))
   }
 
-  /** The nodes to try, in order: healthy ones in rotation, then the cooling-down ones as a last resort. */
-  const candidates = (now: number): Member[] => {
-    const order: Member[] = []
+  // ---- heads: polled while calls flow ----------------------------------------------------------------------
+  /** Calls since start (the one-node path counts too: one increment), and when the count last moved. */
+  let calls = 0
+  let callsSeen = 0
+  let activeAt = Date.now()
+  let polls = 0
+  let headsIdle = true
+
+  const lagOf = (m: Member): number | undefined => {
+    const tip = heads.latest()
+    return tip === undefined || m.head === undefined ? undefined : Math.max(0, tip - m.head)
+  }
+  const isLagging = (m: Member): boolean => {
+    const lag = lagOf(m)
+    return lag !== undefined && lag > policy.maxLagBlocks
+  }
+  const blockOf = (b: unknown): { number: number; hash: string; parentHash?: string } | undefined => {
+    const r = (b as { result?: { number?: unknown; hash?: unknown; parentHash?: unknown } } | undefined)?.result
+    if (!r || typeof r.number !== 'string' || typeof r.hash !== 'string') return undefined
+    const number = Number.parseInt(r.number, 16)
+    return Number.isSafeInteger(number) ? { number, hash: r.hash, ...(typeof r.parentHash === 'string' ? { parentHash: r.parentHash } : {}) } : undefined
+  }
+  const pollHead = async (m: Member, withFinalized: boolean): Promise<void> => {
+    if (m.headPolling) return
+    m.headPolling = true
+    try {
+      const answer = await post(m, withFinalized ? HEAD_AND_FINALIZED_PROBE : HEAD_PROBE, Math.min(m.timeoutMs, 5000), settings)
+      const parsed = JSON.parse(answer.body.toString()) as unknown
+      const [latest, finalized] = Array.isArray(parsed) ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)] : [parsed, undefined]
+      const head = blockOf(latest)
+      if (head !== undefined) {
+        m.head = head.number
+        // Only a node in service sets the served tip; a node cooling down may be stale or on its own fork.
+        if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
+      }
+      const fin = blockOf(finalized)
+      if (fin !== undefined) {
+        m.finalized = fin.number
+        heads.reportFinalized(fin.number)
+      }
+    } catch {
+      // The failure already counts against the node (member.ts); its head stays what it was.
+    } finally {
+      m.headPolling = false
+    }
+  }
+  const pollHeads = () => {
+    if (closed) return
+    const now = Date.now()
+    if (calls !== callsSeen) {
+      callsSeen = calls
+      activeAt = now
+    } else if (now - activeAt >= policy.headIdleMs) {
+      headsIdle = true // an idle gateway asks its (possibly paid) nodes nothing; the next call wakes this up
+      return
+    }
+    headsIdle = false
+    const withFinalized = polls++ % FINALIZED_EVERY === 0
+    for (const m of members) if (m.chain === 'confirmed' && m.refusal === undefined) void pollHead(m, withFinalized)
+  }
+  const wakeHeads = () => {
+    headsIdle = false
+    activeAt = Date.now()
+    pollHeads()
+  }
+  const headTimer = setInterval(pollHeads, policy.headPollMs)
+  headTimer.unref()
+
+  // ---- bookkeeping: windows, scores, hedge delay (once a second, off the call path) ---------------------------
+  let ticks = 0
+  let hedgeDelayMs = policy.hedge.delayMs ?? policy.hedge.maxDelayMs
+  const scoreOf = (m: Member) => Math.max(SCORE_FLOOR_MS, m.stats.quantileMs(0.5) ?? 0) * (1 + 10 * m.stats.errorRate()) / m.weight
+  const bookkeeping = () => {
+    if (++ticks % WINDOW_TICKS === 0) for (const m of members) m.stats.rotate()
+    if (policy.hedge.delayMs === null) {
+      const q = quantileOf(members.map((m) => m.stats), policy.hedge.quantile, HEDGE_MIN_SAMPLES)
+      hedgeDelayMs = q === undefined ? policy.hedge.maxDelayMs : Math.min(policy.hedge.maxDelayMs, Math.max(policy.hedge.minDelayMs, q))
+    }
+    // Hysteresis: a node joins the best band within 1.5× the best score and leaves it beyond 3×, so traffic does
+    // not flap between nodes of similar speed.
+    for (const role of ['primary', 'fallback'] as const) {
+      const group = members.filter((m) => m.role === role && m.usable)
+      if (group.length === 0) continue
+      const scores = group.map(scoreOf)
+      const best = Math.min(...scores)
+      group.forEach((m, i) => {
+        const s = scores[i]!
+        m.inBand = m.stats.samples === 0 || (m.inBand ? s <= best * 3 : s <= best * 1.5)
+      })
+    }
+  }
+  const bookTimer = setInterval(bookkeeping, 1000)
+  bookTimer.unref()
+
+  // ---- selection -------------------------------------------------------------------------------------------
+  /** A token from the node's rate budget (always, without one). */
+  const takeToken = (m: Member, now: number): boolean => {
+    if (m.ratePerSecond === Infinity) return true
+    m.tokens = Math.min(m.ratePerSecond, m.tokens + ((now - m.tokensAt) / 1000) * m.ratePerSecond)
+    m.tokensAt = now
+    if (m.tokens < 1) return false
+    m.tokens -= 1
+    return true
+  }
+  const isHealthy = (m: Member, now: number, minBlock: number | undefined) =>
+    m.downUntil <= now && m.breaker.wouldAllow(now) && !isLagging(m) && (minBlock === undefined || m.head === undefined || m.head >= minBlock)
+
+  /**
+   * The nodes to try, in order: one healthy node of the best role picked by weighted rotation among the best
+   * scored, the other healthy ones by role and score, then the unhealthy ones (down, lagging, below minBlock) as
+   * a last resort. Fallbacks come first only when no primary is healthy.
+   */
+  const select = (now: number, minBlock: number | undefined): Member[] => {
     for (const m of members)
       if (!m.usable && m.chain === 'confirmed' && m.blockedUntil <= now) {
         m.usable = true // the provider back-off is over
         m.refusal = undefined
       }
-    for (let i = 0; i < members.length; i++) {
-      const m = members[(next + i) % members.length]!
-      if (m.usable && m.downUntil <= now) order.push(m)
+    const healthy: Member[] = []
+    const spare: Member[] = []
+    let primaryUp = false
+    for (const m of members) {
+      if (!m.usable) continue
+      if (isHealthy(m, now, minBlock)) {
+        healthy.push(m)
+        if (m.role === 'primary') primaryUp = true
+      } else spare.push(m)
     }
-    for (const m of members) if (m.usable && m.downUntil > now) order.push(m)
-    next = (next + 1) % members.length
-    return order
+    const role = primaryUp ? 'primary' : 'fallback'
+    // Smooth weighted round-robin (nginx's) over the best band of the serving role.
+    let first: Member | undefined
+    let total = 0
+    for (const m of healthy)
+      if (m.role === role && m.inBand) {
+        m.rrCurrent += m.weight
+        total += m.weight
+        if (first === undefined || m.rrCurrent > first.rrCurrent) first = m
+      }
+    if (first !== undefined) first.rrCurrent -= total
+    const rank = (m: Member) => (m.role === role ? 0 : 2) + (m.inBand ? 0 : 1)
+    const rest = healthy.filter((m) => m !== first).sort((a, b) => rank(a) - rank(b) || scoreOf(a) - scoreOf(b))
+    spare.sort((a, b) => Math.max(a.downUntil, a.breaker.openUntil) - Math.max(b.downUntil, b.breaker.openUntil))
+    return first === undefined ? [...rest, ...spare] : [first, ...rest, ...spare]
   }
 
   /** Why no node can take a call: a provider back-off first, then unconfirmed, then wrong chain ids. */
@@ -206,71 +424,205 @@ export function createUpstreamPool(
     return new ChaingateError('UPSTREAM_WRONG_CHAIN', `network ${network} is unavailable: every node answers a chain id other than ${expected}`)
   }
 
-  async function sendSlow(body: string | Buffer, timeoutMs: number): Promise<UpstreamAnswer> {
-    let order = candidates(Date.now())
-    if (order.length === 0 && members.some((m) => m.chain === 'unknown')) {
-      await verifyUnknown(true) // nobody to serve: confirm a node now rather than fail the call
-      order = candidates(Date.now())
-    } else if (members.some((m) => m.chain === 'unknown')) void verifyUnknown(false)
-    if (order.length === 0) throw noneUsable(Date.now())
-    let lastError: unknown
-    for (const m of order) {
-      try {
-        return await post(m, body, timeoutMs, settings)
-      } catch (err) {
-        // Refused for the request itself: another node would refuse it too.
-        if (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE') throw err
-        lastError = err
-      }
-    }
-    throw lastError
+  // ---- one call: attempts, retries, hedges ------------------------------------------------------------------
+  interface Attempt {
+    m: Member
+    ctl: RequestControl
+    startedAt: number
   }
 
-  const heads = createHeadTracker()
+  async function sendSlow(body: string | Buffer, o: SendOptions | undefined): Promise<UpstreamAnswer> {
+    let now = Date.now()
+    if (headsIdle) wakeHeads()
+    let order = select(now, o?.minBlock)
+    if (order.length === 0 && members.some((m) => m.chain === 'unknown')) {
+      await verifyUnknown(true) // nobody to serve: confirm a node now rather than fail the call
+      now = Date.now()
+      order = select(now, o?.minBlock)
+    } else if (members.some((m) => m.chain === 'unknown')) void verifyUnknown(false)
+    if (order.length === 0) throw noneUsable(now)
+    const method = o?.method
+    const kind: CallKind = callKind(method)
+    const deadline = now + (o?.timeoutMs ?? totalTimeoutMs)
+    const tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
+    const hedging = kind === 'read' && policy.hedge.enabled && order.length > 1
+    const signal = o?.signal
+    if (signal?.aborted) throw new CancelledError('the client went away')
+
+    return new Promise<UpstreamAnswer>((resolve, reject) => {
+      const running = new Set<Attempt>()
+      let next = 0
+      let attempts = 0
+      let settled = false
+      let lastError: unknown
+      let overBudget = false
+      /** A null/empty answer kept while another node may still have something better. */
+      let weak: UpstreamAnswer | undefined
+      let hedgeTimer: NodeJS.Timeout | undefined
+
+      const cancel = (a: Attempt) => {
+        a.ctl.cancelled = true
+        a.ctl.abort?.(new CancelledError('cancelled'))
+      }
+      const finish = (answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt) => {
+        if (settled) return
+        settled = true
+        if (hedgeTimer !== undefined) clearTimeout(hedgeTimer)
+        signal?.removeEventListener('abort', onAbort)
+        const at = Date.now()
+        for (const a of running) {
+          // A request that started before the winner's and is still waiting lost a race it should have won:
+          // a strike for its breaker (a hanging node gets taken out without waiting for its timeouts).
+          if (winner !== undefined && a.startedAt < winner.startedAt) {
+            a.m.breaker.failure(at)
+            a.m.stats.recordLatency(at - a.startedAt)
+          } else if (a.m.breaker.probing) a.m.breaker.probing = false
+          cancel(a)
+        }
+        running.clear()
+        if (answer !== undefined) resolve(answer.attempts === attempts ? answer : { ...answer, attempts })
+        else reject(err ?? lastError ?? errors.upstreamUnavailable(network, 'no node could answer'))
+      }
+      const onAbort = () => finish(undefined, new CancelledError('the client went away'))
+      signal?.addEventListener('abort', onAbort, { once: true })
+
+      /** Starts the next attempt on the next node in order; false when none is left (budget, attempts, time). */
+      const launch = (): boolean => {
+        const t = Date.now()
+        while (next < order.length && attempts < policy.maxAttempts && t < deadline) {
+          const m = order[next++]!
+          if (!takeToken(m, t)) {
+            overBudget = true
+            continue
+          }
+          if (m.breaker.isOpen) m.breaker.allow(t) // a last resort past its open time becomes the probe
+          attempts++
+          const a: Attempt = { m, ctl: { abort: undefined, cancelled: false }, startedAt: t }
+          running.add(a)
+          post(m, body, Math.max(1, Math.min(m.timeoutMs, deadline - t)), settings, a.ctl).then(
+            (answer) => onAnswer(a, answer),
+            (err: unknown) => onFailure(a, err),
+          )
+          if (hedging && hedgeTimer === undefined && next < order.length) {
+            hedgeTimer = setTimeout(() => {
+              hedgeTimer = undefined
+              if (!settled && running.size > 0) launch()
+            }, hedgeDelayMs)
+          }
+          return true
+        }
+        return false
+      }
+      const giveUp = () => {
+        if (weak !== undefined) return finish(weak)
+        if (lastError === undefined && overBudget)
+          return finish(undefined, refusalError(network, 'rate-limited', 'the gateway reached its own limit for the nodes, upstreams[].maxRequestsPerSecond', 1000))
+        if (lastError === undefined && Date.now() >= deadline) return finish(undefined, errors.upstreamTimeout(network, o?.timeoutMs ?? totalTimeoutMs))
+        finish(undefined)
+      }
+      const onAnswer = (a: Attempt, answer: UpstreamAnswer) => {
+        running.delete(a)
+        if (settled) return
+        if (tx !== undefined) {
+          if (answer.isError) {
+            if (isAlreadySent(answer.body, relayed.has(tx.hash))) return finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
+          } else relayed.add(tx.hash)
+        }
+        const w = kind === 'read' && method !== undefined ? weakAnswer(method, answer.body) : undefined
+        if (w === undefined) return finish(answer, undefined, a)
+        weak ??= answer
+        // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
+        if (w === 'missing' && launch()) return
+        if (running.size === 0) giveUp()
+      }
+      const onFailure = (a: Attempt, err: unknown) => {
+        running.delete(a)
+        if (settled) return
+        if (err instanceof CancelledError) return
+        // Refused for the request itself: another node would refuse it too.
+        if (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE') return finish(undefined, err)
+        lastError = err
+        const retryable = kind !== 'unsafe' || notDelivered.has(err as Error) || (err instanceof ChaingateError && (err.code === 'UPSTREAM_RATE_LIMITED' || err.code === 'UPSTREAM_AUTH_FAILED'))
+        if (running.size > 0) return // a hedge is still running: let it answer
+        if (retryable && launch()) return
+        giveUp()
+      }
+      if (!launch()) giveUp()
+    })
+  }
+
+  const status = (m: Member, now: number): UpstreamStatus => {
+    const [p50, p99] = m.stats.quantilesMs([0.5, 0.99])
+    const lag = lagOf(m)
+    const base = {
+      upstream: m.label,
+      role: m.role,
+      labels: m.labels,
+      ...(m.head === undefined ? {} : { head: m.head }),
+      ...(m.finalized === undefined ? {} : { finalized: m.finalized }),
+      ...(lag === undefined ? {} : { lagBlocks: lag }),
+      errorRate: Math.round(m.stats.errorRate() * 1000) / 1000,
+      answers: m.stats.samples,
+      ...(p50 === undefined ? {} : { p50Ms: Math.round(p50 * 100) / 100 }),
+      ...(p99 === undefined ? {} : { p99Ms: Math.round(p99! * 100) / 100 }),
+    }
+    if (m.chain === 'wrong') return { ...base, state: 'cordoned', cause: 'wrong-chain-id', reason: m.chainNote! }
+    if (m.chain === 'unknown') return { ...base, state: 'down', cause: 'unverified', reason: m.chainNote ?? 'not checked yet' }
+    if (m.refusal !== undefined && m.blockedUntil > now)
+      return { ...base, state: 'cordoned', cause: m.refusal, reason: `${m.refusalDetail}; out of rotation for ${Math.ceil((m.blockedUntil - now) / 1000)} s` }
+    if (m.breaker.isOpen)
+      return { ...base, state: 'down', cause: 'breaker-open', reason: `${m.breaker.failures} failures in a row; ${m.breaker.openUntil > now ? `probed again in ${Math.ceil((m.breaker.openUntil - now) / 1000)} s` : 'probed on the next call'}` }
+    if (m.downUntil > now) return { ...base, state: 'down', cause: 'failing', reason: 'failed to answer; tried again shortly' }
+    if (isLagging(m)) return { ...base, state: 'lagging', reason: `${lag} blocks behind the served tip (maxLagBlocks ${policy.maxLagBlocks})` }
+    return { ...base, state: 'healthy' }
+  }
 
   return {
     network,
     heads,
-    // Nodes on a wrong chain last: a subscription must not follow another chain.
+    // Nodes on a wrong chain last; then those not healthy; primaries first (subscriptions follow this order).
     get wsUrls() {
-      const urls = endpoints.map((e) => e.wsUrl ?? e.url.replace(/^http/i, 'ws'))
-      return [...urls.filter((_, i) => members[i]!.chain !== 'wrong'), ...urls.filter((_, i) => members[i]!.chain === 'wrong')]
+      const now = Date.now()
+      const urls = endpoints.map((e, i) => ({ url: e.wsUrl ?? e.url.replace(/^http/i, 'ws'), m: members[i]! }))
+      const rank = ({ m }: { m: Member }) => (m.chain === 'wrong' ? 4 : 0) + (m.usable && isHealthy(m, now, undefined) ? 0 : 2) + (m.role === 'primary' ? 0 : 1)
+      return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
     },
     send(body, sendOpts) {
-      const timeoutMs = sendOpts?.timeoutMs ?? opts.timeoutMs
+      calls++
       // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
       if (body.length * 3 > maxRequestBytes && (typeof body === 'string' ? Buffer.byteLength(body) : body.length) > maxRequestBytes)
         return Promise.reject(tooLarge(network, maxRequestBytes))
-      // One usable node (the common case): no rotation to compute, no clock read, one promise per call.
-      if (members.length === 1 && members[0]!.usable) return post(members[0]!, body, timeoutMs, settings)
-      return sendSlow(body, timeoutMs)
+      // One usable node (the common case): no selection, no clock read, one promise per call.
+      if (members.length === 1 && members[0]!.usable && sendOpts?.method !== 'eth_sendRawTransaction' && !headsIdle)
+        return post(members[0]!, body, sendOpts?.timeoutMs ?? members[0]!.timeoutMs, settings)
+      return sendSlow(body, sendOpts)
     },
     async verifyChainId() {
-      if (expected === undefined) return
-      await verifyUnknown(true)
-      started = true
-      const fatal = members.filter((m) => m.chain === 'wrong' && m.onChainIdMismatch === 'fail')
-      if (fatal.length > 0)
-        throw new ChaingateError('UPSTREAM_WRONG_CHAIN', `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, or set the upstream's onChainIdMismatch: exclude`)
-      for (const m of members) {
-        if (m.chain === 'wrong') opts.log?.warn({ network, upstream: m.label }, `${m.chainNote}; excluded from rotation (onChainIdMismatch: exclude)`)
-        else if (m.chain === 'unknown')
-          opts.log?.warn({ network, upstream: m.label, reason: m.chainNote }, 'upstream not reachable at start-up: out of rotation until its chain id is confirmed (checked again when needed)')
+      if (expected !== undefined) {
+        await verifyUnknown(true)
+        started = true
+        const fatal = members.filter((m) => m.chain === 'wrong' && m.onChainIdMismatch === 'fail')
+        if (fatal.length > 0)
+          throw new ChaingateError('UPSTREAM_WRONG_CHAIN', `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, or set the upstream's onChainIdMismatch: exclude`)
+        for (const m of members) {
+          if (m.chain === 'wrong') opts.log?.warn({ network, upstream: m.label }, `${m.chainNote}; excluded from rotation (onChainIdMismatch: exclude)`)
+          else if (m.chain === 'unknown')
+            opts.log?.warn({ network, upstream: m.label, reason: m.chainNote }, 'upstream not reachable at start-up: out of rotation until its chain id is confirmed (checked again when needed)')
+        }
       }
+      // The first heads, so the served tip is known before the first call.
+      await Promise.all(members.filter((m) => m.chain === 'confirmed').map((m) => pollHead(m, true)))
+      headsIdle = false
+      activeAt = Date.now()
     },
     status() {
       const now = Date.now()
-      return members.map((m): UpstreamStatus => {
-        const upstream = m.label
-        if (m.chain === 'wrong') return { upstream, state: 'wrong-chain-id', reason: m.chainNote! }
-        if (m.chain === 'unknown') return { upstream, state: 'unverified', reason: m.chainNote ?? 'not checked yet' }
-        if (m.refusal !== undefined && m.blockedUntil > now)
-          return { upstream, state: m.refusal, reason: `${m.refusalDetail}; out of rotation for ${Math.ceil((m.blockedUntil - now) / 1000)} s` }
-        if (m.downUntil > now) return { upstream, state: 'cooling-down', reason: 'failed to answer; tried again shortly' }
-        return { upstream, state: 'up' }
-      })
+      return members.map((m) => status(m, now))
     },
     async close() {
+      closed = true
+      clearInterval(headTimer)
+      clearInterval(bookTimer)
       for (const m of members) m.socket?.close()
       await Promise.all(members.map((m) => m.pool?.close().catch(() => undefined)))
     },

@@ -72,9 +72,9 @@ describe('upstream chain id at start-up', () => {
       expect(h.status).toBe('degraded')
       expect(h.networks).toEqual({ remote: 'up' })
       const port = new URL(wrong.url).port
-      expect(h.upstreams.remote).toEqual([
-        { upstream: `http://127.0.0.1:${port}/…`, state: 'wrong-chain-id', reason: expect.stringContaining('answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)') },
-        { upstream: anvil.url.replace(/\/$/, ''), state: 'up' },
+      expect(h.upstreams.remote).toMatchObject([
+        { upstream: `http://127.0.0.1:${port}/…`, state: 'cordoned', cause: 'wrong-chain-id', reason: expect.stringContaining('answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)') },
+        { upstream: anvil.url.replace(/\/$/, ''), state: 'healthy' },
       ])
       expect(JSON.stringify(h)).not.toContain('s3cretpass')
       // Subscriptions follow the good node too, though the excluded one is listed first.
@@ -96,7 +96,7 @@ describe('upstream chain id at start-up', () => {
     const s = await startTestServer(remote([{ url: flaky.url }]))
     try {
       expect(s.logText()).toContain('not reachable at start-up')
-      expect((await health(s.url)).upstreams.remote).toEqual([{ upstream: flaky.url.replace(/\/$/, ''), state: 'unverified', reason: expect.stringContaining('not reachable') }])
+      expect((await health(s.url)).upstreams.remote).toMatchObject([{ upstream: flaky.url.replace(/\/$/, ''), state: 'down', cause: 'unverified', reason: expect.stringContaining('not reachable') }])
       const down = await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       expect([down.status, down.credits]).toEqual([503, 0])
       expect(down.json().error.message).toBe('network remote is unavailable: node answered HTTP 503') // the check's own failure
@@ -104,7 +104,7 @@ describe('upstream chain id at start-up', () => {
       flaky.answer(() => undefined) // the node comes back: chain id 0x7a6d, calls answered 0x1
       const up = await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       expect([up.status, up.json().result, up.credits]).toEqual([200, '0x1', 80])
-      expect((await health(s.url)).upstreams.remote).toEqual([{ upstream: flaky.url.replace(/\/$/, ''), state: 'up' }])
+      expect((await health(s.url)).upstreams.remote).toMatchObject([{ upstream: flaky.url.replace(/\/$/, ''), state: 'healthy' }])
     } finally {
       await s.stop()
       await flaky.close()

@@ -1,9 +1,13 @@
 /**
  * A scriptable fake upstream node: a real node:http server on port 0 that answers each JSON-RPC request as the
  * test says (status, JSON body, headers). The only fake in the e2e tests — it stands where a provider would.
+ *
+ * It keeps a small chain of its own (a head number, block hashes that change on a reorg), answers
+ * eth_blockNumber and eth_getBlockByNumber from it, and can be told to misbehave: refuse connections (`kill`),
+ * reset them, hang, answer slowly (always or on a share of calls), answer an HTTP status, lag, reorg.
  */
-import { createServer, type IncomingHttpHeaders } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
+import type { AddressInfo, Socket } from 'node:net'
 
 export interface FakeReply {
   status?: number
@@ -19,17 +23,42 @@ export interface FakeRequest {
   url: string
 }
 
+/** What the node does to every request (after counting it), before the script answers. */
+export type Fault =
+  /** Accepts the request and never answers. */
+  | { kind: 'hang' }
+  /** Destroys the connection without an answer. */
+  | { kind: 'reset' }
+  /** Answers after `ms`, on every call or on a `share` (0–1) of them, chosen at random. */
+  | { kind: 'slow'; ms: number; share?: number }
+  /** Answers this HTTP status with this body (a JSON-RPC error object for every call when omitted). */
+  | { kind: 'status'; status: number; body?: unknown; headers?: Record<string, string> }
+
 export interface FakeNode {
   /** http://127.0.0.1:PORT/ */
   url: string
-  /** Every request received, in order. */
+  /** Every request received, in order, except the gateway's head polls (eth_getBlockByNumber latest/finalized). */
   requests: FakeRequest[]
+  /** The head polls received (requests for the 'latest' or 'finalized' block). */
+  headPolls: FakeRequest[]
   /** Replaces the script (undefined from it: the default answer). */
   answer(script: Script): void
+  /** Misbehave from now on (undefined: behave). */
+  fault(f: Fault | undefined): void
+  /** The node's chain tip (default 1). Blocks above it are null; `finalized` is 10 below it. */
+  setHead(n: number): void
+  readonly head: number
+  /** Blocks from `fromBlock` up get new hashes (a reorg), from the node's point of view. */
+  reorg(fromBlock: number): void
+  /** The hash the node gives block `n`. */
+  hashOf(n: number): string
+  /** Stops accepting connections (clients get ECONNREFUSED) and drops open ones; `revive` listens again, same port. */
+  kill(): Promise<void>
+  revive(): Promise<void>
   close(): Promise<void>
 }
 
-/** What the node answers; undefined: the default (its chain id for eth_chainId, `0x1` for anything else). */
+/** What the node answers; undefined: the default (its chain id for eth_chainId, its chain for blocks, `0x1` for anything else). */
 export type Script = (req: FakeRequest) => FakeReply | undefined
 
 /** A JSON-RPC result for the call (or every call of a batch). */
@@ -39,11 +68,37 @@ export const result = (req: FakeRequest, value: unknown): unknown =>
 /** A JSON-RPC error for the call. */
 export const rpcError = (req: FakeRequest, code: number, message: string): unknown => ({ jsonrpc: '2.0', id: Array.isArray(req.body) ? null : req.body.id, error: { code, message } })
 
+const hex = (n: number) => `0x${n.toString(16)}`
+const isHeadPoll = (body: any): boolean => {
+  const calls = Array.isArray(body) ? body : [body]
+  return calls.length > 0 && calls.every((c) => c?.method === 'eth_getBlockByNumber' && (c.params?.[0] === 'latest' || c.params?.[0] === 'finalized'))
+}
+
 /** Starts a fake node answering as `script` says. */
 export async function startFakeNode(chainIdHex: string, script?: Script): Promise<FakeNode> {
   const requests: FakeRequest[] = []
-  const fallback = (req: FakeRequest): FakeReply => ({ body: result(req, req.body?.method === 'eth_chainId' ? chainIdHex : '0x1') })
+  const headPolls: FakeRequest[] = []
+  let head = 1
+  /** The first block of each reorg: a block's hash changes with every reorg at or below it. */
+  const reorgs: number[] = []
   let current: Script = script ?? (() => undefined)
+  let fault: Fault | undefined
+  const sockets = new Set<Socket>()
+  const hashOf = (n: number) => `0x${reorgs.filter((from) => from <= n).length.toString(16).padStart(8, '0')}${n.toString(16).padStart(56, '0')}`
+  const block = (n: number) => (n < 0 || n > head ? null : { number: hex(n), hash: hashOf(n), parentHash: n === 0 ? `0x${'0'.repeat(64)}` : hashOf(n - 1), transactions: [] })
+  const blockOf = (tag: unknown) =>
+    tag === 'latest' || tag === 'pending' || tag === 'safe' ? block(head) : tag === 'finalized' ? block(Math.max(0, head - 10)) : tag === 'earliest' ? block(0) : typeof tag === 'string' ? block(Number.parseInt(tag, 16)) : null
+  const defaultResult = (c: any): unknown =>
+    c?.method === 'eth_chainId' ? chainIdHex : c?.method === 'eth_blockNumber' ? hex(head) : c?.method === 'eth_getBlockByNumber' ? blockOf(c.params?.[0]) : '0x1'
+  const fallback = (req: FakeRequest): FakeReply => ({
+    body: Array.isArray(req.body) ? req.body.map((c: any) => ({ jsonrpc: '2.0', id: c?.id, result: defaultResult(c) })) : { jsonrpc: '2.0', id: req.body?.id, result: defaultResult(req.body) },
+  })
+  const write = (res: ServerResponse, reply: FakeReply) => {
+    if (res.destroyed) return
+    const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
+    res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
+    res.end(text)
+  }
   const server = createServer((req, res) => {
     const chunks: Buffer[] = []
     req.on('data', (c: Buffer) => chunks.push(c))
@@ -55,24 +110,49 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
         body = undefined
       }
       const r: FakeRequest = { body, headers: req.headers, url: req.url ?? '/' }
-      requests.push(r)
+      ;(isHeadPoll(body) ? headPolls : requests).push(r)
+      const f = fault
+      if (f?.kind === 'hang') return
+      if (f?.kind === 'reset') return void req.socket.destroy()
+      if (f?.kind === 'status') return write(res, { status: f.status, body: f.body ?? rpcError(r, -32603, `HTTP ${f.status}`), ...(f.headers ? { headers: f.headers } : {}) })
       const reply = current(r) ?? fallback(r)
-      const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
-      res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
-      res.end(text)
+      if (f?.kind === 'slow' && (f.share === undefined || Math.random() < f.share)) setTimeout(() => write(res, reply), f.ms)
+      else write(res, reply)
     })
   })
+  server.on('connection', (s) => {
+    sockets.add(s)
+    s.on('close', () => sockets.delete(s))
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = (server.address() as AddressInfo).port
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      for (const s of sockets) s.destroy()
+      server.close(() => resolve())
+    })
   return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    url: `http://127.0.0.1:${port}/`,
     requests,
+    headPolls,
     answer(script) {
       current = script
     },
-    close: () =>
-      new Promise((resolve) => {
-        server.closeAllConnections()
-        server.close(() => resolve())
-      }),
+    fault(f) {
+      fault = f
+    },
+    setHead(n) {
+      head = n
+    },
+    get head() {
+      return head
+    },
+    reorg(fromBlock) {
+      reorgs.push(fromBlock)
+    },
+    hashOf,
+    kill: stop,
+    revive: () => new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', () => resolve()).once('error', reject)),
+    close: stop,
   }
 }

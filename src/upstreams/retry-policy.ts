@@ -1,0 +1,102 @@
+/**
+ * What may be retried or hedged, judged from the method name and the node's answer bytes (no parse of a normal
+ * answer). A node's answer to the call itself — invalid params, an execution revert — is the client's and goes
+ * back as it is; only answers that say "this node cannot answer this yet" (null / not found from a node behind,
+ * pruned state) are tried on another node.
+ */
+import { keccak256, type Hex } from 'viem'
+
+export type CallKind =
+  /** Reads: retried on another node after any failure, hedged when slow. */
+  | 'read'
+  /** eth_sendRawTransaction: the same signed bytes can be sent again safely (one nonce); retried, never hedged. */
+  | 'send-raw'
+  /** Node-local or state-changing methods: retried only when the node surely did not get the request. */
+  | 'unsafe'
+  /** A batch (method unknown to the pool): retried on failure to answer, as a whole; never hedged. */
+  | 'batch'
+
+const UNSAFE = /^(evm_|anvil_|hardhat_|debug_|personal_|miner_|admin_|eth_sendTransaction$|eth_sign|eth_submit|eth_(new|uninstall)\w*Filter$|eth_getFilter(Changes|Logs)$|eth_subscribe$|eth_unsubscribe$)/
+
+export function callKind(method: string | undefined): CallKind {
+  if (method === undefined) return 'batch'
+  if (method === 'eth_sendRawTransaction') return 'send-raw'
+  return UNSAFE.test(method) ? 'unsafe' : 'read'
+}
+
+/** Reads whose null answer means "not there yet" on a node behind the chain (worth asking a node further ahead). */
+const BLOCK_BOUND = new Set([
+  'eth_getBlockByNumber',
+  'eth_getBlockByHash',
+  'eth_getTransactionByHash',
+  'eth_getTransactionReceipt',
+  'eth_getBlockReceipts',
+  'eth_getTransactionByBlockHashAndIndex',
+  'eth_getTransactionByBlockNumberAndIndex',
+  'eth_getBlockTransactionCountByHash',
+  'eth_getBlockTransactionCountByNumber',
+  'eth_getUncleCountByBlockHash',
+  'eth_getUncleCountByBlockNumber',
+])
+
+/** Node texts for data the node does not have (pruned state, unknown block), whatever the code. */
+const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
+
+const NULL_RESULT = Buffer.from('"result":null')
+const EMPTY_LIST = Buffer.from('"result":[]')
+const EMPTY_HEX = Buffer.from('"result":"0x"')
+
+/**
+ * An answer that should not win a race or end the call while another node may do better: null or empty for a
+ * read, or a missing-data error. `missing`: another node further ahead may have it; `empty`: a legitimate answer
+ * that is kept unless another node has something. Only small answers are looked at (big ones hold data).
+ */
+export function weakAnswer(method: string, body: Buffer): 'missing' | 'empty' | undefined {
+  if (body.length > 512) return undefined
+  if (body.includes(NULL_RESULT)) return BLOCK_BOUND.has(method) ? 'missing' : 'empty'
+  if (body.includes(EMPTY_LIST) || body.includes(EMPTY_HEX)) return 'empty'
+  if (body.includes('"error"') && MISSING_DATA.test(body.toString())) return 'missing'
+  return undefined
+}
+
+/** The transaction hash and the call's id of an eth_sendRawTransaction body; undefined when it holds no raw bytes. */
+export function rawTransactionOf(body: string | Buffer): { hash: Hex; id: unknown } | undefined {
+  try {
+    const call = JSON.parse(body.toString()) as { id?: unknown; params?: unknown[] }
+    const raw = call.params?.[0]
+    if (typeof raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(raw)) return undefined
+    return { hash: keccak256(raw as Hex), id: call.id }
+  } catch {
+    return undefined
+  }
+}
+
+const ALREADY_KNOWN = /already known|known transaction|already imported|transaction already exists|already in (the )?(mempool|pool)/i
+const NONCE_TOO_LOW = /nonce too low|nonce has already been used|invalid nonce|oldnonce/i
+
+/**
+ * A node's error answer to a transaction it already has: "already known" always means this very transaction;
+ * "nonce too low" only when the gateway relayed this hash before (otherwise another transaction used the nonce).
+ */
+export function isAlreadySent(body: Buffer, relayedBefore: boolean): boolean {
+  if (body.length > 2048 || !body.includes('"error"')) return false
+  const text = body.toString()
+  return ALREADY_KNOWN.test(text) || (relayedBefore && NONCE_TOO_LOW.test(text))
+}
+
+/** A bounded set of transaction hashes the gateway relayed (oldest forgotten first). */
+export class RelayedTransactions {
+  private readonly hashes = new Set<string>()
+  private readonly max: number
+  constructor(max = 10_000) {
+    this.max = max
+  }
+  add(hash: string): void {
+    this.hashes.delete(hash)
+    this.hashes.add(hash)
+    if (this.hashes.size > this.max) this.hashes.delete(this.hashes.values().next().value!)
+  }
+  has(hash: string): boolean {
+    return this.hashes.has(hash)
+  }
+}

@@ -5,6 +5,7 @@ import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config/schema.ts'
 import { openDatabase, type OpenedDatabase } from './db/database.ts'
+import { createStorageHealth } from './db/health.ts'
 import { ensurePrivateDir } from './db/private-files.ts'
 import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
@@ -233,6 +234,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       config.database.usageBufferRows,
     )
     ledger.start()
+    // /healthz `storage`: the database answering and the ledger written (docs/storage.md).
+    const storageHealth = createStorageHealth(database, ledger.health, { cacheMs: ops.healthCacheMs })
     stops.push(() => ledger.stop())
 
     const costs = createCostTable(
@@ -276,7 +279,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,
       subscriptions,
       timeouts: { requestMs: config.gateway.requestTimeoutMs, headersMs: config.gateway.headersTimeoutMs, keepAliveMs: config.gateway.keepAliveTimeoutMs },
-      operations: { token: ops.token, separate: ops.listen !== null, healthCacheMs: ops.healthCacheMs },
+      operations: { token: ops.token, separate: ops.listen !== null, healthCacheMs: ops.healthCacheMs, storage: storageHealth },
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
     })
     Object.assign(app, {
@@ -310,7 +313,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stops.push(() => server!.close())
     app.url = address.replace('[::1]', 'localhost')
     if (ops.listen !== null) {
-      const opsServer = await startOperationsServer({ networks, pools, metrics, token: ops.token, healthCacheMs: ops.healthCacheMs, ...ops.listen })
+      const opsServer = await startOperationsServer({ networks, pools, metrics, token: ops.token, healthCacheMs: ops.healthCacheMs, storage: storageHealth, ...ops.listen })
       stops.push(() => opsServer.close())
       app.operationsUrl = opsServer.url
     }

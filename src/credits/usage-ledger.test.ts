@@ -117,6 +117,9 @@ describeEachDatabase('usage ledger', (open) => {
     ledger.record(rec({ method: 'eth_getBalance' }), T0) // a fourth row does not fit
     ledger.record(rec({ method: 'eth_gasPrice' }), T0)
     expect(ledger.health!()).toMatchObject({ bufferedRows: 3, droppedCalls: 2 })
+    await ledger.flush()
+    expect(failures).toHaveLength(1) // an outage is reported once, not on every flush
+    expect(ledger.health!()).toMatchObject({ bufferedRows: 3, droppedCalls: 2 }) // the held rows came back once each
     down = false
     await ledger.flush()
     expect(ledger.health!()).toMatchObject({ ok: true, bufferedRows: 0, droppedCalls: 2 })

@@ -63,6 +63,8 @@ export interface UsageLedger {
 }
 
 const DONE: Promise<void> = Promise.resolve()
+/** While writes keep failing, `onError` hears of it at most this often. */
+const ERROR_REPORT_MS = 30_000
 const hourOf = (nowMs: number) => Math.floor(nowMs / 3_600_000) * 3600
 
 /** Nested Maps (hour → key id → network → method/error → row) so recording builds no string key per call. */
@@ -184,6 +186,7 @@ export function createUsageLedger(
   let failingSinceMs: number | undefined
   let lastError: string | undefined
   let inFlight: Promise<void> | undefined
+  let lastReportMs: number | undefined
 
   // Rows handed back after a failed write: they were within the bound when recorded, so always kept.
   const addRow = (r: Row) => {
@@ -211,13 +214,19 @@ export function createUsageLedger(
     // Keep the numbers for the next try rather than lose them (SQLITE_BUSY beyond the busy timeout, PostgreSQL down).
     for (const r of usage) addRow(r)
     for (const e of errs) addErrors(e)
-    failingSinceMs ??= Date.now()
+    const now = Date.now()
+    failingSinceMs ??= now
     lastError = err instanceof Error ? err.message : String(err)
-    onError(err)
+    // One report when writes start failing, then one per ERROR_REPORT_MS: an outage is not a log line a second.
+    if (lastReportMs === undefined || now - lastReportMs >= ERROR_REPORT_MS) {
+      lastReportMs = now
+      onError(err)
+    }
   }
   const succeeded = () => {
     failingSinceMs = undefined
     lastError = undefined
+    lastReportMs = undefined
   }
 
   const writeNow = (): Promise<void> => {

@@ -42,7 +42,7 @@ export interface GatewayServerDeps {
   /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
   /** /healthz and /metrics: here unless `separate`; a bearer token when `token` is set. */
-  operations: { token: string | null; separate: boolean; healthCacheMs: number; isDraining?: () => boolean }
+  operations: { token: string | null; separate: boolean; healthCacheMs: number; isDraining?: () => boolean; storage?: () => Promise<{ status: 'ok' | 'degraded' }> }
   /** fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes. */
   trustProxy?: boolean | string | string[]
   /** Extra routes (dashboard), registered on the same listener. */
@@ -128,7 +128,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   })
 
   if (!deps.operations.separate)
-    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, token: deps.operations.token, healthCacheMs: deps.operations.healthCacheMs, ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}) })
+    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, token: deps.operations.token, healthCacheMs: deps.operations.healthCacheMs, ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}), ...(deps.operations.storage ? { storage: deps.operations.storage } : {}) })
 
   // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })

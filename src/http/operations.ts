@@ -21,6 +21,8 @@ export interface OperationsDeps {
   now?: () => number
   /** True once SIGTERM started a drain: /healthz answers 503 so load balancers stop sending calls (docs/deploy.md). */
   isDraining?: () => boolean
+  /** The database and usage ledger (src/db/health.ts); `degraded` there makes the whole answer `degraded`. */
+  storage?: () => Promise<{ status: 'ok' | 'degraded' }>
 }
 
 /** Registers /healthz and /metrics on `app` (the gateway listener, or the separate operations listener). */
@@ -36,7 +38,9 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
   const isDraining = deps.isDraining ?? (() => false)
   app.get('/healthz', { onRequest: allowed }, async (_req, reply) => {
     if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
-    return reply.code(200).send(await health())
+    const [h, storage] = await Promise.all([health(), deps.storage?.()])
+    if (!storage) return reply.code(200).send(h)
+    return reply.code(200).send({ ...h, status: h.status === 'ok' && storage.status === 'ok' ? 'ok' : 'degraded', storage })
   })
   app.get('/metrics', { onRequest: allowed }, async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
 }

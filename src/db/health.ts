@@ -1,0 +1,34 @@
+/**
+ * The `storage` part of /healthz: is the database answering, and has the usage ledger written what it holds?
+ * `degraded` while either is not the case; calls go on meanwhile from the in-memory key snapshot, and the ledger
+ * keeps its rows (bounded) until the database is back (docs/storage.md).
+ */
+import type { LedgerHealth } from '../credits/usage-ledger.ts'
+import type { OpenedDatabase } from './database.ts'
+import type { DialectName } from './dialect.ts'
+
+export interface StorageHealth {
+  status: 'ok' | 'degraded'
+  database: DialectName
+  /** `select 1` answered within the probe's timeout. */
+  reachable: boolean
+  ledger?: LedgerHealth
+}
+
+/** Probes at most once per `cacheMs`; concurrent askers share one probe. */
+export function createStorageHealth(
+  database: Pick<OpenedDatabase, 'dialect' | 'ping'>,
+  ledgerHealth: (() => LedgerHealth) | undefined,
+  opts: { cacheMs: number; timeoutMs?: number; now?: () => number },
+): () => Promise<StorageHealth> {
+  const now = opts.now ?? Date.now
+  let cached: { at: number; reachable: Promise<boolean> } | undefined
+  return async () => {
+    const t = now()
+    if (cached === undefined || t - cached.at >= opts.cacheMs) cached = { at: t, reachable: database.ping(opts.timeoutMs ?? 1000) }
+    const reachable = await cached.reachable
+    const ledger = ledgerHealth?.()
+    const ok = reachable && (ledger?.ok ?? true)
+    return { status: ok ? 'ok' : 'degraded', database: database.dialect, reachable, ...(ledger ? { ledger } : {}) }
+  }
+}

@@ -9,7 +9,7 @@ import { createStorageHealth } from './db/health.ts'
 import { ensurePrivateDir } from './db/private-files.ts'
 import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
-import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, type UpstreamPool } from './upstreams/pool.ts'
+import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, redactUrl, type UpstreamPool } from './upstreams/pool.ts'
 import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscriptions.ts'
 import { createAccountsRepository, type AccountsRepository } from './accounts/repository.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from './api-keys/repository.ts'
@@ -31,6 +31,7 @@ import { createGatewayServer, type GatewayServer } from './http/gateway-server.t
 import { startOperationsServer } from './http/operations.ts'
 import { createLogger, type Logger } from './observability/logger.ts'
 import { createMetrics } from './observability/metrics.ts'
+import { attachSettingsPush } from './settings-changes/attach.ts'
 
 /** How long after an embedded chain exits the app waits to see whether it is stopping (then the exit was expected). */
 const EXIT_GRACE_MS = 500
@@ -46,6 +47,11 @@ export interface AppOptions {
   security?: { load: SecurityLoader; check: AccessCheck }
   /** Extra routes on the gateway listener (dashboard). */
   plugins?: ((app: FastifyInstance, app2: RunningApp) => Promise<void> | void)[]
+  /**
+   * Node URLs of embedded networks already running elsewhere (`--workers N`: the primary runs each chain once,
+   * src/cluster): no anvil is started for them here.
+   */
+  embeddedUrls?: Map<string, { url: string; wsUrl: string }>
   /** Parts started after the gateway listener (wallet); stopped before it. */
   services?: ((app: RunningApp) => Promise<{ stop(): Promise<void>; info?: Record<string, string> }>)[]
 }
@@ -79,6 +85,10 @@ export interface RunningApp {
   upstreamUrls: Map<string, { url: string; wsUrl: string }>
   /** What services reported at start (wallet URL, console token, ...). */
   info: Record<string, string>
+  /** SIGTERM's first step: /healthz answers 503 `draining` (load balancers stop sending calls); calls are still served. */
+  beginDrain(): void
+  readonly draining: boolean
+  /** Stops everything in reverse order: the listener first (in-flight calls finish), the usage ledger flushed. */
   stop(): Promise<void>
 }
 
@@ -96,6 +106,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   }
   const stops: (() => Promise<void> | void)[] = []
   let stopping = false
+  let draining = false
+  const isDraining = () => draining
   const stopAll = async () => {
     stopping = true
     for (const stop of stops.reverse()) {
@@ -120,7 +132,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stops.push(() => Promise.all(anvils.map((a) => a.stop())).then(() => undefined))
     await Promise.all(
       config.networks.map(async (n) => {
-        if (n.embedded) {
+        const running = n.embedded ? options.embeddedUrls?.get(n.name) : undefined
+        if (running) upstreamUrls.set(n.name, running)
+        else if (n.embedded) {
           // Chain state (keys' balances, transactions) is private like the database (0700; src/db/private-files.ts).
           ensurePrivateDir(join(dataDir, 'chains'))
           const anvil = await startAnvil({
@@ -182,8 +196,21 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md).
     const callLayers = createNetworkLayers(config, pools)
     stops.push(() => callLayers.close())
-    // After the check: subscriptions use the first node not excluded for a wrong chain id.
-    for (const [name, pool] of pools) hubs.set(name, createSubscriptionHub(name, pool.wsUrls[0]!, { timeoutMs: config.gateway.upstreamTimeoutMs }))
+    // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).
+    for (const n of config.networks) {
+      const pool = pools.get(n.name)!
+      hubs.set(
+        n.name,
+        createSubscriptionHub(n.name, {
+          timeoutMs: config.gateway.upstreamTimeoutMs,
+          wsUrls: () => pool.wsUrls,
+          failoverMs: config.gateway.subscriptionFailoverMs,
+          chainId: n.embedded ? undefined : n.chainId,
+          label: (u) => redactUrl(new URL(u)),
+          log: logger,
+        }),
+      )
+    }
 
     const accounts = createAccountsRepository(database.db, config.plans)
     const keys = createKeysRepository(database.db, { networks: networks.all.map((n) => n.name), plans: config.plans })
@@ -194,8 +221,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       onError: (err) => logger.error({ err }, 'reloading keys failed'),
     })
     await keySnapshot.reload()
-    keySnapshot.start()
+    // Several replicas: a change made on any of them (or by the CLI) is pushed to all over Redis; the poll slows down.
+    const push = config.redis.url ? await attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db, snapshot: keySnapshot, logger }) : undefined
+    keySnapshot.start(push ? config.gateway.settingsPushPollMs : undefined)
     stops.push(() => keySnapshot.stop())
+    if (push) stops.push(() => push.close())
 
     // Redis (several replicas): exact shared counters (docs/scale-out.md); without it, in-process counters.
     const rc = config.redis
@@ -279,7 +309,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,
       subscriptions,
       timeouts: { requestMs: config.gateway.requestTimeoutMs, headersMs: config.gateway.headersTimeoutMs, keepAliveMs: config.gateway.keepAliveTimeoutMs },
-      operations: { token: ops.token, separate: ops.listen !== null, healthCacheMs: ops.healthCacheMs, storage: storageHealth },
+      operations: { token: ops.token, separate: ops.listen !== null, healthCacheMs: ops.healthCacheMs, isDraining, storage: storageHealth },
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
     })
     Object.assign(app, {
@@ -307,13 +337,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       hubs,
       upstreamUrls,
       info: {},
+      beginDrain() {
+        draining = true
+      },
       stop: stopAll,
     })
+    // A live view (Object.assign would copy the getter's value once).
+    Object.defineProperty(app, 'draining', { get: isDraining, enumerable: true })
     const address = await server.listen(config.gateway.host, config.gateway.port)
-    stops.push(() => server!.close())
+    stops.push(() => server!.close(config.gateway.drainTimeoutMs))
     app.url = address.replace('[::1]', 'localhost')
     if (ops.listen !== null) {
-      const opsServer = await startOperationsServer({ networks, pools, metrics, token: ops.token, healthCacheMs: ops.healthCacheMs, storage: storageHealth, ...ops.listen })
+      const opsServer = await startOperationsServer({ networks, pools, metrics, token: ops.token, healthCacheMs: ops.healthCacheMs, isDraining, storage: storageHealth, ...ops.listen })
       stops.push(() => opsServer.close())
       app.operationsUrl = opsServer.url
     }

@@ -20,6 +20,54 @@ const UpstreamSchema = z
     wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
     /** The node answers another eth_chainId than the network's: `fail` stops start-up; `exclude` keeps it out of rotation. */
     onChainIdMismatch: z.enum(['fail', 'exclude']).default('fail'),
+    /** `primary` nodes take the traffic; a `fallback` only when no primary is healthy (docs/upstreams.md). */
+    role: z.enum(['primary', 'fallback']).default('primary'),
+    /** Share of traffic among healthy nodes of the same role (relative to the others' weights). */
+    weight: z.number().int().min(1).max(1000).default(1),
+    /** Time allowed for this node to answer one request; default `gateway.upstreamTimeoutMs`. */
+    timeoutMs: z.number().int().min(100).max(600_000).optional(),
+    /** Most requests per second the gateway sends this node (the provider plan's limit); null: no limit. */
+    maxRequestsPerSecond: z.number().positive().nullable().default(null),
+    /** Free-form tags shown in /healthz and `chaingate upstreams` (e.g. `archive`). */
+    labels: z.array(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,31}$/, 'a label: lowercase letters, digits, _ . -')).max(16).default([]),
+  })
+  .strict()
+
+/** How a network spreads calls over its nodes, retries, hedges and watches heads (docs/upstreams.md). */
+const UpstreamPolicySchema = z
+  .object({
+    /** A node more than this many blocks behind the served tip is `lagging` and takes no calls while others can. */
+    maxLagBlocks: z.number().int().min(0).max(10_000).default(5),
+    /** Deadline for one call across all its attempts (retries and hedges); default `gateway.upstreamTimeoutMs`. */
+    totalTimeoutMs: z.number().int().min(100).max(600_000).optional(),
+    /** Most upstream requests for one call, the first included (retries on another node, hedges). */
+    maxAttempts: z.number().int().min(1).max(10).default(3),
+    /** Heads are polled this often while calls flow (none after `headIdleMs` without calls: idle gateways cost nothing). */
+    headPollMs: z.number().int().min(1000).max(600_000).default(2000),
+    /** No call for this long: head polling pauses until the next call. */
+    headIdleMs: z.number().int().min(1000).max(3_600_000).default(60_000),
+    hedge: z
+      .object({
+        /** Also send a slow read to a second node; the first useful answer wins, the other is cancelled. */
+        enabled: z.boolean().default(true),
+        /** Fixed delay before the hedge; null: the `quantile` of the network's recent latency, within min/max. */
+        delayMs: z.number().int().min(0).max(60_000).nullable().default(null),
+        quantile: z.number().min(0.5).max(0.999).default(0.9),
+        minDelayMs: z.number().int().min(0).max(60_000).default(30),
+        maxDelayMs: z.number().int().min(1).max(60_000).default(2000),
+      })
+      .strict()
+      .prefault({}),
+    breaker: z
+      .object({
+        /** Consecutive failures (no answer, 5xx, timeouts, hedges lost while hanging) that open a node's breaker. */
+        failureThreshold: z.number().int().min(1).max(1000).default(5),
+        /** How long an open breaker keeps the node out before one probe call; doubles per failed probe up to maxOpenMs. */
+        openMs: z.number().int().min(100).max(600_000).default(5000),
+        maxOpenMs: z.number().int().min(100).max(3_600_000).default(60_000),
+      })
+      .strict()
+      .prefault({}),
   })
   .strict()
 
@@ -74,6 +122,8 @@ const NetworkSchema = z
     cache: NetworkCacheSchema.prefault({}),
     /** eth_getLogs block-range and result caps, and splitting for the nodes' own limit. */
     getLogs: GetLogsSchema.prefault({}),
+    /** Selection, retries, hedging, breaker and head tracking over the network's nodes (docs/upstreams.md). */
+    upstreamPolicy: UpstreamPolicySchema.prefault({}),
     /** Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none for upstreams. */
     maxRequestBytes: z.number().int().min(1024).optional(),
     /**
@@ -146,6 +196,18 @@ export const ConfigSchema = z
         usageFlushMs: z.number().int().min(50).max(60_000).default(1000),
         /** How often the server looks for account/key changes made by the CLI or dashboard. */
         settingsPollMs: z.number().int().min(50).max(60_000).default(500),
+        /**
+         * With `redis.url`, changes are pushed to every replica at once (Redis pub/sub); the poll stays as a
+         * safety net at this slower interval instead of settingsPollMs.
+         */
+        settingsPushPollMs: z.number().int().min(50).max(600_000).default(5000),
+        /**
+         * SIGTERM: /healthz answers 503 `draining` this long while calls are still served, so a load balancer
+         * stops sending new ones, before the listener closes (docs/deploy.md). 0: close at once.
+         */
+        drainDelayMs: z.number().int().min(0).max(120_000).default(0),
+        /** SIGTERM: longest wait for in-flight calls after the listener closed; then the process exits anyway. */
+        drainTimeoutMs: z.number().int().min(100).max(600_000).default(15_000),
         /** Slow clients: a whole request (headers and body) must arrive within this (docs/config.md). */
         requestTimeoutMs: z.number().int().min(500).max(3_600_000).default(30_000),
         /** Slow clients: the request headers must arrive within this; at most requestTimeoutMs. */
@@ -156,6 +218,8 @@ export const ConfigSchema = z
         maxWsBufferedBytes: z.number().int().min(16 * 1024).default(16 * 1024 * 1024),
         /** WebSocket: subscriptions one connection may hold; more answer -32005. */
         maxSubscriptionsPerConnection: z.number().int().min(1).max(100_000).default(1000),
+        /** WebSocket: after a node's subscription connection drops, how long to look for a node before clients get 1013. */
+        subscriptionFailoverMs: z.number().int().min(0).max(600_000).default(30_000),
         /** /metrics and /healthz (docs/config.md, "Operations endpoints"). */
         operations: z
           .object({

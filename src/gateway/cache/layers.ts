@@ -107,7 +107,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const write = (method: string, raw: Buffer | string): Promise<LayerAnswer> => {
     generation++
     headEntry = undefined
-    const p = pool.send(raw)
+    const p = pool.send(raw, methodOnly(method))
     // The write's own effects are visible only once it is answered: calls joined between sending and answering
     // must not be shared after it either.
     const after = () => {
@@ -127,7 +127,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const spansOf = (f: InFlight, body: Buffer): AnswerSpans | undefined => (f.spans === undefined ? (f.spans = answerSpans(body) ?? null) : f.spans) ?? undefined
 
   /** Sends, or joins an identical call in flight of the same write generation. */
-  const shared = (key: string, raw: Buffer | string, id: RpcId, opts: SendOptions | undefined): Promise<LayerAnswer> => {
+  const shared = (key: string, raw: Buffer | string, call: RpcCall, opts: SendOptions | undefined): Promise<LayerAnswer> => {
+    const id = call.id
     if (o.dedup) {
       const f = inflight.get(key)
       if (f !== undefined && f.generation === generation) {
@@ -138,7 +139,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
         })
       }
     }
-    const promise = opts === undefined ? pool.send(raw) : pool.send(raw, opts)
+    const promise = pool.send(raw, opts ?? methodOnly(call.method))
     if (o.dedup) {
       const f: InFlight = { generation, promise, spans: undefined }
       inflight.set(key, f)
@@ -192,7 +193,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const miss = (key: string, call: RpcCall, raw: Buffer | string, opts: SendOptions | undefined, keep: (result: Buffer, empty: boolean) => void): Promise<LayerAnswer> => {
     const leading = !o.dedup || inflight.get(key)?.generation !== generation
     const sentAt = generation
-    const p = shared(key, raw, call.id, opts)
+    const p = shared(key, raw, call, opts)
     if (!leading) return p
     stats.misses++
     return p.then((a) => {
@@ -217,7 +218,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     const tip = heads?.latest()
     if ('tag' in ref) {
       // latest/pending/safe/finalized are never cached; latest and tag-less reads go to an upstream at the tip.
-      return shared(paramsKey(call), raw, call.id, ref.tag === 'latest' || ref.tag === 'pending' ? atLeast(call.method, tip) : undefined)
+      return shared(paramsKey(call), raw, call, ref.tag === 'latest' || ref.tag === 'pending' ? atLeast(call.method, tip) : undefined)
     }
     const key = paramsKey(call)
     if ('hash' in ref) return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, immutable))
@@ -228,12 +229,12 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
         stats.aboveTip++
         return Promise.resolve({ body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache' })
       }
-      return shared(key, raw, call.id, atLeast(call.method, n))
+      return shared(key, raw, call, atLeast(call.method, n))
     }
     const finalized = heads?.finalized()
     if (finalized !== undefined && n <= finalized) return cached(key, call, raw, undefined, (result, empty) => (empty && rule.blockData) || store.set(key, result, immutable))
     const hash = recent.get(n)
-    if (hash === undefined) return shared(key, raw, call.id, atLeast(call.method, n))
+    if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n))
     const hashed = `${key}@${hash}`
     return cached(hashed, call, raw, atLeast(call.method, n), (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)))
   }
@@ -281,7 +282,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       return Promise.resolve(numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined))
     }
     const sentAt = generation
-    return shared(`${prefix}eth_blockNumber`, raw, call.id, atLeast('eth_blockNumber', tip)).then((a) => {
+    return shared(`${prefix}eth_blockNumber`, raw, call, atLeast('eth_blockNumber', tip)).then((a) => {
       const spans = answerSpans(a.body)
       if (spans === undefined || spans.resultStart < 0) return a
       const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
@@ -301,9 +302,9 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     send(call, raw, keyId) {
       const m = call.method
       const rule = CACHE_RULES.get(m)
-      if (rule === undefined) return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call.id, undefined) : write(m, raw)
+      if (rule === undefined) return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call, undefined) : write(m, raw)
       if (rule.kind === 'head') return blockNumber(call, raw, keyId)
-      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(call), raw, call.id, undefined)
+      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(call), raw, call, undefined)
       switch (rule.kind) {
         case 'static': {
           const key = `${prefix}${m}`
@@ -342,5 +343,17 @@ const numberAnswer = (id: RpcId, value: number, from: LayerAnswer | undefined): 
   return from === undefined ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache' } : { ...from, body }
 }
 
+/** `{ method }` per method name, built once: the pool's retry and hedging policy reads it on every call. */
+const methodOptions = new Map<string, SendOptions>()
+const methodOnly = (method: string): SendOptions => {
+  let o = methodOptions.get(method)
+  if (o === undefined) {
+    o = Object.freeze({ method })
+    // Only served method names reach here (the method policy refuses the others), so the map stays small.
+    methodOptions.set(method, o)
+  }
+  return o
+}
+
 /** Send options for a read at or after block `n` (undefined: any upstream). */
-const atLeast = (method: string, n: number | undefined): SendOptions => (n === undefined ? { method } : { method, minBlock: n })
+const atLeast = (method: string, n: number | undefined): SendOptions => (n === undefined ? methodOnly(method) : { method, minBlock: n })

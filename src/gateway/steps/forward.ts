@@ -25,7 +25,7 @@ export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string
   const local = ctx.local?.get(call.method)
   if (local !== undefined) return local(call)
   const l = layers?.get(ctx.network.name)
-  return l === undefined ? ctx.pool.send(raw) : l.send(call, raw, ctx.entry.id)
+  return l === undefined ? ctx.pool.send(raw, { method: call.method }) : l.send(call, raw, ctx.entry.id)
 }
 
 /**

@@ -26,11 +26,14 @@ if (!upstream) {
 const logFile = process.argv[3] ?? '/dev/null'
 
 const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-bench-'))
+// BENCH_CHAINGATE_CONFIG: JSON merged over this config's top level (bench/scale-out.bench.ts: database, redis).
+const extra = JSON.parse(process.env.BENCH_CHAINGATE_CONFIG || '{}') as Record<string, unknown>
 const config = parseConfig({
   dataDir,
   gateway: { host: '127.0.0.1', port: 0, devAccount: null },
   networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: [{ url: upstream }] }],
   log: { level: 'info', requests: process.env.BENCH_NO_LOG ? false : true },
+  ...extra,
 })
 // Asynchronous destination, as `chaingate start` uses for stdout: the formatting and write cost is real.
 const destination = pino.destination({ dest: logFile, sync: false, mkdir: true })

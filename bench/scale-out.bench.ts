@@ -1,0 +1,234 @@
+/**
+ * `npm run bench:scale-out`: what shared state costs (docs/scale-out.md, docs/benchmarks.md). One anvil node, the
+ * same load on each target, one after another, in the same run:
+ *   (b) bench/minimal-proxy.ts — node:http + undici, nothing else;
+ *   (e) chaingate on embedded defaults — SQLite, in-process counters;
+ *   (r) chaingate on PostgreSQL + Redis with exact shared credits, leases (redis.leaseCredits, default 1000);
+ *   (p) the same with one Redis round trip per call (redis.leaseCredits 0).
+ * Each target is its own process (bench/run-chaingate.ts with BENCH_CHAINGATE_CONFIG). Targets alternate order
+ * between rounds; the best round of each is reported. The target is r/b (and r/e): 0.8.
+ *
+ * Needs PostgreSQL and Redis (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test; BENCH_REDIS_URL,
+ * default redis://127.0.0.1:6379). Without PostgreSQL, (r) and (p) run on SQLite + Redis and the table says so.
+ * Settings: BENCH_CONNECTIONS (32), BENCH_DURATION s (5), BENCH_WARMUP s (2), BENCH_ROUNDS (2),
+ * BENCH_TARGETS (b,e,r,p), BENCH_METHODS (blockNumber,blockLatest).
+ */
+import { type ChildProcess, spawn } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { readFileSync } from 'node:fs'
+import { availableParallelism, loadavg } from 'node:os'
+import { dirname, join } from 'node:path'
+import { createInterface } from 'node:readline'
+import { fileURLToPath } from 'node:url'
+import autocannon, { type Result } from 'autocannon'
+import pg from 'pg'
+import { request } from 'undici'
+import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+
+const here = dirname(fileURLToPath(import.meta.url))
+const envInt = (name: string, fallback: number) => {
+  const v = process.env[name]
+  const n = v === undefined || v === '' ? fallback : Number(v)
+  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
+  return n
+}
+const CONNECTIONS = Math.max(1, envInt('BENCH_CONNECTIONS', 32))
+const DURATION = Math.max(1, envInt('BENCH_DURATION', 5))
+const WARMUP = envInt('BENCH_WARMUP', 2)
+const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
+const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
+
+type TargetId = 'b' | 'e' | 'r' | 'p'
+const NAMES: Record<TargetId, string> = {
+  b: '(b) minimal proxy',
+  e: '(e) chaingate, embedded',
+  r: '(r) chaingate, PG+Redis, leases',
+  p: '(p) chaingate, PG+Redis, per call',
+}
+const TARGETS = (process.env.BENCH_TARGETS ?? 'b,e,r,p').split(',').map((s) => s.trim()).filter((s): s is TargetId => s in NAMES)
+
+const rpc = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
+const ALL_CASES = [
+  { name: 'blockNumber', label: 'eth_blockNumber', body: rpc('eth_blockNumber', []) },
+  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpc('eth_getBlockByNumber', ['latest', false]) },
+]
+const wanted = process.env.BENCH_METHODS?.split(',').map((s) => s.trim())
+const CASES = wanted ? ALL_CASES.filter((c) => wanted.includes(c.name)) : ALL_CASES
+
+interface Child {
+  process: ChildProcess
+  url: string
+}
+const children: Child[] = []
+
+async function spawnTarget(name: string, script: string, args: string[], env: Record<string, string> = {}): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } })
+  child.stdin!.on('error', () => {})
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s`)), 60_000)
+    child.once('exit', (code) => reject(new Error(`${name} exited before it was ready (code ${code})`)))
+    createInterface({ input: child.stdout! }).once('line', (line) => {
+      clearTimeout(timer)
+      try {
+        resolve((JSON.parse(line) as { url: string }).url)
+      } catch {
+        reject(new Error(`${name} printed ${JSON.stringify(line)}`))
+      }
+    })
+  })
+  child.stdout!.resume()
+  const c = { process: child, url }
+  children.push(c)
+  return c
+}
+
+async function stopChild(c: Child): Promise<void> {
+  const p = c.process
+  if (p.exitCode !== null || p.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()))
+  p.stdin?.end()
+  const timer = setTimeout(() => p.kill('SIGKILL'), 8_000)
+  await exited
+  clearTimeout(timer)
+}
+
+const CLOCK_TICKS = 100
+function cpuSeconds(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS
+  } catch {
+    return Number.NaN
+  }
+}
+
+interface Measurement {
+  rps: number
+  p50: number
+  p99: number
+  cpuUsPerRequest: number
+  bad: number
+}
+
+async function load(url: string, body: string, seconds: number, pid: number): Promise<Measurement> {
+  const before = cpuSeconds(pid)
+  const instance = autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 })
+  const result: Result = await instance
+  const cpu = cpuSeconds(pid) - before
+  return {
+    rps: result.requests.total / result.duration,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    cpuUsPerRequest: (cpu * 1e6) / result.requests.total,
+    bad: result.errors + result.non2xx + result.timeouts,
+  }
+}
+
+async function check(url: string, body: string): Promise<void> {
+  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const text = await res.body.text()
+  if (res.statusCode !== 200 || !text.includes('"result"')) throw new Error(`${url} answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`)
+}
+
+/** A fresh PostgreSQL schema for one target, or undefined when PostgreSQL is not reachable. */
+async function pgSchema(): Promise<{ url: string; drop(): Promise<void> } | undefined> {
+  const client = new pg.Client({ connectionString: POSTGRES_URL, connectionTimeoutMillis: 3000 })
+  client.on('error', () => {})
+  try {
+    await client.connect()
+  } catch {
+    return undefined
+  }
+  const schema = `bench_${randomBytes(5).toString('hex')}`
+  await client.query(`create schema ${schema}`)
+  await client.end()
+  const u = new URL(POSTGRES_URL)
+  u.searchParams.set('options', `-c search_path=${schema}`)
+  return {
+    url: u.toString(),
+    async drop() {
+      const c = new pg.Client({ connectionString: POSTGRES_URL })
+      await c.connect()
+      await c.query(`drop schema if exists ${schema} cascade`)
+      await c.end()
+    },
+  }
+}
+
+const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
+
+async function main(): Promise<void> {
+  let anvil: RunningAnvil | undefined
+  const drops: (() => Promise<void>)[] = []
+  const cleanup = async () => {
+    await Promise.all(children.map(stopChild))
+    await anvil?.stop()
+    for (const d of drops) await d().catch(() => undefined)
+  }
+  process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)))
+  try {
+    anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
+    const prefix = `bench:${randomBytes(4).toString('hex')}:`
+    let storage = 'PostgreSQL'
+    const urls = {} as Record<TargetId, string>
+    const pids = {} as Record<TargetId, number>
+    for (const id of TARGETS) {
+      if (id === 'b') {
+        const c = await spawnTarget(NAMES.b, 'minimal-proxy.ts', [anvil.url])
+        ;[urls.b, pids.b] = [c.url, c.process.pid!]
+        continue
+      }
+      const extra: Record<string, unknown> = {}
+      if (id === 'r' || id === 'p') {
+        const schema = await pgSchema()
+        if (schema) {
+          drops.push(schema.drop)
+          extra.database = { url: schema.url }
+        } else storage = 'SQLite (PostgreSQL unreachable)'
+        extra.redis = { url: REDIS_URL, keyPrefix: `${prefix}${id}:`, ...(id === 'p' ? { leaseCredits: 0 } : {}) }
+      }
+      const c = await spawnTarget(NAMES[id], 'run-chaingate.ts', [anvil.url, '/dev/null'], { BENCH_CHAINGATE_CONFIG: JSON.stringify(extra) })
+      ;[urls[id], pids[id]] = [c.url, c.process.pid!]
+    }
+    for (const id of TARGETS) for (const c of CASES) await check(urls[id], c.body)
+
+    console.log(
+      `scale-out benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+        `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported; (r)/(p) storage: ${storage}`,
+    )
+    const runs = new Map<string, Measurement[]>()
+    for (let round = 0; round < ROUNDS; round++) {
+      const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse()
+      for (const c of CASES)
+        for (const id of order) {
+          if (WARMUP > 0) await load(urls[id], c.body, WARMUP, pids[id])
+          const m = await load(urls[id], c.body, DURATION, pids[id])
+          runs.set(`${id}|${c.name}`, [...(runs.get(`${id}|${c.name}`) ?? []), m])
+          console.log(`  round ${round + 1} ${NAMES[id].padEnd(34)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req${m.bad ? `  !! ${m.bad} failed` : ''}`)
+        }
+    }
+    const best = (id: TargetId, name: string) => runs.get(`${id}|${name}`)?.reduce((x, y) => (y.rps > x.rps ? y : x))
+    console.log('\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | /b | /e |\n|---|---|---:|---:|---:|---:|---:|---:|')
+    const verdicts: string[] = []
+    for (const c of CASES) {
+      const b = best('b', c.name)
+      const e = best('e', c.name)
+      for (const id of TARGETS) {
+        const m = best(id, c.name)!
+        const rb = b && id !== 'b' ? fmt(m.rps / b.rps, 2) : ''
+        const re = e && id !== 'b' && id !== 'e' ? fmt(m.rps / e.rps, 2) : ''
+        console.log(`| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${rb} | ${re} |`)
+      }
+      const r = best('r', c.name)
+      if (r && b) verdicts.push(`${c.label}: r/b = ${(r.rps / b.rps).toFixed(2)} ${r.rps / b.rps >= 0.8 ? 'meets' : 'MISSES'} the 0.8 target${e ? `; r/e = ${(r.rps / e.rps).toFixed(2)}` : ''}`)
+    }
+    console.log('')
+    for (const v of verdicts) console.log(v)
+  } finally {
+    await cleanup()
+  }
+}
+
+await main()

@@ -145,6 +145,8 @@ const FINALIZED_EVERY = 5
 const WINDOW_TICKS = 10
 /** Below this, latencies count as equal when scoring nodes (local nodes answer in well under a millisecond). */
 const SCORE_FLOOR_MS = 5
+/** How long close() waits for requests in flight before dropping them. */
+const CLOSE_GRACE_MS = 1000
 /** Answers needed before the hedge delay follows the latency quantile (the maximum delay until then). */
 const HEDGE_MIN_SAMPLES = 20
 
@@ -624,7 +626,15 @@ export function createUpstreamPool(
       clearInterval(headTimer)
       clearInterval(bookTimer)
       for (const m of members) m.socket?.close()
-      await Promise.all(members.map((m) => m.pool?.close().catch(() => undefined)))
+      // In-flight requests get a moment to finish; a node that hangs must not hold the shutdown for its timeout.
+      await Promise.all(
+        members.map(async (m) => {
+          if (m.pool === undefined) return
+          const grace = setTimeout(() => void m.pool!.destroy().catch(() => undefined), CLOSE_GRACE_MS)
+          await m.pool.close().catch(() => undefined)
+          clearTimeout(grace)
+        }),
+      )
     },
   }
 }

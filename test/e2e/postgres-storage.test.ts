@@ -1,0 +1,229 @@
+/**
+ * The real server on PostgreSQL (`database.url`): accounts, keys and usage end to end, the CLI on the same
+ * database, and PostgreSQL going away under load (a TCP proxy in front of the machine's PostgreSQL is cut and
+ * restored; the server itself is never stopped): calls go on from the in-memory key snapshot, /healthz says
+ * degraded, the ledger holds the usage and writes it when PostgreSQL is back, nothing lost.
+ */
+import { existsSync } from 'node:fs'
+import { createServer, Socket, type AddressInfo, type Server } from 'node:net'
+import { join } from 'node:path'
+import pg from 'pg'
+import { request } from 'undici'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { removeDirs, runCli, tempDir, waitFor, writeConfig } from './helpers/process.ts'
+import { call, startTestServer, type TestServer } from './helpers/server.ts'
+import { createPgTestSchema, describeWithServices, postgresUrl, withSearchPath, type PgTestSchema } from './helpers/services.ts'
+
+const CHAIN_ID = 31_377
+const networks = (node: FakeNode) => [{ name: 'remote', chainId: CHAIN_ID, upstreams: [{ url: node.url }] }]
+
+async function pgQuery<T = Record<string, unknown>>(url: string, text: string, params: unknown[] = []): Promise<T[]> {
+  const client = new pg.Client({ connectionString: url })
+  await client.connect()
+  try {
+    return (await client.query(text, params)).rows as T[]
+  } finally {
+    await client.end()
+  }
+}
+
+async function healthz(s: TestServer): Promise<any> {
+  const res = await request(`${s.url}/healthz`)
+  return res.body.json()
+}
+
+describeWithServices(['postgres'], 'server on PostgreSQL', () => {
+  let schema: PgTestSchema
+  let node: FakeNode
+  let s: TestServer
+  let dataDir: string
+  let configFile: string
+  beforeAll(async () => {
+    schema = await createPgTestSchema('e2e')
+    node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
+    dataDir = tempDir('chaingate-pg-')
+    s = await startTestServer({ dataDir, database: { url: schema.url }, networks: networks(node), gateway: { operations: { healthCacheMs: 0 } } })
+    // The CLI's config: the same database, its own data dir (nothing of the server's is shared but PostgreSQL).
+    const cliDir = tempDir('chaingate-pg-cli-')
+    configFile = writeConfig(cliDir, 'chaingate.json', { dataDir: cliDir, database: { url: schema.url }, networks: networks(node) })
+  })
+  afterAll(async () => {
+    await s?.stop()
+    await node?.close()
+    await schema?.drop()
+    removeDirs([dataDir])
+  })
+
+  it('keeps accounts and keys in PostgreSQL, not in a SQLite file', async () => {
+    const rows = await pgQuery<{ email: string; plan: string }>(schema.url, 'select email, plan from accounts where id = $1', [s.account.id])
+    expect(rows).toEqual([{ email: s.account.email, plan: 'team' }])
+    expect((await pgQuery(schema.url, 'select key from api_keys where id = $1', [s.key.id]))[0]).toEqual({ key: s.key.key })
+    expect(existsSync(join(dataDir, 'chaingate.sqlite'))).toBe(false)
+    const h = await healthz(s)
+    expect(h.storage).toMatchObject({ status: 'ok', database: 'postgres', reachable: true, ledger: { ok: true, bufferedRows: 0, droppedCalls: 0 } })
+  })
+
+  it('writes usage to PostgreSQL: the stored credits equal the sum of x-credits-charged', async () => {
+    let charged = 0
+    for (let i = 0; i < 12; i++) {
+      const r = await s.rpc(call(i % 2 ? 'eth_blockNumber' : 'eth_chainId', [], i), { network: 'remote' })
+      expect(r.status).toBe(200)
+      charged += r.credits
+    }
+    expect(charged).toBeGreaterThan(0)
+    await s.app.ledger.flush()
+    const [row] = await pgQuery<{ calls: number; credits: number }>(
+      schema.url,
+      'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly where key_id = $1',
+      [s.key.id],
+    )
+    expect(row).toEqual({ calls: 12, credits: charged })
+  })
+
+  it('the CLI on the same database: a key it creates works on the running server, its usage shows, and a revoke is enforced', async () => {
+    const created = await runCli(['key', 'create', '--account', s.account.email, '--name', 'from-cli', '--json', '--config', configFile])
+    expect(created.code, created.stderr).toBe(0)
+    const key = created.json()
+    // The server learns of it through settings_version on PostgreSQL (polled every 100 ms here).
+    await waitFor(async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 200, 15_000, 'the CLI-made key to work')
+    const usage = await runCli(['usage', '--key', key.id, '--json', '--config', configFile])
+    expect(usage.code, usage.stderr).toBe(0)
+    await s.app.ledger.flush()
+    const after = await runCli(['usage', '--key', key.id, '--json', '--config', configFile])
+    expect(after.json().total.calls).toBeGreaterThanOrEqual(1)
+    const revoked = await runCli(['key', 'revoke', key.id, '--config', configFile])
+    expect(revoked.code, revoked.stderr).toBe(0)
+    await waitFor(async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 401, 15_000, 'the revoked key to be refused')
+  })
+
+  it('chaingate migrate on a current database applies nothing and never prints the password', async () => {
+    const withPassword = new URL(schema.url)
+    withPassword.password = 'not-needed-under-trust'
+    const cfg = writeConfig(tempDir('chaingate-pg-migrate-'), 'c.json', { database: { url: withPassword.toString() } })
+    const r = await runCli(['migrate', '--json', '--config', cfg])
+    expect(r.code, r.stderr).toBe(0)
+    expect(r.json().applied).toEqual([])
+    expect(r.stdout + r.stderr).not.toContain('not-needed-under-trust')
+  })
+})
+
+/** A TCP proxy to PostgreSQL that a test can cut (every connection dropped, new ones refused) and restore. */
+async function startCuttableProxy(target: { host: string; port: number }): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
+  const sockets = new Set<Socket>()
+  let open = true
+  const server: Server = createServer((client) => {
+    if (!open) return client.destroy()
+    const upstream = new Socket()
+    sockets.add(client).add(upstream)
+    const drop = () => {
+      client.destroy()
+      upstream.destroy()
+      sockets.delete(client)
+      sockets.delete(upstream)
+    }
+    client.on('error', drop).on('close', drop)
+    upstream.on('error', drop).on('close', drop)
+    upstream.connect(target.port, target.host, () => {
+      client.pipe(upstream)
+      upstream.pipe(client)
+    })
+  })
+  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+  return {
+    port: (server.address() as AddressInfo).port,
+    cut() {
+      open = false
+      for (const s of sockets) s.destroy()
+      sockets.clear()
+    },
+    restore() {
+      open = true
+    },
+    close: () =>
+      new Promise<void>((r) => {
+        for (const s of sockets) s.destroy()
+        server.close(() => r())
+      }),
+  }
+}
+
+describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
+  let schema: PgTestSchema
+  let node: FakeNode
+  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>
+  let s: TestServer
+  beforeAll(async () => {
+    schema = await createPgTestSchema('e2e_down')
+    node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
+    const real = new URL(postgresUrl)
+    proxy = await startCuttableProxy({ host: real.hostname, port: Number(real.port || 5432) })
+    const viaProxy = new URL(postgresUrl)
+    viaProxy.hostname = '127.0.0.1'
+    viaProxy.port = String(proxy.port)
+    s = await startTestServer({
+      database: { url: withSearchPath(viaProxy.toString(), schema.schema) },
+      networks: networks(node),
+      gateway: { operations: { healthCacheMs: 0 } },
+    })
+  })
+  afterAll(async () => {
+    proxy?.restore()
+    await s?.stop()
+    await proxy?.close()
+    await node?.close()
+    await schema?.drop()
+  })
+
+  it('calls go on from the key snapshot, /healthz says degraded, and the held usage is written when PostgreSQL is back: none lost', async () => {
+    let charged = 0
+    let calls = 0
+    const oneCall = async (i: number) => {
+      const r = await s.rpc(call(i % 3 ? 'eth_blockNumber' : 'eth_chainId', [], i), { network: 'remote' })
+      expect(r.status).toBe(200)
+      charged += r.credits
+      calls++
+    }
+    for (let i = 0; i < 5; i++) await oneCall(i)
+    await s.app.ledger.flush()
+
+    proxy.cut()
+    // Calls during the outage: served from memory, usage held by the ledger (flushes fail every 100 ms meanwhile).
+    for (let i = 0; i < 30; i++) await oneCall(100 + i)
+    const degraded = await waitFor(
+      async () => {
+        const h = await healthz(s)
+        return h.status === 'degraded' && h.storage.reachable === false && h.storage.ledger.ok === false ? h : undefined
+      },
+      15_000,
+      '/healthz to say storage degraded',
+    )
+    expect(degraded.storage.ledger.bufferedRows).toBeGreaterThan(0)
+    // Still serving after many failed polls and flushes.
+    await new Promise((r) => setTimeout(r, 1000))
+    for (let i = 0; i < 10; i++) await oneCall(200 + i)
+    expect(degraded.storage.ledger.droppedCalls).toBe(0)
+    expect(s.logText()).toContain('writing usage failed; will retry')
+    // Nothing of the outage reached PostgreSQL: only the calls before the cut are stored.
+    const [stored] = await pgQuery<{ credits: number | null }>(schema.url, 'select sum(credits)::int as credits from usage_hourly')
+    expect(stored!.credits).toBeLessThan(charged)
+
+    proxy.restore()
+    await waitFor(
+      async () => {
+        const h = await healthz(s)
+        return h.status === 'ok' && h.storage.ledger.ok && h.storage.ledger.bufferedRows === 0 ? h : undefined
+      },
+      20_000,
+      '/healthz to be ok again with the ledger written',
+    )
+    await s.app.ledger.flush()
+    const [row] = await pgQuery<{ calls: number; credits: number }>(schema.url, 'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly')
+    expect(row).toEqual({ calls, credits: charged })
+
+    // The settings poll recovered too: a key revoked directly in PostgreSQL is refused again within seconds.
+    await pgQuery(schema.url, 'update api_keys set revoked_at = $1 where id = $2', [Date.now(), s.key.id])
+    await pgQuery(schema.url, 'update settings_version set version = version + 1 where id = 1')
+    await waitFor(async () => (await s.rpc(call('eth_chainId'), { network: 'remote' })).status === 401, 15_000, 'the revoked key to be refused after the outage')
+  })
+})

@@ -1,0 +1,54 @@
+import { afterEach, expect, it } from 'vitest'
+import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../../test/e2e/helpers/services.ts'
+import { describeTarget, openDatabase, type OpenedDatabase } from './database.ts'
+import { migrations } from './migrations/index.ts'
+
+it('describeTarget never shows a PostgreSQL password', () => {
+  expect(describeTarget({ url: 'postgres://app:s3cret@db.internal:5432/chaingate?sslmode=require', file: 'x' })).toBe(
+    'PostgreSQL postgres://app:***@db.internal:5432/chaingate?sslmode=require',
+  )
+  expect(describeTarget({ url: null, file: '/data/chaingate.sqlite' })).toBe('SQLite /data/chaingate.sqlite')
+})
+
+describeWithServices(['postgres'], 'opening PostgreSQL', () => {
+  const schemas: PgTestSchema[] = []
+  const opened: OpenedDatabase[] = []
+  afterEach(async () => {
+    for (const o of opened.splice(0)) await o.close()
+    for (const s of schemas.splice(0)) await s.drop()
+  })
+
+  it('replicas starting together migrate once: every migration applied by exactly one of them, all open', async () => {
+    const schema = await createPgTestSchema('mig')
+    schemas.push(schema)
+    const all = await Promise.all([1, 2, 3].map(() => openDatabase({ url: schema.url, file: ':memory:', poolSize: 2 })))
+    opened.push(...all)
+    const applied = all.flatMap((o) => o.migrated).sort()
+    expect(applied).toEqual(Object.keys(migrations).sort())
+    expect(all.every((o) => o.dialect === 'postgres')).toBe(true)
+  })
+
+  it('two deployments in two schemas of one database each get their own tables and migration history', async () => {
+    const a = await createPgTestSchema('mig')
+    const b = await createPgTestSchema('mig')
+    schemas.push(a, b)
+    const da = await openDatabase({ url: a.url, file: ':memory:' })
+    opened.push(da)
+    const db = await openDatabase({ url: b.url, file: ':memory:' })
+    opened.push(db)
+    expect(da.migrated).toEqual(Object.keys(migrations))
+    expect(db.migrated).toEqual(Object.keys(migrations))
+    await da.db.insertInto('accounts').values({ id: 'a1', email: 'a@x.y', plan: 'free', created_at: Date.now() }).execute()
+    expect(await db.db.selectFrom('accounts').selectAll().execute()).toEqual([])
+  })
+
+  it('ping says false when PostgreSQL does not answer, and opening an unreachable database fails with its error', async () => {
+    const schema = await createPgTestSchema('mig')
+    schemas.push(schema)
+    const o = await openDatabase({ url: schema.url, file: ':memory:' })
+    expect(await o.ping()).toBe(true)
+    await o.pool!.end() // no connection can be made any more (closed here, so not through o.close())
+    expect(await o.ping(500)).toBe(false)
+    await expect(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test', file: ':memory:' })).rejects.toThrow(/ECONNREFUSED|connect/)
+  })
+})

@@ -23,6 +23,7 @@ import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
 import { createRedisLimitStore } from './credits/limits-redis.ts'
 import { connectRedis, type RedisConnection } from './redis/connection.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageLedger } from './credits/usage-ledger.ts'
+import { createUpstreamUsage, type UpstreamUsage } from './credits/upstream-usage.ts'
 import { createGateway, type Gateway } from './gateway/execute.ts'
 import { createNetworkLayers } from './gateway/cache/index.ts'
 import type { AccessCheck, Clock } from './gateway/types.ts'
@@ -69,6 +70,8 @@ export interface RunningApp {
   /** The shared Redis (config redis.url), when configured: hot counters and log-in limits live there. */
   redis: RedisConnection | undefined
   ledger: UsageLedger
+  /** Upstream usage per call: which node answered, attempts, cache and dedup hits (src/credits/upstream-usage.ts). */
+  upstreamUsage: UpstreamUsage
   gateway: Gateway
   costs: CostTable
   metrics: Metrics
@@ -267,6 +270,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // /healthz `storage`: the database answering and the ledger written (docs/storage.md).
     const storageHealth = createStorageHealth(database, ledger.health, { cacheMs: ops.healthCacheMs })
     stops.push(() => ledger.stop())
+    // Written on the ledger's interval and at stop, through kysely (the same SQL on SQLite and PostgreSQL).
+    const upstreamUsage = createUpstreamUsage(database.db, {
+      flushMs: config.gateway.usageFlushMs,
+      onError: (err) => logger.error({ err }, 'writing upstream usage failed; will retry'),
+      served: namedMethods,
+    })
+    upstreamUsage.start()
+    stops.push(() => upstreamUsage.stop())
 
     const costs = createCostTable(
       config.credits,
@@ -286,6 +297,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       maxBatchSize: config.gateway.maxBatchSize,
       checkAccess: security.check,
       layers: callLayers.layers,
+      upstreamUsage,
       onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
     })
 
@@ -324,6 +336,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       limits,
       redis,
       ledger,
+      upstreamUsage,
       gateway,
       costs,
       metrics,

@@ -148,3 +148,21 @@ export interface Database {
   account_credentials: AccountCredentialsTable
   dashboard_sessions: DashboardSessionsTable
 }
+
+/** Upstream usage per UTC hour, network, upstream and method (migration 0400_upstream_usage; src/credits/upstream-usage.ts). */
+export interface UsageUpstreamHourlyTable {
+  hour: number
+  network: string
+  upstream: string
+  method: string
+  calls: number
+  attempts: number
+  cache_hits: number
+  dedup_hits: number
+  credits: number
+  failures: number
+}
+
+export interface Database {
+  usage_upstream_hourly: UsageUpstreamHourlyTable
+}

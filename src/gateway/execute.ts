@@ -11,12 +11,13 @@ import type { KeySnapshot } from '../api-keys/snapshot.ts'
 import type { CostTable } from '../credits/costs.ts'
 import type { LimitStore } from '../credits/limits.ts'
 import type { UsageLedger } from '../credits/usage-ledger.ts'
+import { NO_UPSTREAM, type UpstreamUsage } from '../credits/upstream-usage.ts'
 import type { ChaingateError } from '../errors/index.ts'
 import type { LimitCode } from '../errors/registry.ts'
 import { errorCodeOf, isErrorAnswer, parseBody, serializeError, serializeResult, toErrorObject, type ParsedBody, type ParsedEntry, type RpcCall } from '../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { Metrics } from '../observability/metrics.ts'
-import type { UpstreamPool } from '../upstreams/pool.ts'
+import type { UpstreamAnswer, UpstreamPool } from '../upstreams/pool.ts'
 import type { CallLayers } from './cache/layers.ts'
 import { createAdmit } from './steps/admit.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
@@ -39,6 +40,8 @@ export interface GatewayDeps {
   checkAccess: AccessCheck
   /** Per network: cache, in-flight dedup and consistent heads in front of the pool (src/gateway/cache/layers.ts). */
   layers?: ReadonlyMap<string, CallLayers>
+  /** Upstream usage per call (which node answered, attempts, cache/dedup); none: not recorded. */
+  upstreamUsage?: UpstreamUsage | undefined
   /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
   onDailyExhausted?: (accountId: string) => void
 }
@@ -55,6 +58,12 @@ export interface Gateway {
 
 /** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
 const nodeDown = (e: ChaingateError) => e.code.startsWith('UPSTREAM_')
+
+/** Upstream requests a failed call made, when the pool says (src/upstreams/pool.ts); else unknown: 0. */
+const attemptsOf = (err: unknown): number => {
+  const n = (err as { attempts?: unknown } | null)?.attempts
+  return typeof n === 'number' ? n : 0
+}
 
 const callsOf = (parsed: ParsedBody): RpcCall[] =>
   parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
@@ -109,10 +118,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
     let charged = price
     let errorKind: string | undefined
     let result = 'ok'
+    let served: UpstreamAnswer | undefined
+    let failedAttempts = -1
     if (d.kind === 'forward') {
       try {
         const answer = await forwardOne(ctx, call, raw, deps.layers)
         if (typeof answer === 'object') {
+          served = answer
           if (answer.source === undefined) metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
           else metrics.served(network.name, answer.source)
           body = answer.body
@@ -124,6 +136,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       } catch (err) {
         // The node could not be reached: free (5xx).
         failure = unavailable(err, network.name)
+        if (ctx.local?.has(call.method) !== true) failedAttempts = attemptsOf(err)
         body = serializeError(call.id, toErrorObject(failure))
         charged = 0
         result = nodeDown(failure) ? 'unavailable' : 'error'
@@ -143,6 +156,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
     const t = charged === price ? now : clock.now()
     settle.call(entry, network.name, call.method, charged, result, errorKind, t)
+    if (served !== undefined) settle.upstream(network.name, call.method, served.upstream, served.attempts, served.source, charged, false, t)
+    else if (failedAttempts >= 0) settle.upstream(network.name, call.method, NO_UPSTREAM, failedAttempts, undefined, 0, true, t)
     settle.finish(entry, network.name, price, charged, t)
     // A notification gets no answer, so no error status either (204).
     return outcome({ code: call.hasId ? failure?.code : undefined, body, ids: undefined, batch: false, detail: undefined, credits: charged, keyId: entry.id, method: call.method, calls: 1 })
@@ -179,7 +194,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
         answers[i] = !e.call.hasId ? undefined : d.kind === 'result' ? serializeResult(e.call.id, d.result) : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
       }
     })
-    if (forwardAt.length > 0) pending.push(forwardMany(ctx, metrics, forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), forwardAt, answers, failures, deps.layers))
+    let batchAnswer: UpstreamAnswer | undefined
+    if (forwardAt.length > 0)
+      pending.push(
+        forwardMany(ctx, metrics, forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), forwardAt, answers, failures, deps.layers).then((a) => {
+          batchAnswer = a
+        }),
+      )
     await Promise.all(pending)
 
     const present = answers.filter((a): a is string => a !== undefined)
@@ -197,6 +218,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined && nodeDown(failure) ? 'unavailable' : 'error'
       settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
     })
+    // Sent as one body: each call in it cost the batch's upstream requests (providers bill per call).
+    for (const i of forwardAt) {
+      const m = (entries[i] as { call: RpcCall }).call.method
+      if (batchAnswer !== undefined) settle.upstream(network.name, m, batchAnswer.upstream, batchAnswer.attempts, batchAnswer.source, ok && failures[i] === undefined ? prices[i]! : 0, false, t)
+      else settle.upstream(network.name, m, NO_UPSTREAM, attemptsOf(failures[i]), undefined, 0, true, t)
+    }
     if (batch && ok && costs.batchEnvelope > 0) settle.envelope(entry, network.name, costs.batchEnvelope, t)
     settle.finish(entry, network.name, reserved, total, t)
     // A single call's status: 400 for an invalid envelope, 503/504 when the node was not reached.

@@ -2,7 +2,8 @@
  * Every migration, by name. Names sort in the order they run; never edit a landed migration, add a new one.
  * The same migrations run on SQLite and PostgreSQL (column types through ../dialect.ts; on SQLite the SQL is exactly
  * what landed first, so existing databases are untouched).
- * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts.
+ * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts,
+ * 0400-0499: upstreams.
  */
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'
@@ -10,6 +11,7 @@ import * as m0100 from './0100_wallet.ts'
 import * as m0200 from './0200_key_security.ts'
 import * as m0300 from './0300_wallet_activity.ts'
 import * as m0310 from './0310_account_roles.ts'
+import * as m0400 from './0400_upstream_usage.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
@@ -17,4 +19,5 @@ export const migrations: Record<string, Migration> = {
   '0200_key_security': m0200,
   '0300_wallet_activity': m0300,
   '0310_account_roles': m0310,
+  '0400_upstream_usage': m0400,
 }

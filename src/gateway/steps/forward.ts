@@ -30,7 +30,7 @@ export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string
 
 /**
  * Several calls to the node as one batch: fills `answers` (undefined for notifications) and `failures` (the
- * error when the node was not reached) at the given indexes.
+ * error when the node was not reached) at the given indexes; returns the node's answer (for upstream usage).
  */
 export async function forwardMany(
   ctx: CallContext,
@@ -40,7 +40,7 @@ export async function forwardMany(
   answers: (string | undefined)[],
   failures: (ChaingateError | undefined)[],
   layers?: ReadonlyMap<string, CallLayers>,
-): Promise<void> {
+): Promise<UpstreamAnswer | undefined> {
   const network = ctx.network.name
   // Not cached or shared (a batch goes as one body), but a write in it invalidates what the cache knows.
   layers?.get(network)?.sawCalls(calls.map((c) => c.method))
@@ -61,6 +61,7 @@ export async function forwardMany(
       else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
       else answers[i] = serializeResult(call.id, a.result)
     })
+    return answer
   } catch (err) {
     const e = unavailable(err, network)
     at.forEach((i, j) => {
@@ -68,6 +69,7 @@ export async function forwardMany(
       answers[i] = calls[j]!.hasId ? serializeError(calls[j]!.id, toErrorObject(e)) : undefined
     })
     metrics.upstreamLatency(network, (performance.now() - started) / 1000)
+    return undefined
   }
 }
 

@@ -9,6 +9,7 @@ import type { KeyEntry } from '../../api-keys/snapshot.ts'
 import type { CostTable } from '../../credits/costs.ts'
 import type { LimitStore, MaybePromise } from '../../credits/limits.ts'
 import type { UsageLedger } from '../../credits/usage-ledger.ts'
+import type { UpstreamUsage } from '../../credits/upstream-usage.ts'
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../errors/registry.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { Clock } from '../types.ts'
@@ -19,6 +20,8 @@ export interface SettleDeps {
   ledger: UsageLedger
   metrics: Metrics
   clock: Clock
+  /** Which upstream answered each forwarded call, and at what upstream cost (src/credits/upstream-usage.ts). */
+  upstreamUsage?: UpstreamUsage | undefined
 }
 
 /** `ok`, `error` (an error answer), `unavailable` (no node answered), or `http_<status>` (refused whole). */
@@ -27,6 +30,11 @@ export type CallOutcome = string
 export interface Settle {
   /** One call's usage row and request counter. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
   call(entry: KeyEntry, network: string, method: string, credits: number, outcome: CallOutcome, errorKind: string | undefined, now: number): void
+  /**
+   * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
+   * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
+   */
+  upstream(network: string, method: string, upstream: string, attempts: number, source: 'cache' | 'dedup' | undefined, credits: number, failed: boolean, now: number): void
   /** Settles a reservation: refunds (or adds) the difference, and counts the credits. */
   finish(entry: KeyEntry, network: string, reserved: number, charged: number, now: number): void
   /**
@@ -47,12 +55,16 @@ export interface Settle {
 
 export function createSettle(deps: SettleDeps): Settle {
   const { costs, limits, ledger, metrics, clock } = deps
+  const upstreamUsage = deps.upstreamUsage
   const status = (code: ErrorCode) => ERROR_REGISTRY[code].httpStatus
 
   return {
     call(entry, network, method, credits, outcome, errorKind, now) {
       ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method, calls: 1, credits, errors: outcome === 'ok' ? 0 : 1, errorKind }, now)
       metrics.call(network, method, outcome)
+    },
+    upstream(network, method, upstream, attempts, source, credits, failed, now) {
+      upstreamUsage?.record(network, upstream, method, attempts, source, credits, failed, now)
     },
     finish(entry, network, reserved, charged, now) {
       if (charged !== reserved) limits.adjust(entry.accountId, entry.id, charged - reserved, now)

@@ -1,0 +1,115 @@
+import { afterEach, expect, it } from 'vitest'
+import type { OpenedDatabase } from '../db/database.ts'
+import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { createUpstreamUsage, dayRange, NO_UPSTREAM, queryUpstreamUsage } from './upstream-usage.ts'
+
+const T0 = Date.parse('2026-03-01T10:15:00Z')
+const HOUR = 3_600_000
+const A = 'https://node-a.example'
+const B = 'https://node-b.example'
+
+describeEachDatabase('upstream usage', (open) => {
+  let opened: OpenedDatabase | undefined
+  afterEach(async () => {
+    await opened?.close()
+    opened = undefined
+  })
+
+  async function setup() {
+    opened = await open()
+    const failures: unknown[] = []
+    const usage = createUpstreamUsage(opened.db, { flushMs: 60_000, onError: (err) => failures.push(err), served: new Set(['eth_call', 'eth_blockNumber']) })
+    const rows = async () =>
+      (await opened!.db.selectFrom('usage_upstream_hourly').selectAll().orderBy('hour').orderBy('upstream').orderBy('method').execute()).map((r) => ({
+        hour: Number(r.hour),
+        network: r.network,
+        upstream: r.upstream,
+        method: r.method,
+        calls: Number(r.calls),
+        attempts: Number(r.attempts),
+        cache_hits: Number(r.cache_hits),
+        dedup_hits: Number(r.dedup_hits),
+        credits: Number(r.credits),
+        failures: Number(r.failures),
+      }))
+    return { usage, rows, failures, db: opened.db }
+  }
+
+  it('adds up calls, attempts, cache and dedup hits and credits per hour, network, upstream and method', async () => {
+    const { usage, rows } = await setup()
+    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    usage.record('net', A, 'eth_call', 3, undefined, 80, false, T0 + 1000) // two retries
+    usage.record('net', A, 'eth_call', 0, 'dedup', 80, false, T0 + 2000)
+    usage.record('net', 'cache', 'eth_call', 0, 'cache', 80, false, T0 + 3000)
+    usage.record('net', B, 'eth_blockNumber', 2, undefined, 80, false, T0 + HOUR)
+    usage.record('net', NO_UPSTREAM, 'eth_call', 3, undefined, 0, true, T0 + HOUR)
+    await usage.flush()
+    const h0 = Math.floor(T0 / HOUR) * 3600
+    expect(await rows()).toEqual([
+      { hour: h0, network: 'net', upstream: 'cache', method: 'eth_call', calls: 1, attempts: 0, cache_hits: 1, dedup_hits: 0, credits: 80, failures: 0 },
+      { hour: h0, network: 'net', upstream: A, method: 'eth_call', calls: 3, attempts: 4, cache_hits: 0, dedup_hits: 1, credits: 240, failures: 0 },
+      { hour: h0 + 3600, network: 'net', upstream: NO_UPSTREAM, method: 'eth_call', calls: 1, attempts: 3, cache_hits: 0, dedup_hits: 0, credits: 0, failures: 1 },
+      { hour: h0 + 3600, network: 'net', upstream: B, method: 'eth_blockNumber', calls: 1, attempts: 2, cache_hits: 0, dedup_hits: 0, credits: 80, failures: 0 },
+    ])
+  })
+
+  it('a second flush adds to the stored rows (upsert), and an unserved method name is stored as other', async () => {
+    const { usage, rows } = await setup()
+    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    await usage.flush()
+    usage.record('net', A, 'eth_call', 2, undefined, 80, false, T0 + 1000)
+    usage.record('net', A, 'x'.repeat(10_000), 1, undefined, 5, false, T0 + 1000)
+    await usage.flush()
+    const r = await rows()
+    expect(r.map((x) => [x.method, x.calls, x.attempts, x.credits])).toEqual([
+      ['eth_call', 2, 3, 160],
+      ['other', 1, 1, 5],
+    ])
+  })
+
+  it('more distinct rows than one INSERT holds are all written', async () => {
+    const { usage, rows } = await setup()
+    for (let i = 0; i < 250; i++) usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
+    await usage.flush()
+    expect((await rows()).length).toBe(250)
+  })
+
+  it('stop writes what is left', async () => {
+    const { usage, rows } = await setup()
+    usage.start()
+    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    await usage.stop()
+    expect((await rows()).map((x) => x.calls)).toEqual([1])
+  })
+
+  it('report per upstream over a day: totals, saved upstream requests, largest cost first; by method on request', async () => {
+    const { usage } = await setup()
+    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    usage.record('net', A, 'eth_blockNumber', 0, 'dedup', 80, false, T0)
+    usage.record('net', 'cache', 'eth_call', 0, 'cache', 80, false, T0)
+    usage.record('net', B, 'eth_call', 3, undefined, 80, false, T0)
+    usage.record('net', B, 'eth_call', 1, undefined, 80, false, T0 + 30 * HOUR) // the next day
+    await usage.flush()
+    const report = await queryUpstreamUsage(opened!.db, dayRange('2026-03-01'))
+    expect(report.rows.map((r) => [r.upstream, r.calls, r.attempts, r.saved, r.credits])).toEqual([
+      [B, 1, 3, 0, 80],
+      [A, 2, 1, 1, 160],
+      ['cache', 1, 0, 1, 80],
+    ])
+    expect(report.total).toEqual({ calls: 4, attempts: 4, cacheHits: 1, dedupHits: 1, saved: 2, credits: 320, failures: 0 })
+    const byMethod = await queryUpstreamUsage(opened!.db, { ...dayRange('2026-03-01'), byMethod: true })
+    expect(byMethod.rows.filter((r) => r.upstream === A).map((r) => r.method).sort()).toEqual(['eth_blockNumber', 'eth_call'])
+  })
+
+  it('a failed write keeps the rows for the next flush and reports the error', async () => {
+    const { usage, rows, failures, db } = await setup()
+    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    await db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
+    await usage.flush()
+    expect(failures.length).toBe(1)
+    await db.schema.alterTable('usage_upstream_moved').renameTo('usage_upstream_hourly').execute()
+    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    await usage.flush()
+    expect((await rows()).map((x) => x.calls)).toEqual([2])
+  })
+})

@@ -50,6 +50,7 @@ export function dashboardPlugin(): (fastify: FastifyInstance, app: RunningApp) =
       logger: app.logger,
       accounts: app.accounts,
       keys: app.keys,
+      redis: app.redis,
     })
   }
 }

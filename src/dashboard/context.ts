@@ -10,7 +10,8 @@ import { createKeysRepository, type ApiKey, type KeysRepository } from '../api-k
 import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
-import { createAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
+import { createAttemptLimiter, createRedisAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
+import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/sessions.ts'
 import { messagePage, type PageContext } from './pages.ts'
 
@@ -41,6 +42,8 @@ export interface DashboardDeps {
   /** Reuse the app's repositories; created from `db` when omitted. */
   accounts?: AccountsRepository
   keys?: KeysRepository
+  /** The shared Redis (config redis.url): log-in and sign-up limits then hold across replicas. */
+  redis?: RedisConnection | undefined
 }
 
 declare module 'fastify' {
@@ -82,6 +85,8 @@ export function createDash(deps: DashboardDeps): Dash {
   const networkNames = deps.config.networks.map((n) => n.name)
   const accounts = deps.accounts ?? createAccountsRepository(db, deps.config.plans)
   const keys = deps.keys ?? createKeysRepository(db, { networks: networkNames, plans: deps.config.plans })
+  const limiter = (name: string, opts: { maxAttempts: number; windowMs: number }) =>
+    deps.redis ? createRedisAttemptLimiter(deps.redis, name, opts) : createAttemptLimiter(opts)
   const dash: Dash = {
     deps,
     cfg,
@@ -92,8 +97,8 @@ export function createDash(deps: DashboardDeps): Dash {
     credentials: createCredentialsRepository(db),
     sessions: createSessionsRepository(db),
     networkNames,
-    loginLimiter: createAttemptLimiter({ maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
-    signupLimiter: createAttemptLimiter({ maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
+    loginLimiter: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
+    signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
     sessionTtlMs: cfg.sessionTtlHours * 3_600_000,
     planOf: (planName) => deps.config.plans[planName] ?? { creditsPerDay: 0, creditsPerSecond: 0, maxKeys: 0 },
     async ownedKey(accountId, id) {

@@ -86,7 +86,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       sendPage(reply, status, signupPage(preloginCtx(req, reply, '/signup', { kind: 'error', message }), { email, enabled: true }))
     const problem = passwordProblem(password)
     if (problem) return fail(400, `Choose another password: ${problem}.`)
-    const admitted = dash.signupLimiter.begin([`ip:${req.ip}`], clock.now())
+    const admitted = await dash.signupLimiter.begin([`ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       logger.warn({ ip: req.ip }, 'dashboard sign-up rate limited')
       const seconds = retryAfter(reply, admitted.waitMs)
@@ -123,7 +123,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       sendPage(reply, status, loginPage(preloginCtx(req, reply, '/login', { kind: 'error', message }), { email, next }))
     if (!preloginPostOk(req)) return again(403, 'The form expired. Try again.')
     // Counted now, before the ~70 ms password check, so parallel guesses see each other.
-    const admitted = dash.loginLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.loginLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       logger.warn({ ip: req.ip }, 'dashboard login rate limited')
       const seconds = retryAfter(reply, admitted.waitMs)

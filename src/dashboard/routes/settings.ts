@@ -26,7 +26,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
   /** The password check of a settings form: rate-limited like log-in; answers the page itself when it fails. */
   const passwordOk = async (req: FastifyRequest, reply: FastifyReply, account: Account, password: string): Promise<boolean> => {
     const subject = `email:${account.email}`
-    const admitted = dash.loginLimiter.begin([subject, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.loginLimiter.begin([subject, `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)
       reply.header('retry-after', String(seconds))

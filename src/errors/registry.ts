@@ -49,6 +49,9 @@ export const ERROR_REGISTRY = {
   KEY_DAILY_CREDITS_EXHAUSTED: spec(-33400, 429, 'free', "the key's own daily credits are used up"),
   // WebSocket sessions (src/gateway/subscriptions.ts, src/http/ws-session.ts)
   SUBSCRIPTION_LIMIT: spec(-32005, 200, 'price', 'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection'),
+  // eth_getLogs caps (src/rpc-methods/eth_getLogs.ts), Infura's answers
+  LOGS_RANGE_TOO_LARGE: spec(-32602, 200, 'free', "an eth_getLogs block range wider than networks[].getLogs.maxBlockRange"),
+  LOGS_TOO_MANY_RESULTS: spec(-32005, 200, 'free', "an eth_getLogs call matching more logs than networks[].getLogs.maxResults"),
   // Nodes (src/upstreams)
   UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),
   UPSTREAM_TIMEOUT: spec(-32603, 504, 'free', 'no node answered within gateway.upstreamTimeoutMs'),

@@ -41,6 +41,7 @@ export function createNetworkLayers(
         unfinalizedTtlMs: config.cache.unfinalizedTtlMs,
         multiUpstream: (n.upstreams?.length ?? 1) > 1,
         devnet: n.embedded !== undefined || n.devMethods === true,
+        getLogs: n.getLogs,
       }),
     )
   }

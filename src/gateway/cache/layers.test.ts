@@ -42,6 +42,7 @@ function layersFor(stub: ReturnType<typeof stubPool>, over: Partial<CallLayerOpt
     unfinalizedTtlMs: 60_000,
     multiUpstream: false,
     devnet: false,
+    getLogs: { maxBlockRange: 10_000, maxResults: 10_000, upstreamMaxBlockRange: null, splitConcurrency: 4, maxSplits: 20 },
     ...over,
   })
 }

@@ -14,7 +14,9 @@
  * A call of a method listed nowhere (a write, a filter, a devnet method) costs one Map and one Set lookup and goes
  * to the pool as the client's bytes, as before.
  */
-import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
+import type { ChaingateError } from '../../errors/index.ts'
+import { skipSpace, type RpcCall, type RpcId } from '../../jsonrpc/envelope.ts'
+import { countLogs, fitsTo, planGetLogs, rangeTooLarge, splitRange, tooManyResults, type GetLogsLimits } from '../../rpc-methods/eth_getLogs.ts'
 import type { HeadView, SendOptions, UpstreamAnswer, UpstreamPool } from '../../upstreams/pool.ts'
 import { answerSpans, isEmptyResult, resultAnswer, withId, type AnswerSpans } from './answer.ts'
 import { blockRefOf, CACHE_RULES, isRewind, minedAt, SHARED_READS, type CacheRule } from './rules.ts'
@@ -59,6 +61,8 @@ export interface CallLayerOptions {
   multiUpstream: boolean
   /** A devnet: its history can be rewritten (evm_revert, state loads), which clears everything kept for it. */
   devnet: boolean
+  /** eth_getLogs range and result caps, and splitting for the nodes' own range limit. */
+  getLogs: GetLogsLimits
 }
 
 /** Hashes of recent blocks kept to key unfinalized entries (at least the unfinalized window of common chains). */
@@ -297,12 +301,114 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     })
   }
 
+  const limits = o.getLogs
+  /** More logs than the cap: the call fails with Infura's error and the range that would have fit. */
+  const capped = (a: LayerAnswer, from: number | undefined): LayerAnswer => {
+    const spans = answerSpans(a.body)
+    if (spans === undefined || spans.resultStart < 0) return a
+    const { count, overAt } = countLogs(a.body, spans.resultStart, limits.maxResults)
+    if (count <= limits.maxResults) return a
+    throw tooManyResults(limits.maxResults, from, from === undefined || overAt === undefined ? undefined : fitsTo(a.body, overAt, from))
+  }
+
+  /** eth_getLogs: range cap, tags resolved against the served tip (several upstreams), splitting, result cap. */
+  const logs = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
+    const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, o.multiUpstream)
+    if (!('kind' in plan)) return Promise.reject(plan as ChaingateError)
+    if (plan.kind === 'pass') return shared(paramsKey(call), raw, call, undefined).then((a) => capped(a, plan.from))
+    const { from, to, filter } = plan
+    const size = limits.upstreamMaxBlockRange
+    if (size !== null && to - from + 1 > size) {
+      const parts = splitRange(from, to, size)
+      if (parts.length > limits.maxSplits) return Promise.reject(rangeTooLarge(to - from + 1, size * limits.maxSplits))
+      return splitLogs(call, filter, parts)
+    }
+    if (!plan.rewritten) return shared(paramsKey(call), raw, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
+    const params = [filter]
+    const body = JSON.stringify({ jsonrpc: '2.0', id: call.id, method: 'eth_getLogs', params })
+    return shared(`${prefix}eth_getLogs\0${JSON.stringify(params)}`, body, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
+  }
+
+  /**
+   * A range wider than the nodes' own limit, as consecutive sub-requests (at most `splitConcurrency` in flight),
+   * merged in order. All or nothing: a sub-request that fails fails the call (its error, with the client's id).
+   */
+  const splitLogs = async (call: RpcCall, filter: Record<string, unknown>, parts: [number, number][]): Promise<LayerAnswer> => {
+    const results: (Buffer | undefined)[] = new Array(parts.length).fill(undefined)
+    const counts: number[] = new Array(parts.length).fill(0)
+    let next = 0
+    let total = 0
+    let attempts = 0
+    let stop = false
+    let failure: LayerAnswer | undefined
+    let first: LayerAnswer | undefined
+    const started = performance.now()
+    const worker = async () => {
+      while (!stop && next < parts.length) {
+        const i = next++
+        const [a, b] = parts[i]!
+        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ ...filter, fromBlock: `0x${a.toString(16)}`, toBlock: `0x${b.toString(16)}` }] })
+        let answer: LayerAnswer
+        try {
+          answer = await pool.send(body, atLeast('eth_getLogs', b))
+        } catch (err) {
+          stop = true
+          throw err
+        }
+        attempts += answer.attempts
+        first ??= answer
+        const spans = answerSpans(answer.body)
+        if (spans === undefined || spans.resultStart < 0 || answer.body[spans.resultStart] !== 0x5b) {
+          stop = true
+          failure ??= { ...answer, body: spans === undefined ? answer.body : withId(answer.body, spans, call.id) }
+          return
+        }
+        results[i] = answer.body.subarray(spans.resultStart, spans.resultEnd)
+        counts[i] = countLogs(answer.body, spans.resultStart, limits.maxResults).count
+        total += counts[i]!
+        if (total > limits.maxResults) stop = true
+      }
+    }
+    await Promise.all(Array.from({ length: Math.min(limits.splitConcurrency, parts.length) }, worker))
+    if (failure !== undefined) return failure
+    const from = parts[0]![0]
+    if (total > limits.maxResults) {
+      // The range that fits: counted over the sub-ranges answered in order from the start.
+      let before = 0
+      let fits: number | undefined
+      for (let i = 0; i < parts.length && results[i] !== undefined; i++) {
+        if (before + counts[i]! > limits.maxResults) {
+          const r = results[i]!
+          const over = countLogs(r, 0, limits.maxResults - before).overAt
+          fits = over === undefined ? undefined : fitsTo(r, over, from)
+          break
+        }
+        before += counts[i]!
+        fits = parts[i]![1]
+      }
+      throw tooManyResults(limits.maxResults, from, fits)
+    }
+    const inner: Buffer[] = []
+    for (const r of results) {
+      // Between the brackets; an empty sub-range adds nothing.
+      const open = skipSpace(r!, 1)
+      if (r![open] === 0x5d) continue
+      if (inner.length > 0) inner.push(COMMA)
+      inner.push(r!.subarray(1, r!.length - 1))
+    }
+    const merged = Buffer.concat([OPEN, ...inner, CLOSE])
+    return { body: resultAnswer(call.id, merged), latencyMs: performance.now() - started, upstream: first?.upstream ?? 'split', attempts }
+  }
+
   return {
     stats,
     send(call, raw, keyId) {
       const m = call.method
       const rule = CACHE_RULES.get(m)
-      if (rule === undefined) return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call, undefined) : write(m, raw)
+      if (rule === undefined) {
+        if (m === 'eth_getLogs') return logs(call, raw)
+        return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call, undefined) : write(m, raw)
+      }
       if (rule.kind === 'head') return blockNumber(call, raw, keyId)
       if (!o.cache || o.uncached.has(m)) return shared(paramsKey(call), raw, call, undefined)
       switch (rule.kind) {
@@ -336,6 +442,9 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
 }
 
 const NULL = Buffer.from('null')
+const OPEN = Buffer.from('[')
+const CLOSE = Buffer.from(']')
+const COMMA = Buffer.from(',')
 
 /** An eth_blockNumber answer with the number the gateway serves (from the cache, or lifted to the tip or floor). */
 const numberAnswer = (id: RpcId, value: number, from: LayerAnswer | undefined): LayerAnswer => {

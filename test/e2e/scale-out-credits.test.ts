@@ -1,0 +1,142 @@
+/**
+ * Exact credits across replicas (docs/scale-out.md): two gateways on one PostgreSQL and one Redis, real HTTP,
+ * concurrent clients on both. The charged total equals the daily balance and the sum of the answers'
+ * x-credits-charged, and the usage ledger agrees; with Redis cut for a while, calls go on under the insurance
+ * share and the shared counter catches up once.
+ */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { randomBytes } from 'node:crypto'
+import { afterEach, expect, it } from 'vitest'
+import { request } from 'undici'
+import { startApp, type RunningApp } from '../../src/app.ts'
+import { parseConfig } from '../../src/config/load.ts'
+import { utcDay } from '../../src/credits/limits.ts'
+import { creditsUsedToday } from '../../src/credits/usage-queries.ts'
+import { createLogger } from '../../src/observability/logger.ts'
+import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
+import { startTcpProxy } from './helpers/tcp-proxy.ts'
+
+const BALANCE = 8_000
+const cleanups: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined)
+})
+
+async function replica(node: FakeNode, databaseUrl: string, redis: string, prefix: string, redisExtra: Record<string, unknown> = {}): Promise<RunningApp> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-scale-'))
+  const config = parseConfig({
+    dataDir,
+    gateway: { host: '127.0.0.1', port: 0, devAccount: null },
+    networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }],
+    plans: { tiny: { creditsPerDay: BALANCE, creditsPerSecond: 1_000_000, maxKeys: null } },
+    database: { url: databaseUrl },
+    redis: { url: redis, keyPrefix: prefix, leaseSyncMs: 200, commandTimeoutMs: 300, ...redisExtra },
+    log: { level: 'silent', requests: false },
+  })
+  const app = await startApp({ config, logger: createLogger('silent') })
+  cleanups.push(async () => {
+    await app.stop()
+    rmSync(dataDir, { recursive: true, force: true })
+  })
+  return app
+}
+
+async function call(app: RunningApp, key: string): Promise<{ status: number; credits: number }> {
+  const res = await request(`${app.url}/networks/remote/v3/${key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0x0000000000000000000000000000000000000001', 'latest'] }),
+  })
+  await res.body.text()
+  return { status: res.statusCode, credits: Number(res.headers['x-credits-charged'] ?? 0) }
+}
+
+/** Calls until refused with 402 several times in a row; returns the credits its answers said were charged. */
+async function client(app: RunningApp, key: string): Promise<number> {
+  let charged = 0
+  let refusals = 0
+  while (refusals < 5) {
+    const r = await call(app, key)
+    charged += r.credits
+    if (r.status === 402) refusals++
+    else {
+      expect(r.status).toBe(200)
+      refusals = 0
+    }
+  }
+  return charged
+}
+
+async function setup(redisExtra: Record<string, unknown> = {}, redis = redisUrl) {
+  const node = await startFakeNode('0x1')
+  cleanups.push(() => node.close())
+  const schema = await createPgTestSchema('scaleout')
+  cleanups.push(() => schema.drop())
+  const prefix = `test:scale:${randomBytes(5).toString('hex')}:`
+  const a = await replica(node, schema.url, redis, prefix, redisExtra)
+  const b = await replica(node, schema.url, redisUrl, prefix, redisExtra)
+  const account = await a.accounts.create({ email: `scale-${prefix}@example.com`, plan: 'tiny' }, Date.now())
+  const key = await a.keys.create({ accountId: account.id, name: 'k' }, Date.now())
+  await a.keySnapshot.reload()
+  await b.keySnapshot.reload()
+  return { a, b, account, key: key.key, prefix }
+}
+
+describeWithServices(['postgres', 'redis'], 'exact credits across two replicas (PostgreSQL + Redis)', () => {
+  it('concurrent clients on two replicas: charged total == daily balance == sum of x-credits-charged == ledger', async () => {
+    const { a, b, account, key } = await setup()
+    const sums = await Promise.all([...Array.from({ length: 6 }, () => client(a, key)), ...Array.from({ length: 6 }, () => client(b, key))])
+    const total = sums.reduce((s, c) => s + c, 0)
+    expect(total).toBe(BALANCE)
+    // Both replicas served part of it.
+    expect(sums.slice(0, 6).reduce((s, c) => s + c, 0)).toBeGreaterThan(0)
+    expect(sums.slice(6).reduce((s, c) => s + c, 0)).toBeGreaterThan(0)
+    await a.ledger.flush()
+    await b.ledger.flush()
+    expect(await creditsUsedToday(a.database.db, account.id, Date.now())).toBe(BALANCE)
+  })
+
+  it('Redis cut on one replica: calls go on under the insurance share, the counter catches up once, the ledger matches', async () => {
+    const proxy = await startTcpProxy(redisUrl)
+    cleanups.push(() => proxy.close())
+    const { a, b, account, key, prefix } = await setup({ insuranceShare: 0.25, leaseCredits: 400 }, `redis://127.0.0.1:${proxy.port}`)
+    let charged = 0
+    for (let i = 0; i < 10; i++) charged += (await call(a, key)).credits // 800 through Redis
+    await proxy.cut()
+    // Replica a alone: at most a quarter of the balance (2,000) beyond what it leased, then 402.
+    let offline = 0
+    let refused = 0
+    for (let i = 0; i < 40; i++) {
+      const r = await call(a, key)
+      offline += r.credits
+      if (r.status === 402) refused++
+      else expect(r.status).toBe(200)
+    }
+    expect(offline).toBeGreaterThanOrEqual(2000)
+    expect(offline).toBeLessThanOrEqual(2000 + 400)
+    expect(refused).toBeGreaterThan(0)
+    charged += offline
+    // Replica b still reaches Redis and serves meanwhile.
+    for (let i = 0; i < 10; i++) charged += (await call(b, key)).credits
+    await proxy.restore()
+    const store = a.limits as unknown as { degraded: boolean }
+    await expect.poll(() => store.degraded, { timeout: 15_000, interval: 100 }).toBe(false)
+    // Then both run the balance out together: exact at the end, whatever was served during the outage.
+    const rest = await Promise.all([client(a, key), client(b, key), client(a, key), client(b, key)])
+    charged += rest.reduce((s, c) => s + c, 0)
+    expect(charged).toBe(BALANCE)
+    await a.ledger.flush()
+    await b.ledger.flush()
+    expect(await creditsUsedToday(a.database.db, account.id, Date.now())).toBe(charged)
+    // After both hand back their leases, Redis's count is exactly what was charged: no double count, no loss.
+    await a.stop()
+    await b.stop()
+    const { connectRedis } = await import('../../src/redis/connection.ts')
+    const conn = await connectRedis({ url: redisUrl, prefix, commandTimeoutMs: 1000 })
+    cleanups.push(() => conn.close())
+    expect(Number(await conn.client.get(`${prefix}d:${utcDay(Date.now())}:a:${account.id}`))).toBe(charged)
+  })
+})

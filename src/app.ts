@@ -125,6 +125,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
   try {
     // SQLite in the data dir, or PostgreSQL with database.url (docs/storage.md).
+    let keysErrorLoggedMs = -Infinity
     const database = await openDatabase({ url: config.database.url, file: join(dataDir, 'chaingate.sqlite'), poolSize: config.database.poolSize })
     stops.push(() => database.close())
     const networks = createNetworkRegistry(config.networks)
@@ -221,7 +222,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       plans: config.plans,
       pollMs: config.gateway.settingsPollMs,
       loadSecurity: security.load,
-      onError: (err) => logger.error({ err }, 'reloading keys failed'),
+      // While the database is unreachable every poll fails and the keys loaded before keep serving: log the first
+      // failure, then at most one line per 30 s.
+      onError: (err) => {
+        const t = Date.now()
+        if (t - keysErrorLoggedMs < 30_000) return
+        keysErrorLoggedMs = t
+        logger.error({ err }, 'reloading keys failed')
+      },
     })
     await keySnapshot.reload()
     // Several replicas: a change made on any of them (or by the CLI) is pushed to all over Redis; the poll slows down.

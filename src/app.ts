@@ -195,11 +195,12 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       await Promise.all([...hubs.values()].map((h) => h.close()))
       await Promise.all([...pools.values()].map((p) => p.close()))
     })
-    // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
-    await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
-    // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md).
+    // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md); built before any head is
+    // polled, so the layers see every announced head (unfinalized entries are keyed on their hashes).
     const callLayers = createNetworkLayers(config, pools)
     stops.push(() => callLayers.close())
+    // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
+    await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
     // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).
     for (const n of config.networks) {
       const pool = pools.get(n.name)!

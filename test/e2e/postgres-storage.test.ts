@@ -10,6 +10,8 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
+import { dashboardPlugin } from '../../src/composition.ts'
+import { httpClient } from '../../src/dashboard/test-support.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { removeDirs, runCli, tempDir, waitFor, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
@@ -43,7 +45,10 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     schema = await createPgTestSchema('e2e')
     node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
     dataDir = tempDir('chaingate-pg-')
-    s = await startTestServer({ dataDir, database: { url: schema.url }, networks: networks(node), gateway: { operations: { healthCacheMs: 0 } } })
+    s = await startTestServer(
+      { dataDir, database: { url: schema.url }, networks: networks(node), gateway: { operations: { healthCacheMs: 0 }, defaultPlan: 'team' } },
+      { plugins: [dashboardPlugin()] },
+    )
     // The CLI's config: the same database, its own data dir (nothing of the server's is shared but PostgreSQL).
     const cliDir = tempDir('chaingate-pg-cli-')
     configFile = writeConfig(cliDir, 'chaingate.json', { dataDir: cliDir, database: { url: schema.url }, networks: networks(node) })
@@ -95,6 +100,21 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     const revoked = await runCli(['key', 'revoke', key.id, '--config', configFile])
     expect(revoked.code, revoked.stderr).toBe(0)
     await waitFor(async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 401, 15_000, 'the revoked key to be refused')
+  })
+
+  it('the dashboard on PostgreSQL: sign-up, a session stored as a hash, a key made in the browser that works', async () => {
+    const email = `pg-${Date.now()}@example.com`
+    const c = httpClient(s.url)
+    expect((await c.signup(email, 'correct horse battery staple')).statusCode).toBe(303)
+    const [account] = await pgQuery<{ id: string }>(schema.url, 'select id from accounts where email = $1', [email])
+    expect(account).toBeDefined()
+    const sessions = await pgQuery<{ id_hash: string }>(schema.url, 'select id_hash from dashboard_sessions where account_id = $1', [account!.id])
+    expect(sessions).toHaveLength(1)
+    expect(sessions[0]!.id_hash).toMatch(/^[0-9a-f]{64}$/)
+    const created = await c.submit('/keys', '/keys', { name: 'browser' })
+    expect(created.statusCode, created.body).toBe(201)
+    const key = /id="api-key" type="text" readonly value="([0-9a-f]{32})"/.exec(created.body)![1]!
+    await waitFor(async () => (await s.rpc(call('eth_chainId'), { key, network: 'remote' })).status === 200, 15_000, 'the dashboard-made key to work')
   })
 
   it('chaingate migrate on a current database applies nothing and never prints the password', async () => {

@@ -34,6 +34,7 @@ Accounts and keys
   key revoke <key-id>
   usage [--account A] [--key K] [--day YYYY-MM-DD] [--by method|network|key]
                                           calls, credits and errors for a UTC day (default today)
+  usage --by upstream [--day YYYY-MM-DD]  per upstream: calls, upstream attempts, cache/dedup hits, credits
 {{EXTRA}}
 Options (every command)
   --config FILE      YAML or JSON config (default: embedded defaults)

@@ -242,8 +242,17 @@ async function main(argv: string[]): Promise<number> {
         const day = (values.day as string | undefined) ?? new Date(now).toISOString().slice(0, 10)
         if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
           throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
-        const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key'
-        if (!['method', 'network', 'key'].includes(by)) throw new UsageError('--by must be method, network or key')
+        const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key' | 'upstream'
+        if (!['method', 'network', 'key', 'upstream'].includes(by)) throw new UsageError('--by must be method, network, key or upstream')
+        if (by === 'upstream') {
+          // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
+          if (values.account || values.key) throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
+          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([import('../credits/upstream-usage.ts'), import('./upstream-usage-view.ts')])
+          const report = await queryUpstreamUsage(database.db, dayRange(day))
+          if (json) out(JSON.stringify({ day, ...report }, null, 2))
+          else for (const line of upstreamUsageLines(day, report)) out(line)
+          return 0
+        }
         const account = values.account ? await needAccount(values.account as string) : undefined
         const key = values.key ? await needKey(values.key as string) : undefined
         const { queryUsage } = await import('../credits/usage-queries.ts')

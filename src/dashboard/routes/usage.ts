@@ -1,6 +1,7 @@
 /** The usage page: charts and totals for one account over 24 h, 7 d or 30 d (src/credits/usage-queries.ts). */
 import type { FastifyInstance } from 'fastify'
-import { creditsUsedToday, dailyCredits, usageReport, USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange } from '../../credits/usage-queries.ts'
+import { bucketsFor, creditsUsedToday, dailyCredits, usageReport, USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange } from '../../credits/usage-queries.ts'
+import { queryUpstreamUsage } from '../../credits/upstream-usage.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { usagePage } from '../pages.ts'
@@ -20,6 +21,12 @@ export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
     }
     const now = dash.clock.now()
     const allKeys = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+    // Operators also see what each upstream cost over the same period (the whole gateway, every account).
+    const buckets = bucketsFor(range, now)
+    const upstreams =
+      who.account.role === 'operator'
+        ? await queryUpstreamUsage(db, { fromSec: buckets.starts[0]!, toSec: buckets.starts[buckets.starts.length - 1]! + buckets.size })
+        : undefined
     return sendPage(
       reply,
       200,
@@ -32,6 +39,7 @@ export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
         usedToday: await creditsUsedToday(db, who.account.id, now),
         plan: dash.planOf(who.account.plan),
         daily: await dailyCredits(db, who.account.id, range === '30d' ? 30 : 7, now),
+        upstreams,
       }),
     )
   })

@@ -120,6 +120,10 @@ describeEachDatabase('usage ledger', (open) => {
     await ledger.flush()
     expect(failures).toHaveLength(1) // an outage is reported once, not on every flush
     expect(ledger.health!()).toMatchObject({ bufferedRows: 3, droppedCalls: 2 }) // the held rows came back once each
+    const failuresBefore = failures.length
+    await ledger.stop() // still down: stopping says what it could not write
+    expect(failures).toHaveLength(failuresBefore + 1)
+    expect(String(failures.at(-1))).toMatch(/stopping with 3 usage rows not written/)
     down = false
     await ledger.flush()
     expect(ledger.health!()).toMatchObject({ ok: true, bufferedRows: 0, droppedCalls: 2 })

@@ -299,6 +299,8 @@ export function createUsageLedger(
       if (timer) clearInterval(timer)
       timer = undefined
       await flush()
+      // The database is still unreachable: say plainly what is lost (every earlier failure was rate-limited).
+      if (buffered > 0) onError(new Error(`stopping with ${buffered} usage rows not written (the database cannot be written: ${lastError})`))
     },
     health() {
       return {

@@ -293,6 +293,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       networks.all.map((n) => n.name),
     )
     const metrics = createMetrics(namedMethods)
+    metrics.watchUpstreams(() => [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))))
     let server: GatewayServer | undefined
     const gateway = createGateway({
       networks,

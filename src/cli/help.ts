@@ -15,6 +15,8 @@ Service
                                           <data-dir>/logs/chaingate.log unless --log-requests stdout
   migrate                                 apply the database migrations and exit (start does it too);
                                           SQLite in the data dir, or PostgreSQL with database.url
+  upstreams                               each network's nodes as the running server sees them: state
+                                          (healthy, lagging, down, cordoned), head, lag, errors, latency
 
 Accounts and keys
   plans                                   list the plans from the config
@@ -54,7 +56,7 @@ export const SUBCOMMANDS: Record<string, readonly string[]> = {
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
 }
 
-export const COMMANDS: readonly string[] = ['start', 'migrate', 'plans', 'account', 'key', 'usage', 'wallet', 'help']
+export const COMMANDS: readonly string[] = ['start', 'migrate', 'upstreams', 'plans', 'account', 'key', 'usage', 'wallet', 'help']
 
 /** The whole help, with the contributed commands' lines in place. */
 export function fullHelp(extraHelp: string): string {

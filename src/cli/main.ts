@@ -115,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     else out(database.migrated.length ? `${describeTarget(target)}: applied ${database.migrated.join(', ')}` : `${describeTarget(target)}: up to date`)
     return 0
   }
+  if (command === 'upstreams') return (await import('./upstreams-command.ts')).upstreamsCommand(ctx)
   if (command === 'plans') {
     const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
     if (json) out(JSON.stringify(plans, null, 2))

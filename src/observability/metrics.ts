@@ -17,8 +17,25 @@ export interface Metrics {
   /** A call the gateway answered without an upstream request of its own: from the cache, or a shared call in flight. */
   served(network: string, source: 'cache' | 'dedup'): void
   wsConnections(delta: number): void
+  /** Per-upstream gauges, read from the pools when scraped (label `upstream`: the redacted URL). */
+  watchUpstreams(source: () => UpstreamGaugeSource[]): void
   readonly registry: Registry
 }
+
+/** One node's state as the pool reports it (src/upstreams/pool.ts UpstreamStatus, the fields exported here). */
+export interface UpstreamGaugeSource {
+  network: string
+  upstream: string
+  state: string
+  errorRate: number
+  answers: number
+  head?: number
+  lagBlocks?: number
+  p50Ms?: number
+  p99Ms?: number
+}
+
+const UPSTREAM_STATES = ['healthy', 'lagging', 'down', 'cordoned']
 
 /** Upper bounds (seconds) of the upstream latency histogram's buckets. */
 export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
@@ -94,8 +111,31 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     collector('chaingate_ws_connections_opened_total', 'WebSocket connections opened', 'counter', () => [{ labels: {}, value: wsOpened }]) as never,
   )
 
+  let upstreamSource: (() => UpstreamGaugeSource[]) | undefined
+  const gauge = (name: string, help: string, values: (u: UpstreamGaugeSource) => Series[]) =>
+    registry.registerMetric({
+      name,
+      help,
+      type: 'gauge',
+      aggregator: 'sum',
+      get: async () => ({ name, help, type: 'gauge', aggregator: 'sum', values: (upstreamSource?.() ?? []).flatMap(values) }),
+    } as never)
+  const labelsOf = (u: UpstreamGaugeSource) => ({ network: u.network, upstream: u.upstream })
+  gauge('chaingate_upstream_state', 'Upstream node state: 1 for its current state (healthy, lagging, down, cordoned)', (u) =>
+    UPSTREAM_STATES.map((state) => ({ labels: { ...labelsOf(u), state }, value: u.state === state ? 1 : 0 })),
+  )
+  gauge('chaingate_upstream_error_rate', 'Share of failed requests to the node over the last 10-20 s', (u) => [{ labels: labelsOf(u), value: u.errorRate }])
+  gauge('chaingate_upstream_answers', 'Answers from the node over the last 10-20 s', (u) => [{ labels: labelsOf(u), value: u.answers }])
+  gauge('chaingate_upstream_head_block', 'Latest block the node reported', (u) => (u.head === undefined ? [] : [{ labels: labelsOf(u), value: u.head }]))
+  gauge('chaingate_upstream_lag_blocks', 'Blocks the node is behind the served tip', (u) => (u.lagBlocks === undefined ? [] : [{ labels: labelsOf(u), value: u.lagBlocks }]))
+  gauge('chaingate_upstream_latency_p50_seconds', "Median of the node's latency over the last 10-20 s", (u) => (u.p50Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p50Ms / 1000 }]))
+  gauge('chaingate_upstream_latency_p99_seconds', "99th percentile of the node's latency over the last 10-20 s", (u) => (u.p99Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p99Ms / 1000 }]))
+
   return {
     registry,
+    watchUpstreams(source) {
+      upstreamSource = source
+    },
     call(network, method, outcome) {
       const m = methodLabel(method, known)
       let byMethod = requests.get(network)

@@ -87,6 +87,15 @@ export interface RequestControl {
 /** The gateway gave up on the request itself (hedge lost, client gone): says nothing about the node. */
 export class CancelledError extends Error {}
 
+/**
+ * A failed call's error says how many upstream requests it made (`attempts`, as on an answer): the usage record
+ * counts them. One here; the pool sets the total when it tried several nodes.
+ */
+export function counted<E extends Error>(err: E, attempts = 1): E {
+  ;(err as E & { attempts?: number }).attempts = attempts
+  return err
+}
+
 /** Failures where the node surely never got the request (a refused connection): safe to retry any method. */
 export const notDelivered = new WeakSet<Error>()
 
@@ -188,7 +197,7 @@ class ForwardHandler {
     const first = answer[0]
     const byStatus = refusalOfStatus(status)
     if (byStatus !== undefined) {
-      this.reject(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs))
+      this.reject(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
       return
     }
     // No content is the node's answer to notifications only (anvil: 204): a healthy node, nothing to pass on.
@@ -204,7 +213,7 @@ class ForwardHandler {
       const refused = refusalOfAnswer(answer)
       if (refused !== undefined) {
         this.m.stats.recordFailure()
-        this.reject(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s))
+        this.reject(counted(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s)))
         return
       }
     }
@@ -231,7 +240,7 @@ class ForwardHandler {
     this.m.breaker.failure(now)
     const e = toGatewayError(this.s.network, err, this.timeoutMs)
     if ((err as { code?: string }).code === 'ECONNREFUSED') notDelivered.add(e)
-    this.reject(e)
+    this.reject(counted(e))
   }
 }
 
@@ -257,13 +266,13 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
     m.downUntil = now + s.cooldownMs
     m.stats.recordFailure()
     m.breaker.failure(now)
-    throw err // already a gateway error naming the network
+    throw counted(err as Error) // already a gateway error naming the network
   }
   const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error
   const refusal = error ? refusalOfError(error.code, error.message) : undefined
   if (refusal !== undefined) {
     m.stats.recordFailure()
-    throw block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s)
+    throw counted(block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s))
   }
   m.downUntil = 0
   m.backoffMs = 0

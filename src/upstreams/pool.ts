@@ -28,7 +28,7 @@ import { chainIdOf, mismatchText } from './chain-id.ts'
 import { refusalError } from './classify.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
 import { quantileOf, RollingStats } from './latency.ts'
-import { CancelledError, notDelivered, post, tooLarge, type Member, type RequestControl, type SendSettings, type UpstreamAnswer } from './member.ts'
+import { CancelledError, counted, notDelivered, post, tooLarge, type Member, type RequestControl, type SendSettings, type UpstreamAnswer } from './member.ts'
 import { callKind, isAlreadySent, rawTransactionOf, RelayedTransactions, weakAnswer, type CallKind } from './retry-policy.ts'
 import { createWsRpcConnection } from './ws-connection.ts'
 
@@ -483,7 +483,10 @@ export function createUpstreamPool(
         }
         running.clear()
         if (answer !== undefined) resolve(answer.attempts === attempts ? answer : { ...answer, attempts })
-        else reject(err ?? lastError ?? errors.upstreamUnavailable(network, 'no node could answer'))
+        else {
+          const e = (err ?? lastError ?? errors.upstreamUnavailable(network, 'no node could answer')) as Error
+          reject(typeof e === 'object' && e !== null ? counted(e, attempts) : e)
+        }
       }
       const onAbort = () => finish(undefined, new CancelledError('the client went away'))
       signal?.addEventListener('abort', onAbort, { once: true })

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../db/database.ts'
+import { dialectOf } from '../db/dialect.ts'
 import { bumpSettingsVersion } from '../db/settings-version.ts'
 import { errors } from '../errors/index.ts'
 import type { PlanConfig } from '../config/schema.ts'
@@ -40,6 +41,7 @@ export interface KeysRepository {
 
 export function createKeysRepository(db: Db, opts: { networks: string[]; plans: Record<string, PlanConfig> }): KeysRepository {
   const known = new Set(opts.networks)
+  const postgres = dialectOf(db) === 'postgres'
   const checkNetwork = (n: string) => {
     if (!known.has(n)) throw errors.validation(`unknown network ${n}; networks: ${opts.networks.join(', ')}`)
   }
@@ -82,27 +84,32 @@ export function createKeysRepository(db: Db, opts: { networks: string[]; plans: 
 
   return {
     async create({ accountId, name, networks }, nowMs) {
-      const account = await db.selectFrom('accounts').select(['id', 'plan']).where('id', '=', accountId).executeTakeFirst()
-      if (!account) throw errors.notFound(`account ${accountId}`)
-      const plan = opts.plans[account.plan]
-      const active = await db
-        .selectFrom('api_keys')
-        .select((eb) => eb.fn.countAll<number>().as('n'))
-        .where('account_id', '=', accountId)
-        .where('revoked_at', 'is', null)
-        .executeTakeFirstOrThrow()
-      if (plan?.maxKeys != null && Number(active.n) >= plan.maxKeys)
-        throw errors.conflict(
-          `the ${account.plan} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}; revoke one or upgrade the plan`,
-        )
       const trimmed = name.trim()
-      if (trimmed.length === 0 || trimmed.length > 100) throw errors.validation('a key name needs 1 to 100 characters')
       // New keys have every network enabled, as on Infura (https://docs.metamask.io/developer-tools/dashboard/get-started/create-api/).
       const enabled = networks ?? opts.networks
-      enabled.forEach(checkNetwork)
       const id = randomBytes(6).toString('hex')
       const key = randomBytes(16).toString('hex')
+      // The plan's key count is checked and the key inserted in one transaction under a lock (the account row on
+      // PostgreSQL; SQLite runs one transaction at a time), so two creations at once (two replicas, a double
+      // click) cannot both pass maxKeys.
       await db.transaction().execute(async (tx) => {
+        let accountQuery = tx.selectFrom('accounts').select(['id', 'plan']).where('id', '=', accountId)
+        if (postgres) accountQuery = accountQuery.forUpdate()
+        const account = await accountQuery.executeTakeFirst()
+        if (!account) throw errors.notFound(`account ${accountId}`)
+        const plan = opts.plans[account.plan]
+        const active = await tx
+          .selectFrom('api_keys')
+          .select((eb) => eb.fn.countAll<number>().as('n'))
+          .where('account_id', '=', accountId)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirstOrThrow()
+        if (plan?.maxKeys != null && Number(active.n) >= plan.maxKeys)
+          throw errors.conflict(
+            `the ${account.plan} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}; revoke one or upgrade the plan`,
+          )
+        if (trimmed.length === 0 || trimmed.length > 100) throw errors.validation('a key name needs 1 to 100 characters')
+        enabled.forEach(checkNetwork)
         await tx
           .insertInto('api_keys')
           .values({ id, key, account_id: accountId, name: trimmed, created_at: nowMs, revoked_at: null, credits_per_second: null, credits_per_day: null })

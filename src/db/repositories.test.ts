@@ -85,6 +85,15 @@ describeEachDatabase('repositories', (open) => {
     expect((await keys.list({ accountId: acc.id, includeRevoked: true })).map((k) => k.name)).toEqual(['one', 'two'])
   })
 
+  it('keys: creations at the same moment never pass the plan\'s key limit (checked and inserted under one lock)', async () => {
+    const { accounts, keys } = repos()
+    const acc = await accounts.create({ email: 'race@example.com', plan: 'free' }, NOW) // maxKeys 2
+    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => keys.create({ accountId: acc.id, name: `k${i}` }, NOW + i)))
+    expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2)
+    for (const r of results.filter((x) => x.status === 'rejected')) expect(String((r as PromiseRejectedResult).reason)).toMatch(/allows 2 API keys/)
+    expect(await keys.list({ accountId: acc.id })).toHaveLength(2)
+  })
+
   it('key snapshot: loads live keys with their plan and networks, and drops a revoked key on reload', async () => {
     const { accounts, keys } = repos()
     const acc = await accounts.create({ email: 's@example.com', plan: 'team' }, NOW)

@@ -22,6 +22,8 @@ import type { Metrics } from './observability/metrics.ts'
 import { createMemoryLimitStore, type LimitStore } from './credits/limits.ts'
 import { createRedisLimitStore } from './credits/limits-redis.ts'
 import { connectRedis, type RedisConnection } from './redis/connection.ts'
+import { createRedisCacheTier, createRedisHeadFloorStore } from './gateway/cache/redis-tier.ts'
+import { createMemoryCacheStore } from './gateway/cache/store.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageLedger } from './credits/usage-ledger.ts'
 import { createUpstreamUsage, type UpstreamUsage } from './credits/upstream-usage.ts'
 import { createGateway, type Gateway } from './gateway/execute.ts'
@@ -195,9 +197,24 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       await Promise.all([...hubs.values()].map((h) => h.close()))
       await Promise.all([...pools.values()].map((p) => p.close()))
     })
+    // Redis (several replicas, docs/scale-out.md): shared counters, cache tier and head floors; without it, all in-process.
+    const rc = config.redis
+    const redis = rc.url
+      ? await connectRedis({ url: rc.url, prefix: rc.keyPrefix, commandTimeoutMs: rc.commandTimeoutMs, onError: (message) => logger.warn({ message }, 'Redis connection') })
+      : undefined
+    if (redis) stops.push(() => redis.close())
+    const floors = redis ? createRedisHeadFloorStore(redis) : undefined
+    if (floors) {
+      await floors.start(config.networks.map((n) => n.name))
+      stops.push(() => floors.close())
+    }
     // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md); built before any head is
     // polled, so the layers see every announced head (unfinalized entries are keyed on their hashes).
-    const callLayers = createNetworkLayers(config, pools)
+    const callLayers = createNetworkLayers(
+      config,
+      pools,
+      redis ? { cache: createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis), floors } : undefined,
+    )
     stops.push(() => callLayers.close())
     // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
     await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
@@ -239,12 +256,6 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stops.push(() => keySnapshot.stop())
     if (push) stops.push(() => push.close())
 
-    // Redis (several replicas): exact shared counters (docs/scale-out.md); without it, in-process counters.
-    const rc = config.redis
-    const redis = rc.url
-      ? await connectRedis({ url: rc.url, prefix: rc.keyPrefix, commandTimeoutMs: rc.commandTimeoutMs, onError: (message) => logger.warn({ message }, 'Redis connection') })
-      : undefined
-    if (redis) stops.push(() => redis.close())
     const redisLimits = redis
       ? createRedisLimitStore({
           connection: redis,
@@ -362,6 +373,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       info: {},
       beginDrain() {
         draining = true
+        server!.stopKeepAlive()
       },
       stop: stopAll,
     })

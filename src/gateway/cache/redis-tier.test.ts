@@ -1,0 +1,96 @@
+/** The Redis tier of the cache and the shared head floors, on a real Redis; two instances play two replicas. */
+import { randomBytes } from 'node:crypto'
+import { afterEach, expect, it } from 'vitest'
+import { describeWithServices, redisUrl } from '../../../test/e2e/helpers/services.ts'
+import { startTcpProxy } from '../../../test/e2e/helpers/tcp-proxy.ts'
+import { connectRedis, type RedisConnection } from '../../redis/connection.ts'
+import { createRedisCacheTier, createRedisHeadFloorStore } from './redis-tier.ts'
+import { createMemoryCacheStore } from './store.ts'
+
+const opened: { close(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const c of opened.splice(0).reverse()) await c.close()
+})
+
+async function connection(prefix: string, url = redisUrl): Promise<RedisConnection> {
+  const c = await connectRedis({ url, prefix, commandTimeoutMs: 300 })
+  opened.push(c)
+  return c
+}
+const newPrefix = () => `test:tier:${randomBytes(6).toString('hex')}:`
+const tier = async (prefix: string, url?: string) => createRedisCacheTier(createMemoryCacheStore({ maxBytes: 1 << 20 }), await connection(prefix, url))
+
+describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
+  it('an answer stored on one replica is served by another, which then holds it in its own first tier', async () => {
+    const prefix = newPrefix()
+    const a = await tier(prefix)
+    const b = await tier(prefix)
+    const key = 'net1\0eth_getBlockByHash\0["0xabc",false]'
+    a.set(key, Buffer.from('{"number":"0x1"}'), { immutable: true })
+    const first = b.get(key)
+    expect(first).toBeInstanceOf(Promise)
+    await expect.poll(async () => (await b.get(key))?.toString()).toBe('{"number":"0x1"}')
+    // Now from b's memory: synchronous.
+    expect(b.get(key)?.toString()).toBe('{"number":"0x1"}')
+    expect(await b.get('net1\0eth_getBlockByHash\0["0xdef",false]')).toBeUndefined()
+  })
+
+  it('a volatile answer keeps its expiry across replicas', async () => {
+    const prefix = newPrefix()
+    const a = await tier(prefix)
+    const b = await tier(prefix)
+    const key = 'net1\0eth_getBalance\0["0x1","0x10"]@0xhash'
+    a.set(key, Buffer.from('"0x5"'), { immutable: false, ttlMs: 400 })
+    await expect.poll(async () => (await b.get(key))?.toString()).toBe('"0x5"')
+    await new Promise((resolve) => setTimeout(resolve, 600))
+    expect(await b.get(key)).toBeUndefined()
+    expect(await a.get(key)).toBeUndefined()
+  })
+
+  it('delete and clear(network) reach Redis; other networks stay', async () => {
+    const prefix = newPrefix()
+    const a = await tier(prefix)
+    const b = await tier(prefix)
+    a.set('n1\0m\0[1]', Buffer.from('1'), { immutable: true })
+    a.set('n1\0m\0[2]', Buffer.from('2'), { immutable: true })
+    a.set('n2\0m\0[1]', Buffer.from('3'), { immutable: true })
+    await expect.poll(async () => (await b.get('n2\0m\0[1]'))?.toString()).toBe('3')
+    a.delete('n1\0m\0[2]')
+    a.clear('n1\0')
+    const fresh = await tier(prefix)
+    await expect.poll(async () => (await fresh.get('n1\0m\0[1]')) === undefined && (await fresh.get('n1\0m\0[2]')) === undefined).toBe(true)
+    expect((await fresh.get('n2\0m\0[1]'))?.toString()).toBe('3')
+  })
+
+  it('Redis unreachable: the cache answers from memory or misses, never fails', async () => {
+    const proxy = await startTcpProxy(redisUrl)
+    opened.push(proxy)
+    const a = await tier(newPrefix(), `redis://127.0.0.1:${proxy.port}`)
+    await proxy.cut()
+    a.set('n\0m\0[]', Buffer.from('x'), { immutable: true })
+    expect(a.get('n\0m\0[]')?.toString()).toBe('x')
+    expect(await a.get('n\0m\0[other]')).toBeUndefined()
+  })
+
+  it('head floors: a floor raised on one replica reaches the other, never goes down, and a reset reaches both', async () => {
+    const prefix = newPrefix()
+    const a = createRedisHeadFloorStore(await connection(prefix))
+    const b = createRedisHeadFloorStore(await connection(prefix))
+    opened.push(a, b)
+    await a.start(['net'])
+    await b.start(['net'])
+    expect(a.raise('key1', 'net', 100)).toBe(100)
+    await expect.poll(() => b.get('key1', 'net')).toBe(100)
+    // b was told 100 by a: an older head from b's node does not lower it.
+    expect(b.raise('key1', 'net', 99)).toBe(100)
+    expect(b.raise('key1', 'net', 101)).toBe(101)
+    await expect.poll(() => a.get('key1', 'net')).toBe(101)
+    // A replica started later loads the floors.
+    const c = createRedisHeadFloorStore(await connection(prefix))
+    opened.push(c)
+    await c.start(['net'])
+    expect(c.get('key1', 'net')).toBe(101)
+    a.reset('net')
+    await expect.poll(() => b.get('key1', 'net') + c.get('key1', 'net')).toBe(0)
+  })
+})

@@ -9,10 +9,12 @@ export const HELP = `chaingate — chain-node JSON-RPC gateway and multichain wa
 Usage: chaingate <command> [options]      chaingate help <command>      chaingate --version
 
 Service
-  start [--port N] [--log-requests file|stdout|off]
+  start [--port N] [--log-requests file|stdout|off] [--workers N]
                                           run the gateway (and wallet) on the config's settings;
                                           --port overrides gateway.port; request lines go to
-                                          <data-dir>/logs/chaingate.log unless --log-requests stdout
+                                          <data-dir>/logs/chaingate.log unless --log-requests stdout;
+                                          --workers N: N gateway processes share the port (needs
+                                          redis.url); SIGHUP restarts them one at a time
   migrate                                 apply the database migrations and exit (start does it too);
                                           SQLite in the data dir, or PostgreSQL with database.url
   upstreams                               each network's nodes as the running server sees them: state

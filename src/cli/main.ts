@@ -37,6 +37,7 @@ function parseOptions(argv: string[], strict: boolean) {
       version: { type: 'boolean' },
       port: { type: 'string' },
       'log-requests': { type: 'string' },
+      workers: { type: 'string' },
       email: { type: 'string' },
       plan: { type: 'string' },
       account: { type: 'string' },
@@ -86,8 +87,8 @@ async function main(argv: string[]): Promise<number> {
     return command || values.help ? 0 : 1
   }
   if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; see chaingate help`)
-  if (command !== 'start' && (values.port !== undefined || values['log-requests'] !== undefined))
-    throw new UsageError(`--port and --log-requests belong to chaingate start`)
+  if (command !== 'start' && (values.port !== undefined || values['log-requests'] !== undefined || values.workers !== undefined))
+    throw new UsageError(`--port, --log-requests and --workers belong to chaingate start`)
   const { loadConfig } = await import('../config/load.ts')
   const config = loadConfig(values.config as string | undefined, values['data-dir'] ? { dataDir: values['data-dir'] as string } : {})
   const json = Boolean(values.json)
@@ -103,7 +104,12 @@ async function main(argv: string[]): Promise<number> {
       if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError('--port must be a port number (0-65535; 0 picks a free one)')
       config.gateway.port = port
     }
-    return (await import('./start.ts')).runStart(config, { configFile: values.config as string | undefined, logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined, version: version() })
+    let workers: number | undefined
+    if (values.workers !== undefined) {
+      workers = Number(values.workers)
+      if (!/^\d+$/.test(String(values.workers)) || workers < 1 || workers > 256) throw new UsageError('--workers must be a number of processes (1-256)')
+    }
+    return (await import('./start.ts')).runStart(config, { configFile: values.config as string | undefined, logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined, version: version(), workers })
   }
   if (command === 'migrate') {
     // Opening applies every pending migration (under kysely's migration lock: safe while replicas start).
@@ -137,6 +143,8 @@ async function main(argv: string[]): Promise<number> {
     import('../api-keys/repository.ts'),
   ])
   const database = await openDatabase(databaseTarget(config))
+  // With Redis configured, a change made here is pushed to every running replica at once (src/settings-changes).
+  const push = config.redis.url ? await (await import('../settings-changes/attach.ts')).attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db }) : undefined
   try {
     const now = Date.now()
     const accounts = createAccountsRepository(database.db, config.plans)
@@ -271,13 +279,14 @@ async function main(argv: string[]): Promise<number> {
         throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
     }
   } finally {
+    await push?.close()
     await database.close()
   }
 }
 
 class UsageError extends Error {}
 
-const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
+const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */
 function version(): string {

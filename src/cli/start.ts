@@ -12,16 +12,34 @@ import { createServiceLog } from '../observability/log-setup.ts'
 import { checkPortsFree, lockDataDir, portInUseLine, StartRefused } from './preflight.ts'
 import { startBanner } from './banner.ts'
 import { resolves } from '../networks/name-resolution.ts'
+import { drainDeadlineMs, drainThenStop } from '../cluster/drain.ts'
+import { isClusterWorker, runWorker } from '../cluster/worker.ts'
+import type { RunningCluster } from '../cluster/primary.ts'
 
 export interface StartOptions {
   configFile?: string | undefined
   /** --log-requests: overrides config log.destination; `off` sets log.requests false. */
   logRequests?: 'file' | 'stdout' | 'off' | undefined
   version: string
+  /** --workers N: N gateway processes sharing the listener (src/cluster); N > 1 needs redis.url. */
+  workers?: number | undefined
 }
 
 export async function runStart(config: Config, options: StartOptions): Promise<number> {
   const dataDir = resolve(config.dataDir)
+  const workers = options.workers ?? 1
+  if (isClusterWorker()) {
+    // A `--workers` worker: the primary holds the data-dir lock, checked the ports and prints the banner.
+    const log = createServiceLog({ level: config.log.level, to: logDestination(config, options), file: join(dataDir, 'logs', 'chaingate.log') })
+    if (options.logRequests === 'off') config.log.requests = false
+    return runWorker(config, log.logger, () => log.flush())
+  }
+  const { workersProblem } = await import('../cluster/primary.ts')
+  const problem = workersProblem(config, workers)
+  if (problem) {
+    process.stderr.write(`error: ${problem}\n`)
+    return 1
+  }
   let lock: { release(): void }
   try {
     lock = lockDataDir(dataDir)
@@ -32,15 +50,17 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     return 1
   }
   if (options.logRequests === 'off') config.log.requests = false
-  const wanted = options.logRequests === 'file' || options.logRequests === 'stdout' ? options.logRequests : config.log.destination
-  const to = wanted === 'auto' ? (config.networks.every((n) => n.embedded) ? 'file' : 'stdout') : wanted
-  const log = createServiceLog({ level: config.log.level, to, file: join(dataDir, 'logs', 'chaingate.log') })
+  const log = createServiceLog({ level: config.log.level, to: logDestination(config, options), file: join(dataDir, 'logs', 'chaingate.log') })
   // Looked up while the chains start; the answer orders the URLs in the banner.
   const hostsResolve = Promise.all(config.networks.map((n) => resolves(n.hosts?.[0] ?? `${n.name}.localhost`)))
 
   let app: Awaited<ReturnType<typeof startApp>>
+  let cluster: RunningCluster | undefined
   try {
-    app = await startApp({ ...appOptions(config), logger: log.logger })
+    if (workers > 1) {
+      cluster = await (await import('../cluster/primary.ts')).startCluster(config, workers, log.logger)
+      app = cluster.app
+    } else app = await startApp({ ...appOptions(config), logger: log.logger })
   } catch (err) {
     log.flush()
     lock.release()
@@ -54,9 +74,9 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     if (stopping) return
     stopping = true
     app.logger.info({ signal }, 'stopping')
-    const force = setTimeout(() => process.exit(1), 15_000)
+    const force = setTimeout(() => process.exit(1), drainDeadlineMs(config) + 5000)
     force.unref()
-    app.stop().then(
+    ;(cluster ? cluster.stop(signal) : drainThenStop(app, signal)).then(
       () => {
         log.flush()
         lock.release()
@@ -67,13 +87,23 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
+  if (cluster) {
+    const running = cluster
+    process.on('SIGHUP', () => {
+      app.logger.info({ workers }, 'SIGHUP: restarting the workers one at a time')
+      running.roll().then(
+        () => app.logger.info({ pids: running.workerPids() }, 'rolling restart done'),
+        (err) => app.logger.error({ err }, 'rolling restart failed'),
+      )
+    })
+  }
 
   const key = await ensureDevKey(app)
   if (key) app.logger.info({ keyId: key.id, key: maskKey(key.key) }, 'dev key ready')
   const resolved = await hostsResolve
   process.stdout.write(
     startBanner({
-      app,
+      app: cluster ? { ...app, url: cluster.url } : app,
       key,
       version: options.version,
       source: options.configFile ? `config ${options.configFile}` : 'embedded defaults',
@@ -81,5 +111,14 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
       hostsResolve: Object.fromEntries(config.networks.map((n, i) => [n.name, resolved[i]!])),
     }),
   )
+  if (cluster)
+    process.stdout.write(
+      `  workers:   ${workers} gateway processes (pids ${cluster.workerPids().join(', ')}) share this listener; counters in Redis; SIGHUP restarts them one at a time\n`,
+    )
   return -1 // keep running
+}
+
+function logDestination(config: Config, options: StartOptions): 'file' | 'stdout' {
+  const wanted = options.logRequests === 'file' || options.logRequests === 'stdout' ? options.logRequests : config.log.destination
+  return wanted === 'auto' ? (config.networks.every((n) => n.embedded) ? 'file' : 'stdout') : wanted
 }

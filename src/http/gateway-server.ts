@@ -59,6 +59,8 @@ export interface GatewayServer {
    * (if given) cuts the connections still open.
    */
   close(timeoutMs?: number): Promise<void>
+  /** Draining: from now on each answer closes its connection, so keep-alive clients move to another replica. */
+  stopKeepAlive(): void
 }
 
 /** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
@@ -222,6 +224,9 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return app.listen({ host, port })
     },
     closeAccountSockets,
+    stopKeepAlive() {
+      closing = true
+    },
     async close(timeoutMs) {
       closing = true
       for (const socket of sessions.keys()) socket.close(WS_CLOSE.goingAway, 'server shutting down')

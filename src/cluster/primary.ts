@@ -1,0 +1,136 @@
+/**
+ * `chaingate start --workers N`: this process (the primary) runs what must exist once — the embedded chains, the
+ * wallet (with its own in-process gateway for its reads, on no public port) and the dev key — then forks N workers
+ * (node:cluster, https://nodejs.org/api/cluster.html) that share the gateway listener. Counters are shared through
+ * Redis (`redis.url`; start refuses N > 1 without it) and changes reach every worker through Redis pub/sub.
+ *
+ * - A worker that dies is replaced (the listener keeps serving on the others meanwhile).
+ * - SIGHUP: rolling restart, one worker at a time: the new one listens before the old one drains.
+ * - SIGTERM / SIGINT: every worker drains (src/cluster/drain.ts), then the wallet and the chains stop.
+ */
+import cluster, { type Worker } from 'node:cluster'
+import { startApp, type RunningApp } from '../app.ts'
+import { walletAppService } from '../composition.ts'
+import type { Config } from '../config/schema.ts'
+import type { Logger } from '../observability/logger.ts'
+import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS } from './drain.ts'
+import { EMBEDDED_URLS_ENV, isWorkerMessage, WORKER_NUMBER_ENV, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
+
+/** A worker that keeps dying is restarted at most this often. */
+const RESTART_DELAY_MS = 1000
+
+export interface RunningCluster {
+  /** The primary's own app (chains, wallet); its gateway listens on an internal port only. */
+  app: RunningApp
+  /** The shared gateway listener (what the workers report). */
+  url: string
+  operationsUrl?: string
+  workerPids(): number[]
+  /** Replaces every worker, one at a time, with no moment without a listener. */
+  roll(): Promise<void>
+  stop(signal: string): Promise<void>
+}
+
+/** Why `--workers N` cannot run with this config, or undefined. */
+export function workersProblem(config: Config, workers: number): string | undefined {
+  if (workers > 1 && !config.redis.url)
+    return `--workers ${workers} needs Redis for the counters the workers share (daily balances, credits/s): set redis.url in the config or CHAINGATE_REDIS_URL (docs/deploy.md); without it each worker would count alone and serve up to ${workers}× every limit`
+  return undefined
+}
+
+export async function startCluster(config: Config, workers: number, logger: Logger): Promise<RunningCluster> {
+  // The primary's gateway is only the wallet's way to the chains (in-process); it must not take the public ports.
+  const primaryConfig: Config = structuredClone(config)
+  primaryConfig.gateway.port = 0
+  primaryConfig.gateway.host = '127.0.0.1'
+  primaryConfig.gateway.operations.listen = null
+  const app = await startApp({ config: primaryConfig, logger: logger.child({ worker: 'primary' }), services: [walletAppService()] })
+
+  const embedded: EmbeddedUrls = {}
+  for (const n of config.networks) if (n.embedded) embedded[n.name] = app.upstreamUrls.get(n.name)!
+  let stopping = false
+  let listening: { url: string; operationsUrl?: string } | undefined
+  const live = new Map<number, Worker>() // worker number → worker
+  const exits = new Map<Worker, Promise<void>>()
+
+  const fork = (number: number): Promise<Worker> => {
+    const worker = cluster.fork({ [EMBEDDED_URLS_ENV]: JSON.stringify(embedded), [WORKER_NUMBER_ENV]: String(number) })
+    exits.set(worker, new Promise((r) => worker.once('exit', () => r())))
+    return new Promise((resolve, reject) => {
+      const onExit = (code: number | null, signal: string | null) => reject(new Error(`worker ${number} exited before listening (${signal ?? `code ${code}`})`))
+      worker.once('exit', onExit)
+      worker.on('message', (m: unknown) => {
+        if (!isWorkerMessage(m)) return
+        if (m.type === 'failed') return reject(new Error(`worker ${number} could not start: ${m.message}`))
+        worker.off('exit', onExit)
+        listening ??= { url: m.url, ...(m.operationsUrl ? { operationsUrl: m.operationsUrl } : {}) }
+        resolve(worker)
+      })
+    })
+  }
+  const supervise = (number: number, worker: Worker) => {
+    live.set(number, worker)
+    worker.once('exit', (code, signal) => {
+      if (live.get(number) !== worker) return // replaced on purpose (rolling restart)
+      live.delete(number)
+      if (stopping) return
+      logger.error({ worker: number, code, signal }, 'worker exited unexpectedly; starting a replacement')
+      setTimeout(() => {
+        if (stopping) return
+        fork(number).then(
+          (w) => supervise(number, w),
+          (err) => logger.error({ err }, 'replacement worker failed to start'),
+        )
+      }, RESTART_DELAY_MS).unref()
+    })
+  }
+  const drain = async (worker: Worker, rolling = false) => {
+    const exited = exits.get(worker)!
+    if (!worker.isDead()) {
+      if (rolling) worker.send({ type: 'drain', minDelayMs: ROLL_DRAIN_DELAY_MS } satisfies PrimaryMessage)
+      else worker.process.kill('SIGTERM')
+    }
+    let timer: NodeJS.Timeout | undefined
+    const deadline = new Promise<'late'>((r) => (timer = setTimeout(() => r('late'), drainDeadlineMs(config))))
+    if ((await Promise.race([exited, deadline])) === 'late') worker.process.kill('SIGKILL')
+    clearTimeout(timer)
+    await exited
+  }
+
+  try {
+    const started = await Promise.all(Array.from({ length: workers }, (_, i) => fork(i + 1)))
+    started.forEach((w, i) => supervise(i + 1, w))
+  } catch (err) {
+    stopping = true
+    await Promise.all([...exits.keys()].map((w) => drain(w)))
+    await app.stop()
+    throw err
+  }
+
+  let rolling: Promise<void> | undefined
+  return {
+    app,
+    url: listening!.url,
+    ...(listening!.operationsUrl ? { operationsUrl: listening!.operationsUrl } : {}),
+    workerPids: () => [...live.values()].map((w) => w.process.pid!),
+    roll() {
+      rolling ??= (async () => {
+        for (const [number, old] of [...live.entries()]) {
+          if (stopping) break
+          const next = await fork(number)
+          supervise(number, next)
+          await drain(old, true)
+        }
+      })().finally(() => {
+        rolling = undefined
+      })
+      return rolling
+    },
+    async stop(signal) {
+      stopping = true
+      logger.info({ signal, workers: live.size }, 'stopping: draining the workers')
+      await Promise.all([...live.values()].map((w) => drain(w)))
+      await app.stop()
+    },
+  }
+}

@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../../test/e2e/helpers/services.ts'
-import { describeTarget, openDatabase, type OpenedDatabase } from './database.ts'
+import { parseConfig } from '../config/load.ts'
+import { databaseTarget, describeTarget, openDatabase, type OpenedDatabase } from './database.ts'
 import { migrations } from './migrations/index.ts'
 
 it('describeTarget never shows a PostgreSQL password', () => {
@@ -8,6 +9,23 @@ it('describeTarget never shows a PostgreSQL password', () => {
     'PostgreSQL postgres://app:***@db.internal:5432/chaingate?sslmode=require',
   )
   expect(describeTarget({ url: null, file: '/data/chaingate.sqlite' })).toBe('SQLite /data/chaingate.sqlite')
+})
+
+it('config database.url: SQLite in the data dir by default, PostgreSQL from the key or CHAINGATE_DATABASE_URL, other schemes refused', () => {
+  const saved = process.env.CHAINGATE_DATABASE_URL
+  try {
+    delete process.env.CHAINGATE_DATABASE_URL
+    const plain = parseConfig({ dataDir: '/srv/cg' })
+    expect(databaseTarget(plain)).toEqual({ url: null, file: '/srv/cg/chaingate.sqlite', poolSize: 10 })
+    process.env.CHAINGATE_DATABASE_URL = 'postgres://env@db/cg'
+    expect(parseConfig({}).database.url).toBe('postgres://env@db/cg')
+    expect(parseConfig({ database: { url: 'postgresql://key@db/cg' } }).database.url).toBe('postgresql://key@db/cg')
+    expect(() => parseConfig({ database: { url: 'mysql://x@db/cg' } })).toThrow(/database\.url: a postgres:\/\/ or postgresql:\/\/ URL/)
+    expect(() => parseConfig({ database: { usageBufferRows: 10 } })).toThrow(/database\.usageBufferRows/)
+  } finally {
+    if (saved === undefined) delete process.env.CHAINGATE_DATABASE_URL
+    else process.env.CHAINGATE_DATABASE_URL = saved
+  }
 })
 
 describeWithServices(['postgres'], 'opening PostgreSQL', () => {

@@ -288,7 +288,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     )
     ledger.start()
     // /healthz `storage`: the database answering and the ledger written (docs/storage.md).
-    const storageHealth = createStorageHealth(database, ledger.health, { cacheMs: ops.healthCacheMs })
+    const databaseHealth = createStorageHealth(database, ledger.health, { cacheMs: ops.healthCacheMs })
+    // With Redis, `storage.redis` too: insurance mode (Redis unreachable, docs/scale-out.md) makes /healthz degraded.
+    const storageHealth = redisLimits
+      ? async () => {
+          const s = await databaseHealth()
+          const reachable = !redisLimits.degraded
+          return { ...s, status: s.status === 'ok' && reachable ? ('ok' as const) : ('degraded' as const), redis: { reachable, insuranceMode: !reachable } }
+        }
+      : databaseHealth
     stops.push(() => ledger.stop())
     // Written on the ledger's interval and at stop, through kysely (the same SQL on SQLite and PostgreSQL).
     const upstreamUsage = createUpstreamUsage(database.db, {

@@ -119,6 +119,11 @@ describeWithServices(['postgres', 'redis'], 'exact credits across two replicas (
     expect(offline).toBeLessThanOrEqual(2000 + 400)
     expect(refused).toBeGreaterThan(0)
     charged += offline
+    // /healthz tells the balancer and the operator: degraded, Redis unreachable.
+    const health = await request(`${a.url}/healthz`)
+    const body = (await health.body.json()) as { status: string; storage: { redis: { reachable: boolean } } }
+    expect(body.status).toBe('degraded')
+    expect(body.storage.redis.reachable).toBe(false)
     // Replica b still reaches Redis and serves meanwhile.
     for (let i = 0; i < 10; i++) charged += (await call(b, key)).credits
     await proxy.restore()

@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path'
 import type { FastifyInstance } from 'fastify'
 import type { Config } from './config/schema.ts'
 import { openDatabase, type OpenedDatabase } from './db/database.ts'
-import { createStorageHealth } from './db/health.ts'
+import { createStorageHealth, registerStorageMetrics } from './db/health.ts'
 import { ensurePrivateDir } from './db/private-files.ts'
 import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
@@ -312,6 +312,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       networks.all.map((n) => n.name),
     )
     const metrics = createMetrics(namedMethods)
+    registerStorageMetrics(metrics.registry, () => ledger.health!())
     metrics.watchUpstreams(() => [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))))
     let server: GatewayServer | undefined
     const gateway = createGateway({

@@ -223,6 +223,10 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     await new Promise((r) => setTimeout(r, 1000))
     for (let i = 0; i < 10; i++) await oneCall(200 + i)
     expect(degraded.storage.ledger.droppedCalls).toBe(0)
+    const metrics = await (await request(`${s.url}/metrics`)).body.text()
+    expect(metrics).toMatch(/^chaingate_usage_write_failing 1$/m)
+    expect(metrics).toMatch(/^chaingate_usage_dropped_calls_total 0$/m)
+    expect(Number(/^chaingate_usage_buffered_rows (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0)
     expect(s.logText()).toContain('writing usage failed; will retry')
     // Nothing of the outage reached PostgreSQL: only the calls before the cut are stored.
     const [stored] = await pgQuery<{ credits: number | null }>(schema.url, 'select sum(credits)::int as credits from usage_hourly')

@@ -227,6 +227,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
           timeoutMs: config.gateway.upstreamTimeoutMs,
           wsUrls: () => pool.wsUrls,
           failoverMs: config.gateway.subscriptionFailoverMs,
+          heartbeatMs: config.gateway.subscriptionHeartbeatMs,
           chainId: n.embedded ? undefined : n.chainId,
           label: (u) => redactUrl(new URL(u)),
           log: logger,

@@ -220,6 +220,8 @@ export const ConfigSchema = z
         maxSubscriptionsPerConnection: z.number().int().min(1).max(100_000).default(1000),
         /** WebSocket: after a node's subscription connection drops, how long to look for a node before clients get 1013. */
         subscriptionFailoverMs: z.number().int().min(0).max(600_000).default(30_000),
+        /** WebSocket: how often the node carrying subscriptions is checked; one that stops answering is left. 0: never. */
+        subscriptionHeartbeatMs: z.number().int().min(0).max(600_000).default(15_000),
         /** /metrics and /healthz (docs/config.md, "Operations endpoints"). */
         operations: z
           .object({

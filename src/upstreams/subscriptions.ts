@@ -11,7 +11,9 @@
  *   heads the client already has are dropped;
  * - logs: eth_getLogs over the blocks the old node may not have covered; logs already sent are dropped;
  * - newPendingTransactions: resubscribed only (a mempool has no history to replay).
- * Only when no node can be reached for `failoverMs` are clients told (`onLost`; close code 1013, docs/errors.md).
+ * A node that keeps its socket open but stops answering is found by a periodic eth_chainId (`heartbeatMs`) and
+ * left the same way. Only when no node can be reached for `failoverMs` are clients told (`onLost`; close code
+ * 1013, docs/errors.md).
  */
 import type { RpcErrorObject } from '../jsonrpc/envelope.ts'
 import { errors } from '../errors/index.ts'
@@ -50,6 +52,12 @@ export interface HubOptions {
   wsUrls: () => readonly string[]
   /** After a drop, how long to keep trying to reach a node before clients are told (gateway.subscriptionFailoverMs). */
   failoverMs: number
+  /**
+   * How often the node carrying subscriptions is asked something (eth_chainId) while it holds any: no answer within
+   * max(1 s, this) (and at most timeoutMs) counts as a drop, so a node that keeps its socket open but stops
+   * answering is left too (gateway.subscriptionHeartbeatMs; 0: never).
+   */
+  heartbeatMs?: number
   /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
   chainId?: number | undefined
   /** URL → the form logs may show (no credentials). */
@@ -110,6 +118,7 @@ interface Conn {
   byNodeId: Map<string, Shared>
   early: { id: string; result: unknown }[]
   dead: boolean
+  heartbeat: NodeJS.Timeout | undefined
 }
 
 const toBig = (hex: unknown): bigint | undefined => {
@@ -305,6 +314,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
   const onClosed = (conn: Conn) => {
     if (conn.dead) return
     conn.dead = true
+    clearInterval(conn.heartbeat)
     conn.rpc.close() // not reopened by the next request: a new Conn is made
     if (conn !== current) return
     current = undefined
@@ -342,7 +352,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
 
   /** A connection to `url` with every live shared subscription moved onto it. */
   const attach = async (url: string): Promise<Conn> => {
-    const conn: Conn = { url, label: label(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false }
+    const conn: Conn = { url, label: label(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false, heartbeat: undefined }
     conn.rpc = createWsRpcConnection(url, {
       network,
       timeoutMs: opts.timeoutMs,
@@ -371,8 +381,34 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       throw err
     }
     current = conn
+    watch(conn)
     for (const s of conn.byNodeId.values()) run(s, () => sync(conn, s))
     return conn
+  }
+
+  /** A node that stops answering while holding subscriptions is treated as dropped (its socket may stay open). */
+  const watch = (conn: Conn) => {
+    const everyMs = opts.heartbeatMs ?? 0
+    if (everyMs <= 0) return
+    const waitMs = Math.min(opts.timeoutMs, Math.max(1000, everyMs))
+    let asking = false
+    conn.heartbeat = setInterval(() => {
+      if (conn.dead || asking || conn.byNodeId.size === 0) return
+      asking = true
+      // Any answer, an error too, shows the node is there.
+      conn.rpc.request({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, waitMs).then(
+        () => {
+          asking = false
+        },
+        () => {
+          asking = false
+          if (conn.dead) return
+          opts.log?.warn({ network, upstream: conn.label, waitMs }, 'subscription node stopped answering')
+          onClosed(conn)
+        },
+      )
+    }, everyMs)
+    conn.heartbeat.unref()
   }
 
   /** Tries every node (the one that just failed last); with `forMs` > 0, again with back-off until then. */
@@ -496,6 +532,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       closed = true
       wake?.()
       shared.clear()
+      clearInterval(current?.heartbeat)
       current?.rpc.close()
       current = undefined
     },

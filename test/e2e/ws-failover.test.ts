@@ -227,3 +227,41 @@ describe('no upstream reachable', () => {
     again.ws.close()
   }, 60_000)
 })
+
+describe('an upstream that hangs', () => {
+  let a: TcpProxy
+  let b: TcpProxy
+  let s: TestServer
+  beforeAll(async () => {
+    a = await startTcpProxy(anvil.url)
+    b = await startTcpProxy(anvil.url)
+    s = await startTestServer(remote([a, b], { subscriptionHeartbeatMs: 300 }))
+  })
+  afterAll(async () => {
+    await s?.stop()
+    await a?.close()
+    await b?.close()
+  })
+
+  it('hang mid-stream (socket open, nothing sent): found by the heartbeat, newHeads moves to the other upstream, every block once', async () => {
+    const hub = s.app.hubs.get('remote')!
+    const c = await connect(s)
+    const sub = (await c.ask(call('eth_subscribe', ['newHeads'], 1))).result
+    const first = (await head()) + 1
+    await mineOne()
+    await waitFor(() => headNumbers(c.events, sub).includes(first))
+    const hanging = hub.upstream === a.wsUrl ? a : b
+    const other = hanging === a ? b : a
+    hanging.freeze()
+    for (let i = 0; i < 3; i++) await mineOne()
+    await waitFor(() => headNumbers(c.events, sub).includes(first + 3), 30_000)
+    await mineOne()
+    await waitFor(() => headNumbers(c.events, sub).includes(first + 4))
+    expect(headNumbers(c.events, sub)).toEqual(range(first, first + 4))
+    expect(hub.upstream).toBe(other.wsUrl)
+    expect(s.logs.some((l) => l.msg === 'subscription node stopped answering' && l.upstream === hanging.wsUrl)).toBe(true)
+    expect(c.closedWith()).toBeUndefined()
+    await hanging.restore()
+    c.ws.close()
+  }, 60_000)
+})

@@ -1,7 +1,9 @@
 /**
  * A TCP proxy a test can cut and restore: makes a node, Redis or PostgreSQL unreachable for one client without
  * stopping the service itself (other tests use the shared Redis on 6379). `cut()` destroys every connection and
- * stops listening (new connections are refused); `restore()` listens again on the same port.
+ * stops listening (new connections are refused); `freeze()` keeps every connection open but forwards nothing more,
+ * also on new ones (a node that hangs); `restore()` ends either (frozen connections are destroyed) and listens
+ * again on the same port.
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
 
@@ -12,6 +14,7 @@ export interface TcpProxy {
   /** The same as ws://. */
   readonly wsUrl: string
   cut(): Promise<void>
+  freeze(): void
   restore(): Promise<void>
   close(): Promise<void>
 }
@@ -25,6 +28,14 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
   const path = t && t.pathname !== '/' ? t.pathname : ''
   const open = new Set<Socket>()
   let server: Server
+  let frozen = false
+  const pairs = new Set<[Socket, Socket]>()
+  const hold = ([client, upstream]: [Socket, Socket]) => {
+    client.unpipe(upstream)
+    upstream.unpipe(client)
+    client.pause()
+    upstream.pause()
+  }
 
   const listen = (onPort: number) =>
     new Promise<number>((resolve, reject) => {
@@ -40,6 +51,10 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
         }
         client.on('error', drop).on('close', drop)
         upstream.on('error', drop).on('close', drop)
+        const pair: [Socket, Socket] = [client, upstream]
+        pairs.add(pair)
+        client.on('close', () => pairs.delete(pair))
+        if (frozen) return hold(pair)
         client.pipe(upstream)
         upstream.pipe(client)
       })
@@ -60,7 +75,19 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
     url: `http://127.0.0.1:${own}${path}`,
     wsUrl: `ws://127.0.0.1:${own}${path}`,
     cut: stop,
+    freeze() {
+      frozen = true
+      for (const pair of pairs) hold(pair)
+    },
     async restore() {
+      if (frozen) {
+        frozen = false
+        for (const [client, upstream] of pairs) {
+          client.destroy()
+          upstream.destroy()
+        }
+        pairs.clear()
+      }
       if (!server.listening) await listen(own)
     },
     close: stop,

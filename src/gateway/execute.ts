@@ -129,7 +129,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
           else metrics.served(network.name, answer.source)
           body = answer.body
         } else body = answer
-        if (body !== undefined && isErrorAnswer(body)) {
+        // The pool already judged a node's answer (src/upstreams/member.ts): no second scan of its bytes.
+        if (body !== undefined && (served?.isError ?? isErrorAnswer(body))) {
           result = 'error'
           errorKind = `rpc:${errorCodeOf(body) ?? 'unknown'}`
         }
@@ -160,7 +161,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     else if (failedAttempts >= 0) settle.upstream(network.name, call.method, NO_UPSTREAM, failedAttempts, undefined, 0, true, t)
     settle.finish(entry, network.name, price, charged, t)
     // A notification gets no answer, so no error status either (204).
-    return outcome({ code: call.hasId ? failure?.code : undefined, body, ids: undefined, batch: false, detail: undefined, credits: charged, keyId: entry.id, method: call.method, calls: 1 })
+    return outcome({ code: call.hasId ? failure?.code : undefined, body, ids: undefined, batch: false, detail: undefined, credits: charged, keyId: entry.id, method: call.method, calls: 1, source: served?.source })
   }
 
   const runEntries = async (ctx: CallContext, entries: ParsedEntry[], batch: boolean): Promise<Outcome> => {

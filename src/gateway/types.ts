@@ -71,10 +71,12 @@ export interface Outcome {
   keyId: string | undefined
   method: string
   calls: number
+  /** A single call answered without an upstream request of its own (docs/caching.md): marked in the request log. */
+  source?: 'cache' | 'dedup' | undefined
 }
 
 export function outcome(o: Outcome): Outcome {
-  return { code: o.code, body: o.body, ids: o.ids, batch: o.batch, detail: o.detail, credits: o.credits, keyId: o.keyId, method: o.method, calls: o.calls }
+  return { code: o.code, body: o.body, ids: o.ids, batch: o.batch, detail: o.detail, credits: o.credits, keyId: o.keyId, method: o.method, calls: o.calls, source: o.source }
 }
 
 /**

@@ -99,7 +99,7 @@ export function createRpcRoute(deps: {
     res.writeHead(head.status, headers)
     res.end(body)
     if (deps.logRequests)
-      deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: head.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10 })
+      deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: head.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10, source: out.source })
   }
 
   const write = (req: IncomingMessage, res: ServerResponse, out: Outcome, network: string, started: number) => {

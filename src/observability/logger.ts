@@ -28,6 +28,8 @@ export interface RequestLine {
   status: number
   credits: number
   ms: number
+  /** Answered from the cache or by a shared call in flight (docs/caching.md); charged like any call. */
+  source?: 'cache' | 'dedup' | undefined
 }
 
 export interface RequestLog {
@@ -68,7 +70,7 @@ export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_53
   return {
     write(l) {
       const method = l.method.length > MAX_LOGGED_METHOD ? `${l.method.slice(0, MAX_LOGGED_METHOD)}…` : l.method
-      const line = `{"level":30,"time":${Date.now()},${l.keyId === undefined ? '' : `"keyId":"${l.keyId}",`}"network":"${l.network}","method":${JSON.stringify(method)},"calls":${l.calls},"status":${l.status},"credits":${l.credits},"ms":${l.ms},"msg":"rpc"}\n`
+      const line = `{"level":30,"time":${Date.now()},${l.keyId === undefined ? '' : `"keyId":"${l.keyId}",`}"network":"${l.network}","method":${JSON.stringify(method)},"calls":${l.calls},"status":${l.status},"credits":${l.credits},"ms":${l.ms},${l.source === undefined ? '' : `"source":"${l.source}",`}"msg":"rpc"}\n`
       // A UTF-8 character takes at most 3 bytes per UTF-16 unit.
       if (used + line.length * 3 > capacity) {
         flush()

@@ -53,6 +53,8 @@ describe('answer cache', () => {
     expect(again.credits).toBe(first.credits)
     expect(asked('eth_chainId')).toBe(before)
     expect(await served('cache')).toBe(hitsBefore + 1)
+    // The request log marks it (lines are written every 100 ms).
+    await until(() => s.logs.some((l) => l.msg === 'rpc' && l.method === 'eth_chainId' && l.source === 'cache'), 'the request line')
   })
 
   it('a finalized block is kept: the second ask does not reach the node and costs what the first did', async () => {

@@ -231,4 +231,49 @@ describeWithServices(['redis'], 'Redis limit store', () => {
     expect(await other.store.admit(r, left + 10, Date.now())).toBe('DAILY_CREDITS_EXHAUSTED')
     expect(await other.store.admit(r, left, Date.now())).toBeNull()
   })
+
+  it('a replica killed without a stop: another returns its unused lease once its heartbeat is gone', async () => {
+    const prefix = newPrefix()
+    const killedConn = await connectRedis({ url: redisUrl, prefix, commandTimeoutMs: 300 })
+    const killed = createRedisLimitStore({ connection: killedConn, leaseCredits: 1000, leaseSyncMs: 200, insuranceShare: 0.5 })
+    const r = limits({ accountCreditsPerDay: 100_000 })
+    for (let i = 0; i < 30; i++) expect(await killed.admit(r, 10, Date.now())).toBeNull()
+    expect(await killed.sync()).toBe(true) // reports 300 spent; 700 still leased
+    for (let i = 0; i < 5; i++) expect(await killed.admit(r, 10, Date.now())).toBeNull() // spent after the last sync
+    expect(await redisUsed(killedConn, 'acc', Date.now())).toBe(1000)
+    killedConn.client.disconnect() // SIGKILL: no stop, no hand-back
+    const { store: survivor, conn } = await replica(prefix)
+    // The heartbeat lasts 5 sync intervals (at least 3 s); the reaper runs on the first sync and every 10th after.
+    await new Promise((resolve) => setTimeout(resolve, 3300))
+    expect(await survivor.sync()).toBe(true)
+    // What it reported spent stays counted; its lease, and what it spent after its last report, go back.
+    expect(await redisUsed(conn, 'acc', Date.now())).toBe(300)
+    expect(await survivor.sync()).toBe(true)
+    expect(await redisUsed(conn, 'acc', Date.now())).toBe(300)
+  })
+
+  it('a replica cut off past its heartbeat is reaped; when back it re-counts its spending: no double count, no loss', async () => {
+    const prefix = newPrefix()
+    const proxy = await startTcpProxy(redisUrl)
+    opened.push(proxy)
+    const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300 })
+    const cut = createRedisLimitStore({ connection: conn, leaseCredits: 1000, leaseSyncMs: 200, insuranceShare: 0.5 })
+    opened.push(conn, { close: () => cut.stop() })
+    const other = await replica(prefix)
+    const r = limits({ accountCreditsPerDay: 100_000 })
+    let charged = 0
+    for (let i = 0; i < 20; i++) if ((await cut.admit(r, 10, Date.now())) === null) charged += 10
+    await proxy.cut()
+    // Spends from its lease (and then its insurance share) while cut off.
+    for (let i = 0; i < 20; i++) if ((await cut.admit(r, 10, Date.now())) === null) charged += 10
+    await new Promise((resolve) => setTimeout(resolve, 3300))
+    expect(await other.store.sync()).toBe(true) // reaps the cut replica's lease record
+    await proxy.restore()
+    await expect.poll(() => cut.sync(), { timeout: 15_000, interval: 200 }).toBe(true)
+    for (let i = 0; i < 20; i++) if ((await cut.admit(r, 10, Date.now())) === null) charged += 10
+    expect(charged).toBe(600)
+    await cut.stop()
+    await other.store.stop()
+    expect(await redisUsed(other.conn, 'acc', Date.now())).toBe(600)
+  })
 })

@@ -15,6 +15,14 @@
  * each replica admits on its own, in memory, up to `redis.insuranceShare` of each limit (daily: of what it last
  * knew was left). What it charges meanwhile is written to Redis once Redis answers again, under a unique id per
  * write, so a retried write is never counted twice.
+ *
+ * A replica killed without a stop (SIGKILL) cannot hand its leases back. Each replica therefore keeps, in Redis,
+ * what it holds (`lease:<replica>`: leased, minus handed back, minus spent as reported at each sync) and a
+ * heartbeat (`alive:<replica>`, 5 sync intervals). Any replica finding a lease record without a heartbeat returns
+ * its credits to the day counters and leaves a tombstone; a replica that was only cut off and finds its own
+ * tombstone drops its local leases (already returned) and re-counts what it spent since its last report. What
+ * a killed replica spent after its last sync is returned with the rest: like the usage its ledger had not yet
+ * written (`gateway.usageFlushMs`), it is not counted.
  */
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
@@ -46,8 +54,9 @@ export interface RedisLimitStore extends LimitStore {
 
 const CODES: (LimitRejection | null)[] = [null, 'DAILY_CREDITS_EXHAUSTED', 'KEY_DAILY_CREDITS_EXHAUSTED', 'ACCOUNT_THROUGHPUT_EXCEEDED', 'KEY_THROUGHPUT_EXCEEDED']
 
-// KEYS: account day, key day, account bucket, key bucket.
-// ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped (1|0).
+// KEYS: account day, key day, account bucket, key bucket, this replica's lease record, its heartbeat.
+// ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped (1|0),
+// lease record field, heartbeat ms.
 // Gives `give back` (a leftover lease) back first, then: uncapped, refuses with a code (1-4) unless every limit
 // admits `need`, else reserves between need and want; capped (an input-error fee, an event), reserves what is left
 // of the day up to need, without the bucket checks. Answers {code, granted, account used, key used}.
@@ -95,12 +104,21 @@ if grant > 0 or back > 0 then
     redis.call('HSET', KEYS[4], 't', string.format('%.17g', kt - grant), 'at', string.format('%.0f', now))
     redis.call('PEXPIRE', KEYS[4], 60000)
   end
+  -- The lease record counts what this replica holds; the call's own price counts as held until reported spent.
+  local held = grant - back
+  if capped then held = -back end
+  if held ~= 0 then
+    redis.call('HINCRBY', KEYS[5], ARGV[11], held)
+    redis.call('PEXPIRE', KEYS[5], 172800000)
+    redis.call('SET', KEYS[6], '1', 'PX', ARGV[12])
+  end
 end
 return {code, grant, accUsed, keyUsed}
 `
 
-// KEYS: account day, key day, applied marker. ARGV: delta, ttl s. Adds usage charged while Redis was unreachable
-// (or a correction beyond a lease) exactly once: a retry with the same marker changes nothing.
+// KEYS: account day, key day, applied marker, this replica's lease record. ARGV: delta, ttl s, lease record field
+// ('' when the write is not a lease handed back). Adds usage charged while Redis was unreachable (or a correction
+// beyond a lease, or a lease handed back) exactly once: a retry with the same marker changes nothing.
 const APPLY = `
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', 172800) == false then
   return {0, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0')}
@@ -109,15 +127,35 @@ local a = redis.call('INCRBY', KEYS[1], ARGV[1])
 local k = redis.call('INCRBY', KEYS[2], ARGV[1])
 redis.call('EXPIRE', KEYS[1], ARGV[2])
 redis.call('EXPIRE', KEYS[2], ARGV[2])
+if ARGV[3] ~= '' then redis.call('HINCRBY', KEYS[4], ARGV[3], ARGV[1]) end
 return {1, a, k}
+`
+
+// KEYS: a replica's lease record, its heartbeat, its tombstone. ARGV: key prefix. A replica without a heartbeat
+// is gone: what its record holds goes back to the day counters, once (the record is deleted in the same step).
+const REAP = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+local fields = redis.call('HGETALL', KEYS[1])
+for i = 1, #fields, 2 do
+  local day, acc, key = string.match(fields[i], '^(%d+)|([^|]*)|(.*)$')
+  local held = tonumber(fields[i + 1])
+  if day and held ~= 0 then
+    redis.call('DECRBY', ARGV[1] .. 'd:' .. day .. ':a:' .. acc, held)
+    redis.call('DECRBY', ARGV[1] .. 'd:' .. day .. ':k:' .. key, held)
+  end
+end
+redis.call('DEL', KEYS[1])
+redis.call('SET', KEYS[3], '1', 'EX', 172800)
+return 1
 `
 
 type LeaseReply = [number, number, number, number]
 type ApplyReply = [number, number, number]
 
 interface ScriptedRedis extends Redis {
-  cgLease(k1: string, k2: string, k3: string, k4: string, ...argv: (string | number)[]): Promise<LeaseReply>
-  cgApply(k1: string, k2: string, k3: string, delta: number, ttl: number): Promise<ApplyReply>
+  cgLease(k1: string, k2: string, k3: string, k4: string, k5: string, k6: string, ...argv: (string | number)[]): Promise<LeaseReply>
+  cgApply(k1: string, k2: string, k3: string, k4: string, delta: number, ttl: number, field: string): Promise<ApplyReply>
+  cgReap(k1: string, k2: string, k3: string, prefix: string): Promise<number>
 }
 
 /** What this replica knows of one account today. */
@@ -141,6 +179,8 @@ interface KeyState {
   limits: KeyLimits
   account: AccountState
   knownKeyUsed: number
+  /** Spent from the lease (net of refunds) since the last report to the lease record. */
+  unreported: number
   /** A lease request in flight: callers wait for it rather than each asking Redis (lease mode only). */
   inflight: Promise<unknown> | undefined
 }
@@ -151,6 +191,8 @@ interface Pending {
   accountId: string
   keyId: string
   credits: number
+  /** A lease handed back (also taken off the lease record). */
+  lease: boolean
   /** Set when a write was attempted, so a retry reuses it. */
   marker?: string
 }
@@ -162,9 +204,17 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const client = opts.connection.client as ScriptedRedis
   const p = opts.connection.prefix
   if (typeof client.cgLease !== 'function') {
-    client.defineCommand('cgLease', { numberOfKeys: 4, lua: LEASE })
-    client.defineCommand('cgApply', { numberOfKeys: 3, lua: APPLY })
+    client.defineCommand('cgLease', { numberOfKeys: 6, lua: LEASE })
+    client.defineCommand('cgApply', { numberOfKeys: 4, lua: APPLY })
+    client.defineCommand('cgReap', { numberOfKeys: 3, lua: REAP })
   }
+  const replicaId = randomBytes(8).toString('hex')
+  const leaseRecord = `${p}lease:${replicaId}`
+  const heartbeat = (id: string) => `${p}alive:${id}`
+  const tombstone = (id: string) => `${p}reaped:${id}`
+  const heartbeatMs = Math.max(3000, opts.leaseSyncMs * 5)
+  const field = (day: number, accountId: string, keyId: string) => `${day}|${accountId}|${keyId}`
+  let syncs = 0
   const clockNow = opts.now ?? Date.now
   const leaseMode = opts.leaseCredits > 0
   const accounts = new Map<string, AccountState>()
@@ -195,12 +245,14 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     let k = keys.get(r.keyId)
     if (k === undefined) {
       const acc = account(r.accountId, day)
-      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, inflight: undefined }))
+      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined }))
     } else if (k.day !== day) {
       // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
-      if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits)
+      if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits, true)
+      if (k.unreported !== 0) reports.push({ field: field(k.day, k.accountId, r.keyId), spent: k.unreported })
       k.account.leased -= k.credits
       k.credits = 0
+      k.unreported = 0
       k.day = day
       k.knownKeyUsed = 0
       k.account = account(r.accountId, day)
@@ -209,12 +261,14 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     return k
   }
 
-  const addPending = (day: number, accountId: string, keyId: string, credits: number) => {
+  /** Spends of earlier days not yet reported to the lease record. */
+  const reports: { field: string; spent: number }[] = []
+  const addPending = (day: number, accountId: string, keyId: string, credits: number, lease = false) => {
     if (credits === 0) return
-    const id = `${day}\0${keyId}`
+    const id = `${day}\0${keyId}\0${lease ? 1 : 0}`
     const e = pending.get(id)
     if (e) e.credits += credits
-    else pending.set(id, { day, accountId, keyId, credits })
+    else pending.set(id, { day, accountId, keyId, credits, lease })
   }
 
   const goDown = (detail: string) => {
@@ -261,6 +315,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       dayKey(k.day, 'k', r.keyId),
       bucketKey('a', r.accountId),
       bucketKey('k', r.keyId),
+      leaseRecord,
+      heartbeat(replicaId),
       need,
       want,
       r.accountCreditsPerDay,
@@ -271,6 +327,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       back,
       ttlFor(k.day, nowMs),
       capped ? '1' : '0',
+      field(k.day, r.accountId, r.keyId),
+      heartbeatMs,
     ] as const
 
   /** A lease wanted beyond the call: at most a quarter of the smallest credits/s limit. */
@@ -297,6 +355,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         const extra = reply[1] - credits
         k.credits += extra
         k.account.leased += extra
+        k.unreported += credits
         k.lastUseMs = nowMs
         return null
       },
@@ -328,6 +387,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         // The common case: spent from this replica's lease, no round trip.
         k.credits -= credits
         k.account.leased -= credits
+        k.unreported += credits
         k.lastUseMs = nowMs
         return null
       }
@@ -355,6 +415,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       const fromLease = delta < 0 ? delta : Math.min(delta, k.credits)
       k.credits -= fromLease
       k.account.leased -= fromLease
+      k.unreported += fromLease
       if (fromLease !== delta) addPending(day, accountId, keyId, delta - fromLease)
     },
 
@@ -364,6 +425,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       if (k.credits >= credits) {
         k.credits -= credits
         k.account.leased -= credits
+        k.unreported += credits
         k.lastUseMs = nowMs
         return credits
       }
@@ -427,7 +489,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       // Every lease is handed back: the next replica (or this one after a restart) starts from exact counters.
       for (const k of keys.values()) k.lastUseMs = -Infinity
       await syncing
-      await store.sync()
+      // Everything handed back and reported: the lease record holds nothing; it and the heartbeat can go.
+      if (await store.sync()) await client.del(leaseRecord, heartbeat(replicaId)).catch(() => undefined)
     },
   }
 
@@ -440,24 +503,39 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       return false
     }
     const idleBefore = nowMs - opts.leaseSyncMs
-    for (const [keyId, k] of keys) {
-      if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
-        addPending(k.day, k.accountId, keyId, -k.credits)
-        k.account.leased -= k.credits
-        k.credits = 0
-      }
-      // A key idle for a day is forgotten (its lease was handed back above).
-      if (k.credits === 0 && k.day < day && k.lastUseMs < nowMs - MS_PER_DAY) keys.delete(keyId)
-    }
-    for (const e of pending.values()) if (e.credits !== 0) retrying.push(e)
-    pending.clear()
-    const writes = retrying.splice(0)
+    let writes: Pending[] = []
     try {
+      const [[, reaped]] = (await client.multi().get(tombstone(replicaId)).set(heartbeat(replicaId), '1', 'PX', heartbeatMs).exec()) as [[Error | null, string | null]]
+      if (reaped !== null) adoptReaped()
+      for (const [keyId, k] of keys) {
+        if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
+          addPending(k.day, k.accountId, keyId, -k.credits, true)
+          k.account.leased -= k.credits
+          k.credits = 0
+        }
+        if (k.unreported !== 0) {
+          reports.push({ field: field(k.day, k.accountId, keyId), spent: k.unreported })
+          k.unreported = 0
+        }
+        // A key idle for a day is forgotten (its lease was handed back above).
+        if (k.credits === 0 && k.day < day && k.lastUseMs < nowMs - MS_PER_DAY) keys.delete(keyId)
+      }
+      for (const e of pending.values()) if (e.credits !== 0) retrying.push(e)
+      pending.clear()
+      writes = retrying.splice(0)
       await Promise.all(
         writes.map(async (e) => {
           e.marker ??= randomBytes(12).toString('base64url')
           try {
-            const [, accUsed, keyUsed] = await client.cgApply(dayKey(e.day, 'a', e.accountId), dayKey(e.day, 'k', e.keyId), `${p}applied:${e.marker}`, e.credits, ttlFor(e.day, nowMs))
+            const [, accUsed, keyUsed] = await client.cgApply(
+              dayKey(e.day, 'a', e.accountId),
+              dayKey(e.day, 'k', e.keyId),
+              `${p}applied:${e.marker}`,
+              leaseRecord,
+              e.credits,
+              ttlFor(e.day, nowMs),
+              e.lease ? field(e.day, e.accountId, e.keyId) : '',
+            )
             const a = accounts.get(e.accountId)
             if (a && a.day === e.day) a.knownUsed = accUsed
             const k = keys.get(e.keyId)
@@ -468,7 +546,17 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
           }
         }),
       )
-      if (!writes.length) await client.ping()
+      // What was spent from leases since the last sync: the lease record keeps only what is held.
+      const sent = reports.splice(0)
+      if (sent.length) {
+        const batch = client.multi()
+        for (const r of sent) batch.hincrby(leaseRecord, r.field, -r.spent)
+        await batch.exec().catch((err: Error) => {
+          reports.push(...sent)
+          throw err
+        })
+      }
+      if (++syncs % 10 === 1) await reapGone()
     } catch (err) {
       goDown((err as Error).message)
       return false
@@ -481,6 +569,40 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       opts.onOutage?.(false, `caught up: ${writes.length} pending usage writes applied`)
     }
     return true
+  }
+
+  /**
+   * Another replica found this one's heartbeat gone (a long outage) and returned everything its lease record held:
+   * local leases are no longer counted (dropped), and what was spent since the last report is counted again.
+   */
+  function adoptReaped(): void {
+    for (const [keyId, k] of keys) {
+      k.account.leased -= k.credits
+      k.credits = 0
+      if (k.unreported !== 0) addPending(k.day, k.accountId, keyId, k.unreported)
+      k.unreported = 0
+    }
+    for (const r of reports.splice(0)) {
+      const [d, accountId, keyId] = r.field.split('|') as [string, string, string]
+      addPending(Number(d), accountId, keyId, r.spent)
+    }
+    // Handbacks not yet written were part of what the record held.
+    for (const [id, e] of pending) if (e.lease) pending.delete(id)
+    for (let i = retrying.length - 1; i >= 0; i--) if (retrying[i]!.lease) retrying.splice(i, 1)
+    void client.del(tombstone(replicaId)).catch(() => undefined)
+  }
+
+  /** Returns the leases of replicas whose heartbeat is gone (killed without a stop). */
+  async function reapGone(): Promise<void> {
+    let cursor = '0'
+    do {
+      const [next, records] = await client.scan(cursor, 'MATCH', `${p}lease:*`, 'COUNT', 200)
+      cursor = next
+      for (const record of records) {
+        const id = record.slice(`${p}lease:`.length)
+        if (id !== replicaId) await client.cgReap(record, heartbeat(id), tombstone(id), p)
+      }
+    } while (cursor !== '0')
   }
 
   opts.connection.onStateChange((ready) => {

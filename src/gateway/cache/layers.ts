@@ -65,6 +65,9 @@ export interface CallLayerOptions {
   getLogs: GetLogsLimits
 }
 
+/** Unfinalized entries tracked per network (to drop them on a reorg); beyond it the oldest is dropped. */
+const MAX_UNFINALIZED = 50_000
+
 /** Hashes of recent blocks kept to key unfinalized entries (at least the unfinalized window of common chains). */
 const RECENT_HASHES = 256
 
@@ -214,6 +217,12 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const keepUnfinalized = (key: string, result: Buffer) => {
     unfinalized.add(key)
     store.set(key, result, volatile)
+    // Bounded: the oldest unfinalized entry goes first (its TTL would have dropped it soon anyway).
+    if (unfinalized.size > MAX_UNFINALIZED) {
+      const oldest = unfinalized.values().next().value!
+      unfinalized.delete(oldest)
+      store.delete(oldest)
+    }
   }
 
   const byBlock = (rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {

@@ -304,6 +304,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       flushMs: config.gateway.usageFlushMs,
       onError: (err) => logger.error({ err }, 'writing upstream usage failed; will retry'),
       served: namedMethods,
+      maxBufferedRows: config.database.usageBufferRows,
     })
     upstreamUsage.start()
     stops.push(() => upstreamUsage.stop())

@@ -101,6 +101,26 @@ describeEachDatabase('upstream usage', (open) => {
     expect(byMethod.rows.filter((r) => r.upstream === A).map((r) => r.method).sort()).toEqual(['eth_blockNumber', 'eth_call'])
   })
 
+  it('while the database cannot be written at most maxBufferedRows rows are kept; the calls of the others are counted as dropped', async () => {
+    opened = await open()
+    const failures: unknown[] = []
+    const usage = createUpstreamUsage(opened.db, { flushMs: 60_000, onError: (err) => failures.push(err), maxBufferedRows: 3 })
+    for (let i = 0; i < 5; i++) usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
+    usage.record('net', 'https://node-4.example', 'eth_call', 1, undefined, 1, false, T0)
+    await opened.db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
+    await usage.flush()
+    expect(failures.length).toBe(1)
+    expect(usage.droppedCalls).toBe(3) // node-3 (1 call) and node-4 (2 calls)
+    await opened.db.schema.alterTable('usage_upstream_moved').renameTo('usage_upstream_hourly').execute()
+    await usage.flush()
+    const stored = await opened.db.selectFrom('usage_upstream_hourly').select(['upstream', 'calls']).orderBy('upstream').execute()
+    expect(stored.map((r) => [r.upstream, Number(r.calls)])).toEqual([
+      ['https://node-0.example', 1],
+      ['https://node-1.example', 1],
+      ['https://node-2.example', 1],
+    ])
+  })
+
   it('a failed write keeps the rows for the next flush and reports the error', async () => {
     const { usage, rows, failures, db } = await setup()
     usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)

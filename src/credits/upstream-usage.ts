@@ -8,7 +8,8 @@
  * Like the usage ledger (usage-ledger.ts): the hot path only adds to nested Maps keyed by the strings it is given
  * (no composed key, no object per call once a row exists); a timer writes them every `flushMs` through kysely (one
  * multi-row upsert per chunk, the same SQL on SQLite and PostgreSQL), and `stop` writes what is left. Rows that
- * could not be written are kept for the next flush.
+ * could not be written are kept for the next flush, at most `maxBufferedRows` of them (database.usageBufferRows,
+ * as for the usage ledger); calls beyond are dropped and counted (`droppedCalls`).
  */
 import type { Db } from '../db/database.ts'
 import { capLabel, methodLabel } from '../rpc-methods/labels.ts'
@@ -37,6 +38,8 @@ export interface UpstreamUsage {
    */
   record(network: string, upstream: string, method: string, attempts: number, source: 'cache' | 'dedup' | undefined, credits: number, failed: boolean, nowMs: number): void
   flush(): Promise<void>
+  /** Calls not recorded because the database could not be written and the buffer was full. */
+  readonly droppedCalls: number
   start(): void
   stop(): Promise<void>
 }
@@ -62,8 +65,13 @@ function* rowsOf(tree: Tree): Generator<UpstreamUsageRow> {
 }
 
 /** `served`: methods stored by name (as in the usage ledger); any other is `other`. */
-export function createUpstreamUsage(db: Db, opts: { flushMs: number; onError: (err: unknown) => void; served?: ReadonlySet<string> }): UpstreamUsage {
+export function createUpstreamUsage(
+  db: Db,
+  opts: { flushMs: number; onError: (err: unknown) => void; served?: ReadonlySet<string>; maxBufferedRows?: number },
+): UpstreamUsage {
   const served = opts.served ?? DEFAULT_SERVED
+  const maxBufferedRows = opts.maxBufferedRows ?? 100_000
+  let droppedCalls = 0
   let tree: Tree = new Map()
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> = Promise.resolve()
@@ -124,7 +132,12 @@ export function createUpstreamUsage(db: Db, opts: { flushMs: number; onError: (e
       try {
         await write(rows)
       } catch (err) {
-        for (const r of rows) add(r) // kept for the next flush
+        // Kept for the next flush, up to the bound (the older rows first: they were recorded first).
+        let kept = 0
+        for (const r of rows) {
+          if (kept++ < maxBufferedRows) add(r)
+          else droppedCalls += r.calls
+        }
         opts.onError(err)
       }
     })
@@ -152,6 +165,9 @@ export function createUpstreamUsage(db: Db, opts: { flushMs: number; onError: (e
       } else byMethod.set(m, { hour, network: n, upstream: u, method: m, calls: 1, attempts, cacheHits: cache, dedupHits: dedup, credits, failures })
     },
     flush,
+    get droppedCalls() {
+      return droppedCalls
+    },
     start() {
       timer = setInterval(() => void flush(), opts.flushMs)
       timer.unref()

@@ -101,6 +101,9 @@ describe('upstream usage', () => {
     const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
     const none = report.rows.filter((r) => r.method === 'eth_getCode')
     expect(none.map((r) => [r.upstream, r.calls, r.credits, r.failures])).toEqual([[NO_UPSTREAM, 1, 0, 1]])
+    // The pool says how many upstream requests the failed call made: both upstreams were asked.
+    expect(none[0]!.attempts).toBe(received(good, 'eth_getCode') + received(failing, 'eth_getCode'))
+    expect(none[0]!.attempts).toBeGreaterThanOrEqual(1)
   })
 
   it('chaingate usage --by upstream prints the same totals (text and --json); --account does not apply', async () => {

@@ -66,6 +66,17 @@ describe('call layers', () => {
     expect(answers.map((a) => a.source)).toEqual([undefined, 'dedup', 'dedup'])
   })
 
+  it('a notification (no id, no answer from the node) is never the call others join', async () => {
+    const stub = stubPool(() => '0x2', 30)
+    const l = layersFor(stub)
+    const raw = JSON.stringify({ jsonrpc: '2.0', method: 'eth_gasPrice', params: [] })
+    const note = l.send({ id: null, hasId: false, method: 'eth_gasPrice', params: [] } as unknown as RpcCall, raw, 'k')
+    const answer = await send(l, 5, 'eth_gasPrice')
+    await note
+    expect(stub.sent).toHaveLength(2)
+    expect(answer.json).toEqual({ jsonrpc: '2.0', id: 5, result: '0x2' })
+  })
+
   it('a write between two identical reads keeps the second from joining the first', async () => {
     const stub = stubPool(() => '0x1', 30)
     const l = layersFor(stub)

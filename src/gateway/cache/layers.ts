@@ -136,6 +136,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   /** Sends, or joins an identical call in flight of the same write generation. */
   const shared = (key: string, raw: Buffer | string, call: RpcCall, opts: SendOptions | undefined): Promise<LayerAnswer> => {
     const id = call.id
+    // A notification gets no answer from the node (nothing to share), so it neither leads nor is registered.
+    if (!call.hasId) return pool.send(raw, opts ?? methodOnly(call.method))
     if (o.dedup) {
       const f = inflight.get(key)
       if (f !== undefined && f.generation === generation) {

@@ -18,9 +18,13 @@ const deep = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`
 
 /** Credits the ledger holds for the test key so far. */
 async function ledgerCredits() {
-  s.app.ledger.flush()
-  const row = s.app.database.sqlite!.prepare('select coalesce(sum(credits), 0) as c from usage_hourly where key_id = ?').get(s.key.id) as { c: number }
-  return row.c
+  await s.app.ledger.flush()
+  const row = await s.app.database.db
+    .selectFrom('usage_hourly')
+    .select((eb) => eb.fn.sum<number>('credits').as('c'))
+    .where('key_id', '=', s.key.id)
+    .executeTakeFirst()
+  return Number(row?.c ?? 0)
 }
 
 describe('ids and texts the node would answer with id null (HTTP)', () => {

@@ -89,7 +89,7 @@ describe('method names clients invent', () => {
           return sum
         }
       }, 0)
-    s.app.ledger.flush()
+    await s.app.ledger.flush()
     const before = dbBytes()
     for (let i = 0; i < 10; i++) {
       const name = `eth_${String(i).repeat(1 << 20)}`
@@ -97,7 +97,7 @@ describe('method names clients invent', () => {
       expect(r.json().error.code).toBe(-32601)
       expect(r.text.length).toBeLessThan(500)
     }
-    s.app.ledger.flush()
+    await s.app.ledger.flush()
     expect(dbBytes() - before).toBeLessThan(256 * 1024)
     const stored = s.app.database.sqlite!.prepare('select method, calls from usage_hourly where method like ? or method = ?').all('eth_0%', 'other')
     expect(stored.every((r) => (r as { method: string }).method === 'other')).toBe(true)

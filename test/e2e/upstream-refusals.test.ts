@@ -66,7 +66,7 @@ const stateOf = async (s: TestServer, node: FakeNode) =>
   ((await (await request(`${s.url}/healthz`)).body.json()) as any).upstreams.remote.find((u: { upstream: string }) => u.upstream === node.url.replace(/\/$/, ''))
 
 async function creditsToday(s: TestServer): Promise<{ calls: number; credits: number }> {
-  s.app.ledger.flush()
+  await s.app.ledger.flush()
   const report = await queryUsage(s.app.database.db, { day: new Date().toISOString().slice(0, 10), by: 'method', accountId: s.account.id })
   return { calls: report.total.calls, credits: report.total.credits }
 }

@@ -11,16 +11,21 @@ export const DOCUMENTED_STATUSES = [200, 204, 400, 413]
 
 /** Credits the ledger holds for a key, once written (settling may finish just after the answer is sent). */
 export async function ledgerCredits(s: TestServer, keyId: string, expected?: number): Promise<number> {
-  const read = () => {
-    s.app.ledger.flush()
-    const row = s.app.database.sqlite!.prepare('select coalesce(sum(credits), 0) as c from usage_hourly where key_id = ?').get(keyId) as { c: number }
-    return row.c
+  // Through kysely, so it reads the same on SQLite and PostgreSQL (CHAINGATE_TEST_DATABASE=postgres).
+  const read = async () => {
+    await s.app.ledger.flush()
+    const row = await s.app.database.db
+      .selectFrom('usage_hourly')
+      .select((eb) => eb.fn.sum<number>('credits').as('c'))
+      .where('key_id', '=', keyId)
+      .executeTakeFirst()
+    return Number(row?.c ?? 0)
   }
   const deadline = Date.now() + 1000
-  let value = read()
+  let value = await read()
   while (expected !== undefined && value !== expected && Date.now() < deadline) {
     await new Promise((r) => setTimeout(r, 5))
-    value = read()
+    value = await read()
   }
   return value
 }

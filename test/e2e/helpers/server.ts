@@ -39,14 +39,26 @@ export interface RpcReply {
   credits: number
 }
 
+/** CHAINGATE_TEST_DATABASE=postgres: each data dir's PostgreSQL schema. */
+const pgSchemas = new Map<string, { url: string; drop(): Promise<void> }>()
+
 export async function startTestServer(
   configOverrides: Record<string, unknown> = {},
   extra: Omit<AppOptions, 'config' | 'logger'> = {},
 ): Promise<TestServer> {
   const dataDir = (configOverrides.dataDir as string | undefined) ?? mkdtempSync(join(tmpdir(), 'chaingate-test-'))
+  // CHAINGATE_TEST_DATABASE=postgres: the server keeps its data in a PostgreSQL schema of its own (one per data dir,
+  // so a restart on the same data dir finds its data; dropped at stop unless the caller chose the data dir), and
+  // CHAINGATE_DATABASE_URL points child `chaingate` commands at it: any e2e file can run against PostgreSQL
+  // (docs/storage.md). Otherwise SQLite in the data dir, whatever CHAINGATE_DATABASE_URL says.
+  const pgMode = process.env.CHAINGATE_TEST_DATABASE === 'postgres' && !configOverrides.database
+  let pgSchema = pgMode ? pgSchemas.get(dataDir) : undefined
+  if (pgMode && !pgSchema) pgSchemas.set(dataDir, (pgSchema = await (await import('./services.ts')).createPgTestSchema('srv')))
+  if (pgSchema) process.env.CHAINGATE_DATABASE_URL = pgSchema.url
   const config = parseConfig({
     dataDir,
     ...configOverrides,
+    database: pgSchema ? { url: pgSchema.url } : { url: null, ...(configOverrides.database as object) },
     gateway: { port: 0, devAccount: null, usageFlushMs: 100, settingsPollMs: 100, ...(configOverrides.gateway as object) },
     networks: configOverrides.networks ?? [
       { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
@@ -101,6 +113,10 @@ export async function startTestServer(
     newKey,
     async stop() {
       await app.stop()
+      if (pgSchema && !configOverrides.dataDir) {
+        pgSchemas.delete(dataDir)
+        await pgSchema.drop()
+      }
       if (!configOverrides.dataDir) rmSync(dataDir, { recursive: true, force: true })
     },
   }

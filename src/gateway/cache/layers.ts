@@ -424,6 +424,9 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       if (!o.cache || o.uncached.has(m)) return shared(paramsKey(call), raw, call, undefined)
       switch (rule.kind) {
         case 'static': {
+          // Takes no parameters: anything else is the node's to judge (it answers an error), not the cached answer.
+          const p = call.params
+          if (p !== undefined && !(Array.isArray(p) && p.length === 0)) return shared(paramsKey(call), raw, call, undefined)
           const key = `${prefix}${m}`
           return cached(key, call, raw, undefined, (result) => store.set(key, result, immutable))
         }

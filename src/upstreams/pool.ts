@@ -150,6 +150,9 @@ const CLOSE_GRACE_MS = 1000
 /** Answers needed before the hedge delay follows the latency quantile (the maximum delay until then). */
 const HEDGE_MIN_SAMPLES = 20
 
+const noop = () => undefined
+const fireHedge = (run: { hedge(): void }) => run.hedge()
+
 /** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
 const txHashAnswer = (id: unknown, hash: string) => Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
 
@@ -223,6 +226,7 @@ export function createUpstreamPool(
       ratePerSecond: rate,
       tokens: Number.isFinite(rate) ? rate : 0,
       tokensAt: 0,
+      score: 0,
       inBand: true,
       rrCurrent: 0,
     }
@@ -355,6 +359,7 @@ export function createUpstreamPool(
       const best = Math.min(...scores)
       group.forEach((m, i) => {
         const s = scores[i]!
+        m.score = s
         m.inBand = m.stats.samples === 0 || (m.inBand ? s <= best * 3 : s <= best * 1.5)
       })
     }
@@ -408,9 +413,15 @@ export function createUpstreamPool(
       }
     if (first !== undefined) first.rrCurrent -= total
     const rank = (m: Member) => (m.role === role ? 0 : 2) + (m.inBand ? 0 : 1)
-    const rest = healthy.filter((m) => m !== first).sort((a, b) => rank(a) - rank(b) || scoreOf(a) - scoreOf(b))
-    spare.sort((a, b) => Math.max(a.downUntil, a.breaker.openUntil) - Math.max(b.downUntil, b.breaker.openUntil))
-    return first === undefined ? [...rest, ...spare] : [first, ...rest, ...spare]
+    const order: Member[] = first === undefined ? [] : [first]
+    if (healthy.length > 1 || first === undefined) {
+      const rest = healthy.filter((m) => m !== first)
+      if (rest.length > 1) rest.sort((a, b) => rank(a) - rank(b) || a.score - b.score)
+      for (const m of rest) order.push(m)
+    }
+    if (spare.length > 1) spare.sort((a, b) => Math.max(a.downUntil, a.breaker.openUntil) - Math.max(b.downUntil, b.breaker.openUntil))
+    for (const m of spare) order.push(m)
+    return order
   }
 
   /** Why no node can take a call: a provider back-off first, then unconfirmed, then wrong chain ids. */
@@ -433,127 +444,165 @@ export function createUpstreamPool(
     startedAt: number
   }
 
-  async function sendSlow(body: string | Buffer, o: SendOptions | undefined): Promise<UpstreamAnswer> {
-    let now = Date.now()
-    if (headsIdle) wakeHeads()
-    let order = select(now, o?.minBlock)
-    if (order.length === 0 && members.some((m) => m.chain === 'unknown')) {
-      await verifyUnknown(true) // nobody to serve: confirm a node now rather than fail the call
-      now = Date.now()
-      order = select(now, o?.minBlock)
-    } else if (members.some((m) => m.chain === 'unknown')) void verifyUnknown(false)
-    if (order.length === 0) throw noneUsable(now)
-    const method = o?.method
-    const kind: CallKind = callKind(method)
-    const deadline = now + (o?.timeoutMs ?? totalTimeoutMs)
-    const tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
-    const hedging = kind === 'read' && policy.hedge.enabled && order.length > 1
-    const signal = o?.signal
-    if (signal?.aborted) throw new CancelledError('the client went away')
-
-    return new Promise<UpstreamAnswer>((resolve, reject) => {
-      const running = new Set<Attempt>()
-      let next = 0
-      let attempts = 0
-      let settled = false
-      let lastError: unknown
-      let overBudget = false
-      /** A null/empty answer kept while another node may still have something better. */
-      let weak: UpstreamAnswer | undefined
-      let hedgeTimer: NodeJS.Timeout | undefined
-
-      const cancel = (a: Attempt) => {
-        a.ctl.cancelled = true
-        a.ctl.abort?.(new CancelledError('cancelled'))
+  /**
+   * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one
+   * object and its attempts, not a closure per step.
+   */
+  class Run {
+    readonly running: Attempt[] = []
+    next = 0
+    attempts = 0
+    settled = false
+    lastError: unknown = undefined
+    overBudget = false
+    /** A null/empty answer kept while another node may still have something better. */
+    weak: UpstreamAnswer | undefined = undefined
+    hedgeTimer: NodeJS.Timeout | undefined = undefined
+    resolve: (answer: UpstreamAnswer) => void = noop
+    reject: (err: unknown) => void = noop
+    onAbort: (() => void) | undefined = undefined
+    readonly body: string | Buffer
+    readonly order: Member[]
+    readonly method: string | undefined
+    readonly kind: CallKind
+    readonly deadline: number
+    readonly timeoutMs: number
+    readonly tx: { hash: string; id: unknown } | undefined
+    readonly hedging: boolean
+    readonly signal: AbortSignal | undefined
+    constructor(body: string | Buffer, order: Member[], method: string | undefined, kind: CallKind, now: number, timeoutMs: number, signal: AbortSignal | undefined) {
+      this.body = body
+      this.order = order
+      this.method = method
+      this.kind = kind
+      this.timeoutMs = timeoutMs
+      this.deadline = now + timeoutMs
+      this.tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
+      this.hedging = kind === 'read' && policy.hedge.enabled && order.length > 1
+      this.signal = signal
+    }
+    start(): Promise<UpstreamAnswer> {
+      const promise = new Promise<UpstreamAnswer>((resolve, reject) => {
+        this.resolve = resolve
+        this.reject = reject
+      })
+      if (this.signal !== undefined) {
+        this.onAbort = () => this.finish(undefined, new CancelledError('the client went away'))
+        this.signal.addEventListener('abort', this.onAbort, { once: true })
       }
-      const finish = (answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt) => {
-        if (settled) return
-        settled = true
-        if (hedgeTimer !== undefined) clearTimeout(hedgeTimer)
-        signal?.removeEventListener('abort', onAbort)
+      if (!this.launch()) this.giveUp()
+      return promise
+    }
+    /** Starts the next attempt on the next node in order; false when none is left (budget, attempts, time). */
+    launch(): boolean {
+      const t = Date.now()
+      const order = this.order
+      while (this.next < order.length && this.attempts < policy.maxAttempts && t < this.deadline) {
+        const m = order[this.next++]!
+        if (!takeToken(m, t)) {
+          this.overBudget = true
+          continue
+        }
+        if (m.breaker.isOpen) m.breaker.allow(t) // a last resort past its open time becomes the probe
+        this.attempts++
+        const a: Attempt = { m, ctl: { abort: undefined, cancelled: false }, startedAt: t }
+        this.running.push(a)
+        post(m, this.body, Math.max(1, Math.min(m.timeoutMs, this.deadline - t)), settings, a.ctl).then(
+          (answer) => this.onAnswer(a, answer),
+          (err: unknown) => this.onFailure(a, err),
+        )
+        if (this.hedging && this.hedgeTimer === undefined && this.next < order.length) this.hedgeTimer = setTimeout(fireHedge, hedgeDelayMs, this)
+        return true
+      }
+      return false
+    }
+    hedge(): void {
+      this.hedgeTimer = undefined
+      if (!this.settled && this.running.length > 0) this.launch()
+    }
+    done(a: Attempt): void {
+      const i = this.running.indexOf(a)
+      if (i >= 0) this.running.splice(i, 1)
+    }
+    finish(answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt): void {
+      if (this.settled) return
+      this.settled = true
+      if (this.hedgeTimer !== undefined) clearTimeout(this.hedgeTimer)
+      if (this.onAbort !== undefined) this.signal!.removeEventListener('abort', this.onAbort)
+      if (this.running.length > 0) {
         const at = Date.now()
-        for (const a of running) {
+        for (const a of this.running) {
           // A request that started before the winner's and is still waiting lost a race it should have won:
           // a strike for its breaker (a hanging node gets taken out without waiting for its timeouts).
           if (winner !== undefined && a.startedAt < winner.startedAt) {
             a.m.breaker.failure(at)
             a.m.stats.recordLatency(at - a.startedAt)
           } else if (a.m.breaker.probing) a.m.breaker.probing = false
-          cancel(a)
+          a.ctl.cancelled = true
+          a.ctl.abort?.(new CancelledError('cancelled'))
         }
-        running.clear()
-        if (answer !== undefined) resolve(answer.attempts === attempts ? answer : { ...answer, attempts })
-        else {
-          const e = (err ?? lastError ?? errors.upstreamUnavailable(network, 'no node could answer')) as Error
-          reject(typeof e === 'object' && e !== null ? counted(e, attempts) : e)
-        }
+        this.running.length = 0
       }
-      const onAbort = () => finish(undefined, new CancelledError('the client went away'))
-      signal?.addEventListener('abort', onAbort, { once: true })
+      if (answer !== undefined) this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
+      else {
+        const e = (err ?? this.lastError ?? errors.upstreamUnavailable(network, 'no node could answer')) as Error
+        this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
+      }
+    }
+    giveUp(): void {
+      if (this.weak !== undefined) return this.finish(this.weak)
+      if (this.lastError === undefined && this.overBudget)
+        return this.finish(undefined, refusalError(network, 'rate-limited', 'the gateway reached its own limit for the nodes, upstreams[].maxRequestsPerSecond', 1000))
+      if (this.lastError === undefined && Date.now() >= this.deadline) return this.finish(undefined, errors.upstreamTimeout(network, this.timeoutMs))
+      this.finish(undefined)
+    }
+    onAnswer(a: Attempt, answer: UpstreamAnswer): void {
+      this.done(a)
+      if (this.settled) return
+      const tx = this.tx
+      if (tx !== undefined) {
+        if (answer.isError) {
+          if (isAlreadySent(answer.body, relayed.has(tx.hash))) return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
+        } else relayed.add(tx.hash)
+      }
+      const w = this.kind === 'read' && this.method !== undefined ? weakAnswer(this.method, answer.body) : undefined
+      if (w === undefined) return this.finish(answer, undefined, a)
+      this.weak ??= answer
+      // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
+      if (w === 'missing' && this.launch()) return
+      if (this.running.length === 0) this.giveUp()
+    }
+    onFailure(a: Attempt, err: unknown): void {
+      this.done(a)
+      if (this.settled || err instanceof CancelledError) return
+      // Refused for the request itself: another node would refuse it too.
+      if (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE') return this.finish(undefined, err)
+      this.lastError = err
+      if (this.running.length > 0) return // a hedge is still running: let it answer
+      const retryable =
+        this.kind !== 'unsafe' || notDelivered.has(err as Error) || (err instanceof ChaingateError && (err.code === 'UPSTREAM_RATE_LIMITED' || err.code === 'UPSTREAM_AUTH_FAILED'))
+      if (retryable && this.launch()) return
+      this.giveUp()
+    }
+  }
 
-      /** Starts the next attempt on the next node in order; false when none is left (budget, attempts, time). */
-      const launch = (): boolean => {
-        const t = Date.now()
-        while (next < order.length && attempts < policy.maxAttempts && t < deadline) {
-          const m = order[next++]!
-          if (!takeToken(m, t)) {
-            overBudget = true
-            continue
-          }
-          if (m.breaker.isOpen) m.breaker.allow(t) // a last resort past its open time becomes the probe
-          attempts++
-          const a: Attempt = { m, ctl: { abort: undefined, cancelled: false }, startedAt: t }
-          running.add(a)
-          post(m, body, Math.max(1, Math.min(m.timeoutMs, deadline - t)), settings, a.ctl).then(
-            (answer) => onAnswer(a, answer),
-            (err: unknown) => onFailure(a, err),
-          )
-          if (hedging && hedgeTimer === undefined && next < order.length) {
-            hedgeTimer = setTimeout(() => {
-              hedgeTimer = undefined
-              if (!settled && running.size > 0) launch()
-            }, hedgeDelayMs)
-          }
-          return true
-        }
-        return false
-      }
-      const giveUp = () => {
-        if (weak !== undefined) return finish(weak)
-        if (lastError === undefined && overBudget)
-          return finish(undefined, refusalError(network, 'rate-limited', 'the gateway reached its own limit for the nodes, upstreams[].maxRequestsPerSecond', 1000))
-        if (lastError === undefined && Date.now() >= deadline) return finish(undefined, errors.upstreamTimeout(network, o?.timeoutMs ?? totalTimeoutMs))
-        finish(undefined)
-      }
-      const onAnswer = (a: Attempt, answer: UpstreamAnswer) => {
-        running.delete(a)
-        if (settled) return
-        if (tx !== undefined) {
-          if (answer.isError) {
-            if (isAlreadySent(answer.body, relayed.has(tx.hash))) return finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
-          } else relayed.add(tx.hash)
-        }
-        const w = kind === 'read' && method !== undefined ? weakAnswer(method, answer.body) : undefined
-        if (w === undefined) return finish(answer, undefined, a)
-        weak ??= answer
-        // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
-        if (w === 'missing' && launch()) return
-        if (running.size === 0) giveUp()
-      }
-      const onFailure = (a: Attempt, err: unknown) => {
-        running.delete(a)
-        if (settled) return
-        if (err instanceof CancelledError) return
-        // Refused for the request itself: another node would refuse it too.
-        if (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE') return finish(undefined, err)
-        lastError = err
-        const retryable = kind !== 'unsafe' || notDelivered.has(err as Error) || (err instanceof ChaingateError && (err.code === 'UPSTREAM_RATE_LIMITED' || err.code === 'UPSTREAM_AUTH_FAILED'))
-        if (running.size > 0) return // a hedge is still running: let it answer
-        if (retryable && launch()) return
-        giveUp()
-      }
-      if (!launch()) giveUp()
-    })
+  /** Not async: a call that finds a node at once makes no promise besides its run's. */
+  function sendSlow(body: string | Buffer, o: SendOptions | undefined): Promise<UpstreamAnswer> {
+    const now = Date.now()
+    if (headsIdle) wakeHeads()
+    const order = select(now, o?.minBlock)
+    if (members.some((m) => m.chain === 'unknown')) {
+      // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
+      if (order.length === 0) return verifyUnknown(true).then(() => run(body, o, Date.now(), select(Date.now(), o?.minBlock)))
+      void verifyUnknown(false)
+    }
+    return run(body, o, now, order)
+  }
+  function run(body: string | Buffer, o: SendOptions | undefined, now: number, order: Member[]): Promise<UpstreamAnswer> {
+    if (order.length === 0) return Promise.reject(noneUsable(now))
+    if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
+    const method = o?.method
+    return new Run(body, order, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal).start()
   }
 
   const status = (m: Member, now: number): UpstreamStatus => {

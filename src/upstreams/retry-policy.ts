@@ -42,20 +42,27 @@ const BLOCK_BOUND = new Set([
 /** Node texts for data the node does not have (pruned state, unknown block), whatever the code. */
 const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
 
-const NULL_RESULT = Buffer.from('"result":null')
-const EMPTY_LIST = Buffer.from('"result":[]')
-const EMPTY_HEX = Buffer.from('"result":"0x"')
+const RESULT_KEY = Buffer.from('"result":')
+const N = 0x6e // n (null)
+const OPEN_BRACKET = 0x5b
+const CLOSE_BRACKET = 0x5d
+const QUOTE = 0x22
 
 /**
  * An answer that should not win a race or end the call while another node may do better: null or empty for a
  * read, or a missing-data error. `missing`: another node further ahead may have it; `empty`: a legitimate answer
- * that is kept unless another node has something. Only small answers are looked at (big ones hold data).
+ * that is kept unless another node has something. Only small answers are looked at (big ones hold data), with
+ * one search for the result key.
  */
 export function weakAnswer(method: string, body: Buffer): 'missing' | 'empty' | undefined {
   if (body.length > 512) return undefined
-  if (body.includes(NULL_RESULT)) return BLOCK_BOUND.has(method) ? 'missing' : 'empty'
-  if (body.includes(EMPTY_LIST) || body.includes(EMPTY_HEX)) return 'empty'
-  if (body.includes('"error"') && MISSING_DATA.test(body.toString())) return 'missing'
+  const at = body.indexOf(RESULT_KEY)
+  if (at < 0) return body.includes('"error"') && MISSING_DATA.test(body.toString()) ? 'missing' : undefined
+  const v = at + RESULT_KEY.length
+  const c = body[v]
+  if (c === N) return BLOCK_BOUND.has(method) ? 'missing' : 'empty'
+  if (c === OPEN_BRACKET && body[v + 1] === CLOSE_BRACKET) return 'empty'
+  if (c === QUOTE && body[v + 1] === 0x30 && body[v + 2] === 0x78 && body[v + 3] === QUOTE) return 'empty' // "0x"
   return undefined
 }
 

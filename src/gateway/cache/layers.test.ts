@@ -172,6 +172,18 @@ describe('call layers', () => {
     expect((await send(l, 4, 'eth_blockNumber')).json.result).toBe('0x3')
   })
 
+  it('eth_getLogs over a finalized range is kept (an empty list too); one reaching above finalized is not', async () => {
+    const stub = stubPool(() => [])
+    stub.heads.report({ number: 100, hash: '0x64' })
+    stub.heads.reportFinalized(90)
+    const l = layersFor(stub)
+    for (let i = 0; i < 2; i++) {
+      await send(l, i, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x5a' }])
+      await send(l, i, 'eth_getLogs', [{ fromBlock: '0x1', toBlock: '0x5b' }])
+    }
+    expect(stub.sent.map((x) => (x.params[0] as { toBlock: string }).toBlock)).toEqual(['0x5a', '0x5b', '0x5b'])
+  })
+
   it('a receipt is cached once its block is finalized, not while it is pending', async () => {
     let receipt: unknown = null
     const stub = stubPool(() => receipt)

@@ -334,10 +334,16 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       if (parts.length > limits.maxSplits) return Promise.reject(rangeTooLarge(to - from + 1, size * limits.maxSplits))
       return splitLogs(call, filter, parts)
     }
-    if (!plan.rewritten) return shared(paramsKey(call), raw, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
-    const params = [filter]
-    const body = JSON.stringify({ jsonrpc: '2.0', id: call.id, method: 'eth_getLogs', params })
-    return shared(`${prefix}eth_getLogs\0${JSON.stringify(params)}`, body, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
+    const key = plan.rewritten ? `${prefix}eth_getLogs\0${JSON.stringify([filter])}` : paramsKey(call)
+    const body = plan.rewritten ? JSON.stringify({ jsonrpc: '2.0', id: call.id, method: 'eth_getLogs', params: [filter] }) : raw
+    const finalized = heads?.finalized()
+    // A range that ends at or below the finalized block has its final logs (an empty list included): kept, when
+    // within the result cap.
+    if (o.cache && !o.uncached.has('eth_getLogs') && finalized !== undefined && to <= finalized)
+      return cached(key, call, body, undefined, (result) => countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, immutable)).then((a) =>
+        capped(a, from),
+      )
+    return shared(key, body, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
   }
 
   /**

@@ -359,12 +359,19 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       onNotification: (msg) => onNotification(conn, msg),
       onClosed: () => onClosed(conn),
     })
+    // Each moved subscription's replay runs before any live event of the new node (queued behind it), and only
+    // once the connection is the current one.
+    const gates: ((ok: boolean) => void)[] = []
     try {
       const chainId = toBig(await call(conn, 'eth_chainId', []))
       if (opts.chainId !== undefined && chainId !== BigInt(opts.chainId))
         throw errors.upstreamUnavailable(network, `${conn.label} is on chain ${String(chainId)}, not ${opts.chainId}`)
       for (const s of [...shared.values()]) {
         if (!s.live) continue
+        const gate = new Promise<boolean>((resolve) => gates.push(resolve))
+        run(s, async () => {
+          if ((await gate) && s.nodeId !== undefined && conn.byNodeId.get(s.nodeId) === s) await sync(conn, s)
+        })
         try {
           register(conn, s, String(await call(conn, 'eth_subscribe', s.params)))
         } catch (err) {
@@ -378,11 +385,12 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     } catch (err) {
       conn.dead = true
       conn.rpc.close()
+      for (const open of gates) open(false)
       throw err
     }
     current = conn
     watch(conn)
-    for (const s of conn.byNodeId.values()) run(s, () => sync(conn, s))
+    for (const open of gates) open(true)
     return conn
   }
 

@@ -140,6 +140,34 @@ describe('subscriptions with two upstreams', () => {
     c2.ws.close()
   }, 60_000)
 
+  it('drop WS mid-stream while blocks keep coming and many subscriptions move: newHeads still sees every block once, in order', async () => {
+    const hub = s.app.hubs.get('remote')!
+    const c = await connect(s)
+    const sub = (await c.ask(call('eth_subscribe', ['newHeads'], 1))).result
+    // More subscriptions to move: each is one more round trip while the new node's heads already flow.
+    for (let i = 0; i < 15; i++) await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
+    const first = (await head()) + 1
+    await mineOne()
+    await waitFor(() => headNumbers(c.events, sub).includes(first))
+    let mining = true
+    const miner = (async () => {
+      while (mining) await mineOne()
+    })()
+    await new Promise((r) => setTimeout(r, 200))
+    const current = hub.upstream === a.wsUrl ? a : b
+    await current.cut()
+    await new Promise((r) => setTimeout(r, 1500))
+    mining = false
+    await miner
+    const last = await head()
+    await waitFor(() => headNumbers(c.events, sub).includes(last), 30_000)
+    expect(headNumbers(c.events, sub)).toEqual(range(first, last))
+    expect(hub.upstream).toBe((current === a ? b : a).wsUrl)
+    expect(c.closedWith()).toBeUndefined()
+    await current.restore()
+    c.ws.close()
+  }, 60_000)
+
   it('drop WS mid-stream: logs moves to the other upstream and the missed blocks are filled by eth_getLogs, no duplicates', async () => {
     const hub = s.app.hubs.get('remote')!
     const c = await connect(s)

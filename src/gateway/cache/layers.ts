@@ -160,6 +160,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     return promise
   }
 
+  /** Keys of the parameterless methods (eth_chainId, net_version), built once. */
+  const staticKeys = new Map<string, string>()
   const paramsKey = (call: RpcCall) => `${prefix}${call.method}\0${call.params === undefined ? '[]' : JSON.stringify(call.params)}`
 
   /** A stored result as this client's answer (a shared tier may answer asynchronously). */
@@ -171,7 +173,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   }
   const hit = (result: Buffer, id: RpcId): LayerAnswer => {
     stats.hits++
-    return { body: resultAnswer(id, result), latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache' }
+    // isError false: the pipeline need not scan the answer again (a stored answer is always a result).
+    return { body: resultAnswer(id, result), latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache', isError: false }
   }
 
   /** The result bytes of a successful answer, or undefined (an error, not JSON-RPC, too large to keep). */
@@ -242,7 +245,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       if (o.multiUpstream && rule.blockData) {
         // Not yet a block for the gateway: the same answer whichever node would have been asked.
         stats.aboveTip++
-        return Promise.resolve({ body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache' })
+        return Promise.resolve({ body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache', isError: false })
       }
       return shared(key, raw, call, atLeast(call.method, n))
     }
@@ -414,7 +417,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       inner.push(r!.subarray(1, r!.length - 1))
     }
     const merged = Buffer.concat([OPEN, ...inner, CLOSE])
-    return { body: resultAnswer(call.id, merged), latencyMs: performance.now() - started, upstream: first?.upstream ?? 'split', attempts }
+    return { body: resultAnswer(call.id, merged), latencyMs: performance.now() - started, upstream: first?.upstream ?? 'split', attempts, isError: false }
   }
 
   return {
@@ -433,7 +436,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
           // Takes no parameters: anything else is the node's to judge (it answers an error), not the cached answer.
           const p = call.params
           if (p !== undefined && !(Array.isArray(p) && p.length === 0)) return shared(paramsKey(call), raw, call, undefined)
-          const key = `${prefix}${m}`
+          let key = staticKeys.get(m)
+          if (key === undefined) staticKeys.set(m, (key = `${prefix}${m}`))
           return cached(key, call, raw, undefined, (result) => store.set(key, result, immutable))
         }
         case 'hash': {
@@ -469,7 +473,7 @@ const COMMA = Buffer.from(',')
 /** An eth_blockNumber answer with the number the gateway serves (from the cache, or lifted to the tip or floor). */
 const numberAnswer = (id: RpcId, value: number, from: LayerAnswer | undefined): LayerAnswer => {
   const body = resultAnswer(id, Buffer.from(`"0x${value.toString(16)}"`))
-  return from === undefined ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache' } : { ...from, body }
+  return from === undefined ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache', isError: false } : { ...from, body }
 }
 
 /** `{ method }` per method name, built once: the pool's retry and hedging policy reads it on every call. */

@@ -168,6 +168,30 @@ describe('subscriptions with two upstreams', () => {
     c.ws.close()
   }, 60_000)
 
+  it('drop WS mid-stream while logs keep coming: every log once, in order', async () => {
+    const hub = s.app.hubs.get('remote')!
+    const c = await connect(s)
+    const sub = (await c.ask(call('eth_subscribe', ['logs', {}], 1))).result
+    const logs = () => c.events.filter((e) => e.subscription === sub).map((e) => e.result.transactionHash)
+    const txs: string[] = []
+    let sending = true
+    const sender = (async () => {
+      while (sending) txs.push((await emitLog()) as string)
+    })()
+    await waitFor(() => logs().length >= 3)
+    const current = hub.upstream === a.wsUrl ? a : b
+    await current.cut()
+    await new Promise((r) => setTimeout(r, 1500))
+    sending = false
+    await sender
+    await waitFor(() => logs().length >= txs.length, 30_000)
+    await new Promise((r) => setTimeout(r, 500)) // a duplicate would arrive by now
+    expect(logs()).toEqual(txs)
+    expect(hub.upstream).toBe((current === a ? b : a).wsUrl)
+    await current.restore()
+    c.ws.close()
+  }, 60_000)
+
   it('drop WS mid-stream: logs moves to the other upstream and the missed blocks are filled by eth_getLogs, no duplicates', async () => {
     const hub = s.app.hubs.get('remote')!
     const c = await connect(s)

@@ -52,6 +52,8 @@ export interface RedisLimitStore extends LimitStore {
   sync(): Promise<boolean>
 }
 
+const MAX_LEASE_SCALE = 64
+
 const CODES: (LimitRejection | null)[] = [null, 'DAILY_CREDITS_EXHAUSTED', 'KEY_DAILY_CREDITS_EXHAUSTED', 'ACCOUNT_THROUGHPUT_EXCEEDED', 'KEY_THROUGHPUT_EXCEEDED']
 
 // KEYS: account day, key day, account bucket, key bucket, this replica's lease record, its heartbeat.
@@ -183,6 +185,11 @@ interface KeyState {
   unreported: number
   /** A lease request in flight: callers wait for it rather than each asking Redis (lease mode only). */
   inflight: Promise<unknown> | undefined
+  /** Callers waiting for the lease in flight. */
+  waiting: number
+  /** Lease size multiplier (1 to MAX_LEASE_SCALE), and when the last lease was asked for. */
+  scale: number
+  leasedAtMs: number
 }
 
 /** Usage to write to Redis once: charged offline, or a correction beyond a lease. */
@@ -245,7 +252,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     let k = keys.get(r.keyId)
     if (k === undefined) {
       const acc = account(r.accountId, day)
-      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined }))
+      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined, waiting: 0, scale: 1, leasedAtMs: 0 }))
     } else if (k.day !== day) {
       // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
       if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits, true)
@@ -331,11 +338,19 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       heartbeatMs,
     ] as const
 
-  /** A lease wanted beyond the call: at most a quarter of the smallest credits/s limit. */
-  const wantFor = (r: KeyLimits, need: number) => {
+  /**
+   * The lease asked for: `leaseCredits`, scaled up (x2, up to x64) while a key uses its leases up within 100 ms and
+   * down again when it slows, plus what the callers waiting for it need; never more than a quarter of the smallest
+   * credits/s limit. (The script caps it further by what is left of each balance.)
+   */
+  const wantFor = (r: KeyLimits, k: KeyState, need: number, nowMs: number) => {
     if (!leaseMode) return need
+    const sinceMs = nowMs - k.leasedAtMs
+    if (sinceMs < 100) k.scale = Math.min(MAX_LEASE_SCALE, k.scale * 2)
+    else if (sinceMs > opts.leaseSyncMs) k.scale = Math.max(1, k.scale / 2)
+    k.leasedAtMs = nowMs
     const perSecond = r.keyCreditsPerSecond === null ? r.accountCreditsPerSecond : Math.min(r.accountCreditsPerSecond, r.keyCreditsPerSecond)
-    return Math.max(need, Math.min(opts.leaseCredits, Math.floor(perSecond / 4)))
+    return Math.max(need, Math.min(opts.leaseCredits * k.scale + need * k.waiting, Math.floor(perSecond / 4)))
   }
 
   const remember = (k: KeyState, reply: LeaseReply) => {
@@ -348,7 +363,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     const back = k.credits
     k.credits = 0
     k.account.leased -= back
-    const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, credits), back, nowMs, false)).then(
+    const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, k, credits, nowMs), back, nowMs, false)).then(
       (reply): LimitRejection | null => {
         remember(k, reply)
         if (reply[0] !== 0) return CODES[reply[0]] ?? 'DAILY_CREDITS_EXHAUSTED'
@@ -392,7 +407,13 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         return null
       }
       if (down) return admitOffline(r, credits, nowMs, k)
-      if (k.inflight !== undefined) return k.inflight.then(() => store.admit(r, credits, nowMs))
+      if (k.inflight !== undefined) {
+        k.waiting++
+        return k.inflight.then(() => {
+          k.waiting--
+          return store.admit(r, credits, nowMs)
+        })
+      }
       return admitRemote(r, credits, nowMs, k)
     },
 

@@ -39,6 +39,10 @@ export function workersProblem(config: Config, workers: number): string | undefi
 }
 
 export async function startCluster(config: Config, workers: number, logger: Logger): Promise<RunningCluster> {
+  // The kernel hands connections to the workers, which accept on the one shared socket (SCHED_NONE), rather than
+  // the primary passing each to a worker in turn (SCHED_RR, Linux's default): a connection the primary passed to a
+  // worker as it was killed would hang unanswered, while a connection waiting in the shared queue goes to a live one.
+  cluster.schedulingPolicy = cluster.SCHED_NONE
   // The primary's gateway is only the wallet's way to the chains (in-process); it must not take the public ports.
   const primaryConfig: Config = structuredClone(config)
   primaryConfig.gateway.port = 0
@@ -53,10 +57,12 @@ export async function startCluster(config: Config, workers: number, logger: Logg
   const live = new Map<number, Worker>() // worker number → worker
   const exits = new Map<Worker, Promise<void>>()
 
-  const fork = (number: number): Promise<Worker> => {
+  const ready = new WeakMap<Worker, Promise<void>>()
+  /** Starts worker `number`; its promise (also in `ready`) resolves once it listens. */
+  const fork = (number: number): Worker => {
     const worker = cluster.fork({ [EMBEDDED_URLS_ENV]: JSON.stringify(embedded), [WORKER_NUMBER_ENV]: String(number) })
     exits.set(worker, new Promise((r) => worker.once('exit', () => r())))
-    return new Promise((resolve, reject) => {
+    const listens = new Promise<void>((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null) => reject(new Error(`worker ${number} exited before listening (${signal ?? `code ${code}`})`))
       worker.once('exit', onExit)
       worker.on('message', (m: unknown) => {
@@ -64,10 +70,14 @@ export async function startCluster(config: Config, workers: number, logger: Logg
         if (m.type === 'failed') return reject(new Error(`worker ${number} could not start: ${m.message}`))
         worker.off('exit', onExit)
         listening ??= { url: m.url, ...(m.operationsUrl ? { operationsUrl: m.operationsUrl } : {}) }
-        resolve(worker)
+        resolve()
       })
     })
+    listens.catch(() => {}) // observed by whoever awaits it; a replacement that fails is handled by its exit
+    ready.set(worker, listens)
+    return worker
   }
+  /** Worker `number` is now `worker`: when it exits without being replaced on purpose, a new one starts. */
   const supervise = (number: number, worker: Worker) => {
     live.set(number, worker)
     worker.once('exit', (code, signal) => {
@@ -76,11 +86,7 @@ export async function startCluster(config: Config, workers: number, logger: Logg
       if (stopping) return
       logger.error({ worker: number, code, signal }, 'worker exited unexpectedly; starting a replacement')
       setTimeout(() => {
-        if (stopping) return
-        fork(number).then(
-          (w) => supervise(number, w),
-          (err) => logger.error({ err }, 'replacement worker failed to start'),
-        )
+        if (!stopping && !live.has(number)) supervise(number, fork(number))
       }, RESTART_DELAY_MS).unref()
     })
   }
@@ -98,7 +104,8 @@ export async function startCluster(config: Config, workers: number, logger: Logg
   }
 
   try {
-    const started = await Promise.all(Array.from({ length: workers }, (_, i) => fork(i + 1)))
+    const started = Array.from({ length: workers }, (_, i) => fork(i + 1))
+    await Promise.all(started.map((w) => ready.get(w)))
     started.forEach((w, i) => supervise(i + 1, w))
   } catch (err) {
     stopping = true
@@ -115,9 +122,14 @@ export async function startCluster(config: Config, workers: number, logger: Logg
     workerPids: () => [...live.values()].map((w) => w.process.pid!),
     roll() {
       rolling ??= (async () => {
-        for (const [number, old] of [...live.entries()]) {
-          if (stopping) break
-          const next = await fork(number)
+        for (const number of [...live.keys()].sort((x, y) => x - y)) {
+          // A worker still starting (a replacement) is let finish first: it could not take a drain message yet.
+          await ready.get(live.get(number)!)?.catch(() => {})
+          const old = live.get(number)
+          if (stopping || !old) break
+          // The old worker serves until its successor listens; a successor that fails to start leaves it running.
+          const next = fork(number)
+          await ready.get(next)
           supervise(number, next)
           await drain(old, true)
         }

@@ -299,6 +299,17 @@ describe('upstream faults: the same transaction twice', () => {
     await anvil?.stop()
   })
 
+  it('newHeads over WebSocket: a node with a wsUrl announces each new block at once, without waiting for a poll', async () => {
+    const p = await pool([{ url: anvil.url, wsUrl: anvil.wsUrl }], { headPollMs: 60_000 })
+    const start = p.heads.latest()!
+    const seen: number[] = []
+    p.heads.onHead((h) => seen.push(h.number))
+    await new Promise((r) => setTimeout(r, 300)) // the subscription is made right after start-up
+    await p.send(call('evm_mine'), { method: 'evm_mine' })
+    await expect.poll(() => p.heads.latest(), { timeout: 5000 }).toBe(start + 1)
+    expect(seen).toEqual([start + 1])
+  })
+
   it('eth_sendRawTransaction sent twice: the second answer is the transaction hash, not "nonce too low"', async () => {
     const p = await pool([{ url: anvil.url }])
     // anvil's first funded account (the well-known test mnemonic).

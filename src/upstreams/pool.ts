@@ -30,7 +30,7 @@ import { createHeadTracker, type HeadView } from './heads.ts'
 import { quantileOf, RollingStats } from './latency.ts'
 import { CancelledError, counted, notDelivered, post, tooLarge, type Member, type RequestControl, type SendSettings, type UpstreamAnswer } from './member.ts'
 import { callKind, isAlreadySent, rawTransactionOf, RelayedTransactions, weakAnswer, type CallKind } from './retry-policy.ts'
-import { createWsRpcConnection } from './ws-connection.ts'
+import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
 
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
@@ -318,6 +318,59 @@ export function createUpstreamPool(
       m.headPolling = false
     }
   }
+  /**
+   * newHeads over WebSocket for nodes that have one (an embedded chain; a node with a `wsUrl` or a ws(s) `url`):
+   * heads arrive as blocks are made, and the latest-block poll is skipped for them while subscribed. Only while
+   * calls flow, like polling: an idle gateway closes these subscriptions.
+   */
+  interface WsHeads {
+    url: string
+    conn: WsRpcConnection | undefined
+    state: 'off' | 'subscribing' | 'on'
+  }
+  const wsHeads = new Map<Member, WsHeads>()
+  endpoints.forEach((e, i) => {
+    const url = e.wsUrl ?? (isWebSocketUrl(e.url) ? e.url : undefined)
+    if (url !== undefined) wsHeads.set(members[i]!, { url, conn: undefined, state: 'off' })
+  })
+  const onNewHead = (m: Member, message: { params?: { result?: unknown } }) => {
+    const head = blockOf({ result: message.params?.result })
+    if (head === undefined) return
+    m.head = head.number
+    if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
+  }
+  const subscribeHeads = (m: Member, w: WsHeads) => {
+    w.state = 'subscribing'
+    const conn = createWsRpcConnection(w.url, {
+      network,
+      timeoutMs: Math.min(m.timeoutMs, 5000),
+      onNotification: (msg) => {
+        if (w.conn === conn) onNewHead(m, msg as { params?: { result?: unknown } })
+      },
+      onClosed: () => {
+        if (w.conn !== conn) return
+        w.conn = undefined
+        w.state = 'off' // polled again until the next tick subscribes anew
+      },
+    })
+    w.conn = conn
+    conn.request({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }).then(
+      (answer) => {
+        if (w.conn !== conn) return
+        if ((answer as { result?: unknown }).result === undefined) return unsubscribeHeads(w) // no newHeads here: keep polling
+        w.state = 'on'
+      },
+      () => {
+        if (w.conn === conn) unsubscribeHeads(w)
+      },
+    )
+  }
+  const unsubscribeHeads = (w: WsHeads) => {
+    const conn = w.conn
+    w.conn = undefined
+    w.state = 'off'
+    conn?.close()
+  }
   const pollHeads = () => {
     if (closed) return
     const now = Date.now()
@@ -326,11 +379,17 @@ export function createUpstreamPool(
       activeAt = now
     } else if (now - activeAt >= policy.headIdleMs) {
       headsIdle = true // an idle gateway asks its (possibly paid) nodes nothing; the next call wakes this up
+      for (const w of wsHeads.values()) unsubscribeHeads(w)
       return
     }
     headsIdle = false
     const withFinalized = polls++ % FINALIZED_EVERY === 0
-    for (const m of members) if (m.chain === 'confirmed' && m.refusal === undefined) void pollHead(m, withFinalized)
+    for (const m of members) {
+      if (m.chain !== 'confirmed' || m.refusal !== undefined) continue
+      const w = wsHeads.get(m)
+      if (w !== undefined && w.state === 'off') subscribeHeads(m, w)
+      if (w?.state !== 'on' || withFinalized) void pollHead(m, withFinalized)
+    }
   }
   const wakeHeads = () => {
     headsIdle = false
@@ -668,6 +727,7 @@ export function createUpstreamPool(
       await Promise.all(members.filter((m) => m.chain === 'confirmed').map((m) => pollHead(m, true)))
       headsIdle = false
       activeAt = Date.now()
+      for (const [m, w] of wsHeads) if (m.chain === 'confirmed' && w.state === 'off') subscribeHeads(m, w)
     },
     status() {
       const now = Date.now()
@@ -677,6 +737,7 @@ export function createUpstreamPool(
       closed = true
       clearInterval(headTimer)
       clearInterval(bookTimer)
+      for (const w of wsHeads.values()) unsubscribeHeads(w)
       for (const m of members) m.socket?.close()
       // In-flight requests get a moment to finish; a node that hangs must not hold the shutdown for its timeout.
       await Promise.all(

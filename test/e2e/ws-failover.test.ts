@@ -317,3 +317,49 @@ describe('an upstream that hangs', () => {
     c.ws.close()
   }, 60_000)
 })
+
+describe('upstreams at different heights', () => {
+  let behind: RunningAnvil
+  let a: TcpProxy
+  let b: TcpProxy
+  let s: TestServer
+  beforeAll(async () => {
+    behind = await startAnvil({ chainId: CHAIN_ID, port: 0, blockTimeSeconds: 0 })
+    a = await startTcpProxy(anvil.url)
+    b = await startTcpProxy(behind.url)
+    s = await startTestServer(remote([a, b]))
+  })
+  afterAll(async () => {
+    await s?.stop()
+    await a?.close()
+    await b?.close()
+    await behind?.stop()
+  })
+
+  it('the next upstream is behind: heads the client already has are dropped, numbers go on once it passes them', async () => {
+    const hub = s.app.hubs.get('remote')!
+    // Subscriptions start on the node that is ahead.
+    await a.restore()
+    await b.cut()
+    const c = await connect(s)
+    const sub = (await c.ask(call('eth_subscribe', ['newHeads'], 1))).result
+    await b.restore()
+    expect(hub.upstream).toBe(a.wsUrl)
+    for (let i = 0; i < 3; i++) await mineOne()
+    const top = await head()
+    await waitFor(() => headNumbers(c.events, sub).includes(top))
+    await a.cut()
+    await waitFor(() => hub.upstream === b.wsUrl)
+    const mineBehind = (n: number) =>
+      fetch(behind.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('anvil_mine', [`0x${n.toString(16)}`])) })
+    const behindHead = async () => Number(((await (await fetch(behind.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('eth_blockNumber')) })).json()) as { result: string }).result)
+    expect(await behindHead()).toBeLessThan(top)
+    // The lagging node catches up block by block to the client's last head, then goes 3 beyond it.
+    while ((await behindHead()) < top + 3) await mineBehind(1)
+    await waitFor(() => headNumbers(c.events, sub).includes(top + 3), 30_000)
+    const seen = headNumbers(c.events, sub)
+    expect(seen).toEqual(range(seen[0]!, top + 3))
+    expect(c.closedWith()).toBeUndefined()
+    c.ws.close()
+  }, 90_000)
+})

@@ -6,6 +6,7 @@
 import type { ApiKey } from '../api-keys/repository.ts'
 import type { RunningApp } from '../app.ts'
 import type { NetworkConfig } from '../config/schema.ts'
+import { describeTarget } from '../db/database.ts'
 import { rpcUrl } from '../networks/rpc-paths.ts'
 
 export interface BannerInput {
@@ -32,6 +33,8 @@ export function startBanner(input: BannerInput): string {
   const port = base.port
   const lines = ['', `chaingate ${input.version} is running (${input.source}, data in ${config.dataDir})`, `  gateway:   ${app.url}`]
   if (input.logFile) lines.push(`  log:       ${input.logFile} (request lines; --log-requests stdout shows them here)`)
+  // Only when it is not the SQLite file in the data dir (the line above already says where that is).
+  if (config.database.url) lines.push(`  database:  ${describeTarget({ url: config.database.url, file: '' })}`)
   const unresolved = config.networks.filter((n) => !input.hostsResolve[n.name]).map((n) => n.hosts?.[0] ?? `${n.name}.localhost`)
   for (const n of config.networks) {
     const host = app.networks.byName(n.name)!.hosts[0]!

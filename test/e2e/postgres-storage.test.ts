@@ -13,7 +13,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { dashboardPlugin } from '../../src/composition.ts'
 import { httpClient } from '../../src/dashboard/test-support.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { removeDirs, runCli, tempDir, waitFor, writeConfig } from './helpers/process.ts'
+import { cleanupProcesses, removeDirs, runCli, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import { createPgTestSchema, describeWithServices, postgresUrl, withSearchPath, type PgTestSchema } from './helpers/services.ts'
 
@@ -54,6 +54,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     configFile = writeConfig(cliDir, 'chaingate.json', { dataDir: cliDir, database: { url: schema.url }, networks: networks(node) })
   })
   afterAll(async () => {
+    await cleanupProcesses()
     await s?.stop()
     await node?.close()
     await schema?.drop()
@@ -115,6 +116,33 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     expect(created.statusCode, created.body).toBe(201)
     const key = /id="api-key" type="text" readonly value="([0-9a-f]{32})"/.exec(created.body)![1]!
     await waitFor(async () => (await s.rpc(call('eth_chainId'), { key, network: 'remote' })).status === 200, 15_000, 'the dashboard-made key to work')
+  })
+
+  it('chaingate start on PostgreSQL: the banner names the database without its password; SIGTERM writes the usage to PostgreSQL', async () => {
+    const withPassword = new URL(schema.url)
+    withPassword.password = 'hunter2-never-printed' // trust auth: PostgreSQL does not ask for it
+    const dir = tempDir('chaingate-pg-start-')
+    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: withPassword.toString() }, networks: networks(node), gateway: { port: 0 }, wallet: { enabled: false } })
+    const cg = await startChaingate(['--config', cfg])
+    try {
+      expect(cg.stdout()).toMatch(/^ {2}database: {2}PostgreSQL postgres:\/\/postgres:\*\*\*@/m)
+      expect(cg.stdout() + cg.stderr()).not.toContain('hunter2-never-printed')
+      let charged = 0
+      for (let i = 0; i < 5; i++) {
+        const res = await request(cg.banner.endpoints.remote!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('eth_blockNumber', [], i)) })
+        await res.body.text()
+        expect(res.statusCode).toBe(200)
+        charged += Number(res.headers['x-credits-charged'])
+      }
+      const [devKey] = await pgQuery<{ id: string }>(schema.url, 'select id from api_keys where key = $1', [cg.banner.devKey])
+      const exit = await cg.signal('SIGTERM')
+      expect(exit.code).toBe(0)
+      const [row] = await pgQuery<{ credits: number }>(schema.url, 'select sum(credits)::int as credits from usage_hourly where key_id = $1', [devKey!.id])
+      expect(row!.credits).toBe(charged)
+    } finally {
+      if (cg.child.exitCode === null) await cg.signal('SIGKILL').catch(() => undefined)
+      removeDirs([dir])
+    }
   })
 
   it('chaingate migrate on a current database applies nothing and never prints the password', async () => {

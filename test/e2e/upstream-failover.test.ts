@@ -5,6 +5,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
+import { parseEther } from 'viem'
+import { privateKeyToAccount } from 'viem/accounts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
@@ -118,4 +120,19 @@ describe('upstream state for operators', () => {
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('no chaingate server answers at http://127.0.0.1:1/healthz')
   }, 60_000)
+})
+
+describe('transactions sent more than once', () => {
+  it('same raw transaction sent twice (embedded devnet): the second answer is the transaction hash, not "nonce too low"', async () => {
+    const s = await startTestServer()
+    servers.push(s)
+    // anvil's first funded account (the well-known test mnemonic).
+    const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
+    const raw = await account.signTransaction({ chainId: 31337, type: 'eip1559', to: `0x${'5'.repeat(40)}`, value: parseEther('0.01'), nonce: 0, gas: 21000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n })
+    const first = await s.rpc(call('eth_sendRawTransaction', [raw], 1), { network: 'devnet-a' })
+    const hash = first.json().result
+    expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
+    const second = await s.rpc(call('eth_sendRawTransaction', [raw], 2), { network: 'devnet-a' })
+    expect([second.status, second.json()]).toEqual([200, { jsonrpc: '2.0', id: 2, result: hash }])
+  })
 })

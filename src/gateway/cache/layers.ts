@@ -236,7 +236,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     const tip = heads?.latest()
     if ('tag' in ref) {
       // latest/pending/safe/finalized are never cached; latest and tag-less reads go to an upstream at the tip.
-      return shared(paramsKey(call), raw, call, ref.tag === 'latest' || ref.tag === 'pending' ? atLeast(call.method, tip) : undefined)
+      return shared(paramsKey(call), raw, call, ref.tag === 'latest' || ref.tag === 'pending' ? atTip(call.method) : undefined)
     }
     const key = paramsKey(call)
     if ('hash' in ref) return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, immutable))
@@ -300,7 +300,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       return Promise.resolve(numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined))
     }
     const sentAt = generation
-    return shared(`${prefix}eth_blockNumber`, raw, call, atLeast('eth_blockNumber', tip)).then((a) => {
+    return shared(`${prefix}eth_blockNumber`, raw, call, atTip('eth_blockNumber')).then((a) => {
       const spans = answerSpans(a.body)
       if (spans === undefined || spans.resultStart < 0) return a
       const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
@@ -314,6 +314,12 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       return served === answered ? a : numberAnswer(call.id, served, a)
     })
   }
+
+  /**
+   * Latest and tag-less reads go to an upstream at the served tip. With one upstream there is no other to choose:
+   * no per-call options object.
+   */
+  const atTip = (method: string): SendOptions => (o.multiUpstream ? atLeast(method, heads?.latest()) : methodOnly(method))
 
   const limits = o.getLogs
   /** More logs than the cap: the call fails with Infura's error and the range that would have fit. */
@@ -427,7 +433,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       const rule = CACHE_RULES.get(m)
       if (rule === undefined) {
         if (m === 'eth_getLogs') return logs(call, raw)
-        return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call, undefined) : write(m, raw)
+        // Reads without a block parameter (gas price, fee history, estimates) are about the latest state.
+        return SHARED_READS.has(m) ? shared(paramsKey(call), raw, call, atTip(m)) : write(m, raw)
       }
       if (rule.kind === 'head') return blockNumber(call, raw, keyId)
       if (!o.cache || o.uncached.has(m)) return shared(paramsKey(call), raw, call, undefined)

@@ -310,6 +310,8 @@ main(process.argv.slice(2)).then(
   (err) => {
     // ConfigError (src/config/load.ts), matched by name so the error path loads nothing.
     if ((err as Error)?.name === 'ConfigError') process.stderr.write(`${err.message}\n`)
+    // DatabaseUnreachableError (src/db/database.ts): PostgreSQL down or refusing; the message says which and why.
+    else if ((err as Error)?.name === 'DatabaseUnreachableError') process.stderr.write(`error: ${err.message}\n`)
     else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
     else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)
     process.exitCode = err instanceof UsageError ? 2 : 1

@@ -30,6 +30,11 @@ export interface OpenedDatabase {
   close(): Promise<void>
 }
 
+/** PostgreSQL did not answer at start (the CLI prints its message alone, with the password masked). */
+export class DatabaseUnreachableError extends Error {
+  override readonly name = 'DatabaseUnreachableError'
+}
+
 export interface DatabaseTarget {
   /** postgres:// URL; null or absent: SQLite at `file`. */
   url?: string | null
@@ -113,6 +118,10 @@ async function openPostgres(url: string, poolSize: number): Promise<OpenedDataba
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   let migrated: string[]
   try {
+    // Reach it first, so an unreachable server is reported as such (not as a failed migration).
+    await pool.query('select 1').catch((err: Error) => {
+      throw new DatabaseUnreachableError(`cannot reach ${describeTarget({ url, file: '' })}: ${err.message || (err as { code?: string }).code || String(err)}`)
+    })
     migrated = await migrate(db, 'postgres')
   } catch (err) {
     await db.destroy()

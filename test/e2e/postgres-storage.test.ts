@@ -145,6 +145,20 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     }
   })
 
+  it('an unreachable PostgreSQL stops chaingate start and migrate with one line naming it, password masked, exit 1', async () => {
+    const dir = tempDir('chaingate-pg-down-')
+    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: 'postgres://app:hunter3-secret@127.0.0.1:1/cg' }, networks: networks(node), wallet: { enabled: false } })
+    try {
+      for (const args of [['start', '--config', cfg], ['migrate', '--config', cfg]]) {
+        const r = await runCli(args)
+        expect(r.code, r.stderr).toBe(1)
+        expect(r.stderr.trim()).toBe('error: cannot reach PostgreSQL postgres://app:***@127.0.0.1:1/cg: connect ECONNREFUSED 127.0.0.1:1')
+      }
+    } finally {
+      removeDirs([dir])
+    }
+  })
+
   it('chaingate migrate on a current database applies nothing and never prints the password', async () => {
     const withPassword = new URL(schema.url)
     withPassword.password = 'not-needed-under-trust'

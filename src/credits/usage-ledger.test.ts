@@ -173,4 +173,16 @@ describeEachDatabase('usage ledger', (open) => {
     const total = await db.selectFrom('usage_hourly').select((eb) => eb.fn.sum<number>('credits').as('c')).executeTakeFirstOrThrow()
     expect(Number(total.c)).toBe(2500 * 81)
   })
+
+  it('two replicas writing the same rows in opposite orders at the same time both succeed (no deadlock) and add up', async () => {
+    opened = await open()
+    const a = usageWriterFor(opened)
+    const b = usageWriterFor(opened)
+    const h0 = Math.floor(T0 / HOUR) * 3600
+    const rows = Array.from({ length: 300 }, (_, i) => ({ hour: h0, accountId: 'acc', keyId: `k${String(i).padStart(3, '0')}`, network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0 }))
+    const reversed = [...rows].reverse()
+    for (let round = 0; round < 8; round++) await Promise.all([a.write(rows, []), b.write(reversed, [])])
+    const total = await opened.db.selectFrom('usage_hourly').select((eb) => eb.fn.sum<number>('calls').as('calls')).executeTakeFirstOrThrow()
+    expect(Number(total.calls)).toBe(300 * 2 * 8)
+  })
 })

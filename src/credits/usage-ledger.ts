@@ -119,7 +119,11 @@ export function createPostgresUsageWriter(pool: pg.Pool): UsageWriter {
     `insert into usage_errors as e (hour, account_id, key_id, network, error, count) values ${placeholders(n, 6)}
      on conflict (hour, account_id, key_id, network, error) do update set count = e.count + excluded.count`
   return {
-    async write(usage, errs) {
+    async write(unsortedUsage, unsortedErrs) {
+      // Every replica upserts its rows in primary-key order, so two replicas writing the same rows lock them in
+      // the same order: without it PostgreSQL detects a deadlock and aborts one of the transactions.
+      const usage = [...unsortedUsage].sort(byUsageKey)
+      const errs = [...unsortedErrs].sort(byErrorKey)
       const client = await pool.connect()
       let broken: unknown
       try {
@@ -148,6 +152,12 @@ export function createPostgresUsageWriter(pool: pg.Pool): UsageWriter {
     },
   }
 }
+
+const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
+const byUsageKey = (a: UsageRow, b: UsageRow) =>
+  a.hour - b.hour || cmp(a.accountId, b.accountId) || cmp(a.keyId, b.keyId) || cmp(a.network, b.network) || cmp(a.method, b.method)
+const byErrorKey = (a: ErrorRow, b: ErrorRow) =>
+  a.hour - b.hour || cmp(a.accountId, b.accountId) || cmp(a.keyId, b.keyId) || cmp(a.network, b.network) || cmp(a.error, b.error)
 
 function placeholders(rows: number, columns: number): string {
   const out: string[] = []

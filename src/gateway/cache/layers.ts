@@ -38,6 +38,10 @@ export interface CallLayers {
   send(call: RpcCall, raw: Buffer | string, keyId: string): Promise<LayerAnswer>
   /** A batch went to the node: any write in it invalidates what depends on the chain's state. */
   sawCalls(methods: readonly string[]): void
+  /** An eth_getLogs call inside a batch: its range-cap refusal, if any (batches are not split). */
+  batchLogsRefusal(call: RpcCall): ChaingateError | undefined
+  /** An eth_getLogs result inside a batch: the result-cap refusal when it holds too many logs. */
+  batchLogsOverCap(call: RpcCall, result: unknown): ChaingateError | undefined
   readonly stats: CacheStats
   close(): void
 }
@@ -464,6 +468,18 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
           headEntry = undefined
           if (o.devnet && isRewind(m)) rewound()
         }
+    },
+    batchLogsRefusal(call) {
+      const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, false)
+      return 'kind' in plan ? undefined : plan
+    },
+    batchLogsOverCap(call, result) {
+      if (!Array.isArray(result) || result.length <= limits.maxResults) return undefined
+      const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, false)
+      const from = 'kind' in plan ? plan.from : undefined
+      const over = (result[limits.maxResults] as { blockNumber?: unknown } | undefined)?.blockNumber
+      const overBlock = typeof over === 'string' ? Number.parseInt(over, 16) : Number.NaN
+      return tooManyResults(limits.maxResults, from, from === undefined || !Number.isSafeInteger(overBlock) ? undefined : Math.max(from, overBlock - 1))
     },
     close() {
       if (typeof unsubscribe === 'function') unsubscribe()

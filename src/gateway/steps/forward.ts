@@ -42,8 +42,26 @@ export async function forwardMany(
   layers?: ReadonlyMap<string, CallLayers>,
 ): Promise<UpstreamAnswer | undefined> {
   const network = ctx.network.name
-  // Not cached or shared (a batch goes as one body), but a write in it invalidates what the cache knows.
-  layers?.get(network)?.sawCalls(calls.map((c) => c.method))
+  const l = layers?.get(network)
+  if (l !== undefined) {
+    // Not cached or shared (a batch goes as one body), but a write in it invalidates what the cache knows.
+    l.sawCalls(calls.map((c) => c.method))
+    // eth_getLogs range caps hold in a batch too (it is not split): a refused call is left out of the body.
+    if (calls.some((c) => c.method === 'eth_getLogs')) {
+      const keep: number[] = []
+      calls.forEach((c, j) => {
+        const refused = c.method === 'eth_getLogs' ? l.batchLogsRefusal(c) : undefined
+        if (refused === undefined) return void keep.push(j)
+        failures[at[j]!] = refused
+        answers[at[j]!] = c.hasId ? serializeError(c.id, toErrorObject(refused)) : undefined
+      })
+      if (keep.length === 0) return undefined
+      if (keep.length < calls.length) {
+        calls = keep.map((j) => calls[j]!)
+        at = keep.map((j) => at[j]!)
+      }
+    }
+  }
   // Built outside the try: a throw here is a bug, not a node failure.
   const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
   const started = performance.now()
@@ -59,7 +77,14 @@ export async function forwardMany(
       if (!call.hasId) return
       if (!a) answers[i] = serializeError(call.id, { code: -32603, message: `network ${network}: the node gave no answer for this call` })
       else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
-      else answers[i] = serializeResult(call.id, a.result)
+      else {
+        const over = call.method === 'eth_getLogs' ? l?.batchLogsOverCap(call, a.result) : undefined
+        if (over === undefined) answers[i] = serializeResult(call.id, a.result)
+        else {
+          failures[i] = over
+          answers[i] = serializeError(call.id, toErrorObject(over))
+        }
+      }
     })
     return answer
   } catch (err) {

@@ -142,11 +142,14 @@ async function hanging() {
     const hung = await drive(gw.url, SECONDS)
     const baseMean = mean(base.map((s) => s.ms))
     const hungMean = mean(hung.map((s) => s.ms))
-    const share = Math.max(0, (hungMean - baseMean) / hungMean)
+    // Client time spent in calls that were held up (>= 100 ms: 20x a healthy call here), as a share of all client
+    // time: the outside fault run's measure (calls stuck on the node). The mean's excess over the healthy phase is
+    // shown too, but on a shared machine it moves with the load as much as with the fault.
+    const heldShare = (xs: Sample[]) => xs.filter((s) => s.ms >= 100).reduce((a, s) => a + s.ms, 0) / xs.reduce((a, s) => a + s.ms, 0)
     console.log(`hanging: one of two nodes accepts and never answers (default settings, upstream timeout 30 s)`)
-    console.log(`  both healthy: ${base.length} reads, mean ${f1(baseMean)} ms, p99 ${f1(quantile(base.map((s) => s.ms), 0.99))} ms`)
+    console.log(`  both healthy: ${base.length} reads, mean ${f1(baseMean)} ms, p99 ${f1(quantile(base.map((s) => s.ms), 0.99))} ms, time in calls >= 100 ms ${(heldShare(base) * 100).toFixed(2)} %`)
     console.log(`  one hanging:  ${hung.length} reads, mean ${f1(hungMean)} ms, p99 ${f1(quantile(hung.map((s) => s.ms), 0.99))} ms, failed ${hung.filter((s) => !s.ok).length}, max ${f1(Math.max(...hung.map((s) => s.ms)))} ms`)
-    console.log(`  share of client time spent waiting on the hanging node: ${(share * 100).toFixed(2)} % (target < 5 %)`)
+    console.log(`  share of client time spent waiting (calls >= 100 ms): ${(heldShare(hung) * 100).toFixed(2)} % (target < 5 %); mean excess over healthy: ${(Math.max(0, (hungMean - baseMean) / hungMean) * 100).toFixed(1)} %`)
   } finally {
     await gw.stop()
     await nodes.stop()

@@ -76,3 +76,38 @@ describe('consistent heads', () => {
     }
   })
 })
+
+describe('one embedded devnet: what a client just did is never hidden', () => {
+  let dev: TestServer
+  beforeAll(async () => {
+    dev = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, upstreamPolicy: { headPollMs: 1000 } }] })
+  }, 40_000)
+  afterAll(async () => dev?.stop())
+  const num = async () => Number.parseInt((await dev.rpc(call('eth_blockNumber'))).json().result, 16)
+
+  it('mining then asking at once: eth_blockNumber and the new block are there before the head is announced', async () => {
+    await dev.rpc(call('anvil_mine', ['0x2']))
+    // The one-head answer is warm: the gateway answers eth_blockNumber without the node until something changes.
+    await until(async () => (await num()) === dev.app.pools.get('devnet-a')!.heads.latest(), 'the announced head')
+    const before = await num()
+    for (let i = 0; i < 3; i++) {
+      await dev.rpc(call('anvil_mine', ['0x3']))
+      const n = await num()
+      expect(n).toBe(before + 3 * (i + 1))
+      expect((await dev.rpc(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))).json().result.number).toBe(`0x${n.toString(16)}`)
+    }
+  })
+
+  it('evm_revert takes eth_blockNumber back: a rewound devnet is not held at the old height', async () => {
+    const snapshot = (await dev.rpc(call('evm_snapshot'))).json().result
+    const at = await num()
+    await dev.rpc(call('anvil_mine', ['0x5']))
+    expect(await num()).toBe(at + 5)
+    const block = (await dev.rpc(call('eth_getBlockByNumber', [`0x${(at + 5).toString(16)}`, false]))).json().result
+    expect(block).not.toBeNull()
+    expect((await dev.rpc(call('evm_revert', [snapshot]))).json().result).toBe(true)
+    expect(await num()).toBe(at)
+    // The block mined before the revert is gone, and not served from the cache either.
+    expect((await dev.rpc(call('eth_getBlockByNumber', [`0x${(at + 5).toString(16)}`, false]))).json().result).toBeNull()
+  })
+})

@@ -221,6 +221,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).
     for (const n of config.networks) {
       const pool = pools.get(n.name)!
+      // The pool's nodes in config order (as status() lists them), by WebSocket URL (as wsUrls names them).
+      const wsOf = (n.upstreams ?? []).map((u) => u.wsUrl ?? u.url.replace(/^http/i, 'ws'))
       hubs.set(
         n.name,
         createSubscriptionHub(n.name, {
@@ -228,6 +230,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
           wsUrls: () => pool.wsUrls,
           failoverMs: config.gateway.subscriptionFailoverMs,
           heartbeatMs: config.gateway.subscriptionHeartbeatMs,
+          ...(wsOf.length > 1 ? { isHealthy: (url: string) => wsOf.indexOf(url) < 0 || pool.status()[wsOf.indexOf(url)]?.state === 'healthy' } : {}),
           chainId: n.embedded ? undefined : n.chainId,
           label: (u) => redactUrl(new URL(u)),
           log: logger,

@@ -58,6 +58,11 @@ export interface HubOptions {
    * answering is left too (gateway.subscriptionHeartbeatMs; 0: never).
    */
   heartbeatMs?: number
+  /**
+   * Whether the pool counts a node healthy (not lagging, down or cordoned). At the heartbeat, a subscription node
+   * found unhealthy twice in a row is left for a healthy one, like a dropped one (undefined: never left for that).
+   */
+  isHealthy?: (url: string) => boolean
   /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
   chainId?: number | undefined
   /** URL → the form logs may show (no credentials). */
@@ -72,6 +77,8 @@ export const MAX_LOG_FILL_BLOCKS = 10_000
 const LOG_FILL_CHUNK = 2000
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 5000
+/** Heartbeats in a row that find the subscription node unhealthy before it is left (hysteresis: no flapping). */
+const LEAVE_AFTER_CHECKS = 2
 /** Notifications that arrive before their eth_subscribe answer is processed, kept per connection. */
 const MAX_EARLY = 256
 /** Fields a block has and a newHeads event (a header) does not. */
@@ -311,7 +318,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     }
   }
 
-  const onClosed = (conn: Conn) => {
+  const onClosed = (conn: Conn, why = 'subscription connection lost: moving subscriptions') => {
     if (conn.dead) return
     conn.dead = true
     clearInterval(conn.heartbeat)
@@ -329,7 +336,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       }
     }
     if (closed || shared.size === 0) return
-    opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, 'subscription connection lost: moving subscriptions')
+    opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, why)
     const lostAt = Date.now()
     connecting = establish(conn.url, opts.failoverMs)
       .then((next) => {
@@ -400,8 +407,17 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     if (everyMs <= 0) return
     const waitMs = Math.min(opts.timeoutMs, Math.max(1000, everyMs))
     let asking = false
+    let unhealthy = 0
     conn.heartbeat = setInterval(() => {
       if (conn.dead || asking || conn.byNodeId.size === 0) return
+      const healthy = opts.isHealthy
+      if (healthy !== undefined && !healthy(conn.url)) {
+        // Lagging (its heads late against what calls are served at) or failing calls: a healthy node is better.
+        if (++unhealthy >= LEAVE_AFTER_CHECKS && opts.wsUrls().some((u) => u !== conn.url && healthy(u))) {
+          onClosed(conn, 'subscription node lagging or failing for the pool: moving subscriptions')
+          return
+        }
+      } else unhealthy = 0
       asking = true
       // Any answer, an error too, shows the node is there.
       conn.rpc.request({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, waitMs).then(

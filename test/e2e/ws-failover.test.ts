@@ -363,3 +363,53 @@ describe('upstreams at different heights', () => {
     c.ws.close()
   }, 90_000)
 })
+
+describe('a subscription node the pool finds lagging', () => {
+  let behind: RunningAnvil
+  let a: TcpProxy
+  let b: TcpProxy
+  let s: TestServer
+  beforeAll(async () => {
+    behind = await startAnvil({ chainId: CHAIN_ID, port: 0, blockTimeSeconds: 0 })
+    a = await startTcpProxy(anvil.url)
+    b = await startTcpProxy(behind.url)
+    s = await startTestServer({
+      networks: [{ name: 'remote', chainId: CHAIN_ID, upstreams: [a, b].map((p) => ({ url: p.url, wsUrl: p.wsUrl })), upstreamPolicy: { headPollMs: 1000 } }],
+      gateway: { subscriptionHeartbeatMs: 300 },
+    })
+  })
+  afterAll(async () => {
+    await s?.stop()
+    await a?.close()
+    await b?.close()
+    await behind?.stop()
+  })
+
+  it('is left for a healthy node once the pool sees it lag; heads go on from the healthy node without a gap', async () => {
+    const hub = s.app.hubs.get('remote')!
+    await node('anvil_mine', ['0x14']) // the healthy node well ahead (more than maxLagBlocks)
+    // Subscriptions start on the lagging node.
+    await a.cut()
+    const c = await connect(s)
+    const sub = (await c.ask(call('eth_subscribe', ['newHeads'], 1))).result
+    await a.restore()
+    expect(hub.upstream).toBe(b.wsUrl)
+    await fetch(behind.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('anvil_mine', ['0x1'])) })
+    await waitFor(() => headNumbers(c.events, sub).length > 0)
+    // Calls make the pool poll the nodes' heads: it finds the subscription node behind the served tip.
+    const deadline = Date.now() + 30_000
+    while (hub.upstream !== a.wsUrl) {
+      if (Date.now() > deadline) throw new Error(`still on ${hub.upstream}: ${JSON.stringify(s.app.pools.get('remote')!.status())}`)
+      await s.rpc(call('eth_blockNumber'), { network: 'remote' })
+      await new Promise((r) => setTimeout(r, 200))
+    }
+    await mineOne()
+    const top = await head()
+    await waitFor(() => headNumbers(c.events, sub).includes(top), 30_000)
+    const seen = headNumbers(c.events, sub)
+    expect(seen).toEqual(range(seen[0]!, top))
+    expect(s.logs.some((l) => l.msg === 'subscription node lagging or failing for the pool: moving subscriptions' && l.upstream === b.wsUrl)).toBe(true)
+    expect(c.closedWith()).toBeUndefined()
+    c.ws.close()
+  }, 90_000)
+})

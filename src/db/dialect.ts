@@ -18,8 +18,17 @@ export function intType(db: Kysely<any>): 'integer' | 'bigint' {
   return dialectOf(db) === 'postgres' ? 'bigint' : 'integer'
 }
 
-/** A unique-constraint violation, on either engine (SQLite's extended code, PostgreSQL's SQLSTATE 23505). */
+/** SQLite's extended result codes SQLITE_CONSTRAINT_UNIQUE and SQLITE_CONSTRAINT_PRIMARYKEY. */
+const SQLITE_UNIQUE_ERRCODES = new Set([2067, 1555])
+
+/**
+ * A unique-constraint violation, whichever engine: better-sqlite3 (`code` SQLITE_CONSTRAINT_UNIQUE), node:sqlite
+ * (`code` ERR_SQLITE_ERROR with the extended `errcode`), PostgreSQL (SQLSTATE 23505).
+ */
 export function isUniqueViolation(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code
-  return code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505'
+  const e = err as { code?: unknown; errcode?: unknown; message?: unknown } | null
+  const code = e?.code
+  if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') return true
+  if (code !== 'ERR_SQLITE_ERROR') return false
+  return SQLITE_UNIQUE_ERRCODES.has(e!.errcode as number) || (typeof e!.message === 'string' && e!.message.startsWith('UNIQUE constraint failed'))
 }

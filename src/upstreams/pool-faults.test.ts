@@ -188,7 +188,7 @@ describe('upstream faults: HTTP 5xx and rate limits', () => {
 })
 
 describe('upstream faults: a lagging node', () => {
-  it('lagging head: the node behind the served tip takes no calls and shows lagging; minBlock skips it too', async () => {
+  it('lagging head: the node behind the served tip takes no calls and shows lagging, until it catches up', async () => {
     const [a, b] = [await fake(), await fake()]
     a.setHead(1000)
     b.setHead(900)
@@ -204,6 +204,19 @@ describe('upstream faults: a lagging node', () => {
     for (let i = 0; i < 10; i++) await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })
     expect(b.requests.length).toBeGreaterThan(before)
     expect(servedBy(p, b).state).toBe('healthy')
+  })
+
+  it('minBlock: a call that needs a block goes only to nodes that have reached it; others still serve calls without one', async () => {
+    const [a, b] = [await fake(), await fake()]
+    a.setHead(1000)
+    b.setHead(900)
+    const p = await pool([{ url: a.url }, { url: b.url }], { maxLagBlocks: 500 }) // both in rotation
+    const label = (n: FakeNode) => n.url.replace(/\/$/, '')
+    const withMin = await Promise.all(Array.from({ length: 6 }, (_, i) => p.send(call('eth_getBalance', ['0x' + '1'.repeat(40), '0x3e8'], i), { method: 'eth_getBalance', minBlock: 1000 })))
+    expect(new Set(withMin.map((x) => x.upstream))).toEqual(new Set([label(a)]))
+    const without: string[] = []
+    for (let i = 0; i < 6; i++) without.push((await p.send(call('eth_chainId', [], i), { method: 'eth_chainId' })).upstream)
+    expect(new Set(without)).toEqual(new Set([label(a), label(b)]))
   })
 
   it('missing data: a null block from a node behind is asked again on the node ahead', async () => {

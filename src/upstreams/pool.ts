@@ -444,6 +444,8 @@ export function createUpstreamPool(
    * scored, the other healthy ones by role and score, then the unhealthy ones (down, lagging, below minBlock) as
    * a last resort. Fallbacks come first only when no primary is healthy.
    */
+  /** How many of the nodes the last select() returned are healthy (the rest are last resorts). */
+  let selectedHealthy = 0
   const select = (now: number, minBlock: number | undefined): Member[] => {
     for (const m of members)
       if (!m.usable && m.chain === 'confirmed' && m.blockedUntil <= now) {
@@ -478,6 +480,7 @@ export function createUpstreamPool(
       if (rest.length > 1) rest.sort((a, b) => rank(a) - rank(b) || a.score - b.score)
       for (const m of rest) order.push(m)
     }
+    selectedHealthy = order.length
     if (spare.length > 1) spare.sort((a, b) => Math.max(a.downUntil, a.breaker.openUntil) - Math.max(b.downUntil, b.breaker.openUntil))
     for (const m of spare) order.push(m)
     return order
@@ -528,8 +531,18 @@ export function createUpstreamPool(
     readonly timeoutMs: number
     readonly tx: { hash: string; id: unknown } | undefined
     readonly hedging: boolean
+    readonly healthy: number
     readonly signal: AbortSignal | undefined
-    constructor(body: string | Buffer, order: Member[], method: string | undefined, kind: CallKind, now: number, timeoutMs: number, signal: AbortSignal | undefined) {
+    constructor(
+      body: string | Buffer,
+      order: Member[],
+      healthy: number,
+      method: string | undefined,
+      kind: CallKind,
+      now: number,
+      timeoutMs: number,
+      signal: AbortSignal | undefined,
+    ) {
       this.body = body
       this.order = order
       this.method = method
@@ -537,7 +550,9 @@ export function createUpstreamPool(
       this.timeoutMs = timeoutMs
       this.deadline = now + timeoutMs
       this.tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
-      this.hedging = kind === 'read' && policy.hedge.enabled && order.length > 1
+      // Hedges and missing-data retries go to healthy nodes only: a lagging or failing node would not do better.
+      this.healthy = healthy
+      this.hedging = kind === 'read' && policy.hedge.enabled && healthy > 1
       this.signal = signal
     }
     start(): Promise<UpstreamAnswer> {
@@ -570,14 +585,14 @@ export function createUpstreamPool(
           (answer) => this.onAnswer(a, answer),
           (err: unknown) => this.onFailure(a, err),
         )
-        if (this.hedging && this.hedgeTimer === undefined && this.next < order.length) this.hedgeTimer = setTimeout(fireHedge, hedgeDelayMs, this)
+        if (this.hedging && this.hedgeTimer === undefined && this.next < this.healthy) this.hedgeTimer = setTimeout(fireHedge, hedgeDelayMs, this)
         return true
       }
       return false
     }
     hedge(): void {
       this.hedgeTimer = undefined
-      if (!this.settled && this.running.length > 0) this.launch()
+      if (!this.settled && this.running.length > 0 && this.next < this.healthy) this.launch()
     }
     done(a: Attempt): void {
       const i = this.running.indexOf(a)
@@ -628,7 +643,7 @@ export function createUpstreamPool(
       if (w === undefined) return this.finish(answer, undefined, a)
       this.weak ??= answer
       // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
-      if (w === 'missing' && this.launch()) return
+      if (w === 'missing' && this.next < this.healthy && this.launch()) return
       if (this.running.length === 0) this.giveUp()
     }
     onFailure(a: Attempt, err: unknown): void {
@@ -661,7 +676,7 @@ export function createUpstreamPool(
     if (order.length === 0) return Promise.reject(noneUsable(now))
     if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
     const method = o?.method
-    return new Run(body, order, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal).start()
+    return new Run(body, order, selectedHealthy, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal).start()
   }
 
   const status = (m: Member, now: number): UpstreamStatus => {

@@ -11,7 +11,8 @@
  * Needs PostgreSQL and Redis (BENCH_POSTGRES_URL, default postgres://postgres@127.0.0.1:5432/test; BENCH_REDIS_URL,
  * default redis://127.0.0.1:6379). Without PostgreSQL, (r) and (p) run on SQLite + Redis and the table says so.
  * Settings: BENCH_CONNECTIONS (32), BENCH_DURATION s (5), BENCH_WARMUP s (2), BENCH_ROUNDS (2),
- * BENCH_TARGETS (b,e,r,p), BENCH_METHODS (blockNumber,blockLatest).
+ * BENCH_TARGETS (b,e,r,p), BENCH_METHODS (blockNumber,blockLatest), BENCH_CACHE (off: chaingate forwards every
+ * call like the minimal proxy, so only the per-call work differs; on: its cache and dedup answer what they can).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
@@ -38,6 +39,7 @@ const WARMUP = envInt('BENCH_WARMUP', 2)
 const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
+const CACHE = process.env.BENCH_CACHE === 'on'
 
 type TargetId = 'b' | 'e' | 'r' | 'p'
 const NAMES: Record<TargetId, string> = {
@@ -180,7 +182,7 @@ async function main(): Promise<void> {
         ;[urls.b, pids.b] = [c.url, c.process.pid!]
         continue
       }
-      const extra: Record<string, unknown> = {}
+      const extra: Record<string, unknown> = CACHE ? {} : { cache: { enabled: false, dedup: false } }
       if (id === 'r' || id === 'p') {
         const schema = await pgSchema()
         if (schema) {
@@ -196,7 +198,7 @@ async function main(): Promise<void> {
 
     console.log(
       `scale-out benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
-        `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported; (r)/(p) storage: ${storage}`,
+        `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported; (r)/(p) storage: ${storage}; chaingate cache ${CACHE ? 'on' : 'off'}`,
     )
     const runs = new Map<string, Measurement[]>()
     for (let round = 0; round < ROUNDS; round++) {

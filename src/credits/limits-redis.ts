@@ -241,8 +241,10 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     let a = accounts.get(id)
     if (a === undefined) accounts.set(id, (a = { day, knownUsed: 0, leased: 0, offline: 0 }))
     else if (a.day !== day) {
+      // Leases of the day before are no longer this day's: each key hands its own back as it rolls over.
       a.day = day
       a.knownUsed = 0
+      a.leased = 0
       a.offline = 0
     }
     return a
@@ -257,7 +259,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
       if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits, true)
       if (k.unreported !== 0) reports.push({ field: field(k.day, k.accountId, r.keyId), spent: k.unreported })
-      k.account.leased -= k.credits
+      if (k.account.day === k.day) k.account.leased -= k.credits
       k.credits = 0
       k.unreported = 0
       k.day = day
@@ -531,7 +533,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       for (const [keyId, k] of keys) {
         if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
           addPending(k.day, k.accountId, keyId, -k.credits, true)
-          k.account.leased -= k.credits
+          if (k.account.day === k.day) k.account.leased -= k.credits
           k.credits = 0
         }
         if (k.unreported !== 0) {
@@ -598,7 +600,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
    */
   function adoptReaped(): void {
     for (const [keyId, k] of keys) {
-      k.account.leased -= k.credits
+      if (k.account.day === k.day) k.account.leased -= k.credits
       k.credits = 0
       if (k.unreported !== 0) addPending(k.day, k.accountId, keyId, k.unreported)
       k.unreported = 0

@@ -1,6 +1,7 @@
 /**
  * Boots the real chaingate (real HTTP on port 0, real anvil chains, real SQLite in a temp dir) for e2e tests.
  */
+import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -55,8 +56,22 @@ export async function startTestServer(
   let pgSchema = pgMode ? pgSchemas.get(dataDir) : undefined
   if (pgMode && !pgSchema) pgSchemas.set(dataDir, (pgSchema = await (await import('./services.ts')).createPgTestSchema('srv')))
   if (pgSchema) process.env.CHAINGATE_DATABASE_URL = pgSchema.url
+  // CHAINGATE_TEST_REDIS=lease|per-call: hot counters, cache tier and head floors in Redis (docs/scale-out.md), under a
+  // key prefix of the server's own, with leases or one round trip per call: any e2e file can run on the Redis store.
+  const redisMode = process.env.CHAINGATE_TEST_REDIS
+  const redis =
+    redisMode && !configOverrides.redis
+      ? {
+          redis: {
+            url: process.env.CHAINGATE_TEST_REDIS_URL || 'redis://127.0.0.1:6379',
+            keyPrefix: `test:srv:${randomBytes(6).toString('hex')}:`,
+            leaseCredits: redisMode === 'per-call' ? 0 : 1000,
+          },
+        }
+      : {}
   const config = parseConfig({
     dataDir,
+    ...redis,
     ...configOverrides,
     database: pgSchema ? { url: pgSchema.url } : { url: null, ...(configOverrides.database as object) },
     gateway: { port: 0, devAccount: null, usageFlushMs: 100, settingsPollMs: 100, ...(configOverrides.gateway as object) },

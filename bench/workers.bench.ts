@@ -6,8 +6,8 @@
  * best round of each is kept.
  *
  * Reported per target: answers/s, p50/p99, the gateway's CPU (primary and workers, in cores), the load
- * generator's CPU (in cores: on a 2-core machine it takes part of what the workers could use), anvil's and Redis's,
- * and the ratio w2/w1 — plus answers per gateway CPU-second, which says what a core adds where the load generator and
+ * generator's CPU (in cores: on a 2-core machine it takes part of what the workers could use), anvil's, Redis's and
+ * that of every other program the machine ran meanwhile (a shared machine gives the gateway less), and the ratio w2/w1 — plus answers per gateway CPU-second, which says what a core adds where the load generator and
  * the node run elsewhere.
  *
  * Settings: BENCH_CONNECTIONS (64), BENCH_DURATION s (6), BENCH_WARMUP s (2), BENCH_ROUNDS (2), BENCH_REDIS_URL
@@ -75,6 +75,13 @@ function cpuSeconds(pid: number): number {
   }
 }
 
+/** Busy CPU seconds of the whole machine (every core), from /proc/stat. */
+function machineBusySeconds(): number {
+  const f = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number)
+  // user nice system idle iowait irq softirq steal: busy = all but idle and iowait
+  return (f[0]! + f[1]! + f[2]! + f[5]! + f[6]! + f[7]!) / CLOCK_TICKS
+}
+
 function redisPid(): number | undefined {
   try {
     const info = execFileSync('redis-cli', ['-u', REDIS_URL, 'info', 'server'], { encoding: 'utf8' })
@@ -130,22 +137,30 @@ interface Measurement {
   loadCores: number
   anvilCores: number
   redisCores: number
+  /** Everything else the machine ran meanwhile (other programs): what the gateway could not have. */
+  otherCores: number
   errors: number
 }
 
 async function measure(t: Target, seconds: number, anvilPid: number, redis: number | undefined): Promise<Measurement> {
-  const before = { gw: treeCpuSeconds(t.child.pid!), anvil: cpuSeconds(anvilPid), redis: redis ? cpuSeconds(redis) : 0, self: process.cpuUsage() }
+  const before = { gw: treeCpuSeconds(t.child.pid!), anvil: cpuSeconds(anvilPid), redis: redis ? cpuSeconds(redis) : 0, self: process.cpuUsage(), machine: machineBusySeconds() }
   const result: Result = await autocannon({ url: t.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 })
   const self = process.cpuUsage(before.self)
+  const machine = machineBusySeconds() - before.machine
   const d = result.duration
+  const gatewayCores = (treeCpuSeconds(t.child.pid!) - before.gw) / d
+  const loadCores = (self.user + self.system) / 1e6 / d
+  const anvilCores = (cpuSeconds(anvilPid) - before.anvil) / d
+  const redisCores = redis ? (cpuSeconds(redis) - before.redis) / d : 0
   return {
     rps: result.requests.total / d,
     p50: result.latency.p50,
     p99: result.latency.p99,
-    gatewayCores: (treeCpuSeconds(t.child.pid!) - before.gw) / d,
-    loadCores: (self.user + self.system) / 1e6 / d,
-    anvilCores: (cpuSeconds(anvilPid) - before.anvil) / d,
-    redisCores: redis ? (cpuSeconds(redis) - before.redis) / d : Number.NaN,
+    gatewayCores,
+    loadCores,
+    anvilCores,
+    redisCores,
+    otherCores: Math.max(0, machine / d - gatewayCores - loadCores - anvilCores - redisCores),
     errors: result.errors + result.non2xx + result.timeouts,
   }
 }
@@ -167,7 +182,9 @@ async function main(): Promise<void> {
         try {
           if (WARMUP > 0) await measure(t, WARMUP, anvil.pid, redis)
           const m = await measure(t, DURATION, anvil.pid, redis)
-          console.log(`  round ${round + 1} --workers ${workers}: ${fmt(m.rps)}/s (gateway ${fmt(m.gatewayCores, 2)} cores, load generator ${fmt(m.loadCores, 2)}, errors ${m.errors})`)
+          console.log(
+            `  round ${round + 1} --workers ${workers}: ${fmt(m.rps)}/s (gateway ${fmt(m.gatewayCores, 2)} cores, load generator ${fmt(m.loadCores, 2)}, other programs ${fmt(m.otherCores, 2)}, errors ${m.errors})`,
+          )
           if (!best.has(workers) || best.get(workers)!.rps < m.rps) best.set(workers, m)
         } finally {
           await stopTarget(t)
@@ -177,9 +194,9 @@ async function main(): Promise<void> {
   } finally {
     await anvil.stop()
   }
-  const rows = [['target', 'answers/s', 'p50 ms', 'p99 ms', 'gateway cores', 'load gen cores', 'anvil cores', 'redis cores', 'answers per gateway CPU-s', 'errors']]
+  const rows = [['target', 'answers/s', 'p50 ms', 'p99 ms', 'gateway cores', 'load gen cores', 'anvil cores', 'redis cores', 'other programs cores', 'answers per gateway CPU-s', 'errors']]
   for (const [w, m] of [...best.entries()].sort((a, b) => a[0] - b[0]))
-    rows.push([`--workers ${w}`, fmt(m.rps), fmt(m.p50), fmt(m.p99), fmt(m.gatewayCores, 2), fmt(m.loadCores, 2), fmt(m.anvilCores, 2), fmt(m.redisCores, 2), fmt(m.rps / m.gatewayCores), String(m.errors)])
+    rows.push([`--workers ${w}`, fmt(m.rps), fmt(m.p50), fmt(m.p99), fmt(m.gatewayCores, 2), fmt(m.loadCores, 2), fmt(m.anvilCores, 2), fmt(m.redisCores, 2), fmt(m.otherCores, 2), fmt(m.rps / m.gatewayCores), String(m.errors)])
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
   for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
   const w1 = best.get(1)

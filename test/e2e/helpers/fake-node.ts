@@ -5,9 +5,14 @@
  * It keeps a small chain of its own (a head number, block hashes that change on a reorg), answers
  * eth_blockNumber and eth_getBlockByNumber from it, and can be told to misbehave: refuse connections (`kill`),
  * reset them, hang, answer slowly (always or on a share of calls), answer an HTTP status, lag, reorg.
+ *
+ * It also speaks JSON-RPC over WebSocket on the same port (`wsUrl`): calls are answered like HTTP ones (and
+ * recorded in `wsRequests`), eth_subscribe/eth_unsubscribe keep subscriptions, `notify` sends an event to every
+ * subscription of a kind; the `hang` and `reset` faults apply there too.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
+import { WebSocketServer, type WebSocket } from 'ws'
 
 export interface FakeReply {
   status?: number
@@ -37,6 +42,14 @@ export type Fault =
 export interface FakeNode {
   /** http://127.0.0.1:PORT/ */
   url: string
+  /** ws://127.0.0.1:PORT/ */
+  wsUrl: string
+  /** Every WebSocket message received (a call or a batch), in order. */
+  wsRequests: FakeRequest[]
+  /** Sends `result` as an eth_subscription event to every open subscription of `kind` (e.g. newHeads). */
+  notify(kind: string, result: unknown): void
+  /** Open WebSocket subscriptions. */
+  readonly subscriptions: number
   /** Every request received, in order, except the gateway's head polls (eth_getBlockByNumber latest/finalized). */
   requests: FakeRequest[]
   /** The head polls received (requests for the 'latest' or 'finalized' block). */
@@ -124,6 +137,36 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
     sockets.add(s)
     s.on('close', () => sockets.delete(s))
   })
+  const wsRequests: FakeRequest[] = []
+  const subs = new Map<string, { ws: WebSocket; kind: string }>()
+  let nextSub = 1
+  const wss = new WebSocketServer({ server })
+  wss.on('connection', (ws, req) => {
+    ws.on('message', (data) => {
+      let body: any
+      try {
+        body = JSON.parse(data.toString())
+      } catch {
+        return
+      }
+      const r: FakeRequest = { body, headers: req.headers, url: req.url ?? '/' }
+      wsRequests.push(r)
+      if (fault?.kind === 'hang') return
+      if (fault?.kind === 'reset') return void ws.terminate()
+      if (body?.method === 'eth_subscribe' && current(r) === undefined) {
+        const id = `0x${(nextSub++).toString(16)}`
+        subs.set(id, { ws, kind: String(body.params?.[0]) })
+        return ws.send(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: id }))
+      }
+      if (body?.method === 'eth_unsubscribe' && current(r) === undefined)
+        return ws.send(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: subs.delete(String(body.params?.[0])) }))
+      const reply = current(r) ?? fallback(r)
+      ws.send(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body))
+    })
+    ws.on('close', () => {
+      for (const [id, sub] of subs) if (sub.ws === ws) subs.delete(id)
+    })
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.address() as AddressInfo).port
   const stop = () =>
@@ -133,6 +176,14 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
     })
   return {
     url: `http://127.0.0.1:${port}/`,
+    wsUrl: `ws://127.0.0.1:${port}/`,
+    wsRequests,
+    notify(kind, result) {
+      for (const [id, sub] of subs) if (sub.kind === kind) sub.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } }))
+    },
+    get subscriptions() {
+      return subs.size
+    },
     requests,
     headPolls,
     answer(script) {

@@ -14,6 +14,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
+import WebSocket from 'ws'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { cleanupProcesses, removeDirs, ROOT, runCli, sleep, startChaingate, tempDir, waitFor, writeConfig, type Chaingate } from './helpers/process.ts'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
@@ -161,8 +162,22 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
     await waitFor(async () => (await ledgerCredits(k.email)) === BALANCE, 10_000, 'the ledger reaching the balance')
   }, 180_000)
 
+  it('a WebSocket through the balancer is piped to one replica and answers calls', async () => {
+    const k = await newKey('big')
+    const ws = new WebSocket(`${balancerUrl.replace('http', 'ws')}/networks/remote/ws/v3/${k.key}`)
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+    const answer = new Promise<string>((resolve) => ws.once('message', (m) => resolve(String(m))))
+    ws.send(JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_chainId', params: [] }))
+    expect(JSON.parse(await answer)).toEqual({ jsonrpc: '2.0', id: 7, result: '0x1' })
+    ws.close()
+  }, 60_000)
+
   it('rolling restart behind the balancer: each replica drained (503 /healthz) and restarted in turn, no failed call', async () => {
     const k = await newKey('big')
+    // A WebSocket open through the balancer is closed with 1001 (going away) when its replica drains.
+    const ws = new WebSocket(`${balancerUrl.replace('http', 'ws')}/networks/remote/ws/v3/${k.key}`)
+    await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+    const wsClosed = new Promise<number>((resolve) => ws.once('close', (code) => resolve(code)))
     let done = false
     const failed: string[] = []
     let ok = 0
@@ -192,6 +207,7 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
     }
     expect(failed).toEqual([])
     expect(ok).toBeGreaterThan(50)
+    expect(await wsClosed).toBe(1001)
   }, 300_000)
 
   it('Redis restarted mid-run: calls through the balancer go on, and pushes resume once it is back', async () => {

@@ -263,21 +263,16 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
 
   const byTx = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
     const key = paramsKey(call)
-    const found = lookup(key, call.id)
-    if (found !== undefined && !(found instanceof Promise) && unfinalized.has(key)) {
+    if (unfinalized.has(key)) {
       // Kept while its block was unfinalized: still valid only if that block is still the one at its height.
       const at = txBlocks.get(key)
       if (at === undefined || recent.get(at.number) !== at.hash) {
         store.delete(key)
         unfinalized.delete(key)
         txBlocks.delete(key)
-        stats.hits--
-        return miss(key, call, raw, undefined, keepTx(key))
       }
     }
-    if (found === undefined) return miss(key, call, raw, undefined, keepTx(key))
-    if (!(found instanceof Promise)) return Promise.resolve(found)
-    return found.then((a) => a ?? miss(key, call, raw, undefined, keepTx(key)))
+    return cached(key, call, raw, undefined, keepTx(key))
   }
   const txBlocks = new Map<string, { number: number; hash: string }>()
   const keepTx = (key: string) => (result: Buffer, empty: boolean) => {

@@ -35,8 +35,8 @@ beforeAll(async () => {
   await until(async () => {
     await s.rpc(call('eth_gasPrice'), remote)
     return s.app.pools.get('remote')!.heads.finalized() === 90
-  }, 'the finalized block')
-}, 40_000)
+  }, 'the finalized block', 45_000)
+}, 60_000)
 afterAll(async () => {
   await s?.stop()
   await node?.close()

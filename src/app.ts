@@ -10,7 +10,7 @@ import { ensurePrivateDir } from './db/private-files.ts'
 import { startAnvil, type RunningAnvil } from './devnet/anvil.ts'
 import { createNetworkRegistry, type NetworkRegistry } from './networks/registry.ts'
 import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, redactUrl, type UpstreamPool } from './upstreams/pool.ts'
-import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscriptions.ts'
+import { createSubscriptionHub, registerSubscriptionMetrics, type SubscriptionHub } from './upstreams/subscriptions.ts'
 import { createAccountsRepository, type AccountsRepository } from './accounts/repository.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from './api-keys/repository.ts'
 import { createKeySnapshot, type KeySnapshot, type SecurityLoader } from './api-keys/snapshot.ts'
@@ -319,6 +319,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const metrics = createMetrics(namedMethods)
     registerStorageMetrics(metrics.registry, () => ledger.health!())
     metrics.watchUpstreams(() => [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))))
+    registerSubscriptionMetrics(metrics.registry, hubs)
     let server: GatewayServer | undefined
     const gateway = createGateway({
       networks,

@@ -15,6 +15,7 @@
  * left the same way. Only when no node can be reached for `failoverMs` are clients told (`onLost`; close code
  * 1013, docs/errors.md).
  */
+import type { Registry } from 'prom-client'
 import type { RpcErrorObject } from '../jsonrpc/envelope.ts'
 import { errors } from '../errors/index.ts'
 import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
@@ -34,7 +35,18 @@ export interface SubscriptionHub {
   readonly size: number
   /** The node the subscriptions are on now (redacted), if connected. */
   readonly upstream: string | undefined
+  /** Times the subscriptions left a node, by why; `gave-up`: no node within failoverMs (clients closed, 1013). */
+  readonly moves: Readonly<Record<MoveReason, number>>
   close(): Promise<void>
+}
+
+/** dropped: the connection closed; hung: no heartbeat answer; unhealthy: the pool found the node lagging or failing. */
+export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'gave-up'
+
+const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up'>, string> = {
+  dropped: 'subscription connection lost: moving subscriptions',
+  hung: 'subscription node stopped answering: moving subscriptions',
+  unhealthy: 'subscription node lagging or failing for the pool: moving subscriptions',
 }
 
 /** A JSON-RPC error answer from the node, passed through to the client unchanged. */
@@ -158,6 +170,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
   /** Highest head the old node sent (any newHeads subscription), for where a logs gap starts. */
   let headSeen: bigint | undefined
   let wake: (() => void) | undefined
+  const moves: Record<MoveReason, number> = { dropped: 0, hung: 0, unhealthy: 0, 'gave-up': 0 }
 
   const call = async (conn: Conn, method: string, params: unknown[]): Promise<unknown> => {
     const answer = (await conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params })) as { result?: unknown; error?: RpcErrorObject }
@@ -318,7 +331,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     }
   }
 
-  const onClosed = (conn: Conn, why = 'subscription connection lost: moving subscriptions') => {
+  const onClosed = (conn: Conn, why: Exclude<MoveReason, 'gave-up'> = 'dropped') => {
     if (conn.dead) return
     conn.dead = true
     clearInterval(conn.heartbeat)
@@ -336,7 +349,8 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       }
     }
     if (closed || shared.size === 0) return
-    opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, why)
+    moves[why]++
+    opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, MOVE_LOG[why])
     const lostAt = Date.now()
     connecting = establish(conn.url, opts.failoverMs)
       .then((next) => {
@@ -345,6 +359,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       })
       .catch((err: Error) => {
         const reason = `no node of network ${network} reachable for subscriptions within ${opts.failoverMs} ms; subscribe again`
+        moves['gave-up']++
         opts.log?.warn({ network, err: err.message }, 'subscriptions lost')
         const all = [...shared.values()]
         shared.clear()
@@ -414,7 +429,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       if (healthy !== undefined && !healthy(conn.url)) {
         // Lagging (its heads late against what calls are served at) or failing calls: a healthy node is better.
         if (++unhealthy >= LEAVE_AFTER_CHECKS && opts.wsUrls().some((u) => u !== conn.url && healthy(u))) {
-          onClosed(conn, 'subscription node lagging or failing for the pool: moving subscriptions')
+          onClosed(conn, 'unhealthy')
           return
         }
       } else unhealthy = 0
@@ -426,9 +441,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
         },
         () => {
           asking = false
-          if (conn.dead) return
-          opts.log?.warn({ network, upstream: conn.label, waitMs }, 'subscription node stopped answering')
-          onClosed(conn)
+          if (!conn.dead) onClosed(conn, 'hung')
         },
       )
     }, everyMs)
@@ -552,6 +565,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     get upstream() {
       return current?.label
     },
+    moves,
     async close() {
       closed = true
       wake?.()
@@ -561,4 +575,19 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       current = undefined
     },
   }
+}
+
+/** /metrics: node subscriptions held per network and how often they moved (docs/subscriptions.md). */
+export function registerSubscriptionMetrics(registry: Registry, hubs: ReadonlyMap<string, SubscriptionHub>): void {
+  const metric = (name: string, help: string, type: 'gauge' | 'counter', values: () => { labels: Record<string, string>; value: number }[]) =>
+    registry.registerMetric({ name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) } as never)
+  metric('chaingate_upstream_subscriptions', 'Node subscriptions held, one per kind and filter shared by every client', 'gauge', () =>
+    [...hubs].map(([network, h]) => ({ labels: { network }, value: h.size })),
+  )
+  metric(
+    'chaingate_subscription_moves_total',
+    'Times a network\'s subscriptions left their node, by reason (dropped, hung, unhealthy); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
+    'counter',
+    () => [...hubs].flatMap(([network, h]) => (Object.keys(h.moves) as MoveReason[]).map((reason) => ({ labels: { network, reason }, value: h.moves[reason] }))),
+  )
 }

@@ -112,10 +112,10 @@ describe('upstream faults: a slow node', () => {
   it('slow node: the hedge to the fast node wins, and the slow request is cancelled', async () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url }, { url: b.url }], { hedge: { enabled: true, delayMs: 30, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 } })
-    a.fault({ kind: 'slow', ms: 1500 })
+    a.fault({ kind: 'slow', ms: 4000 })
     const started = performance.now()
     const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => p.send(call('eth_getCode', ['0x' + '2'.repeat(40), 'latest'], i), { method: 'eth_getCode' })))
-    expect(performance.now() - started).toBeLessThan(1400)
+    expect(performance.now() - started).toBeLessThan(3500)
     expect(answers.every((x) => x.upstream === b.url.replace(/\/$/, ''))).toBe(true)
     expect(answers.some((x) => x.attempts === 2)).toBe(true) // at least one went to the slow node first, then was hedged
   })
@@ -169,9 +169,13 @@ describe('upstream faults: HTTP 5xx and rate limits', () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url, maxRequestsPerSecond: 2 }, { url: b.url }])
     const before = a.requests.length
+    const started = performance.now()
     for (let i = 0; i < 20; i++) await p.send(call('eth_chainId'), { method: 'eth_chainId' })
-    expect(a.requests.length - before).toBeLessThanOrEqual(3)
-    expect(b.requests.length).toBeGreaterThanOrEqual(17)
+    // A burst of 2, then 2 per second (however slow the machine made the loop).
+    const allowed = 2 + Math.ceil(((performance.now() - started) / 1000) * 2)
+    expect(a.requests.length - before).toBeLessThanOrEqual(allowed)
+    expect(allowed).toBeLessThan(20) // the test means something only if the loop was fast enough
+    expect(b.requests.length).toBeGreaterThanOrEqual(20 - allowed)
   })
 
   it('a client error (execution reverted) is the answer: not retried on the other node', async () => {
@@ -200,7 +204,7 @@ describe('upstream faults: a lagging node', () => {
     expect(b.requests.length).toBe(before)
     // The node catches up: back in rotation after its next poll.
     b.setHead(1000)
-    await new Promise((r) => setTimeout(r, 800))
+    await expect.poll(() => servedBy(p, b).state, { timeout: 10_000 }).toBe('healthy')
     for (let i = 0; i < 10; i++) await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })
     expect(b.requests.length).toBeGreaterThan(before)
     expect(servedBy(p, b).state).toBe('healthy')

@@ -283,6 +283,14 @@ describe('upstream faults: roles, wrong chain, idle', () => {
     expect(fallback.requests.length).toBeGreaterThanOrEqual(before + 6)
   })
 
+  it('weights: healthy nodes of the same role share calls in proportion to their weight', async () => {
+    const [heavy, light] = [await fake(), await fake()]
+    const p = await pool([{ url: heavy.url, weight: 3 }, { url: light.url }])
+    const before = [heavy.requests.length, light.requests.length]
+    for (let i = 0; i < 40; i++) await p.send(call('eth_chainId', [], i), { method: 'eth_chainId' })
+    expect([heavy.requests.length - before[0]!, light.requests.length - before[1]!]).toEqual([30, 10])
+  })
+
   it('wrong chain id (exclude): the node never serves, and is listed cordoned', async () => {
     const good = await fake()
     const wrong = await startFakeNode('0x3e7')

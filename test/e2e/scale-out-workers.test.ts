@@ -207,4 +207,29 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     const rows = (usage.json() as { rows: { group: string; calls: number }[] }).rows
     expect(rows.find((r) => r.group === 'eth_getBalance')?.calls).toBe(8)
   }, 200_000)
+
+  it('SIGTERM with a call stuck on a node that never answers: the process still exits, after gateway.drainTimeoutMs', async () => {
+    const dir = newDir()
+    const data = join(dir, 'data')
+    const node = await startFakeNode('0x1')
+    nodes.push(node)
+    const file = writeConfig(dir, 'chaingate.yaml', {
+      gateway: { port: 0, drainTimeoutMs: 1500, upstreamTimeoutMs: 120_000 },
+      networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url, timeoutMs: 120_000 }], upstreamPolicy: { totalTimeoutMs: 120_000 } }],
+      wallet: { enabled: false },
+      log: { requests: false },
+    })
+    const cg = await startChaingate(['--config', file, '--data-dir', data], { timeoutMs: 90_000 })
+    const url = `${cg.banner.gatewayUrl}/networks/remote/v3/${cg.banner.devKey}`
+    node.fault({ kind: 'hang' })
+    const stuck = call(url, 'eth_getBalance', ['0x00000000000000000000000000000000000000aa', 'latest']).catch((err: Error) => err)
+    await waitFor(() => node.requests.some((r) => r.body?.method === 'eth_getBalance'), 10_000, 'the call reaching the node')
+    const t0 = Date.now()
+    const exit = await cg.signal('SIGTERM', 60_000)
+    const tookMs = Date.now() - t0
+    expect(exit.code).toBe(0)
+    expect(tookMs).toBeGreaterThanOrEqual(1400)
+    // The stuck call's connection was cut rather than left open: the client sees an error, not an answer.
+    expect(await stuck).toBeInstanceOf(Error)
+  }, 200_000)
 })

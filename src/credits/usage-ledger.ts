@@ -105,12 +105,18 @@ export function createSqliteUsageWriter(sqlite: SqliteHandle): UsageWriter {
 
 /** Rows per INSERT statement on PostgreSQL: 8 parameters each, well under its 65,535-parameter limit. */
 const PG_ROWS_PER_STATEMENT = 1000
+/** Longest a PostgreSQL usage write may take before it counts as failed (the rows are kept). */
+const USAGE_WRITE_TIMEOUT_MS = 30_000
 
 /**
  * PostgreSQL: one multi-row INSERT … ON CONFLICT DO UPDATE per table (per 1000 rows) in one transaction. The
  * batch holds each primary key at most once (the ledger sums per row before writing), which ON CONFLICT requires.
  */
-export function createPostgresUsageWriter(pool: pg.Pool): UsageWriter {
+export function createPostgresUsageWriter(pool: pg.Pool, opts: { timeoutMs?: number } = {}): UsageWriter {
+  // A connection that hangs (a network partition: no reset, no answer) fails the write after this, so the rows go
+  // back to the buffer and the next flush tries a new connection instead of waiting for TCP to give up.
+  const query_timeout = opts.timeoutMs ?? USAGE_WRITE_TIMEOUT_MS
+  const run = (client: pg.PoolClient, text: string, values?: unknown[]) => client.query({ text, values, query_timeout } as pg.QueryConfig)
   const usageSql = (n: number) =>
     `insert into usage_hourly as u (hour, account_id, key_id, network, method, calls, credits, errors) values ${placeholders(n, 8)}
      on conflict (hour, account_id, key_id, network, method) do update set
@@ -127,27 +133,27 @@ export function createPostgresUsageWriter(pool: pg.Pool): UsageWriter {
       const client = await pool.connect()
       let broken: unknown
       try {
-        await client.query('begin')
+        await run(client, 'begin')
         for (let i = 0; i < usage.length; i += PG_ROWS_PER_STATEMENT) {
           const chunk = usage.slice(i, i + PG_ROWS_PER_STATEMENT)
           const params: unknown[] = []
           for (const r of chunk) params.push(r.hour, r.accountId, r.keyId, r.network, r.method, r.calls, r.credits, r.errors)
-          await client.query(usageSql(chunk.length), params)
+          await run(client, usageSql(chunk.length), params)
         }
         for (let i = 0; i < errs.length; i += PG_ROWS_PER_STATEMENT) {
           const chunk = errs.slice(i, i + PG_ROWS_PER_STATEMENT)
           const params: unknown[] = []
           for (const e of chunk) params.push(e.hour, e.accountId, e.keyId, e.network, e.error, e.count)
-          await client.query(errorsSql(chunk.length), params)
+          await run(client, errorsSql(chunk.length), params)
         }
-        await client.query('commit')
+        await run(client, 'commit')
       } catch (err) {
         broken = err
-        await client.query('rollback').catch(() => {})
         throw err
       } finally {
-        // A connection that failed mid-transaction is not returned to the pool (it may be dead).
-        client.release(broken instanceof Error ? broken : undefined)
+        // A failed write's connection is closed, not returned to the pool: it may be dead or hanging, and closing it
+        // rolls the transaction back on the server (no ROLLBACK round trip that could hang too).
+        client.release(broken === undefined ? undefined : broken instanceof Error ? broken : new Error(String(broken)))
       }
     },
   }

@@ -184,12 +184,23 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const answers: (string | undefined)[] = new Array(entries.length).fill(undefined)
     const failures: (ChaingateError | undefined)[] = new Array(entries.length).fill(undefined)
     const forwardAt: number[] = []
+    /** Calls answered from the cache (charged like the others). */
+    const cachedAt: number[] = []
+    const layers = deps.layers?.get(network.name)
     const pending: Promise<void>[] = []
     entries.forEach((e, i) => {
       if (!e.ok) answers[i] = serializeError(e.id, toErrorObject(e.error))
       else if (decisions[i]!.kind === 'forward') {
         if (ctx.local?.has(e.call.method)) pending.push(forwardLocal(ctx, e.call, i, answers, failures))
-        else forwardAt.push(i)
+        else {
+          // Finalized and by-hash answers the cache holds need not go with the batch (docs/caching.md).
+          const hit = layers?.batchHit(e.call)
+          if (hit === undefined) forwardAt.push(i)
+          else {
+            answers[i] = e.call.hasId ? hit.toString() : undefined
+            cachedAt.push(i)
+          }
+        }
       } else {
         const d = decisions[i]!
         answers[i] = !e.call.hasId ? undefined : d.kind === 'result' ? serializeResult(e.call.id, d.result) : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
@@ -224,6 +235,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const m = (entries[i] as { call: RpcCall }).call.method
       if (batchAnswer !== undefined) settle.upstream(network.name, m, batchAnswer.upstream, batchAnswer.attempts, batchAnswer.source, ok && failures[i] === undefined ? prices[i]! : 0, false, t)
       else settle.upstream(network.name, m, NO_UPSTREAM, attemptsOf(failures[i]), undefined, 0, true, t)
+    }
+    for (const i of cachedAt) {
+      metrics.served(network.name, 'cache')
+      settle.upstream(network.name, (entries[i] as { call: RpcCall }).call.method, 'cache', 0, 'cache', ok ? prices[i]! : 0, false, t)
     }
     if (batch && ok && costs.batchEnvelope > 0) settle.envelope(entry, network.name, costs.batchEnvelope, t)
     settle.finish(entry, network.name, reserved, total, t)

@@ -83,6 +83,24 @@ describe('answer cache', () => {
     expect(asked('eth_getBlockByNumber', tip)).toBeGreaterThanOrEqual(2)
   })
 
+  it('in a batch, calls the cache holds are answered from it and only the others reach the node', async () => {
+    await s.rpc(call('eth_getBlockByNumber', ['0x40', false]), remote) // finalized: now kept
+    const before = node.requests.length
+    const r = await s.rpc([call('eth_chainId', [], 'a'), call('eth_getBlockByNumber', ['0x40', false], 'b'), call('eth_gasPrice', [], 'c')], remote)
+    const answers = r.json() as { id: string; result: unknown }[]
+    expect(answers.map((a) => a.id)).toEqual(['a', 'b', 'c'])
+    expect(answers[0]!.result).toBe('0x7a6d')
+    expect((answers[1]!.result as { hash: string }).hash).toBe(node.hashOf(0x40))
+    expect(answers[2]!.result).toBe('0x1')
+    // One batch body reached the node, holding only eth_gasPrice.
+    const sent = node.requests.slice(before)
+    expect(sent).toHaveLength(1)
+    expect((sent[0]!.body as { method: string }[]).map((c) => c.method)).toEqual(['eth_gasPrice'])
+    // Charged like any batch of these calls.
+    const uncached = await s.rpc([call('eth_gasPrice', [], 1), call('eth_gasPrice', [], 2), call('eth_gasPrice', [], 3)], remote)
+    expect(r.credits).toBe(uncached.credits - 80 + 5) // eth_chainId (5) in place of one eth_gasPrice (80)
+  })
+
   it('errors are never cached', async () => {
     node.answer((req) => (req.body?.method === 'eth_getBalance' ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: -32000, message: 'missing trie node' } } } : undefined))
     try {

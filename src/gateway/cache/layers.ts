@@ -38,6 +38,12 @@ export interface CallLayers {
   send(call: RpcCall, raw: Buffer | string, keyId: string): Promise<LayerAnswer>
   /** A batch went to the node: any write in it invalidates what depends on the chain's state. */
   sawCalls(methods: readonly string[]): void
+  /**
+   * A call inside a batch answered from the in-process cache, if it is there (its answer with the call's id);
+   * undefined sends it with the batch. Only what is kept for good (finalized, by hash, static): a batch is not
+   * held up by a shared tier.
+   */
+  batchHit(call: RpcCall): Buffer | undefined
   /** An eth_getLogs call inside a batch: its range-cap refusal, if any (batches are not split). */
   batchLogsRefusal(call: RpcCall): ChaingateError | undefined
   /** An eth_getLogs result inside a batch: the result-cap refusal when it holds too many logs. */
@@ -463,6 +469,29 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
           headEntry = undefined
           if (o.devnet && isRewind(m)) rewound()
         }
+    },
+    batchHit(call) {
+      const rule = CACHE_RULES.get(call.method)
+      if (rule === undefined || rule.kind === 'head' || !o.cache || o.uncached.has(call.method)) return undefined
+      let key: string
+      if (rule.kind === 'static') {
+        const p = call.params
+        if (p !== undefined && !(Array.isArray(p) && p.length === 0)) return undefined
+        key = `${prefix}${call.method}`
+      } else {
+        if (rule.kind === 'block') {
+          const params = call.params as unknown[] | undefined
+          const ref = blockRefOf(Array.isArray(params) ? params[rule.at] : undefined)
+          const finalized = heads?.finalized()
+          if (!('hash' in ref) && !('number' in ref && finalized !== undefined && ref.number <= finalized)) return undefined
+        }
+        key = paramsKey(call)
+        if (unfinalized.has(key)) return undefined
+      }
+      const v = store.get(key)
+      if (v === undefined || v instanceof Promise) return undefined
+      stats.hits++
+      return resultAnswer(call.id, v)
     },
     batchLogsRefusal(call) {
       const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, false)

@@ -5,7 +5,6 @@
  * degraded, the ledger holds the usage and writes it when PostgreSQL is back, nothing lost.
  */
 import { existsSync } from 'node:fs'
-import { createServer, Socket, type AddressInfo, type Server } from 'node:net'
 import { join } from 'node:path'
 import pg from 'pg'
 import { request } from 'undici'
@@ -15,6 +14,7 @@ import { httpClient } from '../../src/dashboard/test-support.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { cleanupProcesses, removeDirs, runCli, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 import { createPgTestSchema, describeWithServices, postgresUrl, withSearchPath, type PgTestSchema } from './helpers/services.ts'
 
 const CHAIN_ID = 31_377
@@ -170,56 +170,16 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
   })
 })
 
-/** A TCP proxy to PostgreSQL that a test can cut (every connection dropped, new ones refused) and restore. */
-async function startCuttableProxy(target: { host: string; port: number }): Promise<{ port: number; cut(): void; restore(): void; close(): Promise<void> }> {
-  const sockets = new Set<Socket>()
-  let open = true
-  const server: Server = createServer((client) => {
-    if (!open) return client.destroy()
-    const upstream = new Socket()
-    sockets.add(client).add(upstream)
-    const drop = () => {
-      client.destroy()
-      upstream.destroy()
-      sockets.delete(client)
-      sockets.delete(upstream)
-    }
-    client.on('error', drop).on('close', drop)
-    upstream.on('error', drop).on('close', drop)
-    upstream.connect(target.port, target.host, () => {
-      client.pipe(upstream)
-      upstream.pipe(client)
-    })
-  })
-  await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
-  return {
-    port: (server.address() as AddressInfo).port,
-    cut() {
-      open = false
-      for (const s of sockets) s.destroy()
-      sockets.clear()
-    },
-    restore() {
-      open = true
-    },
-    close: () =>
-      new Promise<void>((r) => {
-        for (const s of sockets) s.destroy()
-        server.close(() => r())
-      }),
-  }
-}
-
 describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
   let schema: PgTestSchema
   let node: FakeNode
-  let proxy: Awaited<ReturnType<typeof startCuttableProxy>>
+  let proxy: TcpProxy
   let s: TestServer
   beforeAll(async () => {
     schema = await createPgTestSchema('e2e_down')
     node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
     const real = new URL(postgresUrl)
-    proxy = await startCuttableProxy({ host: real.hostname, port: Number(real.port || 5432) })
+    proxy = await startTcpProxy({ host: real.hostname, port: Number(real.port || 5432) })
     const viaProxy = new URL(postgresUrl)
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
@@ -230,7 +190,7 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     })
   })
   afterAll(async () => {
-    proxy?.restore()
+    await proxy?.restore()
     await s?.stop()
     await proxy?.close()
     await node?.close()
@@ -249,7 +209,7 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     for (let i = 0; i < 5; i++) await oneCall(i)
     await s.app.ledger.flush()
 
-    proxy.cut()
+    await proxy.cut()
     // Calls during the outage: served from memory, usage held by the ledger (flushes fail every 100 ms meanwhile).
     for (let i = 0; i < 30; i++) await oneCall(100 + i)
     const degraded = await waitFor(
@@ -274,7 +234,7 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     const [stored] = await pgQuery<{ credits: number | null }>(schema.url, 'select sum(credits)::int as credits from usage_hourly')
     expect(stored!.credits).toBeLessThan(charged)
 
-    proxy.restore()
+    await proxy.restore()
     await waitFor(
       async () => {
         const h = await healthz(s)

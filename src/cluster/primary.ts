@@ -55,7 +55,7 @@ export async function startCluster(config: Config, workers: number, logger: Logg
   let stopping = false
   let listening: { url: string; operationsUrl?: string } | undefined
   const live = new Map<number, Worker>() // worker number → worker
-  const exits = new Map<Worker, Promise<void>>()
+  const exits = new WeakMap<Worker, Promise<void>>()
 
   const ready = new WeakMap<Worker, Promise<void>>()
   /** Starts worker `number`; its promise (also in `ready`) resolves once it listens. */
@@ -103,13 +103,14 @@ export async function startCluster(config: Config, workers: number, logger: Logg
     await exited
   }
 
+  const started: Worker[] = []
   try {
-    const started = Array.from({ length: workers }, (_, i) => fork(i + 1))
+    for (let i = 1; i <= workers; i++) started.push(fork(i))
     await Promise.all(started.map((w) => ready.get(w)))
     started.forEach((w, i) => supervise(i + 1, w))
   } catch (err) {
     stopping = true
-    await Promise.all([...exits.keys()].map((w) => drain(w)))
+    await Promise.all(started.map((w) => drain(w)))
     await app.stop()
     throw err
   }

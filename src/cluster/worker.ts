@@ -28,8 +28,11 @@ export async function runWorker(config: Config, logger: Logger, onStopped: () =>
       plugins: [dashboardPlugin()],
     })
   } catch (err) {
-    send({ type: 'failed', message: (err as Error)?.message ?? String(err) })
     onStopped()
+    // The IPC channel would keep this process alive: exit once the primary has the message.
+    const exit = () => process.exit(1)
+    if (process.send) process.send({ type: 'failed', message: (err as Error)?.message ?? String(err) } satisfies WorkerMessage, exit)
+    else exit()
     return 1
   }
   let stopping = false

@@ -319,6 +319,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const metrics = createMetrics(namedMethods)
     registerStorageMetrics(metrics.registry, () => ledger.health!())
     metrics.watchUpstreams(() => [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))))
+    metrics.watchCache(() => callLayers.store.sizeBytes)
     registerSubscriptionMetrics(metrics.registry, hubs)
     let server: GatewayServer | undefined
     const gateway = createGateway({

@@ -19,6 +19,8 @@ export interface Metrics {
   wsConnections(delta: number): void
   /** Per-upstream gauges, read from the pools when scraped (label `upstream`: the redacted URL). */
   watchUpstreams(source: () => UpstreamGaugeSource[]): void
+  /** Bytes the in-process answer cache holds (docs/caching.md), read when scraped. */
+  watchCache(bytes: () => number): void
   readonly registry: Registry
 }
 
@@ -131,8 +133,21 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   gauge('chaingate_upstream_latency_p50_seconds', "Median of the node's latency over the last 10-20 s", (u) => (u.p50Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p50Ms / 1000 }]))
   gauge('chaingate_upstream_latency_p99_seconds', "99th percentile of the node's latency over the last 10-20 s", (u) => (u.p99Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p99Ms / 1000 }]))
 
+  let cacheBytes: (() => number) | undefined
+  const cacheHelp = 'Bytes the in-process answer cache holds (answers and keys), within cache.maxBytes'
+  registry.registerMetric({
+    name: 'chaingate_cache_bytes',
+    help: cacheHelp,
+    type: 'gauge',
+    aggregator: 'sum',
+    get: async () => ({ name: 'chaingate_cache_bytes', help: cacheHelp, type: 'gauge', aggregator: 'sum', values: cacheBytes === undefined ? [] : [{ labels: {}, value: cacheBytes() }] }),
+  } as never)
+
   return {
     registry,
+    watchCache(bytes) {
+      cacheBytes = bytes
+    },
     watchUpstreams(source) {
       upstreamSource = source
     },

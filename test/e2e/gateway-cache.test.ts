@@ -64,6 +64,8 @@ describe('answer cache', () => {
     expect(again.json()).toEqual({ ...first.json(), id: 2 })
     expect(again.credits).toBe(first.credits)
     expect(asked('eth_getBlockByNumber', '0x50')).toBe(1)
+    const metrics = await (await request(`${s.url}/metrics`)).body.text()
+    expect(Number(/^chaingate_cache_bytes (\d+)/m.exec(metrics)?.[1])).toBeGreaterThan(0)
   })
 
   it('a block above the finalized one whose hash the gateway has not seen is asked every time', async () => {

@@ -159,6 +159,16 @@ describe('call layers', () => {
     expect((await send(single, 9, 'eth_getBlockByNumber', ['0x6', false])).json.result).toEqual(block(7))
   })
 
+  it('eth_getBlockReceipts by block hash is a by-hash lookup, not a block number above the tip', async () => {
+    const stub = stubPool(() => [{ status: '0x1' }])
+    stub.heads.report({ number: 5, hash: '0x05' })
+    const l = layersFor(stub, { multiUpstream: true })
+    const hash = '0x' + 'ab'.repeat(32)
+    expect((await send(l, 1, 'eth_getBlockReceipts', [hash])).json.result).toEqual([{ status: '0x1' }])
+    expect((await send(l, 2, 'eth_getBlockReceipts', [hash])).source).toBe('cache')
+    expect(stub.sent).toHaveLength(1)
+  })
+
   it('a devnet rewind (evm_revert) forgets finalized entries and block-number floors', async () => {
     let n = 30
     const stub = stubPool((m, p) => (m === 'eth_blockNumber' ? `0x${n.toString(16)}` : m === 'evm_revert' ? ((n = 3), true) : block(Number.parseInt(p[0] as string, 16))))

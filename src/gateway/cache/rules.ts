@@ -85,7 +85,13 @@ export type BlockRef = { number: number } | { hash: string } | { tag: string }
 
 export function blockRefOf(param: unknown): BlockRef {
   if (typeof param === 'string') {
-    if (QUANTITY.test(param)) return { number: Number.parseInt(param, 16) }
+    // A 32-byte hash where a block is named (eth_getBlockReceipts takes one): not a number.
+    if (HASH.test(param)) return { hash: param.toLowerCase() }
+    if (QUANTITY.test(param)) {
+      const n = Number.parseInt(param, 16)
+      // Beyond 2^53 no chain has such a block: the node answers it, nothing is kept.
+      return Number.isSafeInteger(n) ? { number: n } : { tag: param }
+    }
     if (param === 'earliest') return { number: 0 }
     return { tag: param }
   }

@@ -101,20 +101,20 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   const key = await ensureDevKey(app)
   if (key) app.logger.info({ keyId: key.id, key: maskKey(key.key) }, 'dev key ready')
   const resolved = await hostsResolve
-  process.stdout.write(
-    startBanner({
-      app: cluster ? { ...app, url: cluster.url } : app,
-      key,
-      version: options.version,
-      source: options.configFile ? `config ${options.configFile}` : 'embedded defaults',
-      logFile: log.file,
-      hostsResolve: Object.fromEntries(config.networks.map((n, i) => [n.name, resolved[i]!])),
-    }),
-  )
-  if (cluster)
-    process.stdout.write(
-      `  workers:   ${workers} gateway processes (pids ${cluster.workerPids().join(', ')}) share this listener; counters in Redis; SIGHUP restarts them one at a time\n`,
-    )
+  let banner = startBanner({
+    app: cluster ? { ...app, url: cluster.url } : app,
+    key,
+    version: options.version,
+    source: options.configFile ? `config ${options.configFile}` : 'embedded defaults',
+    logFile: log.file,
+    hostsResolve: Object.fromEntries(config.networks.map((n, i) => [n.name, resolved[i]!])),
+  })
+  if (cluster) {
+    // Under the gateway line: the processes that serve it.
+    const line = `  workers:   ${workers} gateway processes (pids ${cluster.workerPids().join(', ')}) share this listener; counters in Redis; SIGHUP restarts them one at a time`
+    banner = banner.replace(/^( {2}gateway: .*)$/m, `$1\n${line}`)
+  }
+  process.stdout.write(banner)
   return -1 // keep running
 }
 

@@ -10,6 +10,8 @@
  *
  * Settings (environment): BENCH_CONNECTIONS (32), BENCH_DURATION seconds (7), BENCH_WARMUP seconds (2),
  * BENCH_ROUNDS (2), BENCH_TARGETS (a,b,c), BENCH_METHODS (comma-separated case names, default all),
+ * BENCH_UPSTREAMS (2: chaingate's pool lists the node that many times under distinct URLs, so selection, retries,
+ * hedging, heads, the cache and dedup all run as with several upstreams; 1: a single-node pool),
  * BENCH_LOG_FILE (chaingate's log lines; default /dev/null), BENCH_CPU_PROF (a folder: the proxy and chaingate run
  * with `node --cpu-prof` and write their profiles there).
  * See docs/benchmarks.md.
@@ -56,12 +58,18 @@ interface Case {
   name: string
   label: string
   body: string
+  /** A new body for every request (autocannon setupRequest): nothing the cache or in-flight dedup could answer. */
+  vary?: (n: number) => string
 }
+/** eth_getBalance of a different address on each request: the uncached path through every layer. */
+const balanceOf = (n: number) => rpc('eth_getBalance', [`0x${(0x10000000 + n).toString(16).padStart(40, '0')}`, 'latest'])
 const ALL_CASES: Case[] = [
   { name: 'blockNumber', label: 'eth_blockNumber', body: rpc('eth_blockNumber', []) },
   { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpc('eth_getBlockByNumber', ['latest', false]) },
   { name: 'genesisFull', label: 'eth_getBlockByNumber ["0x0",true]', body: rpc('eth_getBlockByNumber', ['0x0', true]) },
+  { name: 'balanceUncached', label: 'eth_getBalance, new address each', body: balanceOf(0), vary: balanceOf },
 ]
+const UPSTREAMS = Math.max(1, envInt('BENCH_UPSTREAMS', 2))
 const wanted = process.env.BENCH_METHODS?.split(',').map((s) => s.trim()).filter(Boolean)
 const CASES = wanted ? ALL_CASES.filter((c) => wanted.includes(c.name)) : ALL_CASES
 if (CASES.length === 0) throw new Error(`BENCH_METHODS matched no case; known: ${ALL_CASES.map((c) => c.name).join(', ')}`)
@@ -205,14 +213,17 @@ function cpuSeconds(pid: number): { user: number; system: number } {
 }
 const CLOCK_TICKS = 100 // USER_HZ: 100 on every Linux architecture Node supports
 
-async function load(url: string, body: string, seconds: number, record: boolean, pid: number): Promise<Measurement> {
+async function load(url: string, c: Case, seconds: number, record: boolean, pid: number): Promise<Measurement> {
   let latencies = new Float64Array(1 << 16)
   let n = 0
+  let sent = 0
+  const vary = c.vary
   const instance = autocannon({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body,
+    body: c.body,
+    ...(vary ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: vary(sent++) }) }] } : {}),
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
@@ -289,7 +300,8 @@ async function main(): Promise<void> {
     await seedChain(anvil.url)
     const [proxy, gateway] = await Promise.all([
       spawnTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]),
-      spawnTarget('chaingate', 'run-chaingate.ts', [anvil.url, LOG_FILE]),
+      // Several upstreams: the same node under distinct URLs (anvil ignores the query), so every answer agrees.
+      spawnTarget('chaingate', 'run-chaingate.ts', [Array.from({ length: UPSTREAMS }, (_, i) => (i === 0 ? anvil!.url : `${anvil!.url}/?upstream=${i + 1}`)).join(','), LOG_FILE]),
     ])
     const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
     const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.process.pid!, c: gateway.process.pid! }
@@ -297,7 +309,7 @@ async function main(): Promise<void> {
 
     console.log(
       `chaingate benchmark: node ${process.version}, ${CPUS} CPUs${PIN ? ' (target pinned to CPU 1, load and anvil to CPU 0)' : ''}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
-        `${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
+        `chaingate with ${UPSTREAMS} upstream(s), ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
     )
     console.log(`chaingate logs to ${LOG_FILE}${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`)
 
@@ -306,8 +318,8 @@ async function main(): Promise<void> {
       const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse()
       for (const c of CASES) {
         for (const id of order) {
-          if (WARMUP > 0) await load(urls[id], c.body, WARMUP, false, pids[id])
-          const m = await load(urls[id], c.body, DURATION, true, pids[id])
+          if (WARMUP > 0) await load(urls[id], c, WARMUP, false, pids[id])
+          const m = await load(urls[id], c, DURATION, true, pids[id])
           const key = `${id}|${c.name}`
           runs.set(key, [...(runs.get(key) ?? []), m])
           const bad = m.errors + m.non2xx + m.timeouts

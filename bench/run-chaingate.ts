@@ -3,7 +3,8 @@
  * always loads it; the bench key has no settings, the synchronous path of every such key), credits and limits,
  * usage ledger, Prometheus metrics and one pino log line per request — in front of an existing node.
  *
- * Run as its own process (the benchmark spawns it): `node --import tsx bench/run-chaingate.ts <upstream-url> [log-file]`.
+ * Run as its own process (the benchmark spawns it): `node --import tsx bench/run-chaingate.ts <upstream-url>[,<url>…] [log-file]`
+ * (several comma-separated URLs: one pool of several upstreams, every layer on).
  * Without a log file, log lines go to /dev/null (still formatted and written: logging stays on).
  * Prints one JSON line `{"url": "<endpoint with key>", "gateway": "<base url>"}` on stdout once ready; exits
  * when stdin closes (its parent ended, even by SIGKILL) or on SIGTERM/SIGINT, removing its temp data dir.
@@ -31,7 +32,7 @@ const extra = JSON.parse(process.env.BENCH_CHAINGATE_CONFIG || '{}') as Record<s
 const config = parseConfig({
   dataDir,
   gateway: { host: '127.0.0.1', port: 0, devAccount: null },
-  networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: [{ url: upstream }] }],
+  networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: upstream.split(',').map((url) => ({ url })) }],
   log: { level: 'info', requests: process.env.BENCH_NO_LOG ? false : true },
   ...extra,
 })

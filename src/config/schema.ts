@@ -256,6 +256,8 @@ export const ConfigSchema = z
         maxItemBytes: z.number().int().min(1).max(256 * 1024 * 1024).default(1024 * 1024),
         /** Longest life of an entry for a block not yet finalized (a reorg drops it earlier). */
         unfinalizedTtlMs: z.number().int().min(100).max(3_600_000).default(60_000),
+        /** eth_blockNumber answered for one served head at most this long (heads are polled; an idle gateway stops). */
+        blockNumberTtlMs: z.number().int().min(0).max(60_000).default(1000),
         /** Identical reads in flight at the same time share one upstream call. */
         dedup: z.boolean().default(true),
       })

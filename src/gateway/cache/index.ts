@@ -39,6 +39,7 @@ export function createNetworkLayers(
         uncached: new Set(n.cache.uncachedMethods),
         maxItemBytes: config.cache.maxItemBytes,
         unfinalizedTtlMs: config.cache.unfinalizedTtlMs,
+        blockNumberTtlMs: config.cache.blockNumberTtlMs,
         multiUpstream: (n.upstreams?.length ?? 1) > 1,
         devnet: n.embedded !== undefined || n.devMethods === true,
         getLogs: n.getLogs,

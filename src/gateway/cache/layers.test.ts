@@ -40,6 +40,7 @@ function layersFor(stub: ReturnType<typeof stubPool>, over: Partial<CallLayerOpt
     uncached: new Set(),
     maxItemBytes: 1 << 20,
     unfinalizedTtlMs: 60_000,
+    blockNumberTtlMs: 60_000,
     multiUpstream: false,
     devnet: false,
     getLogs: { maxBlockRange: 10_000, maxResults: 10_000, upstreamMaxBlockRange: null, splitConcurrency: 4, maxSplits: 20 },
@@ -137,6 +138,17 @@ describe('call layers', () => {
     await send(l, 3, 'anvil_mine', [])
     expect(await send(l, 4, 'eth_blockNumber')).toMatchObject({ json: { result: '0xb' }, source: undefined })
     expect(stub.sent.filter((s) => s.method === 'eth_blockNumber')).toHaveLength(2)
+  })
+
+  it('eth_blockNumber for one head is served no longer than blockNumberTtlMs (an idle gateway stops polling heads)', async () => {
+    const stub = stubPool(() => '0xa')
+    stub.heads.report({ number: 10, hash: '0x0a' })
+    const l = layersFor(stub, { blockNumberTtlMs: 30 })
+    await send(l, 1, 'eth_blockNumber')
+    expect((await send(l, 2, 'eth_blockNumber')).source).toBe('cache')
+    await new Promise((r) => setTimeout(r, 60))
+    expect((await send(l, 3, 'eth_blockNumber')).source).toBeUndefined()
+    expect(stub.sent).toHaveLength(2)
   })
 
   it('eth_blockNumber never goes backwards for a key when another node answers behind', async () => {

@@ -67,6 +67,8 @@ export interface CallLayerOptions {
   maxItemBytes: number
   /** How long unfinalized entries live at most (a missed reorg cannot serve them for longer). */
   unfinalizedTtlMs: number
+  /** How long one eth_blockNumber answer is served for the same head (heads are polled, and not at all when idle). */
+  blockNumberTtlMs: number
   /** Several upstreams: a block above the served tip is answered null rather than by whichever node is asked. */
   multiUpstream: boolean
   /** A devnet: its history can be rewritten (evm_revert, state loads), which clears everything kept for it. */
@@ -99,7 +101,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   /** Keys of unfinalized entries, dropped on a reorg. */
   const unfinalized = new Set<string>()
   /** eth_blockNumber for one head: valid while the served tip and the write generation are those it was fetched at. */
-  let headEntry: { tip: number | undefined; generation: number; value: number } | undefined
+  let headEntry: { tip: number | undefined; generation: number; value: number; until: number } | undefined
 
   const forgetUnfinalized = () => {
     for (const k of unfinalized) store.delete(k)
@@ -300,7 +302,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const blockNumber = (call: RpcCall, raw: Buffer | string, keyId: string): Promise<LayerAnswer> => {
     const tip = heads?.latest()
     const e = headEntry
-    if (o.cache && e !== undefined && e.generation === generation && e.tip === tip && tip !== undefined) {
+    if (o.cache && e !== undefined && e.generation === generation && e.tip === tip && tip !== undefined && performance.now() < e.until) {
       stats.hits++
       return Promise.resolve(numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined))
     }
@@ -314,7 +316,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       // A node behind the served tip is lifted to it (the tip is a block a healthy upstream has). Not with one node:
       // its own answer is the truth, and a devnet may go back in time (evm_revert) below a tip already seen.
       const value = o.multiUpstream && tip !== undefined && tip > answered ? tip : answered
-      if (sentAt === generation && heads !== undefined) headEntry = { tip, generation: sentAt, value }
+      if (sentAt === generation && heads !== undefined) headEntry = { tip, generation: sentAt, value, until: performance.now() + o.blockNumberTtlMs }
       const served = floors.raise(keyId, network, value)
       return served === answered ? a : numberAnswer(call.id, served, a)
     })

@@ -16,8 +16,10 @@ import type { Logger } from '../observability/logger.ts'
 import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS } from './drain.ts'
 import { EMBEDDED_URLS_ENV, isWorkerMessage, WORKER_NUMBER_ENV, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
 
-/** A worker that keeps dying is restarted at most this often. */
+/** A dead worker is replaced after this; one that died within RESTART_STABLE_MS of its start waits twice as long as the last time, up to RESTART_MAX_DELAY_MS (a crash loop does not spin). */
 const RESTART_DELAY_MS = 1000
+const RESTART_STABLE_MS = 10_000
+const RESTART_MAX_DELAY_MS = 30_000
 
 export interface RunningCluster {
   /** The primary's own app (chains, wallet); its gateway listens on an internal port only. */
@@ -78,16 +80,20 @@ export async function startCluster(config: Config, workers: number, logger: Logg
     return worker
   }
   /** Worker `number` is now `worker`: when it exits without being replaced on purpose, a new one starts. */
+  const restartDelay = new Map<number, number>()
   const supervise = (number: number, worker: Worker) => {
     live.set(number, worker)
+    const startedAt = Date.now()
     worker.once('exit', (code, signal) => {
       if (live.get(number) !== worker) return // replaced on purpose (rolling restart)
       live.delete(number)
       if (stopping) return
-      logger.error({ worker: number, code, signal }, 'worker exited unexpectedly; starting a replacement')
+      const delayMs = Date.now() - startedAt < RESTART_STABLE_MS ? Math.min(2 * (restartDelay.get(number) ?? RESTART_DELAY_MS / 2), RESTART_MAX_DELAY_MS) : RESTART_DELAY_MS
+      restartDelay.set(number, delayMs)
+      logger.error({ worker: number, code, signal, restartInMs: delayMs }, 'worker exited unexpectedly; starting a replacement')
       setTimeout(() => {
         if (!stopping && !live.has(number)) supervise(number, fork(number))
-      }, RESTART_DELAY_MS).unref()
+      }, delayMs).unref()
     })
   }
   const drain = async (worker: Worker, rolling = false) => {

@@ -73,6 +73,18 @@ describe('upstream usage', () => {
     expect(rows[0]!.attempts).toBeGreaterThanOrEqual(8)
   })
 
+  it('a batch sent as one upstream body: each call in it counts the batch\'s upstream requests', async () => {
+    const batch = [0, 1, 2].map((i) => call('eth_getTransactionCount', [ADDRESS, 'latest'], i + 1))
+    const res = await s.rpc(batch, { network: 'remote' })
+    expect(res.json().map((a: { result: unknown }) => a.result)).toEqual(['0x1', '0x1', '0x1'])
+    await s.app.upstreamUsage.flush()
+    const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
+    const rows = report.rows.filter((r) => r.method === 'eth_getTransactionCount')
+    const batches = (n: FakeNode) => n.requests.filter((r) => Array.isArray(r.body) && r.body.some((c: { method?: string }) => c.method === 'eth_getTransactionCount')).length
+    expect(rows.map((r) => [r.upstream, r.calls])).toEqual([[label(good), 3]])
+    expect(rows[0]!.attempts).toBe(3 * (batches(good) + batches(failing)))
+  })
+
   it('cache hits and calls sharing one in-flight request are counted as saved upstream requests', async () => {
     for (let i = 0; i < 3; i++) expect((await rpc('eth_chainId')).json().result).toBe(CHAIN)
     // Five identical reads at once while the good upstream is slow: one upstream request, the others share it.

@@ -41,6 +41,7 @@ export function createNetworkLayers(
         unfinalizedTtlMs: config.cache.unfinalizedTtlMs,
         blockNumberTtlMs: config.cache.blockNumberTtlMs,
         multiUpstream: (n.upstreams?.length ?? 1) > 1,
+        headIdleMs: n.upstreamPolicy.headIdleMs,
         devnet: n.embedded !== undefined || n.devMethods === true,
         getLogs: n.getLogs,
       }),

@@ -42,6 +42,7 @@ function layersFor(stub: ReturnType<typeof stubPool>, over: Partial<CallLayerOpt
     unfinalizedTtlMs: 60_000,
     blockNumberTtlMs: 60_000,
     multiUpstream: false,
+    headIdleMs: 60_000,
     devnet: false,
     getLogs: { maxBlockRange: 10_000, maxResults: 10_000, upstreamMaxBlockRange: null, splitConcurrency: 4, maxSplits: 20 },
     ...over,
@@ -162,10 +163,15 @@ describe('call layers', () => {
 
   it('with several upstreams, a block above the served tip answers null without asking any', async () => {
     const stub = stubPool(() => block(7))
+    const l = layersFor(stub, { multiUpstream: true, headIdleMs: 50 })
     stub.heads.report({ number: 5, hash: '0x05' })
-    const l = layersFor(stub, { multiUpstream: true })
     expect((await send(l, 9, 'eth_getBlockByNumber', ['0x6', false])).json).toEqual({ jsonrpc: '2.0', id: 9, result: null })
     expect(stub.sent).toHaveLength(0)
+    // No head announced for longer than the pool's idle spell: the tip may be old, a node is asked.
+    await new Promise((r) => setTimeout(r, 80))
+    expect((await send(l, 10, 'eth_getBlockByNumber', ['0x6', false])).json.result).toEqual(block(7))
+    expect(stub.sent).toHaveLength(1)
+    stub.sent.length = 0
     // One trusted node is asked instead (a block its client just mined must not be hidden).
     const single = layersFor(stub)
     expect((await send(single, 9, 'eth_getBlockByNumber', ['0x6', false])).json.result).toEqual(block(7))

@@ -71,6 +71,8 @@ export interface CallLayerOptions {
   blockNumberTtlMs: number
   /** Several upstreams: a block above the served tip is answered null rather than by whichever node is asked. */
   multiUpstream: boolean
+  /** The pool stops polling heads after this long without calls (networks[].upstreamPolicy.headIdleMs). */
+  headIdleMs: number
   /** A devnet: its history can be rewritten (evm_revert, state loads), which clears everything kept for it. */
   devnet: boolean
   /** eth_getLogs range and result caps, and splitting for the nodes' own range limit. */
@@ -108,7 +110,10 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     unfinalized.clear()
     headEntry = undefined
   }
+  /** When the last head was announced: heads are not polled while the gateway is idle, so the tip can be old. */
+  let lastHeadAt = -Infinity
   const unsubscribe = heads?.onHead?.((h) => {
+    lastHeadAt = performance.now()
     if (h.reorg) forgetUnfinalized()
     recent.set(h.number, h.hash.toLowerCase())
     if (recent.size > RECENT_HASHES) for (const n of recent.keys()) if (n <= h.number - RECENT_HASHES) recent.delete(n)
@@ -254,8 +259,9 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     if ('hash' in ref) return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, immutable))
     const n = ref.number
     if (tip !== undefined && n > tip) {
-      if (o.multiUpstream && rule.blockData) {
-        // Not yet a block for the gateway: the same answer whichever node would have been asked.
+      if (o.multiUpstream && rule.blockData && performance.now() - lastHeadAt < o.headIdleMs) {
+        // Not yet a block for the gateway: the same answer whichever node would have been asked. Only while heads
+        // are being polled: after an idle spell the tip is old until the next poll, and a node is asked.
         stats.aboveTip++
         return Promise.resolve({ body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache', isError: false })
       }

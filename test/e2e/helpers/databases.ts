@@ -8,7 +8,7 @@
 import { describe } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../../src/db/database.ts'
 import type { DialectName } from '../../../src/db/dialect.ts'
-import { createPgTestSchema, describeWithServices } from './services.ts'
+import { createPgTestSchema, describeWithServices, missingServices } from './services.ts'
 
 export type OpenTestDatabase = () => Promise<OpenedDatabase>
 
@@ -34,12 +34,13 @@ export async function openTestDatabase(dialect: DialectName): Promise<OpenedData
 
 export const DIALECTS: readonly DialectName[] = ['sqlite', 'postgres']
 
-/** Declares `body` once per engine, as `<name> [sqlite]` and `<name> [postgres]`. */
+/**
+ * Declares `body` once per engine (`describe.each` over the dialects), as `<name> [sqlite]` and
+ * `<name> [postgres]`; without a PostgreSQL server its run is skipped with a message, or fails under
+ * CHAINGATE_REQUIRE_SERVICES=1 (./services.ts).
+ */
 export function describeEachDatabase(name: string, body: (open: OpenTestDatabase, dialect: DialectName) => void): void {
-  for (const dialect of DIALECTS) {
-    const title = `${name} [${dialect}]`
-    const run = () => body(() => openTestDatabase(dialect), dialect)
-    if (dialect === 'postgres') describeWithServices(['postgres'], title, run)
-    else describe(title, run)
-  }
+  const runnable = DIALECTS.filter((d) => d === 'sqlite' || missingServices(['postgres']).length === 0)
+  describe.each(runnable)(`${name} [%s]`, (dialect) => body(() => openTestDatabase(dialect), dialect))
+  if (!runnable.includes('postgres')) describeWithServices(['postgres'], `${name} [postgres]`, () => body(() => openTestDatabase('postgres'), 'postgres'))
 }

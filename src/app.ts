@@ -266,6 +266,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
           leaseCredits: rc.leaseCredits,
           leaseSyncMs: rc.leaseSyncMs,
           insuranceShare: rc.insuranceShare,
+          // Redis restarted without its data: today's counts come from the ledger again (every replica writes it).
+          reseed: () => loadTodayUsage(database.db, clock.now()),
+          onReset: () => logger.warn('Redis had lost its counters (restarted without persistence?): seeded again from the usage ledger'),
           onOutage: (down, detail) =>
             down
               ? logger.error({ detail, insuranceShare: rc.insuranceShare }, 'Redis unreachable: admitting under the per-replica insurance limit')

@@ -2,7 +2,9 @@
  * The Redis limit store against a real Redis (test/e2e/helpers/services.ts), each test under its own key prefix.
  * Two store instances on one Redis play two replicas.
  */
+import { spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { createServer } from 'node:net'
 import { afterAll, afterEach, expect, it } from 'vitest'
 import { describeWithServices, redisUrl } from '../../test/e2e/helpers/services.ts'
 import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
@@ -32,6 +34,7 @@ async function replica(prefix: string, over: { leaseCredits?: number; insuranceS
   return { store, conn }
 }
 
+const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0
 const newPrefix = () => `test:limits:${randomBytes(6).toString('hex')}:`
 
 /** Redis's day counter for an account (what every replica charged, plus leases not yet handed back). */
@@ -243,7 +246,8 @@ describeWithServices(['redis'], 'Redis limit store', () => {
     for (let i = 0; i < 30; i++) expect(await killed.admit(r, 10, Date.now())).toBeNull()
     expect(await killed.sync()).toBe(true) // reports 300 spent; 700 still leased
     for (let i = 0; i < 5; i++) expect(await killed.admit(r, 10, Date.now())).toBeNull() // spent after the last sync
-    expect(await redisUsed(killedConn, 'acc', Date.now())).toBe(1000)
+    // Redis counts its lease (at least 1,000) beyond the 350 spent.
+    expect(await redisUsed(killedConn, 'acc', Date.now())).toBeGreaterThanOrEqual(1000)
     killedConn.client.disconnect() // SIGKILL: no stop, no hand-back
     const { store: survivor, conn } = await replica(prefix)
     // The heartbeat lasts 5 sync intervals (at least 3 s); the reaper runs on the first sync and every 10th after.
@@ -278,5 +282,56 @@ describeWithServices(['redis'], 'Redis limit store', () => {
     await cut.stop()
     await other.store.stop()
     expect(await redisUsed(other.conn, 'acc', Date.now())).toBe(600)
+  })
+
+  // Needs the redis-server binary (CI installs it with Redis); skipped where only a remote Redis is reachable.
+  it.skipIf(!hasRedisServer)('Redis restarted without its data: the counters are seeded again from the ledger, not from zero', async () => {
+    // A private redis-server without persistence (the shared one on 6379 is never stopped).
+    const port = await new Promise<number>((resolve) => {
+      const srv = createServer().listen(0, '127.0.0.1', () => {
+        const p = (srv.address() as { port: number }).port
+        srv.close(() => resolve(p))
+      })
+    })
+    const startRedis = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
+    let server = startRedis()
+    opened.push({ close: async () => void server.kill('SIGKILL') })
+    const url = `redis://127.0.0.1:${port}`
+    const ready = async () => {
+      const c = await connectRedis({ url, prefix: 'p', commandTimeoutMs: 300 }).catch(() => undefined)
+      await c?.close()
+      return c !== undefined
+    }
+    await expect.poll(ready, { timeout: 10_000, interval: 100 }).toBe(true)
+    let ledger = 0 // what the usage ledger holds (every charge, written at once here)
+    const conn = await connectRedis({ url, prefix: newPrefix(), commandTimeoutMs: 300 })
+    const resets: number[] = []
+    const store = createRedisLimitStore({
+      connection: conn,
+      leaseCredits: 100,
+      leaseSyncMs: 100,
+      insuranceShare: 0.5,
+      reseed: async () => ({ accounts: new Map([['acc', ledger]]), keys: new Map([['key', ledger]]) }),
+      onReset: () => resets.push(ledger),
+    })
+    store.start()
+    opened.push(conn, { close: () => store.stop() })
+    await store.seed(new Map(), new Map(), Date.now())
+    const r = limits({ accountCreditsPerDay: 2000 })
+    for (let i = 0; i < 20; i++) if ((await store.admit(r, 50, Date.now())) === null) ledger += 50
+    expect(ledger).toBe(1000)
+
+    const exited = new Promise((resolve) => server.once('exit', resolve))
+    server.kill('SIGKILL')
+    await exited
+    server = startRedis()
+    await expect.poll(ready, { timeout: 10_000, interval: 100 }).toBe(true)
+    await expect.poll(() => store.degraded, { timeout: 15_000, interval: 100 }).toBe(false)
+
+    // From the ledger's 1,000, not from 0: exactly 1,000 more fit in the 2,000 balance.
+    let after = 0
+    for (let i = 0; i < 60; i++) if ((await store.admit(r, 50, Date.now())) === null) after += 50
+    expect(resets).toEqual([1000])
+    expect(after).toBe(1000)
   })
 })

@@ -40,6 +40,10 @@ export interface RedisLimitStoreOptions {
   onOutage?: (down: boolean, detail: string) => void
   /** For the sync timer; default Date.now. */
   now?: () => number
+  /** Today's usage from the ledger, to seed Redis again if it lost its data (restarted without persistence). */
+  reseed?: () => Promise<{ accounts: Map<string, number>; keys: Map<string, number> }>
+  /** Told when Redis was found without its data and the counters were seeded again. */
+  onReset?: () => void
 }
 
 export interface RedisLimitStore extends LimitStore {
@@ -53,16 +57,20 @@ export interface RedisLimitStore extends LimitStore {
 }
 
 const MAX_LEASE_SCALE = 64
+/** The lease script's answer when Redis has no epoch (it lost its data). */
+const RESET = 9
 
 const CODES: (LimitRejection | null)[] = [null, 'DAILY_CREDITS_EXHAUSTED', 'KEY_DAILY_CREDITS_EXHAUSTED', 'ACCOUNT_THROUGHPUT_EXCEEDED', 'KEY_THROUGHPUT_EXCEEDED']
 
-// KEYS: account day, key day, account bucket, key bucket, this replica's lease record, its heartbeat.
+// KEYS: account day, key day, account bucket, key bucket, this replica's lease record, its heartbeat, the epoch
+// (absent: Redis lost its data, answer 9 and change nothing).
 // ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped (1|0),
 // lease record field, heartbeat ms.
 // Gives `give back` (a leftover lease) back first, then: uncapped, refuses with a code (1-4) unless every limit
 // admits `need`, else reserves between need and want; capped (an input-error fee, an event), reserves what is left
 // of the day up to need, without the bucket checks. Answers {code, granted, account used, key used}.
 const LEASE = `
+if redis.call('EXISTS', KEYS[7]) == 0 then return {9, 0, 0, 0} end
 local need, want = tonumber(ARGV[1]), tonumber(ARGV[2])
 local accDay, keyDay = tonumber(ARGV[3]), tonumber(ARGV[4])
 local accSec, keySec = tonumber(ARGV[5]), tonumber(ARGV[6])
@@ -118,10 +126,11 @@ end
 return {code, grant, accUsed, keyUsed}
 `
 
-// KEYS: account day, key day, applied marker, this replica's lease record. ARGV: delta, ttl s, lease record field
+// KEYS: account day, key day, applied marker, this replica's lease record, the epoch (absent: answer 9). ARGV: delta, ttl s, lease record field
 // ('' when the write is not a lease handed back). Adds usage charged while Redis was unreachable (or a correction
 // beyond a lease, or a lease handed back) exactly once: a retry with the same marker changes nothing.
 const APPLY = `
+if redis.call('EXISTS', KEYS[5]) == 0 then return {9, 0, 0} end
 if redis.call('SET', KEYS[3], '1', 'NX', 'EX', 172800) == false then
   return {0, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0')}
 end
@@ -155,8 +164,8 @@ type LeaseReply = [number, number, number, number]
 type ApplyReply = [number, number, number]
 
 interface ScriptedRedis extends Redis {
-  cgLease(k1: string, k2: string, k3: string, k4: string, k5: string, k6: string, ...argv: (string | number)[]): Promise<LeaseReply>
-  cgApply(k1: string, k2: string, k3: string, k4: string, delta: number, ttl: number, field: string): Promise<ApplyReply>
+  cgLease(k1: string, k2: string, k3: string, k4: string, k5: string, k6: string, k7: string, ...argv: (string | number)[]): Promise<LeaseReply>
+  cgApply(k1: string, k2: string, k3: string, k4: string, k5: string, delta: number, ttl: number, field: string): Promise<ApplyReply>
   cgReap(k1: string, k2: string, k3: string, prefix: string): Promise<number>
 }
 
@@ -211,8 +220,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const client = opts.connection.client as ScriptedRedis
   const p = opts.connection.prefix
   if (typeof client.cgLease !== 'function') {
-    client.defineCommand('cgLease', { numberOfKeys: 6, lua: LEASE })
-    client.defineCommand('cgApply', { numberOfKeys: 4, lua: APPLY })
+    client.defineCommand('cgLease', { numberOfKeys: 7, lua: LEASE })
+    client.defineCommand('cgApply', { numberOfKeys: 5, lua: APPLY })
     client.defineCommand('cgReap', { numberOfKeys: 3, lua: REAP })
   }
   const replicaId = randomBytes(8).toString('hex')
@@ -222,6 +231,9 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const heartbeatMs = Math.max(3000, opts.leaseSyncMs * 5)
   const field = (day: number, accountId: string, keyId: string) => `${day}|${accountId}|${keyId}`
   let syncs = 0
+  // Set when counters are first seeded; a Redis that lost its data (restarted without persistence) has none.
+  const epochKey = `${p}epoch`
+  let resetting: Promise<void> | undefined
   const clockNow = opts.now ?? Date.now
   const leaseMode = opts.leaseCredits > 0
   const accounts = new Map<string, AccountState>()
@@ -326,6 +338,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       bucketKey('k', r.keyId),
       leaseRecord,
       heartbeat(replicaId),
+      epochKey,
       need,
       want,
       r.accountCreditsPerDay,
@@ -366,7 +379,12 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     k.credits = 0
     k.account.leased -= back
     const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, k, credits, nowMs), back, nowMs, false)).then(
-      (reply): LimitRejection | null => {
+      (reply): LimitRejection | null | Promise<LimitRejection | null> => {
+        if (reply[0] === RESET) {
+          // The retry must not wait for this very request.
+          if (k.inflight === ask) k.inflight = undefined
+          return afterReset(() => store.admit(r, credits, nowMs), () => admitOffline(r, credits, nowMs, k))
+        }
         remember(k, reply)
         if (reply[0] !== 0) return CODES[reply[0]] ?? 'DAILY_CREDITS_EXHAUSTED'
         const extra = reply[1] - credits
@@ -461,17 +479,21 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       const back = k.credits
       k.credits = 0
       k.account.leased -= back
+      const chargeOffline = () => {
+        const charged = offline.chargeWithin(insured(r), credits, nowMs)
+        addPending(day, r.accountId, r.keyId, charged)
+        k.account.offline += charged
+        return charged
+      }
       return client.cgLease(...leaseArgs(r, k, credits, credits, back, nowMs, true)).then(
-        (reply) => {
+        (reply): number | Promise<number> => {
+          if (reply[0] === RESET) return afterReset(() => store.chargeWithin(r, credits, nowMs), chargeOffline)
           remember(k, reply)
           return reply[1]
         },
         (err: Error) => {
           goDown(err.message)
-          const charged = offline.chargeWithin(insured(r), credits, nowMs)
-          addPending(day, r.accountId, r.keyId, charged)
-          k.account.offline += charged
-          return charged
+          return chargeOffline()
         },
       )
     },
@@ -493,7 +515,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       const batch = client.multi()
       for (const [id, used] of accountUsed) batch.set(dayKey(day, 'a', id), String(used), 'EX', ttl, 'NX')
       for (const [id, used] of keyUsed) batch.set(dayKey(day, 'k', id), String(used), 'EX', ttl, 'NX')
-      if (accountUsed.size + keyUsed.size > 0) await batch.exec()
+      batch.set(epochKey, randomBytes(8).toString('hex'), 'NX')
+      await batch.exec()
     },
 
     sync() {
@@ -527,9 +550,15 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     }
     const idleBefore = nowMs - opts.leaseSyncMs
     let writes: Pending[] = []
+    let lost = false
     try {
-      const [[, reaped]] = (await client.multi().get(tombstone(replicaId)).set(heartbeat(replicaId), '1', 'PX', heartbeatMs).exec()) as [[Error | null, string | null]]
-      if (reaped !== null) adoptReaped()
+      const [[, reaped], , [, epoch]] = (await client.multi().get(tombstone(replicaId)).set(heartbeat(replicaId), '1', 'PX', heartbeatMs).exists(epochKey).exec()) as [
+        [Error | null, string | null],
+        unknown,
+        [Error | null, number],
+      ]
+      if (epoch === 0) await reset()
+      else if (reaped !== null) adoptReaped()
       for (const [keyId, k] of keys) {
         if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
           addPending(k.day, k.accountId, keyId, -k.credits, true)
@@ -550,15 +579,20 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         writes.map(async (e) => {
           e.marker ??= randomBytes(12).toString('base64url')
           try {
-            const [, accUsed, keyUsed] = await client.cgApply(
+            const [done, accUsed, keyUsed] = await client.cgApply(
               dayKey(e.day, 'a', e.accountId),
               dayKey(e.day, 'k', e.keyId),
               `${p}applied:${e.marker}`,
               leaseRecord,
+              epochKey,
               e.credits,
               ttlFor(e.day, nowMs),
               e.lease ? field(e.day, e.accountId, e.keyId) : '',
             )
+            if (done === RESET) {
+              lost = true
+              return
+            }
             const a = accounts.get(e.accountId)
             if (a && a.day === e.day) a.knownUsed = accUsed
             const k = keys.get(e.keyId)
@@ -569,6 +603,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
           }
         }),
       )
+      if (lost) await reset()
       // What was spent from leases since the last sync: the lease record keeps only what is held.
       const sent = reports.splice(0)
       if (sent.length) {
@@ -592,6 +627,37 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       opts.onOutage?.(false, `caught up: ${writes.length} pending usage writes applied`)
     }
     return true
+  }
+
+  /**
+   * Redis lost its data (restarted without persistence): the day counters are seeded again from the usage ledger
+   * (which every replica writes), where no replica has done it yet; local leases, unreported spending and pending
+   * writes are dropped, since the ledger is now the count. One reset at a time per replica.
+   */
+  function reset(): Promise<void> {
+    resetting ??= (async () => {
+      for (const k of keys.values()) {
+        if (k.account.day === k.day) k.account.leased -= k.credits
+        k.credits = 0
+        k.unreported = 0
+      }
+      pending.clear()
+      retrying.length = 0
+      reports.length = 0
+      const nowMs = clockNow()
+      const today = opts.reseed ? await opts.reseed() : { accounts: new Map<string, number>(), keys: new Map<string, number>() }
+      await store.seed(today.accounts, today.keys, nowMs)
+      opts.onReset?.()
+    })().finally(() => (resetting = undefined))
+    return resetting
+  }
+
+  /** After a reset, runs the admission again; if the reset failed (ledger unreadable), the insurance limit. */
+  function afterReset<T>(retry: () => T | Promise<T>, fallback: () => T): Promise<T> {
+    return reset().then(retry, (err: Error) => {
+      goDown(`reseeding from the ledger failed: ${err.message}`)
+      return fallback()
+    })
   }
 
   /**

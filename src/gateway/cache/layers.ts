@@ -346,7 +346,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
 
   /** eth_getLogs: range cap, tags resolved against the served tip (several upstreams), splitting, result cap. */
   const logs = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
-    const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, o.multiUpstream)
+    // Tags are rewritten to the tip only while heads are polled (after an idle spell the tip is old).
+    const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, o.multiUpstream && performance.now() - lastHeadAt < o.headIdleMs)
     if (!('kind' in plan)) return Promise.reject(plan as ChaingateError)
     if (plan.kind === 'pass') return shared(paramsKey(call), raw, call, undefined).then((a) => capped(a, plan.from))
     const { from, to, filter } = plan

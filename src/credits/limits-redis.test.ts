@@ -334,4 +334,28 @@ describeWithServices(['redis'], 'Redis limit store', () => {
     expect(resets).toEqual([1000])
     expect(after).toBe(1000)
   })
+
+  it('a lease request left unanswered (Redis hangs): the lease record shows what was not handed back, and it is', async () => {
+    const prefix = newPrefix()
+    const proxy = await startTcpProxy(redisUrl)
+    opened.push(proxy)
+    const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300 })
+    const store = createRedisLimitStore({ connection: conn, leaseCredits: 1000, leaseSyncMs: 100, insuranceShare: 0.5 })
+    opened.push(conn, { close: () => store.stop() })
+    await store.seed(new Map(), new Map(), Date.now())
+    const r = limits({ accountCreditsPerDay: 100_000 })
+    let charged = 0
+    if ((await store.admit(r, 10, Date.now())) === null) charged += 10 // leases 1,000
+    proxy.freeze()
+    // Beyond the lease: the script (handing back the leftover) never reaches Redis; the call goes on under insurance.
+    if ((await store.admit(r, 5000, Date.now())) === null) charged += 5000
+    expect(store.degraded).toBe(true)
+    await proxy.restore()
+    await expect.poll(() => store.sync(), { timeout: 15_000, interval: 200 }).toBe(true)
+    await store.stop()
+    const check = await connectRedis({ url: redisUrl, prefix, commandTimeoutMs: 1000 })
+    opened.push(check)
+    expect(charged).toBe(5010)
+    expect(await redisUsed(check, 'acc', Date.now())).toBe(5010)
+  })
 })

@@ -199,6 +199,9 @@ interface KeyState {
   /** Lease size multiplier (1 to MAX_LEASE_SCALE), and when the last lease was asked for. */
   scale: number
   leasedAtMs: number
+  /** Lease scripts sent (a generation) and whether one's answer was lost (so the lease record is checked). */
+  sent: number
+  uncertain: boolean
 }
 
 /** Usage to write to Redis once: charged offline, or a correction beyond a lease. */
@@ -266,7 +269,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     let k = keys.get(r.keyId)
     if (k === undefined) {
       const acc = account(r.accountId, day)
-      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined, waiting: 0, scale: 1, leasedAtMs: 0 }))
+      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined, waiting: 0, scale: 1, leasedAtMs: 0, sent: 0, uncertain: false }))
     } else if (k.day !== day) {
       // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
       if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits, true)
@@ -378,6 +381,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     const back = k.credits
     k.credits = 0
     k.account.leased -= back
+    k.sent++
     const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, k, credits, nowMs), back, nowMs, false)).then(
       (reply): LimitRejection | null | Promise<LimitRejection | null> => {
         if (reply[0] === RESET) {
@@ -395,8 +399,9 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         return null
       },
       (err: Error) => {
-        // Whether Redis applied the give-back is unknown: it stays handed back (Redis may count it as charged
-        // until the day ends, which can only refuse early, never charge twice).
+        // Whether Redis ran the script is unknown: the next sync compares the lease record with what this replica
+        // holds and hands back the difference (a give-back not applied, or a lease granted but never learnt).
+        k.uncertain = true
         goDown(err.message)
         return admitOffline(r, credits, nowMs, k)
       },
@@ -485,6 +490,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         k.account.offline += charged
         return charged
       }
+      k.sent++
       return client.cgLease(...leaseArgs(r, k, credits, credits, back, nowMs, true)).then(
         (reply): number | Promise<number> => {
           if (reply[0] === RESET) return afterReset(() => store.chargeWithin(r, credits, nowMs), chargeOffline)
@@ -492,6 +498,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
           return reply[1]
         },
         (err: Error) => {
+          k.uncertain = true
           goDown(err.message)
           return chargeOffline()
         },
@@ -614,6 +621,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
           throw err
         })
       }
+      await reconcile()
       if (++syncs % 10 === 1) await reapGone()
     } catch (err) {
       goDown((err as Error).message)
@@ -630,6 +638,25 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   }
 
   /**
+   * Keys whose lease script went unanswered: the lease record says what Redis counts as held by this replica; what
+   * it counts beyond what the replica holds (leftover + spent since the last report) is handed back. Skipped for a
+   * key while another of its scripts could run between the read and the answer (checked by generation).
+   */
+  async function reconcile(): Promise<void> {
+    const checks: { keyId: string; k: KeyState; day: number; sent: number }[] = []
+    for (const [keyId, k] of keys) if (k.uncertain && k.inflight === undefined) checks.push({ keyId, k, day: k.day, sent: k.sent })
+    if (checks.length === 0) return
+    const held = await client.hmget(leaseRecord, ...checks.map((c) => field(c.day, c.k.accountId, c.keyId)))
+    checks.forEach((c, i) => {
+      const k = c.k
+      if (k.sent !== c.sent || k.day !== c.day || !k.uncertain) return
+      k.uncertain = false
+      const extra = Number(held[i] ?? 0) - (k.credits + k.unreported)
+      if (extra > 0) addPending(k.day, k.accountId, c.keyId, -extra, true)
+    })
+  }
+
+  /**
    * Redis lost its data (restarted without persistence): the day counters are seeded again from the usage ledger
    * (which every replica writes), where no replica has done it yet; local leases, unreported spending and pending
    * writes are dropped, since the ledger is now the count. One reset at a time per replica.
@@ -640,6 +667,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         if (k.account.day === k.day) k.account.leased -= k.credits
         k.credits = 0
         k.unreported = 0
+        k.uncertain = false
       }
       pending.clear()
       retrying.length = 0
@@ -670,6 +698,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       k.credits = 0
       if (k.unreported !== 0) addPending(k.day, k.accountId, keyId, k.unreported)
       k.unreported = 0
+      k.uncertain = false
     }
     for (const r of reports.splice(0)) {
       const [d, accountId, keyId] = r.field.split('|') as [string, string, string]

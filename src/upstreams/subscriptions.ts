@@ -395,7 +395,13 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           if ((await gate) && s.nodeId !== undefined && conn.byNodeId.get(s.nodeId) === s) await sync(conn, s)
         })
         try {
-          register(conn, s, String(await call(conn, 'eth_subscribe', s.params)))
+          const nodeId = String(await call(conn, 'eth_subscribe', s.params))
+          if (shared.get(s.key) !== s) {
+            // Its last client left while it was being moved: not kept at the new node either.
+            void call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+            continue
+          }
+          register(conn, s, nodeId)
         } catch (err) {
           if (!(err instanceof NodeRpcError)) throw err
           // This node refuses this subscription (e.g. no mempool): its clients are told, the others move on.

@@ -30,9 +30,13 @@ const mineOne = () => node('anvil_mine', ['0x1'])
 const emitLog = () => node('eth_sendTransaction', [{ from: SENDER, data: EMIT_LOG }])
 const head = async () => Number(await node('eth_blockNumber'))
 
+// Replays are bursts of charged events: a plan whose per-second limit they cannot trip (the next test's calls would
+// be refused with 429 otherwise).
+const PLANS = { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } }
 const remote = (proxies: TcpProxy[], gateway: Record<string, unknown> = {}) => ({
   networks: [{ name: 'remote', chainId: CHAIN_ID, upstreams: proxies.map((p) => ({ url: p.url, wsUrl: p.wsUrl })) }],
   gateway,
+  plans: PLANS,
 })
 
 /** A WebSocket client that queues what it receives. */
@@ -358,6 +362,8 @@ describe('upstreams at different heights', () => {
     const behindHead = async () => Number(((await (await fetch(behind.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('eth_blockNumber')) })).json()) as { result: string }).result)
     expect(await behindHead()).toBeLessThan(top)
     // The lagging node catches up block by block to the client's last head, then goes 3 beyond it.
+    const gap = top - (await behindHead())
+    if (gap > 3) await mineBehind(gap - 2) // heads the client has already: all dropped, however the node sends them
     while ((await behindHead()) < top + 3) await mineBehind(1)
     await waitFor(() => headNumbers(c.events, sub).includes(top + 3), 30_000)
     const seen = headNumbers(c.events, sub)
@@ -368,17 +374,20 @@ describe('upstreams at different heights', () => {
 })
 
 describe('a subscription node the pool finds lagging', () => {
+  // Two fresh chains (the shared anvil is far ahead after the tests above): the gap to replay stays small.
+  let ahead: RunningAnvil
   let behind: RunningAnvil
   let a: TcpProxy
   let b: TcpProxy
   let s: TestServer
   beforeAll(async () => {
-    behind = await startAnvil({ chainId: CHAIN_ID, port: 0, blockTimeSeconds: 0 })
-    a = await startTcpProxy(anvil.url)
+    ;[ahead, behind] = await Promise.all([0, 1].map(() => startAnvil({ chainId: CHAIN_ID, port: 0, blockTimeSeconds: 0 })))
+    a = await startTcpProxy(ahead!.url)
     b = await startTcpProxy(behind.url)
     s = await startTestServer({
       networks: [{ name: 'remote', chainId: CHAIN_ID, upstreams: [a, b].map((p) => ({ url: p.url, wsUrl: p.wsUrl })), upstreamPolicy: { headPollMs: 1000 } }],
       gateway: { subscriptionHeartbeatMs: 300 },
+      plans: PLANS,
     })
   })
   afterAll(async () => {
@@ -386,11 +395,14 @@ describe('a subscription node the pool finds lagging', () => {
     await a?.close()
     await b?.close()
     await behind?.stop()
+    await ahead?.stop()
   })
 
   it('is left for a healthy node once the pool sees it lag; heads go on from the healthy node without a gap', async () => {
     const hub = s.app.hubs.get('remote')!
-    await node('anvil_mine', ['0x14']) // the healthy node well ahead (more than maxLagBlocks)
+    const onAhead = async (method: string, params: unknown[] = []) =>
+      ((await (await fetch(ahead.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })).json()) as { result: unknown }).result
+    await onAhead('anvil_mine', ['0x14']) // well ahead (more than maxLagBlocks)
     // Subscriptions start on the lagging node.
     await a.cut()
     const c = await connect(s)
@@ -406,8 +418,8 @@ describe('a subscription node the pool finds lagging', () => {
       await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       await new Promise((r) => setTimeout(r, 200))
     }
-    await mineOne()
-    const top = await head()
+    await onAhead('anvil_mine', ['0x1'])
+    const top = Number(await onAhead('eth_blockNumber'))
     await waitFor(() => headNumbers(c.events, sub).includes(top), 30_000)
     const seen = headNumbers(c.events, sub)
     expect(seen).toEqual(range(seen[0]!, top))

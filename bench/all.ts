@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** In the order the docs present them: the per-request path first, then what the layers and scale-out add. */
-const SUITES = ['gateway', 'cache', 'upstreams', 'limits', 'storage', 'scale-out', 'workers', 'wallet'] as const
+const SUITES = ['gateway', 'cache', 'upstreams', 'subscriptions', 'upstream-usage', 'limits', 'storage', 'scale-out', 'workers', 'wallet'] as const
 
 const asked = (process.env.BENCH_SUITES ?? '').split(',').map((s) => s.trim()).filter(Boolean)
 const unknown = asked.filter((s) => !(SUITES as readonly string[]).includes(s))

@@ -1,6 +1,6 @@
 /**
  * A network's served tip: the highest latest head among its healthy nodes, and the highest finalized block any of
- * them reported. Nodes report what they saw (src/upstreams/pool.ts polls them); this file only keeps the numbers,
+ * them reported. Nodes report what they saw (src/upstreams/head-polling.ts polls them); this file only keeps the numbers,
  * tells listeners about each new tip, and says whether it replaced a block the gateway had already served (reorg).
  *
  * The served tip never goes backwards: a node at the tip going down leaves the tip where it was (a client must not

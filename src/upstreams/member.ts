@@ -72,9 +72,9 @@ export interface Member {
   ratePerSecond: number
   tokens: number
   tokensAt: number
-  /** Latency × error rate ÷ weight, lower is better; recomputed once a second (src/upstreams/pool.ts). */
+  /** Latency × error rate ÷ weight, lower is better; recomputed once a second (src/upstreams/selection.ts). */
   score: number
-  /** Scored among the best of its role (src/upstreams/pool.ts, with hysteresis); others are only retry targets. */
+  /** Scored among the best of its role (src/upstreams/selection.ts, with hysteresis); others are only retry targets. */
   inBand: boolean
   /** Smooth weighted round-robin counter. */
   rrCurrent: number

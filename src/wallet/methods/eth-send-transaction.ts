@@ -4,23 +4,14 @@
  */
 import { isHex, numberToHex, type Hex } from 'viem'
 import { revertReason } from '../describe/revert.ts'
-import type { TransactionContext } from '../describe/transaction.ts'
+import type { ShownTransaction, TransactionContext } from '../describe/transaction.ts'
 import { walletErrors } from '../errors.ts'
 import { isPlainObject } from '../scopes.ts'
 import type { LocalMethodContext } from './context.ts'
 import { ADDRESS, QUANTITY, authorizedSigner } from './signer.ts'
 
-interface TxFields {
-  from: string
-  to?: Hex
-  value?: Hex
-  data?: Hex
-  gas?: Hex
-  gasPrice?: Hex
-  maxFeePerGas?: Hex
-  maxPriorityFeePerGas?: Hex
-  nonce?: Hex
-}
+/** The approval's transaction fields (the chain id comes from the scope), `to` checked as hex here. */
+type TxFields = Omit<ShownTransaction, 'chainId' | 'to'> & { to?: Hex }
 
 function parseTx(ctx: Pick<LocalMethodContext, 'sessionScope' | 'signerFor'>, chainId: number, params: unknown): TxFields {
   const tx = Array.isArray(params) ? params[0] : undefined

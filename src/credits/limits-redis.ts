@@ -25,9 +25,10 @@
  * written (`gateway.usageFlushMs`), it is not counted.
  */
 import { randomBytes } from 'node:crypto'
-import type { Redis } from 'ioredis'
 import type { RedisConnection } from '../redis/connection.ts'
 import { createMemoryLimitStore, MS_PER_DAY, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
+import { createLeaseBook, ttlFor, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
+import { APPLY, CODES, LEASE, REAP, RESET, type LeaseReply, type ScriptedRedis } from './limits-redis-scripts.ts'
 
 export interface RedisLimitStoreOptions {
   connection: RedisConnection
@@ -57,167 +58,6 @@ export interface RedisLimitStore extends LimitStore {
 }
 
 const MAX_LEASE_SCALE = 64
-/** The lease script's answer when Redis has no epoch (it lost its data). */
-const RESET = 9
-
-const CODES: (LimitRejection | null)[] = [null, 'DAILY_CREDITS_EXHAUSTED', 'KEY_DAILY_CREDITS_EXHAUSTED', 'ACCOUNT_THROUGHPUT_EXCEEDED', 'KEY_THROUGHPUT_EXCEEDED']
-
-// KEYS: account day, key day, account bucket, key bucket, this replica's lease record, its heartbeat, the epoch
-// (absent: Redis lost its data, answer 9 and change nothing).
-// ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped (1|0),
-// lease record field, heartbeat ms.
-// Gives `give back` (a leftover lease) back first, then: uncapped, refuses with a code (1-4) unless every limit
-// admits `need`, else reserves between need and want; capped (an input-error fee, an event), reserves what is left
-// of the day up to need, without the bucket checks. Answers {code, granted, account used, key used}.
-const LEASE = `
-if redis.call('EXISTS', KEYS[7]) == 0 then return {9, 0, 0, 0} end
-local need, want = tonumber(ARGV[1]), tonumber(ARGV[2])
-local accDay, keyDay = tonumber(ARGV[3]), tonumber(ARGV[4])
-local accSec, keySec = tonumber(ARGV[5]), tonumber(ARGV[6])
-local now, back, ttl, capped = tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]), ARGV[10] == '1'
-local function bucket(key, perSec)
-  local v = redis.call('HMGET', key, 't', 'at')
-  local t, at = tonumber(v[1]), tonumber(v[2])
-  if t == nil then return perSec end
-  if now > at then t = math.min(perSec, t + (now - at) * perSec / 1000) end
-  return math.min(perSec, t + back)
-end
-local accUsed = tonumber(redis.call('GET', KEYS[1]) or '0') - back
-local keyUsed = tonumber(redis.call('GET', KEYS[2]) or '0') - back
-local at = bucket(KEYS[3], accSec)
-local kt = 0
-if keySec >= 0 then kt = bucket(KEYS[4], keySec) end
-local grant = 0
-local code = 0
-if capped then
-  grant = math.min(need, math.max(0, accDay - accUsed))
-  if keyDay >= 0 then grant = math.min(grant, math.max(0, keyDay - keyUsed)) end
-elseif accUsed + need > accDay then code = 1
-elseif keyDay >= 0 and keyUsed + need > keyDay then code = 2
-elseif at < math.min(need, accSec) then code = 3
-elseif keySec >= 0 and kt < math.min(need, keySec) then code = 4
-else
-  grant = math.min(want, need + math.floor((accDay - accUsed - need) / 4))
-  if keyDay >= 0 then grant = math.min(grant, need + math.floor((keyDay - keyUsed - need) / 4)) end
-  grant = math.min(grant, math.max(need, math.floor(at)))
-  if keySec >= 0 then grant = math.min(grant, math.max(need, math.floor(kt))) end
-  grant = math.max(grant, need)
-end
-if grant > 0 or back > 0 then
-  accUsed = accUsed + grant
-  keyUsed = keyUsed + grant
-  redis.call('SET', KEYS[1], string.format('%.0f', accUsed), 'EX', ttl)
-  redis.call('SET', KEYS[2], string.format('%.0f', keyUsed), 'EX', ttl)
-  redis.call('HSET', KEYS[3], 't', string.format('%.17g', at - grant), 'at', string.format('%.0f', now))
-  redis.call('PEXPIRE', KEYS[3], 60000)
-  if keySec >= 0 then
-    redis.call('HSET', KEYS[4], 't', string.format('%.17g', kt - grant), 'at', string.format('%.0f', now))
-    redis.call('PEXPIRE', KEYS[4], 60000)
-  end
-  -- The lease record counts what this replica holds; the call's own price counts as held until reported spent.
-  local held = grant - back
-  if capped then held = -back end
-  if held ~= 0 then
-    redis.call('HINCRBY', KEYS[5], ARGV[11], held)
-    redis.call('PEXPIRE', KEYS[5], 172800000)
-    redis.call('SET', KEYS[6], '1', 'PX', ARGV[12])
-  end
-end
-return {code, grant, accUsed, keyUsed}
-`
-
-// KEYS: account day, key day, applied marker, this replica's lease record, the epoch (absent: answer 9). ARGV: delta, ttl s, lease record field
-// ('' when the write is not a lease handed back). Adds usage charged while Redis was unreachable (or a correction
-// beyond a lease, or a lease handed back) exactly once: a retry with the same marker changes nothing.
-const APPLY = `
-if redis.call('EXISTS', KEYS[5]) == 0 then return {9, 0, 0} end
-if redis.call('SET', KEYS[3], '1', 'NX', 'EX', 172800) == false then
-  return {0, tonumber(redis.call('GET', KEYS[1]) or '0'), tonumber(redis.call('GET', KEYS[2]) or '0')}
-end
-local a = redis.call('INCRBY', KEYS[1], ARGV[1])
-local k = redis.call('INCRBY', KEYS[2], ARGV[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-redis.call('EXPIRE', KEYS[2], ARGV[2])
-if ARGV[3] ~= '' then redis.call('HINCRBY', KEYS[4], ARGV[3], ARGV[1]) end
-return {1, a, k}
-`
-
-// KEYS: a replica's lease record, its heartbeat, its tombstone. ARGV: key prefix. A replica without a heartbeat
-// is gone: what its record holds goes back to the day counters, once (the record is deleted in the same step).
-const REAP = `
-if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
-local fields = redis.call('HGETALL', KEYS[1])
-for i = 1, #fields, 2 do
-  local day, acc, key = string.match(fields[i], '^(%d+)|([^|]*)|(.*)$')
-  local held = tonumber(fields[i + 1])
-  if day and held ~= 0 then
-    redis.call('DECRBY', ARGV[1] .. 'd:' .. day .. ':a:' .. acc, held)
-    redis.call('DECRBY', ARGV[1] .. 'd:' .. day .. ':k:' .. key, held)
-  end
-end
-redis.call('DEL', KEYS[1])
-redis.call('SET', KEYS[3], '1', 'EX', 172800)
-return 1
-`
-
-type LeaseReply = [number, number, number, number]
-type ApplyReply = [number, number, number]
-
-interface ScriptedRedis extends Redis {
-  cgLease(k1: string, k2: string, k3: string, k4: string, k5: string, k6: string, k7: string, ...argv: (string | number)[]): Promise<LeaseReply>
-  cgApply(k1: string, k2: string, k3: string, k4: string, k5: string, delta: number, ttl: number, field: string): Promise<ApplyReply>
-  cgReap(k1: string, k2: string, k3: string, prefix: string): Promise<number>
-}
-
-/** What this replica knows of one account today. */
-interface AccountState {
-  day: number
-  /** Redis's total at the last exchange (charged by every replica, plus unused leases). */
-  knownUsed: number
-  /** Unused lease credits this replica holds for the account's keys. */
-  leased: number
-  /** Charged here while Redis was unreachable, not yet written to Redis. */
-  offline: number
-}
-
-/** One key's lease on this replica. */
-interface KeyState {
-  accountId: string
-  day: number
-  /** Leased and not spent: counted in Redis for `day`. */
-  credits: number
-  lastUseMs: number
-  limits: KeyLimits
-  account: AccountState
-  knownKeyUsed: number
-  /** Spent from the lease (net of refunds) since the last report to the lease record. */
-  unreported: number
-  /** A lease request in flight: callers wait for it rather than each asking Redis (lease mode only). */
-  inflight: Promise<unknown> | undefined
-  /** Callers waiting for the lease in flight. */
-  waiting: number
-  /** Lease size multiplier (1 to MAX_LEASE_SCALE), and when the last lease was asked for. */
-  scale: number
-  leasedAtMs: number
-  /** Lease scripts sent (a generation) and whether one's answer was lost (so the lease record is checked). */
-  sent: number
-  uncertain: boolean
-}
-
-/** Usage to write to Redis once: charged offline, or a correction beyond a lease. */
-interface Pending {
-  day: number
-  accountId: string
-  keyId: string
-  credits: number
-  /** A lease handed back (also taken off the lease record). */
-  lease: boolean
-  /** Set when a write was attempted, so a retry reuses it. */
-  marker?: string
-}
-
-/** Seconds a day counter is kept: to the end of the next day (a late correction still finds it). */
-const ttlFor = (day: number, nowMs: number) => Math.max(60, Math.ceil(((day + 2) * MS_PER_DAY - nowMs) / 1000))
 
 export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitStore {
   const client = opts.connection.client as ScriptedRedis
@@ -236,7 +76,6 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   let syncs = 0
   // Set when counters are first seeded; a Redis that lost its data (restarted without persistence) has none.
   const epochKey = `${p}epoch`
-  let resetting: Promise<void> | undefined
   const clockNow = opts.now ?? Date.now
   const leaseMode = opts.leaseCredits > 0
   const accounts = new Map<string, AccountState>()
@@ -637,91 +476,25 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     return true
   }
 
-  /**
-   * Keys whose lease script went unanswered: the lease record says what Redis counts as held by this replica; what
-   * it counts beyond what the replica holds (leftover + spent since the last report) is handed back. Skipped for a
-   * key while another of its scripts could run between the read and the answer (checked by generation).
-   */
-  async function reconcile(): Promise<void> {
-    const checks: { keyId: string; k: KeyState; day: number; sent: number }[] = []
-    for (const [keyId, k] of keys) if (k.uncertain && k.inflight === undefined) checks.push({ keyId, k, day: k.day, sent: k.sent })
-    if (checks.length === 0) return
-    const held = await client.hmget(leaseRecord, ...checks.map((c) => field(c.day, c.k.accountId, c.keyId)))
-    checks.forEach((c, i) => {
-      const k = c.k
-      if (k.sent !== c.sent || k.day !== c.day || !k.uncertain) return
-      k.uncertain = false
-      const extra = Number(held[i] ?? 0) - (k.credits + k.unreported)
-      if (extra > 0) addPending(k.day, k.accountId, c.keyId, -extra, true)
-    })
-  }
-
-  /**
-   * Redis lost its data (restarted without persistence): the day counters are seeded again from the usage ledger
-   * (which every replica writes), where no replica has done it yet; local leases, unreported spending and pending
-   * writes are dropped, since the ledger is now the count. One reset at a time per replica.
-   */
-  function reset(): Promise<void> {
-    resetting ??= (async () => {
-      for (const k of keys.values()) {
-        if (k.account.day === k.day) k.account.leased -= k.credits
-        k.credits = 0
-        k.unreported = 0
-        k.uncertain = false
-      }
-      pending.clear()
-      retrying.length = 0
-      reports.length = 0
-      const nowMs = clockNow()
-      const today = opts.reseed ? await opts.reseed() : { accounts: new Map<string, number>(), keys: new Map<string, number>() }
-      await store.seed(today.accounts, today.keys, nowMs)
-      opts.onReset?.()
-    })().finally(() => (resetting = undefined))
-    return resetting
-  }
-
-  /** After a reset, runs the admission again; if the reset failed (ledger unreadable), the insurance limit. */
-  function afterReset<T>(retry: () => T | Promise<T>, fallback: () => T): Promise<T> {
-    return reset().then(retry, (err: Error) => {
-      goDown(`reseeding from the ledger failed: ${err.message}`)
-      return fallback()
-    })
-  }
-
-  /**
-   * Another replica found this one's heartbeat gone (a long outage) and returned everything its lease record held:
-   * local leases are no longer counted (dropped), and what was spent since the last report is counted again.
-   */
-  function adoptReaped(): void {
-    for (const [keyId, k] of keys) {
-      if (k.account.day === k.day) k.account.leased -= k.credits
-      k.credits = 0
-      if (k.unreported !== 0) addPending(k.day, k.accountId, keyId, k.unreported)
-      k.unreported = 0
-      k.uncertain = false
-    }
-    for (const r of reports.splice(0)) {
-      const [d, accountId, keyId] = r.field.split('|') as [string, string, string]
-      addPending(Number(d), accountId, keyId, r.spent)
-    }
-    // Handbacks not yet written were part of what the record held.
-    for (const [id, e] of pending) if (e.lease) pending.delete(id)
-    for (let i = retrying.length - 1; i >= 0; i--) if (retrying[i]!.lease) retrying.splice(i, 1)
-    void client.del(tombstone(replicaId)).catch(() => undefined)
-  }
-
-  /** Returns the leases of replicas whose heartbeat is gone (killed without a stop). */
-  async function reapGone(): Promise<void> {
-    let cursor = '0'
-    do {
-      const [next, records] = await client.scan(cursor, 'MATCH', `${p}lease:*`, 'COUNT', 200)
-      cursor = next
-      for (const record of records) {
-        const id = record.slice(`${p}lease:`.length)
-        if (id !== replicaId) await client.cgReap(record, heartbeat(id), tombstone(id), p)
-      }
-    } while (cursor !== '0')
-  }
+  const { reconcile, reset, afterReset, adoptReaped, reapGone } = createLeaseBook({
+    client,
+    prefix: p,
+    replicaId,
+    leaseRecord,
+    keys,
+    pending,
+    retrying,
+    reports,
+    field,
+    heartbeat,
+    tombstone,
+    addPending,
+    goDown,
+    clockNow,
+    reseed: opts.reseed,
+    onReset: opts.onReset,
+    store,
+  })
 
   opts.connection.onStateChange((ready) => {
     if (!ready) goDown('connection closed')

@@ -6,12 +6,11 @@ import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.ts'
-import type { ApiKey } from '../api-keys/repository.ts'
 import { isChaingateError } from '../errors/index.ts'
 import { extraCommands } from './extra-commands.ts'
-import { formatKey, keyView } from './key-view.ts'
-import { commandHelp, COMMANDS, fullHelp, SUBCOMMANDS } from './help.ts'
+import { commandHelp, COMMANDS, fullHelp } from './help.ts'
 import { didYouMean } from './suggest.ts'
+import { UsageError } from './usage-error.ts'
 // Everything else is imported where a command needs it, so `--help` and the admin commands load only their part.
 
 // The help texts and the known command names: ./help.ts (no server code).
@@ -131,176 +130,15 @@ async function main(argv: string[]): Promise<number> {
   const extra = extras.find((e) => e.command === command)
   if (extra) return extra.run([sub, ...rest].filter((x): x is string => x !== undefined), values, ctx)
 
-  const ADMIN = ['account create', 'account list', 'account set-plan', 'account set-role', 'account set-password', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
-  // Checked before opening the database, so a typo does not create a data dir.
-  if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim())) {
-    const hint = sub && SUBCOMMANDS[command] ? didYouMean(sub, SUBCOMMANDS[command]!, `${command} `) : ''
-    throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`)
-  }
-  const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
-    import('../db/database.ts'),
-    import('../accounts/repository.ts'),
-    import('../api-keys/repository.ts'),
-  ])
-  const database = await openDatabase(databaseTarget(config))
-  // With Redis configured, a change made here is pushed to every running replica at once (src/settings-changes).
-  const push = config.redis.url ? await (await import('../settings-changes/attach.ts')).attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db }) : undefined
-  try {
-    const now = Date.now()
-    const accounts = createAccountsRepository(database.db, config.plans)
-    const keys = createKeysRepository(database.db, { networks: config.networks.map((n) => n.name), plans: config.plans })
-    const needAccount = async (ref: string | undefined) => {
-      if (!ref) throw new UsageError('--account is required (an account id or email)')
-      const a = await accounts.resolve(ref)
-      if (!a) throw new UsageError(`no account ${ref}`)
-      return a
-    }
-    const needKey = async (ref: string | undefined) => {
-      if (!ref) throw new UsageError('a key id (or the key) is required')
-      const k = await keys.resolve(ref)
-      if (!k) throw new UsageError(`no key ${ref}`)
-      return k
-    }
-    const showKey = (k: ApiKey) => {
-      if (json) out(JSON.stringify(keyView(k, config), null, 2))
-      else out(formatKey(k, config))
-    }
-
-    switch (`${command} ${sub ?? ''}`.trim()) {
-      case 'account create': {
-        if (!values.email) throw new UsageError('--email is required')
-        const a = await accounts.create({ email: values.email as string, plan: (values.plan as string) ?? config.gateway.defaultPlan }, now)
-        out(json ? JSON.stringify(a, null, 2) : `created account ${a.id} (${a.email}, plan ${a.plan})`)
-        return 0
-      }
-      case 'account list': {
-        const list = await accounts.list()
-        if (json) out(JSON.stringify(list, null, 2))
-        else for (const a of list) out(`${a.id}  ${a.email.padEnd(30)} ${a.plan}`)
-        return 0
-      }
-      case 'account set-plan': {
-        const a = await needAccount(rest[0])
-        if (!rest[1]) throw new UsageError('usage: account set-plan <account> <plan>')
-        return await (await import('./account-commands.ts')).setPlanCommand(accounts, a, rest[1], ctx)
-      }
-      case 'account set-role': {
-        const a = await needAccount(rest[0])
-        if (!rest[1]) throw new UsageError('usage: account set-role <account> user|operator')
-        return await (await import('./account-commands.ts')).setRoleCommand(accounts, a, rest[1], ctx)
-      }
-      case 'account set-password': {
-        const a = await needAccount(rest[0])
-        const password = (await readStdin()).replace(/\r?\n$/, '')
-        const { setAccountPassword } = await import('../dashboard/auth/credentials.ts')
-        await setAccountPassword(database.db, a.id, password, now)
-        out(json ? JSON.stringify({ id: a.id, email: a.email, password: 'set' }) : `password set for ${a.email}; log in at /login`)
-        return 0
-      }
-      case 'key create': {
-        const a = await needAccount(values.account as string | undefined)
-        const networks = typeof values.networks === 'string' ? values.networks.split(',').map((s) => s.trim()).filter(Boolean) : undefined
-        const k = await keys.create({ accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) }, now)
-        showKey(k)
-        return 0
-      }
-      case 'key list': {
-        const list = await keys.list({
-          ...(values.account ? { accountId: (await needAccount(values.account as string)).id } : {}),
-          includeRevoked: Boolean(values.all),
-        })
-        if (json) out(JSON.stringify(list.map((k) => keyView(k, config)), null, 2))
-        else
-          for (const k of list)
-            out(`${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`)
-        return 0
-      }
-      case 'key show':
-        showKey(await needKey(rest[0]))
-        return 0
-      case 'key enable-network':
-      case 'key disable-network': {
-        const k = await needKey(rest[0])
-        if (!rest[1]) throw new UsageError(`usage: key ${sub} <key-id> <network>`)
-        showKey(await keys.setNetwork(k.id, rest[1], sub === 'enable-network'))
-        return 0
-      }
-      case 'key limits': {
-        const k = await needKey(rest[0])
-        const num = (v: unknown, name: string) => {
-          if (v === undefined) return undefined
-          const n = Number(v)
-          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number (0 = plan default)`)
-          return n
-        }
-        const cps = num(values['credits-per-second'], 'credits-per-second')
-        const cpd = num(values['credits-per-day'], 'credits-per-day')
-        showKey(await keys.setLimits(k.id, { ...(cps !== undefined ? { creditsPerSecond: cps } : {}), ...(cpd !== undefined ? { creditsPerDay: cpd } : {}) }))
-        return 0
-      }
-      case 'key rename': {
-        const k = await needKey(rest[0])
-        if (!rest[1]) throw new UsageError('usage: key rename <key-id> <name>')
-        showKey(await keys.rename(k.id, rest.slice(1).join(' ')))
-        return 0
-      }
-      case 'key revoke':
-        showKey(await keys.revoke((await needKey(rest[0])).id, now))
-        return 0
-      case 'usage': {
-        const day = (values.day as string | undefined) ?? new Date(now).toISOString().slice(0, 10)
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
-          throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
-        const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key' | 'upstream'
-        if (!['method', 'network', 'key', 'upstream'].includes(by)) throw new UsageError('--by must be method, network, key or upstream')
-        if (by === 'upstream') {
-          // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
-          if (values.account || values.key) throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
-          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([import('../credits/upstream-usage.ts'), import('./upstream-usage-view.ts')])
-          const report = await queryUpstreamUsage(database.db, dayRange(day))
-          if (json) out(JSON.stringify({ day, ...report }, null, 2))
-          else for (const line of upstreamUsageLines(day, report)) out(line)
-          return 0
-        }
-        const account = values.account ? await needAccount(values.account as string) : undefined
-        const key = values.key ? await needKey(values.key as string) : undefined
-        const { queryUsage } = await import('../credits/usage-queries.ts')
-        const report = await queryUsage(database.db, { day, by, ...(account ? { accountId: account.id } : {}), ...(key ? { keyId: key.id } : {}) })
-        if (json) out(JSON.stringify(report, null, 2))
-        else {
-          out(`usage on ${day} (UTC)${account ? ` for ${account.email}` : ''}${key ? ` key ${key.id}` : ''}`)
-          out(`${by.padEnd(40)} ${'calls'.padStart(10)} ${'credits'.padStart(12)} ${'errors'.padStart(8)}`)
-          for (const r of report.rows) out(`${r.group.padEnd(40)} ${String(r.calls).padStart(10)} ${String(r.credits).padStart(12)} ${String(r.errors).padStart(8)}`)
-          out(`${'total'.padEnd(40)} ${String(report.total.calls).padStart(10)} ${String(report.total.credits).padStart(12)} ${String(report.total.errors).padStart(8)}`)
-        }
-        return 0
-      }
-      default:
-        throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
-    }
-  } finally {
-    await push?.close()
-    await database.close()
-  }
+  // account, key and usage: ./admin-commands.ts (opens the database).
+  return (await import('./admin-commands.ts')).adminCommand(command, sub, rest, values, ctx)
 }
-
-class UsageError extends Error {}
 
 const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */
 function version(): string {
   return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
-}
-
-async function readStdin(): Promise<string> {
-  if (process.stdin.isTTY) process.stderr.write('password (then Enter): ')
-  const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) {
-    chunks.push(chunk as Buffer)
-    if (process.stdin.isTTY && String(chunk).includes('\n')) break
-  }
-  return Buffer.concat(chunks).toString('utf8')
 }
 
 main(process.argv.slice(2)).then(

@@ -26,8 +26,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { RedisConnection } from '../redis/connection.ts'
-import { createMemoryLimitStore, MS_PER_DAY, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
+import { createMemoryLimitStore, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
 import { createLeaseBook, ttlFor, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
+import { createLeaseSync, type LeaseSyncState } from './limits-redis-sync.ts'
 import { APPLY, CODES, LEASE, REAP, RESET, type LeaseReply, type ScriptedRedis } from './limits-redis-scripts.ts'
 
 export interface RedisLimitStoreOptions {
@@ -73,7 +74,6 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const tombstone = (id: string) => `${p}reaped:${id}`
   const heartbeatMs = Math.max(3000, opts.leaseSyncMs * 5)
   const field = (day: number, accountId: string, keyId: string) => `${day}|${accountId}|${keyId}`
-  let syncs = 0
   // Set when counters are first seeded; a Redis that lost its data (restarted without persistence) has none.
   const epochKey = `${p}epoch`
   const clockNow = opts.now ?? Date.now
@@ -386,97 +386,18 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     },
   }
 
-  /** Hands back idle leases and writes pending usage; brings the store back from an outage when all is written. */
-  async function runSync(): Promise<boolean> {
-    const nowMs = clockNow()
-    const day = utcDay(nowMs)
-    if (!opts.connection.isReady()) {
-      goDown('connection closed')
-      return false
-    }
-    const idleBefore = nowMs - opts.leaseSyncMs
-    let writes: Pending[] = []
-    let lost = false
-    try {
-      const [[, reaped], , [, epoch]] = (await client.multi().get(tombstone(replicaId)).set(heartbeat(replicaId), '1', 'PX', heartbeatMs).exists(epochKey).exec()) as [
-        [Error | null, string | null],
-        unknown,
-        [Error | null, number],
-      ]
-      if (epoch === 0) await reset()
-      else if (reaped !== null) adoptReaped()
-      for (const [keyId, k] of keys) {
-        if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
-          addPending(k.day, k.accountId, keyId, -k.credits, true)
-          if (k.account.day === k.day) k.account.leased -= k.credits
-          k.credits = 0
-        }
-        if (k.unreported !== 0) {
-          reports.push({ field: field(k.day, k.accountId, keyId), spent: k.unreported })
-          k.unreported = 0
-        }
-        // A key idle for a day is forgotten (its lease was handed back above).
-        if (k.credits === 0 && k.day < day && k.lastUseMs < nowMs - MS_PER_DAY) keys.delete(keyId)
-      }
-      for (const e of pending.values()) if (e.credits !== 0) retrying.push(e)
-      pending.clear()
-      writes = retrying.splice(0)
-      await Promise.all(
-        writes.map(async (e) => {
-          e.marker ??= randomBytes(12).toString('base64url')
-          try {
-            const [done, accUsed, keyUsed] = await client.cgApply(
-              dayKey(e.day, 'a', e.accountId),
-              dayKey(e.day, 'k', e.keyId),
-              `${p}applied:${e.marker}`,
-              leaseRecord,
-              epochKey,
-              e.credits,
-              ttlFor(e.day, nowMs),
-              e.lease ? field(e.day, e.accountId, e.keyId) : '',
-            )
-            if (done === RESET) {
-              lost = true
-              return
-            }
-            const a = accounts.get(e.accountId)
-            if (a && a.day === e.day) a.knownUsed = accUsed
-            const k = keys.get(e.keyId)
-            if (k && k.day === e.day) k.knownKeyUsed = keyUsed
-          } catch (err) {
-            retrying.push(e)
-            throw err
-          }
-        }),
-      )
-      if (lost) await reset()
-      // What was spent from leases since the last sync: the lease record keeps only what is held.
-      const sent = reports.splice(0)
-      if (sent.length) {
-        const batch = client.multi()
-        for (const r of sent) batch.hincrby(leaseRecord, r.field, -r.spent)
-        await batch.exec().catch((err: Error) => {
-          reports.push(...sent)
-          throw err
-        })
-      }
-      await reconcile()
-      if (++syncs % 10 === 1) await reapGone()
-    } catch (err) {
-      goDown((err as Error).message)
-      return false
-    }
+  /** Redis answered and every pending write is in: the outage is over. */
+  const caughtUp = (writes: number) => {
     if (down) {
       down = false
       // What was charged offline is now in Redis's count (knownUsed).
       for (const a of accounts.values()) a.offline = 0
       offline = createMemoryLimitStore()
-      opts.onOutage?.(false, `caught up: ${writes.length} pending usage writes applied`)
+      opts.onOutage?.(false, `caught up: ${writes} pending usage writes applied`)
     }
-    return true
   }
 
-  const { reconcile, reset, afterReset, adoptReaped, reapGone } = createLeaseBook({
+  const shared: LeaseSyncState = {
     client,
     prefix: p,
     replicaId,
@@ -494,7 +415,17 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     reseed: opts.reseed,
     onReset: opts.onReset,
     store,
-  })
+    connection: opts.connection,
+    accounts,
+    epochKey,
+    heartbeatMs,
+    leaseSyncMs: opts.leaseSyncMs,
+    dayKey,
+    caughtUp,
+  }
+  const book = createLeaseBook(shared)
+  const { afterReset } = book
+  const runSync = createLeaseSync(shared, book)
 
   opts.connection.onStateChange((ready) => {
     if (!ready) goDown('connection closed')

@@ -33,7 +33,7 @@ export interface KeyState {
   inflight: Promise<unknown> | undefined
   /** Callers waiting for the lease in flight. */
   waiting: number
-  /** Lease size multiplier (1 to MAX_LEASE_SCALE, limits-redis.ts), and when the last lease was asked for. */
+  /** Lease size multiplier (1 to MAX_LEASE_SCALE, limits-redis-admit.ts), and when the last lease was asked for. */
   scale: number
   leasedAtMs: number
   /** Lease scripts sent (a generation) and whether one's answer was lost (so the lease record is checked). */

@@ -28,8 +28,9 @@ import { randomBytes } from 'node:crypto'
 import type { RedisConnection } from '../redis/connection.ts'
 import { createMemoryLimitStore, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
 import { createLeaseBook, ttlFor, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
+import { createLeaseAdmission } from './limits-redis-admit.ts'
 import { createLeaseSync, type LeaseSyncState } from './limits-redis-sync.ts'
-import { APPLY, CODES, LEASE, REAP, RESET, type LeaseReply, type ScriptedRedis } from './limits-redis-scripts.ts'
+import { APPLY, LEASE, REAP, RESET, type ScriptedRedis } from './limits-redis-scripts.ts'
 
 export interface RedisLimitStoreOptions {
   connection: RedisConnection
@@ -58,8 +59,6 @@ export interface RedisLimitStore extends LimitStore {
   sync(): Promise<boolean>
 }
 
-const MAX_LEASE_SCALE = 64
-
 export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitStore {
   const client = opts.connection.client as ScriptedRedis
   const p = opts.connection.prefix
@@ -77,7 +76,6 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   // Set when counters are first seeded; a Redis that lost its data (restarted without persistence) has none.
   const epochKey = `${p}epoch`
   const clockNow = opts.now ?? Date.now
-  const leaseMode = opts.leaseCredits > 0
   const accounts = new Map<string, AccountState>()
   const keys = new Map<string, KeyState>()
   const pending = new Map<string, Pending>()
@@ -89,7 +87,6 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   let syncing: Promise<boolean> | undefined
 
   const dayKey = (day: number, kind: 'a' | 'k', id: string) => `${p}d:${day}:${kind}:${id}`
-  const bucketKey = (kind: 'a' | 'k', id: string) => `${p}b:${kind}:${id}`
 
   const account = (id: string, day: number): AccountState => {
     let a = accounts.get(id)
@@ -170,88 +167,6 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       k.account.offline += credits
     }
     return code
-  }
-
-  const leaseArgs = (r: KeyLimits, k: KeyState, need: number, want: number, back: number, nowMs: number, capped: boolean) =>
-    [
-      dayKey(k.day, 'a', r.accountId),
-      dayKey(k.day, 'k', r.keyId),
-      bucketKey('a', r.accountId),
-      bucketKey('k', r.keyId),
-      leaseRecord,
-      heartbeat(replicaId),
-      epochKey,
-      need,
-      want,
-      r.accountCreditsPerDay,
-      r.keyCreditsPerDay ?? -1,
-      r.accountCreditsPerSecond,
-      r.keyCreditsPerSecond ?? -1,
-      nowMs,
-      back,
-      ttlFor(k.day, nowMs),
-      capped ? '1' : '0',
-      field(k.day, r.accountId, r.keyId),
-      heartbeatMs,
-    ] as const
-
-  /**
-   * The lease asked for: `leaseCredits`, scaled up (x2, up to x64) while a key uses its leases up within 100 ms and
-   * down again when it slows, plus what the callers waiting for it need; never more than a quarter of the smallest
-   * credits/s limit. (The script caps it further by what is left of each balance.)
-   */
-  const wantFor = (r: KeyLimits, k: KeyState, need: number, nowMs: number) => {
-    if (!leaseMode) return need
-    const sinceMs = nowMs - k.leasedAtMs
-    if (sinceMs < 100) k.scale = Math.min(MAX_LEASE_SCALE, k.scale * 2)
-    else if (sinceMs > opts.leaseSyncMs) k.scale = Math.max(1, k.scale / 2)
-    k.leasedAtMs = nowMs
-    const perSecond = r.keyCreditsPerSecond === null ? r.accountCreditsPerSecond : Math.min(r.accountCreditsPerSecond, r.keyCreditsPerSecond)
-    return Math.max(need, Math.min(opts.leaseCredits * k.scale + need * k.waiting, Math.floor(perSecond / 4)))
-  }
-
-  const remember = (k: KeyState, reply: LeaseReply) => {
-    k.account.knownUsed = reply[2]
-    k.knownKeyUsed = reply[3]
-  }
-
-  /** Asks Redis: hands back the leftover, reserves `need` (and a lease beyond it). */
-  const admitRemote = (r: KeyLimits, credits: number, nowMs: number, k: KeyState): Promise<LimitRejection | null> => {
-    const back = k.credits
-    k.credits = 0
-    k.account.leased -= back
-    k.sent++
-    const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, k, credits, nowMs), back, nowMs, false)).then(
-      (reply): LimitRejection | null | Promise<LimitRejection | null> => {
-        if (reply[0] === RESET) {
-          // The retry must not wait for this very request.
-          if (k.inflight === ask) k.inflight = undefined
-          return afterReset(() => store.admit(r, credits, nowMs), () => admitOffline(r, credits, nowMs, k))
-        }
-        remember(k, reply)
-        if (reply[0] !== 0) return CODES[reply[0]] ?? 'DAILY_CREDITS_EXHAUSTED'
-        const extra = reply[1] - credits
-        k.credits += extra
-        k.account.leased += extra
-        k.unreported += credits
-        k.lastUseMs = nowMs
-        return null
-      },
-      (err: Error) => {
-        // Whether Redis ran the script is unknown: the next sync compares the lease record with what this replica
-        // holds and hands back the difference (a give-back not applied, or a lease granted but never learnt).
-        k.uncertain = true
-        goDown(err.message)
-        return admitOffline(r, credits, nowMs, k)
-      },
-    )
-    if (leaseMode) {
-      k.inflight = ask
-      void ask.finally(() => {
-        if (k.inflight === ask) k.inflight = undefined
-      })
-    }
-    return ask
   }
 
   const store: RedisLimitStore = {
@@ -426,6 +341,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const book = createLeaseBook(shared)
   const { afterReset } = book
   const runSync = createLeaseSync(shared, book)
+  const { leaseArgs, remember, admitRemote } = createLeaseAdmission(shared, { store, leaseCredits: opts.leaseCredits, afterReset, admitOffline })
 
   opts.connection.onStateChange((ready) => {
     if (!ready) goDown('connection closed')

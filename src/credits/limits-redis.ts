@@ -27,7 +27,7 @@
 import { randomBytes } from 'node:crypto'
 import type { RedisConnection } from '../redis/connection.ts'
 import { createMemoryLimitStore, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
-import { createLeaseBook, ttlFor, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
+import { createLeaseBook, createReplicaState, ttlFor, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
 import { createLeaseAdmission } from './limits-redis-admit.ts'
 import { createLeaseSync, type LeaseSyncState } from './limits-redis-sync.ts'
 import { APPLY, LEASE, REAP, RESET, type ScriptedRedis } from './limits-redis-scripts.ts'
@@ -88,48 +88,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
 
   const dayKey = (day: number, kind: 'a' | 'k', id: string) => `${p}d:${day}:${kind}:${id}`
 
-  const account = (id: string, day: number): AccountState => {
-    let a = accounts.get(id)
-    if (a === undefined) accounts.set(id, (a = { day, knownUsed: 0, leased: 0, offline: 0 }))
-    else if (a.day !== day) {
-      // Leases of the day before are no longer this day's: each key hands its own back as it rolls over.
-      a.day = day
-      a.knownUsed = 0
-      a.leased = 0
-      a.offline = 0
-    }
-    return a
-  }
-
-  const keyState = (r: KeyLimits, day: number): KeyState => {
-    let k = keys.get(r.keyId)
-    if (k === undefined) {
-      const acc = account(r.accountId, day)
-      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined, waiting: 0, scale: 1, leasedAtMs: 0, sent: 0, uncertain: false }))
-    } else if (k.day !== day) {
-      // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
-      if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits, true)
-      if (k.unreported !== 0) reports.push({ field: field(k.day, k.accountId, r.keyId), spent: k.unreported })
-      if (k.account.day === k.day) k.account.leased -= k.credits
-      k.credits = 0
-      k.unreported = 0
-      k.day = day
-      k.knownKeyUsed = 0
-      k.account = account(r.accountId, day)
-    }
-    k.limits = r
-    return k
-  }
-
-  /** Spends of earlier days not yet reported to the lease record. */
-  const reports: { field: string; spent: number }[] = []
-  const addPending = (day: number, accountId: string, keyId: string, credits: number, lease = false) => {
-    if (credits === 0) return
-    const id = `${day}\0${keyId}\0${lease ? 1 : 0}`
-    const e = pending.get(id)
-    if (e) e.credits += credits
-    else pending.set(id, { day, accountId, keyId, credits, lease })
-  }
+  const { account, keyState, reports, addPending } = createReplicaState(accounts, keys, pending, field)
 
   const goDown = (detail: string) => {
     if (down) return

@@ -271,31 +271,11 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     }
   }
 
+  // Shared by the lease bookkeeping, the sync and admission through Redis (built once per store).
   const shared: LeaseSyncState = {
-    client,
-    prefix: p,
-    replicaId,
-    leaseRecord,
-    keys,
-    pending,
-    retrying,
-    reports,
-    field,
-    heartbeat,
-    tombstone,
-    addPending,
-    goDown,
-    clockNow,
-    reseed: opts.reseed,
-    onReset: opts.onReset,
-    store,
-    connection: opts.connection,
-    accounts,
-    epochKey,
-    heartbeatMs,
-    leaseSyncMs: opts.leaseSyncMs,
-    dayKey,
-    caughtUp,
+    client, prefix: p, replicaId, leaseRecord, epochKey, heartbeat, heartbeatMs, tombstone, field, dayKey, clockNow,
+    accounts, keys, pending, retrying, reports, addPending, goDown, caughtUp, store, connection: opts.connection,
+    leaseSyncMs: opts.leaseSyncMs, reseed: opts.reseed, onReset: opts.onReset,
   }
   const book = createLeaseBook(shared)
   const { afterReset } = book

@@ -4,87 +4,13 @@
  * 429/401/402/403, or a quota/credential JSON-RPC error: src/upstreams/classify.ts) takes it out of rotation for a
  * back-off; a body refused for its size is the client's error (BODY_TOO_LARGE) and leaves the node alone.
  */
-import { Pool, errors as undiciErrors } from 'undici'
+import { errors as undiciErrors } from 'undici'
 import { ChaingateError, errors } from '../errors/index.ts'
 import { isErrorAnswer } from '../jsonrpc/envelope.ts'
 import { refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, type ProviderRefusal } from './classify.ts'
-import type { Breaker } from './breaker.ts'
-import type { RollingStats } from './latency.ts'
-import type { WsRpcConnection } from './ws-connection.ts'
+import type { Member, RequestControl, UpstreamAnswer } from './member-types.ts'
 
-export interface UpstreamAnswer {
-  /** The node's JSON-RPC answer, verbatim (bytes: a single call's answer goes back to the client untouched). */
-  body: Buffer
-  /** Milliseconds from sending to the full body. */
-  latencyMs: number
-  /** The node that answered, as a redacted label (no credentials). */
-  upstream: string
-  /** Upstream requests made for this answer, retries and hedges included (1: the first node answered). */
-  attempts: number
-  /** Set when the answer did not come from an upstream request of its own (the cache, or a shared in-flight call). */
-  source?: 'cache' | 'dedup'
-  /** The answer is a single JSON-RPC error (judged once here, so the pipeline need not scan the bytes again). */
-  isError?: boolean
-}
-
-export interface Member {
-  url: URL
-  path: string
-  /** Built once: the same object goes with every request. */
-  headers: Record<string, string>
-  /** The URL with credentials removed (src/upstreams/pool.ts redactUrl): the only form logs and /healthz show. */
-  label: string
-  /** HTTP(S) nodes. */
-  pool: Pool | undefined
-  /** ws(s) nodes. */
-  socket: WsRpcConnection | undefined
-  /** Short cooldown after a failure to answer: skipped while others answer, still tried as a last resort. */
-  downUntil: number
-  /** In rotation: chain id confirmed and no provider back-off. One flag, so the per-call path reads no clock. */
-  usable: boolean
-  chain: 'confirmed' | 'unknown' | 'wrong'
-  /** Why the chain id is not confirmed (for /healthz and the log). */
-  chainNote: string | undefined
-  /** The last failed check's error: what a call gets while no node is confirmed (the node's own failure). */
-  verifyError: Error | undefined
-  verifying: Promise<void> | undefined
-  lastVerifyAt: number
-  onChainIdMismatch: 'fail' | 'exclude'
-  /** Provider back-off: out of rotation (not even a last resort) until `blockedUntil`. */
-  refusal: ProviderRefusal | undefined
-  refusalDetail: string
-  blockedUntil: number
-  /** Current rate-limit back-off; doubles per refusal, back to 0 on an answer. */
-  backoffMs: number
-  role: 'primary' | 'fallback'
-  weight: number
-  /** This node's own deadline for one request. */
-  timeoutMs: number
-  labels: string[]
-  /** Rolling latency quantiles and error rate (src/upstreams/latency.ts). */
-  stats: RollingStats
-  breaker: Breaker
-  /** Latest block the node reported (head polling), its hash, and its finalized block. */
-  head: number | undefined
-  finalized: number | undefined
-  headPolling: boolean
-  /** Rate budget (requests/s; Infinity: none) as a token bucket. */
-  ratePerSecond: number
-  tokens: number
-  tokensAt: number
-  /** Latency × error rate ÷ weight, lower is better; recomputed once a second (src/upstreams/selection.ts). */
-  score: number
-  /** Scored among the best of its role (src/upstreams/selection.ts, with hysteresis); others are only retry targets. */
-  inBand: boolean
-  /** Smooth weighted round-robin counter. */
-  rrCurrent: number
-}
-
-/** Cancels one request in flight (a hedge that lost): undici's abort once the request is dispatched. */
-export interface RequestControl {
-  abort: ((err: Error) => void) | undefined
-  cancelled: boolean
-}
+export type { Member, RequestControl, UpstreamAnswer } from './member-types.ts'
 
 /** The gateway gave up on the request itself (hedge lost, client gone): says nothing about the node. */
 export class CancelledError extends Error {}

@@ -7,54 +7,20 @@
  *
  * and ends as an Outcome (codes, credits, answer bytes) that src/http turns into a status, headers and body.
  */
-import type { KeySnapshot } from '../api-keys/snapshot.ts'
-import type { CostTable } from '../credits/costs.ts'
-import type { LimitStore } from '../credits/limits.ts'
-import type { UsageLedger } from '../credits/usage-ledger.ts'
 import { NO_UPSTREAM, type UpstreamUsage } from '../credits/upstream-usage.ts'
 import type { ChaingateError } from '../errors/index.ts'
 import type { LimitCode } from '../errors/registry.ts'
 import { errorCodeOf, isErrorAnswer, parseBody, serializeError, serializeResult, toErrorObject, type ParsedBody, type ParsedEntry, type RpcCall } from '../jsonrpc/envelope.ts'
-import type { NetworkRegistry } from '../networks/registry.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { UpstreamAnswer, UpstreamPool } from '../upstreams/pool.ts'
-import type { CallLayers } from './cache/layers.ts'
 import { createAdmit } from './steps/admit.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
 import { forwardLocal, forwardMany, forwardOne, unavailable } from './steps/forward.ts'
 import { decision, priceOf } from './steps/price.ts'
 import { createSettle } from './steps/settle.ts'
-import { outcome, type AccessCheck, type CallContext, type Clock, type HttpRpcRequest, type Outcome, type RequestMeta } from './types.ts'
+import { outcome, type CallContext, type Gateway, type GatewayDeps, type HttpRpcRequest, type Outcome, type RequestMeta } from './types.ts'
 
-export interface GatewayDeps {
-  networks: NetworkRegistry
-  keys: KeySnapshot
-  pools: Map<string, UpstreamPool>
-  costs: CostTable
-  limits: LimitStore
-  ledger: UsageLedger
-  metrics: Metrics
-  clock: Clock
-  maxBatchSize: number
-  /** Key security: required, so a key with a secret, JWT or allowlists is never served unchecked. */
-  checkAccess: AccessCheck
-  /** Per network: cache, in-flight dedup and consistent heads in front of the pool (src/gateway/cache/layers.ts). */
-  layers?: ReadonlyMap<string, CallLayers>
-  /** Upstream usage per call (which node answered, attempts, cache/dedup); none: not recorded. */
-  upstreamUsage?: UpstreamUsage | undefined
-  /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
-  onDailyExhausted?: (accountId: string) => void
-}
-
-export interface Gateway {
-  handleHttp(req: HttpRpcRequest): Promise<Outcome>
-  /** A WebSocket upgrade: the key checks of an HTTP request (no calls yet), then the daily-balance rule. */
-  connect(req: RequestMeta): Promise<Authorized>
-  /** One WebSocket message for a known key: parse, key security with the upgrade's headers, run. */
-  handleMessage(ctx: CallContext, text: string, headers: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>): Promise<Outcome>
-  /** Runs parsed calls for a known key and network (also the in-process client's way in). */
-  run(ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): Promise<Outcome>
-}
+export type { Gateway, GatewayDeps } from './types.ts'
 
 /** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
 const nodeDown = (e: ChaingateError) => e.code.startsWith('UPSTREAM_')

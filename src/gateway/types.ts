@@ -1,14 +1,21 @@
 /**
- * The pipeline's vocabulary: what a call runs with (CallContext) and what every request ends as (Outcome), the
- * same for HTTP, WebSocket messages and the in-process client. Nothing here knows a transport's wire format:
- * src/http maps an Outcome to a status, headers and body.
+ * The pipeline's vocabulary: what it is built from (GatewayDeps, Gateway), what a call runs with (CallContext) and
+ * what every request ends as (Outcome), the same for HTTP, WebSocket messages and the in-process client. Nothing
+ * here knows a transport's wire format: src/http maps an Outcome to a status, headers and body.
  */
-import type { KeyEntry } from '../api-keys/snapshot.ts'
+import type { KeyEntry, KeySnapshot } from '../api-keys/snapshot.ts'
 import type { KeySecurity } from '../api-keys/security/types.ts'
 import type { ErrorCode, KeySecurityCode } from '../errors/registry.ts'
-import type { RpcCall, RpcId } from '../jsonrpc/envelope.ts'
-import type { Network } from '../networks/registry.ts'
+import type { ParsedEntry, RpcCall, RpcId } from '../jsonrpc/envelope.ts'
+import type { Network, NetworkRegistry } from '../networks/registry.ts'
 import type { UpstreamPool } from '../upstreams/pool.ts'
+import type { CostTable } from '../credits/costs.ts'
+import type { LimitStore } from '../credits/limits.ts'
+import type { UsageLedger } from '../credits/usage-ledger.ts'
+import type { UpstreamUsage } from '../credits/upstream-usage.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import type { CallLayers } from './cache/layers.ts'
+import type { Authorized } from './steps/authorize.ts'
 
 export interface Clock {
   now(): number
@@ -87,3 +94,34 @@ export type AccessCheck = (
   security: KeySecurity,
   request: { authorization?: string | undefined; origin?: string | undefined; userAgent?: string | undefined; calls: { method: string; params: unknown }[] },
 ) => Promise<{ code: KeySecurityCode } | null>
+
+/** What the pipeline is built from (src/gateway/execute.ts createGateway); src/app.ts wires it. */
+export interface GatewayDeps {
+  networks: NetworkRegistry
+  keys: KeySnapshot
+  pools: Map<string, UpstreamPool>
+  costs: CostTable
+  limits: LimitStore
+  ledger: UsageLedger
+  metrics: Metrics
+  clock: Clock
+  maxBatchSize: number
+  /** Key security: required, so a key with a secret, JWT or allowlists is never served unchecked. */
+  checkAccess: AccessCheck
+  /** Per network: cache, in-flight dedup and consistent heads in front of the pool (src/gateway/cache/layers.ts). */
+  layers?: ReadonlyMap<string, CallLayers>
+  /** Upstream usage per call (which node answered, attempts, cache/dedup); none: not recorded. */
+  upstreamUsage?: UpstreamUsage | undefined
+  /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
+  onDailyExhausted?: (accountId: string) => void
+}
+
+export interface Gateway {
+  handleHttp(req: HttpRpcRequest): Promise<Outcome>
+  /** A WebSocket upgrade: the key checks of an HTTP request (no calls yet), then the daily-balance rule. */
+  connect(req: RequestMeta): Promise<Authorized>
+  /** One WebSocket message for a known key: parse, key security with the upgrade's headers, run. */
+  handleMessage(ctx: CallContext, text: string, headers: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>): Promise<Outcome>
+  /** Runs parsed calls for a known key and network (also the in-process client's way in). */
+  run(ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): Promise<Outcome>
+}

@@ -13,74 +13,27 @@
  * Settings (environment): BENCH_CONNECTIONS (32), BENCH_DURATION seconds (5), BENCH_WARMUP seconds (2),
  * BENCH_ROUNDS (2). `npm run bench:cache`, or `node --import tsx bench/cache.bench.ts`.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import autocannon from 'autocannon'
 import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { type LoadResult, loadSettings, loadTarget, post, rpcBody, rpcResult, seedBlockOne, spawnTarget, stopTargets } from './support.ts'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const envInt = (name: string, fallback: number) => {
-  const v = process.env[name]
-  const n = v === undefined || v === '' ? fallback : Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
-  return n
-}
-const CONNECTIONS = Math.max(1, envInt('BENCH_CONNECTIONS', 32))
-const DURATION = Math.max(1, envInt('BENCH_DURATION', 5))
-const WARMUP = envInt('BENCH_WARMUP', 2)
-const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 5 })
 const BLOCK_TXS = 50
 
-const rpc = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 const CASES = [
-  { name: 'chainId', label: 'eth_chainId', body: rpc('eth_chainId', []) },
-  { name: 'finalizedBlock', label: 'eth_getBlockByNumber ["0x1",false] (finalized)', body: rpc('eth_getBlockByNumber', ['0x1', false]) },
+  { name: 'chainId', label: 'eth_chainId', body: rpcBody('eth_chainId', []) },
+  { name: 'finalizedBlock', label: 'eth_getBlockByNumber ["0x1",false] (finalized)', body: rpcBody('eth_getBlockByNumber', ['0x1', false]) },
 ]
 type TargetId = 'a' | 'b' | 'c'
 const NAMES: Record<TargetId, string> = { a: '(a) anvil', b: '(b) minimal proxy', c: '(c) chaingate, cached' }
 
-async function post(url: string, body: string): Promise<{ status: number; text: string }> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  return { status: res.statusCode, text: await res.body.text() }
-}
-async function result(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const { status, text } = await post(url, rpc(method, params))
-  const answer = JSON.parse(text) as { result?: unknown; error?: unknown }
-  if (status !== 200 || answer.error !== undefined) throw new Error(`${method} failed (HTTP ${status}): ${text.slice(0, 300)}`)
-  return answer.result
-}
-
 /** Block 1 holds BLOCK_TXS transfers; 100 more blocks make it finalized. */
 async function seedChain(url: string): Promise<void> {
-  const accounts = (await result(url, 'eth_accounts', [])) as string[]
-  await result(url, 'evm_setAutomine', [false])
-  for (let i = 0; i < BLOCK_TXS; i++) await result(url, 'eth_sendTransaction', [{ from: accounts[0], to: accounts[1 + (i % 5)], value: '0x1' }])
-  await result(url, 'evm_mine', [])
-  await result(url, 'evm_setAutomine', [true])
-  await result(url, 'anvil_mine', ['0x64'])
-  const finalized = (await result(url, 'eth_getBlockByNumber', ['finalized', false])) as { number: string }
+  await seedBlockOne(url, BLOCK_TXS)
+  await rpcResult(url, 'anvil_mine', ['0x64'])
+  const finalized = (await rpcResult(url, 'eth_getBlockByNumber', ['finalized', false])) as { number: string }
   if (Number.parseInt(finalized.number, 16) < 1) throw new Error(`block 1 is not finalized (finalized: ${finalized.number})`)
-}
-
-const children: ChildProcess[] = []
-async function spawnTarget(name: string, script: string, args: string[]): Promise<{ url: string; gateway?: string; pid: number }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'] })
-  child.stdin!.on('error', () => {})
-  children.push(child)
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000)
-    child.once('exit', (code) => reject(new Error(`${name} exited before it was ready (code ${code})`)))
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      clearTimeout(timer)
-      child.stdout!.resume()
-      resolve({ ...(JSON.parse(line) as { url: string; gateway?: string }), pid: child.pid! })
-    })
-  })
 }
 
 /** The gateway's count of answers served from its cache (chaingate_answers_without_upstream_total{source="cache"}). */
@@ -92,42 +45,9 @@ async function cacheHits(gateway: string): Promise<number> {
   return n
 }
 
-/** CPU seconds (user + system, all threads) a process has used; NaN where /proc is missing. */
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) / 100 // utime + stime, USER_HZ
-  } catch {
-    return Number.NaN
-  }
-}
+const load = (url: string, body: string, seconds: number, pid: number) => loadTarget(url, body, CONNECTIONS, seconds, pid)
 
-interface Measurement {
-  rps: number
-  p50: number
-  p99: number
-  /** CPU the target process spent per answered request: steadier than req/s when the load generator is the limit. */
-  cpuUs: number
-  /** Share of a core the load generator (this process) used: near 100 % means it, not the target, set the pace. */
-  loadCpu: number
-  bad: number
-}
-async function load(url: string, body: string, seconds: number, pid: number): Promise<Measurement> {
-  const before = cpuSeconds(pid)
-  const self = process.cpuUsage()
-  const r = await autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 })
-  const used = process.cpuUsage(self)
-  return {
-    rps: r.requests.total / r.duration,
-    p50: r.latency.p50,
-    p99: r.latency.p99,
-    cpuUs: ((cpuSeconds(pid) - before) * 1e6) / r.requests.total,
-    loadCpu: (used.user + used.system) / 1e6 / r.duration,
-    bad: r.errors + r.non2xx + r.timeouts,
-  }
-}
-
+// Unlike support's fmt, prints NaN and Infinity as they are (kept so this benchmark's output stays as it was).
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
 
 async function main(): Promise<void> {
@@ -135,24 +55,27 @@ async function main(): Promise<void> {
   try {
     anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
     await seedChain(anvil.url)
-    const [proxy, gateway] = await Promise.all([spawnTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]), spawnTarget('chaingate', 'run-chaingate.ts', [anvil.url, '/dev/null'])])
-    const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.url, c: gateway.url }
-    const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.pid, c: gateway.pid }
+    const [proxy, gateway] = await Promise.all([
+      spawnTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]),
+      spawnTarget<{ url: string; gateway: string }>('chaingate', 'run-chaingate.ts', [anvil.url, '/dev/null']),
+    ])
+    const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
+    const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.process.pid!, c: gateway.process.pid! }
     // Same answers everywhere, and chaingate serving them from its cache (the head poll must have seen block 1 finalized).
     const deadline = Date.now() + 30_000
     for (const c of CASES) {
       const answers = await Promise.all((['a', 'b', 'c'] as const).map(async (id) => JSON.stringify((JSON.parse((await post(urls[id], c.body)).text) as { result: unknown }).result)))
       if (answers[1] !== answers[0] || answers[2] !== answers[0]) throw new Error(`targets disagree on ${c.label}`)
       for (;;) {
-        const before = await cacheHits(gateway.gateway!)
+        const before = await cacheHits(gateway.info.gateway)
         await post(urls.c, c.body)
-        if ((await cacheHits(gateway.gateway!)) > before) break
+        if ((await cacheHits(gateway.info.gateway)) > before) break
         if (Date.now() > deadline) throw new Error(`chaingate does not answer ${c.label} from its cache`)
         await new Promise((r) => setTimeout(r, 250))
       }
     }
     console.log(`cache benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best reported`)
-    const best = new Map<string, Measurement>()
+    const best = new Map<string, LoadResult>()
     for (let round = 0; round < ROUNDS; round++) {
       const order: TargetId[] = round % 2 === 0 ? ['a', 'b', 'c'] : ['c', 'b', 'a']
       for (const c of CASES)
@@ -160,7 +83,7 @@ async function main(): Promise<void> {
           if (WARMUP > 0) await load(urls[id], c.body, WARMUP, pids[id])
           const m = await load(urls[id], c.body, DURATION, pids[id])
           console.log(
-            `  round ${round + 1} ${NAMES[id].padEnd(22)} ${c.label.padEnd(48)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUs)} µs CPU/req  autocannon ${Math.round(m.loadCpu * 100)}% of a core${m.bad ? `  !! ${m.bad} failed` : ''}`,
+            `  round ${round + 1} ${NAMES[id].padEnd(22)} ${c.label.padEnd(48)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req  autocannon ${Math.round(m.loadCpu * 100)}% of a core${m.bad ? `  !! ${m.bad} failed` : ''}`,
           )
           const key = `${id}|${c.name}`
           if (!best.has(key) || best.get(key)!.rps < m.rps) best.set(key, m)
@@ -173,20 +96,17 @@ async function main(): Promise<void> {
       for (const id of ['a', 'b', 'c'] as const) {
         const m = best.get(`${id}|${c.name}`)!
         const c3 = id === 'c'
-        console.log(`| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUs)} | ${c3 ? fmt(g!.rps / b!.rps, 2) : ''} | ${c3 ? fmt(g!.rps / a!.rps, 2) : ''} | ${c3 ? fmt(b!.cpuUs / g!.cpuUs, 2) : ''} |`)
+        console.log(`| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${c3 ? fmt(g!.rps / b!.rps, 2) : ''} | ${c3 ? fmt(g!.rps / a!.rps, 2) : ''} | ${c3 ? fmt(b!.cpuUsPerRequest / g!.cpuUsPerRequest, 2) : ''} |`)
       }
       const cb = g!.rps / b!.rps
       verdicts.push(
-        `${c.label}: cached c/b = ${cb.toFixed(2)} ${cb >= 2 ? 'meets' : 'MISSES'} the 2x target; the proxy spends ${(b!.cpuUs / g!.cpuUs).toFixed(2)}x chaingate's CPU per call (anvil's own work not counted)` +
+        `${c.label}: cached c/b = ${cb.toFixed(2)} ${cb >= 2 ? 'meets' : 'MISSES'} the 2x target; the proxy spends ${(b!.cpuUsPerRequest / g!.cpuUsPerRequest).toFixed(2)}x chaingate's CPU per call (anvil's own work not counted)` +
           (g!.loadCpu > 0.9 ? ' (autocannon near a full core: it, not chaingate, set the pace)' : ''),
       )
     }
     console.log(`\n${verdicts.join('\n')}`)
   } finally {
-    for (const c of children) {
-      c.stdin?.end()
-      setTimeout(() => c.kill('SIGKILL'), 8000).unref()
-    }
+    await stopTargets()
     await anvil?.stop()
   }
 }

@@ -16,27 +16,14 @@
  * with `node --cpu-prof` and write their profiles there).
  * See docs/benchmarks.md.
  */
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { execFileSync } from 'node:child_process'
 import { availableParallelism, loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
+import { join } from 'node:path'
 import autocannon, { type Result } from 'autocannon'
-import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { alignColumns, cpuTimes, envInt, fmt, loadSettings, pct, post, rpcBody, rpcResult, seedBlockOne, spawnTarget, stopTargets } from './support.ts'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const envInt = (name: string, fallback: number) => {
-  const v = process.env[name]
-  const n = v === undefined || v === '' ? fallback : Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
-  return n
-}
-const CONNECTIONS = Math.max(1, envInt('BENCH_CONNECTIONS', 32))
-const DURATION = Math.max(1, envInt('BENCH_DURATION', 7))
-const WARMUP = envInt('BENCH_WARMUP', 2)
-const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 7 })
 const LOG_FILE = process.env.BENCH_LOG_FILE || '/dev/null'
 const CPU_PROF = process.env.BENCH_CPU_PROF
 /** Extra node flags for (b) and (c), e.g. `--perf-basic-prof` to read their JavaScript frames with `perf`. */
@@ -62,11 +49,11 @@ interface Case {
   vary?: (n: number) => string
 }
 /** eth_getBalance of a different address on each request: the uncached path through every layer. */
-const balanceOf = (n: number) => rpc('eth_getBalance', [`0x${(0x10000000 + n).toString(16).padStart(40, '0')}`, 'latest'])
+const balanceOf = (n: number) => rpcBody('eth_getBalance', [`0x${(0x10000000 + n).toString(16).padStart(40, '0')}`, 'latest'])
 const ALL_CASES: Case[] = [
-  { name: 'blockNumber', label: 'eth_blockNumber', body: rpc('eth_blockNumber', []) },
-  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpc('eth_getBlockByNumber', ['latest', false]) },
-  { name: 'genesisFull', label: 'eth_getBlockByNumber ["0x0",true]', body: rpc('eth_getBlockByNumber', ['0x0', true]) },
+  { name: 'blockNumber', label: 'eth_blockNumber', body: rpcBody('eth_blockNumber', []) },
+  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpcBody('eth_getBlockByNumber', ['latest', false]) },
+  { name: 'genesisFull', label: 'eth_getBlockByNumber ["0x0",true]', body: rpcBody('eth_getBlockByNumber', ['0x0', true]) },
   { name: 'balanceUncached', label: 'eth_getBalance, new address each', body: balanceOf(0), vary: balanceOf },
 ]
 const UPSTREAMS = Math.max(1, envInt('BENCH_UPSTREAMS', 2))
@@ -96,85 +83,20 @@ interface Measurement {
   timeouts: number
 }
 
-function rpc(method: string, params: unknown[]): string {
-  return JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
-}
-
-async function call(url: string, body: string): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  return { status: res.statusCode, text: await res.body.text(), headers: res.headers }
-}
-
-async function rpcResult(url: string, method: string, params: unknown[]): Promise<unknown> {
-  const { status, text } = await call(url, rpc(method, params))
-  const answer = JSON.parse(text) as { result?: unknown; error?: unknown }
-  if (status !== 200 || answer.error !== undefined) throw new Error(`${method} failed (HTTP ${status}): ${text.slice(0, 300)}`)
-  return answer.result
-}
-
 /** Block 1 holds BLOCK_TXS transfers; automine stays on but nothing is sent afterwards, so "latest" stays block 1. */
 async function seedChain(url: string): Promise<void> {
-  const accounts = (await rpcResult(url, 'eth_accounts', [])) as string[]
-  await rpcResult(url, 'evm_setAutomine', [false])
-  for (let i = 0; i < BLOCK_TXS; i++) await rpcResult(url, 'eth_sendTransaction', [{ from: accounts[0], to: accounts[1 + (i % 5)], value: '0x1' }])
-  await rpcResult(url, 'evm_mine', [])
-  await rpcResult(url, 'evm_setAutomine', [true])
+  await seedBlockOne(url, BLOCK_TXS)
   const block = (await rpcResult(url, 'eth_getBlockByNumber', ['0x1', false])) as { transactions: string[] }
   if (block.transactions.length !== BLOCK_TXS) throw new Error(`block 1 has ${block.transactions.length} transactions, expected ${BLOCK_TXS}`)
 }
 
-interface Child {
-  name: string
-  process: ChildProcess
-  info: { url: string }
-}
-const children: Child[] = []
-
-/** Starts `node --import tsx <script> ...args` and waits for the JSON line it prints when ready. */
-async function spawnTarget(name: string, script: string, args: string[]): Promise<Child> {
-  const execArgv = ['--import', 'tsx']
+/** Starts a target (bench/minimal-proxy.ts or bench/run-chaingate.ts) with this run's profiling, node flags and pinning. */
+function startTarget(name: string, script: string, args: string[]) {
+  const execArgv: string[] = []
   if (CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(CPU_PROF, name)) // one file per thread (tsx has a loader thread)
   if (NODE_ARGS) execArgv.push(...NODE_ARGS)
-  const argv = [...execArgv, join(here, script), ...args]
   // Pinned: the target gets CPU 1 to itself; this process and anvil stay on CPU 0 (see PIN).
-  const child = PIN
-    ? spawn('taskset', ['-c', '1', process.execPath, ...argv], { stdio: ['pipe', 'pipe', 'inherit'] })
-    : spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] })
-  child.stdin!.on('error', () => {})
-  const info = await new Promise<{ url: string }>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 30 s`)), 30_000)
-    child.once('exit', (code, signal) => {
-      clearTimeout(timer)
-      reject(new Error(`${name} exited before it was ready (code ${code}, signal ${signal})`))
-    })
-    const lines = createInterface({ input: child.stdout! })
-    lines.once('line', (line) => {
-      clearTimeout(timer)
-      try {
-        resolve(JSON.parse(line) as { url: string })
-      } catch {
-        reject(new Error(`${name} printed ${JSON.stringify(line)} instead of its URL`))
-      }
-    })
-  }).catch((err: unknown) => {
-    child.kill('SIGKILL')
-    throw err
-  })
-  child.stdout!.resume()
-  const entry = { name, process: child, info }
-  children.push(entry)
-  return entry
-}
-
-/** Closing stdin asks the child to stop (it writes its CPU profile then); SIGKILL after 8 s. */
-async function stopChild(child: Child): Promise<void> {
-  const p = child.process
-  if (p.exitCode !== null || p.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()))
-  p.stdin?.end()
-  const timer = setTimeout(() => p.kill('SIGKILL'), 8_000)
-  await exited
-  clearTimeout(timer)
+  return spawnTarget(name, script, args, { execArgv, prefix: PIN ? ['taskset', '-c', '1'] : undefined })
 }
 
 /** The three targets must give the same answer before their speeds are compared. */
@@ -183,7 +105,7 @@ async function checkTargets(urls: Record<TargetId, string>): Promise<Record<stri
   for (const c of CASES) {
     const answers: Partial<Record<TargetId, string>> = {}
     for (const id of ['a', 'b', 'c'] as const) {
-      const res = await call(urls[id], c.body)
+      const res = await post(urls[id], c.body)
       if (res.status !== 200) throw new Error(`${TARGET_NAMES[id]} answered HTTP ${res.status} to ${c.label}: ${res.text.slice(0, 300)}`)
       const parsed = JSON.parse(res.text) as { result?: unknown; error?: unknown }
       if (parsed.error !== undefined || parsed.result === undefined) throw new Error(`${TARGET_NAMES[id]} gave no result for ${c.label}: ${res.text.slice(0, 300)}`)
@@ -200,18 +122,6 @@ function percentile(sorted: Float64Array, p: number): number {
   if (sorted.length === 0) return Number.NaN
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)]!
 }
-
-/** CPU seconds (user and system, every thread) a process has used so far; NaN where /proc is missing. */
-function cpuSeconds(pid: number): { user: number; system: number } {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ') // fields from the 3rd on
-    return { user: Number(fields[11]) / CLOCK_TICKS, system: Number(fields[12]) / CLOCK_TICKS } // utime, stime
-  } catch {
-    return { user: Number.NaN, system: Number.NaN }
-  }
-}
-const CLOCK_TICKS = 100 // USER_HZ: 100 on every Linux architecture Node supports
 
 async function load(url: string, c: Case, seconds: number, record: boolean, pid: number): Promise<Measurement> {
   let latencies = new Float64Array(1 << 16)
@@ -240,10 +150,10 @@ async function load(url: string, c: Case, seconds: number, record: boolean, pid:
       }
       latencies[n++] = ms
     })
-  const cpuBefore = cpuSeconds(pid)
+  const cpuBefore = cpuTimes(pid)
   const selfBefore = process.cpuUsage()
   const result: Result = await instance
-  const cpuAfter = cpuSeconds(pid)
+  const cpuAfter = cpuTimes(pid)
   const cpuUser = cpuAfter.user - cpuBefore.user
   const cpuSystem = cpuAfter.system - cpuBefore.system
   const cpu = cpuUser + cpuSystem
@@ -264,14 +174,11 @@ async function load(url: string, c: Case, seconds: number, record: boolean, pid:
   }
 }
 
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
-const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '—')
-
 function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  const line = (r: string[]) => `| ${r.map((cell, i) => (i < 2 ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!))).join(' | ')} |`
+  const { widths, cells } = alignColumns(rows, 2)
+  const line = (r: string[]) => `| ${r.join(' | ')} |`
   const rule = `|${widths.map((w, i) => (i < 2 ? `-${'-'.repeat(w)}-` : `-${'-'.repeat(w)}:`)).join('|')}|`
-  return [line(rows[0]!), rule, ...rows.slice(1).map(line)].join('\n')
+  return [line(cells[0]!), rule, ...cells.slice(1).map(line)].join('\n')
 }
 
 async function main(): Promise<void> {
@@ -279,7 +186,7 @@ async function main(): Promise<void> {
   const budgetMs = (CASES.length * TARGETS.length * ROUNDS * (DURATION + WARMUP) + 120) * 1000
   let anvil: RunningAnvil | undefined
   const cleanup = async () => {
-    await Promise.all(children.map((c) => stopChild(c)))
+    await stopTargets()
     await anvil?.stop()
   }
   const deadline = setTimeout(() => {
@@ -299,9 +206,9 @@ async function main(): Promise<void> {
     anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
     await seedChain(anvil.url)
     const [proxy, gateway] = await Promise.all([
-      spawnTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]),
+      startTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]),
       // Several upstreams: the same node under distinct URLs (anvil ignores the query), so every answer agrees.
-      spawnTarget('chaingate', 'run-chaingate.ts', [Array.from({ length: UPSTREAMS }, (_, i) => (i === 0 ? anvil!.url : `${anvil!.url}/?upstream=${i + 1}`)).join(','), LOG_FILE]),
+      startTarget('chaingate', 'run-chaingate.ts', [Array.from({ length: UPSTREAMS }, (_, i) => (i === 0 ? anvil!.url : `${anvil!.url}/?upstream=${i + 1}`)).join(','), LOG_FILE]),
     ])
     const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
     const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.process.pid!, c: gateway.process.pid! }

@@ -14,29 +14,13 @@
  * BENCH_TARGETS (b,e,r,p), BENCH_METHODS (blockNumber,blockLatest), BENCH_CACHE (off: chaingate forwards every
  * call like the minimal proxy, so only the per-call work differs; on: its cache and dedup answer what they can).
  */
-import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { readFileSync } from 'node:fs'
 import { availableParallelism, loadavg } from 'node:os'
-import { dirname, join } from 'node:path'
-import { createInterface } from 'node:readline'
-import { fileURLToPath } from 'node:url'
-import autocannon, { type Result } from 'autocannon'
 import pg from 'pg'
-import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { fmt, type LoadResult, loadSettings, loadTarget, post, rpcBody, spawnTarget, stopTargets } from './support.ts'
 
-const here = dirname(fileURLToPath(import.meta.url))
-const envInt = (name: string, fallback: number) => {
-  const v = process.env[name]
-  const n = v === undefined || v === '' ? fallback : Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
-  return n
-}
-const CONNECTIONS = Math.max(1, envInt('BENCH_CONNECTIONS', 32))
-const DURATION = Math.max(1, envInt('BENCH_DURATION', 5))
-const WARMUP = envInt('BENCH_WARMUP', 2)
-const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 5 })
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 const CACHE = process.env.BENCH_CACHE === 'on'
@@ -50,88 +34,18 @@ const NAMES: Record<TargetId, string> = {
 }
 const TARGETS = (process.env.BENCH_TARGETS ?? 'b,e,r,p').split(',').map((s) => s.trim()).filter((s): s is TargetId => s in NAMES)
 
-const rpc = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 const ALL_CASES = [
-  { name: 'blockNumber', label: 'eth_blockNumber', body: rpc('eth_blockNumber', []) },
-  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpc('eth_getBlockByNumber', ['latest', false]) },
+  { name: 'blockNumber', label: 'eth_blockNumber', body: rpcBody('eth_blockNumber', []) },
+  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpcBody('eth_getBlockByNumber', ['latest', false]) },
 ]
 const wanted = process.env.BENCH_METHODS?.split(',').map((s) => s.trim())
 const CASES = wanted ? ALL_CASES.filter((c) => wanted.includes(c.name)) : ALL_CASES
 
-interface Child {
-  process: ChildProcess
-  url: string
-}
-const children: Child[] = []
-
-async function spawnTarget(name: string, script: string, args: string[], env: Record<string, string> = {}): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', join(here, script), ...args], { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...env } })
-  child.stdin!.on('error', () => {})
-  const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`${name} did not start within 60 s`)), 60_000)
-    child.once('exit', (code) => reject(new Error(`${name} exited before it was ready (code ${code})`)))
-    createInterface({ input: child.stdout! }).once('line', (line) => {
-      clearTimeout(timer)
-      try {
-        resolve((JSON.parse(line) as { url: string }).url)
-      } catch {
-        reject(new Error(`${name} printed ${JSON.stringify(line)}`))
-      }
-    })
-  })
-  child.stdout!.resume()
-  const c = { process: child, url }
-  children.push(c)
-  return c
-}
-
-async function stopChild(c: Child): Promise<void> {
-  const p = c.process
-  if (p.exitCode !== null || p.signalCode !== null) return
-  const exited = new Promise<void>((resolve) => p.once('exit', () => resolve()))
-  p.stdin?.end()
-  const timer = setTimeout(() => p.kill('SIGKILL'), 8_000)
-  await exited
-  clearTimeout(timer)
-}
-
-const CLOCK_TICKS = 100
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS
-  } catch {
-    return Number.NaN
-  }
-}
-
-interface Measurement {
-  rps: number
-  p50: number
-  p99: number
-  cpuUsPerRequest: number
-  bad: number
-}
-
-async function load(url: string, body: string, seconds: number, pid: number): Promise<Measurement> {
-  const before = cpuSeconds(pid)
-  const instance = autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 })
-  const result: Result = await instance
-  const cpu = cpuSeconds(pid) - before
-  return {
-    rps: result.requests.total / result.duration,
-    p50: result.latency.p50,
-    p99: result.latency.p99,
-    cpuUsPerRequest: (cpu * 1e6) / result.requests.total,
-    bad: result.errors + result.non2xx + result.timeouts,
-  }
-}
+const load = (url: string, body: string, seconds: number, pid: number) => loadTarget(url, body, CONNECTIONS, seconds, pid)
 
 async function check(url: string, body: string): Promise<void> {
-  const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
-  const text = await res.body.text()
-  if (res.statusCode !== 200 || !text.includes('"result"')) throw new Error(`${url} answered HTTP ${res.statusCode}: ${text.slice(0, 200)}`)
+  const { status, text } = await post(url, body)
+  if (status !== 200 || !text.includes('"result"')) throw new Error(`${url} answered HTTP ${status}: ${text.slice(0, 200)}`)
 }
 
 /** A fresh PostgreSQL schema for one target, or undefined when PostgreSQL is not reachable. */
@@ -159,13 +73,11 @@ async function pgSchema(): Promise<{ url: string; drop(): Promise<void> } | unde
   }
 }
 
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
-
 async function main(): Promise<void> {
   let anvil: RunningAnvil | undefined
   const drops: (() => Promise<void>)[] = []
   const cleanup = async () => {
-    await Promise.all(children.map(stopChild))
+    await stopTargets()
     await anvil?.stop()
     for (const d of drops) await d().catch(() => undefined)
   }
@@ -178,8 +90,8 @@ async function main(): Promise<void> {
     const pids = {} as Record<TargetId, number>
     for (const id of TARGETS) {
       if (id === 'b') {
-        const c = await spawnTarget(NAMES.b, 'minimal-proxy.ts', [anvil.url])
-        ;[urls.b, pids.b] = [c.url, c.process.pid!]
+        const c = await spawnTarget(NAMES.b, 'minimal-proxy.ts', [anvil.url], { timeoutMs: 60_000 })
+        ;[urls.b, pids.b] = [c.info.url, c.process.pid!]
         continue
       }
       const extra: Record<string, unknown> = CACHE ? {} : { cache: { enabled: false, dedup: false } }
@@ -191,8 +103,8 @@ async function main(): Promise<void> {
         } else storage = 'SQLite (PostgreSQL unreachable)'
         extra.redis = { url: REDIS_URL, keyPrefix: `${prefix}${id}:`, ...(id === 'p' ? { leaseCredits: 0 } : {}) }
       }
-      const c = await spawnTarget(NAMES[id], 'run-chaingate.ts', [anvil.url, '/dev/null'], { BENCH_CHAINGATE_CONFIG: JSON.stringify(extra) })
-      ;[urls[id], pids[id]] = [c.url, c.process.pid!]
+      const c = await spawnTarget(NAMES[id], 'run-chaingate.ts', [anvil.url, '/dev/null'], { env: { BENCH_CHAINGATE_CONFIG: JSON.stringify(extra) }, timeoutMs: 60_000 })
+      ;[urls[id], pids[id]] = [c.info.url, c.process.pid!]
     }
     for (const id of TARGETS) for (const c of CASES) await check(urls[id], c.body)
 
@@ -200,7 +112,7 @@ async function main(): Promise<void> {
       `scale-out benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
         `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported; (r)/(p) storage: ${storage}; chaingate cache ${CACHE ? 'on' : 'off'}`,
     )
-    const runs = new Map<string, Measurement[]>()
+    const runs = new Map<string, LoadResult[]>()
     for (let round = 0; round < ROUNDS; round++) {
       const order = round % 2 === 0 ? TARGETS : [...TARGETS].reverse()
       for (const c of CASES)

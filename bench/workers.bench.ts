@@ -19,24 +19,14 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import autocannon, { type Result } from 'autocannon'
 import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { alignColumns, CLOCK_TICKS, cpuSeconds as processCpuSeconds, fmt, loadSettings, postLoad, rpcBody } from './support.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const envInt = (name: string, fallback: number) => {
-  const v = process.env[name]
-  const n = v === undefined || v === '' ? fallback : Number(v)
-  if (!Number.isInteger(n) || n < 0) throw new Error(`${name} must be a non-negative integer, got ${v}`)
-  return n
-}
-const CONNECTIONS = Math.max(1, envInt('BENCH_CONNECTIONS', 64))
-const DURATION = Math.max(1, envInt('BENCH_DURATION', 6))
-const WARMUP = envInt('BENCH_WARMUP', 2)
-const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 64, duration: 6 })
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 const METHOD = process.env.BENCH_METHOD || 'eth_chainId'
-const BODY = JSON.stringify({ jsonrpc: '2.0', id: 1, method: METHOD, params: [] })
-const CLOCK_TICKS = 100 // USER_HZ
+const BODY = rpcBody(METHOD, [])
 
 interface Target {
   workers: number
@@ -65,15 +55,8 @@ function treeCpuSeconds(pid: number): number {
   return total
 }
 
-function cpuSeconds(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
-    const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
-    return (Number(f[11]) + Number(f[12])) / CLOCK_TICKS
-  } catch {
-    return 0
-  }
-}
+/** A process that has ended meanwhile counts for nothing (a sum over a process tree must stay a number). */
+const cpuSeconds = (pid: number) => processCpuSeconds(pid, 0)
 
 /** Busy CPU seconds of the whole machine (every core), from /proc/stat. */
 function machineBusySeconds(): number {
@@ -144,7 +127,7 @@ interface Measurement {
 
 async function measure(t: Target, seconds: number, anvilPid: number, redis: number | undefined): Promise<Measurement> {
   const before = { gw: treeCpuSeconds(t.child.pid!), anvil: cpuSeconds(anvilPid), redis: redis ? cpuSeconds(redis) : 0, self: process.cpuUsage(), machine: machineBusySeconds() }
-  const result: Result = await autocannon({ url: t.url, method: 'POST', headers: { 'content-type': 'application/json' }, body: BODY, connections: CONNECTIONS, pipelining: 1, duration: seconds, timeout: 10 })
+  const result = await postLoad(t.url, BODY, CONNECTIONS, seconds)
   const self = process.cpuUsage(before.self)
   const machine = machineBusySeconds() - before.machine
   const d = result.duration
@@ -164,8 +147,6 @@ async function measure(t: Target, seconds: number, anvilPid: number, redis: numb
     errors: result.errors + result.non2xx + result.timeouts,
   }
 }
-
-const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
 
 async function main(): Promise<void> {
   const anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
@@ -197,8 +178,7 @@ async function main(): Promise<void> {
   const rows = [['target', 'answers/s', 'p50 ms', 'p99 ms', 'gateway cores', 'load gen cores', 'anvil cores', 'redis cores', 'other programs cores', 'answers per gateway CPU-s', 'errors']]
   for (const [w, m] of [...best.entries()].sort((a, b) => a[0] - b[0]))
     rows.push([`--workers ${w}`, fmt(m.rps), fmt(m.p50), fmt(m.p99), fmt(m.gatewayCores, 2), fmt(m.loadCores, 2), fmt(m.anvilCores, 2), fmt(m.redisCores, 2), fmt(m.otherCores, 2), fmt(m.rps / m.gatewayCores), String(m.errors)])
-  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  for (const r of rows) console.log(r.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join('  '))
+  for (const r of alignColumns(rows, 1).cells) console.log(r.join('  '))
   const w1 = best.get(1)
   const w2 = best.get(2)
   if (w1 && w2) {

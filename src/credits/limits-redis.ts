@@ -128,6 +128,14 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
     return code
   }
 
+  /** Spends from this replica's lease: no round trip (admission and fees alike). */
+  const spendLease = (k: KeyState, credits: number, nowMs: number) => {
+    k.credits -= credits
+    k.account.leased -= credits
+    k.unreported += credits
+    k.lastUseMs = nowMs
+  }
+
   const store: RedisLimitStore = {
     get degraded() {
       return down
@@ -138,10 +146,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       const k = keyState(r, day)
       if (k.credits >= credits) {
         // The common case: spent from this replica's lease, no round trip.
-        k.credits -= credits
-        k.account.leased -= credits
-        k.unreported += credits
-        k.lastUseMs = nowMs
+        spendLease(k, credits, nowMs)
         return null
       }
       if (down) return admitOffline(r, credits, nowMs, k)
@@ -182,10 +187,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       const day = utcDay(nowMs)
       const k = keyState(r, day)
       if (k.credits >= credits) {
-        k.credits -= credits
-        k.account.leased -= credits
-        k.unreported += credits
-        k.lastUseMs = nowMs
+        spendLease(k, credits, nowMs)
         return credits
       }
       if (down) {

@@ -5,19 +5,14 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { waitFor } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 let node: FakeNode
 let s: TestServer
 const remote = { network: 'remote' }
 
-const until = async (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) => waitFor(check, timeoutMs, what, 100)
 const asked = (method: string, first?: unknown) => node.requests.filter((r) => r.body?.method === method && (first === undefined || r.body.params?.[0] === first)).length
 const served = async (source: 'cache' | 'dedup') => {
   const text = await (await request(`${s.url}/metrics`)).body.text()

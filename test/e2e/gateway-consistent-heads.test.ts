@@ -5,6 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { waitFor } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 let ahead: FakeNode
@@ -12,13 +13,7 @@ let behind: FakeNode
 let s: TestServer
 const remote = { network: 'remote' }
 
-const until = async (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) => {
-  const deadline = Date.now() + timeoutMs
-  while (!(await check())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-}
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) => waitFor(check, timeoutMs, what, 100)
 const blockNumber = async (key?: string) => Number.parseInt((await s.rpc(call('eth_blockNumber'), { ...remote, ...(key ? { key } : {}) })).json().result, 16)
 
 beforeAll(async () => {

@@ -1,21 +1,12 @@
 /** The log-in limiter on a real Redis: one window for every replica. */
 import { randomBytes } from 'node:crypto'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { describeWithServices, redisUrl } from '../../../test/e2e/helpers/services.ts'
+import { useRedisConnections } from '../../../test/e2e/helpers/redis.ts'
 import { startTcpProxy } from '../../../test/e2e/helpers/tcp-proxy.ts'
-import { connectRedis, type RedisConnection } from '../../redis/connection.ts'
 import { createRedisAttemptLimiter } from './login-limiter.ts'
 
-const opened: { close(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const c of opened.splice(0).reverse()) await c.close()
-})
-
-async function connection(prefix: string, url = redisUrl): Promise<RedisConnection> {
-  const c = await connectRedis({ url, prefix, commandTimeoutMs: 300 })
-  opened.push(c)
-  return c
-}
+const { connection, closeLater } = useRedisConnections()
 
 describeWithServices(['redis'], 'Redis log-in limiter', () => {
   it('two replicas share one window: the sixth attempt is refused on either, with the time left', async () => {
@@ -56,7 +47,7 @@ describeWithServices(['redis'], 'Redis log-in limiter', () => {
   it('Redis unreachable: each replica limits on its own instead of failing the log-in', async () => {
     const prefix = `test:login:${randomBytes(6).toString('hex')}:`
     const proxy = await startTcpProxy(redisUrl)
-    opened.push(proxy)
+    closeLater(proxy)
     const limiter = createRedisAttemptLimiter(await connection(prefix, `redis://127.0.0.1:${proxy.port}`), 'login', { maxAttempts: 2, windowMs: 60_000 })
     await proxy.cut()
     expect('attempt' in (await limiter.begin(['email:a'], 0))).toBe(true)

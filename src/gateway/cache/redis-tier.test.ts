@@ -1,22 +1,13 @@
 /** The Redis tier of the cache and the shared head floors, on a real Redis; two instances play two replicas. */
 import { randomBytes } from 'node:crypto'
-import { afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { describeWithServices, redisUrl } from '../../../test/e2e/helpers/services.ts'
+import { useRedisConnections } from '../../../test/e2e/helpers/redis.ts'
 import { startTcpProxy } from '../../../test/e2e/helpers/tcp-proxy.ts'
-import { connectRedis, type RedisConnection } from '../../redis/connection.ts'
 import { createRedisCacheTier, createRedisHeadFloorStore } from './redis-tier.ts'
 import { createMemoryCacheStore } from './store.ts'
 
-const opened: { close(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const c of opened.splice(0).reverse()) await c.close()
-})
-
-async function connection(prefix: string, url = redisUrl): Promise<RedisConnection> {
-  const c = await connectRedis({ url, prefix, commandTimeoutMs: 300 })
-  opened.push(c)
-  return c
-}
+const { connection, closeLater } = useRedisConnections()
 const newPrefix = () => `test:tier:${randomBytes(6).toString('hex')}:`
 const tier = async (prefix: string, url?: string) => createRedisCacheTier(createMemoryCacheStore({ maxBytes: 1 << 20 }), await connection(prefix, url))
 
@@ -64,7 +55,7 @@ describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
 
   it('Redis unreachable: the cache answers from memory or misses, never fails', async () => {
     const proxy = await startTcpProxy(redisUrl)
-    opened.push(proxy)
+    closeLater(proxy)
     const a = await tier(newPrefix(), `redis://127.0.0.1:${proxy.port}`)
     await proxy.cut()
     a.set('n\0m\0[]', Buffer.from('x'), { immutable: true })
@@ -76,7 +67,8 @@ describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
     const prefix = newPrefix()
     const a = createRedisHeadFloorStore(await connection(prefix))
     const b = createRedisHeadFloorStore(await connection(prefix))
-    opened.push(a, b)
+    closeLater(a)
+    closeLater(b)
     await a.start(['net'])
     await b.start(['net'])
     expect(a.raise('key1', 'net', 100)).toBe(100)
@@ -87,7 +79,7 @@ describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
     await expect.poll(() => a.get('key1', 'net')).toBe(101)
     // A replica started later loads the floors.
     const c = createRedisHeadFloorStore(await connection(prefix))
-    opened.push(c)
+    closeLater(c)
     await c.start(['net'])
     expect(c.get('key1', 'net')).toBe(101)
     a.reset('net')

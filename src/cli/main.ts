@@ -134,6 +134,9 @@ async function main(argv: string[]): Promise<number> {
   return (await import('./admin-commands.ts')).adminCommand(command, sub, rest, values, ctx)
 }
 
+/** Errors whose message is the whole story (a service the config names is unreachable): no stack trace. Names, not classes, so main loads neither module. */
+const UNREACHABLE = new Set(['DatabaseUnreachableError', 'RedisUnreachableError'])
+
 const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */
@@ -148,8 +151,8 @@ main(process.argv.slice(2)).then(
   (err) => {
     // ConfigError (src/config/load.ts), matched by name so the error path loads nothing.
     if ((err as Error)?.name === 'ConfigError') process.stderr.write(`${err.message}\n`)
-    // DatabaseUnreachableError (src/db/database.ts): PostgreSQL down or refusing; the message says which and why.
-    else if ((err as Error)?.name === 'DatabaseUnreachableError') process.stderr.write(`error: ${err.message}\n`)
+    // PostgreSQL or Redis down or refusing (src/db/database.ts, src/redis/connection.ts): the message says which and why.
+    else if (UNREACHABLE.has((err as Error)?.name)) process.stderr.write(`error: ${(err as Error).message}\n`)
     else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
     else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)
     process.exitCode = err instanceof UsageError ? 2 : 1

@@ -55,6 +55,11 @@ function clientOptions(opts: RedisConnectionOptions): RedisOptions {
 }
 
 /** Connects (waits until Redis answers or fails with the redacted URL in the message). */
+/** Redis down or refusing at start: the CLI prints the message alone (it names the redacted URL and why). */
+export class RedisUnreachableError extends Error {
+  override readonly name = 'RedisUnreachableError'
+}
+
 export async function connectRedis(opts: RedisConnectionOptions): Promise<RedisConnection> {
   const client = new Redis(opts.url, clientOptions(opts))
   const listeners: ((ready: boolean) => void)[] = []
@@ -77,7 +82,7 @@ export async function connectRedis(opts: RedisConnectionOptions): Promise<RedisC
     await client.connect()
   } catch (err) {
     client.disconnect()
-    throw new Error(`cannot connect to Redis at ${redactRedisUrl(opts.url)} (config redis.url): ${(err as Error).message}`)
+    throw new RedisUnreachableError(`cannot connect to Redis at ${redactRedisUrl(opts.url)} (config redis.url): ${(err as Error).message}`)
   }
   ready = client.status === 'ready'
   client.on('ready', () => (lastError = ''))

@@ -178,9 +178,10 @@ export const ConfigSchema = z
         /** postgres:// or postgresql:// URL; default from the environment variable CHAINGATE_DATABASE_URL; null: SQLite. */
         url: z
           .string()
-          .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL')
+          .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL (from the config or CHAINGATE_DATABASE_URL)')
           .nullable()
-          .default(() => process.env.CHAINGATE_DATABASE_URL || null),
+          // prefault: a value from the environment is validated like one from the file.
+          .prefault(() => process.env.CHAINGATE_DATABASE_URL || null),
         /** PostgreSQL: connections in this process's pool. */
         poolSize: z.number().int().min(1).max(200).default(10),
         /**
@@ -200,9 +201,10 @@ export const ConfigSchema = z
         /** redis:// or rediss:// URL; default from the environment variable CHAINGATE_REDIS_URL. */
         url: z
           .string()
-          .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL')
+          .regex(/^rediss?:\/\//, 'a redis:// or rediss:// URL (from the config or CHAINGATE_REDIS_URL)')
           .nullable()
-          .default(() => process.env.CHAINGATE_REDIS_URL || null),
+          // prefault: a value from the environment is validated like one from the file.
+          .prefault(() => process.env.CHAINGATE_REDIS_URL || null),
         /** Prefix of every key chaingate writes, so several deployments can share one Redis. */
         keyPrefix: z.string().min(1).max(64).default('chaingate:'),
         /** Credits a replica takes from Redis at once and then spends locally; 0: one Redis round trip per call. */

@@ -22,6 +22,17 @@ it('config database.url: SQLite in the data dir by default, PostgreSQL from the 
     expect(parseConfig({ database: { url: 'postgresql://key@db/cg' } }).database.url).toBe('postgresql://key@db/cg')
     expect(() => parseConfig({ database: { url: 'mysql://x@db/cg' } })).toThrow(/database\.url: a postgres:\/\/ or postgresql:\/\/ URL/)
     expect(() => parseConfig({ database: { usageBufferRows: 10 } })).toThrow(/database\.usageBufferRows/)
+    // A bad value from the environment is refused like one from the file (it used to pass unchecked).
+    process.env.CHAINGATE_DATABASE_URL = 'mysql://env@db/cg'
+    expect(() => parseConfig({})).toThrow(/database\.url: .*CHAINGATE_DATABASE_URL/)
+    const savedRedis = process.env.CHAINGATE_REDIS_URL
+    process.env.CHAINGATE_REDIS_URL = 'localhost:6379'
+    try {
+      expect(() => parseConfig({ database: { url: null } })).toThrow(/redis\.url: .*CHAINGATE_REDIS_URL/)
+    } finally {
+      if (savedRedis === undefined) delete process.env.CHAINGATE_REDIS_URL
+      else process.env.CHAINGATE_REDIS_URL = savedRedis
+    }
   } finally {
     if (saved === undefined) delete process.env.CHAINGATE_DATABASE_URL
     else process.env.CHAINGATE_DATABASE_URL = saved

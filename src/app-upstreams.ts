@@ -120,11 +120,9 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   }
   // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md); built before any head is
   // polled, so the layers see every announced head (unfinalized entries are keyed on their hashes).
-  const callLayers = createNetworkLayers(
-    config,
-    pools,
-    redis ? { cache: createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis), floors } : undefined,
-  )
+  const cacheTier = redis ? createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis) : undefined
+  if (cacheTier) stops.push(() => cacheTier.close())
+  const callLayers = createNetworkLayers(config, pools, cacheTier && floors ? { cache: cacheTier, floors } : undefined)
   stops.push(() => callLayers.close())
   // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
   await Promise.all([...pools.values()].map((p) => p.verifyChainId()))

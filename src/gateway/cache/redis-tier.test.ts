@@ -9,7 +9,11 @@ import { createMemoryCacheStore } from './store.ts'
 
 const { connection, closeLater } = useRedisConnections()
 const newPrefix = () => `test:tier:${randomBytes(6).toString('hex')}:`
-const tier = async (prefix: string, url?: string) => createRedisCacheTier(createMemoryCacheStore({ maxBytes: 1 << 20 }), await connection(prefix, url))
+const tier = async (prefix: string, url?: string) => {
+  const t = createRedisCacheTier(createMemoryCacheStore({ maxBytes: 1 << 20 }), await connection(prefix, url))
+  closeLater(t)
+  return t
+}
 
 describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
   it('an answer stored on one replica is served by another, which then holds it in its own first tier', async () => {
@@ -38,18 +42,27 @@ describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
     expect(await a.get(key)).toBeUndefined()
   })
 
-  it('delete and clear(network) reach Redis; other networks stay', async () => {
+  it('delete and clear(network) reach Redis and every replica\'s memory; other networks stay', async () => {
     const prefix = newPrefix()
     const a = await tier(prefix)
     const b = await tier(prefix)
+    await b.listening
     a.set('n1\0m\0[1]', Buffer.from('1'), { immutable: true })
     a.set('n1\0m\0[2]', Buffer.from('2'), { immutable: true })
     a.set('n2\0m\0[1]', Buffer.from('3'), { immutable: true })
+    // b holds all three in its own memory tier.
     await expect.poll(async () => (await b.get('n2\0m\0[1]'))?.toString()).toBe('3')
+    await expect.poll(async () => (await b.get('n1\0m\0[1]'))?.toString()).toBe('1')
+    expect(b.get('n1\0m\0[1]')?.toString()).toBe('1')
     a.delete('n1\0m\0[2]')
     a.clear('n1\0')
+    // b's memory drops network n1 once Redis has (the message follows the deletes); n2 stays.
+    await expect.poll(() => b.get('n1\0m\0[1]') === undefined || b.get('n1\0m\0[1]') instanceof Promise).toBe(true)
+    expect(await b.get('n1\0m\0[1]')).toBeUndefined()
+    expect(b.get('n2\0m\0[1]')?.toString()).toBe('3')
     const fresh = await tier(prefix)
-    await expect.poll(async () => (await fresh.get('n1\0m\0[1]')) === undefined && (await fresh.get('n1\0m\0[2]')) === undefined).toBe(true)
+    expect(await fresh.get('n1\0m\0[1]')).toBeUndefined()
+    expect(await fresh.get('n1\0m\0[2]')).toBeUndefined()
     expect((await fresh.get('n2\0m\0[1]'))?.toString()).toBe('3')
   })
 

@@ -5,7 +5,9 @@
  * Cache: the in-process LRU stays the first tier (a hit answers synchronously); a miss there asks Redis, and an
  * answer found in Redis fills the first tier. Every answer stored goes to both. Redis keys are
  * `<prefix>c:<network>:<sha256 of the cache key>`; the value carries its expiry, so the first tier gets the same.
- * Redis errors count as misses: the cache never fails a call.
+ * Redis errors count as misses: the cache never fails a call. A clear (a devnet rewound) deletes the network's keys
+ * in Redis and then tells every replica over pub/sub to drop them from its first tier too; the message goes out
+ * after the deletes, so a replica cannot refill its memory from Redis entries that are about to go.
  *
  * Head floors (the highest block each key was told, so `eth_blockNumber` never goes back): read locally
  * (synchronous, as the pipeline needs), raised locally and in Redis, and pushed to every replica over pub/sub, so
@@ -21,30 +23,54 @@ import { createMemoryHeadFloorStore, type CacheStore, type HeadFloorStore } from
 const IMMUTABLE_TTL_MS = 24 * 3_600_000
 const IMMUTABLE = 0xff
 
-export function createRedisCacheTier(memory: CacheStore, connection: RedisConnection, opts: { now?: () => number } = {}): CacheStore {
+export interface RedisCacheTier extends CacheStore {
+  /** Resolves once this replica listens for other replicas' clears (tests wait on it). */
+  readonly listening: Promise<void>
+  close(): Promise<void>
+}
+
+export function createRedisCacheTier(memory: CacheStore, connection: RedisConnection, opts: { now?: () => number } = {}): RedisCacheTier {
   const client = connection.client
   const now = opts.now ?? Date.now
   const prefix = `${connection.prefix}c:`
+  const channel = `${connection.prefix}cache-clear`
+  // ioredis subscribes again by itself after a reconnection.
+  const sub = connection.duplicate()
+  sub.on('error', () => undefined)
+  // Counts clears: an answer read from Redis before a clear arrived is not kept in memory (it may be a deleted one).
+  let clears = 0
+  sub.on('message', (_channel: string, network: string) => {
+    clears++
+    memory.clear(network === '' ? undefined : `${network}\0`)
+  })
+  const listening = sub.subscribe(channel).then(
+    () => undefined,
+    () => undefined,
+  )
   const redisKey = (key: string) => {
     const nul = key.indexOf('\0')
     return `${prefix}${nul < 0 ? '' : key.slice(0, nul)}:${createHash('sha256').update(key).digest('base64url')}`
   }
   const ignore = () => undefined
 
-  const fromRedis = (key: string): Promise<Buffer | undefined> =>
-    client.getBuffer(redisKey(key)).then((stored) => {
+  const fromRedis = (key: string): Promise<Buffer | undefined> => {
+    const clearsBefore = clears
+    return client.getBuffer(redisKey(key)).then((stored) => {
       // 1 byte: immutable (0xff) or not; 8 bytes: expiry (ms since epoch, 0 when immutable); then the answer.
       if (stored === null || stored.length < 9) return undefined
       const expiresAt = Number(stored.readBigUInt64BE(1))
       const value = stored.subarray(9)
-      if (stored[0] === IMMUTABLE) memory.set(key, value, { immutable: true })
-      else {
+      const keep = clears === clearsBefore
+      if (stored[0] === IMMUTABLE) {
+        if (keep) memory.set(key, value, { immutable: true })
+      } else {
         const ttlMs = expiresAt - now()
         if (ttlMs <= 0) return undefined
-        memory.set(key, value, { immutable: false, ttlMs })
+        if (keep) memory.set(key, value, { immutable: false, ttlMs })
       }
       return value
     }, ignore)
+  }
 
   return {
     get(key) {
@@ -67,18 +93,27 @@ export function createRedisCacheTier(memory: CacheStore, connection: RedisConnec
       client.del(redisKey(key)).catch(ignore)
     },
     clear(keyPrefix) {
+      clears++
       memory.clear(keyPrefix)
       // A network's entries (`<network>\0`), or all: found by SCAN, deleted in batches, in the background.
       const network = keyPrefix === undefined ? undefined : keyPrefix.slice(0, Math.max(0, keyPrefix.indexOf('\0')))
       const match = `${prefix}${network === undefined ? '*' : `${network.replace(/[*?[\]\\]/g, '\\$&')}:*`}`
       const stream = client.scanStream({ match, count: 500 })
+      const deletes: Promise<unknown>[] = []
       stream.on('data', (keys: string[]) => {
-        if (keys.length) client.unlink(...keys).catch(ignore)
+        if (keys.length) deletes.push(client.unlink(...keys).catch(ignore))
       })
       stream.on('error', ignore)
+      stream.on('end', () => {
+        void Promise.all(deletes).then(() => client.publish(channel, network ?? '').catch(ignore))
+      })
     },
     get sizeBytes() {
       return memory.sizeBytes
+    },
+    listening,
+    async close() {
+      await sub.quit().catch(() => sub.disconnect())
     },
   }
 }

@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const A = `eip155:${CHAIN_A}`
@@ -22,17 +22,14 @@ const DAPP_PAGE = (walletUrl: string) => `<!doctype html><html><body><script>
   window.call = (method, params) => new Promise((r) => { const i = ++id; pending.set(i, r); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params })); });
 </script></body></html>`
 
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 let browser: Browser | undefined
 let site: Server
 let siteOrigin: string
 
 describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => {
+  const wallet = useWalletOnDevnets()
   beforeAll(async () => {
-    devnets = await startDevnets()
-    h = await startWallet(devnets.anvils)
-    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(DAPP_PAGE(h.url)))
+    site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(DAPP_PAGE(wallet.h.url)))
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r))
     siteOrigin = `http://127.0.0.1:${(site.address() as { port: number }).port}`
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
@@ -40,8 +37,6 @@ describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => 
   afterAll(async () => {
     await browser?.close()
     site?.close()
-    await h?.stop()
-    await devnets?.stop()
   })
 
   test('the page origin owns the session; the console shows the request, the user adds an account, drops a chain and approves, then revokes', async () => {
@@ -53,11 +48,11 @@ describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => 
         optionalScopes: { eip155: { references: ['31337', '31338'], methods: ['eth_chainId'], notifications: [] } },
       }),
     )
-    const pending = await waitForPending(h, (p) => p.kind === 'session')
+    const pending = await waitForPending(wallet.h, (p) => p.kind === 'session')
     expect(pending.origin).toBe(siteOrigin)
 
     const consolePage = await browser!.newPage()
-    await consolePage.goto(h.consoleUrl)
+    await consolePage.goto(wallet.h.consoleUrl)
     expect(new URL(consolePage.url()).search).toBe('') // the token leaves the query (it stays in the fragment, never sent)
     await consolePage.getByText(siteOrigin).first().waitFor()
     await consolePage.locator(`#pending input[data-name="scope"][value="${B}"]`).uncheck()

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { encodeAbiParameters, encodeFunctionData, erc20Abi, maxUint256, stringToHex, toFunctionSelector, concat, size, numberToHex } from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { ACCOUNT_0, CHAIN_A, approve, dapp, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+import { ACCOUNT_0, CHAIN_A, approve, dapp, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const A = `eip155:${CHAIN_A}`
@@ -26,8 +26,6 @@ function revertingCode(reason: string): `0x${string}` {
   return concat([`0x60${len}600c600039` as `0x${string}`, `0x60${len}6000fd` as `0x${string}`, data])
 }
 
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 let browser: Browser | undefined
 
 /** Panels and cards whose content is wider than they are (each would need a horizontal scrollbar). */
@@ -39,20 +37,17 @@ const overflowing = (page: Page) =>
   )
 
 describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
+  const wallet = useWalletOnDevnets()
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
-    devnets = await startDevnets()
-    h = await startWallet(devnets.anvils)
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
   })
   afterAll(async () => {
     await browser?.close()
-    await h?.stop()
-    await devnets?.stop()
   })
 
   test('requests as a person reads them, pushed without polling; screenshots without overflow', async () => {
-    await fetch(devnets.anvils[0]!.url, {
+    await fetch(wallet.devnets.anvils[0]!.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setCode', params: [TOKEN, revertingCode('ERC20: insufficient allowance')] }),
@@ -64,7 +59,7 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
     console_.on('pageerror', (e) => void pageErrors.push(e.message))
     const apiCalls: string[] = []
     console_.on('request', (r) => void (r.url().includes('/console/api/state') && apiCalls.push(r.url())))
-    await console_.goto(h.consoleUrl)
+    await console_.goto(wallet.h.consoleUrl)
     await console_.locator('#live.on').waitFor()
     await console_.getByText('Nothing waiting').waitFor()
     // Idle: the page does not poll.
@@ -73,12 +68,12 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
     expect(apiCalls.length).toBe(before)
 
     const origin = 'https://app.uniswap-lookalike.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction'], notifications: [] } } as any })
     // The session request appears by push.
     await console_.locator('#pending article[data-kind="session"]').waitFor({ timeout: 5000 })
-    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
-    await approve(h, p.id, { accounts: [ACCOUNT_0] })
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
+    await approve(wallet.h, p.id, { accounts: [ACCOUNT_0] })
     await created
     // invokeMethod resolves with the spec's envelope {scope, result: {method, result}}.
     const invoke = (method: string, params: unknown) =>

@@ -6,26 +6,17 @@
 import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringToHex, numberToHex } from 'viem'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { runWalletCommand } from '../../src/cli/wallet.ts'
-import { ACCOUNT_0, CHAIN_A, approve, dapp, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+import { ACCOUNT_0, CHAIN_A, approve, dapp, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 
-beforeAll(async () => {
-  devnets = await startDevnets()
-  h = await startWallet(devnets.anvils)
-})
-afterAll(async () => {
-  await h?.stop()
-  await devnets?.stop()
-})
+const wallet = useWalletOnDevnets()
 
 /** Opens /console/api/events; `events` collects the event names as they arrive. */
 async function openStream(token: string) {
-  const u = new URL(h.consoleUrl)
+  const u = new URL(wallet.h.consoleUrl)
   const ctl = new AbortController()
   const res = await fetch(`http://${u.host}/console/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: ctl.signal })
   const events: string[] = []
@@ -60,9 +51,9 @@ const until = async (pred: () => boolean, ms = 5000) => {
 
 describe('console event stream', () => {
   test('needs the token; pushes a change when a request arrives and when it is answered; quiet otherwise', async () => {
-    const u = new URL(h.consoleUrl)
+    const u = new URL(wallet.h.consoleUrl)
     expect((await fetch(`http://${u.host}/console/api/events`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401)
-    const s = await openStream(h.consoleToken)
+    const s = await openStream(wallet.h.consoleToken)
     expect(s.res.status).toBe(200)
     expect(s.res.headers.get('content-type')).toMatch(/^text\/event-stream/)
     await until(() => s.events.includes('ready'))
@@ -70,12 +61,12 @@ describe('console event stream', () => {
     expect(s.events).toEqual(['ready']) // nothing happened, nothing sent
 
     const origin = 'https://push.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['personal_sign'], notifications: [] } } as any })
     await until(() => s.events.includes('change'))
-    const p = await waitForPending(h, (x) => x.origin === origin)
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin)
     const seen = s.events.length
-    await approve(h, p.id, { accounts: [ACCOUNT_0] })
+    await approve(wallet.h, p.id, { accounts: [ACCOUNT_0] })
     await created
     await until(() => s.events.length > seen)
     s.close()
@@ -85,64 +76,64 @@ describe('console event stream', () => {
 
 describe('console token', () => {
   test('kept in the data dir (0600) across a restart: the same URL works after it', async () => {
-    const file = join(h.dataDir, 'wallet-console-token')
-    expect(readFileSync(file, 'utf8').trim()).toBe(h.consoleToken)
+    const file = join(wallet.h.dataDir, 'wallet-console-token')
+    expect(readFileSync(file, 'utf8').trim()).toBe(wallet.h.consoleToken)
     if (process.platform !== 'win32') expect(statSync(file).mode & 0o777).toBe(0o600)
-    const before = h.consoleUrl
-    await h.restart()
-    expect(h.consoleUrl).toBe(before)
-    expect((await h.console('/console/api/state')).status).toBe(200)
+    const before = wallet.h.consoleUrl
+    await wallet.h.restart()
+    expect(wallet.h.consoleUrl).toBe(before)
+    expect((await wallet.h.console('/console/api/state')).status).toBe(200)
     expect((await fetch(before)).status).toBe(200)
   })
 
   test('rotated in the console: the old token gets 401 at once and its open stream ends', async () => {
-    const old = h.consoleToken
+    const old = wallet.h.consoleToken
     const s = await openStream(old)
     await until(() => s.events.includes('ready'))
-    const r = await h.console('/console/api/token/rotate', { method: 'POST', body: {} })
+    const r = await wallet.h.console('/console/api/token/rotate', { method: 'POST', body: {} })
     expect(r.status).toBe(200)
     expect(r.body.token).toMatch(/^[0-9a-f]{32}$/)
     expect(r.body.token).not.toBe(old)
     await until(() => s.ended())
-    expect((await h.console('/console/api/state', { token: old })).status).toBe(401)
-    expect((await h.console('/console/api/state', { token: r.body.token })).status).toBe(200)
-    expect(readFileSync(join(h.dataDir, 'wallet-console-token'), 'utf8').trim()).toBe(r.body.token)
-    h.consoleToken = r.body.token
+    expect((await wallet.h.console('/console/api/state', { token: old })).status).toBe(401)
+    expect((await wallet.h.console('/console/api/state', { token: r.body.token })).status).toBe(200)
+    expect(readFileSync(join(wallet.h.dataDir, 'wallet-console-token'), 'utf8').trim()).toBe(r.body.token)
+    wallet.h.consoleToken = r.body.token
   })
 
   test('rotated by the CLI while the wallet runs: the running wallet accepts only the new token', async () => {
     const out: string[] = []
-    expect(await runWalletCommand(['console-token', 'rotate'], { dataDir: h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
+    expect(await runWalletCommand(['console-token', 'rotate'], { dataDir: wallet.h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
     const { token, url } = JSON.parse(out.pop()!)
     expect(url).toBe(`http://127.0.0.1:8546/console?token=${token}`) // the configured port (the test runs on port 0)
-    expect((await h.console('/console/api/state', { token: h.consoleToken })).status).toBe(401)
-    expect((await h.console('/console/api/state', { token })).status).toBe(200)
-    expect(await runWalletCommand(['console-token', 'show'], { dataDir: h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
+    expect((await wallet.h.console('/console/api/state', { token: wallet.h.consoleToken })).status).toBe(401)
+    expect((await wallet.h.console('/console/api/state', { token })).status).toBe(200)
+    expect(await runWalletCommand(['console-token', 'show'], { dataDir: wallet.h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
     expect(JSON.parse(out.pop()!).token).toBe(token)
-    h.consoleToken = token
+    wallet.h.consoleToken = token
   })
 })
 
 describe('activity list', () => {
   test('approved, rejected, signed and sent (with hash and receipt) are recorded and survive a restart', async () => {
     const origin = 'https://activity.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['personal_sign', 'eth_sendTransaction'], notifications: [] } } as any })
-    await approve(h, (await waitForPending(h, (x) => x.origin === origin)).id, { accounts: [ACCOUNT_0] })
+    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.origin === origin)).id, { accounts: [ACCOUNT_0] })
     await created
-    const s = await openStream(h.consoleToken) // receipts are looked up while a console is open
+    const s = await openStream(wallet.h.consoleToken) // receipts are looked up while a console is open
     const invoke = (method: string, params: unknown) => d.client.invokeMethod({ scope: A as any, request: { method, params } as any }).then((r: any) => r.result.result)
     const signing = invoke('personal_sign', [stringToHex('hello'), ACCOUNT_0])
-    await approve(h, (await waitForPending(h, (x) => x.origin === origin && x.kind === 'personal_sign')).id)
+    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')).id)
     await signing
     const refused = invoke('personal_sign', [stringToHex('no'), ACCOUNT_0]).catch((e) => e)
-    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'personal_sign')
-    expect((await h.console(`/console/api/approvals/${p.id}/reject`, { method: 'POST', body: {} })).status).toBe(200)
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')
+    expect((await wallet.h.console(`/console/api/approvals/${p.id}/reject`, { method: 'POST', body: {} })).status).toBe(200)
     expect(String((await refused).message)).toMatch(/rejected/)
     const sending = invoke('eth_sendTransaction', [{ from: ACCOUNT_0, to: '0x000000000000000000000000000000000000dEaD', value: numberToHex(10n ** 15n) }])
-    await approve(h, (await waitForPending(h, (x) => x.origin === origin && x.kind === 'eth_sendTransaction')).id)
+    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'eth_sendTransaction')).id)
     const hash = await sending
-    const entries = async () => ((await h.console('/console/api/activity')).body.entries as any[]).filter((e) => e.origin === origin)
+    const entries = async () => ((await wallet.h.console('/console/api/activity')).body.entries as any[]).filter((e) => e.origin === origin)
     for (let i = 0; i < 100 && !(await entries()).some((e) => e.receiptStatus === 'success'); i++) await new Promise((r) => setTimeout(r, 100))
     const list = await entries()
     expect(list.map((e) => `${e.kind} ${e.outcome}`)).toEqual([
@@ -158,7 +149,7 @@ describe('activity list', () => {
     expect(list[3].summary).toBe('message "hello"')
     s.close()
     await d.close()
-    await h.restart()
+    await wallet.h.restart()
     expect((await entries()).length).toBe(6)
   })
 })

@@ -4,8 +4,8 @@
  * sessions exist and invokeMethod reaches the local methods and the chain). Every message must get exactly one
  * answer with its own id, the connection must stay open, and the wallet must log no internal error (a bug).
  */
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { ACCOUNT_0, CHAIN_A, CHAIN_B, pairingOf, rawSocket, startDevnets, startWallet, dapp, type WalletHarness } from './helpers/wallet.ts'
+import { expect, test } from 'vitest'
+import { ACCOUNT_0, CHAIN_A, CHAIN_B, dapp, pairingOf, rawSocket, useWalletOnDevnets } from './helpers/wallet.ts'
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20261126)
 const MESSAGES = Number(process.env.FUZZ_MESSAGES ?? 1200)
@@ -25,25 +25,16 @@ function rng(seed: number) {
   return { next, int, pick }
 }
 
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 const logLines: string[] = []
 
-beforeAll(async () => {
-  devnets = await startDevnets()
-  h = await startWallet(devnets.anvils, { autoApprove: true, maxMessagesPerSecond: 100_000 }, { logLines })
-})
-afterAll(async () => {
-  await h?.stop()
-  await devnets?.stop()
-})
+const wallet = useWalletOnDevnets({ autoApprove: true, maxMessagesPerSecond: 100_000 }, { logLines })
 
 test(`${MESSAGES} fuzzed messages (seed ${SEED}): one answer each, right id, connection open, no internal error`, async () => {
   const r = rng(SEED)
   const origin = 'https://fuzz.example'
-  const d = dapp(h.url, origin)
+  const d = dapp(wallet.h.url, origin)
   await d.client.getSession() // creates the site's pairing secret
-  const s = await rawSocket(`${h.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(h.url, origin)}`)
+  const s = await rawSocket(`${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(wallet.h.url, origin)}`)
 
   const scopes = [`eip155:${CHAIN_A}`, `eip155:${CHAIN_B}`, 'eip155:1', 'eip155', 'wallet', 'wallet:eip155', 'EIP155:1', '', 'a', 'x'.repeat(300), 'eip155:0x1']
   const methods = ['eth_chainId', 'eth_blockNumber', 'eth_getBalance', 'personal_sign', 'eth_signTypedData_v4', 'eth_subscribe', 'eth_unsubscribe', 'web3_clientVersion', 'wallet_addEthereumChain', 'eth_accounts', 'toString', '__proto__', '']

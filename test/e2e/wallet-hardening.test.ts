@@ -6,49 +6,17 @@ import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { describe, expect, test } from 'vitest'
 import { runWalletCommand } from '../../src/cli/wallet.ts'
 import { startAnvil } from '../../src/devnet/anvil.ts'
-import {
-  ACCOUNT_0,
-  ACCOUNT_1,
-  CHAIN_A,
-  approve,
-  dapp,
-  failure,
-  pairingOf,
-  rawSocket,
-  startDevnets,
-  startWallet,
-  waitForPending,
-  type Dapp,
-  type WalletHarness,
-} from './helpers/wallet.ts'
+import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, UNAUTHORIZED, approve, approvedSession, dapp, failure, invoke, pairingOf, rawSocket, startWallet, useWalletOnDevnets, waitForPending, type WalletHarness } from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
-const UNAUTHORIZED = { code: 4100, message: 'The requested account and/or method has not been authorized by the user.' }
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
 
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 
-beforeAll(async () => {
-  devnets = await startDevnets()
-  h = await startWallet(devnets.anvils)
-})
-afterAll(async () => {
-  await h?.stop()
-  await devnets?.stop()
-})
+const wallet = useWalletOnDevnets()
 
-async function session(w: WalletHarness, d: Dapp, origin: string, scopes: Record<string, any>, accounts = [ACCOUNT_0]) {
-  const created = d.client.createSession({ optionalScopes: scopes })
-  const p = await waitForPending(w, (x) => x.origin === origin && x.kind === 'session')
-  await approve(w, p.id, { accounts })
-  return created
-}
-const invoke = (d: Dapp, scope: string, method: string, params: unknown) =>
-  d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
 const pendingOf = async (w: WalletHarness, origin: string) =>
   ((await w.console('/console/api/state')).body.pending as any[]).filter((p) => p.origin === origin)
 async function until(what: () => Promise<boolean>, timeoutMs = 5000): Promise<void> {
@@ -59,12 +27,12 @@ async function until(what: () => Promise<boolean>, timeoutMs = 5000): Promise<vo
 describe('item 17: the cap of 20 waiting approvals per origin holds against a burst', () => {
   test('30 simultaneous personal_sign: 20 wait, 10 get -32005; revoking the session answers the 20 with 4001 (item 7)', async () => {
     const origin = 'https://burst.example'
-    const d = dapp(h.url, origin)
-    await session(h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
     const calls = Array.from({ length: 30 }, (_, i) => failure(invoke(d, A, 'personal_sign', [`0x${(i + 16).toString(16)}`, ACCOUNT_0])))
-    await until(async () => (await pendingOf(h, origin)).length >= 20)
+    await until(async () => (await pendingOf(wallet.h, origin)).length >= 20)
     await pause(200) // any request beyond the cap would have shown up by now
-    expect((await pendingOf(h, origin)).length).toBe(20)
+    expect((await pendingOf(wallet.h, origin)).length).toBe(20)
     // The dapp ends its session while the user still has 20 of its requests open: all are cancelled.
     await d.client.revokeSession({})
     const errors = await Promise.all(calls)
@@ -72,7 +40,7 @@ describe('item 17: the cap of 20 waiting approvals per origin holds against a bu
     const cancelled = errors.filter((e) => e.code === 4001)
     expect(cancelled.length).toBe(20)
     expect(cancelled[0]).toEqual({ code: 4001, message: 'User rejected the request.', data: { reason: 'session_ended' } })
-    expect(await pendingOf(h, origin)).toEqual([])
+    expect(await pendingOf(wallet.h, origin)).toEqual([])
     await d.close()
   })
 })
@@ -80,28 +48,28 @@ describe('item 17: the cap of 20 waiting approvals per origin holds against a bu
 describe('item 7: revoking a session ends its pending signature requests', () => {
   test('a console revoke cancels a waiting personal_sign (4001); approving it afterwards is refused (409), nothing is signed', async () => {
     const origin = 'https://revoked-while-waiting.example'
-    const d = dapp(h.url, origin)
-    await session(h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
     const signing = failure(invoke(d, A, 'personal_sign', ['0x68656c6c6f', ACCOUNT_0]))
-    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'personal_sign')
-    expect((await h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')
+    expect((await wallet.h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
     expect((await signing).code).toBe(4001)
-    expect((await h.console(`/console/api/approvals/${p.id}/approve`, { method: 'POST', body: {} })).status).toBe(409)
+    expect((await wallet.h.console(`/console/api/approvals/${p.id}/approve`, { method: 'POST', body: {} })).status).toBe(409)
     await d.close()
   })
 
   test('a console edit that takes the account away cancels that account\'s waiting request, not the others', async () => {
     const origin = 'https://edited-while-waiting.example'
-    const d = dapp(h.url, origin)
-    await session(h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
     const by0 = failure(invoke(d, A, 'personal_sign', ['0x6869', ACCOUNT_0]))
     const by1 = invoke(d, A, 'personal_sign', ['0x6869', ACCOUNT_1])
-    await until(async () => (await pendingOf(h, origin)).length === 2)
-    await h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_1] } })
+    await until(async () => (await pendingOf(wallet.h, origin)).length === 2)
+    await wallet.h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_1] } })
     expect((await by0).code).toBe(4001)
-    const left = await pendingOf(h, origin)
+    const left = await pendingOf(wallet.h, origin)
     expect(left.map((x) => x.request.address)).toEqual([ACCOUNT_1])
-    await approve(h, left[0].id)
+    await approve(wallet.h, left[0].id)
     expect((await by1).result.result).toMatch(/^0x[0-9a-f]{130}$/)
     await d.close()
   })
@@ -109,10 +77,10 @@ describe('item 7: revoking a session ends its pending signature requests', () =>
 
 describe('item 17: stopping the wallet answers waiting requests before closing', () => {
   test('a personal_sign waiting at stop gets 4001, then the socket closes with 1001', async () => {
-    const w = await startWallet(devnets.anvils)
+    const w = await startWallet(wallet.devnets.anvils)
     const origin = 'https://stopped.example'
     const d = dapp(w.url, origin)
-    await session(w, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    await approvedSession(w, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
     const s = await rawSocket(`${w.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(w.url, origin)}`)
     const answer = s.call({ method: 'wallet_invokeMethod', params: { scope: A, request: { method: 'personal_sign', params: ['0x6869', ACCOUNT_0] } } })
     await waitForPending(w, (x) => x.kind === 'personal_sign')
@@ -126,12 +94,12 @@ describe('item 17: stopping the wallet answers waiting requests before closing',
 describe('item 18: wallet_notify goes only to the connection that subscribed', () => {
   test('two connections of one session; only the subscriber gets the newHeads', async () => {
     const origin = 'https://notify.example'
-    const subscriber = dapp(h.url, origin)
-    const sibling = dapp(h.url, origin)
-    await session(h, subscriber, origin, { [A]: { methods: ['eth_subscribe', 'eth_unsubscribe'], notifications: ['eth_subscription'] } })
+    const subscriber = dapp(wallet.h.url, origin)
+    const sibling = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, subscriber, origin, { [A]: { methods: ['eth_subscribe', 'eth_unsubscribe'], notifications: ['eth_subscription'] } })
     expect(Object.keys((await sibling.client.getSession())!.sessionScopes)).toEqual([A]) // same pairing: same session
     const id = (await invoke(subscriber, A, 'eth_subscribe', ['newHeads'])).result.result
-    await fetch(devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+    await fetch(wallet.devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
     await subscriber.next((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === id)
     await pause(200)
     expect(sibling.notifications.filter((n) => n.method === 'wallet_notify')).toEqual([])
@@ -145,11 +113,11 @@ describe('item 18: wallet_notify goes only to the connection that subscribed', (
 describe('item 19: every successful wallet_createSession emits wallet_sessionChanged', () => {
   test('a repeated identical createSession is announced again', async () => {
     const origin = 'https://again.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const scopes = { [A]: { methods: ['eth_chainId'], notifications: [] } }
-    await session(h, d, origin, scopes)
+    await approvedSession(wallet.h, d, origin, scopes)
     await d.next((n) => n.method === 'wallet_sessionChanged')
-    await session(h, d, origin, scopes)
+    await approvedSession(wallet.h, d, origin, scopes)
     await until(async () => d.notifications.filter((n) => n.method === 'wallet_sessionChanged').length === 2)
     const [first, second] = d.notifications.filter((n) => n.method === 'wallet_sessionChanged')
     expect(second).toEqual(first)
@@ -160,11 +128,11 @@ describe('item 19: every successful wallet_createSession emits wallet_sessionCha
 describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () => {
   test('4100 for request: {}, for the wallet scope with a chain method, and without a session; -32603 for a bare namespace', async () => {
     const origin = 'https://shapes.example'
-    const d = dapp(h.url, origin)
-    const s = await rawSocket(`${h.url}?origin=${encodeURIComponent(origin)}&pairing=${(await d.client.getSession(), pairingOf(h.url, origin))}`)
+    const d = dapp(wallet.h.url, origin)
+    const s = await rawSocket(`${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${(await d.client.getSession(), pairingOf(wallet.h.url, origin))}`)
     const call = async (params: unknown) => (await s.call({ method: 'wallet_invokeMethod', params })).error
     expect(await call({ scope: A, request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED) // no session yet
-    await session(h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
     expect(await call({ scope: A, request: {} })).toEqual(UNAUTHORIZED)
     expect(await call({ scope: 'wallet', request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED)
     expect(await call({ scope: 'eip155:1', request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED)
@@ -176,13 +144,13 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
 
   test('{wallet: {references: ["eip155"]}} is granted as wallet:eip155 with wallet_addEthereumChain', async () => {
     const origin = 'https://wallet-scope.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const created = d.client.createSession({
       optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } } as any,
     })
-    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
     expect(p.request.scopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [] })
-    await approve(h, p.id, { accounts: [ACCOUNT_0] })
+    await approve(wallet.h, p.id, { accounts: [ACCOUNT_0] })
     expect((await created).sessionScopes['wallet:eip155']).toEqual({
       methods: ['wallet_addEthereumChain'],
       notifications: [],
@@ -199,10 +167,10 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
 describe('item 8: a connection cannot join a session it did not open (pairing)', () => {
   test('a local program forging the origin sees no session, cannot use, revoke or watch it; the real dapp resumes it', async () => {
     const origin = 'https://paired.example'
-    const d = dapp(h.url, origin)
-    const { sessionScopes } = await session(h, d, origin, { [A]: { methods: ['eth_chainId', 'personal_sign'], notifications: [] } })
+    const d = dapp(wallet.h.url, origin)
+    const { sessionScopes } = await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_chainId', 'personal_sign'], notifications: [] } })
     // Forged Origin header, no pairing secret; and one with a made-up secret.
-    for (const url of [h.url, `${h.url}?pairing=${'x'.repeat(43)}`]) {
+    for (const url of [wallet.h.url, `${wallet.h.url}?pairing=${'x'.repeat(43)}`]) {
       const intruder = await rawSocket(url, origin)
       expect((await intruder.call({ method: 'wallet_getSession' })).result).toEqual({ sessionScopes: {} })
       expect((await intruder.call({ method: 'wallet_invokeMethod', params: { scope: A, request: { method: 'eth_chainId' } } })).error).toEqual(UNAUTHORIZED)
@@ -211,48 +179,48 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     }
     expect((await d.client.getSession())!.sessionScopes).toEqual(sessionScopes)
     // The console shows the session as paired (resumable), with the dapp's one connection.
-    const shown = (await h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin)
+    const shown = (await wallet.h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin)
     expect({ pairing: shown.pairing, connections: shown.connections }).toEqual({ pairing: 'resumable', connections: 1 })
-    expect(JSON.stringify(shown)).not.toContain(pairingOf(h.url, origin))
+    expect(JSON.stringify(shown)).not.toContain(pairingOf(wallet.h.url, origin))
     // So does the CLI, without the stored hash.
     const outs: string[] = []
-    expect(await runWalletCommand(['sessions', 'list'], { dataDir: h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
+    expect(await runWalletCommand(['sessions', 'list'], { dataDir: wallet.h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
     const listed = JSON.parse(outs[0]!).find((x: any) => x.origin === origin)
     expect(listed.pairing).toBe('resumable')
     expect(outs[0]).not.toContain('"hash"')
     // The same dapp reconnecting (same stored secret) resumes the session.
     await d.close()
-    const again = dapp(h.url, origin)
+    const again = dapp(wallet.h.url, origin)
     expect((await again.client.getSession())!.sessionScopes).toEqual(sessionScopes)
     await again.close()
   })
 
   test('an unpaired connection gets its own session: it does not see the paired one, and its own is not shared', async () => {
     const origin = 'https://own-session.example'
-    const d = dapp(h.url, origin)
-    await session(h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
-    const loner = dapp(h.url, origin, { pairingStore: false })
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
+    const loner = dapp(wallet.h.url, origin, { pairingStore: false })
     expect(await loner.client.getSession()).toEqual({ sessionScopes: {} })
     const created = loner.client.createSession({ optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } } })
-    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
     // The console tells the user this connection cannot resume, and that approving replaces the paired session.
     expect(p.request.pairing).toEqual({ resumable: false, replaces: 'a session of another pairing' })
-    await approve(h, p.id, { accounts: [ACCOUNT_0] })
+    await approve(wallet.h, p.id, { accounts: [ACCOUNT_0] })
     await created
     // The paired dapp's session ended (sessionChanged {}); nobody else can use the loner's.
     await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
     expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
-    expect((await h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin).pairing).toBe('connection')
+    expect((await wallet.h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin).pairing).toBe('connection')
     await Promise.all([d.close(), loner.close()])
   })
 
   test('a malformed pairing secret is refused before the upgrade (400)', async () => {
-    await expect(rawSocket(`${h.url}?pairing=short`, 'https://x.example')).rejects.toThrow(/400/)
+    await expect(rawSocket(`${wallet.h.url}?pairing=short`, 'https://x.example')).rejects.toThrow(/400/)
   })
 
   test.skipIf(process.platform === 'win32')('wallet.socketPath: a unix socket with mode 0600 serves the same API', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chaingate-sock-'))
-    const w = await startWallet(devnets.anvils, { socketPath: join(dir, 'wallet.sock') })
+    const w = await startWallet(wallet.devnets.anvils, { socketPath: join(dir, 'wallet.sock') })
     try {
       expect(w.socketUrl).toBe(`ws+unix://${join(dir, 'wallet.sock')}:/`)
       expect(statSync(join(dir, 'wallet.sock')).mode & 0o777).toBe(0o600)
@@ -269,7 +237,7 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
 describe('item 7: keys that must not be exposed', () => {
   test('the public anvil test mnemonic is refused at start when a network is not an embedded devnet', async () => {
     await expect(
-      startWallet(devnets.anvils, {}, { networks: [{ name: 'devnet-a', embedded: true }, { name: 'mainnet', embedded: false }] }),
+      startWallet(wallet.devnets.anvils, {}, { networks: [{ name: 'devnet-a', embedded: true }, { name: 'mainnet', embedded: false }] }),
     ).rejects.toThrow(/PUBLIC anvil test mnemonic, but mainnet is not an embedded devnet/)
   })
 
@@ -323,7 +291,7 @@ describe('item 21: a failed first connection is a rejected promise, never an unh
   })
 
   test('upgrade refused (no origin: 403): the caller gets TransportError, the process exits 0', async () => {
-    const r = await run(script(h.url))
+    const r = await run(script(wallet.h.url))
     expect(r.status).toBe(0)
     expect(r.stdout).toMatch(/^REJECTED Failed to connect to the wallet at .*403/m)
   })

@@ -8,13 +8,11 @@ import { execFile } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { resolve } from 'node:path'
 import { promisify } from 'node:util'
-import { afterAll, beforeAll, expect, test } from 'vitest'
-import { startDevnets, startWallet, type WalletHarness } from './helpers/wallet.ts'
+import { beforeAll, expect, test } from 'vitest'
+import { useWalletOnDevnets } from './helpers/wallet.ts'
 
 const run = promisify(execFile)
 const ROOT = resolve(import.meta.dirname, '../..')
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 
 /** The first ```js block after the README's "## The wallet" heading. */
 function readmeWalletExample(): string {
@@ -28,20 +26,15 @@ function readmeWalletExample(): string {
 beforeAll(async () => {
   // `chaingate/client` is the built export (dist/, made by `npm ci` through `prepare`); build it if this checkout has none.
   if (!existsSync(resolve(ROOT, 'dist/client/websocket-transport.js'))) await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 })
-  devnets = await startDevnets()
-  h = await startWallet(devnets.anvils, { autoApprove: true })
 }, 300_000)
-afterAll(async () => {
-  await h?.stop()
-  await devnets?.stop()
-})
+const wallet = useWalletOnDevnets({ autoApprove: true })
 
 test("the README's wallet example runs with plain node and prints the envelope", async () => {
   const code = readmeWalletExample()
   expect(code).toContain("from 'chaingate/client'")
   expect(code).toContain("'ws://127.0.0.1:8546/'")
   // Only the URL changes: the test wallet listens on a free port.
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code.replace('ws://127.0.0.1:8546/', h.url)], { cwd: ROOT, timeout: 60_000 })
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code.replace('ws://127.0.0.1:8546/', wallet.h.url)], { cwd: ROOT, timeout: 60_000 })
   expect(stdout).toContain("granted: [ 'eip155:31337' ]")
   const envelope = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{"scope"'))!)
   expect(envelope).toEqual({ scope: 'eip155:31337', result: { method: 'eth_blockNumber', result: expect.stringMatching(/^0x[0-9a-f]+$/) } })
@@ -52,7 +45,7 @@ test('npm run example:dapp completes: session, reads, newHeads, a transaction wi
   const { stdout } = await run('npm', ['run', '--silent', 'example:dapp'], {
     cwd: ROOT,
     timeout: 120_000,
-    env: { ...process.env, CHAINGATE_WALLET_URL: h.url, DAPP_CHAINS: '31337,31338' },
+    env: { ...process.env, CHAINGATE_WALLET_URL: wallet.h.url, DAPP_CHAINS: '31337,31338' },
   })
   expect(stdout).toContain('session granted on eip155:31337, eip155:31338')
   expect(stdout).toMatch(/invokeMethod answer \(the envelope\): \{"scope":"eip155:31337","result":\{"method":"eth_blockNumber","result":"0x[0-9a-f]+"\}\}/)

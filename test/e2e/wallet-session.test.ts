@@ -3,52 +3,27 @@
  * revokeSession, wallet_sessionChanged, persistence, expiry, bad input — real server, real anvil, the real
  * `@metamask/multichain-api-client` over chaingate's WebSocket transport. Sessions are approved in the console API.
  */
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import {
-  ACCOUNT_0,
-  ACCOUNT_1,
-  CHAIN_A,
-  CHAIN_B,
-  approve,
-  dapp,
-  failure,
-  pairingOf,
-  rawSocket,
-  reject,
-  startDevnets,
-  startWallet,
-  waitForPending,
-  type WalletHarness,
-} from './helpers/wallet.ts'
+import { describe, expect, test } from 'vitest'
+import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, UNAUTHORIZED, approve, dapp, failure, pairingOf, rawSocket, reject, startWallet, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
 const B = `eip155:${CHAIN_B}`
-const UNAUTHORIZED = { code: 4100, message: 'The requested account and/or method has not been authorized by the user.' }
 
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 
-beforeAll(async () => {
-  devnets = await startDevnets()
-  h = await startWallet(devnets.anvils)
-})
-afterAll(async () => {
-  await h?.stop()
-  await devnets?.stop()
-})
+const wallet = useWalletOnDevnets()
 
 /** Creates a session through the console: approves the first pending request of `origin` with `decision`. */
 async function createApproved(d: ReturnType<typeof dapp>, origin: string, params: any, decision: any = {}) {
   const result = d.client.createSession(params)
-  const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
-  await approve(h, p.id, decision)
+  const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
+  await approve(wallet.h, p.id, decision)
   return { result: await result, pending: p }
 }
 
 describe('wallet_createSession (point 2) and approval (point 3)', () => {
   test('normalises scopes: requiredScopes as optional, references expand, duplicates merge, unserved chains and unknown methods dropped', async () => {
     const origin = 'https://normalise.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const { result, pending } = await createApproved(
       d,
       origin,
@@ -81,7 +56,7 @@ describe('wallet_createSession (point 2) and approval (point 3)', () => {
 
   test('the user picks accounts and drops chains and methods', async () => {
     const origin = 'https://picks.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const { result } = await createApproved(
       d,
       origin,
@@ -96,7 +71,7 @@ describe('wallet_createSession (point 2) and approval (point 3)', () => {
 
   test('5100 when nothing is supported; 5302 for {} sessionProperties (before scopes); 4001 when the user rejects', async () => {
     const origin = 'https://errors.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     expect(await failure(d.client.createSession({ optionalScopes: { 'eip155:999': { methods: [], notifications: [] } } }))).toMatchObject({
       code: 5100,
       message: 'Requested scopes are not supported',
@@ -107,15 +82,15 @@ describe('wallet_createSession (point 2) and approval (point 3)', () => {
       message: 'Invalid sessionProperties requested',
     })
     const pending = d.client.createSession({ optionalScopes: { [A]: { methods: [], notifications: [] } } })
-    const p = await waitForPending(h, (x) => x.origin === origin)
-    await reject(h, p.id)
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin)
+    await reject(wallet.h, p.id)
     expect(await failure(pending)).toEqual({ code: 4001, message: 'User rejected the request.' })
     expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
     await d.close()
   })
 
   test('-32602 names the bad field: scope shape, malformed CAIP-10 account, bad expiry', async () => {
-    const d = dapp(h.url, 'https://badparams.example')
+    const d = dapp(wallet.h.url, 'https://badparams.example')
     const e1 = await failure(d.client.createSession({ optionalScopes: { [A]: { methods: 'x' } } } as any))
     expect(e1.code).toBe(-32602)
     expect(e1.data.map((x: any) => x.message)).toEqual([
@@ -132,7 +107,7 @@ describe('wallet_createSession (point 2) and approval (point 3)', () => {
 
   test('sessionProperties: expiry and globalConfig kept and shown, others dropped; the session ends at expiry with sessionChanged {}', async () => {
     const origin = 'https://expiry.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const expiry = new Date(Date.now() + 1500).toISOString()
     const { result } = await createApproved(d, origin, {
       optionalScopes: { [A]: { methods: ['eth_chainId'], notifications: [] } },
@@ -148,9 +123,9 @@ describe('wallet_createSession (point 2) and approval (point 3)', () => {
 
   test('a new createSession replaces the session; every connection of the origin gets sessionChanged, another origin nothing', async () => {
     const origin = 'https://replace.example'
-    const d1 = dapp(h.url, origin)
-    const d2 = dapp(h.url, origin)
-    const other = dapp(h.url, 'https://bystander.example')
+    const d1 = dapp(wallet.h.url, origin)
+    const d2 = dapp(wallet.h.url, origin)
+    const other = dapp(wallet.h.url, 'https://bystander.example')
     await other.client.getSession()
     await d2.client.getSession()
     await createApproved(d1, origin, { optionalScopes: { [A]: { methods: ['eth_chainId'], notifications: [] } } })
@@ -169,7 +144,7 @@ describe('wallet_createSession (point 2) and approval (point 3)', () => {
 describe('wallet_invokeMethod authorisation and envelope (point 5), revoke (point 6)', () => {
   test('reads go to the chain with the spec envelope; unauthorised scope or method is 4100', async () => {
     const origin = 'https://reads.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     await createApproved(d, origin, { optionalScopes: { [A]: { methods: ['eth_chainId', 'eth_getBalance'], notifications: [] } } })
     expect(await d.client.invokeMethod({ scope: A as any, request: { method: 'eth_chainId', params: [] } as any })).toEqual({
       scope: A,
@@ -188,8 +163,8 @@ describe('wallet_invokeMethod authorisation and envelope (point 5), revoke (poin
 
   test('partial revoke keeps the rest; full revoke ends it; always true, also with no session; then 4100', async () => {
     const origin = 'https://revoke.example'
-    const d = dapp(h.url, origin)
-    const watcher = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
+    const watcher = dapp(wallet.h.url, origin)
     await watcher.client.getSession()
     expect(await d.client.revokeSession({})).toBeUndefined() // no session: the wallet answers true
     await createApproved(d, origin, { optionalScopes: { eip155: { references: [String(CHAIN_A), String(CHAIN_B)], methods: ['eth_chainId'], notifications: [] } } })
@@ -205,7 +180,7 @@ describe('wallet_invokeMethod authorisation and envelope (point 5), revoke (poin
   })
 
   test('wire level: revokeSession answers true; invokeMethod -32602 naming the field', async () => {
-    const s = await rawSocket(h.url, 'https://wire.example')
+    const s = await rawSocket(wallet.h.url, 'https://wire.example')
     expect(await s.call({ method: 'wallet_revokeSession' })).toMatchObject({ result: true })
     expect(await s.call({ method: 'wallet_revokeSession', params: { scopes: [A] } })).toMatchObject({ result: true })
     const e = await s.call({ method: 'wallet_invokeMethod', params: { request: { method: 1 } } })
@@ -220,7 +195,7 @@ describe('wallet_invokeMethod authorisation and envelope (point 5), revoke (poin
 
 describe('transport, origins and bad input (points 1, 9)', () => {
   test('unknown method -32601, invalid JSON -32700, bad envelope -32600; the connection stays usable', async () => {
-    const s = await rawSocket(h.url, 'https://bad.example')
+    const s = await rawSocket(wallet.h.url, 'https://bad.example')
     const e = await s.call({ method: 'eth_chainId', params: [] })
     expect(e.error).toEqual({ code: -32601, message: 'The method does not exist / is not available.', data: { method: 'eth_chainId' } })
     for (const method of ['toString', 'constructor', '__proto__'])
@@ -232,14 +207,14 @@ describe('transport, origins and bad input (points 1, 9)', () => {
   })
 
   test('an origin is required; ?origin= works for non-browser dapps; a conflicting declaration is refused', async () => {
-    await expect(rawSocket(h.url)).rejects.toThrow(/403/)
-    await expect(rawSocket(`${h.url}?origin=https://a.example`, 'https://b.example')).rejects.toThrow(/403/)
-    await expect(rawSocket(h.url, 'null')).rejects.toThrow(/403/)
+    await expect(rawSocket(wallet.h.url)).rejects.toThrow(/403/)
+    await expect(rawSocket(`${wallet.h.url}?origin=https://a.example`, 'https://b.example')).rejects.toThrow(/403/)
+    await expect(rawSocket(wallet.h.url, 'null')).rejects.toThrow(/403/)
     const origin = 'https://declared.example'
-    const viaHeader = dapp(h.url, origin)
+    const viaHeader = dapp(wallet.h.url, origin)
     await createApproved(viaHeader, origin, { optionalScopes: { [A]: { methods: ['eth_chainId'], notifications: [] } } })
     // The same dapp (it holds the pairing secret) connecting with ?origin= instead of the header.
-    const viaQuery = await rawSocket(`${h.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(h.url, origin)}`)
+    const viaQuery = await rawSocket(`${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(wallet.h.url, origin)}`)
     const r = await viaQuery.call({ method: 'wallet_getSession' })
     expect(Object.keys(r.result.sessionScopes)).toEqual([A])
     viaQuery.ws.close()
@@ -248,23 +223,23 @@ describe('transport, origins and bad input (points 1, 9)', () => {
 
   test('an origin can have at most 20 requests waiting for the user (-32005); closing the socket cancels them', async () => {
     const origin = 'https://pushy.example'
-    const s = await rawSocket(h.url, origin)
+    const s = await rawSocket(wallet.h.url, origin)
     const params = { optionalScopes: { [A]: { methods: [], notifications: [] } } }
     for (let i = 0; i < 20; i++) s.ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method: 'wallet_createSession', params }))
-    for (let i = 0; i < 50 && (await h.console('/console/api/state')).body.pending.filter((p: any) => p.origin === origin).length < 20; i++)
+    for (let i = 0; i < 50 && (await wallet.h.console('/console/api/state')).body.pending.filter((p: any) => p.origin === origin).length < 20; i++)
       await new Promise((r) => setTimeout(r, 20))
     const e = await s.call({ method: 'wallet_createSession', params })
     expect(e.error.code).toBe(-32005)
     s.ws.close()
-    for (let i = 0; i < 50 && (await h.console('/console/api/state')).body.pending.some((p: any) => p.origin === origin); i++)
+    for (let i = 0; i < 50 && (await wallet.h.console('/console/api/state')).body.pending.some((p: any) => p.origin === origin); i++)
       await new Promise((r) => setTimeout(r, 20))
-    expect((await h.console('/console/api/state')).body.pending.filter((p: any) => p.origin === origin)).toEqual([])
+    expect((await wallet.h.console('/console/api/state')).body.pending.filter((p: any) => p.origin === origin)).toEqual([])
   })
 
   test('an oversized message or a flood closes only that connection', async () => {
-    const victim = await rawSocket(h.url, 'https://flood.example')
-    const bystander = await rawSocket(h.url, 'https://flood.example')
-    const big = await rawSocket(h.url, 'https://flood.example')
+    const victim = await rawSocket(wallet.h.url, 'https://flood.example')
+    const bystander = await rawSocket(wallet.h.url, 'https://flood.example')
+    const big = await rawSocket(wallet.h.url, 'https://flood.example')
     big.ws.send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'wallet_getSession', params: { pad: 'x'.repeat(1024 * 1024 + 10) } }))
     expect((await big.closed).code).toBe(1009)
     for (let i = 0; i < 2000 && victim.ws.readyState === victim.ws.OPEN; i++)
@@ -276,19 +251,19 @@ describe('transport, origins and bad input (points 1, 9)', () => {
 
   test('a chain the wallet no longer serves leaves the session at the next start', async () => {
     const origin = 'https://chain-gone.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     await createApproved(d, origin, { optionalScopes: { eip155: { references: [String(CHAIN_A), String(CHAIN_B)], methods: ['eth_chainId'], notifications: [] } } })
     await d.close()
     const { mkdtempSync, cpSync, rmSync } = await import('node:fs')
     const { tmpdir } = await import('node:os')
     const { join } = await import('node:path')
     const copy = mkdtempSync(join(tmpdir(), 'chaingate-wallet-copy-'))
-    h.db.sqlite!.pragma('wal_checkpoint(TRUNCATE)')
-    cpSync(h.dataDir, copy, { recursive: true })
-    const onlyB = await startWallet([devnets.anvils[1]!], {}, { dataDir: copy })
+    wallet.h.db.sqlite!.pragma('wal_checkpoint(TRUNCATE)')
+    cpSync(wallet.h.dataDir, copy, { recursive: true })
+    const onlyB = await startWallet([wallet.devnets.anvils[1]!], {}, { dataDir: copy })
     try {
       // The same dapp (same pairing secret) reaching the wallet at its new address.
-      const again = dapp(onlyB.url, origin, { pairingStore: { get: () => pairingOf(h.url, origin), set: () => {} } })
+      const again = dapp(onlyB.url, origin, { pairingStore: { get: () => pairingOf(wallet.h.url, origin), set: () => {} } })
       expect(Object.keys((await again.client.getSession())!.sessionScopes)).toEqual([B])
       await again.close()
     } finally {
@@ -299,11 +274,11 @@ describe('transport, origins and bad input (points 1, 9)', () => {
 
   test('sessions persist across a restart', async () => {
     const origin = 'https://persist.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const { result } = await createApproved(d, origin, { optionalScopes: { [A]: { methods: ['eth_chainId'], notifications: [] } } })
     await d.close()
-    await h.restart()
-    const again = dapp(h.url, origin)
+    await wallet.h.restart()
+    const again = dapp(wallet.h.url, origin)
     expect(await again.client.getSession()).toEqual({ sessionScopes: result.sessionScopes })
     await again.close()
   })

@@ -7,49 +7,15 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { recoverMessageAddress, recoverTypedDataAddress, type Hex } from 'viem'
 import { runWalletCommand } from '../../src/cli/wallet.ts'
 import { ANVIL_TEST_MNEMONIC } from '../../src/wallet/keystore.ts'
-import {
-  ACCOUNT_0,
-  ACCOUNT_1,
-  CHAIN_A,
-  CHAIN_B,
-  approve,
-  dapp,
-  failure,
-  reject,
-  startDevnets,
-  startWallet,
-  waitForPending,
-  type Dapp,
-  type WalletHarness,
-} from './helpers/wallet.ts'
+import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, UNAUTHORIZED, approve, approvedSession, dapp, failure, invoke, reject, startWallet, useWalletOnDevnets, waitForPending, type Dapp } from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
 const B = `eip155:${CHAIN_B}`
-const UNAUTHORIZED = { code: 4100, message: 'The requested account and/or method has not been authorized by the user.' }
 const ALL = ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction', 'eth_subscribe', 'eth_unsubscribe', 'eth_getTransactionReceipt', 'eth_blockNumber']
 
-let devnets: Awaited<ReturnType<typeof startDevnets>>
-let h: WalletHarness
 const logLines: string[] = []
 
-beforeAll(async () => {
-  devnets = await startDevnets()
-  h = await startWallet(devnets.anvils, {}, { logLines })
-})
-afterAll(async () => {
-  await h?.stop()
-  await devnets?.stop()
-})
-
-async function session(d: Dapp, origin: string, scopes: Record<string, any>, accounts = [ACCOUNT_0]) {
-  const created = d.client.createSession({ optionalScopes: scopes })
-  const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
-  await approve(h, p.id, { accounts })
-  return created
-}
-
-const invoke = (d: Dapp, scope: string, method: string, params: unknown) =>
-  d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
+const wallet = useWalletOnDevnets({}, { logLines })
 
 async function receipt(d: Dapp, scope: string, hash: string): Promise<any> {
   for (let i = 0; i < 100; i++) {
@@ -64,16 +30,16 @@ describe('signing waits for the user (points 3, 5)', () => {
   const origin = 'https://signer.example'
   let d: Dapp
   beforeAll(async () => {
-    d = dapp(h.url, origin)
-    await session(d, origin, { [A]: { methods: ALL, notifications: ['eth_subscription'] }, [B]: { methods: ALL, notifications: [] } })
+    d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ALL, notifications: ['eth_subscription'] }, [B]: { methods: ALL, notifications: [] } })
   })
   afterAll(() => d.close())
 
   test('personal_sign: approved in the console, signature recovers to the account', async () => {
     const pending = invoke(d, A, 'personal_sign', ['0x68656c6c6f', ACCOUNT_0])
-    const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'personal_sign')
+    const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')
     expect(p.request).toMatchObject({ scope: A, address: ACCOUNT_0, message: 'hello' })
-    await approve(h, p.id)
+    await approve(wallet.h, p.id)
     const r = await pending
     expect(r).toMatchObject({ scope: A, result: { method: 'personal_sign' } })
     expect((await recoverMessageAddress({ message: 'hello', signature: r.result.result as Hex })).toLowerCase()).toBe(ACCOUNT_0)
@@ -93,7 +59,7 @@ describe('signing waits for the user (points 3, 5)', () => {
       message: { contents: 'hi' },
     }
     const pending = invoke(d, A, 'eth_signTypedData_v4', [ACCOUNT_0, JSON.stringify(typed)])
-    await approve(h, (await waitForPending(h, (x) => x.kind === 'eth_signTypedData_v4')).id)
+    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.kind === 'eth_signTypedData_v4')).id)
     const sig = (await pending).result.result as Hex
     const { EIP712Domain: _, ...types } = typed.types
     const signer = await recoverTypedDataAddress({ domain: typed.domain, types, primaryType: 'Mail', message: typed.message, signature: sig })
@@ -107,22 +73,22 @@ describe('signing waits for the user (points 3, 5)', () => {
     expect(await failure(invoke(d, A, 'personal_sign', ['0x00', ACCOUNT_1]))).toEqual(UNAUTHORIZED)
     expect(await failure(invoke(d, A, 'eth_sendTransaction', [{ from: ACCOUNT_1, to: ACCOUNT_0, value: '0x1' }]))).toEqual(UNAUTHORIZED)
     const pending = invoke(d, A, 'personal_sign', ['0x00', ACCOUNT_0])
-    await reject(h, (await waitForPending(h, (x) => x.kind === 'personal_sign')).id)
+    await reject(wallet.h, (await waitForPending(wallet.h, (x) => x.kind === 'personal_sign')).id)
     expect(await failure(pending)).toEqual({ code: 4001, message: 'User rejected the request.' })
   })
 
   test('eth_sendTransaction: fills nonce, gas and fees, approved from the CLI, broadcast; the receipt arrives; wallet_notify newHeads', async () => {
     const sub = await invoke(d, A, 'eth_subscribe', ['newHeads'])
     const subId = sub.result.result as string
-    const other = dapp(h.url, 'https://someone-else.example')
-    await session(other, 'https://someone-else.example', { [A]: { methods: ALL, notifications: ['eth_subscription'] } }, [ACCOUNT_1])
+    const other = dapp(wallet.h.url, 'https://someone-else.example')
+    await approvedSession(wallet.h, other, 'https://someone-else.example', { [A]: { methods: ALL, notifications: ['eth_subscription'] } }, [ACCOUNT_1])
     const pending = invoke(d, A, 'eth_sendTransaction', [{ from: ACCOUNT_0, to: ACCOUNT_1, value: '0x2386f26fc10000' }])
-    const p = await waitForPending(h, (x) => x.kind === 'eth_sendTransaction')
+    const p = await waitForPending(wallet.h, (x) => x.kind === 'eth_sendTransaction')
     expect(p.request.transaction).toMatchObject({ from: ACCOUNT_0, to: ACCOUNT_1, chainId: `0x${CHAIN_A.toString(16)}` })
     expect(p.request.transaction.gas).toMatch(/^0x/)
     expect(p.request.transaction.maxFeePerGas).toMatch(/^0x/)
     const out: string[] = []
-    expect(await runWalletCommand(['approvals', 'approve', p.id], { dataDir: h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
+    expect(await runWalletCommand(['approvals', 'approve', p.id], { dataDir: wallet.h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
     const hash = (await pending).result.result as string
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
     const rcpt = await receipt(d, A, hash)
@@ -139,7 +105,7 @@ describe('signing waits for the user (points 3, 5)', () => {
     await other.close()
     // A second transaction gets the next nonce.
     const second = invoke(d, A, 'eth_sendTransaction', [{ from: ACCOUNT_0, to: ACCOUNT_1, value: '0x1' }])
-    await approve(h, (await waitForPending(h, (x) => x.kind === 'eth_sendTransaction')).id)
+    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.kind === 'eth_sendTransaction')).id)
     const r2 = await receipt(d, A, (await second).result.result)
     expect(r2.status).toBe('0x1')
     expect(await invoke(d, A, 'eth_unsubscribe', [subId])).toMatchObject({ result: { result: true } })
@@ -153,32 +119,32 @@ describe('signing waits for the user (points 3, 5)', () => {
 describe('session changes from the wallet side (point 7)', () => {
   test('console edit, account removal (CLI) and console revoke each send sessionChanged; revoke ends subscriptions', async () => {
     const origin = 'https://edited.example'
-    const d = dapp(h.url, origin)
-    await session(d, origin, { [A]: { methods: ALL, notifications: ['eth_subscription'] }, [B]: { methods: ['eth_blockNumber'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ALL, notifications: ['eth_subscription'] }, [B]: { methods: ['eth_blockNumber'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
     const sub = (await invoke(d, A, 'eth_subscribe', ['newHeads'])).result.result
-    expect((await h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, scopes: [A] } })).status).toBe(200)
+    expect((await wallet.h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, scopes: [A] } })).status).toBe(200)
     const edited = await d.next((n) => n.method === 'wallet_sessionChanged' && !(B in n.params.sessionScopes))
     expect(Object.keys(edited.params.sessionScopes)).toEqual([A])
 
     // A fresh account is added and removed through the CLI while the server runs.
     const outs: string[] = []
-    expect(await runWalletCommand(['accounts', 'add', '--label', 'temp'], { dataDir: h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
+    expect(await runWalletCommand(['accounts', 'add', '--label', 'temp'], { dataDir: wallet.h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
     const added = JSON.parse(outs.pop()!).address
     // The server picks the CLI's change up within wallet.pollMs.
-    for (let i = 0; i < 50 && !(await h.console('/console/api/state')).body.accounts.some((a: any) => a.address === added); i++)
+    for (let i = 0; i < 50 && !(await wallet.h.console('/console/api/state')).body.accounts.some((a: any) => a.address === added); i++)
       await new Promise((r) => setTimeout(r, 50))
-    await h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_0, added] } })
+    await wallet.h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_0, added] } })
     await d.next((n) => n.method === 'wallet_sessionChanged' && n.params.sessionScopes[A]?.accounts.includes(`${A}:${added}`))
-    expect(await runWalletCommand(['accounts', 'remove', added], { dataDir: h.dataDir, json: true, out: () => {} })).toBe(0)
+    expect(await runWalletCommand(['accounts', 'remove', added], { dataDir: wallet.h.dataDir, json: true, out: () => {} })).toBe(0)
     const removed = await d.next(
       (n) => n.method === 'wallet_sessionChanged' && n.params.sessionScopes[A] && !n.params.sessionScopes[A].accounts.includes(`${A}:${added}`) && n.params.sessionScopes[A].accounts.length === 1,
     )
     expect(removed.params.sessionScopes[A].accounts).toEqual([`${A}:${ACCOUNT_0}`])
 
-    expect((await h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
+    expect((await wallet.h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
     await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
     const before = d.notifications.filter((n) => n.method === 'wallet_notify').length
-    await fetch(devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+    await fetch(wallet.devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
     await new Promise((r) => setTimeout(r, 300))
     expect(d.notifications.filter((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === sub).length).toBe(before)
     await d.close()
@@ -186,9 +152,9 @@ describe('session changes from the wallet side (point 7)', () => {
 
   test('a session revoked from the CLI reaches the dapp', async () => {
     const origin = 'https://cli-revoked.example'
-    const d = dapp(h.url, origin)
-    await session(d, origin, { [A]: { methods: ['eth_blockNumber'], notifications: [] } })
-    expect(await runWalletCommand(['sessions', 'revoke', origin], { dataDir: h.dataDir, json: false, out: () => {} })).toBe(0)
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_blockNumber'], notifications: [] } })
+    expect(await runWalletCommand(['sessions', 'revoke', origin], { dataDir: wallet.h.dataDir, json: false, out: () => {} })).toBe(0)
     await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
     await d.close()
   })
@@ -197,25 +163,25 @@ describe('session changes from the wallet side (point 7)', () => {
 describe('approvals: CLI session approval, console guards (point 3)', () => {
   test('CLI lists a pending session request and approves it with chosen accounts', async () => {
     const origin = 'https://headless.example'
-    const d = dapp(h.url, origin)
+    const d = dapp(wallet.h.url, origin)
     const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } } })
-    await waitForPending(h, (x) => x.origin === origin)
+    await waitForPending(wallet.h, (x) => x.origin === origin)
     const out: string[] = []
-    expect(await runWalletCommand(['approvals', 'list', '--json'], { dataDir: h.dataDir, json: false, out: (t) => out.push(t) })).toBe(0)
+    expect(await runWalletCommand(['approvals', 'list', '--json'], { dataDir: wallet.h.dataDir, json: false, out: (t) => out.push(t) })).toBe(0)
     const listed = JSON.parse(out[0]!).find((p: any) => p.origin === origin)
     expect(listed.kind).toBe('session')
-    expect(await runWalletCommand(['approvals', 'approve', listed.id, '--accounts', ACCOUNT_1], { dataDir: h.dataDir, json: false, out: () => {} })).toBe(0)
+    expect(await runWalletCommand(['approvals', 'approve', listed.id, '--accounts', ACCOUNT_1], { dataDir: wallet.h.dataDir, json: false, out: () => {} })).toBe(0)
     expect((await created).sessionScopes[A]!.accounts).toEqual([`${A}:${ACCOUNT_1}`])
     await d.close()
   })
 
   test('the console needs its token and a loopback Host', async () => {
-    expect((await h.console('/console/api/state', { token: 'wrong' })).status).toBe(401)
-    expect((await h.console('/console/api/state', { host: 'evil.example' })).status).toBe(403)
-    const page = await fetch(h.consoleUrl)
+    expect((await wallet.h.console('/console/api/state', { token: 'wrong' })).status).toBe(401)
+    expect((await wallet.h.console('/console/api/state', { host: 'evil.example' })).status).toBe(403)
+    const page = await fetch(wallet.h.consoleUrl)
     expect(page.status).toBe(200)
     expect(await page.text()).toContain('chaingate wallet console')
-    expect((await fetch(h.consoleUrl.replace(/token=.*/, 'token=nope'))).status).toBe(401)
+    expect((await fetch(wallet.h.consoleUrl.replace(/token=.*/, 'token=nope'))).status).toBe(401)
   })
 
   test('no mnemonic or private key in logs or responses', async () => {
@@ -229,8 +195,8 @@ describe('approvals: CLI session approval, console guards (point 3)', () => {
 
 describe('auto-approve and approval timeout', () => {
   test('autoApprove grants sessions and signs without asking; an unanswered request expires with 4001', async () => {
-    const auto = await startWallet(devnets.anvils, { autoApprove: true })
-    const timed = await startWallet(devnets.anvils, { approvalTimeoutMs: 1000 })
+    const auto = await startWallet(wallet.devnets.anvils, { autoApprove: true })
+    const timed = await startWallet(wallet.devnets.anvils, { approvalTimeoutMs: 1000 })
     try {
       const d = dapp(auto.url, 'https://auto.example')
       const s = await d.client.createSession({ optionalScopes: { [B]: { methods: ALL, notifications: [] } } })

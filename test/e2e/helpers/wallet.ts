@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { getMultichainClient, type MultichainApiClient } from '@metamask/multichain-api-client'
 import pino from 'pino'
+import { afterAll, beforeAll } from 'vitest'
 import WebSocket from 'ws'
 import { getWebSocketTransport, type PairingStore } from '../../../src/client/websocket-transport.ts'
 import { WalletConfigSchema, type WalletConfig } from '../../../src/config/wallet-schema.ts'
@@ -29,6 +30,43 @@ export async function startDevnets(): Promise<{ anvils: RunningAnvil[]; stop(): 
     startAnvil({ chainId: CHAIN_B, port: 0, blockTimeSeconds: 0 }),
   ])
   return { anvils, stop: async () => void (await Promise.all(anvils.map((a) => a.stop()))) }
+}
+
+export type Devnets = Awaited<ReturnType<typeof startDevnets>>
+
+/** The answer to a call the session does not allow (CAIP-25 / EIP-1193 4100). */
+export const UNAUTHORIZED = { code: 4100, message: 'The requested account and/or method has not been authorized by the user.' }
+
+/**
+ * Two devnets and a wallet on them for the calling file (or describe block): started in a beforeAll, stopped in an
+ * afterAll. `h` and `devnets` are read in tests and later hooks, once the beforeAll has run.
+ */
+export function useWalletOnDevnets(overrides?: Parameters<typeof startWallet>[1], opts?: Parameters<typeof startWallet>[2]): {
+  readonly h: WalletHarness
+  readonly devnets: Devnets
+} {
+  let devnets: Devnets | undefined
+  let h: WalletHarness | undefined
+  beforeAll(async () => {
+    devnets = await startDevnets()
+    h = await startWallet(devnets.anvils, overrides, opts)
+  })
+  afterAll(async () => {
+    await h?.stop()
+    await devnets?.stop()
+  })
+  const started = <T>(v: T | undefined): T => {
+    if (v === undefined) throw new Error('the wallet is not started yet (read it in a test or a later hook)')
+    return v
+  }
+  return {
+    get h() {
+      return started(h)
+    },
+    get devnets() {
+      return started(devnets)
+    },
+  }
 }
 
 export interface WalletHarness extends WalletStarted {
@@ -204,6 +242,18 @@ export async function rawSocket(url: string, origin?: string): Promise<{ ws: Web
       })
     },
   }
+}
+
+/** invokeMethod on `scope` (the raw client answer: {scope, result: {method, result}}). */
+export const invoke = (d: Dapp, scope: string, method: string, params: unknown) =>
+  d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
+
+/** Asks for a session with `scopes` and approves it in the console with `accounts`; resolves with the session. */
+export async function approvedSession(h: WalletHarness, d: Dapp, origin: string, scopes: Record<string, any>, accounts = [ACCOUNT_0]) {
+  const created = d.client.createSession({ optionalScopes: scopes })
+  const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
+  await approve(h, p.id, { accounts })
+  return created
 }
 
 /** Polls the console API until a pending approval shows up; returns it. */

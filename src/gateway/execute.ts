@@ -7,6 +7,7 @@
  *
  * and ends as an Outcome (codes, credits, answer bytes) that src/http turns into a status, headers and body.
  */
+import type { MaybePromise } from '../credits/limits.ts'
 import { NO_UPSTREAM, type UpstreamUsage } from '../credits/upstream-usage.ts'
 import type { ChaingateError } from '../errors/index.ts'
 import type { LimitCode } from '../errors/registry.ts'
@@ -15,21 +16,13 @@ import type { Metrics } from '../observability/metrics.ts'
 import type { UpstreamAnswer, UpstreamPool } from '../upstreams/pool.ts'
 import { createAdmit } from './steps/admit.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
-import { forwardLocal, forwardMany, forwardOne, unavailable } from './steps/forward.ts'
+import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward.ts'
 import { decision, priceOf } from './steps/price.ts'
+import { createRunSingle } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
 import { outcome, type CallContext, type Gateway, type GatewayDeps, type HttpRpcRequest, type Outcome, type RequestMeta } from './types.ts'
 
 export type { Gateway, GatewayDeps } from './types.ts'
-
-/** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
-const nodeDown = (e: ChaingateError) => e.code.startsWith('UPSTREAM_')
-
-/** Upstream requests a failed call made, when the pool says (src/upstreams/pool.ts); else unknown: 0. */
-const attemptsOf = (err: unknown): number => {
-  const n = (err as { attempts?: unknown } | null)?.attempts
-  return typeof n === 'number' ? n : 0
-}
 
 const callsOf = (parsed: ParsedBody): RpcCall[] =>
   parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
@@ -66,69 +59,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const delivered = (ctx: CallContext, body: string | Buffer | undefined): boolean =>
     ctx.deliver === undefined || body === undefined || ctx.deliver(typeof body === 'string' ? body : body.toString())
 
-  /**
-   * The common case, one valid call: no arrays or per-call maps, and the node's answer goes back as the bytes it
-   * sent. The same steps as `runEntries`.
-   */
-  const runSingle = async (ctx: CallContext, call: RpcCall, raw: Buffer | string): Promise<Outcome> => {
-    const { entry, network } = ctx
-    const d = decision(ctx, call)
-    const price = priceOf(costs, ctx, call, d)
-    const now = clock.now()
-    // A promise only when the limit store asks Redis (docs/scale-out.md): awaited only then.
-    const admitted = admit.request(ctx, price, now)
-    const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
-    if (code !== null) return limited(ctx, code, [{ ok: true, call }], false, call.method, now)
-    let failure: ChaingateError | undefined
-    let body: string | Buffer | undefined
-    let charged = price
-    let errorKind: string | undefined
-    let result = 'ok'
-    let served: UpstreamAnswer | undefined
-    let failedAttempts = -1
-    if (d.kind === 'forward') {
-      try {
-        const answer = await forwardOne(ctx, call, raw, deps.layers)
-        if (typeof answer === 'object') {
-          served = answer
-          if (answer.source === undefined) metrics.upstreamLatency(network.name, answer.latencyMs / 1000)
-          else metrics.served(network.name, answer.source)
-          body = answer.body
-        } else body = answer
-        // The pool already judged a node's answer (src/upstreams/member.ts): no second scan of its bytes.
-        if (body !== undefined && (served?.isError ?? isErrorAnswer(body))) {
-          result = 'error'
-          errorKind = `rpc:${errorCodeOf(body) ?? 'unknown'}`
-        }
-      } catch (err) {
-        // The node could not be reached: free (5xx).
-        failure = unavailable(err, network.name)
-        if (ctx.local?.has(call.method) !== true) failedAttempts = attemptsOf(err)
-        body = serializeError(call.id, toErrorObject(failure))
-        charged = 0
-        result = nodeDown(failure) ? 'unavailable' : 'error'
-        errorKind = `http:${failure.httpStatus}`
-      }
-    } else if (d.kind === 'result') body = serializeResult(call.id, d.result)
-    else {
-      body = serializeError(call.id, toErrorObject(d.error))
-      result = 'error'
-      errorKind = `rpc:${d.error.rpcCode}`
-    }
-    if (!call.hasId) body = undefined
-    if (!delivered(ctx, body)) {
-      charged = 0
-      result = 'undelivered'
-      errorKind = 'ws:undelivered'
-    }
-    const t = charged === price ? now : clock.now()
-    settle.call(entry, network.name, call.method, charged, result, errorKind, t)
-    if (served !== undefined) settle.upstream(network.name, call.method, served.upstream, served.attempts, served.source, charged, false, t)
-    else if (failedAttempts >= 0) settle.upstream(network.name, call.method, NO_UPSTREAM, failedAttempts, undefined, 0, true, t)
-    settle.finish(entry, network.name, price, charged, t)
-    // A notification gets no answer, so no error status either (204).
-    return outcome({ code: call.hasId ? failure?.code : undefined, body, ids: undefined, batch: false, detail: undefined, credits: charged, keyId: entry.id, method: call.method, calls: 1, source: served?.source })
-  }
+  const runSingle = createRunSingle({ ...deps, settle, admit, limited, delivered })
 
   const runEntries = async (ctx: CallContext, entries: ParsedEntry[], batch: boolean): Promise<Outcome> => {
     const { entry, network } = ctx
@@ -214,28 +145,33 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return outcome({ code: single, body, ids: undefined, batch, detail: undefined, credits: total, keyId: entry.id, method, calls: entries.length })
   }
 
-  const run: Gateway['run'] = (ctx, entries, batch, raw) => {
+  const runAny = (ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): MaybePromise<Outcome> => {
     const first = entries[0]
     if (!batch && entries.length === 1 && first!.ok && raw !== undefined) return runSingle(ctx, first.call, raw)
     return runEntries(ctx, entries, batch)
   }
+  const run: Gateway['run'] = (ctx, entries, batch, raw) => {
+    const out = runAny(ctx, entries, batch, raw)
+    return out instanceof Promise ? out : Promise.resolve(out)
+  }
 
-  const afterAuthorize = (req: HttpRpcRequest, parsed: ParsedBody, calls: RpcCall[], auth: Authorized): Promise<Outcome> => {
+  const afterAuthorize = (req: HttpRpcRequest, parsed: ParsedBody, calls: RpcCall[], auth: Authorized): MaybePromise<Outcome> => {
     const ctx = auth.ctx
     if (ctx === undefined) {
       const n = calls.length
-      return Promise.resolve(refusedOutcome(auth, n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)', n))
+      return refusedOutcome(auth, n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)', n)
     }
-    if (parsed.kind === 'invalid') return Promise.resolve(invalidBody(ctx, parsed, true))
-    if (parsed.kind === 'single') return run(ctx, [parsed.entry], false, parsed.entry.ok ? req.body! : undefined)
+    if (parsed.kind === 'invalid') return invalidBody(ctx, parsed, true)
+    if (parsed.kind === 'single') return parsed.entry.ok ? runSingle(ctx, parsed.entry.call, req.body!) : runEntries(ctx, [parsed.entry], false)
     return runEntries(ctx, parsed.entries, true)
   }
 
   return {
     run,
     handleHttp(req) {
-      // Not an async function: the common case hands back runSingle's own promise, without another promise
-      // wrapped around it (measurable per call). It still never throws: a bug surfaces as a rejection.
+      // Not an async function: a cached answer comes back without any promise, and one that waits for the node
+      // as runSingle's own promise, without another wrapped around it (measurable per call). It still never
+      // throws: a bug surfaces as a rejection.
       try {
         const parsed = parseBody(req.body, deps.maxBatchSize)
         const calls = callsOf(parsed)
@@ -271,7 +207,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
           return outcome({ code: denied.code, body: undefined, ids, batch, detail: undefined, credits: 0, keyId: ctx.entry.id, method: batch ? 'batch' : '(refused)', calls: entries.length })
         }
       }
-      return run(ctx, entries, batch, batch ? undefined : text)
+      return runAny(ctx, entries, batch, batch ? undefined : text)
     },
   }
 }

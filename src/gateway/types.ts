@@ -117,7 +117,8 @@ export interface GatewayDeps {
 }
 
 export interface Gateway {
-  handleHttp(req: HttpRpcRequest): Promise<Outcome>
+  /** A promise only when something waits (the node, Redis, key security): a cached answer comes back as it is. */
+  handleHttp(req: HttpRpcRequest): Outcome | Promise<Outcome>
   /** A WebSocket upgrade: the key checks of an HTTP request (no calls yet), then the daily-balance rule. */
   connect(req: RequestMeta): Promise<Authorized>
   /** One WebSocket message for a known key: parse, key security with the upgrade's headers, run. */

@@ -130,6 +130,14 @@ export function createRpcRoute(deps: {
     })
   }
 
+  const answer = (req: IncomingMessage, res: ServerResponse, out: Outcome, target: RpcTarget, started: number) => {
+    try {
+      write(req, res, out, target.network?.name ?? 'unknown', started)
+    } catch (err) {
+      fail(res, err)
+    }
+  }
+
   const tooLarge = (res: ServerResponse) => {
     const body = serializeError(null, toErrorObject(errors.bodyTooLarge(deps.maxBodyBytes)))
     res.writeHead(413, [...CORS_FLAT, 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'])
@@ -176,26 +184,23 @@ export function createRpcRoute(deps: {
     req.on('end', () => {
       if (refused) return
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
-      deps.gateway
-        .handleHttp({
-          network: target.network,
-          networkLabel: target.label,
-          key: target.key,
-          body: body.length === 0 ? undefined : body,
-          authorization: req.headers.authorization,
-          origin: req.headers.origin,
-          userAgent: req.headers['user-agent'],
-        })
-        .then(
-          (out) => {
-            try {
-              write(req, res, out, target.network?.name ?? 'unknown', started)
-            } catch (err) {
-              fail(res, err)
-            }
-          },
-          (err) => fail(res, err),
+      const headers = req.headers
+      const out = deps.gateway.handleHttp({
+        network: target.network,
+        networkLabel: target.label,
+        key: target.key,
+        body: body.length === 0 ? undefined : body,
+        authorization: headers.authorization,
+        origin: headers.origin,
+        userAgent: headers['user-agent'],
+      })
+      // A cached answer comes back as it is: written now, without a promise or a microtask.
+      if (out instanceof Promise)
+        out.then(
+          (o) => answer(req, res, o, target, started),
+          (err: unknown) => fail(res, err),
         )
+      else answer(req, res, out, target, started)
     })
     // No 'error' listener: node:http emits a request's errors (a client gone mid-body) only to listeners, and
     // destroys the socket itself; without 'end' this request just never answers.

@@ -3,6 +3,7 @@
  * by-hash lookups and receipts of finalized transactions are kept until evicted; unfinalized data is keyed on its
  * block hash (from the heads seen) and dropped on a reorg; empty answers for unfinalized data are not kept.
  */
+import type { MaybePromise } from '../../credits/limits.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import type { SendOptions } from '../../upstreams/pool.ts'
 import { answerSpans, isEmptyResult, resultAnswer, type AnswerSpans } from './answer.ts'
@@ -17,7 +18,8 @@ const MAX_UNFINALIZED = 50_000
 /** Set options of what is kept until evicted. */
 export const IMMUTABLE: CacheSetOptions = { immutable: true }
 
-export type CachedSend = (key: string, call: RpcCall, raw: Buffer | string, opts: SendOptions | undefined, keep: (result: Buffer, empty: boolean) => void) => Promise<LayerAnswer>
+/** An answer from the in-process tier comes back as it is, not wrapped in a promise (the pipeline then answers synchronously). */
+export type CachedSend = (key: string, call: RpcCall, raw: Buffer | string, opts: SendOptions | undefined, keep: (result: Buffer, empty: boolean) => void) => MaybePromise<LayerAnswer>
 
 export interface CachedReads {
   /**
@@ -25,8 +27,8 @@ export interface CachedReads {
    * on the first caller's answer; the generation is checked so an answer that raced a write is not stored.
    */
   cached: CachedSend
-  byBlock(rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): Promise<LayerAnswer>
-  byTx(call: RpcCall, raw: Buffer | string): Promise<LayerAnswer>
+  byBlock(rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
+  byTx(call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
   /** CallLayers.batchHit: only what is kept for good, and only from the in-process tier. */
   batchHit(call: RpcCall): Buffer | undefined
 }
@@ -59,7 +61,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
   const cached: CachedSend = (key, call, raw, opts, keep) => {
     const found = lookup(key, call.id)
     if (found !== undefined) {
-      if (!(found instanceof Promise)) return Promise.resolve(found)
+      if (!(found instanceof Promise)) return found
       return found.then((a) => a ?? miss(key, call, raw, opts, keep))
     }
     return miss(key, call, raw, opts, keep)
@@ -91,7 +93,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     }
   }
 
-  const byBlock = (rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
+  const byBlock = (rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer> => {
     const params = call.params as unknown[] | undefined
     const ref = blockRefOf(Array.isArray(params) ? params[rule.at] : undefined)
     const tip = heads?.latest()
@@ -107,7 +109,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         // Not yet a block for the gateway: the same answer whichever node would have been asked. Only while heads
         // are being polled: after an idle spell the tip is old until the next poll, and a node is asked.
         stats.aboveTip++
-        return Promise.resolve({ body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache', isError: false })
+        return { body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache', isError: false }
       }
       return shared(key, raw, call, atLeast(call.method, n))
     }
@@ -119,7 +121,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     return cached(hashed, call, raw, atLeast(call.method, n), (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)))
   }
 
-  const byTx = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
+  const byTx = (call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer> => {
     const key = paramsKey(prefix, call)
     if (unfinalized.has(key)) {
       // Kept while its block was unfinalized: still valid only if that block is still the one at its height.

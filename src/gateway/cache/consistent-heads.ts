@@ -2,6 +2,7 @@
  * Consistent heads (docs/caching.md): the heads the pool announces key unfinalized entries (and a reorg drops them);
  * eth_blockNumber is served for one head and never goes backwards for a key (HeadFloorStore).
  */
+import type { MaybePromise } from '../../credits/limits.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import { answerSpans, resultAnswer } from './answer.ts'
 import type { SharedSend } from './dedup.ts'
@@ -28,7 +29,7 @@ export function watchHeads(s: LayerState) {
 }
 
 /** eth_blockNumber: the served tip, never below what this key was told before. Built once per network. */
-export function createBlockNumber(s: LayerState, shared: SharedSend): (call: RpcCall, raw: Buffer | string, keyId: string) => Promise<LayerAnswer> {
+export function createBlockNumber(s: LayerState, shared: SharedSend): (call: RpcCall, raw: Buffer | string, keyId: string) => MaybePromise<LayerAnswer> {
   const { o, prefix, stats } = s
   const { network, heads, floors } = o
   return (call, raw, keyId) => {
@@ -36,7 +37,7 @@ export function createBlockNumber(s: LayerState, shared: SharedSend): (call: Rpc
     const e = s.headEntry
     if (o.cache && e !== undefined && e.generation === s.generation && e.tip === tip && tip !== undefined && performance.now() < e.until) {
       stats.hits++
-      return Promise.resolve(numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined))
+      return numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined)
     }
     const sentAt = s.generation
     return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber')).then((a) => {

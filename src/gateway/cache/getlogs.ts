@@ -53,8 +53,8 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     // A range that ends at or below the finalized block has its final logs (an empty list included): kept, when
     // within the result cap.
     if (o.cache && !o.uncached.has('eth_getLogs') && finalized !== undefined && to <= finalized)
-      return cached(key, call, body, undefined, (result) => countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE)).then((a) =>
-        capped(a, from),
+      return Promise.resolve(cached(key, call, body, undefined, (result) => countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE))).then(
+        (a) => capped(a, from),
       )
     return shared(key, body, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
   }

@@ -16,6 +16,7 @@
  * A call of a method listed nowhere (a write, a filter, a devnet method) costs one Map and one Set lookup and goes
  * to the pool as the client's bytes, as before.
  */
+import type { MaybePromise } from '../../credits/limits.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
 import { createCachedReads, IMMUTABLE } from './cached-reads.ts'
@@ -28,8 +29,11 @@ import { CACHE_RULES, isRewind, SHARED_READS } from './rules.ts'
 export type { CacheStats, CallLayerOptions, LayerAnswer } from './layer-state.ts'
 
 export interface CallLayers {
-  /** One call of a key: from the cache, joined to an identical call in flight, or sent to the pool. */
-  send(call: RpcCall, raw: Buffer | string, keyId: string): Promise<LayerAnswer>
+  /**
+   * One call of a key: from the cache, joined to an identical call in flight, or sent to the pool. An answer the
+   * in-process cache holds comes back as it is, not as a promise: the pipeline then answers synchronously.
+   */
+  send(call: RpcCall, raw: Buffer | string, keyId: string): MaybePromise<LayerAnswer>
   /** A batch went to the node: any write in it invalidates what depends on the chain's state. */
   sawCalls(methods: readonly string[]): void
   /**

@@ -4,6 +4,7 @@
  * docs/benchmarks.md). Several calls go as one batch with the gateway's own ids (clients may repeat ids) and are
  * mapped back.
  */
+import type { MaybePromise } from '../../credits/limits.ts'
 import { ChaingateError } from '../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../observability/metrics.ts'
@@ -15,13 +16,23 @@ import type { CallContext } from '../types.ts'
 export const unavailable = (err: unknown, network: string): ChaingateError =>
   err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable`)
 
+/** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
+export const nodeDown = (e: ChaingateError) => e.code.startsWith('UPSTREAM_')
+
+/** Upstream requests a failed call made, when the pool says (src/upstreams/pool.ts); else unknown: 0. */
+export const attemptsOf = (err: unknown): number => {
+  const n = (err as { attempts?: unknown } | null)?.attempts
+  return typeof n === 'number' ? n : 0
+}
+
 /**
  * One call: the node's answer (an UpstreamAnswer, whose `body` the caller passes on as is; `source` set when the
  * cache or an identical call in flight answered: src/gateway/cache/layers.ts) or a local method's answer text.
- * Not an async function, so the caller awaits the pool's (or the layers') own promise. Rejects when nobody
- * answered; the caller turns that into `unavailable`.
+ * Not an async function, so the caller awaits the pool's (or the layers') own promise, and an answer the
+ * in-process cache holds comes back as it is, without a promise. Rejects when nobody answered; the caller turns
+ * that into `unavailable`.
  */
-export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string, layers?: ReadonlyMap<string, CallLayers>): Promise<UpstreamAnswer | string | undefined> {
+export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string, layers?: ReadonlyMap<string, CallLayers>): MaybePromise<UpstreamAnswer | string | undefined> {
   const local = ctx.local?.get(call.method)
   if (local !== undefined) return local(call)
   const l = layers?.get(ctx.network.name)

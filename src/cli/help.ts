@@ -17,6 +17,9 @@ Service
                                           redis.url); SIGHUP restarts them one at a time
   migrate                                 apply the database migrations and exit (start does it too);
                                           SQLite in the data dir, or PostgreSQL with database.url
+  migrate --copy-from FILE                migrate, then copy an embedded SQLite database's accounts,
+                                          keys, usage and wallet records into the (empty) database
+                                          the config names, e.g. PostgreSQL
   upstreams                               each network's nodes as the running server sees them: state
                                           (healthy, lagging, down, cordoned), head, lag, errors, latency
 

@@ -37,6 +37,7 @@ function parseOptions(argv: string[], strict: boolean) {
       port: { type: 'string' },
       'log-requests': { type: 'string' },
       workers: { type: 'string' },
+      'copy-from': { type: 'string' },
       email: { type: 'string' },
       plan: { type: 'string' },
       account: { type: 'string' },
@@ -114,6 +115,7 @@ async function main(argv: string[]): Promise<number> {
     // Opening applies every pending migration (under kysely's migration lock: safe while replicas start).
     const { openDatabase, databaseTarget, describeTarget } = await import('../db/database.ts')
     const target = databaseTarget(config)
+    if (values['copy-from'] !== undefined) return (await import('./copy-data-command.ts')).copyDataCommand(values['copy-from'] as string, target, ctx)
     const database = await openDatabase(target)
     await database.close()
     if (json) out(JSON.stringify({ database: describeTarget(target), applied: database.migrated }, null, 2))
@@ -137,7 +139,7 @@ async function main(argv: string[]): Promise<number> {
 /** Errors whose message is the whole story (a service the config names is unreachable): no stack trace. Names, not classes, so main loads neither module. */
 const UNREACHABLE = new Set(['DatabaseUnreachableError', 'RedisUnreachableError'])
 
-const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
+const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'copy-from', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */
 function version(): string {

@@ -138,6 +138,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
         wsUrls: () => pool.wsUrls,
         failoverMs: config.gateway.subscriptionFailoverMs,
         heartbeatMs: config.gateway.subscriptionHeartbeatMs,
+        failbackMs: config.gateway.subscriptionFailbackMs,
         ...(wsOf.length > 1 ? { isHealthy: (url: string) => wsOf.indexOf(url) < 0 || pool.status()[wsOf.indexOf(url)]?.state === 'healthy' } : {}),
         chainId: n.embedded ? undefined : n.chainId,
         label: (u) => redactUrl(new URL(u)),

@@ -92,6 +92,8 @@ export const ConfigSchema = z
         subscriptionFailoverMs: z.number().int().min(0).max(600_000).default(30_000),
         /** WebSocket: how often the node carrying subscriptions is checked; one that stops answering is left. 0: never. */
         subscriptionHeartbeatMs: z.number().int().min(0).max(600_000).default(15_000),
+        /** WebSocket: after a move, the node ranked first must answer this long before subscriptions go back to it. 0: never. */
+        subscriptionFailbackMs: z.number().int().min(0).max(3_600_000).default(60_000),
         /** /metrics and /healthz (docs/config.md, "Operations endpoints"). */
         operations: z
           .object({

@@ -1,57 +1,31 @@
 /**
  * The subscription hub's node connection (src/upstreams/subscriptions.ts): one WebSocket to one node at a time
  * (src/upstreams/ws-connection.ts), its notifications routed to the shared subscriptions, a heartbeat that finds a
- * node that stopped answering or that the pool counts unhealthy, and the choice of the next node when it is left
- * (healthy and preferred first, the failed one last, with back-off) until `failoverMs` runs out.
+ * node that stopped answering, and the choice of the next node when it drops (healthy and preferred first, the
+ * failed one last, with back-off) until `failoverMs` runs out. Planned moves while the node still works (back to
+ * the preferred node; off a node the pool counts unhealthy) are make-before-break: src/upstreams/subscription-switch.ts.
  */
-import type { RpcErrorObject } from '../jsonrpc/envelope.ts'
 import { errors } from '../errors/index.ts'
-import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
+import { createWsRpcConnection } from './ws-connection.ts'
 import type { Replay } from './subscription-replay.ts'
+import { call, checkChainId, NodeRpcError, toBig, type Conn } from './subscription-rpc.ts'
+import { createSwitcher } from './subscription-switch.ts'
 import type { HubOptions, MoveReason, Shared } from './subscriptions.ts'
 
-const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up'>, string> = {
+export { call, NodeRpcError, toBig, type Conn } from './subscription-rpc.ts'
+
+const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred'>, string> = {
   dropped: 'subscription connection lost: moving subscriptions',
   hung: 'subscription node stopped answering: moving subscriptions',
   unhealthy: 'subscription node lagging or failing for the pool: moving subscriptions',
 }
 
-/** A JSON-RPC error answer from the node, passed through to the client unchanged. */
-export class NodeRpcError extends Error {
-  readonly error: RpcErrorObject
-  constructor(error: RpcErrorObject) {
-    super(error.message)
-    this.error = error
-  }
-}
-
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 5000
-/** Heartbeats in a row that find the subscription node unhealthy before it is left (hysteresis: no flapping). */
+/** Heartbeats in a row that find the subscription node unhealthy before it is moved off (hysteresis: no flapping). */
 const LEAVE_AFTER_CHECKS = 2
 /** Notifications that arrive before their eth_subscribe answer is processed, kept per connection. */
 const MAX_EARLY = 256
-
-export interface Conn {
-  url: string
-  label: string
-  rpc: WsRpcConnection
-  byNodeId: Map<string, Shared>
-  early: { id: string; result: unknown }[]
-  dead: boolean
-  heartbeat: NodeJS.Timeout | undefined
-}
-
-export const toBig = (hex: unknown): bigint | undefined => {
-  if (typeof hex !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(hex)) return undefined
-  return BigInt(hex)
-}
-
-export const call = async (conn: Conn, method: string, params: unknown[]): Promise<unknown> => {
-  const answer = (await conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params })) as { result?: unknown; error?: RpcErrorObject }
-  if (answer.error) throw new NodeRpcError(answer.error)
-  return answer.result
-}
 
 export interface NodeLink {
   /** The current connection, or the one being made. */
@@ -72,7 +46,7 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
   let connecting: Promise<Conn> | undefined
   let closed = false
   let wake: (() => void) | undefined
-  const moves: Record<MoveReason, number> = { dropped: 0, hung: 0, unhealthy: 0, 'gave-up': 0 }
+  const moves: Record<MoveReason, number> = { dropped: 0, hung: 0, unhealthy: 0, preferred: 0, 'gave-up': 0 }
 
   const onNotification = (conn: Conn, msg: { method?: string; params?: unknown }) => {
     const params = msg.params as { subscription?: string; result?: unknown } | undefined
@@ -102,7 +76,7 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     }
   }
 
-  const onClosed = (conn: Conn, why: Exclude<MoveReason, 'gave-up'> = 'dropped') => {
+  const onClosed = (conn: Conn, why: 'dropped' | 'hung' = 'dropped') => {
     if (conn.dead) return
     conn.dead = true
     clearInterval(conn.heartbeat)
@@ -137,8 +111,8 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     connecting.catch(() => undefined)
   }
 
-  /** A connection to `url` with every live shared subscription moved onto it. */
-  const attach = async (url: string): Promise<Conn> => {
+  /** A new connection to `url` (opened by its first request), its events and drop handled here. */
+  const open = (url: string): Conn => {
     const conn: Conn = { url, label: label(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false, heartbeat: undefined }
     conn.rpc = createWsRpcConnection(url, {
       network,
@@ -146,13 +120,17 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
       onNotification: (msg) => onNotification(conn, msg),
       onClosed: () => onClosed(conn),
     })
+    return conn
+  }
+
+  /** After a drop: a connection to `url` with every live shared subscription moved onto it. */
+  const attach = async (url: string): Promise<Conn> => {
+    const conn = open(url)
     // Each moved subscription's replay runs before any live event of the new node (queued behind it), and only
     // once the connection is the current one.
     const gates: ((ok: boolean) => void)[] = []
     try {
-      const chainId = toBig(await call(conn, 'eth_chainId', []))
-      if (opts.chainId !== undefined && chainId !== BigInt(opts.chainId))
-        throw errors.upstreamUnavailable(network, `${conn.label} is on chain ${String(chainId)}, not ${opts.chainId}`)
+      await checkChainId(conn, network, opts.chainId)
       for (const s of [...shared.values()]) {
         if (!s.live) continue
         const gate = new Promise<boolean>((resolve) => gates.push(resolve))
@@ -178,37 +156,45 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     } catch (err) {
       conn.dead = true
       conn.rpc.close()
-      for (const open of gates) open(false)
+      for (const release of gates) release(false)
       throw err
     }
-    current = conn
-    watch(conn)
-    for (const open of gates) open(true)
+    adopt(conn)
+    for (const release of gates) release(true)
     return conn
   }
 
-  /** A node that stops answering while holding subscriptions is treated as dropped (its socket may stay open). */
+  /**
+   * A node that stops answering while holding subscriptions is treated as dropped (its socket may stay open); one
+   * the pool counts unhealthy at two heartbeats in a row, or that answers another chain id, is moved off
+   * (make before break) to the first healthy node.
+   */
   const watch = (conn: Conn) => {
     const everyMs = opts.heartbeatMs ?? 0
     if (everyMs <= 0) return
     const waitMs = Math.min(opts.timeoutMs, Math.max(1000, everyMs))
     let asking = false
     let unhealthy = 0
+    let wrongChain = false
     conn.heartbeat = setInterval(() => {
       if (conn.dead || asking || conn.byNodeId.size === 0) return
       const healthy = opts.isHealthy
-      if (healthy !== undefined && !healthy(conn.url)) {
-        // Lagging (its heads late against what calls are served at) or failing calls: a healthy node is better.
-        if (++unhealthy >= LEAVE_AFTER_CHECKS && opts.wsUrls().some((u) => u !== conn.url && healthy(u))) {
-          onClosed(conn, 'unhealthy')
-          return
+      if (wrongChain || (healthy !== undefined && !healthy(conn.url))) {
+        // Lagging (its heads late against what calls are served at), failing calls, cordoned: a healthy node is
+        // better. Until one takes the subscriptions, they stay here.
+        const to = opts.wsUrls().find((u) => u !== conn.url && (healthy === undefined || healthy(u)))
+        if ((++unhealthy >= LEAVE_AFTER_CHECKS || wrongChain) && to !== undefined && !switcher.moving) {
+          opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, MOVE_LOG.unhealthy)
+          void switcher.moveTo(to, 'unhealthy') // and still asked below: it may also have stopped answering
         }
       } else unhealthy = 0
       asking = true
       // Any answer, an error too, shows the node is there.
       conn.rpc.request({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, waitMs).then(
-        () => {
+        (answer) => {
           asking = false
+          const id = toBig((answer as { result?: unknown }).result)
+          if (opts.chainId !== undefined && id !== undefined && id !== BigInt(opts.chainId)) wrongChain = true
         },
         () => {
           asking = false
@@ -259,6 +245,23 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     return connecting
   }
 
+  const adopt = (conn: Conn) => {
+    current = conn
+    watch(conn)
+  }
+  const switcher = createSwitcher({
+    opts,
+    network,
+    shared,
+    replay,
+    current: () => current,
+    adopt,
+    open,
+    register,
+    busy: () => closed || connecting !== undefined || current === undefined,
+    moves,
+  })
+
   return {
     connection,
     register,
@@ -271,6 +274,7 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     moves,
     close() {
       closed = true
+      switcher.close()
       wake?.()
       shared.clear()
       clearInterval(current?.heartbeat)

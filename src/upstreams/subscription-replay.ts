@@ -5,8 +5,7 @@
  * - newHeads: blocks missed meanwhile fetched with eth_getBlockByNumber (header fields only); heads already sent dropped;
  * - logs: eth_getLogs over the blocks the old node may not have covered; logs already sent dropped.
  */
-import type { Conn } from './subscription-connection.ts'
-import { call, toBig } from './subscription-connection.ts'
+import { call, toBig, type Conn } from './subscription-rpc.ts'
 import type { HubOptions, Shared } from './subscriptions.ts'
 
 /** Longest gap of blocks replayed to newHeads clients after a switch; beyond it the oldest are skipped (logged). */
@@ -86,6 +85,9 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
         s.filledThrough = undefined
         s.filled = new Set()
       } else if (s.filled.has(`${block}:${logKey(log)}`) || (block === s.lastLogBlock && s.lastLogKeys.has(logKey(log)))) return
+      // A new node behind the old one sends blocks the client had logs after: already sent (a reorg's removed
+      // logs excepted).
+      else if (s.lastLogBlock !== undefined && block < s.lastLogBlock && log?.removed !== true) return
     }
     sendLog(s, log, block)
   }
@@ -122,7 +124,12 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     }
     if (s.kind !== 'logs' || s.resumeFrom === undefined) return
     const head = toBig(await call(conn, 'eth_blockNumber', []))
-    if (head === undefined || head < s.resumeFrom) return
+    if (head === undefined) return
+    if (head < s.resumeFrom) {
+      // Behind: its live logs up to where the old node was are checked against what was sent.
+      s.filledThrough = s.resumeFrom - 1n
+      return
+    }
     let from = s.resumeFrom
     if (head - from + 1n > BigInt(MAX_LOG_FILL_BLOCKS)) {
       opts.log?.warn({ network, from: String(from), to: String(head) }, `subscription gap longer than ${MAX_LOG_FILL_BLOCKS} blocks: logs replayed for the newest only`)

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { rpcError, startFakeNode, type FakeNode } from '../../test/e2e/helpers/fake-node.ts'
-import { createSubscriptionHub, NodeRpcError, subscriptionKey, type SubscriptionHub } from './subscriptions.ts'
+import { createSubscriptionHub, NodeRpcError, subscriptionKey, type HubOptions, type SubscriptionHub } from './subscriptions.ts'
 
 const CHAIN = '0x7a6d' // 31341
 let nodes: FakeNode[] = []
@@ -17,7 +17,7 @@ async function fakeNode(chain = CHAIN) {
   nodes.push(n)
   return n
 }
-function hub(urls: string[], extra: { chainId?: number } = {}) {
+function hub(urls: string[], extra: Partial<HubOptions> = {}) {
   const h = createSubscriptionHub('net', { timeoutMs: 5000, wsUrls: () => urls, failoverMs: 2000, ...extra })
   hubs.push(h)
   return h
@@ -94,5 +94,98 @@ describe('subscription hub', () => {
     const err = await h.subscribe(['newHeads'], () => undefined, () => undefined).catch((e: unknown) => e)
     expect((err as { code?: string }).code).toBe('UPSTREAM_UNAVAILABLE')
     expect((err as Error).message).toContain('net')
+  })
+})
+
+/** A newHeads event of the fake node for block `n` (its chain's hash), after moving its head there. */
+const headAt = (node: FakeNode, n: number) => {
+  node.setHead(n)
+  node.notify('newHeads', { number: `0x${n.toString(16)}`, hash: node.hashOf(n) })
+}
+const numbers = (seen: unknown[]) => seen.map((r) => Number((r as { number: string }).number))
+
+describe('subscription hub: planned moves, make before break', () => {
+  it('after a failover, back to the node ranked first once it has answered for failbackMs: opened there before the old one closes; every head once, in order', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    const h = hub([a.wsUrl, b.wsUrl], { failbackMs: 300 })
+    const seen: unknown[] = []
+    await h.subscribe(['newHeads'], (r) => seen.push(r), () => expect.fail('no client is told'))
+    expect(h.upstream).toBe(a.wsUrl)
+    b.setHead(11)
+    headAt(a, 11)
+    await until(() => seen.length === 1)
+    await a.kill()
+    await until(() => h.upstream === b.wsUrl)
+    headAt(b, 12)
+    await until(() => seen.length === 2)
+    // a comes back ahead: block 13, made while the subscriptions were on b, is sent from a at the switch.
+    a.setHead(13)
+    let oldOpenAtSubscribe: number | undefined
+    a.answer((req) => {
+      if (req.body?.method === 'eth_subscribe') oldOpenAtSubscribe = b.subscriptions
+      return undefined
+    })
+    const revivedAt = Date.now()
+    await a.revive()
+    await until(() => h.upstream === a.wsUrl)
+    expect(Date.now() - revivedAt).toBeGreaterThanOrEqual(300)
+    expect(oldOpenAtSubscribe).toBe(1) // make before break
+    await until(() => b.subscriptions === 0 && seen.length === 3) // then the old one is closed
+    headAt(b, 14) // the old node's events after the switch are not passed on
+    headAt(a, 14)
+    await until(() => seen.length === 4)
+    expect(numbers(seen)).toEqual([11, 12, 13, 14])
+    expect(h.moves).toMatchObject({ dropped: 1, preferred: 1 })
+  })
+
+  it('the preferred node refuses a subscription on the way back: nothing moves and no client is told', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    const h = hub([a.wsUrl, b.wsUrl], { failbackMs: 200 })
+    await a.kill()
+    const lost: string[] = []
+    await h.subscribe(['newHeads'], () => undefined, (r) => lost.push(r))
+    await h.subscribe(['newPendingTransactions'], () => undefined, (r) => lost.push(r))
+    expect(h.upstream).toBe(b.wsUrl)
+    a.answer((req) => (req.body?.method === 'eth_subscribe' && req.body.params?.[0] === 'newPendingTransactions' ? { body: rpcError(req, -32601, 'no mempool') } : undefined))
+    await a.revive()
+    // Two attempts, each after the node answered for failbackMs again.
+    await until(() => sent(a, 'eth_subscribe').filter((r) => r.body.params[0] === 'newPendingTransactions').length >= 2)
+    expect(h.upstream).toBe(b.wsUrl)
+    expect(b.subscriptions).toBe(2)
+    expect(lost).toEqual([])
+    expect(h.moves.preferred).toBe(0)
+  })
+
+  it('a node the pool counts unhealthy (lagging, cordoned) is moved off to a healthy one, make before break; heads go on without a gap', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    let aHealthy = true
+    const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, isHealthy: (u) => u !== a.wsUrl || aHealthy })
+    const seen: unknown[] = []
+    await h.subscribe(['newHeads'], (r) => seen.push(r), () => expect.fail('no client is told'))
+    headAt(a, 11)
+    await until(() => seen.length === 1)
+    b.setHead(12)
+    let oldOpenAtSubscribe: number | undefined
+    b.answer((req) => {
+      if (req.body?.method === 'eth_subscribe') oldOpenAtSubscribe = a.subscriptions
+      return undefined
+    })
+    aHealthy = false
+    await until(() => h.upstream === b.wsUrl && seen.length === 2)
+    expect(oldOpenAtSubscribe).toBe(1)
+    headAt(b, 13)
+    await until(() => seen.length === 3)
+    expect(numbers(seen)).toEqual([11, 12, 13])
+    expect(h.moves).toMatchObject({ unhealthy: 1, dropped: 0 })
+  })
+
+  it('a subscription node that answers another chain id at the heartbeat is moved off', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, chainId: 31341 })
+    await h.subscribe(['newHeads'], () => undefined, () => expect.fail('no client is told'))
+    expect(h.upstream).toBe(a.wsUrl)
+    a.answer((req) => (req.body?.method === 'eth_chainId' ? { body: { jsonrpc: '2.0', id: req.body.id, result: '0x1' } } : undefined))
+    await until(() => h.upstream === b.wsUrl)
+    expect(h.moves.unhealthy).toBe(1)
   })
 })

@@ -13,7 +13,9 @@
  * - newPendingTransactions: resubscribed only (a mempool has no history to replay).
  * A node that keeps its socket open but stops answering is found by a periodic eth_chainId (`heartbeatMs`) and
  * left the same way. Only when no node can be reached for `failoverMs` are clients told (`onLost`; close code
- * 1013, docs/errors.md).
+ * 1013, docs/errors.md). While the node works, the subscriptions still move, make before break and with the same
+ * guarantees: back to the node ranked first once it has answered for `failbackMs`, and off a node the pool counts
+ * unhealthy (src/upstreams/subscription-switch.ts).
  *
  * This module is the hub: the shared subscriptions, ref-counted by their clients. The node connection (heartbeat,
  * failover choice) is src/upstreams/subscription-connection.ts; event order and gap replay are
@@ -21,7 +23,7 @@
  */
 import type { Registry } from 'prom-client'
 import { errors } from '../errors/index.ts'
-import { call, createNodeLink, toBig } from './subscription-connection.ts'
+import { call, createNodeLink, NodeRpcError, toBig } from './subscription-connection.ts'
 import { createReplay } from './subscription-replay.ts'
 
 export { NodeRpcError } from './subscription-connection.ts'
@@ -47,8 +49,11 @@ export interface SubscriptionHub {
   close(): Promise<void>
 }
 
-/** dropped: the connection closed; hung: no heartbeat answer; unhealthy: the pool found the node lagging or failing. */
-export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'gave-up'
+/**
+ * dropped: the connection closed; hung: no heartbeat answer; unhealthy: the pool found the node lagging, failing or
+ * cordoned; preferred: back to the node ranked first (after failbackMs).
+ */
+export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'preferred' | 'gave-up'
 
 export interface HubOptions {
   timeoutMs: number
@@ -64,9 +69,15 @@ export interface HubOptions {
   heartbeatMs?: number
   /**
    * Whether the pool counts a node healthy (not lagging, down or cordoned). At the heartbeat, a subscription node
-   * found unhealthy twice in a row is left for a healthy one, like a dropped one (undefined: never left for that).
+   * found unhealthy twice in a row is moved off to a healthy one, make before break (undefined: never for that).
    */
   isHealthy?: (url: string) => boolean
+  /**
+   * While the subscriptions are on another node than the first of wsUrls() (healthy), that node is asked eth_chainId
+   * on a fresh WebSocket every failbackMs / 4 (at most 15 s); once it has answered every check for this long, the
+   * subscriptions move back to it, make before break (gateway.subscriptionFailbackMs; 0 or undefined: never).
+   */
+  failbackMs?: number
   /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
   chainId?: number | undefined
   /** URL → the form logs may show (no credentials). */
@@ -170,7 +181,14 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           // A drop between the node's answer and here: the next connection's attach did not see this one yet.
           for (;;) {
             const conn = await connection()
-            const nodeId = String(await call(conn, 'eth_subscribe', params))
+            let nodeId: string
+            try {
+              nodeId = String(await call(conn, 'eth_subscribe', params))
+            } catch (err) {
+              // The connection closed under it (a drop, or a move to another node): asked again on the next one.
+              if (conn.dead && !link.closed && !(err instanceof NodeRpcError)) continue
+              throw err
+            }
             if (created.kind === 'logs' && created.firstBlock === undefined) {
               const head = toBig(await call(conn, 'eth_blockNumber', []).catch(() => undefined))
               if (head !== undefined) created.firstBlock = head + 1n
@@ -221,7 +239,7 @@ export function registerSubscriptionMetrics(registry: Registry, hubs: ReadonlyMa
   )
   metric(
     'chaingate_subscription_moves_total',
-    'Times a network\'s subscriptions left their node, by reason (dropped, hung, unhealthy); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
+    'Times a network\'s subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
     'counter',
     () => [...hubs].flatMap(([network, h]) => (Object.keys(h.moves) as MoveReason[]).map((reason) => ({ labels: { network, reason }, value: h.moves[reason] }))),
   )

@@ -3,10 +3,11 @@
  * the tests cut mid-stream, so the gateway sees a node's WebSocket drop while blocks keep coming.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import WebSocket from 'ws'
+import type WebSocket from 'ws'
 import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
+import { allHave, connect, logsClient, newHeadsClient, range, rpcAt, waitFor, type HeadsClient } from './helpers/ws-subscribers.ts'
 
 const CHAIN_ID = 31341
 /** anvil's first unlocked account (test mnemonic). */
@@ -21,13 +22,6 @@ beforeAll(async () => {
 })
 afterAll(async () => anvil?.stop())
 
-/** A JSON-RPC call straight to a node (not through the gateway). */
-const rpcAt = async (url: string, method: string, params: unknown[] = []) => {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })
-  const body = (await res.json()) as { result?: unknown; error?: unknown }
-  if (body.error) throw new Error(JSON.stringify(body.error))
-  return body.result
-}
 const node = (method: string, params: unknown[] = []) => rpcAt(anvil.url, method, params)
 const mineOne = () => node('anvil_mine', ['0x1'])
 const mine = async (blocks: number) => {
@@ -69,37 +63,6 @@ function subscriptionProxies(s: TestServer, a: TcpProxy, b: TcpProxy) {
   return { current, other: current === a ? b : a }
 }
 
-/** A WebSocket client that queues what it receives. */
-async function connect(s: TestServer) {
-  const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/remote/ws/v3/${s.key.key}`)
-  const inbox: any[] = []
-  const events: any[] = []
-  ws.on('message', (d) => {
-    const m = JSON.parse(d.toString())
-    if (m.method === 'eth_subscription') events.push(m.params)
-    else inbox.push(m)
-  })
-  let closedWith: { code: number; reason: string } | undefined
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r((closedWith = { code, reason: reason.toString() }))))
-  await new Promise((r, j) => {
-    ws.once('open', r)
-    ws.once('error', j)
-  })
-  const ask = async (body: any, timeoutMs = 20_000) => {
-    ws.send(JSON.stringify(body))
-    return waitFor(() => inbox.find((m) => m.id === body.id), timeoutMs)
-  }
-  return { ws, events, ask, closed, closedWith: () => closedWith }
-}
-
-/** A client subscribed to newHeads (request id 1): `heads()` are the block numbers it has received. */
-async function newHeadsClient(s: TestServer) {
-  const c = await connect(s)
-  const sub = (await c.ask(call('eth_subscribe', ['newHeads'], 1))).result
-  return { ...c, sub, heads: () => headNumbers(c.events, sub) }
-}
-type HeadsClient = Awaited<ReturnType<typeof newHeadsClient>>
-
 /** A newHeads client that subscribed while `down` was cut, so the subscriptions start on the other node. */
 async function newHeadsClientAvoiding(s: TestServer, down: TcpProxy) {
   await down.cut()
@@ -108,27 +71,6 @@ async function newHeadsClientAvoiding(s: TestServer, down: TcpProxy) {
   return c
 }
 
-/** A client subscribed to every log (request id 1): `logs()` are the log objects it has received. */
-async function logsClient(s: TestServer) {
-  const c = await connect(s)
-  const sub = (await c.ask(call('eth_subscribe', ['logs', {}], 1))).result
-  return { ...c, sub, logs: () => c.events.filter((e) => e.subscription === sub).map((e) => e.result) }
-}
-
-async function waitFor<T>(probe: () => T | undefined | false, timeoutMs = 20_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs
-  for (;;) {
-    const v = probe()
-    if (v !== undefined && v !== false) return v
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 50))
-  }
-}
-
-const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
-const headNumbers = (events: any[], sub: string) => events.filter((e) => e.subscription === sub).map((e) => Number(e.result.number))
-/** Waits until every client has received head `n`. */
-const allHave = (clients: HeadsClient[], n: number, timeoutMs?: number) => waitFor(() => clients.every((c) => c.heads().includes(n)), timeoutMs)
 /** How a failover test ends: the subscriptions run on `other` and no client was closed; then `moved` comes back. */
 async function expectMovedWithoutClosing(s: TestServer, other: TcpProxy, moved: TcpProxy, clients: { ws: WebSocket; closedWith(): unknown }[]) {
   expect(s.app.hubs.get('remote')!.upstream).toBe(other.wsUrl)

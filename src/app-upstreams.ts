@@ -12,6 +12,7 @@ import { createRedisCacheTier, createRedisHeadFloorStore } from './gateway/cache
 import { createMemoryCacheStore } from './gateway/cache/store.ts'
 import type { Logger } from './observability/logger.ts'
 import { connectRedis, type RedisConnection } from './redis/connection.ts'
+import { logRedisUnreachableAtStart, startWhenReachable } from './redis/degraded-start.ts'
 import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, redactUrl, type UpstreamPool } from './upstreams/pool.ts'
 import { createSubscriptionHub, type SubscriptionHub } from './upstreams/subscriptions.ts'
 
@@ -114,9 +115,16 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
     : undefined
   if (redis) stops.push(() => redis.close())
   const floors = redis ? createRedisHeadFloorStore(redis) : undefined
+  // Unreachable (not refusing): start anyway, in insurance mode until it is reached (src/redis/degraded-start.ts).
+  if (redis?.unreachableAtStart !== undefined) logRedisUnreachableAtStart(logger, rc, redis.unreachableAtStart)
   if (floors) {
-    await floors.start(config.networks.map((n) => n.name))
-    stops.push(() => floors.close())
+    // Without Redis at start the floors stay local until it is reached, then subscribe and load.
+    const names = config.networks.map((n) => n.name)
+    const cancel = await startWhenReachable(redis!, () => floors.start(names), (err) => logger.warn({ err: err.message }, 'loading head floors from Redis failed'))
+    stops.push(() => {
+      cancel()
+      return floors.close()
+    })
   }
   // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md); built before any head is
   // polled, so the layers see every announced head (unfinalized entries are keyed on their hashes).

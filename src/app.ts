@@ -154,7 +154,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
     await keySnapshot.reload()
     // Several replicas: a change made on any of them (or by the CLI) is pushed to all over Redis; the poll slows down.
-    const push = config.redis.url ? await attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db, snapshot: keySnapshot, logger }) : undefined
+    // Redis unreachable at start: the subscription comes up (and reloads the snapshot) when Redis does.
+    const push = config.redis.url
+      ? await attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db, snapshot: keySnapshot, logger, unreachableAtStart: redis?.unreachableAtStart !== undefined })
+      : undefined
     keySnapshot.start(push ? config.gateway.settingsPushPollMs : undefined)
     stops.push(() => keySnapshot.stop())
     if (push) stops.push(() => push.close())

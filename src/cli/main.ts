@@ -136,8 +136,8 @@ async function main(argv: string[]): Promise<number> {
   return (await import('./admin-commands.ts')).adminCommand(command, sub, rest, values, ctx)
 }
 
-/** Errors whose message is the whole story (a service the config names is unreachable): no stack trace. Names, not classes, so main loads neither module. */
-const UNREACHABLE = new Set(['DatabaseUnreachableError', 'RedisUnreachableError'])
+/** Errors whose message is the whole story (PostgreSQL unreachable or refusing, Redis refusing; an unreachable Redis is waited for): no stack trace. Names, not classes, so main loads neither module. */
+const UNREACHABLE = new Set(['DatabaseUnreachableError', 'RedisRefusedError'])
 
 const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'copy-from', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
 
@@ -153,7 +153,7 @@ main(process.argv.slice(2)).then(
   (err) => {
     // ConfigError (src/config/load.ts), matched by name so the error path loads nothing.
     if ((err as Error)?.name === 'ConfigError') process.stderr.write(`${err.message}\n`)
-    // PostgreSQL or Redis down or refusing (src/db/database.ts, src/redis/connection.ts): the message says which and why.
+    // PostgreSQL down or refusing, Redis refusing (src/db/database.ts, src/redis/connection.ts): the message says which and why.
     else if (UNREACHABLE.has((err as Error)?.name)) process.stderr.write(`error: ${(err as Error).message}\n`)
     else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
     else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)

@@ -19,11 +19,13 @@ export interface LeaseSyncState extends LeaseBookState {
   dayKey: (day: number, kind: 'a' | 'k', id: string) => string
   /** Redis answered and every pending write is in (`writes` this sync): the store leaves an outage, if in one. */
   caughtUp: (writes: number) => void
+  /** Writes the day counters' seed if Redis was not reached at start (limits-redis-offline.ts). */
+  seedDeferred: () => Promise<void>
 }
 
 export function createLeaseSync(s: LeaseSyncState, book: ReturnType<typeof createLeaseBook>) {
   const { client, prefix: p, replicaId, leaseRecord, keys, pending, retrying, reports, field, heartbeat, tombstone, addPending, goDown, clockNow } = s
-  const { connection, accounts, epochKey, heartbeatMs, leaseSyncMs, dayKey, caughtUp } = s
+  const { connection, accounts, epochKey, heartbeatMs, leaseSyncMs, dayKey, caughtUp, seedDeferred } = s
   const { reconcile, reset, adoptReaped, reapGone } = book
   let syncs = 0
 
@@ -46,6 +48,8 @@ export function createLeaseSync(s: LeaseSyncState, book: ReturnType<typeof creat
       ]
       if (epoch === 0) await reset()
       else if (reaped !== null) adoptReaped()
+      // Started while Redis was unreachable: seed (where no replica has) before the usage charged meanwhile is added.
+      await seedDeferred()
       for (const [keyId, k] of keys) {
         if (k.credits > 0 && k.lastUseMs < idleBefore && k.inflight === undefined) {
           addPending(k.day, k.accountId, keyId, -k.credits, true)

@@ -11,10 +11,10 @@
  * that cannot cover a call hands its leftover back in the same script: near the end of a balance, admission is
  * exact per call. (The idea is web3-proxy's deferred rate limiter, made exact by reserving before spending.)
  *
- * Redis unreachable (`commandTimeoutMs`, a closed connection): leases already held are still spent; beyond them
- * each replica admits on its own, in memory, up to `redis.insuranceShare` of each limit (daily: of what it last
- * knew was left). What it charges meanwhile is written to Redis once Redis answers again, under a unique id per
- * write, so a retried write is never counted twice.
+ * Redis unreachable (`commandTimeoutMs`, a closed connection, or not reached yet at start): leases already held
+ * are still spent; beyond them each replica admits on its own, in memory, up to `redis.insuranceShare` of each limit
+ * (daily: of what it last knew was left; limits-redis-offline.ts). What it charges meanwhile is written to Redis
+ * once Redis answers again, under a unique id per write, so a retried write is never counted twice.
  *
  * A replica killed without a stop (SIGKILL) cannot hand its leases back. Each replica therefore keeps, in Redis,
  * what it holds (`lease:<replica>`: leased, minus handed back, minus spent as reported at each sync) and a
@@ -26,9 +26,10 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { RedisConnection } from '../redis/connection.ts'
-import { createMemoryLimitStore, utcDay, type KeyLimits, type LimitRejection, type LimitStore, type SyncLimitStore } from './limits.ts'
-import { createLeaseBook, createReplicaState, ttlFor, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
+import { utcDay, type KeyLimits, type LimitRejection, type LimitStore } from './limits.ts'
+import { createLeaseBook, createReplicaState, type AccountState, type KeyState, type Pending } from './limits-redis-leases.ts'
 import { createLeaseAdmission } from './limits-redis-admit.ts'
+import { createInsurance, createSeeding } from './limits-redis-offline.ts'
 import { createLeaseSync, type LeaseSyncState } from './limits-redis-sync.ts'
 import { APPLY, LEASE, REAP, RESET, type ScriptedRedis } from './limits-redis-scripts.ts'
 
@@ -80,47 +81,26 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const keys = new Map<string, KeyState>()
   const pending = new Map<string, Pending>()
   const retrying: Pending[] = []
+  // Not reached yet at start: the replica starts in insurance mode and catches up with the first sync that reaches it.
   let down = !opts.connection.isReady()
-  let offline: SyncLimitStore = createMemoryLimitStore()
-  let scaled = new WeakMap<KeyLimits, KeyLimits>()
   let timer: NodeJS.Timeout | undefined
   let syncing: Promise<boolean> | undefined
 
   const dayKey = (day: number, kind: 'a' | 'k', id: string) => `${p}d:${day}:${kind}:${id}`
 
   const { account, keyState, reports, addPending } = createReplicaState(accounts, keys, pending, field)
+  const offline = createInsurance({ share: opts.insuranceShare, accounts, keys, account })
 
   const goDown = (detail: string) => {
     if (down) return
     down = true
-    // Insurance counts start from zero at each outage; the daily share is of what was last known to be left.
-    offline = createMemoryLimitStore()
-    scaled = new WeakMap()
+    offline.restart()
     opts.onOutage?.(true, detail)
   }
-
-  const insured = (r: KeyLimits): KeyLimits => {
-    let s = scaled.get(r)
-    if (s === undefined) {
-      const share = opts.insuranceShare
-      const acc = accounts.get(r.accountId)
-      const accLeft = Math.max(0, r.accountCreditsPerDay - (acc?.knownUsed ?? 0))
-      const keyLeft = r.keyCreditsPerDay === null ? null : Math.max(0, r.keyCreditsPerDay - (keys.get(r.keyId)?.knownKeyUsed ?? 0))
-      s = {
-        accountId: r.accountId,
-        keyId: r.keyId,
-        accountCreditsPerDay: Math.min(accLeft, Math.floor(r.accountCreditsPerDay * share)),
-        accountCreditsPerSecond: Math.max(1, Math.floor(r.accountCreditsPerSecond * share)),
-        keyCreditsPerDay: keyLeft === null ? null : Math.min(keyLeft, Math.floor(r.keyCreditsPerDay! * share)),
-        keyCreditsPerSecond: r.keyCreditsPerSecond === null ? null : Math.max(1, Math.floor(r.keyCreditsPerSecond * share)),
-      }
-      scaled.set(r, s)
-    }
-    return s
-  }
+  const seeding = createSeeding({ client, epochKey, dayKey, onDeferred: goDown })
 
   const admitOffline = (r: KeyLimits, credits: number, nowMs: number, k: KeyState): LimitRejection | null => {
-    const code = offline.admit(insured(r), credits, nowMs)
+    const code = offline.admit(r, credits, nowMs)
     if (code === null) {
       addPending(k.day, r.accountId, r.keyId, credits)
       k.account.offline += credits
@@ -191,7 +171,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         return credits
       }
       if (down) {
-        const charged = offline.chargeWithin(insured(r), credits, nowMs)
+        const charged = offline.chargeWithin(r, credits, nowMs)
         addPending(day, r.accountId, r.keyId, charged)
         k.account.offline += charged
         return charged
@@ -200,7 +180,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       k.credits = 0
       k.account.leased -= back
       const chargeOffline = () => {
-        const charged = offline.chargeWithin(insured(r), credits, nowMs)
+        const charged = offline.chargeWithin(r, credits, nowMs)
         addPending(day, r.accountId, r.keyId, charged)
         k.account.offline += charged
         return charged
@@ -230,15 +210,11 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       return k && k.day === utcDay(nowMs) ? Math.max(0, k.knownKeyUsed - k.credits) : 0
     },
 
-    async seed(accountUsed, keyUsed, nowMs) {
+    seed(accountUsed, keyUsed, nowMs) {
       // Only where Redis has no count for today (a fresh or flushed Redis): the first replica to start seeds it.
-      const day = utcDay(nowMs)
-      const ttl = ttlFor(day, nowMs)
-      const batch = client.multi()
-      for (const [id, used] of accountUsed) batch.set(dayKey(day, 'a', id), String(used), 'EX', ttl, 'NX')
-      for (const [id, used] of keyUsed) batch.set(dayKey(day, 'k', id), String(used), 'EX', ttl, 'NX')
-      batch.set(epochKey, randomBytes(8).toString('hex'), 'NX')
-      await batch.exec()
+      // Redis not reached: the first sync that reaches it seeds; meanwhile the ledger bounds the insurance limits.
+      offline.baseline(accountUsed, keyUsed, nowMs)
+      return seeding.seed(accountUsed, keyUsed, nowMs)
     },
 
     sync() {
@@ -268,7 +244,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       down = false
       // What was charged offline is now in Redis's count (knownUsed).
       for (const a of accounts.values()) a.offline = 0
-      offline = createMemoryLimitStore()
+      offline.restart()
       opts.onOutage?.(false, `caught up: ${writes} pending usage writes applied`)
     }
   }
@@ -276,8 +252,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   // Shared by the lease bookkeeping, the sync and admission through Redis (built once per store).
   const shared: LeaseSyncState = {
     client, prefix: p, replicaId, leaseRecord, epochKey, heartbeat, heartbeatMs, tombstone, field, dayKey, clockNow,
-    accounts, keys, pending, retrying, reports, addPending, goDown, caughtUp, store, connection: opts.connection,
-    leaseSyncMs: opts.leaseSyncMs, reseed: opts.reseed, onReset: opts.onReset,
+    accounts, keys, pending, retrying, reports, addPending, goDown, caughtUp, store: { seed: seeding.write }, connection: opts.connection,
+    leaseSyncMs: opts.leaseSyncMs, reseed: opts.reseed, onReset: opts.onReset, seedDeferred: seeding.catchUp,
   }
   const book = createLeaseBook(shared)
   const { afterReset } = book

@@ -23,8 +23,13 @@ export async function attachSettingsPush(opts: {
   db: Db
   snapshot?: { refresh(): Promise<void> }
   logger?: Pick<Logger, 'warn'>
+  /**
+   * Redis was unreachable when the server started (already logged): do not wait for the subscription, nor log its
+   * failures for the first interval. It comes up, and reloads, when Redis does.
+   */
+  unreachableAtStart?: boolean
 }): Promise<AttachedSettingsPush> {
-  let lastLogged = 0
+  let lastLogged = opts.unreachableAtStart ? Date.now() : 0
   const snapshot = opts.snapshot
   const push = createRedisSettingsPush({
     url: opts.url,
@@ -38,7 +43,7 @@ export async function attachSettingsPush(opts: {
     },
   })
   const undo = onSettingsBumped(opts.db, () => push.publish())
-  if (snapshot) {
+  if (snapshot && !opts.unreachableAtStart) {
     let timer: NodeJS.Timeout | undefined
     await Promise.race([push.ready, new Promise<void>((r) => (timer = setTimeout(r, SUBSCRIBE_WAIT_MS)))])
     clearTimeout(timer)

@@ -6,8 +6,9 @@
  *
  * The message carries nothing but the fact of a change: each replica re-reads `settings_version` and the keys from
  * the database, so a message lost or repeated can do no harm. Pub/sub does not queue messages for a subscriber
- * that is disconnected, so after each (re)connection the subscriber reloads once too, and the snapshot keeps a slow
- * poll (`gateway.settingsPushPollMs`) as a safety net.
+ * that is disconnected, so once each subscription is confirmed — the first (Redis may have been unreachable when the
+ * replica started) and after every reconnection — the subscriber reloads once too; the snapshot keeps a slow poll
+ * (`gateway.settingsPushPollMs`) as a safety net.
  */
 import { Redis } from 'ioredis'
 
@@ -23,7 +24,7 @@ export interface SettingsPushOptions {
   url: string
   /** The channel name: one per deployment sharing a Redis. */
   channel: string
-  /** Called on every message and after every (re)subscription; omit for a publisher only (the CLI). */
+  /** Called on every message and once every (re)subscription is confirmed; omit for a publisher only (the CLI). */
   onChange?: () => void
   onError?: (err: unknown) => void
   /** Longest a publish may wait for Redis (the CLI must not hang when Redis is down; the poll catches up). */
@@ -50,7 +51,7 @@ export function createRedisSettingsPush(opts: SettingsPushOptions): SettingsPush
   if (opts.onChange) {
     const onChange = opts.onChange
     // A connection in subscriber mode can do nothing else: it is this module's own.
-    const sub = new Redis(opts.url, { connectionName: 'chaingate-settings-sub', maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(100 * times, 1000) })
+    const sub = new Redis(opts.url, { connectionName: 'chaingate-settings-sub', maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(100 * times, 500) })
     subscriber = sub
     sub.on('error', onError)
     sub.on('message', (channel: string) => {
@@ -58,21 +59,18 @@ export function createRedisSettingsPush(opts: SettingsPushOptions): SettingsPush
     })
     let first = true
     ready = new Promise<void>((resolve) => {
-      // ioredis re-subscribes by itself after a reconnection ('ready' again): anything published in between was
-      // not delivered, so reload once.
+      // After a reconnection ('ready' again) anything published meanwhile was not delivered: subscribe (ioredis would
+      // too, after this event; subscribing twice is harmless) and reload once the subscription is confirmed, so no
+      // change can fall between the reload and the subscription.
       sub.on('ready', () => {
-        if (!first) onChange()
+        if (!first) sub.subscribe(opts.channel).then(onChange, onError)
       })
-      sub.subscribe(opts.channel).then(
-        () => {
-          first = false
-          resolve()
-        },
-        (err) => {
-          onError(err)
-          resolve()
-        },
-      )
+      // The first subscription waits in ioredis's queue while Redis is unreachable; changes made before it is
+      // confirmed were not delivered either, so it reloads too (a settings_version read when nothing changed).
+      sub.subscribe(opts.channel).then(onChange, onError).finally(() => {
+        first = false
+        resolve()
+      })
     })
   }
 

@@ -97,6 +97,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
     const pool = createUpstreamPool(n.name, endpoints, {
       timeoutMs: config.gateway.upstreamTimeoutMs,
       maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
+      maxResponseBytes: n.maxResponseBytes,
       // An embedded chain's id is set by chaingate: nothing to check.
       chainId: n.embedded ? undefined : n.chainId,
       policy: n.upstreamPolicy,

@@ -122,6 +122,8 @@ export const NetworkSchema = z
     upstreamPolicy: UpstreamPolicySchema.prefault({}),
     /** Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none for upstreams. */
     maxRequestBytes: z.number().int().min(1024).optional(),
+    /** Largest answer taken from a node (64 MiB); a larger one is cut off and the call answers -32005, free (docs/upstreams.md). */
+    maxResponseBytes: z.number().int().min(1024).optional(),
     /**
      * Also serve the devnet methods (evm_*, anvil_*, hardhat_* aliases; docs/config.md).
      * Default: true for an embedded chain, false for upstreams.

@@ -57,6 +57,7 @@ export const ERROR_REGISTRY = {
   UPSTREAM_TIMEOUT: spec(-32603, 504, 'free', 'no node answered within gateway.upstreamTimeoutMs'),
   UPSTREAM_RATE_LIMITED: spec(-32603, 503, 'free', "every node's provider is rate-limiting the gateway or its quota is used up"),
   UPSTREAM_AUTH_FAILED: spec(-32603, 503, 'free', "every node's provider refuses the gateway's credentials"),
+  UPSTREAM_ANSWER_TOO_LARGE: spec(-32005, 200, 'free', "a node's answer larger than networks[].maxResponseBytes"),
   UPSTREAM_WRONG_CHAIN: spec(-32603, 503, 'free', "a node answers a chain id other than the network's (at start-up, or no other node is left)"),
   // Operator endpoints and the dashboard
   UNAUTHORIZED: spec(null, 401, 'free', '/metrics or /healthz without the configured bearer token'),

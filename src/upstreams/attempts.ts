@@ -12,6 +12,7 @@ import { noneUsable, takeToken } from './selection.ts'
 
 const noop = () => undefined
 const fireHedge = (run: { hedge(): void }) => run.hedge()
+const expire = (run: { expire(): void }) => run.expire()
 
 /** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
 const txHashAnswer = (id: unknown, hash: string) => Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
@@ -36,6 +37,8 @@ class Run {
   /** A null/empty answer kept while another node may still have something better. */
   weak: UpstreamAnswer | undefined = undefined
   hedgeTimer: NodeJS.Timeout | undefined = undefined
+  /** The call's whole deadline: whatever the nodes do (a body that trickles, a slow connect), the call ends then. */
+  deadlineTimer: NodeJS.Timeout | undefined = undefined
   resolve: (answer: UpstreamAnswer) => void = noop
   reject: (err: unknown) => void = noop
   onAbort: (() => void) | undefined = undefined
@@ -84,6 +87,7 @@ class Run {
       this.signal.addEventListener('abort', this.onAbort, { once: true })
     }
     if (!this.launch()) this.giveUp()
+    else if (!this.settled) this.deadlineTimer = setTimeout(expire, this.deadline - Date.now(), this)
     return promise
   }
   /** Starts the next attempt on the next node in order; false when none is left (budget, attempts, time). */
@@ -121,6 +125,7 @@ class Run {
     if (this.settled) return
     this.settled = true
     if (this.hedgeTimer !== undefined) clearTimeout(this.hedgeTimer)
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer)
     if (this.onAbort !== undefined) this.signal!.removeEventListener('abort', this.onAbort)
     if (this.running.length > 0) {
       const at = Date.now()
@@ -141,6 +146,11 @@ class Run {
       const e = (err ?? this.lastError ?? errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
       this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
     }
+  }
+  expire(): void {
+    this.deadlineTimer = undefined
+    if (this.weak !== undefined) return this.finish(this.weak)
+    this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
   }
   giveUp(): void {
     if (this.weak !== undefined) return this.finish(this.weak)
@@ -168,8 +178,8 @@ class Run {
   onFailure(a: Attempt, err: unknown): void {
     this.done(a)
     if (this.settled || err instanceof CancelledError) return
-    // Refused for the request itself: another node would refuse it too.
-    if (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE') return this.finish(undefined, err)
+    // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
+    if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE')) return this.finish(undefined, err)
     this.lastError = err
     if (this.running.length > 0) return // a hedge is still running: let it answer
     const retryable =

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { refusalOfAnswer, refusalOfError, refusalOfStatus } from './classify.ts'
+import { judgeAnswer, refusalOfAnswer, refusalOfError, refusalOfStatus } from './classify.ts'
 
 describe('provider refusals are told apart from answers to the call', () => {
   it('by HTTP status: 429/402 rate-limited, 401/403 auth-failed, anything else is not a refusal', () => {
@@ -34,5 +34,79 @@ describe('provider refusals are told apart from answers to the call', () => {
     expect(refusalOfAnswer(batch)).toEqual({ refusal: 'rate-limited', code: -32005 })
     expect(refusalOfAnswer(Buffer.from('[{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}]'))).toBeUndefined()
     expect(refusalOfAnswer(Buffer.from('{"error":'))).toBeUndefined()
+  })
+})
+
+describe('an answer is a JSON-RPC answer to the request, or not passed on (judgeAnswer)', () => {
+  const one = '{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]}'
+  const judge = (answer: string, request = one) => judgeAnswer(request, Buffer.from(answer))
+
+  it.each([
+    ['a result', '{"jsonrpc":"2.0","id":7,"result":"0x1"}', 'result'],
+    ['another key order, spaces', ' { "result" : {"a":[1,{"b":"}"}]} , "id" : 7 , "jsonrpc":"2.0" }\n', 'result'],
+    ['an error', '{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"execution reverted","data":"0x"}}', 'error'],
+    ['"error": null beside a result', '{"jsonrpc":"2.0","id":7,"result":"0x1","error":null}', 'result'],
+    ['"result": null beside an error', '{"jsonrpc":"2.0","id":7,"result":null,"error":{"code":3,"message":"x"}}', 'error'],
+    ['an error with a null id (the node could not read the call: anvil over 2 MiB)', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}', 'error'],
+  ])('%s → %s', (_name, answer, verdict) => expect(judge(answer)).toBe(verdict))
+
+  it.each([
+    ['not JSON', 'hello', 'not a JSON object'],
+    ['an HTML page', '<html><body>502 Bad Gateway</body></html>', 'not a JSON object'],
+    ['an empty body', '', 'an empty body'],
+    ['garbage after a brace', '{garbage', 'not JSON'],
+    ['truncated in a string', '{"jsonrpc":"2.0","id":7,"result":"0x', 'cut short'],
+    ['truncated after a member', '{"jsonrpc":"2.0","id":7,"result":"0x1"', 'cut short'],
+    ['truncated in a nested object', '{"jsonrpc":"2.0","id":7,"result":{"a":{"b":1}}', 'cut short'],
+    ['bytes after the object', '{"jsonrpc":"2.0","id":7,"result":"0x1"}{"x":1}', 'bytes after the answer'],
+    ['the wrong id', '{"jsonrpc":"2.0","id":999,"result":"0x1"}', 'id 999 for a call with id 7'],
+    ['the wrong id on an error', '{"jsonrpc":"2.0","id":8,"error":{"code":3,"message":"x"}}', 'id 8 for a call with id 7'],
+    ['a null id on a result', '{"jsonrpc":"2.0","id":null,"result":"0x1"}', 'id null for a call with id 7'],
+    ['a string id for a number', '{"jsonrpc":"2.0","id":"7","result":"0x1"}', 'id "7" for a call with id 7'],
+    ['no id', '{"jsonrpc":"2.0","result":"0x1"}', 'no id'],
+    ['neither result nor error', '{"jsonrpc":"2.0","id":7}', 'neither a result nor an error'],
+    ['both result and error', '{"jsonrpc":"2.0","id":7,"result":"0x1","error":{"code":1,"message":"x"}}', 'both a result and an error'],
+    ['an empty error object', '{"jsonrpc":"2.0","id":7,"error":{}}', 'an error without an integer code'],
+    ['an error without a message', '{"jsonrpc":"2.0","id":7,"error":{"code":-32000}}', 'an error without a message'],
+    ['an error that is a string', '{"jsonrpc":"2.0","id":7,"error":"boom"}', 'an error that is not an object'],
+    ['a JSON body that is not JSON-RPC', '{"message":"not found"}', 'neither a result nor an error'],
+    ['an array for a single call', '[{"jsonrpc":"2.0","id":7,"result":"0x1"}]', 'not a JSON object'],
+  ])('%s → fault "%s"', (_name, answer, fault) => expect(judge(answer)).toEqual({ fault }))
+
+  it('the same id written another way is the same id; a notification expects nothing', () => {
+    expect(judge('{"jsonrpc":"2.0","id":"ab","result":1}', '{"jsonrpc":"2.0","id":"\\u0061b","method":"m"}')).toBe('result')
+    expect(judge('', '{"jsonrpc":"2.0","method":"m"}')).toBe('result')
+    expect(judge('<html>', '{"jsonrpc":"2.0","method":"m"}')).toBe('result')
+  })
+
+  it('a long answer whose result comes last is checked at both ends: cut short is caught, a whole one passes', () => {
+    const big = `{"jsonrpc":"2.0","id":7,"result":[${Array.from({ length: 20_000 }, (_, i) => `"0x${i}"`).join(',')}]}`
+    expect(big.length).toBeGreaterThan(64 * 1024)
+    expect(judge(big)).toBe('result')
+    expect(judge(big.slice(0, -1))).toEqual({ fault: expect.any(String) })
+    expect(judge(big.slice(0, 70_000))).toEqual({ fault: expect.any(String) })
+    expect(judge(big.replace('"id":7', '"id":8'))).toEqual({ fault: 'id 8 for a call with id 7' })
+  })
+
+  describe('batches', () => {
+    const batch = '[{"jsonrpc":"2.0","id":0,"method":"a"},{"jsonrpc":"2.0","method":"note"},{"jsonrpc":"2.0","id":1,"method":"b"}]'
+    const judgeBatch = (answer: string) => judgeAnswer(batch, Buffer.from(answer))
+
+    it('one answer per call with an id, in any order', () => {
+      expect(judgeBatch('[{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"reverted"}}]')).toBe('result')
+      expect(judgeAnswer('[{"jsonrpc":"2.0","method":"note"}]', Buffer.from(''))).toBe('result') // only notifications: no content
+    })
+
+    it.each([
+      ['an entry missing', '[{"jsonrpc":"2.0","id":0,"result":"0x1"}]', 'no answer for 1 of the 2 calls'],
+      ['an extra entry', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":5,"result":"0x3"}]', 'an answer for id 5, not asked or given twice'],
+      ['a duplicate entry', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":0,"result":"0x1"}]', 'an answer for id 0, not asked or given twice'],
+      ['an entry without result or error', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1}]', 'a batch entry with neither a result nor an error'],
+      ['an entry that is not an object', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},7]', 'a batch entry with not a JSON object'],
+      ['a single object', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}', 'not an array for a batch (the node\'s error: batch requests are not supported)'],
+      ['an empty body', '', 'an empty answer to a batch'],
+      ['cut short', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"res', 'cut short'],
+      ['an unclosed array', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x1"}', 'cut short'],
+    ])('%s → fault "%s"', (_name, answer, fault) => expect(judgeBatch(answer)).toEqual({ fault }))
   })
 })

@@ -5,8 +5,12 @@
  *
  * Only looked at for refusals: an HTTP status, or — for an answer that already is a JSON-RPC error — its code and
  * message. A normal answer costs nothing here.
+ *
+ * Also whether an answer is a JSON-RPC answer to the request at all (`judgeAnswer`): one walk over its top-level
+ * members, never a parse of the result.
  */
 import { ChaingateError } from '../errors/index.ts'
+import { afterString, afterValue, skipSpace } from '../jsonrpc/envelope.ts'
 
 export type ProviderRefusal = 'rate-limited' | 'auth-failed'
 
@@ -15,6 +19,14 @@ export function refusalOfStatus(status: number): ProviderRefusal | undefined {
   if (status === 429 || status === 402) return 'rate-limited'
   if (status === 401 || status === 403) return 'auth-failed'
   return undefined
+}
+
+/** A Retry-After value in milliseconds from `now`: seconds, or an HTTP date (RFC 9110, 10.2.3); undefined when unreadable. */
+export function retryAfterMs(value: string, now: number): number | undefined {
+  const v = value.trim()
+  if (/^\d+$/.test(v)) return Number(v) * 1000
+  const at = Date.parse(v)
+  return Number.isNaN(at) || !/[a-z]/i.test(v) ? undefined : Math.max(0, at - now)
 }
 
 /**
@@ -77,4 +89,179 @@ export function refusalError(network: string, refusal: ProviderRefusal, detail: 
         `network ${network} is unavailable: its node provider refused this gateway's credentials (${detail}); the operator must fix the upstream URL or key`,
         { rpcCode: -32603, httpStatus: 503, retryable: false },
       )
+}
+
+/** A JSON-RPC answer to the request: a result, or an error object (`code`, `message`); else why it is not one. */
+export type AnswerVerdict = 'result' | 'error' | { fault: string }
+
+/** Answers larger than this whose result comes last (after `id`) are checked at both ends, not byte by byte. */
+const WALK_ALL_BYTES = 64 * 1024
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+
+interface Members {
+  /** The top-level id's bytes, as written. */
+  id: string | undefined
+  /** A result member; `null` as its value. */
+  result: boolean
+  nullResult: boolean
+  /** An error member other than `null`: its value's span. */
+  error: [number, number] | undefined
+  /** Why the bytes are not one JSON object (unbalanced, cut short, trailing bytes). */
+  broken: string | undefined
+}
+
+/** Walks one JSON object's top-level members in b[start, end); a long trailing `result` is checked at its ends only. */
+function members(b: Buffer, start: number, end: number, shortcut: boolean): Members {
+  const o: Members = { id: undefined, result: false, nullResult: false, error: undefined, broken: undefined }
+  let i = skipSpace(b, start)
+  if (i >= end || b[i] !== 0x7b) return ((o.broken = i >= end ? 'an empty body' : 'not a JSON object'), o)
+  i = skipSpace(b, i + 1)
+  if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
+  for (;;) {
+    if (b[i] !== 0x22) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
+    const keyStart = i + 1
+    i = afterString(b, i)
+    if (i < 0 || i > end) return ((o.broken = 'cut short'), o)
+    const key = b.toString('latin1', keyStart, i - 1)
+    i = skipSpace(b, i)
+    if (b[i] !== 0x3a) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
+    const v = skipSpace(b, i + 1)
+    if (key === 'result' && shortcut && o.id !== undefined && endsWithCloserOf(b, v, end)) return ((o.result = true), o)
+    i = afterValue(b, v)
+    if (i < 0 || i > end || i === v) return ((o.broken = 'cut short'), o)
+    if (key === 'id') o.id = b.toString('utf8', v, i)
+    else if (key === 'result') {
+      o.result = true
+      o.nullResult = i - v === 4 && b[v] === 0x6e
+    } else if (key === 'error' && !(i - v === 4 && b[v] === 0x6e)) o.error = [v, i]
+    i = skipSpace(b, i)
+    if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
+    if (b[i] !== 0x2c) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
+    i = skipSpace(b, i + 1)
+  }
+}
+
+function lastByte(b: Buffer, i: number, end: number, o: Members): Members {
+  if (skipSpace(b, i) < end) o.broken = 'bytes after the answer'
+  return o
+}
+
+/** The object ends right after a value opened at `v` ({…}, […] or "…"): `}` last, the value's closer before it. */
+function endsWithCloserOf(b: Buffer, v: number, end: number): boolean {
+  let j = end - 1
+  while (j > v && isSpace(b[j])) j--
+  if (b[j] !== 0x7d) return false
+  j--
+  while (j > v && isSpace(b[j])) j--
+  const open = b[v]
+  return j > v && ((open === 0x7b && b[j] === 0x7d) || (open === 0x5b && b[j] === 0x5d) || (open === 0x22 && b[j] === 0x22 && b[j - 1] !== 0x5c))
+}
+
+/** The same id, written the same or not ("\u0061" and "a"). */
+function sameId(a: string, b: string): boolean {
+  return a === b || canonicalId(a) === canonicalId(b)
+}
+
+function canonicalId(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text))
+  } catch {
+    return text
+  }
+}
+
+/** Why an error member is not an object with an integer `code` and a string `message` (JSON-RPC 2.0, section 5.1). */
+function errorFault(b: Buffer, [from, to]: [number, number]): string | undefined {
+  let e: unknown
+  try {
+    e = JSON.parse(b.toString('utf8', from, to))
+  } catch {
+    return 'an error that is not JSON'
+  }
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return 'an error that is not an object'
+  const { code, message } = e as { code?: unknown; message?: unknown }
+  if (!Number.isInteger(code)) return 'an error without an integer code'
+  if (typeof message !== 'string') return 'an error without a message'
+  return undefined
+}
+
+/**
+ * One answer object's verdict, against the id it must carry. Tolerated: `"error": null` beside a result, and
+ * `"result": null` beside an error (some servers write both members).
+ */
+function verdictOf(b: Buffer, o: Members, id: string): AnswerVerdict {
+  if (o.broken !== undefined) return { fault: o.broken }
+  const error = o.error !== undefined
+  if (o.result && error && !o.nullResult) return { fault: 'both a result and an error' }
+  if (!o.result && !error) return { fault: 'neither a result nor an error' }
+  if (o.id === undefined) return { fault: 'no id' }
+  // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
+  if (!sameId(o.id, id) && !(error && o.id === 'null')) return { fault: `id ${o.id.slice(0, 40)} for a call with id ${id.slice(0, 40)}` }
+  if (!error) return 'result'
+  const f = errorFault(b, o.error!)
+  return f === undefined ? 'error' : { fault: f }
+}
+
+/** The ids of a request: a single call's (undefined: a notification), or each call's of a batch (notifications left out). */
+function requestIds(req: Buffer): string | string[] | undefined {
+  let i = skipSpace(req, 0)
+  if (req[i] !== 0x5b) return members(req, i, req.length, false).id
+  const ids: string[] = []
+  i = skipSpace(req, i + 1)
+  while (i < req.length && req[i] !== 0x5d) {
+    const end = afterValue(req, i)
+    if (end < 0) break
+    const id = members(req, i, end, false).id
+    if (id !== undefined) ids.push(id)
+    i = skipSpace(req, end)
+    if (req[i] !== 0x2c) break
+    i = skipSpace(req, i + 1)
+  }
+  return ids
+}
+
+/**
+ * Whether `answer` is a JSON-RPC answer to `request` (a single call or a batch, as sent): one JSON object with the
+ * call's id (or `null` on an error: the node could not read the call) and either a result or an error object with
+ * an integer code and a string message; for a batch, an
+ * array with one such answer per call that has an id, in any order, none missing, unknown or twice. A notification
+ * (no id) expects nothing: any answer, an empty one included, is fine. Never throws.
+ */
+export function judgeAnswer(request: string | Buffer, answer: Buffer): AnswerVerdict {
+  const ids = requestIds(typeof request === 'string' ? Buffer.from(request) : request)
+  if (ids === undefined) return 'result'
+  if (typeof ids === 'string') return verdictOf(answer, members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES), ids)
+  if (ids.length === 0) return 'result'
+  let i = skipSpace(answer, 0)
+  if (i >= answer.length) return { fault: 'an empty answer to a batch' }
+  if (answer[i] !== 0x5b) return { fault: `not an array for a batch${errorText(answer)}` }
+  const left = new Set(ids.map(canonicalId))
+  i = skipSpace(answer, i + 1)
+  while (answer[i] !== 0x5d) {
+    const end = afterValue(answer, i)
+    if (end < 0 || i >= answer.length) return { fault: 'cut short' }
+    const o = members(answer, i, end, false)
+    const id = o.id === undefined ? undefined : canonicalId(o.id)
+    if (o.broken === undefined && id !== undefined && !left.delete(id)) return { fault: `an answer for id ${id.slice(0, 40)}, not asked or given twice` }
+    const v = verdictOf(answer, o, o.id ?? 'null')
+    if (typeof v === 'object') return { fault: `a batch entry with ${v.fault}` }
+    i = skipSpace(answer, end)
+    if (answer[i] === 0x2c) i = skipSpace(answer, i + 1)
+    else if (answer[i] !== 0x5d) return { fault: i >= answer.length ? 'cut short' : 'not JSON' }
+  }
+  if (skipSpace(answer, i + 1) < answer.length) return { fault: 'bytes after the answer' }
+  if (left.size > 0) return { fault: `no answer for ${left.size} of the ${ids.length} calls` }
+  return 'result'
+}
+
+/** ` (the node's error: "<message>")` of a single error answered to a batch (a node that does not take batches says so). */
+function errorText(b: Buffer): string {
+  const o = members(b, 0, b.length, false)
+  if (o.broken !== undefined || o.error === undefined) return ''
+  try {
+    const m = (JSON.parse(b.toString('utf8', o.error[0], o.error[1])) as { message?: unknown } | null)?.message
+    return typeof m === 'string' ? ` (the node's error: ${m.slice(0, 200)})` : ''
+  } catch {
+    return ''
+  }
 }

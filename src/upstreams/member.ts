@@ -5,10 +5,13 @@
  * back-off; a body refused for its size is the client's error (BODY_TOO_LARGE) and leaves the node alone.
  */
 import { errors as undiciErrors } from 'undici'
-import { ChaingateError, errors } from '../errors/index.ts'
+import type { ChaingateError } from '../errors/index.ts'
 import { isErrorAnswer } from '../jsonrpc/envelope.ts'
-import { refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, type ProviderRefusal } from './classify.ts'
+import { judgeAnswer, refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, retryAfterMs, type ProviderRefusal } from './classify.ts'
+import { AnswerTooLarge, answerTooLarge, decode, refusedForSize, tooLarge, toGatewayError, UpstreamHttpError } from './member-errors.ts'
 import type { Member, RequestControl, UpstreamAnswer } from './member-types.ts'
+
+export { tooLarge } from './member-errors.ts'
 
 export type { Member, RequestControl, UpstreamAnswer } from './member-types.ts'
 
@@ -30,18 +33,17 @@ export const notDelivered = new WeakSet<Error>()
 export interface SendSettings {
   network: string
   cooldownMs: number
+  /** Largest answer taken from a node (config `networks[].maxResponseBytes`); a larger one is cut off (answerTooLarge). */
+  maxResponseBytes: number
 }
+
+/** Default of `networks[].maxResponseBytes`. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 /** A provider refusing the gateway's credentials is not retried sooner than this (the config must change). */
 export const AUTH_BACKOFF_MS = 30_000
 const MIN_RATE_BACKOFF_MS = 1000
 const MAX_BACKOFF_MS = 60_000
-
-/**
- * A body at least this large that the node stops reading (EPIPE / ECONNRESET while sending) was most likely
- * refused for its size; a smaller one means the node is in trouble.
- */
-const LARGE_BODY_BYTES = 1024 * 1024
 
 /** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
 export function post(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings, ctl?: RequestControl): Promise<UpstreamAnswer> {
@@ -50,7 +52,7 @@ export function post(m: Member, body: string | Buffer, timeoutMs: number, s: Sen
   return new Promise((resolve, reject) => {
     pool.dispatch(
       { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      new ForwardHandler(m, timeoutMs, s, body.length, resolve, reject, ctl),
+      new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl),
     )
   })
 }
@@ -77,13 +79,17 @@ export function block(m: Member, refusal: ProviderRefusal, detail: string, s: Se
 class ForwardHandler {
   private status = 0
   private retryAfterMs: number | undefined
+  private encoding: string | undefined = undefined
   private chunks: Buffer[] = []
+  private size = 0
+  private abort: ((err: Error) => void) | undefined = undefined
+  /** Armed once a body comes in more than one chunk: a body that trickles ends at the request's deadline. */
+  private deadline: NodeJS.Timeout | undefined = undefined
   private readonly started = performance.now()
   private readonly m: Member
   private readonly timeoutMs: number
   private readonly s: SendSettings
-  /** Size of the request (characters for a string body: a lower bound of its bytes). */
-  private readonly requestSize: number
+  private readonly body: string | Buffer
   private readonly resolve: (answer: UpstreamAnswer) => void
   private readonly reject: (err: Error) => void
   private readonly ctl: RequestControl | undefined
@@ -91,7 +97,7 @@ class ForwardHandler {
     m: Member,
     timeoutMs: number,
     s: SendSettings,
-    requestSize: number,
+    body: string | Buffer,
     resolve: (answer: UpstreamAnswer) => void,
     reject: (err: Error) => void,
     ctl: RequestControl | undefined,
@@ -99,12 +105,13 @@ class ForwardHandler {
     this.m = m
     this.timeoutMs = timeoutMs
     this.s = s
-    this.requestSize = requestSize
+    this.body = body
     this.resolve = resolve
     this.reject = reject
     this.ctl = ctl
   }
   onConnect(abort: (err: Error) => void) {
+    this.abort = abort
     const ctl = this.ctl
     if (ctl === undefined) return
     if (ctl.cancelled) abort(new CancelledError('cancelled'))
@@ -112,32 +119,55 @@ class ForwardHandler {
   }
   onHeaders(statusCode: number, rawHeaders: Buffer[]) {
     this.status = statusCode
-    if (statusCode === 429) this.retryAfterMs = retryAfter(rawHeaders)
+    // Header names are told apart by length first: most answers carry none of these.
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const n = rawHeaders[i]!.length
+      if (n === 16 && rawHeaders[i]!.toString('latin1').toLowerCase() === 'content-encoding') {
+        const e = rawHeaders[i + 1]!.toString('latin1').trim().toLowerCase()
+        if (e !== 'identity') this.encoding = e
+      } else if (n === 11 && statusCode === 429 && rawHeaders[i]!.toString('latin1').toLowerCase() === 'retry-after')
+        this.retryAfterMs = retryAfterMs(rawHeaders[i + 1]!.toString('latin1'), Date.now())
+    }
     return true
   }
   onData(chunk: Buffer) {
     this.chunks.push(chunk)
+    this.size += chunk.length
+    if (this.size > this.s.maxResponseBytes) {
+      this.abort?.(new AnswerTooLarge())
+      return false
+    }
+    if (this.chunks.length === 2) {
+      const left = this.timeoutMs - (performance.now() - this.started)
+      this.deadline = setTimeout(() => this.abort?.(new undiciErrors.BodyTimeoutError()), Math.max(0, left))
+    }
     return true
   }
   onComplete() {
-    const answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    let answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
     const status = this.status
-    const first = answer[0]
     const byStatus = refusalOfStatus(status)
     if (byStatus !== undefined) {
       this.reject(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
       return
     }
-    // No content is the node's answer to notifications only (anvil: 204): a healthy node, nothing to pass on.
-    const noContent = answer.length === 0 && status >= 200 && status < 300
-    // 0x7b '{', 0x5b '[': anything else (an HTML error page, an empty 5xx) is not a JSON-RPC answer.
-    if (status >= 500 || status === 413 || (!noContent && first !== 0x7b && first !== 0x5b)) {
-      this.onError(new UpstreamHttpError(status, answer.subarray(0, 200).toString()))
+    // A redirect is not followed (the upstream URL is wrong); a 5xx is a failure whatever its body.
+    if (status >= 500 || status === 413 || (status >= 300 && status < 400)) {
+      this.onError(new UpstreamHttpError(status, status < 400 ? ' (a redirect: not followed; fix the upstream URL)' : ''))
       return
     }
-    // Only error answers are read further (the allocation-free first-key test); a batch only if it holds one.
-    const isError = first === 0x7b && isErrorAnswer(answer)
-    if (isError || (first === 0x5b && answer.includes('"error"'))) {
+    if (this.encoding !== undefined) {
+      try {
+        answer = decode(answer, this.encoding, this.s.maxResponseBytes)
+      } catch (err) {
+        this.onError(err instanceof RangeError ? new AnswerTooLarge() : new UpstreamHttpError(status, ` with a body in an encoding it could not be read in (${this.encoding.slice(0, 40)})`))
+        return
+      }
+    }
+    const first = answer[0]
+    // Only error answers are read for refusals (the allocation-free first-key test); a batch only if it holds one.
+    if ((first === 0x7b && isErrorAnswer(answer)) || (first === 0x5b && answer.includes('"error"'))) {
       const refused = refusalOfAnswer(answer)
       if (refused !== undefined) {
         this.m.stats.recordFailure()
@@ -145,6 +175,13 @@ class ForwardHandler {
         return
       }
     }
+    // Passed on only as an answer to this very call (its id, a result or an error object): else a node failure.
+    const verdict = judgeAnswer(this.body, answer)
+    if (typeof verdict === 'object') {
+      this.onError(new UpstreamHttpError(status, ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`))
+      return
+    }
+    const isError = verdict === 'error'
     const m = this.m
     m.downUntil = 0
     m.backoffMs = 0
@@ -154,7 +191,12 @@ class ForwardHandler {
     this.resolve({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
   }
   onError(err: Error) {
-    if (refusedForSize(err, this.status, this.requestSize)) {
+    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    if (err instanceof AnswerTooLarge) {
+      this.reject(counted(answerTooLarge(this.s.network, this.s.maxResponseBytes)))
+      return
+    }
+    if (refusedForSize(err, this.status, this.body.length)) {
       this.reject(tooLarge(this.s.network, undefined))
       return
     }
@@ -170,17 +212,6 @@ class ForwardHandler {
     if ((err as { code?: string }).code === 'ECONNREFUSED') notDelivered.add(e)
     this.reject(counted(e))
   }
-}
-
-/** Retry-After in seconds (the HTTP-date form is rare from RPC providers: left to the back-off). */
-function retryAfter(raw: Buffer[]): number | undefined {
-  for (let i = 0; i < raw.length; i += 2) {
-    if (raw[i]!.length === 11 && raw[i]!.toString().toLowerCase() === 'retry-after') {
-      const seconds = Number(raw[i + 1]!.toString())
-      return Number.isFinite(seconds) && seconds >= 0 ? seconds * 1000 : undefined
-    }
-  }
-  return undefined
 }
 
 /** A node reached only by ws(s): the body is parsed to give the call the connection's own id, and serialized back. */
@@ -210,32 +241,3 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
   return { body: Buffer.from(JSON.stringify(answer)), latencyMs, upstream: m.label, attempts: 1, isError: error !== undefined && !Array.isArray(answer) }
 }
 
-/** Whether the node refused the request for its size: HTTP 413, or it stopped reading a large body. */
-function refusedForSize(err: Error, status: number, requestSize: number): boolean {
-  if (err instanceof UpstreamHttpError) return err.status === 413
-  const code = (err as { code?: string }).code
-  return status === 0 && requestSize >= LARGE_BODY_BYTES && (code === 'EPIPE' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
-}
-
-export function tooLarge(network: string, maxBytes: number | undefined) {
-  const limit = maxBytes === undefined ? '' : `: at most ${maxBytes} bytes`
-  return new ChaingateError('BODY_TOO_LARGE', `request too large for network ${network}${limit}`, { rpcCode: -32600, httpStatus: 413 })
-}
-
-class UpstreamHttpError extends Error {
-  readonly status: number
-  readonly snippet: string
-  constructor(status: number, snippet: string) {
-    super(`node answered HTTP ${status}`)
-    this.status = status
-    this.snippet = snippet
-  }
-}
-
-function toGatewayError(network: string, err: unknown, timeoutMs: number) {
-  if (err instanceof UpstreamHttpError) return errors.upstreamUnavailable(network, err.message)
-  const e = err as { name?: string; code?: string; message?: string }
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError)
-    return errors.upstreamTimeout(network, timeoutMs)
-  return errors.upstreamUnavailable(network, e?.code === 'ECONNREFUSED' ? 'the node refused the connection' : (e?.code ?? e?.message ?? 'unknown error'))
-}

@@ -30,7 +30,7 @@ import { createChainIdCheck } from './chain-id-check.ts'
 import { createHeadPolling } from './head-polling.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
 import { RollingStats } from './latency.ts'
-import { post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
+import { DEFAULT_MAX_RESPONSE_BYTES, post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
 import type { PoolState } from './pool-state.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select } from './selection.ts'
@@ -151,6 +151,8 @@ export function createUpstreamPool(
     cooldownMs?: number
     /** Largest body sent to the node (config `networks[].maxRequestBytes`); larger ones answer 413 without contacting it. */
     maxRequestBytes?: number | undefined
+    /** Largest answer taken from a node (config `networks[].maxResponseBytes`, default 64 MiB). */
+    maxResponseBytes?: number | undefined
     /** The network's chain id, checked against every node; undefined: trusted (an embedded chain chaingate started). */
     chainId?: number | undefined
     /** Deadline of one chain id check (default: the smaller of timeoutMs and 3 s). */
@@ -164,7 +166,9 @@ export function createUpstreamPool(
   const expected = opts.chainId
   const policy = opts.policy ?? DEFAULT_UPSTREAM_POLICY
   const totalTimeoutMs = policy.totalTimeoutMs ?? opts.timeoutMs
-  const settings: SendSettings = { network, cooldownMs }
+  // The one-node path has no run of attempts: the node's request itself ends by the network's deadline.
+  const oneNodeTimeoutMs = Math.min(endpoints[0]?.timeoutMs ?? opts.timeoutMs, totalTimeoutMs)
+  const settings: SendSettings = { network, cooldownMs, maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }
   const members: Member[] = endpoints.map((e) => {
     const url = new URL(e.url)
     const headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -267,7 +271,7 @@ export function createUpstreamPool(
         return Promise.reject(tooLarge(network, maxRequestBytes))
       // One usable node (the common case): no selection, no clock read, one promise per call.
       if (members.length === 1 && members[0]!.usable && sendOpts?.method !== 'eth_sendRawTransaction' && !pool.headsIdle)
-        return post(members[0]!, body, sendOpts?.timeoutMs ?? members[0]!.timeoutMs, settings)
+        return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings)
       return sendSlow(body, sendOpts)
     },
     async verifyChainId() {

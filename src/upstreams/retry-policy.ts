@@ -39,8 +39,12 @@ const BLOCK_BOUND = new Set([
   'eth_getUncleCountByBlockNumber',
 ])
 
-/** Node texts for data the node does not have (pruned state, unknown block), whatever the code. */
-const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
+/**
+ * Node texts for data the node does not have (pruned state, unknown block), whatever the code; and a method this
+ * node does not have (-32601, or an "unsupported method" text: a node without the trace or debug namespace, say)
+ * while the network serves it — another node may have it (eRPC retries those too: https://docs.erpc.cloud/reference/errors).
+ */
+const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable|"code"\s*:\s*-32601\b|method not found|unsupported method|method .{0,80}(is )?not supported/i
 
 const RESULT_KEY = Buffer.from('"result":')
 const N = 0x6e // n (null)

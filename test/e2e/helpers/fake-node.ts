@@ -4,7 +4,8 @@
  *
  * It keeps a small chain of its own (a head number, block hashes that change on a reorg), answers
  * eth_blockNumber and eth_getBlockByNumber from it, and can be told to misbehave: refuse connections (`kill`),
- * reset them, hang, answer slowly (always or on a share of calls), answer an HTTP status, lag, reorg.
+ * reset them, hang, answer slowly (always or on a share of calls), answer an HTTP status, lag, reorg; a script's
+ * `raw` reply writes the answer's bytes itself (trickled, cut short, compressed).
  *
  * It also speaks JSON-RPC over WebSocket on the same port (`wsUrl`): calls are answered like HTTP ones (and
  * recorded in `wsRequests`), eth_subscribe/eth_unsubscribe keep subscriptions, `notify` sends an event to every
@@ -17,8 +18,13 @@ import { WebSocketServer, type WebSocket } from 'ws'
 export interface FakeReply {
   status?: number
   /** An object is sent as JSON; a string as is. */
-  body: unknown
+  body?: unknown
   headers?: Record<string, string>
+  /**
+   * Takes over writing the answer (status, headers and bytes as the test wants them: a body that trickles, a
+   * connection closed mid-body, a gzip body); `body`, `status` and `headers` are then ignored.
+   */
+  raw?: (res: ServerResponse) => void
 }
 
 export interface FakeRequest {
@@ -108,6 +114,7 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
   })
   const write = (res: ServerResponse, reply: FakeReply) => {
     if (res.destroyed) return
+    if (reply.raw !== undefined) return reply.raw(res)
     const text = typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body)
     res.writeHead(reply.status ?? 200, { 'content-type': 'application/json', ...reply.headers })
     res.end(text)

@@ -127,7 +127,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     if (head === undefined) return
     if (head < s.resumeFrom) {
       // Behind: its live logs up to where the old node was are checked against what was sent.
-      s.filledThrough = s.resumeFrom - 1n
+      s.filledThrough = s.resumeFrom
       return
     }
     let from = s.resumeFrom

@@ -189,3 +189,34 @@ describe('subscription hub: planned moves, make before break', () => {
     expect(h.moves.unhealthy).toBe(1)
   })
 })
+
+describe('subscription hub: logs across a planned move', () => {
+  const log = (block: number, index = 0) => ({ blockNumber: `0x${block.toString(16)}`, logIndex: `0x${index.toString(16)}`, transactionHash: `0x${block}${index}` })
+
+  it('moved to a node behind: the logs it sends again while it catches up are dropped, the next ones pass', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    let aHealthy = true
+    const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, isHealthy: (u) => u !== a.wsUrl || aHealthy })
+    a.setHead(9)
+    b.setHead(9)
+    for (const n of [a, b]) n.answer((req) => (req.body?.method === 'eth_getLogs' ? { body: { jsonrpc: '2.0', id: req.body.id, result: [] } } : undefined))
+    const seen: { transactionHash: string }[] = []
+    await h.subscribe(['logs', {}], (r) => seen.push(r as never), () => expect.fail('no client is told'))
+    a.setHead(11)
+    a.notify('logs', log(10))
+    a.notify('logs', log(11))
+    a.notify('logs', log(11, 1))
+    await until(() => seen.length === 3)
+    aHealthy = false // b, still at block 9, takes the subscription
+    await until(() => h.upstream === b.wsUrl)
+    b.setHead(11)
+    b.notify('logs', log(10))
+    b.notify('logs', log(11))
+    b.notify('logs', log(11, 1))
+    b.setHead(12)
+    b.notify('logs', log(12))
+    await until(() => seen.length >= 4)
+    await new Promise((r) => setTimeout(r, 100)) // a duplicate would have come by now
+    expect(seen.map((l) => l.transactionHash)).toEqual(['0x100', '0x110', '0x111', '0x120'])
+  })
+})

@@ -35,36 +35,46 @@ async function healthz(s: TestServer): Promise<any> {
   return res.body.json()
 }
 
+/** For one describe block: a schema of its own on the test PostgreSQL and a fake node, made before its tests, removed after. */
+function useSchemaAndNode(schemaName: string): { readonly schema: PgTestSchema; readonly node: FakeNode } {
+  const made = {} as { schema: PgTestSchema; node: FakeNode }
+  beforeAll(async () => {
+    made.schema = await createPgTestSchema(schemaName)
+    made.node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
+  })
+  // Registered before the block's own hooks, so this runs after them (vitest runs after-hooks in reverse).
+  afterAll(async () => {
+    await made.node?.close()
+    await made.schema?.drop()
+  })
+  return made
+}
+
 describeWithServices(['postgres'], 'server on PostgreSQL', () => {
-  let schema: PgTestSchema
-  let node: FakeNode
+  const pg = useSchemaAndNode('e2e')
   let s: TestServer
   let dataDir: string
   let configFile: string
   beforeAll(async () => {
-    schema = await createPgTestSchema('e2e')
-    node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
     dataDir = tempDir('chaingate-pg-')
     s = await startTestServer(
-      { dataDir, database: { url: schema.url }, networks: networks(node), gateway: { operations: { healthCacheMs: 0 }, defaultPlan: 'team' } },
+      { dataDir, database: { url: pg.schema.url }, networks: networks(pg.node), gateway: { operations: { healthCacheMs: 0 }, defaultPlan: 'team' } },
       { plugins: [dashboardPlugin()] },
     )
     // The CLI's config: the same database, its own data dir (nothing of the server's is shared but PostgreSQL).
     const cliDir = tempDir('chaingate-pg-cli-')
-    configFile = writeConfig(cliDir, 'chaingate.json', { dataDir: cliDir, database: { url: schema.url }, networks: networks(node) })
+    configFile = writeConfig(cliDir, 'chaingate.json', { dataDir: cliDir, database: { url: pg.schema.url }, networks: networks(pg.node) })
   })
   afterAll(async () => {
     await cleanupProcesses()
     await s?.stop()
-    await node?.close()
-    await schema?.drop()
     removeDirs([dataDir])
   })
 
   it('keeps accounts and keys in PostgreSQL, not in a SQLite file', async () => {
-    const rows = await pgQuery<{ email: string; plan: string }>(schema.url, 'select email, plan from accounts where id = $1', [s.account.id])
+    const rows = await pgQuery<{ email: string; plan: string }>(pg.schema.url, 'select email, plan from accounts where id = $1', [s.account.id])
     expect(rows).toEqual([{ email: s.account.email, plan: 'team' }])
-    expect((await pgQuery(schema.url, 'select key from api_keys where id = $1', [s.key.id]))[0]).toEqual({ key: s.key.key })
+    expect((await pgQuery(pg.schema.url, 'select key from api_keys where id = $1', [s.key.id]))[0]).toEqual({ key: s.key.key })
     expect(existsSync(join(dataDir, 'chaingate.sqlite'))).toBe(false)
     const h = await healthz(s)
     expect(h.storage).toMatchObject({ status: 'ok', database: 'postgres', reachable: true, ledger: { ok: true, bufferedRows: 0, droppedCalls: 0 } })
@@ -80,7 +90,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     expect(charged).toBeGreaterThan(0)
     await s.app.ledger.flush()
     const [row] = await pgQuery<{ calls: number; credits: number }>(
-      schema.url,
+      pg.schema.url,
       'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly where key_id = $1',
       [s.key.id],
     )
@@ -107,9 +117,9 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     const email = `pg-${Date.now()}@example.com`
     const c = httpClient(s.url)
     expect((await c.signup(email, 'correct horse battery staple')).statusCode).toBe(303)
-    const [account] = await pgQuery<{ id: string }>(schema.url, 'select id from accounts where email = $1', [email])
+    const [account] = await pgQuery<{ id: string }>(pg.schema.url, 'select id from accounts where email = $1', [email])
     expect(account).toBeDefined()
-    const sessions = await pgQuery<{ id_hash: string }>(schema.url, 'select id_hash from dashboard_sessions where account_id = $1', [account!.id])
+    const sessions = await pgQuery<{ id_hash: string }>(pg.schema.url, 'select id_hash from dashboard_sessions where account_id = $1', [account!.id])
     expect(sessions).toHaveLength(1)
     expect(sessions[0]!.id_hash).toMatch(/^[0-9a-f]{64}$/)
     const created = await c.submit('/keys', '/keys', { name: 'browser' })
@@ -119,10 +129,10 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
   })
 
   it('chaingate start on PostgreSQL: the banner names the database without its password; SIGTERM writes the usage to PostgreSQL', async () => {
-    const withPassword = new URL(schema.url)
+    const withPassword = new URL(pg.schema.url)
     withPassword.password = 'hunter2-never-printed' // trust auth: PostgreSQL does not ask for it
     const dir = tempDir('chaingate-pg-start-')
-    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: withPassword.toString() }, networks: networks(node), gateway: { port: 0 }, wallet: { enabled: false } })
+    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: withPassword.toString() }, networks: networks(pg.node), gateway: { port: 0 }, wallet: { enabled: false } })
     const cg = await startChaingate(['--config', cfg])
     try {
       expect(cg.stdout()).toMatch(/^ {2}database: {2}PostgreSQL postgres:\/\/postgres:\*\*\*@/m)
@@ -134,10 +144,10 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
         expect(res.statusCode).toBe(200)
         charged += Number(res.headers['x-credits-charged'])
       }
-      const [devKey] = await pgQuery<{ id: string }>(schema.url, 'select id from api_keys where key = $1', [cg.banner.devKey])
+      const [devKey] = await pgQuery<{ id: string }>(pg.schema.url, 'select id from api_keys where key = $1', [cg.banner.devKey])
       const exit = await cg.signal('SIGTERM')
       expect(exit.code).toBe(0)
-      const [row] = await pgQuery<{ credits: number }>(schema.url, 'select sum(credits)::int as credits from usage_hourly where key_id = $1', [devKey!.id])
+      const [row] = await pgQuery<{ credits: number }>(pg.schema.url, 'select sum(credits)::int as credits from usage_hourly where key_id = $1', [devKey!.id])
       expect(row!.credits).toBe(charged)
     } finally {
       if (cg.child.exitCode === null) await cg.signal('SIGKILL').catch(() => undefined)
@@ -147,7 +157,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
 
   it('an unreachable PostgreSQL stops chaingate start and migrate with one line naming it, password masked, exit 1', async () => {
     const dir = tempDir('chaingate-pg-down-')
-    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: 'postgres://app:hunter3-secret@127.0.0.1:1/cg' }, networks: networks(node), wallet: { enabled: false } })
+    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: 'postgres://app:hunter3-secret@127.0.0.1:1/cg' }, networks: networks(pg.node), wallet: { enabled: false } })
     try {
       for (const args of [['start', '--config', cfg], ['migrate', '--config', cfg]]) {
         const r = await runCli(args)
@@ -162,7 +172,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
   // Redis at start (unreachable: the replica starts degraded; refusing: exit 1): test/e2e/scale-out-redis-start.test.ts.
 
   it('chaingate migrate on a current database applies nothing and never prints the password', async () => {
-    const withPassword = new URL(schema.url)
+    const withPassword = new URL(pg.schema.url)
     withPassword.password = 'not-needed-under-trust'
     const cfg = writeConfig(tempDir('chaingate-pg-migrate-'), 'c.json', { database: { url: withPassword.toString() } })
     const r = await runCli(['migrate', '--json', '--config', cfg])
@@ -173,21 +183,18 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
 })
 
 describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
-  let schema: PgTestSchema
-  let node: FakeNode
+  const pg = useSchemaAndNode('e2e_down')
   let proxy: TcpProxy
   let s: TestServer
   beforeAll(async () => {
-    schema = await createPgTestSchema('e2e_down')
-    node = await startFakeNode(`0x${CHAIN_ID.toString(16)}`)
     const real = new URL(postgresUrl)
     proxy = await startTcpProxy({ host: real.hostname, port: Number(real.port || 5432) })
     const viaProxy = new URL(postgresUrl)
     viaProxy.hostname = '127.0.0.1'
     viaProxy.port = String(proxy.port)
     s = await startTestServer({
-      database: { url: withSearchPath(viaProxy.toString(), schema.schema) },
-      networks: networks(node),
+      database: { url: withSearchPath(viaProxy.toString(), pg.schema.schema) },
+      networks: networks(pg.node),
       gateway: { operations: { healthCacheMs: 0 } },
     })
   })
@@ -195,8 +202,6 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     await proxy?.restore()
     await s?.stop()
     await proxy?.close()
-    await node?.close()
-    await schema?.drop()
   })
 
   it('calls go on from the key snapshot, /healthz says degraded, and the held usage is written when PostgreSQL is back: none lost', async () => {
@@ -233,7 +238,7 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     expect(Number(/^chaingate_usage_buffered_rows (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0)
     expect(s.logText()).toContain('writing usage failed; will retry')
     // Nothing of the outage reached PostgreSQL: only the calls before the cut are stored.
-    const [stored] = await pgQuery<{ credits: number | null }>(schema.url, 'select sum(credits)::int as credits from usage_hourly')
+    const [stored] = await pgQuery<{ credits: number | null }>(pg.schema.url, 'select sum(credits)::int as credits from usage_hourly')
     expect(stored!.credits).toBeLessThan(charged)
 
     await proxy.restore()
@@ -246,12 +251,12 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
       '/healthz to be ok again with the ledger written',
     )
     await s.app.ledger.flush()
-    const [row] = await pgQuery<{ calls: number; credits: number }>(schema.url, 'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly')
+    const [row] = await pgQuery<{ calls: number; credits: number }>(pg.schema.url, 'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly')
     expect(row).toEqual({ calls, credits: charged })
 
     // The settings poll recovered too: a key revoked directly in PostgreSQL is refused again within seconds.
-    await pgQuery(schema.url, 'update api_keys set revoked_at = $1 where id = $2', [Date.now(), s.key.id])
-    await pgQuery(schema.url, 'update settings_version set version = version + 1 where id = 1')
+    await pgQuery(pg.schema.url, 'update api_keys set revoked_at = $1 where id = $2', [Date.now(), s.key.id])
+    await pgQuery(pg.schema.url, 'update settings_version set version = version + 1 where id = 1')
     await waitFor(async () => (await s.rpc(call('eth_chainId'), { network: 'remote' })).status === 401, 15_000, 'the revoked key to be refused after the outage')
   })
 })

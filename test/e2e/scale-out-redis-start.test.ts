@@ -3,7 +3,8 @@
  * `chaingate start` process whose path to Redis is cut by a TCP proxy, next to an in-process replica that reaches
  * Redis, both on one PostgreSQL. It starts, logs one warning line (URL redacted), serves under the insurance share
  * with /healthz degraded; once Redis is restored it reports ok, the counters catch up (Redis count == ledger == sum
- * of x-credits-charged, nothing charged twice) and a key revoked on the other replica meanwhile is refused.
+ * of x-credits-charged, nothing charged twice) and a key revoked on the other replica meanwhile is refused. The same
+ * for a replica cut off mid-run; and a Redis refusing the password stops start-up.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -64,7 +65,7 @@ async function health(base: string): Promise<{ status: string; storage: { redis:
   return (await res.body.json()) as never
 }
 
-describeWithServices(['postgres', 'redis'], 'a replica started while Redis is unreachable', () => {
+describeWithServices(['postgres', 'redis'], 'a replica started or cut off while Redis is unreachable', () => {
   const redis = useRedisConnections()
 
   it('serves under the insurance share with /healthz degraded, then joins: counters caught up once, a revocation made meanwhile enforced', async () => {
@@ -167,6 +168,53 @@ describeWithServices(['postgres', 'redis'], 'a replica started while Redis is un
     expect(a.stdout() + a.stderr()).not.toContain('hunter3-secret')
     console.log(`started without Redis in ${startMs} ms; revocation enforced ${revokedMs} ms after Redis was back`)
   }, 120_000)
+
+  it('cut off mid-run: a key revoked on the other replica meanwhile is refused within about a second of Redis being back', async () => {
+    const node = await startFakeNode('0x1')
+    cleanups.push(() => node.close())
+    const schema = await createPgTestSchema('redisstart')
+    cleanups.push(() => schema.drop())
+    const prefix = `test:redis-start:${randomBytes(5).toString('hex')}:`
+    const proxy = await startTcpProxy(redisUrl)
+    cleanups.push(() => proxy.close())
+    // Both poll settings_version only every minute: within the test only the push, or the reload after it, counts.
+    const replica = async (url: string) => {
+      const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-redis-start-'))
+      cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+      const app = await startApp({
+        config: parseConfig({
+          dataDir,
+          gateway: { host: '127.0.0.1', port: 0, devAccount: null, settingsPushPollMs: 60_000 },
+          networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }],
+          plans,
+          database: { url: schema.url },
+          redis: { url, keyPrefix: prefix, leaseSyncMs: 200, commandTimeoutMs: 300, insuranceShare: SHARE },
+          log: { level: 'silent', requests: false },
+        }),
+        logger: createLogger('silent'),
+      })
+      cleanups.push(() => app.stop())
+      return app
+    }
+    const a = await replica(`redis://127.0.0.1:${proxy.port}`)
+    const b = await replica(redisUrl)
+    const account = await b.accounts.create({ email: `cut-${randomBytes(3).toString('hex')}@example.com`, plan: 'tiny' }, Date.now())
+    const k = await b.keys.create({ accountId: account.id, name: 'k' }, Date.now())
+    await waitFor(async () => (await call(a.url, k.key)).status === 200, 2000, 'a serving the new key (pushed)', 20)
+
+    await proxy.cut()
+    await waitFor(async () => (await health(a.url)).status === 'degraded', 5000, 'a degraded')
+    await b.keys.revoke(k.id, Date.now())
+    await waitFor(async () => (await call(b.url, k.key)).status === 401, 2000, 'b refusing the revoked key', 20)
+    // a did not hear it (and polls a minute apart): still served, under its insurance share.
+    expect((await call(a.url, k.key)).status).toBe(200)
+
+    await proxy.restore()
+    const restoredAt = Date.now()
+    await waitFor(async () => (await call(a.url, k.key)).status === 401, 5000, 'a refusing the key revoked while it was cut off', 20)
+    expect(Date.now() - restoredAt).toBeLessThan(1500)
+    await waitFor(async () => (await health(a.url)).status === 'ok', 10_000, 'a healthy once Redis is back')
+  }, 60_000)
 
   it('a Redis that answers and refuses the credentials stops chaingate start: one line with the redacted URL, exit 1', async () => {
     const node = await startFakeNode('0x1')

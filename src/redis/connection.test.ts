@@ -36,6 +36,22 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
     expect(errors.filter((e) => e.includes('ECONNREFUSED'))).toEqual([])
   })
 
+  it('a Redis that accepts the connection but never answers: the start waits at most startWaitMs, then goes on', async () => {
+    const proxy = await startTcpProxy(redisUrl)
+    redis.closeLater(proxy)
+    proxy.freeze()
+    const t0 = Date.now()
+    const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix: 'test:conn:', commandTimeoutMs: 300, startWaitMs: 400 })
+    redis.closeLater(conn)
+    expect(Date.now() - t0).toBeGreaterThanOrEqual(350)
+    expect(Date.now() - t0).toBeLessThan(1500)
+    expect(conn.isReady()).toBe(false)
+    expect(conn.unreachableAtStart).toBeDefined()
+    await proxy.restore()
+    await expect.poll(() => conn.isReady(), { timeout: 5000, interval: 20 }).toBe(true)
+    expect(await conn.client.ping()).toBe('PONG')
+  })
+
   it('a Redis that answers and refuses the credentials is a configuration error naming the redacted URL', async () => {
     const err = await connectRedis({ url: 'redis://no-such-user:hunter3-secret@127.0.0.1:' + (new URL(redisUrl).port || '6379'), prefix: 'x', commandTimeoutMs: 300 }).then(
       () => undefined,

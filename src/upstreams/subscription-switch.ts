@@ -104,6 +104,8 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
   /** The node ranked first while the subscriptions are on another: since when it answered every check. */
   let candidate: { url: string; on: Conn; upSince: number | undefined } | undefined
   let probing = false
+  /** After a failed check, the node is not asked again before this (a node without WebSocket is not asked often). */
+  const quietUntil = new Map<string, number>()
 
   const probe = async (url: string) => {
     const conn: Conn = { url, label: (opts.label ?? String)(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false, heartbeat: undefined }
@@ -121,12 +123,13 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
     const best = opts.wsUrls()[0]
     if (best === undefined || best === conn.url || (opts.isHealthy !== undefined && !opts.isHealthy(best))) return void (candidate = undefined)
     if (candidate === undefined || candidate.url !== best || candidate.on !== conn) candidate = { url: best, on: conn, upSince: undefined }
-    if (probing) return
+    if (probing || Date.now() < (quietUntil.get(best) ?? 0)) return
     probing = true
     const c = candidate
     probe(best).then(
       async () => {
         probing = false
+        quietUntil.delete(best)
         if (candidate !== c || stopped) return
         c.upSince ??= Date.now()
         if (Date.now() - c.upSince < failbackMs) return
@@ -134,6 +137,7 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
       },
       () => {
         probing = false
+        quietUntil.set(best, Date.now() + failbackMs)
         if (candidate === c) c.upSince = undefined
       },
     )

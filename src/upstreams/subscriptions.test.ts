@@ -156,6 +156,24 @@ describe('subscription hub: planned moves, make before break', () => {
     expect(h.moves.preferred).toBe(0)
   })
 
+  it('a preferred node that fails its check is asked again only after failbackMs; once it answers, the subscriptions go back to it', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    let aChain = '0x1'
+    a.answer((req) => (req.body?.method === 'eth_chainId' ? { body: { jsonrpc: '2.0', id: req.body.id, result: aChain } } : undefined))
+    const h = hub([a.wsUrl, b.wsUrl], { chainId: 31341, failbackMs: 400 })
+    await h.subscribe(['newHeads'], () => undefined, () => expect.fail('no client is told'))
+    expect(h.upstream).toBe(b.wsUrl) // a is on another chain
+    const asked = () => sent(a, 'eth_chainId').length
+    const before = asked()
+    await new Promise((r) => setTimeout(r, 1000))
+    // Checked every 100 ms (failbackMs / 4) while it answers; after a failed check, not before 400 ms.
+    expect(asked() - before).toBeGreaterThanOrEqual(1)
+    expect(asked() - before).toBeLessThanOrEqual(3)
+    aChain = CHAIN
+    await until(() => h.upstream === a.wsUrl)
+    expect(h.moves.preferred).toBe(1)
+  })
+
   it('a node the pool counts unhealthy (lagging, cordoned) is moved off to a healthy one, make before break; heads go on without a gap', async () => {
     const [a, b] = [await fakeNode(), await fakeNode()]
     let aHealthy = true

@@ -74,8 +74,9 @@ export interface HubOptions {
   isHealthy?: (url: string) => boolean
   /**
    * While the subscriptions are on another node than the first of wsUrls() (healthy), that node is asked eth_chainId
-   * on a fresh WebSocket every failbackMs / 4 (at most 15 s); once it has answered every check for this long, the
-   * subscriptions move back to it, make before break (gateway.subscriptionFailbackMs; 0 or undefined: never).
+   * on a fresh WebSocket every failbackMs / 4 (at most 15 s; failbackMs after a check it failed); once it has
+   * answered every check for this long, the subscriptions move back to it, make before break
+   * (gateway.subscriptionFailbackMs; 0 or undefined: never).
    */
   failbackMs?: number
   /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */

@@ -24,6 +24,8 @@ export interface UsageWiring {
   logger: Logger
   /** startApp's stop list: pushed onto in start order. */
   stops: (() => Promise<void> | void)[]
+  /** Redis answers again and the counters have caught up (after an outage, or the first time when it was away at start). */
+  onRedisBack?: () => void
 }
 
 export async function startUsage(w: UsageWiring) {
@@ -38,10 +40,11 @@ export async function startUsage(w: UsageWiring) {
         // Redis restarted without its data: today's counts come from the ledger again (every replica writes it).
         reseed: () => loadTodayUsage(database.db, clock.now()),
         onReset: () => logger.warn('Redis had lost its counters (restarted without persistence?): seeded again from the usage ledger'),
-        onOutage: (down, detail) =>
-          down
-            ? logger.error({ detail, insuranceShare: rc.insuranceShare }, 'Redis unreachable: admitting under the per-replica insurance limit')
-            : logger.warn({ detail }, 'Redis reachable again: shared counters caught up'),
+        onOutage: (down, detail) => {
+          if (down) return logger.error({ detail, insuranceShare: rc.insuranceShare }, 'Redis unreachable: admitting under the per-replica insurance limit')
+          logger.warn({ detail }, 'Redis reachable again: shared counters caught up')
+          w.onRedisBack?.()
+        },
       })
     : undefined
   const limits: LimitStore = redisLimits ?? createMemoryLimitStore()

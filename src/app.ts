@@ -162,7 +162,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stops.push(() => keySnapshot.stop())
     if (push) stops.push(() => push.close())
 
-    const { limits, namedMethods, ledger, storageHealth, upstreamUsage } = await startUsage({ config, database, networks, redis, clock, logger, stops })
+    // Redis back after an outage: re-read the settings too, in case the subscription did not notice it was cut off.
+    const onRedisBack = () => void keySnapshot.refresh()
+    const { limits, namedMethods, ledger, storageHealth, upstreamUsage } = await startUsage({ config, database, networks, redis, clock, logger, stops, onRedisBack })
 
     const costs = createCostTable(
       config.credits,

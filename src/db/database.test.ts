@@ -1,5 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../../test/e2e/helpers/services.ts'
+import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
 import { parseConfig } from '../config/load.ts'
 import { databaseTarget, describeTarget, openDatabase, type OpenedDatabase } from './database.ts'
 import { migrations } from './migrations/index.ts'
@@ -79,5 +80,28 @@ describeWithServices(['postgres'], 'opening PostgreSQL', () => {
     await o.pool!.end() // no connection can be made any more (closed here, so not through o.close())
     expect(await o.ping(500)).toBe(false)
     await expect(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test', file: ':memory:' })).rejects.toThrow(/ECONNREFUSED|connect/)
+  })
+
+  it('PostgreSQL going away while a connection is checked out fails its queries, not the process', async () => {
+    const schema = await createPgTestSchema('mig')
+    schemas.push(schema)
+    const u = new URL(schema.url)
+    const proxy = await startTcpProxy(`postgres://${u.host}`)
+    u.host = `127.0.0.1:${proxy.port}`
+    const o = await openDatabase({ url: u.toString(), file: ':memory:' })
+    opened.push(o)
+    // A transaction in progress (as the ledger's flush holds one) when every connection is cut.
+    const client = await o.pool!.connect()
+    await client.query('begin')
+    const ended = new Promise((resolve) => client.once('end', resolve))
+    await proxy.cut()
+    await ended
+    // Without a listener on the checked-out client, its 'error' event would have been an uncaught exception here.
+    await expect(client.query('select 1')).rejects.toThrow()
+    client.release(true)
+    expect(await o.ping(500)).toBe(false)
+    await proxy.restore()
+    expect(await o.ping(2_000)).toBe(true)
+    await proxy.close()
   })
 })

@@ -115,6 +115,10 @@ async function openPostgres(url: string, poolSize: number): Promise<OpenedDataba
   // A connection that dies while idle (PostgreSQL restarted, network cut) emits 'error' on the pool; the next
   // query opens a new one. Without a listener Node would crash the process.
   pool.on('error', () => {})
+  // A connection that dies while checked out (a query or the ledger's transaction running when PostgreSQL restarts)
+  // emits 'error' on its client, which the pool no longer listens to (https://node-postgres.com/apis/pool#error):
+  // the query itself fails with the error; this listener only keeps the event from crashing the process.
+  pool.on('connect', (client) => client.on('error', () => {}))
   const db = new Kysely<Database>({ dialect: new PostgresDialect({ pool }) })
   let migrated: string[]
   try {

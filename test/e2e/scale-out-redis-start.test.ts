@@ -4,7 +4,8 @@
  * Redis, both on one PostgreSQL. It starts, logs one warning line (URL redacted), serves under the insurance share
  * with /healthz degraded; once Redis is restored it reports ok, the counters catch up (Redis count == ledger == sum
  * of x-credits-charged, nothing charged twice) and a key revoked on the other replica meanwhile is refused. The same
- * for a replica cut off mid-run; and a Redis refusing the password stops start-up.
+ * for a replica cut off mid-run; one stopped before Redis is back stops at once; a Redis refusing the password
+ * stops start-up.
  */
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -215,6 +216,30 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     expect(Date.now() - restoredAt).toBeLessThan(1500)
     await waitFor(async () => (await health(a.url)).status === 'ok', 10_000, 'a healthy once Redis is back')
   }, 60_000)
+
+  it('a replica started without Redis and stopped before Redis is back stops at once (a rolling restart during the outage)', async () => {
+    const node = await startFakeNode('0x1')
+    cleanups.push(() => node.close())
+    const proxy = await startTcpProxy(redisUrl)
+    cleanups.push(() => proxy.close())
+    await proxy.cut()
+    const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-redis-start-'))
+    cleanups.push(async () => rmSync(dataDir, { recursive: true, force: true }))
+    const app = await startApp({
+      config: parseConfig({
+        dataDir,
+        gateway: { host: '127.0.0.1', port: 0, devAccount: null },
+        networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }],
+        redis: { url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: `test:redis-start:${randomBytes(5).toString('hex')}:` },
+        log: { level: 'silent', requests: false },
+      }),
+      logger: createLogger('silent'),
+    })
+    expect(app.redis!.isReady()).toBe(false)
+    const t0 = Date.now()
+    await app.stop()
+    expect(Date.now() - t0).toBeLessThan(3000)
+  })
 
   it('a Redis that answers and refuses the credentials stops chaingate start: one line with the redacted URL, exit 1', async () => {
     const node = await startFakeNode('0x1')

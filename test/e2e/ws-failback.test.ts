@@ -2,10 +2,12 @@
  * Subscriptions going back to the preferred node (docs/subscriptions.md, gateway.subscriptionFailbackMs): one real
  * anvil behind two TCP proxies, a primary and a fallback. The primary is cut (the subscriptions fail over to the
  * fallback), then restored: once it has answered for the failback time the subscriptions move back, make before
- * break, and clients see every block number once and in order, every log once, across both switches.
+ * break, and clients see every block number once and in order, every log once, across both switches. Then a
+ * subscription node whose provider starts refusing calls (fake nodes: HTTP 429) is moved off the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
+import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import { allHave, logsClient, newHeadsClient, range, rpcAt, waitFor } from './helpers/ws-subscribers.ts'
@@ -175,6 +177,61 @@ describe('replayed events and credits per second', () => {
     expect(c.closedWith()).toBeUndefined()
     await primary.restore()
     await waitFor(() => hub().upstream === primary.wsUrl, 30_000)
+    c.ws.close()
+  }, 60_000)
+})
+
+describe('a subscription node its provider starts refusing', () => {
+  // Fake nodes: the fault is the provider's (HTTP 429 on calls) while the node's WebSocket still works.
+  let a: FakeNode
+  let b: FakeNode
+  let g: TestServer
+  beforeAll(async () => {
+    ;[a, b] = await Promise.all([0, 1].map(() => startFakeNode(`0x${CHAIN_ID.toString(16)}`)))
+    g = await startTestServer({
+      networks: [{ name: 'remote', chainId: CHAIN_ID, upstreams: [a, b].map((n) => ({ url: n.url, wsUrl: n.wsUrl })) }],
+      gateway: { subscriptionHeartbeatMs: 200, subscriptionFailbackMs: 0 },
+      plans: { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } },
+    })
+  })
+  afterAll(async () => {
+    await g?.stop()
+    await Promise.all([a?.close(), b?.close()])
+  })
+  const headAt = (n: number, ...nodes: FakeNode[]) => {
+    for (const node of nodes) {
+      node.setHead(n)
+      node.notify('newHeads', { number: `0x${n.toString(16)}`, hash: node.hashOf(n) })
+    }
+  }
+
+  it('is moved off once the pool cordons it (rate-limited), make before break; newHeads go on from the other node without a gap', async () => {
+    const label = (n: FakeNode) => n.wsUrl.replace(/\/$/, '') // as the hub names it
+    const hubR = g.app.hubs.get('remote')!
+    const pool = g.app.pools.get('remote')!
+    a.setHead(5)
+    b.setHead(5)
+    const c = await newHeadsClient(g)
+    expect(hubR.upstream).toBe(label(a))
+    const onA = a.subscriptions // the hub's, and the pool's own newHeads for head tracking
+    headAt(6, a, b)
+    await allHave([c], 6)
+    a.fault({ kind: 'status', status: 429 })
+    b.setHead(7) // made while the subscriptions move: sent from b at the switch
+    // Calls let the pool find the refusal.
+    const deadline = Date.now() + 20_000
+    while (pool.status()[0]!.state !== 'cordoned') {
+      if (Date.now() > deadline) throw new Error(`not cordoned: ${JSON.stringify(pool.status()[0])}`)
+      await g.rpc(call('eth_blockNumber'), { network: 'remote' })
+    }
+    await waitFor(() => hubR.upstream === label(b))
+    await waitFor(() => a.subscriptions === onA - 1) // the old connection closed after the switch
+    headAt(8, b)
+    await allHave([c], 8)
+    expect(c.heads()).toEqual([6, 7, 8])
+    expect(hubR.moves.unhealthy).toBe(1)
+    expect(g.logs.some((l) => l.msg === 'subscriptions moved' && l.reason === 'unhealthy' && l.from === label(a))).toBe(true)
+    expect(c.closedWith()).toBeUndefined()
     c.ws.close()
   }, 60_000)
 })

@@ -81,6 +81,8 @@ export const errors = {
       httpStatus: 504,
       retryable: true,
     }),
+  /** geth's and anvil's exact answer to an unknown filter id: clients (viem) re-create the filter on it. */
+  filterNotFound: () => new ChaingateError('FILTER_NOT_FOUND', 'filter not found', { rpcCode: -32000, httpStatus: 200 }),
   notFound: (what: string) => new ChaingateError('NOT_FOUND', `${what} not found`, { httpStatus: 404 }),
   conflict: (why: string) => new ChaingateError('CONFLICT', why, { httpStatus: 409 }),
   validation: (why: string) => new ChaingateError('VALIDATION', why, { httpStatus: 400 }),

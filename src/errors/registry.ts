@@ -52,6 +52,8 @@ export const ERROR_REGISTRY = {
   // eth_getLogs caps (src/rpc-methods/eth_getLogs.ts), Infura's answers
   LOGS_RANGE_TOO_LARGE: spec(-32602, 200, 'free', "an eth_getLogs block range wider than networks[].getLogs.maxBlockRange"),
   LOGS_TOO_MANY_RESULTS: spec(-32005, 200, 'free', "an eth_getLogs call matching more logs than networks[].getLogs.maxResults"),
+  // Filters on a network of several nodes (src/upstreams/filters.ts): the node's own answer for an unknown filter (geth, anvil)
+  FILTER_NOT_FOUND: spec(-32000, 200, 'free', 'a filter id this gateway did not hand out, or whose node cannot be reached now'),
   // Nodes (src/upstreams)
   UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),
   UPSTREAM_TIMEOUT: spec(-32603, 504, 'free', 'no node answered within gateway.upstreamTimeoutMs'),

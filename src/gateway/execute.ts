@@ -15,6 +15,7 @@ import { errorCodeOf, isErrorAnswer, parseBody, serializeError, serializeResult,
 import type { Metrics } from '../observability/metrics.ts'
 import type { UpstreamAnswer, UpstreamPool } from '../upstreams/pool.ts'
 import { createAdmit } from './steps/admit.ts'
+import { forwardAlone, sentAlone } from './filter-calls.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
 import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward.ts'
 import { decision, priceOf } from './steps/price.ts'
@@ -83,12 +84,16 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const forwardAt: number[] = []
     /** Calls answered from the cache (charged like the others). */
     const cachedAt: number[] = []
+    /** Filter calls on a network of several nodes, each sent on its own to its filter's node (filter-calls.ts). */
+    const aloneAt: number[] = []
+    const alone: (UpstreamAnswer | undefined)[] = []
     const layers = deps.layers?.get(network.name)
     const pending: Promise<void>[] = []
     entries.forEach((e, i) => {
       if (!e.ok) answers[i] = serializeError(e.id, toErrorObject(e.error))
       else if (decisions[i]!.kind === 'forward') {
         if (ctx.local?.has(e.call.method)) pending.push(forwardLocal(ctx, e.call, i, answers, failures))
+        else if (sentAlone(ctx, e.call)) aloneAt.push(i)
         else {
           // Finalized and by-hash answers the cache holds need not go with the batch (docs/caching.md).
           const hit = layers?.batchHit(e.call)
@@ -103,6 +108,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         answers[i] = !e.call.hasId ? undefined : d.kind === 'result' ? serializeResult(e.call.id, d.result) : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
       }
     })
+    if (aloneAt.length > 0) pending.push(forwardAlone(ctx, metrics, aloneAt.map((i) => (entries[i] as { call: RpcCall }).call), aloneAt, answers, failures, alone))
     let batchAnswer: UpstreamAnswer | undefined
     if (forwardAt.length > 0)
       pending.push(
@@ -132,6 +138,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
       const m = (entries[i] as { call: RpcCall }).call.method
       if (batchAnswer !== undefined) settle.upstream(network.name, m, batchAnswer.upstream, batchAnswer.attempts, batchAnswer.source, ok && failures[i] === undefined ? prices[i]! : 0, false, t)
       else settle.upstream(network.name, m, NO_UPSTREAM, attemptsOf(failures[i]), undefined, 0, true, t)
+    }
+    for (const i of aloneAt) {
+      const a = alone[i]
+      const m = (entries[i] as { call: RpcCall }).call.method
+      settle.upstream(network.name, m, a?.upstream ?? NO_UPSTREAM, a?.attempts ?? attemptsOf(failures[i]), undefined, ok && failures[i] === undefined ? prices[i]! : 0, a === undefined, t)
     }
     for (const i of cachedAt) {
       metrics.served(network.name, 'cache')

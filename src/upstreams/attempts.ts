@@ -42,6 +42,8 @@ class Run {
   resolve: (answer: UpstreamAnswer) => void = noop
   reject: (err: unknown) => void = noop
   onAbort: (() => void) | undefined = undefined
+  /** Told which node's answer won (filter creation pins the filter to it: src/upstreams/filters.ts). */
+  onWinner: ((m: Member) => void) | undefined = undefined
   readonly body: string | Buffer
   readonly order: Member[]
   readonly method: string | undefined
@@ -141,6 +143,7 @@ class Run {
       }
       this.running.length = 0
     }
+    if (answer !== undefined && winner !== undefined) this.onWinner?.(winner.m)
     if (answer !== undefined) this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
     else {
       const e = (err ?? this.lastError ?? errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
@@ -190,9 +193,19 @@ class Run {
 }
 
 /** Runs one call over the nodes in `order` (from select(); none: the reason no node can take it). */
-export function run(pool: PoolState, body: string | Buffer, o: SendOptions | undefined, now: number, order: Member[], totalTimeoutMs: number): Promise<UpstreamAnswer> {
+export function run(
+  pool: PoolState,
+  body: string | Buffer,
+  o: SendOptions | undefined,
+  now: number,
+  order: Member[],
+  totalTimeoutMs: number,
+  onWinner?: (m: Member) => void,
+): Promise<UpstreamAnswer> {
   if (order.length === 0) return Promise.reject(noneUsable(pool, now))
   if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
   const method = o?.method
-  return new Run(pool, body, order, pool.selectedHealthy, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal).start()
+  const r = new Run(pool, body, order, pool.selectedHealthy, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal)
+  r.onWinner = onWinner
+  return r.start()
 }

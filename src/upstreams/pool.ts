@@ -27,17 +27,19 @@ import { Pool } from 'undici'
 import { run } from './attempts.ts'
 import { Breaker, type BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id-check.ts'
+import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
 import { RollingStats } from './latency.ts'
 import { DEFAULT_MAX_RESPONSE_BYTES, post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
 import type { PoolState } from './pool-state.ts'
 import { RelayedTransactions } from './retry-policy.ts'
-import { createBookkeeping, isHealthy, memberStatus, select } from './selection.ts'
+import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
 import { createWsRpcConnection } from './ws-connection.ts'
 
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
+export type { UpstreamStatus } from './selection.ts'
 
 export interface SendOptions {
   timeoutMs?: number
@@ -46,31 +48,6 @@ export interface SendOptions {
   /** Consistent heads: only upstreams whose latest head is >= this block number (undefined: any). */
   minBlock?: number
   signal?: AbortSignal
-}
-
-/** One node as /healthz and `chaingate upstreams` show it. */
-export interface UpstreamStatus {
-  /** The URL without credentials. */
-  upstream: string
-  /**
-   * healthy: takes calls; lagging: behind the served tip by more than maxLagBlocks; down: not answering (breaker
-   * open or cooling down after a failure, or unreachable since start-up); cordoned: kept out by the gateway
-   * (provider refusal back-off, wrong chain id).
-   */
-  state: 'healthy' | 'lagging' | 'down' | 'cordoned'
-  cause?: 'failing' | 'breaker-open' | 'unverified' | 'rate-limited' | 'auth-failed' | 'wrong-chain-id'
-  reason?: string
-  role: 'primary' | 'fallback'
-  labels: string[]
-  /** Latest and finalized block the node reported, and how far behind the served tip it is. */
-  head?: number
-  finalized?: number
-  lagBlocks?: number
-  /** Over the last 10–20 s: share of failed requests, answers, latency quantiles (ms). */
-  errorRate: number
-  answers: number
-  p50Ms?: number
-  p99Ms?: number
 }
 
 export interface UpstreamPool {
@@ -87,6 +64,8 @@ export interface UpstreamPool {
   status(): UpstreamStatus[]
   /** WebSocket URLs of the nodes, for subscriptions (those on a wrong chain id last). */
   readonly wsUrls: string[]
+  /** Several nodes: filters are pinned to their node (src/upstreams/filters.ts); a batch sends filter calls alone. */
+  readonly pinsFilters?: boolean
   close(): Promise<void>
 }
 
@@ -238,6 +217,7 @@ export function createUpstreamPool(
   }
   const chainIds = createChainIdCheck(pool, opts.verifyTimeoutMs ?? Math.min(opts.timeoutMs, 3000))
   const headPolling = createHeadPolling(pool, endpoints.map((e) => e.wsUrl ?? (isWebSocketUrl(e.url) ? e.url : undefined)))
+  const filters = members.length > 1 ? createFilterRouting(pool, totalTimeoutMs) : undefined
   const bookTimer = setInterval(createBookkeeping(pool), 1000)
   bookTimer.unref()
 
@@ -245,6 +225,8 @@ export function createUpstreamPool(
   function sendSlow(body: string | Buffer, o: SendOptions | undefined): Promise<UpstreamAnswer> {
     const now = Date.now()
     if (pool.headsIdle) headPolling.wake()
+    // A filter lives on one node: created where selection picks, then used only there (docs/upstreams.md, "Filters").
+    if (filters !== undefined && o?.method !== undefined && isFilterMethod(o.method)) return filters.send(body, { ...o, method: o.method }, now)
     const order = select(pool, now, o?.minBlock)
     if (members.some((m) => m.chain === 'unknown')) {
       // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
@@ -257,6 +239,7 @@ export function createUpstreamPool(
   return {
     network,
     heads: pool.heads,
+    pinsFilters: filters !== undefined,
     // Nodes on a wrong chain last; then those not healthy; primaries first (subscriptions follow this order).
     get wsUrls() {
       const now = Date.now()

@@ -7,7 +7,6 @@ import { ChaingateError, errors } from '../errors/index.ts'
 import { refusalError } from './classify.ts'
 import { quantileOf } from './latency.ts'
 import type { Member } from './member.ts'
-import type { UpstreamStatus } from './pool.ts'
 import type { PoolState } from './pool-state.ts'
 
 /** Rolling statistics windows last this many bookkeeping ticks (1 s each). */
@@ -24,6 +23,31 @@ export const lagOf = (pool: PoolState, m: Member): number | undefined => {
 const isLagging = (pool: PoolState, m: Member): boolean => {
   const lag = lagOf(pool, m)
   return lag !== undefined && lag > pool.policy.maxLagBlocks
+}
+
+/** One node as /healthz and `chaingate upstreams` show it. */
+export interface UpstreamStatus {
+  /** The URL without credentials. */
+  upstream: string
+  /**
+   * healthy: takes calls; lagging: behind the served tip by more than maxLagBlocks; down: not answering (breaker
+   * open or cooling down after a failure, or unreachable since start-up); cordoned: kept out by the gateway
+   * (provider refusal back-off, wrong chain id).
+   */
+  state: 'healthy' | 'lagging' | 'down' | 'cordoned'
+  cause?: 'failing' | 'breaker-open' | 'unverified' | 'rate-limited' | 'auth-failed' | 'wrong-chain-id'
+  reason?: string
+  role: 'primary' | 'fallback'
+  labels: string[]
+  /** Latest and finalized block the node reported, and how far behind the served tip it is. */
+  head?: number
+  finalized?: number
+  lagBlocks?: number
+  /** Over the last 10–20 s: share of failed requests, answers, latency quantiles (ms). */
+  errorRate: number
+  answers: number
+  p50Ms?: number
+  p99Ms?: number
 }
 
 // ---- bookkeeping: windows, scores, hedge delay (once a second, off the call path) ---------------------------

@@ -99,41 +99,56 @@ const WALK_ALL_BYTES = 64 * 1024
 const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
 interface Members {
-  /** The top-level id's bytes, as written. */
-  id: string | undefined
+  /** The top-level id's bytes [idStart, idEnd), as written; -1 when there is none. */
+  idStart: number
+  idEnd: number
   /** A result member; `null` as its value. */
   result: boolean
   nullResult: boolean
-  /** An error member other than `null`: its value's span. */
-  error: [number, number] | undefined
+  /** An error member other than `null`: its value's bytes; -1 when there is none. */
+  errStart: number
+  errEnd: number
   /** Why the bytes are not one JSON object (unbalanced, cut short, trailing bytes). */
   broken: string | undefined
 }
 
+/** Key bytes, compared in place (no string per key). */
+const isId = (b: Buffer, k: number, len: number) => len === 2 && b[k] === 0x69 && b[k + 1] === 0x64
+const isResult = (b: Buffer, k: number, len: number) =>
+  len === 6 && b[k] === 0x72 && b[k + 1] === 0x65 && b[k + 2] === 0x73 && b[k + 3] === 0x75 && b[k + 4] === 0x6c && b[k + 5] === 0x74
+const isError = (b: Buffer, k: number, len: number) => len === 5 && b[k] === 0x65 && b[k + 1] === 0x72 && b[k + 2] === 0x72 && b[k + 3] === 0x6f && b[k + 4] === 0x72
+const isNull = (b: Buffer, v: number, end: number) => end - v === 4 && b[v] === 0x6e
+
 /** Walks one JSON object's top-level members in b[start, end); a long trailing `result` is checked at its ends only. */
 function members(b: Buffer, start: number, end: number, shortcut: boolean): Members {
-  const o: Members = { id: undefined, result: false, nullResult: false, error: undefined, broken: undefined }
+  const o: Members = { idStart: -1, idEnd: -1, result: false, nullResult: false, errStart: -1, errEnd: -1, broken: undefined }
   let i = skipSpace(b, start)
   if (i >= end || b[i] !== 0x7b) return ((o.broken = i >= end ? 'an empty body' : 'not a JSON object'), o)
   i = skipSpace(b, i + 1)
   if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
   for (;;) {
     if (b[i] !== 0x22) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
-    const keyStart = i + 1
+    const k = i + 1
     i = afterString(b, i)
     if (i < 0 || i > end) return ((o.broken = 'cut short'), o)
-    const key = b.toString('latin1', keyStart, i - 1)
+    const len = i - 1 - k
     i = skipSpace(b, i)
     if (b[i] !== 0x3a) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
     const v = skipSpace(b, i + 1)
-    if (key === 'result' && shortcut && o.id !== undefined && endsWithCloserOf(b, v, end)) return ((o.result = true), o)
+    const result = isResult(b, k, len)
+    if (result && shortcut && o.idStart >= 0 && endsWithCloserOf(b, v, end)) return ((o.result = true), o)
     i = afterValue(b, v)
     if (i < 0 || i > end || i === v) return ((o.broken = 'cut short'), o)
-    if (key === 'id') o.id = b.toString('utf8', v, i)
-    else if (key === 'result') {
+    if (result) {
       o.result = true
-      o.nullResult = i - v === 4 && b[v] === 0x6e
-    } else if (key === 'error' && !(i - v === 4 && b[v] === 0x6e)) o.error = [v, i]
+      o.nullResult = isNull(b, v, i)
+    } else if (isId(b, k, len)) {
+      o.idStart = v
+      o.idEnd = i
+    } else if (isError(b, k, len) && !isNull(b, v, i)) {
+      o.errStart = v
+      o.errEnd = i
+    }
     i = skipSpace(b, i)
     if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
     if (b[i] !== 0x2c) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
@@ -157,9 +172,10 @@ function endsWithCloserOf(b: Buffer, v: number, end: number): boolean {
   return j > v && ((open === 0x7b && b[j] === 0x7d) || (open === 0x5b && b[j] === 0x5d) || (open === 0x22 && b[j] === 0x22 && b[j - 1] !== 0x5c))
 }
 
-/** The same id, written the same or not ("\u0061" and "a"). */
-function sameId(a: string, b: string): boolean {
-  return a === b || canonicalId(a) === canonicalId(b)
+/** The same id, written the same or not ("\u0061" and "a"): bytes first, a parse only when they differ. */
+function sameId(a: Buffer, aStart: number, aEnd: number, b: Buffer, bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart === bEnd - bStart && a.compare(b, bStart, bEnd, aStart, aEnd) === 0) return true
+  return canonicalId(a.toString('utf8', aStart, aEnd)) === canonicalId(b.toString('utf8', bStart, bEnd))
 }
 
 function canonicalId(text: string): string {
@@ -171,7 +187,7 @@ function canonicalId(text: string): string {
 }
 
 /** Why an error member is not an object with an integer `code` and a string `message` (JSON-RPC 2.0, section 5.1). */
-function errorFault(b: Buffer, [from, to]: [number, number]): string | undefined {
+function errorFault(b: Buffer, from: number, to: number): string | undefined {
   let e: unknown
   try {
     e = JSON.parse(b.toString('utf8', from, to))
@@ -186,80 +202,85 @@ function errorFault(b: Buffer, [from, to]: [number, number]): string | undefined
 }
 
 /**
- * One answer object's verdict, against the id it must carry. Tolerated: `"error": null` beside a result, and
- * `"result": null` beside an error (some servers write both members).
+ * One answer object's verdict, against the id it must carry (`req`'s bytes [idStart, idEnd)). Tolerated:
+ * `"error": null` beside a result, and `"result": null` beside an error (some servers write both members).
  */
-function verdictOf(b: Buffer, o: Members, id: string): AnswerVerdict {
+function verdictOf(b: Buffer, o: Members, req: Buffer, idStart: number, idEnd: number): AnswerVerdict {
   if (o.broken !== undefined) return { fault: o.broken }
-  const error = o.error !== undefined
+  const error = o.errStart >= 0
   if (o.result && error && !o.nullResult) return { fault: 'both a result and an error' }
   if (!o.result && !error) return { fault: 'neither a result nor an error' }
-  if (o.id === undefined) return { fault: 'no id' }
+  if (o.idStart < 0) return { fault: 'no id' }
   // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
-  if (!sameId(o.id, id) && !(error && o.id === 'null')) return { fault: `id ${o.id.slice(0, 40)} for a call with id ${id.slice(0, 40)}` }
+  if (!sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) && !(error && isNull(b, o.idStart, o.idEnd)))
+    return { fault: `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} for a call with id ${req.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}` }
   if (!error) return 'result'
-  const f = errorFault(b, o.error!)
+  const f = errorFault(b, o.errStart, o.errEnd)
   return f === undefined ? 'error' : { fault: f }
-}
-
-/** The ids of a request: a single call's (undefined: a notification), or each call's of a batch (notifications left out). */
-function requestIds(req: Buffer): string | string[] | undefined {
-  let i = skipSpace(req, 0)
-  if (req[i] !== 0x5b) return members(req, i, req.length, false).id
-  const ids: string[] = []
-  i = skipSpace(req, i + 1)
-  while (i < req.length && req[i] !== 0x5d) {
-    const end = afterValue(req, i)
-    if (end < 0) break
-    const id = members(req, i, end, false).id
-    if (id !== undefined) ids.push(id)
-    i = skipSpace(req, end)
-    if (req[i] !== 0x2c) break
-    i = skipSpace(req, i + 1)
-  }
-  return ids
 }
 
 /**
  * Whether `answer` is a JSON-RPC answer to `request` (a single call or a batch, as sent): one JSON object with the
  * call's id (or `null` on an error: the node could not read the call) and either a result or an error object with
- * an integer code and a string message; for a batch, an
- * array with one such answer per call that has an id, in any order, none missing, unknown or twice. A notification
- * (no id) expects nothing: any answer, an empty one included, is fine. Never throws.
+ * an integer code and a string message; for a batch, an array with one such answer per call that has an id, in any
+ * order, none missing, unknown or twice. A notification (no id) expects nothing: any answer, an empty one
+ * included, is fine. Never throws; a single call's answer costs one walk of both bodies' top-level members.
  */
 export function judgeAnswer(request: string | Buffer, answer: Buffer): AnswerVerdict {
-  const ids = requestIds(typeof request === 'string' ? Buffer.from(request) : request)
-  if (ids === undefined) return 'result'
-  if (typeof ids === 'string') return verdictOf(answer, members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES), ids)
-  if (ids.length === 0) return 'result'
+  const req = typeof request === 'string' ? Buffer.from(request) : request
+  const r = skipSpace(req, 0)
+  if (req[r] === 0x5b) return judgeBatch(req, r, answer)
+  const call = members(req, r, req.length, false)
+  if (call.idStart < 0) return 'result'
+  return verdictOf(answer, members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES), req, call.idStart, call.idEnd)
+}
+
+/** A batch's answer: one answer per call with an id (notifications left out), by id, in any order. */
+function judgeBatch(req: Buffer, r: number, answer: Buffer): AnswerVerdict {
+  const left = new Map<string, number>()
+  let calls = 0
+  for (let i = skipSpace(req, r + 1); i < req.length && req[i] !== 0x5d; ) {
+    const end = afterValue(req, i)
+    if (end < 0) break
+    const c = members(req, i, end, false)
+    if (c.idStart >= 0) {
+      left.set(canonicalId(req.toString('utf8', c.idStart, c.idEnd)), 0)
+      calls++
+    }
+    i = skipSpace(req, end)
+    if (req[i] !== 0x2c) break
+    i = skipSpace(req, i + 1)
+  }
+  if (calls === 0) return 'result'
   let i = skipSpace(answer, 0)
   if (i >= answer.length) return { fault: 'an empty answer to a batch' }
   if (answer[i] !== 0x5b) return { fault: `not an array for a batch${errorText(answer)}` }
-  const left = new Set(ids.map(canonicalId))
   i = skipSpace(answer, i + 1)
   while (answer[i] !== 0x5d) {
     const end = afterValue(answer, i)
     if (end < 0 || i >= answer.length) return { fault: 'cut short' }
     const o = members(answer, i, end, false)
-    const id = o.id === undefined ? undefined : canonicalId(o.id)
-    if (o.broken === undefined && id !== undefined && !left.delete(id)) return { fault: `an answer for id ${id.slice(0, 40)}, not asked or given twice` }
-    const v = verdictOf(answer, o, o.id ?? 'null')
+    if (o.broken === undefined && o.idStart >= 0) {
+      const id = canonicalId(answer.toString('utf8', o.idStart, o.idEnd))
+      if (!left.delete(id)) return { fault: `an answer for id ${id.slice(0, 40)}, not asked or given twice` }
+    }
+    const v = verdictOf(answer, o, answer, o.idStart, o.idEnd)
     if (typeof v === 'object') return { fault: `a batch entry with ${v.fault}` }
     i = skipSpace(answer, end)
     if (answer[i] === 0x2c) i = skipSpace(answer, i + 1)
     else if (answer[i] !== 0x5d) return { fault: i >= answer.length ? 'cut short' : 'not JSON' }
   }
   if (skipSpace(answer, i + 1) < answer.length) return { fault: 'bytes after the answer' }
-  if (left.size > 0) return { fault: `no answer for ${left.size} of the ${ids.length} calls` }
+  if (left.size > 0) return { fault: `no answer for ${left.size} of the ${calls} calls` }
   return 'result'
 }
 
 /** ` (the node's error: "<message>")` of a single error answered to a batch (a node that does not take batches says so). */
 function errorText(b: Buffer): string {
   const o = members(b, 0, b.length, false)
-  if (o.broken !== undefined || o.error === undefined) return ''
+  if (o.broken !== undefined || o.errStart < 0) return ''
   try {
-    const m = (JSON.parse(b.toString('utf8', o.error[0], o.error[1])) as { message?: unknown } | null)?.message
+    const m = (JSON.parse(b.toString('utf8', o.errStart, o.errEnd)) as { message?: unknown } | null)?.message
     return typeof m === 'string' ? ` (the node's error: ${m.slice(0, 200)})` : ''
   } catch {
     return ''

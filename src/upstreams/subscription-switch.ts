@@ -61,7 +61,8 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
       for (;;) {
         const todo = [...shared.values()].filter((s) => s.live && !opened.has(s))
         if (todo.length === 0) break
-        for (const s of todo) opened.set(s, String(await call(conn, 'eth_subscribe', s.params)))
+        const ids = await Promise.all(todo.map((s) => call(conn, 'eth_subscribe', s.params)))
+        todo.forEach((s, i) => opened.set(s, String(ids[i])))
       }
       if (conn.dead || from.dead || ctx.current() !== from || ctx.busy()) throw errors.upstreamUnavailable(network, 'the connection changed while moving')
     } catch (err) {

@@ -36,7 +36,7 @@ export function tooLarge(network: string, maxBytes: number | undefined) {
 export class UpstreamHttpError extends Error {
   readonly status: number
   constructor(status: number, detail: string) {
-    super(`node answered HTTP ${status}${detail}`)
+    super(status === 0 ? `node answered${detail}` : `node answered HTTP ${status}${detail}`) // 0: over WebSocket
     this.status = status
   }
 }

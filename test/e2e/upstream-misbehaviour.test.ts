@@ -151,6 +151,21 @@ describe('a node answering something that is not a JSON-RPC answer to the call',
   })
 })
 
+describe('a node reached over WebSocket answering something that is not a JSON-RPC answer', () => {
+  it('neither result nor error: alone, UPSTREAM_UNAVAILABLE (503), free; beside a good node, the good answer', async () => {
+    const bad = await node(onBalance((r) => ({ body: { jsonrpc: '2.0', id: id(r) } })))
+    const s = await startTestServer({ networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: bad.wsUrl, timeoutMs: 1000 }] }] })
+    servers.push(s)
+    const r = await balance(s, 1)
+    expect([r.status, r.credits, r.json().error?.code]).toEqual([503, 0, -32603])
+    expect(r.json().error.message).toMatch(/node answered over WebSocket with something that is not a JSON-RPC answer to the call: neither a result nor an error/)
+    const good = await node()
+    const both = await startTestServer({ networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: bad.wsUrl }, { url: good.url }] }] })
+    servers.push(both)
+    for (let i = 0; i < 3; i++) expect((await balance(both, 10 + i)).json()).toEqual({ jsonrpc: '2.0', id: 10 + i, result: '0x1' })
+  })
+})
+
 describe('a batch answered wrongly', () => {
   const entry = (c: { id: unknown; method: string }, result = '0x1') => ({ jsonrpc: '2.0', id: c.id, result })
   const CASES: [string, (req: FakeRequest) => unknown, RegExp | undefined][] = [

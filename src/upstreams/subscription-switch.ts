@@ -44,7 +44,7 @@ export interface Switcher {
 }
 
 export function createSwitcher(ctx: SwitchContext): Switcher {
-  const { opts, network, shared, replay } = ctx
+  const { opts, network, shared, replay, moves } = ctx
   let moving = false
   let stopped = false
 
@@ -98,7 +98,6 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
     opts.log?.info({ network, from: from.label, upstream: conn.label, afterMs: Date.now() - started, subscriptions: shared.size, reason: why }, 'subscriptions moved')
     return true
   }
-  const moves = ctx.moves
 
   // ---- back to the preferred node ----
   const failbackMs = opts.failbackMs ?? 0

@@ -58,5 +58,6 @@ export function toGatewayError(network: string, err: unknown, timeoutMs: number)
   const e = err as { name?: string; code?: string; message?: string }
   if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError)
     return errors.upstreamTimeout(network, timeoutMs)
-  return errors.upstreamUnavailable(network, e?.code === 'ECONNREFUSED' ? 'the node refused the connection' : (e?.code ?? e?.message ?? 'unknown error'))
+  const why = e?.code === 'ECONNREFUSED' ? 'the node refused the connection' : e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN' ? "the node's host name does not resolve" : e?.code === 'UND_ERR_CONNECT_TIMEOUT' ? 'no connection to the node within its connect timeout' : (e?.code ?? e?.message ?? 'unknown error')
+  return errors.upstreamUnavailable(network, why)
 }

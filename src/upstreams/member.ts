@@ -27,8 +27,10 @@ export function counted<E extends Error>(err: E, attempts = 1): E {
   return err
 }
 
-/** Failures where the node surely never got the request (a refused connection): safe to retry any method. */
+/** Failures where the node surely never got the request (no connection was made): safe to retry any method. */
 export const notDelivered = new WeakSet<Error>()
+/** Refused, unresolvable host, unreachable network or host, connect timeout: the request never left the gateway. */
+const NO_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
 
 export interface SendSettings {
   network: string
@@ -209,7 +211,7 @@ class ForwardHandler {
     this.m.stats.recordFailure()
     this.m.breaker.failure(now)
     const e = toGatewayError(this.s.network, err, this.timeoutMs)
-    if ((err as { code?: string }).code === 'ECONNREFUSED') notDelivered.add(e)
+    if (NO_CONNECTION.has((err as { code?: string }).code ?? '')) notDelivered.add(e)
     this.reject(counted(e))
   }
 }

@@ -351,3 +351,20 @@ describe('the credit side', () => {
     expect(await ledger(s)).toMatchObject({ calls: 1, credits: PRICE })
   })
 })
+
+describe('a node that is never reached', () => {
+  it('a host name that does not resolve: even a node-local call (personal_listAccounts) goes to the next node, since the request never left', async () => {
+    const { createUpstreamPool } = await import('../../src/upstreams/pool.ts')
+    const good = await node()
+    const p = createUpstreamPool('remote', [{ url: 'http://chaingate-test.invalid/' }, { url: good.url }], { timeoutMs: 3000 })
+    try {
+      const answers = []
+      for (let i = 0; i < 4; i++) answers.push(await p.send(JSON.stringify(call('personal_listAccounts', [], i)), { method: 'personal_listAccounts' }))
+      expect(answers.map((a) => JSON.parse(a.body.toString()).result)).toEqual(['0x1', '0x1', '0x1', '0x1'])
+      expect(Math.max(...answers.map((a) => a.attempts))).toBe(2) // the unresolvable node was tried first once
+      expect(good.requests.filter((r) => r.body.method === 'personal_listAccounts')).toHaveLength(4)
+    } finally {
+      await p.close()
+    }
+  })
+})

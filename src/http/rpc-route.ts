@@ -3,7 +3,10 @@
  * per-request path, so it skips fastify's routing, hooks and reply objects (measured in bench/); everything
  * else on the listener (OPTIONS, 405s, /healthz, /metrics, the dashboard) stays on fastify.
  */
+// Imported, not the globals: Node 20 defines `Buffer` and `performance` on globalThis as getters, called on every use.
+import { Buffer } from 'node:buffer'
 import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
 import { constants, gzip } from 'node:zlib'
 import { errors } from '../errors/index.ts'
 import { ERROR_REGISTRY } from '../errors/registry.ts'
@@ -99,7 +102,7 @@ export function createRpcRoute(deps: {
     res.writeHead(head.status, headers)
     res.end(body)
     if (deps.logRequests)
-      deps.requestLog.write({ keyId: out.keyId, network, method: out.method, calls: out.calls, status: head.status, credits: out.credits, ms: Math.round((performance.now() - started) * 10) / 10, source: out.source })
+      deps.requestLog.write(out.keyId, network, out.method, out.calls, head.status, out.credits, performance.now() - started, out.source)
   }
 
   const write = (req: IncomingMessage, res: ServerResponse, out: Outcome, network: string, started: number) => {

@@ -19,7 +19,7 @@ describe('service log to a file', () => {
     log.logger.warn({ network: 'devnet-b', password: 'hunter2' }, 'node slow')
     log.logger.error({ err: new Error('boom') }, 'failed')
     const requests = createRequestLog(log.logger)
-    requests.write({ keyId: 'k1', network: 'devnet-a', method: 'eth_chainId', calls: 1, status: 200, credits: 5, ms: 1 })
+    requests.write('k1', 'devnet-a', 'eth_chainId', 1, 200, 5, 1, undefined)
     requests.flush()
     await new Promise((r) => setTimeout(r, 50))
     log.flush()

@@ -1,5 +1,18 @@
 import { describe, expect, it } from 'vitest'
-import { createLogger, createRequestLog, type RequestLine } from './logger.ts'
+import { createLineEncoder, lineText } from './log-line.ts'
+import { createLogger, createRequestLog, type RequestLog } from './logger.ts'
+
+interface RequestLine {
+  keyId: string | undefined
+  network: string
+  method: string
+  calls: number
+  status: number
+  credits: number
+  ms: number
+  source?: 'cache' | 'dedup' | undefined
+}
+const write = (log: RequestLog, l: RequestLine) => log.write(l.keyId, l.network, l.method, l.calls, l.status, l.credits, l.ms, l.source)
 
 function setup(capacity?: number) {
   const writes: string[] = []
@@ -13,8 +26,8 @@ const line = (over: Partial<RequestLine> = {}): RequestLine => ({ keyId: 'abc123
 describe('request log', () => {
   it('batches lines and writes them as pino-shaped JSON after the flush interval', async () => {
     const { writes, log, lines } = setup()
-    log.write(line())
-    log.write(line({ keyId: undefined, status: 401, credits: 0 }))
+    write(log, line())
+    write(log, line({ keyId: undefined, status: 401, credits: 0 }))
     expect(writes).toHaveLength(0)
     await new Promise((r) => setTimeout(r, 60))
     expect(writes).toHaveLength(1)
@@ -27,8 +40,8 @@ describe('request log', () => {
 
   it('escapes and shortens what the client chose as a method name, keeping UTF-8 intact', () => {
     const { log, lines } = setup()
-    log.write(line({ method: 'eth_"quoted"\n\u00e9\u4e2d' }))
-    log.write(line({ method: 'x'.repeat(10_000) }))
+    write(log, line({ method: 'eth_"quoted"\n\u00e9\u4e2d' }))
+    write(log, line({ method: 'x'.repeat(10_000) }))
     log.flush()
     const [a, b] = lines()
     expect(a!.method).toBe('eth_"quoted"\n\u00e9\u4e2d')
@@ -37,16 +50,41 @@ describe('request log', () => {
 
   it('flushes when the buffer is full and loses no line', () => {
     const { writes, log, lines } = setup(1024)
-    for (let i = 0; i < 100; i++) log.write(line({ calls: i }))
+    for (let i = 0; i < 100; i++) write(log, line({ calls: i }))
     log.flush()
     expect(writes.length).toBeGreaterThan(5)
     expect(lines().map((l) => l.calls)).toEqual([...Array(100).keys()])
   })
 
+  it('writes the bytes of the text line for any values, and a line larger than the buffer on its own', () => {
+    const encode = createLineEncoder()
+    const buffer = Buffer.alloc(4096)
+    const methods = ['eth_chainId', 'batch', '(invalid)', 'eth_"q"\\\n\u00e9\u4e2d\ud83d\ude00', 'y'.repeat(129), 'z'.repeat(128)]
+    const numbers = [0, -0, 1, 9, 10, 99, 100, 80, 1234567, 2 ** 53 - 1, 2 ** 53, 2.5, -3, 1e21, Number.NaN]
+    const times = [0, 0.04, 0.05, 0.25, 0.3, 1.15, 9.96, 12, 12.5, 1e6 + 0.35, 123456.789]
+    let n = 0
+    for (const method of methods)
+      for (const calls of numbers)
+        for (const ms of times) {
+          const keyId = n % 3 === 0 ? undefined : `key-${n % 5}`
+          const source = (['cache', 'dedup', undefined] as const)[n % 3]
+          const time = 1_764_161_234_567 + n
+          const credits = numbers[n % numbers.length]!
+          n++
+          const end = encode(buffer, 7, time, keyId, 'devnet-a', method, calls, 200, credits, ms, source)
+          expect(buffer.toString('utf8', 7, end)).toBe(lineText(time, keyId, 'devnet-a', method, calls, 200, credits, ms, source))
+        }
+    expect(JSON.parse(lineText(1, 'k', 'n', 'm', 1, 200, 80, 0.25, undefined))).toMatchObject({ ms: 0.3 })
+    const { writes, log, lines } = setup(64)
+    write(log, line())
+    expect(writes).toHaveLength(1)
+    expect(lines()).toEqual([expect.objectContaining({ keyId: 'abc123', method: 'eth_chainId', ms: 1.2 })])
+  })
+
   it('writes nothing when the logger is above info', () => {
     const writes: string[] = []
     const log = createRequestLog(createLogger('warn', { write: (s: string) => void writes.push(s) }))
-    log.write(line())
+    write(log, line())
     log.flush()
     expect(writes).toHaveLength(0)
   })

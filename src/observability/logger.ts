@@ -3,6 +3,7 @@
  * looks like a credential field is redacted.
  */
 import pino from 'pino'
+import { createLineEncoder, lineText } from './log-line.ts'
 
 export type Logger = pino.Logger
 
@@ -20,34 +21,25 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   )
 }
 
-export interface RequestLine {
-  keyId: string | undefined
-  network: string
-  method: string
-  calls: number
-  status: number
-  credits: number
-  ms: number
-  /** Answered from the cache or by a shared call in flight (docs/caching.md); charged like any call. */
-  source?: 'cache' | 'dedup' | undefined
-}
-
 export interface RequestLog {
-  write(line: RequestLine): void
+  /**
+   * One request's line: the key's id (never the key), network, method, calls, HTTP status, credits charged,
+   * milliseconds (rounded to 0.1), and `source` when the cache or a shared call in flight answered (docs/caching.md).
+   * Arguments rather than an object: nothing is allocated per request.
+   */
+  write(keyId: string | undefined, network: string, method: string, calls: number, status: number, credits: number, ms: number, source: 'cache' | 'dedup' | undefined): void
   /** Writes what is buffered (called on a timer and at stop). */
   flush(): void
 }
 
-/** Longest method name written to a request line; a client can send any string as a method. */
-const MAX_LOGGED_METHOD = 128
-
 /**
  * The gateway's one line per request, in the same JSON shape pino writes (level 30, time, msg "rpc"), to the
  * logger's destination. Lines are built from ids and numbers only (never a key, header or body), so they skip
- * pino's redaction. Each line is copied at once into a preallocated byte buffer that is written out every
- * `flushMs` (or when full): a write per request cost about a fifth of the gateway's CPU per call in bench/, and
- * keeping the lines as JavaScript strings until the flush cost as much again in garbage collection (thousands of
- * small strings surviving young-generation collections). A crash loses at most `flushMs` of request lines.
+ * pino's redaction. Each line is written at once as bytes into a preallocated buffer (log-line.ts: no string per
+ * line) that is written out every `flushMs` (or when full): a write per request cost about a fifth of the
+ * gateway's CPU per call in bench/, and keeping the lines as JavaScript strings until the flush cost as much again
+ * in garbage collection (thousands of small strings surviving young-generation collections). A crash loses at most
+ * `flushMs` of request lines.
  */
 export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_536): RequestLog {
   const root = (logger as unknown as Record<symbol, pino.DestinationStream & { streams?: { level: number; stream: pino.DestinationStream }[] }>)[pino.symbols.streamSym]
@@ -57,6 +49,7 @@ export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_53
   if (targets.length === 0 || !logger.isLevelEnabled('info')) return { write() {}, flush() {} }
   const stream = targets.length === 1 ? targets[0]! : { write: (text: string) => targets.forEach((t) => t.write(text)) }
   const buffer = Buffer.allocUnsafe(capacity)
+  const encode = createLineEncoder()
   let used = 0
   let timer: NodeJS.Timeout | undefined
   const flush = () => {
@@ -68,18 +61,16 @@ export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_53
     used = 0
   }
   return {
-    write(l) {
-      const method = l.method.length > MAX_LOGGED_METHOD ? `${l.method.slice(0, MAX_LOGGED_METHOD)}…` : l.method
-      const line = `{"level":30,"time":${Date.now()},${l.keyId === undefined ? '' : `"keyId":"${l.keyId}",`}"network":"${l.network}","method":${JSON.stringify(method)},"calls":${l.calls},"status":${l.status},"credits":${l.credits},"ms":${l.ms},${l.source === undefined ? '' : `"source":"${l.source}",`}"msg":"rpc"}\n`
-      // A UTF-8 character takes at most 3 bytes per UTF-16 unit.
-      if (used + line.length * 3 > capacity) {
+    write(keyId, network, method, calls, status, credits, ms, source) {
+      const time = Date.now()
+      let end = encode(buffer, used, time, keyId, network, method, calls, status, credits, ms, source)
+      if (end < 0) {
         flush()
-        if (line.length * 3 > capacity) {
-          stream.write(line)
-          return
-        }
+        end = encode(buffer, 0, time, keyId, network, method, calls, status, credits, ms, source)
+        // Larger than the whole buffer: written on its own.
+        if (end < 0) return void stream.write(lineText(time, keyId, network, method, calls, status, credits, ms, source))
       }
-      used += buffer.write(line, used, 'utf8')
+      used = end
       if (timer === undefined) {
         timer = setTimeout(flush, flushMs)
         timer.unref()

@@ -23,6 +23,9 @@ export interface CacheStore {
   readonly sizeBytes: number
 }
 
+/** Not frozen: lru-cache writes `status` into the options it is given. */
+const GET_OPTIONS: LRUCache.GetOptions<string, Buffer, unknown> = {}
+
 /** Key overhead counted beside the value, so many tiny entries cannot exceed the budget. */
 const ENTRY_OVERHEAD_BYTES = 64
 
@@ -35,7 +38,8 @@ export function createMemoryCacheStore(opts: { maxBytes: number }): CacheStore {
     maxEntrySize: Math.max(1, opts.maxBytes),
   })
   return {
-    get: (key) => lru.get(key),
+    // One options object for every lookup (lru-cache builds an empty one per call when none is given).
+    get: (key) => lru.get(key, GET_OPTIONS),
     set(key, value, o) {
       lru.set(key, value, o.immutable || o.ttlMs === undefined ? undefined : { ttl: o.ttlMs })
     },

@@ -1,0 +1,114 @@
+/**
+ * The request log's line (src/observability/logger.ts createRequestLog), written as bytes straight into the log's
+ * buffer: the key, network and method parts are encoded once and copied, numbers are written digit by digit. No
+ * string is built per line (building, flattening and encoding one cost about twice as much: docs/benchmarks.md).
+ * The bytes are exactly those of `lineText`, which is kept for what does not fit the buffer.
+ */
+
+/** Longest method name written to a request line; a client can send any string as a method. */
+export const MAX_LOGGED_METHOD = 128
+
+/** Distinct keys, networks and method names whose encoded parts are kept; beyond, a part is encoded per line. */
+const MAX_KEPT = 1024
+
+const bytes = (s: string) => Buffer.from(s, 'utf8')
+const OPEN = bytes('{"level":30,"time":')
+const CALLS = bytes(',"calls":')
+const STATUS = bytes(',"status":')
+const CREDITS = bytes(',"credits":')
+const MS = bytes(',"ms":')
+const FROM_CACHE = bytes(',"source":"cache"')
+const FROM_DEDUP = bytes(',"source":"dedup"')
+const CLOSE = bytes(',"msg":"rpc"}\n')
+/** Every fixed part and four numbers of at most 24 characters each. */
+const FIXED_BYTES = OPEN.length + CALLS.length + STATUS.length + CREDITS.length + MS.length + FROM_CACHE.length + CLOSE.length + 5 * 24
+
+const loggedMethod = (method: string) => (method.length > MAX_LOGGED_METHOD ? `${method.slice(0, MAX_LOGGED_METHOD)}…` : method)
+
+/** The line as text (pino's shape: level 30, time, msg "rpc"). */
+export function lineText(time: number, keyId: string | undefined, network: string, method: string, calls: number, status: number, credits: number, ms: number, source: 'cache' | 'dedup' | undefined): string {
+  return `{"level":30,"time":${time},${keyId === undefined ? '' : `"keyId":"${keyId}",`}"network":"${network}","method":${JSON.stringify(loggedMethod(method))},"calls":${calls},"status":${status},"credits":${credits},"ms":${Math.round(ms * 10) / 10},${source === undefined ? '' : `"source":"${source}",`}"msg":"rpc"}\n`
+}
+
+export type LineEncoder = (
+  buffer: Buffer,
+  at: number,
+  time: number,
+  keyId: string | undefined,
+  network: string,
+  method: string,
+  calls: number,
+  status: number,
+  credits: number,
+  ms: number,
+  source: 'cache' | 'dedup' | undefined,
+) => number
+
+/** Writes a line at `at`; returns where it ends, or -1 (nothing written) when it may not fit. `ms` is rounded to 0.1. */
+export function createLineEncoder(): LineEncoder {
+  const keys = new Map<string, Buffer>()
+  const networks = new Map<string, Buffer>()
+  const methods = new Map<string, Buffer>()
+  const part = (kept: Map<string, Buffer>, value: string, encode: (v: string) => string): Buffer => {
+    let b = kept.get(value)
+    if (b === undefined) {
+      b = bytes(encode(value))
+      if (kept.size < MAX_KEPT) kept.set(value, b)
+    }
+    return b
+  }
+  const keyPart = (k: string) => `,"keyId":"${k}"`
+  const networkPart = (n: string) => `,"network":"${n}"`
+  const methodPart = (m: string) => `,"method":${JSON.stringify(loggedMethod(m))}`
+
+  const copy = (to: Buffer, at: number, from: Buffer): number => {
+    const n = from.length
+    for (let i = 0; i < n; i++) to[at + i] = from[i]!
+    return at + n
+  }
+  /** A non-negative integer's digits; anything else as JavaScript prints it (ASCII, at most 24 characters). */
+  const number = (to: Buffer, at: number, n: number): number => {
+    if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Number.isInteger(n))) return at + to.write(String(n), at, 'latin1')
+    if (n < 10) {
+      to[at] = 0x30 + n
+      return at + 1
+    }
+    let end = at
+    for (let x = n; x >= 1; x = Math.floor(x / 10)) end++
+    let i = end
+    for (let x = n; i > at; x = Math.floor(x / 10)) to[--i] = 0x30 + (x % 10)
+    return end
+  }
+
+  return (buffer, at, time, keyId, network, method, calls, status, credits, ms, source) => {
+    const key = keyId === undefined ? undefined : part(keys, keyId, keyPart)
+    const net = part(networks, network, networkPart)
+    const m = part(methods, method, methodPart)
+    if (at + FIXED_BYTES + (key === undefined ? 0 : key.length) + net.length + m.length > buffer.length) return -1
+    at = copy(buffer, at, OPEN)
+    at = number(buffer, at, time)
+    if (key !== undefined) at = copy(buffer, at, key)
+    at = copy(buffer, at, net)
+    at = copy(buffer, at, m)
+    at = copy(buffer, at, CALLS)
+    at = number(buffer, at, calls)
+    at = copy(buffer, at, STATUS)
+    at = number(buffer, at, status)
+    at = copy(buffer, at, CREDITS)
+    at = number(buffer, at, credits)
+    at = copy(buffer, at, MS)
+    // Tenths of a millisecond, printed as JavaScript prints Math.round(ms * 10) / 10 (12, 12.5, 0.3).
+    const tenths = Math.round(ms * 10)
+    if (!(tenths >= 0 && tenths <= Number.MAX_SAFE_INTEGER)) at += buffer.write(String(Math.round(ms * 10) / 10), at, 'latin1')
+    else {
+      at = number(buffer, at, Math.floor(tenths / 10))
+      const d = tenths % 10
+      if (d !== 0) {
+        buffer[at++] = 0x2e
+        buffer[at++] = 0x30 + d
+      }
+    }
+    if (source !== undefined) at = copy(buffer, at, source === 'cache' ? FROM_CACHE : FROM_DEDUP)
+    return copy(buffer, at, CLOSE)
+  }
+}

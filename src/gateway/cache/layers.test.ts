@@ -88,6 +88,20 @@ describe('call layers', () => {
     expect(stub.sent.map((s) => s.method)).toEqual(['eth_gasPrice', 'eth_sendRawTransaction', 'eth_gasPrice'])
   })
 
+  it('a filter poll between two identical reads does not end their sharing (it changes nothing they read)', async () => {
+    for (const [between, shares] of [
+      ['eth_getFilterChanges', true],
+      ['eth_sendRawTransaction', false],
+    ] as const) {
+      const stub = stubPool(() => '0x1', 30)
+      const l = layersFor(stub)
+      const first = send(l, 1, 'eth_gasPrice')
+      const poll = send(l, 2, between, ['0xc01abcd01'])
+      await Promise.all([first, poll, send(l, 3, 'eth_gasPrice')])
+      expect(stub.sent.map((s) => s.method)).toEqual(shares ? ['eth_gasPrice', between] : ['eth_gasPrice', between, 'eth_gasPrice'])
+    }
+  })
+
   it('eth_chainId is asked once, then served from the cache with the client id', async () => {
     const stub = stubPool(() => '0x7a69')
     const l = layersFor(stub)

@@ -24,7 +24,7 @@ import { createBlockNumber, watchHeads } from './consistent-heads.ts'
 import { createSharedSend } from './dedup.ts'
 import { createGetLogsHook } from './getlogs.ts'
 import { atTip, createLayerState, methodOnly, paramsKey, type CacheStats, type CallLayerOptions, type LayerAnswer } from './layer-state.ts'
-import { CACHE_RULES, isRewind, SHARED_READS } from './rules.ts'
+import { CACHE_RULES, isRewind, SHARED_READS, UNSHARED_READS } from './rules.ts'
 
 export type { CacheStats, CallLayerOptions, LayerAnswer } from './layer-state.ts'
 
@@ -101,7 +101,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       if (rule === undefined) {
         if (m === 'eth_getLogs') return logs(call, raw)
         // Reads without a block parameter (gas price, fee history, estimates) are about the latest state.
-        return SHARED_READS.has(m) ? shared(paramsKey(prefix, call), raw, call, atTip(o, m)) : write(m, raw)
+        if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, atTip(o, m))
+        return UNSHARED_READS.has(m) ? pool.send(raw, methodOnly(m)) : write(m, raw)
       }
       if (rule.kind === 'head') return blockNumber(call, raw, keyId)
       if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, undefined)
@@ -126,7 +127,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     },
     sawCalls(methods) {
       for (const m of methods)
-        if (!CACHE_RULES.has(m) && !SHARED_READS.has(m)) {
+        if (!CACHE_RULES.has(m) && !SHARED_READS.has(m) && !UNSHARED_READS.has(m)) {
           s.generation++
           s.headEntry = undefined
           if (o.devnet && isRewind(m)) rewound()

@@ -63,6 +63,19 @@ export const SHARED_READS: ReadonlySet<string> = new Set([
   'eth_protocolVersion',
 ])
 
+/**
+ * Calls that are never shared (each answers its own filter's state) but change nothing other calls would read:
+ * a dapp polling its filter does not end the sharing of identical reads in flight.
+ */
+export const UNSHARED_READS: ReadonlySet<string> = new Set([
+  'eth_newFilter',
+  'eth_newBlockFilter',
+  'eth_newPendingTransactionFilter',
+  'eth_getFilterChanges',
+  'eth_getFilterLogs',
+  'eth_uninstallFilter',
+])
+
 /** Read-only methods: a call of any other method may change what the node answers next. */
 export const isRead = (method: string): boolean => CACHE_RULES.has(method) || SHARED_READS.has(method)
 

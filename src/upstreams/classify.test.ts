@@ -1,5 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { judgeAnswer, refusalOfAnswer, refusalOfError, refusalOfStatus } from './classify.ts'
+import { isClientsError, notClientsOwn } from './error-status.ts'
+import { weakAnswer } from './retry-policy.ts'
 
 describe('provider refusals are told apart from answers to the call', () => {
   it('by HTTP status: 429/402 rate-limited, 401/403 auth-failed, anything else is not a refusal', () => {
@@ -108,5 +110,74 @@ describe('an answer is a JSON-RPC answer to the request, or not passed on (judge
       ['cut short', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"res', 'cut short'],
       ['an unclosed array', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x1"}', 'cut short'],
     ])('%s → fault "%s"', (_name, answer, fault) => expect(judgeBatch(answer)).toEqual({ fault }))
+  })
+})
+
+describe('an answer under an HTTP error status (4xx/5xx): the client\'s own JSON-RPC error is an answer, anything else a node failure', () => {
+  it.each([
+    [3, 'execution reverted: Ownable: caller is not the owner'],
+    [-32000, 'execution reverted'],
+    [-32015, 'VM execution error: revert'],
+    [-32603, 'Error: VM Exception while processing transaction: reverted with reason string \'no\''], // hardhat's code
+    [-32602, 'invalid argument 0: hex string has length 3, want 40 for common.Address'],
+    [-32602, 'Invalid params'],
+    [-32600, 'invalid request'],
+    [-32601, 'the method eth_foo does not exist/is not available'],
+    [-32000, 'the method trace_block is not supported'],
+    [-32000, 'nonce too low: next nonce 5, tx nonce 1'],
+    [-32000, 'insufficient funds for gas * price + value'],
+    [-32000, 'intrinsic gas too low'],
+    [-32000, 'already known'],
+    [-32005, 'query returned more than 10000 results'],
+  ])('%i "%s" is the client\'s', (code, message) => expect(isClientsError(code, message)).toBe(true))
+
+  it.each([
+    [-32603, 'internal error'],
+    [-32000, 'header not found'],
+    [-32000, 'missing trie node 5e2d… (path )'],
+    [-32000, 'unknown block'],
+    [-32700, 'Parse error'], // the gateway sent valid JSON
+    [-32000, 'filter not found'],
+    [-32000, 'timeout'],
+    [-32603, 'bad gateway'],
+  ])('%i "%s" is not', (code, message) => expect(isClientsError(code, message)).toBe(false))
+
+  const one = '{"jsonrpc":"2.0","id":7,"method":"eth_call","params":[{},"latest"]}'
+  /** As member.ts reads it: a JSON-RPC answer to the call first, then the client's own errors only. */
+  const relayed = (answer: string, request = one) => {
+    const v = judgeAnswer(request, Buffer.from(answer))
+    return typeof v === 'object' ? v : (notClientsOwn(Buffer.from(answer)) ?? v)
+  }
+  const revert = '{"jsonrpc":"2.0","id":7,"error":{"code":3,"message":"execution reverted: no","data":"0x08c379a0"}}'
+
+  it('single answers', () => {
+    expect(relayed(revert)).toBe('error')
+    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"invalid params"}}')).toBe('error')
+    expect(relayed('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}')).toBe('error')
+    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"internal error"}}')).toBe("the node's error: -32603 internal error")
+    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"header not found"}}')).toBe("the node's error: -32000 header not found")
+    expect(relayed('{"jsonrpc":"2.0","id":7,"result":"0x1"}')).toBe('a result under an error status')
+    expect(relayed('<html><body>502 Bad Gateway</body></html>')).toEqual({ fault: 'not a JSON object' })
+    expect(relayed('')).toEqual({ fault: 'an empty body' })
+    expect(relayed(revert.replace('"id":7', '"id":8'))).toEqual({ fault: 'id 8 for a call with id 7' }) // another call's revert
+    expect(notClientsOwn(Buffer.from(`{"error":{"code":-32603,"message":"${'x'.repeat(500)}"}}`))).toHaveLength("the node's error: -32603 ".length + 200)
+  })
+
+  it('batches: at least one error entry, and every error entry the client\'s', () => {
+    const batch = '[{"jsonrpc":"2.0","id":0,"method":"eth_call"},{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}]'
+    const entries = (...e: string[]) => `[${e.join(',')}]`
+    const ok = '{"jsonrpc":"2.0","id":1,"result":"0x10"}'
+    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', ok), batch)).toBe('result')
+    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}}'), batch)).toBe('result')
+    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}'), batch)).toBe("the node's error: -32603 internal error")
+    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"result":"0x"}', ok), batch)).toBe('a result under an error status')
+    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}'), batch)).toEqual({ fault: 'no answer for 1 of the 2 calls' })
+  })
+
+  it('-32601 under an error status is an answer, and (a read) is first tried on another node like on HTTP 200', () => {
+    const noMethod = Buffer.from('{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method trace_block does not exist/is not available"}}')
+    expect(notClientsOwn(noMethod)).toBeUndefined()
+    expect(weakAnswer('trace_block', noMethod)).toBe('missing')
+    expect(weakAnswer('eth_call', Buffer.from(revert))).toBeUndefined()
   })
 })

@@ -2,12 +2,14 @@
  * One node of a pool and the one way to send it a body (src/upstreams/pool.ts chooses which node). Sending also
  * judges the answer: a failure to connect or a 5xx cools the node down for a moment; a provider refusal (HTTP
  * 429/401/402/403, or a quota/credential JSON-RPC error: src/upstreams/classify.ts) takes it out of rotation for a
- * back-off; a body refused for its size is the client's error (BODY_TOO_LARGE) and leaves the node alone.
+ * back-off; a body refused for its size is the client's error (BODY_TOO_LARGE) and leaves the node alone. A 4xx
+ * or 5xx carrying the client's own JSON-RPC error (a revert, invalid params) is an answer (error-status.ts).
  */
 import { errors as undiciErrors } from 'undici'
 import type { ChaingateError } from '../errors/index.ts'
 import { isErrorAnswer } from '../jsonrpc/envelope.ts'
 import { judgeAnswer, refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, retryAfterMs, type ProviderRefusal } from './classify.ts'
+import { notClientsOwn } from './error-status.ts'
 import { AnswerTooLarge, answerTooLarge, decode, refusedForSize, tooLarge, toGatewayError, UpstreamHttpError } from './member-errors.ts'
 import type { Member, RequestControl, UpstreamAnswer } from './member-types.ts'
 
@@ -149,15 +151,18 @@ class ForwardHandler {
     if (this.deadline !== undefined) clearTimeout(this.deadline)
     let answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
     const status = this.status
-    const byStatus = refusalOfStatus(status)
-    if (byStatus !== undefined) {
-      this.reject(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
-      return
-    }
-    // A redirect is not followed (the upstream URL is wrong); a 5xx is a failure whatever its body.
-    if (status >= 500 || status === 413 || (status >= 300 && status < 400)) {
-      this.onError(new UpstreamHttpError(status, status < 400 ? ' (a redirect: not followed; fix the upstream URL)' : ''))
-      return
+    if (status >= 300) {
+      const byStatus = refusalOfStatus(status)
+      if (byStatus !== undefined) {
+        this.reject(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
+        return
+      }
+      // A redirect is not followed (the upstream URL is wrong); 413 is the request's size (onError). Other 4xx and
+      // 5xx are read below: only the client's own JSON-RPC error is passed on (error-status.ts).
+      if (status < 400 || status === 413) {
+        this.onError(new UpstreamHttpError(status, status < 400 ? ' (a redirect: not followed; fix the upstream URL)' : ''))
+        return
+      }
     }
     if (this.encoding !== undefined) {
       try {
@@ -180,8 +185,15 @@ class ForwardHandler {
     // Passed on only as an answer to this very call (its id, a result or an error object): else a node failure.
     const verdict = judgeAnswer(this.body, answer)
     if (typeof verdict === 'object') {
-      this.onError(new UpstreamHttpError(status, ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`))
+      this.onError(new UpstreamHttpError(status, status >= 500 ? '' : ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`))
       return
+    }
+    if (status >= 300) {
+      const why = notClientsOwn(answer)
+      if (why !== undefined) {
+        this.onError(new UpstreamHttpError(status, ` (${why})`))
+        return
+      }
     }
     const isError = verdict === 'error'
     const m = this.m

@@ -44,7 +44,11 @@ const BLOCK_BOUND = new Set([
  * node does not have (-32601, or an "unsupported method" text: a node without the trace or debug namespace, say)
  * while the network serves it — another node may have it (eRPC retries those too: https://docs.erpc.cloud/reference/errors).
  */
-const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable|"code"\s*:\s*-32601\b|method not found|unsupported method|method .{0,80}(is )?not supported/i
+export const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
+/** A method this node lacks (tested on an error's message; the body test below also looks for the -32601 code). */
+export const NO_METHOD = /method not found|unsupported method|method .{0,80}(is )?not supported/i
+/** Either, in an answer's bytes: one regular expression, one test per small error answer. */
+const WEAK_ERROR = new RegExp(`${MISSING_DATA.source}|"code"\\s*:\\s*-32601\\b|${NO_METHOD.source}`, 'i')
 
 const RESULT_KEY = Buffer.from('"result":')
 const N = 0x6e // n (null)
@@ -61,7 +65,7 @@ const QUOTE = 0x22
 export function weakAnswer(method: string, body: Buffer): 'missing' | 'empty' | undefined {
   if (body.length > 512) return undefined
   const at = body.indexOf(RESULT_KEY)
-  if (at < 0) return body.includes('"error"') && MISSING_DATA.test(body.toString()) ? 'missing' : undefined
+  if (at < 0) return body.includes('"error"') && WEAK_ERROR.test(body.toString()) ? 'missing' : undefined
   const v = at + RESULT_KEY.length
   const c = body[v]
   if (c === N) return BLOCK_BOUND.has(method) ? 'missing' : 'empty'
@@ -82,7 +86,7 @@ export function rawTransactionOf(body: string | Buffer): { hash: Hex; id: unknow
   }
 }
 
-const ALREADY_KNOWN = /already known|known transaction|already imported|transaction already exists|already in (the )?(mempool|pool)/i
+export const ALREADY_KNOWN = /already known|known transaction|already imported|transaction already exists|already in (the )?(mempool|pool)/i
 const NONCE_TOO_LOW = /nonce too low|nonce has already been used|invalid nonce|oldnonce/i
 
 /**

@@ -99,7 +99,7 @@ const MALFORMED: [string, (req: FakeRequest) => FakeReply, RegExp][] = [
   ['JSON that is not JSON-RPC, with HTTP 404', () => ({ status: 404, body: { message: 'no Route matched with those values' } }), /HTTP 404 .*neither a result nor an error/],
   ['a redirect (HTTP 302) with a JSON-RPC body', (r) => ({ status: 302, body: rpcOf(r, { result: '0x3' }), headers: { location: 'https://elsewhere.example/' } }), /HTTP 302 \(a redirect: not followed; fix the upstream URL\)/],
   ['a redirect (HTTP 301) without a body', () => ({ status: 301, body: '', headers: { location: 'https://elsewhere.example/' } }), /HTTP 301 \(a redirect/],
-  ['HTTP 500 with a JSON-RPC error body', (r) => ({ status: 500, body: rpcOf(r, { error: { code: -32000, message: 'execution reverted' } }) }), /HTTP 500/],
+  ['HTTP 500 with a JSON-RPC error body', (r) => ({ status: 500, body: rpcOf(r, { error: { code: -32000, message: 'header not found' } }) }), /HTTP 500/], // the client's own (a revert) is relayed: upstream-error-status.test.ts
   ['HTTP 502 with a JSON-RPC error body', (r) => ({ status: 502, body: rpcOf(r, { error: { code: -32603, message: 'bad gateway' } }) }), /HTTP 502/],
   ['HTTP 503 with a JSON-RPC error body', (r) => ({ status: 503, body: rpcOf(r, { error: { code: -32603, message: 'unavailable' } }) }), /HTTP 503/],
   ['HTTP 504 with a JSON-RPC error body', (r) => ({ status: 504, body: rpcOf(r, { error: { code: -32603, message: 'timeout' } }) }), /HTTP 504/],

@@ -3,11 +3,13 @@
  * bytes, random JSON and random batch shapes, `judgeAnswer` never throws and always gives a defined verdict; on
  * JSON it agrees with a plain reference that parses everything (docs/upstreams.md, "What a node's answer must
  * be"); every strict prefix of a good answer (a body cut short) is a fault. The refusal and retry readers never
- * throw either. Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
+ * throw either. Under an HTTP error status (4xx/5xx), an answer is relayed only when it is a JSON-RPC answer to the
+ * call whose errors (one at least) are all the client's (src/upstreams/error-status.ts). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { judgeAnswer, refusalOfAnswer, retryAfterMs, type AnswerVerdict } from '../../src/upstreams/classify.ts'
+import { notClientsOwn } from '../../src/upstreams/error-status.ts'
 import { isAlreadySent, weakAnswer } from '../../src/upstreams/retry-policy.ts'
 import { FUZZ } from './arbitraries.ts'
 
@@ -137,6 +139,8 @@ describe('fuzz: upstream answers', () => {
         expect(() => refusalOfAnswer(answer)).not.toThrow()
         expect(() => weakAnswer('eth_getBlockByNumber', answer)).not.toThrow()
         expect(() => isAlreadySent(answer, true)).not.toThrow()
+        const own = notClientsOwn(answer)
+        expect(own === undefined || (typeof own === 'string' && own.length > 0)).toBe(true)
         const ms = retryAfterMs(header, Date.now())
         expect(ms === undefined || (Number.isFinite(ms) && ms >= 0)).toBe(true)
       }),
@@ -154,6 +158,34 @@ describe('fuzz: upstream answers', () => {
         expect(kind(judgeAnswer(req, Buffer.from(text)))).toBe(reference(JSON.parse(req), text))
       }),
       { seed: FUZZ.seed, numRuns: FUZZ.runs(30) },
+    )
+  })
+
+  it('under an HTTP error status: relayed exactly when a JSON-RPC answer to the call holds errors, all of them the client\'s', () => {
+    /** Errors whose kind is known: the client's own (relayed) or the node's (a node failure). */
+    const OWN: [number, string][] = [[3, 'execution reverted'], [-32000, 'execution reverted: no'], [-32602, 'invalid params'], [-32600, 'invalid request'], [-32601, 'method not found'], [-32000, 'nonce too low'], [-32000, 'insufficient funds for transfer'], [-32005, 'query returned more than 10000 results'], [-32000, 'already known']]
+    const NODE: [number, string][] = [[-32603, 'internal error'], [-32000, 'header not found'], [-32000, 'missing trie node abc'], [-32700, 'Parse error'], [-32000, 'timeout'], [-32000, 'unknown block'], [-32603, 'upstream connect error']]
+    const entry = fc.oneof(
+      fc.constantFrom(...OWN).map(([code, message]) => ({ own: true, error: { code, message } as Json })),
+      fc.constantFrom(...NODE).map(([code, message]) => ({ own: false, error: { code, message } as Json })),
+      fc.jsonValue({ maxDepth: 2 }).map((result) => ({ own: undefined, result })),
+    )
+    fc.assert(
+      fc.property(fc.uniqueArray(fc.integer({ min: 0, max: 99 }), { minLength: 1, maxLength: 4 }), fc.boolean(), fc.array(entry, { minLength: 4, maxLength: 4 }), fc.boolean(), spacing, (callIds, batch, kinds, wrongId, space) => {
+        const used = batch ? callIds : callIds.slice(0, 1)
+        const calls = used.map((id) => ({ jsonrpc: '2.0', id, method: 'eth_call', params: [] }))
+        const answers = used.map((id, i) => {
+          const { own: _own, ...member } = kinds[i]!
+          return { jsonrpc: '2.0', id: wrongId && i === 0 ? id + 100 : id, ...member }
+        })
+        const request = JSON.stringify(batch ? calls : calls[0])
+        const text = JSON.stringify(batch ? answers.reverse() : answers[0], null, space)
+        const v = judgeAnswer(request, Buffer.from(text))
+        const relayed = typeof v !== 'object' && notClientsOwn(Buffer.from(text)) === undefined
+        const errors = kinds.slice(0, used.length).filter((k) => k.own !== undefined)
+        expect(relayed, text).toBe(!wrongId && errors.length > 0 && errors.every((k) => k.own === true))
+      }),
+      { seed: FUZZ.seed, numRuns: FUZZ.runs(2000) },
     )
   })
 })

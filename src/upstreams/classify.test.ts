@@ -128,6 +128,9 @@ describe('an answer under an HTTP error status (4xx/5xx): the client\'s own JSON
     [-32000, 'insufficient funds for gas * price + value'],
     [-32000, 'intrinsic gas too low'],
     [-32000, 'already known'],
+    [-32000, 'replacement transaction underpriced'],
+    [-32000, 'invalid sender'],
+    [-32000, 'tx fee (1.50 ether) exceeds the configured cap (1.00 ether)'],
     [-32005, 'query returned more than 10000 results'],
   ])('%i "%s" is the client\'s', (code, message) => expect(isClientsError(code, message)).toBe(true))
 

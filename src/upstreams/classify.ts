@@ -36,7 +36,7 @@ export function retryAfterMs(value: string, now: number): number | undefined {
 const PROVIDER_CODES = new Set([-32005, -32097, -32090, -32001, -32000, -32007, -32029, 429, 401, 402, 403])
 
 /** Texts of answers the client caused (relayed as they are, even with a code from the set above). */
-export const CLIENT_CAUSED = /query returned more than|more than \d+ results|block range|range (is )?too (large|wide)|response size|too many (results|logs|blocks)|execution reverted|revert|nonce|gas|insufficient funds|invalid (argument|param|block|address)|header not found|missing trie node/i
+export const CLIENT_CAUSED = /query returned more than|more than \d+ results|block range|range (is )?too (large|wide)|response size|too many (results|logs|blocks)|execution reverted|revert|nonce|gas|insufficient funds|underpriced|invalid sender|exceeds the configured cap|invalid (argument|param|block|address)|header not found|missing trie node/i
 
 /** Provider quota / rate texts (Infura, Alchemy, QuickNode, Ankr, public RPCs). */
 const RATE_LIMITED = /rate.?limit|too many requests|request count exceeded|daily request|request rate exceeded|limit exceeded|exceeded .*(capacity|quota|limit|compute units|credits)|compute units|quota|throughput|credits? (exhausted|exceeded)|upgrade your plan|request limit reached/i

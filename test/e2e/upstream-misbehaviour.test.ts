@@ -335,8 +335,11 @@ describe('the credit side', () => {
     slow.answer(onBalance((r) => ({ raw: (res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(rpcOf(r, { result: '0x9' }))) }, 400) })))
     const s = await gateway([slow, fast], { upstreamPolicy: { hedge: { delayMs: 30 } } })
     for (let i = 0; i < 2; i++) expect(await balance(s, i + 1)).toMatchObject({ status: 200, credits: PRICE })
-    expect(askedBalance(slow) + askedBalance(fast)).toBe(3) // one call went to both
-    expect(await ledger(s)).toEqual({ calls: 2, credits: 2 * PRICE, attempts: 3 })
+    // One call went to both (more when a loaded machine delays the fast node past the hedge delay too).
+    expect(askedBalance(slow) + askedBalance(fast)).toBeGreaterThanOrEqual(3)
+    const recorded = await ledger(s)
+    expect(recorded).toMatchObject({ calls: 2, credits: 2 * PRICE })
+    expect(recorded.attempts).toBeGreaterThanOrEqual(3)
   })
 
   it('a client that disconnects mid-call (HTTP): the call runs to its end and is charged — as docs/errors.md says', async () => {

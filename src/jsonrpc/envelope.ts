@@ -4,6 +4,7 @@
 import { isUtf8 } from 'node:buffer'
 import { ChaingateError, errors } from '../errors/index.ts'
 import { checkText, type TextProblem } from './body-check.ts'
+import { parseSingleCall } from './single-call.ts'
 
 export type RpcId = string | number | null
 
@@ -31,6 +32,11 @@ export type ParsedBody =
  */
 export function parseBody(body: Buffer | string | undefined, maxBatchSize: number): ParsedBody {
   if (body === undefined || body.length === 0) return { kind: 'invalid', error: errors.parse() }
+  if (typeof body !== 'string') {
+    // One plain call (the common body) is read in one pass: single-call.ts, the same answer as below.
+    const single = parseSingleCall(body)
+    if (single !== undefined) return single
+  }
   if (typeof body !== 'string' && !isUtf8(body)) return { kind: 'invalid', error: errors.parse() }
   const text = typeof body === 'string' ? body : body.toString('utf8')
   let value: unknown

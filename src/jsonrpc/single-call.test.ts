@@ -1,0 +1,63 @@
+import { isUtf8 } from 'node:buffer'
+import fc from 'fast-check'
+import { describe, expect, it } from 'vitest'
+import { bodyOf, chaos, entry, FUZZ, request } from '../../test/fuzz/arbitraries.ts'
+import { parseBody } from './envelope.ts'
+import { parseSingleCall } from './single-call.ts'
+
+/** A body as bytes goes through single-call.ts first; as a string (WebSocket) always the general way. */
+const same = (text: string | Buffer) => {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text
+  const fast = parseSingleCall(bytes)
+  if (fast !== undefined) expect(fast).toStrictEqual(parseBody(bytes.toString('latin1'), 100))
+  // Bytes that are not UTF-8 are a parse error, as text they would not be: compared only when they are.
+  if (isUtf8(bytes)) expect(parseBody(bytes, 100)).toStrictEqual(parseBody(bytes.toString('utf8'), 100))
+  return fast !== undefined
+}
+
+describe('plain single calls read in one pass', () => {
+  it('answer exactly what the general parser answers, or leave the body to it', () => {
+    const taken = [
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+      ' { "method" : "eth_getBlockByNumber" , "params" : [ "0x1" , false ] , "id" : "a b" , "jsonrpc" : "2.0" } \n',
+      '{"jsonrpc":"2.0","method":"eth_blockNumber"}',
+      '{"jsonrpc":"2.0","id":null,"method":"x","params":{"a":[1,{"b":"]"}]}}',
+      '{"jsonrpc":"2.0","id":-0,"method":"eth_chainId","params":[ ]}',
+      '{"jsonrpc":"2.0","id":999999999999999,"method":"eth_chainId"}',
+    ]
+    for (const t of taken) expect(same(t), t).toBe(true)
+    const left = [
+      '{"jsonrpc":"2.0","id":1.0,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":1e3,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":01,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":9999999999999999,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":1,"id":2,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","method":"a","method":"b"}',
+      '{"jsonrpc":"2.0","id":"\\u0041","method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","x":1}',
+      '{"jsonrpc":"2.0","id":1,"method":""}',
+      '{"jsonrpc":"1.0","id":1,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":null}',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[1,]}',
+      '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"} x',
+      '{"jsonrpc":"2.0","id":1,"method":"eth\tchainId"}',
+      '{"jsonrpc":"2.0","id":"\u00e9","method":"eth_chainId"}',
+      `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":${'['.repeat(65)}${']'.repeat(65)}}`,
+      '[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}]',
+      '{"jsonrpc":"2.0","id":true,"method":"eth_chainId"}',
+      '{"jsonrpc":"2.0","id":nul,"method":"eth_chainId"}',
+    ]
+    for (const t of left) expect(same(t), t).toBe(false)
+  })
+
+  it('agrees with the general parser on the fuzz suite`s calls, batches and chaos', () => {
+    let taken = 0
+    fc.assert(
+      fc.property(fc.oneof(request.map(bodyOf), entry.map((e) => e.text), chaos), (body) => {
+        if (same(body)) taken++
+      }),
+      { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
+    )
+    expect(taken).toBeGreaterThan(100)
+  })
+})

@@ -1,0 +1,137 @@
+/**
+ * The common request body, one plain call — `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}` — read
+ * in one pass over its bytes, without JSON.parse of the whole body, the call object's validation and the text
+ * checks (envelope.ts parseBody; this is on every request's path: docs/benchmarks.md).
+ *
+ * Only what is certainly the same as parseBody's answer is read here; anything else returns undefined and goes
+ * the general way. Taken: printable ASCII only (no escapes, no byte above 0x7e, no control character in a string),
+ * one object whose members are `jsonrpc` ("2.0"), `method` (a non-empty string), `id` (a string, null, or an
+ * integer of at most 15 digits written without fraction or exponent) and `params` (an array or object, parsed
+ * with JSON.parse on its own bytes), each at most once, and at most MAX_CALL_DEPTH brackets in all. Such a body
+ * has none of the problems body-check.ts looks for, and is valid UTF-8.
+ */
+import { MAX_CALL_DEPTH } from './body-check.ts'
+import type { ParsedBody, RpcCall } from './envelope.ts'
+
+const QUOTE = 0x22
+
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+const skip = (b: Buffer, i: number) => {
+  while (isSpace(b[i])) i++
+  return i
+}
+
+/** `i` at an opening quote: the index of the closing one, or -1 (not printable ASCII, an escape, no end). */
+function stringEnd(b: Buffer, i: number): number {
+  for (i++; i < b.length; i++) {
+    const c = b[i]!
+    if (c === QUOTE) return i
+    if (c < 0x20 || c > 0x7e || c === 0x5c) return -1
+  }
+  return -1
+}
+
+/** `i` at `[` or `{`: the index after the matching bracket, or -1 (same rules for strings inside). */
+function containerEnd(b: Buffer, i: number): number {
+  let depth = 0
+  for (; i < b.length; i++) {
+    const c = b[i]!
+    if (c === QUOTE) {
+      i = stringEnd(b, i)
+      if (i < 0) return -1
+    } else if (c === 0x5b || c === 0x7b) depth++
+    else if (c === 0x5d || c === 0x7d) {
+      if (--depth === 0) return i + 1
+    } else if ((c < 0x20 && !isSpace(c)) || c > 0x7e || c === 0x5c) return -1
+  }
+  return -1
+}
+
+/** Whether the key at `[start, end)` (between quotes) is `name`. */
+function keyIs(b: Buffer, start: number, end: number, name: string): boolean {
+  if (end - start !== name.length) return false
+  for (let k = 0; k < name.length; k++) if (b[start + k] !== name.charCodeAt(k)) return false
+  return true
+}
+
+/** parseBody's answer for a plain single call, or undefined: then parseBody must read it. */
+export function parseSingleCall(b: Buffer): ParsedBody | undefined {
+  let brackets = 0
+  for (let k = 0; k < b.length; k++) {
+    const c = b[k]!
+    if (c === 0x5b || c === 0x7b) brackets++
+  }
+  if (brackets > MAX_CALL_DEPTH) return undefined
+  let i = skip(b, 0)
+  if (b[i] !== 0x7b) return undefined
+  let jsonrpc = false
+  let hasId = false
+  let id: RpcCall['id'] = null
+  let method: string | undefined
+  let params: RpcCall['params']
+  let hasParams = false
+  i = skip(b, i + 1)
+  for (;;) {
+    if (b[i] !== QUOTE) return undefined
+    const keyEnd = stringEnd(b, i)
+    if (keyEnd < 0) return undefined
+    const keyStart = i + 1
+    i = skip(b, keyEnd + 1)
+    if (b[i] !== 0x3a /* : */) return undefined
+    i = skip(b, i + 1)
+    const c = b[i]
+    if (keyIs(b, keyStart, keyEnd, 'jsonrpc')) {
+      if (jsonrpc || c !== QUOTE || b[i + 1] !== 0x32 || b[i + 2] !== 0x2e || b[i + 3] !== 0x30 || b[i + 4] !== QUOTE) return undefined
+      jsonrpc = true
+      i += 5
+    } else if (keyIs(b, keyStart, keyEnd, 'method')) {
+      if (method !== undefined || c !== QUOTE) return undefined
+      const end = stringEnd(b, i)
+      if (end <= i + 1) return undefined
+      method = b.toString('latin1', i + 1, end)
+      i = end + 1
+    } else if (keyIs(b, keyStart, keyEnd, 'id')) {
+      if (hasId) return undefined
+      hasId = true
+      if (c === QUOTE) {
+        const end = stringEnd(b, i)
+        if (end < 0) return undefined
+        id = b.toString('latin1', i + 1, end)
+        i = end + 1
+      } else if (c === 0x6e /* n */) {
+        if (b[i + 1] !== 0x75 || b[i + 2] !== 0x6c || b[i + 3] !== 0x6c) return undefined
+        id = null
+        i += 4
+      } else {
+        const negative = b[i] === 0x2d /* - */
+        if (negative) i++
+        const first = i
+        let n = 0
+        for (let d = b[i]!; d >= 0x30 && d <= 0x39; d = b[++i]!) n = n * 10 + (d - 0x30)
+        // JSON integers: no leading zero, and short enough to be exact.
+        if (i === first || i - first > 15 || (b[first] === 0x30 && i - first > 1)) return undefined
+        id = negative ? -n : n
+      }
+    } else if (keyIs(b, keyStart, keyEnd, 'params')) {
+      if (hasParams || (c !== 0x5b && c !== 0x7b)) return undefined
+      hasParams = true
+      const end = containerEnd(b, i)
+      if (end < 0) return undefined
+      const close = skip(b, i + 1)
+      if (c === 0x5b && close === end - 1) params = []
+      else
+        try {
+          params = JSON.parse(b.toString('latin1', i, end)) as RpcCall['params']
+        } catch {
+          return undefined
+        }
+      i = end
+    } else return undefined
+    i = skip(b, i)
+    if (b[i] === 0x7d /* } */) break
+    if (b[i] !== 0x2c /* , */) return undefined
+    i = skip(b, i + 1)
+  }
+  if (!jsonrpc || method === undefined || skip(b, i + 1) !== b.length) return undefined
+  return { kind: 'single', entry: { ok: true, call: { id, hasId, method, params } } }
+}

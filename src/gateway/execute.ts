@@ -56,9 +56,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return typeof fee === 'number' ? answer(fee) : fee.then(answer)
   }
 
-  /** Over WebSocket the answer is written before settling: one that could not be delivered costs nothing. */
+  /**
+   * Over WebSocket the answer is written before settling: one that could not be delivered costs nothing. Over HTTP
+   * it is written after, so what is checked is that the client is still connected.
+   */
   const delivered = (ctx: CallContext, body: string | Buffer | undefined): boolean =>
-    ctx.deliver === undefined || body === undefined || ctx.deliver(typeof body === 'string' ? body : body.toString())
+    body === undefined || (ctx.deliver === undefined ? ctx.client?.destroyed !== true : ctx.deliver(typeof body === 'string' ? body : body.toString()))
 
   const runSingle = createRunSingle({ ...deps, settle, admit, limited, delivered })
 
@@ -129,7 +132,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       total += credits
       const answer = answers[i]
       const failed = !e.ok || failure !== undefined || (answer !== undefined && isErrorAnswer(answer))
-      const errorKind = !ok ? 'ws:undelivered' : !failed ? undefined : failure !== undefined ? `http:${failure.httpStatus}` : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
+      const errorKind = !ok ? `${ctx.transport}:undelivered` : !failed ? undefined : failure !== undefined ? `http:${failure.httpStatus}` : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
       const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined && nodeDown(failure) ? 'unavailable' : 'error'
       settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
     })
@@ -168,6 +171,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   const afterAuthorize = (req: HttpRpcRequest, parsed: ParsedBody, calls: RpcCall[], auth: Authorized): MaybePromise<Outcome> => {
     const ctx = auth.ctx
+    if (ctx !== undefined) ctx.client = req.client
     if (ctx === undefined) {
       const n = calls.length
       return refusedOutcome(auth, n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)', n)

@@ -101,7 +101,7 @@ export function createRunSingle(deps: RunSingleDeps): (ctx: CallContext, call: R
     if (!delivered(ctx, body)) {
       charged = 0
       result = 'undelivered'
-      errorKind = 'ws:undelivered'
+      errorKind = ctx.transport === 'ws' ? 'ws:undelivered' : 'http:undelivered'
     }
     const t = charged === price ? now : clock.now()
     settle.call(entry, network.name, call.method, charged, result, errorKind, t)

@@ -39,6 +39,11 @@ export interface CallContext {
    * The pipeline calls it before settling, so an answer that was not delivered is not charged.
    */
   deliver?: ((answer: string) => boolean) | undefined
+  /**
+   * HTTP: the client's socket. An answer ready after the client went away (destroyed) is not charged: it cannot be
+   * delivered (docs/errors.md).
+   */
+  client?: { readonly destroyed: boolean } | undefined
 }
 
 /** What the client sent besides the body: the network and key the path named, and the headers key security reads. */
@@ -56,6 +61,8 @@ export interface RequestMeta {
 
 export interface HttpRpcRequest extends RequestMeta {
   body: Buffer | undefined
+  /** The client's socket, so an answer the client can no longer receive is not charged. */
+  client?: { readonly destroyed: boolean } | undefined
 }
 
 /**

@@ -196,6 +196,7 @@ export function createRpcRoute(deps: {
         authorization: headers.authorization,
         origin: headers.origin,
         userAgent: headers['user-agent'],
+        client: req.socket,
       })
       // A cached answer comes back as it is: written now, without a promise or a microtask.
       if (out instanceof Promise)

@@ -342,7 +342,7 @@ describe('the credit side', () => {
     expect(recorded.attempts).toBeGreaterThanOrEqual(3)
   })
 
-  it('a client that disconnects mid-call (HTTP): the call runs to its end and is charged — as docs/errors.md says', async () => {
+  it('a client that disconnects mid-call (HTTP): the call runs to its end and is not charged — the answer cannot be delivered', async () => {
     const slow = await node(onBalance((r) => ({ raw: (res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(rpcOf(r, { result: '0x9' }))) }, 300) })))
     const s = await gateway([slow])
     const ac = new AbortController()
@@ -351,7 +351,10 @@ describe('the credit side', () => {
     await expect(pending).rejects.toThrow()
     await new Promise((r) => setTimeout(r, 400))
     expect(askedBalance(slow)).toBe(1)
-    expect(await ledger(s)).toMatchObject({ calls: 1, credits: PRICE })
+    expect(await ledger(s)).toMatchObject({ credits: 0 })
+    // The same call with the client waiting is charged.
+    expect(await balance(s, 2)).toMatchObject({ status: 200, credits: PRICE })
+    expect(await ledger(s)).toMatchObject({ credits: PRICE })
   })
 })
 

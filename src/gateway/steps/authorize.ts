@@ -47,7 +47,7 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
 
   const networkCheck = (entry: KeyEntry, network: Network, transport: Transport): Authorized | Promise<Authorized> => {
     if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry)
-    return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport }, code: undefined, credits: 0, keyId: entry.id, detail: undefined }
+    return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined }, code: undefined, credits: 0, keyId: entry.id, detail: undefined }
   }
 
   return (req, calls, transport) => {

@@ -82,6 +82,24 @@ describeWithServices(['postgres'], 'opening PostgreSQL', () => {
     await expect(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test', file: ':memory:' })).rejects.toThrow(/ECONNREFUSED|connect/)
   })
 
+  it('opening is not disturbed by other schemas of the database being dropped meanwhile (other deployments, other tests)', async () => {
+    let opening = true
+    const churn = Promise.all(
+      [1, 2, 3].map(async () => {
+        while (opening) await (await createPgTestSchema('churn')).drop()
+      }),
+    )
+    for (let i = 0; i < 8; i++) {
+      const schema = await createPgTestSchema('mig')
+      schemas.push(schema)
+      const o = await openDatabase({ url: schema.url, file: ':memory:' })
+      opened.push(o)
+      expect(o.migrated).toEqual(Object.keys(migrations))
+    }
+    opening = false
+    await churn
+  }, 60_000)
+
   it('PostgreSQL going away while a connection is checked out fails its queries, not the process', async () => {
     const schema = await createPgTestSchema('mig')
     schemas.push(schema)

@@ -170,7 +170,10 @@ async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[
     dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
   if (dialect === 'postgres' && !schema) throw new Error('database migration: no current schema (check search_path in database.url)')
   const migrator = new Migrator({ db, provider: new StaticMigrations(), ...(schema ? { migrationTableSchema: schema } : {}) })
-  const { error, results } = await migrator.migrateToLatest()
+  let { error, results } = await migrator.migrateToLatest()
+  // kysely looks for its tables across every schema of the database (has_schema_privilege per schema name): another
+  // deployment's schema dropped meanwhile fails that lookup. Not ours to worry about: look again.
+  for (let retry = 0; retry < 5 && error && droppedMeanwhile(error, schema); retry++) ({ error, results } = await migrator.migrateToLatest())
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`)
@@ -188,4 +191,10 @@ export function describeTarget(target: DatabaseTarget): string {
   } catch {
     return 'PostgreSQL (unparsable URL)'
   }
+}
+
+/** A "schema … does not exist" error naming a schema other than ours: one dropped while kysely listed schemas. */
+function droppedMeanwhile(error: unknown, ours: string | undefined): boolean {
+  const named = /^schema "([^"]+)" does not exist$/.exec((error as Error)?.message ?? '')?.[1]
+  return named !== undefined && named !== ours
 }

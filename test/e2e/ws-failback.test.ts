@@ -5,7 +5,7 @@
  * break, and clients see every block number once and in order, every log once, across both switches. Then a
  * subscription node whose provider starts refusing calls (fake nodes: HTTP 429) is moved off the same way.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
@@ -60,16 +60,30 @@ const emitLog = () => node('eth_sendTransaction', [{ from: SENDER, data: EMIT_LO
 const hub = () => s.app.hubs.get('remote')!
 const movedBack = () => s.logs.filter((l) => l.msg === 'subscriptions moved' && l.reason === 'preferred')
 
-/** Runs `step` over and over until the returned stop is called; resolves when the last step is done. */
+/** Loops still running: stopped after each test, also when it failed (a loop left mining would disturb the next). */
+const loops: (() => Promise<void>)[] = []
+afterEach(async () => {
+  for (const stop of loops.splice(0)) await stop()
+})
+
+/**
+ * Runs `step` over and over (25 ms apart: blocks keep coming without a loaded CI machine spending itself on
+ * mining) until the returned stop is called; resolves when the last step is done.
+ */
 function keepDoing(step: () => Promise<unknown>) {
   let going = true
   const loop = (async () => {
-    while (going) await step()
+    while (going) {
+      await step()
+      await new Promise((r) => setTimeout(r, 25))
+    }
   })()
-  return async () => {
+  const stop = async () => {
     going = false
     await loop
   }
+  loops.push(stop)
+  return stop
 }
 
 /** Cuts the primary (the subscriptions fail over to the fallback), restores it; resolves when they are back. */
@@ -81,7 +95,7 @@ async function failOverAndBack(): Promise<{ restoredAt: number }> {
   await new Promise((r) => setTimeout(r, 300)) // events flow from the fallback for a while
   await primary.restore()
   const restoredAt = Date.now()
-  await waitFor(() => hub().upstream === primary.wsUrl && movedBack().length > backBefore, 30_000)
+  await waitFor(() => hub().upstream === primary.wsUrl && movedBack().length > backBefore, 60_000)
   return { restoredAt }
 }
 
@@ -112,7 +126,7 @@ describe('subscriptions move back to the preferred node', () => {
     expect(Number(/chaingate_subscription_moves_total\{network="remote",reason="preferred"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
     expect(c.closedWith()).toBeUndefined()
     c.ws.close()
-  }, 90_000)
+  }, 150_000)
 
   it('logs across the failover and the move back: every log once, in order, none missing', async () => {
     const c = await logsClient(s)
@@ -130,7 +144,7 @@ describe('subscriptions move back to the preferred node', () => {
     expect(got).toEqual(txs)
     expect(c.closedWith()).toBeUndefined()
     c.ws.close()
-  }, 90_000)
+  }, 150_000)
 
   it('no move back while the primary does not answer: the subscriptions stay on the fallback, clients see nothing', async () => {
     const c = await newHeadsClient(s)

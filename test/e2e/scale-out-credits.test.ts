@@ -19,6 +19,7 @@ import { connectRedis } from '../../src/redis/connection.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
+import { balanceCall, spendUntilRefused } from './helpers/spend.ts'
 
 const BALANCE = 8_000
 const cleanups: (() => Promise<void>)[] = []
@@ -45,31 +46,8 @@ async function replica(node: FakeNode, databaseUrl: string, redis: string, prefi
   return app
 }
 
-async function call(app: RunningApp, key: string): Promise<{ status: number; credits: number }> {
-  const res = await request(`${app.url}/networks/remote/v3/${key}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0x0000000000000000000000000000000000000001', 'latest'] }),
-  })
-  await res.body.text()
-  return { status: res.statusCode, credits: Number(res.headers['x-credits-charged'] ?? 0) }
-}
-
-/** Calls until refused with 402 several times in a row; returns the credits its answers said were charged. */
-async function client(app: RunningApp, key: string): Promise<number> {
-  let charged = 0
-  let refusals = 0
-  while (refusals < 5) {
-    const r = await call(app, key)
-    charged += r.credits
-    if (r.status === 402) refusals++
-    else {
-      expect(r.status).toBe(200)
-      refusals = 0
-    }
-  }
-  return charged
-}
+const call = (app: RunningApp, key: string) => balanceCall(app.url, key)
+const client = (app: RunningApp, key: string) => spendUntilRefused(app.url, key)
 
 async function setup(redisExtra: Record<string, unknown> = {}, redis = redisUrl) {
   const node = await startFakeNode('0x1')

@@ -24,6 +24,7 @@ import { cleanupProcesses, removeDirs, runCli, startChaingate, tempDir, waitFor,
 import { useRedisConnections } from './helpers/redis.ts'
 import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
+import { balanceCall, spendUntilRefused } from './helpers/spend.ts'
 
 const BALANCE = 8_000
 const SHARE = 0.25
@@ -34,31 +35,8 @@ afterEach(async () => {
   await cleanupProcesses()
 })
 
-async function call(base: string, key: string): Promise<{ status: number; credits: number }> {
-  const res = await request(`${base}/networks/remote/v3/${key}`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0x0000000000000000000000000000000000000001', 'latest'] }),
-  })
-  await res.body.text()
-  return { status: res.statusCode, credits: Number(res.headers['x-credits-charged'] ?? 0) }
-}
-
-/** Calls until refused with 402 five times in a row; the credits the answers said were charged. */
-async function runOut(base: string, key: string): Promise<number> {
-  let charged = 0
-  let refusals = 0
-  while (refusals < 5) {
-    const r = await call(base, key)
-    charged += r.credits
-    if (r.status === 402) refusals++
-    else {
-      expect(r.status).toBe(200)
-      refusals = 0
-    }
-  }
-  return charged
-}
+const call = balanceCall
+const runOut = spendUntilRefused
 
 async function health(base: string): Promise<{ status: string; storage: { redis: { reachable: boolean; insuranceMode: boolean } } }> {
   const res = await request(`${base}/healthz`)

@@ -44,17 +44,23 @@ async function health(base: string): Promise<{ status: string; storage: { redis:
   return (await res.body.json()) as never
 }
 
+/** A fake node, a PostgreSQL schema, a Redis key prefix and a TCP path to Redis the test can cut; all cleaned up. */
+async function nodeSchemaAndRedisPath() {
+  const node = await startFakeNode('0x1')
+  cleanups.push(() => node.close())
+  const schema = await createPgTestSchema('redisstart')
+  cleanups.push(() => schema.drop())
+  const prefix = `test:redis-start:${randomBytes(5).toString('hex')}:`
+  const proxy = await startTcpProxy(redisUrl)
+  cleanups.push(() => proxy.close())
+  return { node, schema, prefix, proxy }
+}
+
 describeWithServices(['postgres', 'redis'], 'a replica started or cut off while Redis is unreachable', () => {
   const redis = useRedisConnections()
 
   it('serves under the insurance share with /healthz degraded, then joins: counters caught up once, a revocation made meanwhile enforced', async () => {
-    const node = await startFakeNode('0x1')
-    cleanups.push(() => node.close())
-    const schema = await createPgTestSchema('redisstart')
-    cleanups.push(() => schema.drop())
-    const prefix = `test:redis-start:${randomBytes(5).toString('hex')}:`
-    const proxy = await startTcpProxy(redisUrl)
-    cleanups.push(() => proxy.close())
+    const { node, schema, prefix, proxy } = await nodeSchemaAndRedisPath()
     await proxy.cut()
 
     // Replica b reaches Redis (and migrates the database).
@@ -149,13 +155,7 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
   }, 120_000)
 
   it('cut off mid-run: a key revoked on the other replica meanwhile is refused within about a second of Redis being back', async () => {
-    const node = await startFakeNode('0x1')
-    cleanups.push(() => node.close())
-    const schema = await createPgTestSchema('redisstart')
-    cleanups.push(() => schema.drop())
-    const prefix = `test:redis-start:${randomBytes(5).toString('hex')}:`
-    const proxy = await startTcpProxy(redisUrl)
-    cleanups.push(() => proxy.close())
+    const { node, schema, prefix, proxy } = await nodeSchemaAndRedisPath()
     // Both poll settings_version only every minute: within the test only the push, or the reload after it, counts.
     const replica = async (url: string) => {
       const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-redis-start-'))

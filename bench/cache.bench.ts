@@ -15,7 +15,7 @@
  */
 import { availableParallelism, loadavg } from 'node:os'
 import { request } from 'undici'
-import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { type LoadResult, loadSettings, loadTarget, post, rpcBody, rpcResult, seedBlockOne, spawnTarget, stopTargets } from './support.ts'
 
 const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 5 })

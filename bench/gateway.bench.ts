@@ -20,7 +20,7 @@ import { execFileSync } from 'node:child_process'
 import { availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import autocannon, { type Result } from 'autocannon'
-import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { alignColumns, cpuTimes, envInt, fmt, loadSettings, pct, post, rpcBody, rpcResult, seedBlockOne, spawnTarget, stopTargets } from './support.ts'
 
 const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 7 })

@@ -5,8 +5,8 @@
  * Needs Redis (BENCH_REDIS_URL, default redis://127.0.0.1:6379). BENCH_CALLS (200000).
  */
 import { randomBytes } from 'node:crypto'
-import { createMemoryLimitStore, type KeyLimits, type LimitStore } from '../src/credits/limits.ts'
-import { createRedisLimitStore } from '../src/credits/limits-redis.ts'
+import { createMemoryLimitStore, type KeyLimits, type LimitStore } from '../src/credits/limits/memory.ts'
+import { createRedisLimitStore } from '../src/credits/limits/redis/store.ts'
 import { connectRedis } from '../src/redis/connection.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS || 200_000)

@@ -19,7 +19,7 @@ export interface MinimalProxy {
 export async function startMinimalProxy(upstreamUrl: string, opts: { host?: string; port?: number; connections?: number } = {}): Promise<MinimalProxy> {
   const upstream = new URL(upstreamUrl)
   const path = `${upstream.pathname}${upstream.search}`
-  // Same pool shape as chaingate's upstream pool (src/upstreams/pool.ts), so only the per-request work differs.
+  // Same pool shape as chaingate's upstream pool (src/upstreams/pool/pool.ts), so only the per-request work differs.
   const pool = new Pool(upstream.origin, { connections: opts.connections ?? 128, keepAliveTimeout: 30_000 })
   const headers = { 'content-type': 'application/json' }
 

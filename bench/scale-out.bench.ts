@@ -17,7 +17,7 @@
 import { randomBytes } from 'node:crypto'
 import { availableParallelism, loadavg } from 'node:os'
 import pg from 'pg'
-import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { fmt, type LoadResult, loadSettings, loadTarget, post, rpcBody, spawnTarget, stopTargets } from './support.ts'
 
 const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 5 })

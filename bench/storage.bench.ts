@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
-import { createUsageLedger, usageWriterFor } from '../src/credits/usage-ledger.ts'
+import { createUsageLedger, usageWriterFor } from '../src/usage/ledger.ts'
 import { openDatabase, type OpenedDatabase } from '../src/db/database.ts'
 import { createPgTestSchema, services } from '../test/e2e/helpers/services.ts'
 

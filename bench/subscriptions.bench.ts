@@ -12,7 +12,7 @@
  * Settings (environment): BENCH_CLIENTS (500), BENCH_BLOCKS per phase (30).
  */
 import WebSocket from 'ws'
-import { startAnvil } from '../src/devnet/anvil.ts'
+import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { startTcpProxy } from '../test/e2e/helpers/tcp-proxy.ts'
 import { call, startTestServer } from '../test/e2e/helpers/server.ts'
 

@@ -1,11 +1,11 @@
 /**
  * `node --import tsx bench/upstream-usage.bench.ts`: what recording a call's upstream usage adds per call
- * (src/credits/upstream-usage.ts), against the client usage ledger's record in the same run (the reference: both
+ * (src/usage/upstream-usage.ts), against the client usage ledger's record in the same run (the reference: both
  * run once per forwarded call in settle). In memory only: flushes are on a timer, off the call path.
  * Settings (environment): BENCH_CALLS (3,000,000), BENCH_ROUNDS (5).
  */
-import { createUpstreamUsage } from '../src/credits/upstream-usage.ts'
-import { createUsageLedger } from '../src/credits/usage-ledger.ts'
+import { createUpstreamUsage } from '../src/usage/upstream-usage.ts'
+import { createUsageLedger } from '../src/usage/ledger.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 3_000_000)
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5)

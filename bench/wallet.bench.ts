@@ -9,8 +9,8 @@
  * 2. Time from `evm_mine` to the dapp receiving wallet_notify newHeads (p50, p99), and to a direct node
  *    subscriber receiving the same block, for reference.
  */
-import { createWsRpcConnection } from '../src/upstreams/ws-connection.ts'
-import { walletAppService } from '../src/composition.ts'
+import { createWsRpcConnection } from '../src/upstreams/pool/ws-connection.ts'
+import { walletAppService } from '../src/app/compose.ts'
 import { startTestServer } from '../test/e2e/helpers/server.ts'
 import { dapp, startDevnets, startWallet, CHAIN_A } from '../test/e2e/helpers/wallet.ts'
 

@@ -19,7 +19,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { startAnvil, type RunningAnvil } from '../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { alignColumns, CLOCK_TICKS, cpuSeconds as processCpuSeconds, fmt, loadSettings, postLoad, rpcBody } from './support.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')

@@ -12,9 +12,9 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { WalletConfigSchema } from '../src/config/wallet-schema.ts'
 import { openDatabase } from '../src/db/database.ts'
-import { startAnvil } from '../src/devnet/anvil.ts'
+import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { createDirectChainAccess } from '../src/wallet/direct-chain-access.ts'
-import { createWalletService } from '../src/http/wallet/service.ts'
+import { createWalletService } from '../src/wallet/listener/start.ts'
 
 const anvils = await Promise.all([
   startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 }),

@@ -2,7 +2,7 @@
  * The admin commands (`account ...`, `key ...`, `usage`) for src/cli/main.ts: each opens the database (and, with
  * Redis configured, the settings push), runs one change or report, and closes them again.
  */
-import type { ApiKey } from '../api-keys/repository.ts'
+import type { ApiKey } from '../keys/repository.ts'
 import type { CliContext } from './main.ts'
 import { formatKey, keyView } from './key-view.ts'
 import { SUBCOMMANDS } from './help.ts'
@@ -20,11 +20,11 @@ export async function adminCommand(command: string, sub: string | undefined, res
   const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
     import('../db/database.ts'),
     import('../accounts/repository.ts'),
-    import('../api-keys/repository.ts'),
+    import('../keys/repository.ts'),
   ])
   const database = await openDatabase(databaseTarget(config))
-  // With Redis configured, a change made here is pushed to every running replica at once (src/settings-changes).
-  const push = config.redis.url ? await (await import('../settings-changes/attach.ts')).attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db }) : undefined
+  // With Redis configured, a change made here is pushed to every running replica at once (src/redis/settings-push.ts).
+  const push = config.redis.url ? await (await import('../redis/settings-push-attach.ts')).attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db }) : undefined
   try {
     const now = Date.now()
     const accounts = createAccountsRepository(database.db, config.plans)
@@ -72,7 +72,7 @@ export async function adminCommand(command: string, sub: string | undefined, res
       case 'account set-password': {
         const a = await needAccount(rest[0])
         const password = (await readStdin()).replace(/\r?\n$/, '')
-        const { setAccountPassword } = await import('../dashboard/auth/credentials.ts')
+        const { setAccountPassword } = await import('../dashboard/auth/set-password.ts')
         await setAccountPassword(database.db, a.id, password, now)
         out(json ? JSON.stringify({ id: a.id, email: a.email, password: 'set' }) : `password set for ${a.email}; log in at /login`)
         return 0
@@ -136,7 +136,7 @@ export async function adminCommand(command: string, sub: string | undefined, res
         if (by === 'upstream') {
           // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
           if (values.account || values.key) throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
-          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([import('../credits/upstream-usage.ts'), import('./upstream-usage-view.ts')])
+          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([import('../usage/upstream-usage.ts'), import('./upstream-usage-view.ts')])
           const report = await queryUpstreamUsage(database.db, dayRange(day))
           if (json) out(JSON.stringify({ day, ...report }, null, 2))
           else for (const line of upstreamUsageLines(day, report)) out(line)
@@ -144,7 +144,7 @@ export async function adminCommand(command: string, sub: string | undefined, res
         }
         const account = values.account ? await needAccount(values.account as string) : undefined
         const key = values.key ? await needKey(values.key as string) : undefined
-        const { queryUsage } = await import('../credits/usage-queries.ts')
+        const { queryUsage } = await import('../usage/queries.ts')
         const report = await queryUsage(database.db, { day, by, ...(account ? { accountId: account.id } : {}), ...(key ? { keyId: key.id } : {}) })
         if (json) out(JSON.stringify(report, null, 2))
         else {

@@ -3,8 +3,8 @@
  * chain with blockTimeSeconds 0 mines only when a transaction arrives, so the block number stays at 0 until then),
  * and its URLs with the form that works on this machine first (the host form only where the name resolves).
  */
-import type { ApiKey } from '../api-keys/repository.ts'
-import type { RunningApp } from '../app.ts'
+import type { ApiKey } from '../keys/repository.ts'
+import type { RunningApp } from '../app/core.ts'
 import type { NetworkConfig } from '../config/schema.ts'
 import { describeTarget } from '../db/database.ts'
 import { rpcUrl } from '../networks/rpc-paths.ts'

@@ -1,5 +1,5 @@
 /** How the CLI shows a key: with its endpoint URLs per network (built by src/networks/rpc-paths.ts). */
-import type { ApiKey } from '../api-keys/repository.ts'
+import type { ApiKey } from '../keys/repository.ts'
 import type { Config } from '../config/schema.ts'
 import { rpcUrl } from '../networks/rpc-paths.ts'
 

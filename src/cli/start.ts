@@ -5,23 +5,23 @@
  */
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.ts'
-import { ensureDevKey, startApp } from '../app.ts'
-import { maskKey } from '../api-keys/repository.ts'
-import { appOptions } from '../composition.ts'
+import { ensureDevKey, startApp } from '../app/core.ts'
+import { maskKey } from '../keys/repository.ts'
+import { appOptions } from '../app/compose.ts'
 import { createServiceLog } from '../observability/log-setup.ts'
 import { checkPortsFree, lockDataDir, portInUseLine, StartRefused } from './preflight.ts'
 import { startBanner } from './banner.ts'
 import { resolves } from '../networks/name-resolution.ts'
-import { drainDeadlineMs, drainThenStop } from '../cluster/drain.ts'
-import { isClusterWorker, runWorker } from '../cluster/worker.ts'
-import type { RunningCluster } from '../cluster/primary.ts'
+import { drainDeadlineMs, drainThenStop } from '../app/drain.ts'
+import { isClusterWorker, runWorker } from '../app/cluster/worker.ts'
+import type { RunningCluster } from '../app/cluster/primary.ts'
 
 export interface StartOptions {
   configFile?: string | undefined
   /** --log-requests: overrides config log.destination; `off` sets log.requests false. */
   logRequests?: 'file' | 'stdout' | 'off' | undefined
   version: string
-  /** --workers N: N gateway processes sharing the listener (src/cluster); N > 1 needs redis.url. */
+  /** --workers N: N gateway processes sharing the listener (src/app/cluster); N > 1 needs redis.url. */
   workers?: number | undefined
 }
 
@@ -34,7 +34,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     if (options.logRequests === 'off') config.log.requests = false
     return runWorker(config, log.logger, () => log.flush())
   }
-  const { workersProblem } = await import('../cluster/primary.ts')
+  const { workersProblem } = await import('../app/cluster/primary.ts')
   const problem = workersProblem(config, workers)
   if (problem) {
     process.stderr.write(`error: ${problem}\n`)
@@ -58,7 +58,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   let cluster: RunningCluster | undefined
   try {
     if (workers > 1) {
-      cluster = await (await import('../cluster/primary.ts')).startCluster(config, workers, log.logger)
+      cluster = await (await import('../app/cluster/primary.ts')).startCluster(config, workers, log.logger)
       app = cluster.app
     } else app = await startApp({ ...appOptions(config), logger: log.logger })
   } catch (err) {

@@ -3,7 +3,7 @@
  * change both together.
  */
 import { z } from 'zod'
-import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../credits/default-costs.ts'
+import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../methods/prices.ts'
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { NetworkSchema } from './network-schema.ts'

@@ -4,15 +4,15 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { createAccountsRepository, type AccountsRepository } from '../accounts/repository.ts'
-import { createCredentialsRepository, type CredentialsRepository } from '../accounts/credentials.ts'
-import { createSessionsRepository, type SessionsRepository } from '../accounts/sessions.ts'
-import { createKeysRepository, type ApiKey, type KeysRepository } from '../api-keys/repository.ts'
+import { createCredentialsRepository, type CredentialsRepository } from '../accounts/password-repository.ts'
+import { createSessionsRepository, type SessionsRepository } from '../accounts/login-repository.ts'
+import { createKeysRepository, type ApiKey, type KeysRepository } from '../keys/repository.ts'
 import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
 import { createAttemptLimiter, createRedisAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
 import type { RedisConnection } from '../redis/connection.ts'
-import type { Session } from './auth/sessions.ts'
+import type { Session } from './auth/logins.ts'
 import { messagePage, type PageContext } from './pages.ts'
 
 /** Minimal logger shape (pino's Logger fits). */

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { formatNumber, horizontalBars, lineChart, quotaGauge, stackedBarChart } from './charts.ts'
 import { html, raw } from './html.ts'
-import { bucketsFor } from '../credits/usage-queries.ts'
+import { bucketsFor } from '../usage/queries.ts'
 
 describe('html', () => {
   test('behavior: interpolations are escaped unless already safe; arrays join', () => {

@@ -3,15 +3,15 @@
  * see it. Every form posts with the session's CSRF token; every control is a real link, button or input so the
  * dashboard works by keyboard and without the script.
  */
-import type { ApiKey } from '../api-keys/repository.ts'
-import { MAX_ALLOWLIST_ENTRIES, MAX_JWT_KEYS, type AllowlistType, type KeySecurity } from '../api-keys/security/types.ts'
+import type { ApiKey } from '../keys/repository.ts'
+import { MAX_ALLOWLIST_ENTRIES, MAX_JWT_KEYS, type AllowlistType, type KeySecurity } from '../keys/security/types.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import { formatNumber, horizontalBars, lineChart, quotaGauge, stackedBarChart, PALETTE_SIZE, type Series } from './charts.ts'
 import { html, type SafeHtml } from './html.ts'
 import { errorDisplayName, methodDisplayName, methodLabelMeaning } from './usage-labels.ts'
 import { upstreamUsageSection } from './upstream-usage-section.ts'
-import type { UpstreamUsageReport } from '../credits/upstream-usage.ts'
-import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageReport } from '../credits/usage-queries.ts'
+import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
+import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageReport } from '../usage/queries.ts'
 
 export interface PageContext {
   /** Logged-in account, if any. */

@@ -1,6 +1,6 @@
 /**
  * Test support for the dashboard tests (test/e2e/dashboard*.test.ts): a fastify app shaped like the gateway
- * listener (a catch-all body parser at the root, as src/http/gateway-server.ts has) with the dashboard registered,
+ * listener (a catch-all body parser at the root, as src/gateway/http/server.ts has) with the dashboard registered,
  * a temp SQLite file, a controllable clock and a logger whose lines are kept for inspection.
  */
 import { mkdtempSync, rmSync } from 'node:fs'

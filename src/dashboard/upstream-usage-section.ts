@@ -1,9 +1,9 @@
 /**
  * The operators' section of the usage page: what each upstream cost over the period and what the gateway saved
- * (src/credits/upstream-usage.ts; docs/upstream-usage.md). Shown only to operator accounts: upstream URLs and the
+ * (src/usage/upstream-usage.ts; docs/upstream-usage.md). Shown only to operator accounts: upstream URLs and the
  * whole gateway's traffic are not an account's business.
  */
-import type { UpstreamUsageReport } from '../credits/upstream-usage.ts'
+import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
 import { html } from './html.ts'
 
 const n = (v: number) => v.toLocaleString('en-US')

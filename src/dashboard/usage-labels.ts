@@ -1,9 +1,9 @@
 /**
  * What the usage ledger's own labels mean, in words (docs/dashboard.md, "Usage labels"). The gateway stores these
- * in place of a method name (src/gateway/steps/settle.ts, src/rpc-methods/labels.ts); a user reading the usage
+ * in place of a method name (src/gateway/pipeline/steps/settle.ts, src/methods/labels.ts); a user reading the usage
  * page should not have to know them.
  */
-import { OTHER_METHOD } from '../rpc-methods/labels.ts'
+import { OTHER_METHOD } from '../methods/labels.ts'
 
 export interface LabelMeaning {
   /** Shown in charts and tables instead of the stored label. */

@@ -4,7 +4,7 @@
  * keeps its rows (bounded) until the database is back (docs/storage.md).
  */
 import type { Registry } from 'prom-client'
-import type { LedgerHealth } from '../credits/usage-ledger.ts'
+import type { LedgerHealth } from '../usage/ledger.ts'
 import type { OpenedDatabase } from './database.ts'
 import type { DialectName } from './dialect.ts'
 

@@ -122,7 +122,7 @@ export interface ApiKeySecurityTable {
   require_secret: number
   secret_overrides_allowlists: number
   require_jwt: number
-  /** JSON of `Allowlists` (src/api-keys/security/types.ts). */
+  /** JSON of `Allowlists` (src/keys/security/types.ts). */
   allowlists: string
   /** JSON of `JwtPublicKey[]`. */
   jwt_keys: string
@@ -149,7 +149,7 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable
 }
 
-/** Upstream usage per UTC hour, network, upstream and method (migration 0400_upstream_usage; src/credits/upstream-usage.ts). */
+/** Upstream usage per UTC hour, network, upstream and method (migration 0400_upstream_usage; src/usage/upstream-usage.ts). */
 export interface UsageUpstreamHourlyTable {
   hour: number
   network: string

@@ -2,7 +2,7 @@
  * One error taxonomy for the whole program. Every failure that reaches a client has a stable code from the
  * registry (./registry.ts: JSON-RPC code, HTTP status, credit rule; listed in docs/errors.md). A `ChaingateError`
  * carries one with its message; refusals without a message (limits, key security) travel as the bare code.
- * Errors become wire format only at the edge (src/http).
+ * Errors become wire format only at the edge (src/gateway/http).
  */
 import { ERROR_REGISTRY, type ErrorCode } from './registry.ts'
 export type { ErrorCode } from './registry.ts'

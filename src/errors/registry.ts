@@ -1,7 +1,7 @@
 /**
  * The registry of every refusal the program answers with: one stable code each, its JSON-RPC code, the HTTP status
  * of a whole request refused with it, and what it costs. docs/errors.md documents every code listed here (a
- * test checks it). Wire text is not here: Infura's exact bodies are formatted at the edge (src/http/infura-bodies.ts).
+ * test checks it). Wire text is not here: Infura's exact bodies are formatted at the edge (src/gateway/http/infura-bodies.ts).
  */
 
 /**
@@ -31,28 +31,28 @@ export const ERROR_REGISTRY = {
   EMPTY_BATCH: spec(-32600, 400, 'input', 'an empty batch'),
   BATCH_TOO_LARGE: spec(-32600, 400, 'input', 'more calls than gateway.maxBatchSize'),
   BODY_TOO_LARGE: spec(-32600, 413, 'free', "a body over gateway.maxBodyBytes, or over the network's maxRequestBytes"),
-  // Paths (src/http)
+  // Paths (src/gateway/http)
   NOT_AN_ENDPOINT: spec(null, 404, 'free', 'no RPC endpoint at this path and verb'),
   METHOD_NOT_ALLOWED: spec(null, 405, 'free', 'an HTTP verb other than POST on an RPC path'),
   NETWORK_UNKNOWN: spec(null, 404, 'free', 'no network for this Host or path name'),
-  // Keys (src/gateway/steps/authorize.ts, src/api-keys/security)
+  // Keys (src/gateway/pipeline/steps/authorize.ts, src/keys/security)
   KEY_REQUIRED: spec(null, 401, 'free', 'no key in the path'),
   KEY_INVALID: spec(null, 401, 'free', 'unknown or revoked key'),
   NETWORK_NOT_ENABLED: spec(null, 401, 'input', 'the key does not have this network enabled'),
   SECRET_INVALID: spec(null, 401, 'input', 'the key requires its secret'),
   JWT_INVALID: spec(null, 401, 'input', 'the key requires a valid JWT'),
   KEY_SETTINGS_REJECTED: spec(-32002, 403, 'input', "refused by the key's allowlists"),
-  // Limits (src/credits/limits.ts)
+  // Limits (src/credits/limits/memory.ts)
   DAILY_CREDITS_EXHAUSTED: spec(-33000, 402, 'free', "the account's daily credits are used up"),
   ACCOUNT_THROUGHPUT_EXCEEDED: spec(-33200, 429, 'free', "over the plan's credits per second"),
   KEY_THROUGHPUT_EXCEEDED: spec(-33300, 429, 'free', "over the key's credits per second"),
   KEY_DAILY_CREDITS_EXHAUSTED: spec(-33400, 429, 'free', "the key's own daily credits are used up"),
-  // WebSocket sessions (src/gateway/subscriptions.ts, src/http/ws-session.ts)
+  // WebSocket sessions (src/gateway/pipeline/client-subscriptions.ts, src/gateway/http/ws-client.ts)
   SUBSCRIPTION_LIMIT: spec(-32005, 200, 'price', 'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection'),
-  // eth_getLogs caps (src/rpc-methods/eth_getLogs.ts), Infura's answers
+  // eth_getLogs caps (src/methods/eth_getLogs.ts), Infura's answers
   LOGS_RANGE_TOO_LARGE: spec(-32602, 200, 'free', "an eth_getLogs block range wider than networks[].getLogs.maxBlockRange"),
   LOGS_TOO_MANY_RESULTS: spec(-32005, 200, 'free', "an eth_getLogs call matching more logs than networks[].getLogs.maxResults"),
-  // Filters on a network of several nodes (src/upstreams/filters.ts): the node's own answer for an unknown filter (geth, anvil)
+  // Filters on a network of several nodes (src/upstreams/pool/filters.ts): the node's own answer for an unknown filter (geth, anvil)
   FILTER_NOT_FOUND: spec(-32000, 200, 'free', 'a filter id this gateway did not hand out, or whose node cannot be reached now'),
   // Nodes (src/upstreams)
   UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),
@@ -74,7 +74,7 @@ export type ErrorCode = keyof typeof ERROR_REGISTRY
 /** Codes the limit store refuses with. */
 export type LimitCode = 'DAILY_CREDITS_EXHAUSTED' | 'KEY_DAILY_CREDITS_EXHAUSTED' | 'ACCOUNT_THROUGHPUT_EXCEEDED' | 'KEY_THROUGHPUT_EXCEEDED'
 
-/** Codes key security refuses with (src/api-keys/security). */
+/** Codes key security refuses with (src/keys/security). */
 export type KeySecurityCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'
 
 export const errorSpec = (code: ErrorCode): ErrorSpec => ERROR_REGISTRY[code]

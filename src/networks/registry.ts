@@ -3,14 +3,14 @@
  * path form `/networks/<name>/...` for clients that cannot set Host).
  */
 import type { NetworkConfig } from '../config/schema.ts'
-import { servedMethods } from '../rpc-methods/served.ts'
+import { servedMethods } from '../methods/served.ts'
 import { defaultHostname } from './rpc-paths.ts'
 
 export interface Network {
   name: string
   chainId: number
   hosts: string[]
-  /** The JSON-RPC methods this network serves (src/rpc-methods/served.ts), built once. */
+  /** The JSON-RPC methods this network serves (src/methods/served.ts), built once. */
   methods: ReadonlySet<string>
 }
 

@@ -8,7 +8,7 @@
  * client sending random method names cannot blow up the label set.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client'
-import { methodLabel } from '../rpc-methods/labels.ts'
+import { methodLabel } from '../methods/labels.ts'
 
 export interface Metrics {
   call(network: string, method: string, outcome: string): void
@@ -24,7 +24,7 @@ export interface Metrics {
   readonly registry: Registry
 }
 
-/** One node's state as the pool reports it (src/upstreams/pool.ts UpstreamStatus, the fields exported here). */
+/** One node's state as the pool reports it (src/upstreams/pool/pool.ts UpstreamStatus, the fields exported here). */
 export interface UpstreamGaugeSource {
   network: string
   upstream: string

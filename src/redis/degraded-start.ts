@@ -2,7 +2,7 @@
  * A replica started while Redis is unreachable (docs/scale-out.md, "Started while Redis is unreachable"): it logs
  * one warning line, serves under the insurance limits with /healthz `degraded`, and what needs Redis at start (the
  * head floors' subscription and load) runs once Redis is reached. The limit store and the settings push catch up by
- * themselves (src/credits/limits-redis.ts, src/settings-changes/redis-push.ts).
+ * themselves (src/credits/limits/redis/store.ts, src/redis/settings-push.ts).
  */
 import type { Logger } from '../observability/logger.ts'
 import { redactRedisUrl, type RedisConnection } from './connection.ts'

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { walletErrors } from './errors.ts'
-import type { ApprovalKind, ApprovalRow, WalletStore } from './store.ts'
+import type { ApprovalKind, ApprovalRow, WalletStore } from './repository.ts'
 
 /** Requests of one origin that may wait for the user at the same time. */
 export const MAX_PENDING_PER_ORIGIN = 20

@@ -1,12 +1,12 @@
 /**
  * The multichain API engine: binds the wallet_* handlers (./handlers) and the locally answered methods
  * (./methods) to the calling connection, on top of the session store and the connection registry. Knows no
- * transport: the listener (src/http/wallet) hands it parsed requests and a `send` function per connection.
+ * transport: the listener (src/wallet/listener) hands it parsed requests and a `send` function per connection.
  */
 import type { Logger } from 'pino'
 import type { HDAccount } from 'viem/accounts'
 import type { WalletConfig } from '../config/wallet-schema.ts'
-import { constantTimeEqual } from '../security/constant-time.ts'
+import { constantTimeEqual } from '../shared/constant-time.ts'
 import { activitySummary, recordingApprovals, type ActivityStore } from './activity.ts'
 import type { Approvals } from './approvals.ts'
 import { createConnectionRegistry, type WalletConnection } from './connections.ts'
@@ -16,8 +16,8 @@ import type { Keyring } from './keystore.ts'
 import { LOCAL_METHODS, type LocalMethodContext } from './methods/index.ts'
 import type { ChainAccess } from './ports.ts'
 import { addressOf, eip155ChainIdOf, removeScopes, type SessionProposal, type SessionScope, type StoredSession } from './scopes.ts'
-import { createSessionStore, type PairedSession } from './session-store.ts'
-import type { WalletAccount, WalletStore } from './store.ts'
+import { createSessionStore, type PairedSession } from './sessions.ts'
+import type { WalletAccount, WalletStore } from './repository.ts'
 
 export { WALLET_CLIENT_VERSION } from './methods/index.ts'
 export type { WalletConnection } from './connections.ts'

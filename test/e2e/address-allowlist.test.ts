@@ -6,8 +6,8 @@
 import WebSocket from 'ws'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { addAllowlistEntriesTo } from '../../src/api-keys/security/repository.ts'
-import { keySecurityOptions } from '../../src/composition.ts'
+import { addAllowlistEntriesTo } from '../../src/keys/security/repository.ts'
+import { keySecurityOptions } from '../../src/app/compose.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const FORBIDDEN = '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n'

@@ -29,8 +29,8 @@ beforeAll(async () => {
   const packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0] as { filename: string; files: { path: string }[] }
   tarball = join(scratch, packed.filename)
   const paths = packed.files.map((f) => f.path)
-  expect(paths).toContain('dist/client/websocket-transport.js')
-  expect(paths).toContain('dist/client/websocket-transport.d.ts')
+  expect(paths).toContain('dist/wallet/client/websocket-transport.js')
+  expect(paths).toContain('dist/wallet/client/websocket-transport.d.ts')
   expect(paths).toContain('dist/cli/main.js')
   expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/'))).toEqual([])
 
@@ -51,11 +51,11 @@ afterAll(async () => {
 
 test('the installed package declares the client export as JavaScript with types, and no tsx at run time', () => {
   const pkg = JSON.parse(readFileSync(join(scratch, 'node_modules/chaingate/package.json'), 'utf8'))
-  expect(pkg.exports['./client']).toEqual({ types: './dist/client/websocket-transport.d.ts', default: './dist/client/websocket-transport.js' })
+  expect(pkg.exports['./client']).toEqual({ types: './dist/wallet/client/websocket-transport.d.ts', default: './dist/wallet/client/websocket-transport.js' })
   expect(pkg.dependencies['@metamask/multichain-api-client']).toBeDefined()
   expect(pkg.dependencies.tsx).toBeUndefined()
   expect(existsSync(join(scratch, 'node_modules/tsx'))).toBe(false)
-  expect(readFileSync(join(scratch, 'node_modules/chaingate/dist/client/websocket-transport.d.ts'), 'utf8')).toMatch(/export declare function getWebSocketTransport/)
+  expect(readFileSync(join(scratch, 'node_modules/chaingate/dist/wallet/client/websocket-transport.d.ts'), 'utf8')).toMatch(/export declare function getWebSocketTransport/)
 })
 
 test("plain node imports 'chaingate/client' and opens a session on a real wallet through it", async () => {

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request } from 'undici'
-import { dashboardPlugin } from '../../src/composition.ts'
+import { dashboardPlugin } from '../../src/app/compose.ts'
 import { buildDashboardTestApp, csrfOf, httpClient } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { cleanupProcesses, runCli, waitFor } from './helpers/process.ts'

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
-import { dashboardPlugin } from '../../src/composition.ts'
+import { dashboardPlugin } from '../../src/app/compose.ts'
 import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { resolves } from '../../src/networks/name-resolution.ts'

@@ -4,8 +4,8 @@
  */
 import { readFileSync, existsSync } from 'node:fs'
 import { afterEach, beforeEach, describe, expect, test } from 'vitest'
-import { loadAllKeySecurity } from '../../src/api-keys/security/repository.ts'
-import { hashSecret } from '../../src/api-keys/security/evaluate.ts'
+import { loadAllKeySecurity } from '../../src/keys/security/repository.ts'
+import { hashSecret } from '../../src/keys/security/evaluate.ts'
 import { readSettingsVersion } from '../../src/db/settings-version.ts'
 import { buildDashboardTestApp, csrfOf, injectClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { queryUsage } from '../../src/credits/usage-queries.ts'
+import { queryUsage } from '../../src/usage/queries.ts'
 
 // A clock the test moves: daily balances reset at 00:00 UTC.
 let nowMs = Date.parse('2026-11-25T23:59:50Z')
@@ -150,8 +150,8 @@ describe('credits, plans and limits', () => {
     await s.rpc(call('eth_blockNumber'), { key: key.key })
     await s.rpc(call('eth_blockNumber'), { key: key.key })
     await s.app.ledger.flush()
-    const { loadTodayUsage } = await import('../../src/credits/usage-ledger.ts')
-    const { createMemoryLimitStore } = await import('../../src/credits/limits.ts')
+    const { loadTodayUsage } = await import('../../src/usage/ledger.ts')
+    const { createMemoryLimitStore } = await import('../../src/credits/limits/memory.ts')
     const today = await loadTodayUsage(s.app.database.db, clock.now())
     const fresh = createMemoryLimitStore()
     fresh.seed(today.accounts, today.keys, clock.now())

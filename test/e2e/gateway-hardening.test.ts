@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { rotateKeySecret, setSecurityFlags } from '../../src/api-keys/security/repository.ts'
+import { rotateKeySecret, setSecurityFlags } from '../../src/keys/security/repository.ts'
 
 const TOKEN = 'operations-token-0123456789'
 let s: TestServer

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { RpcCallError, type InProcessClient } from '../../src/gateway/in-process-client.ts'
+import { RpcCallError, type InProcessClient } from '../../src/gateway/pipeline/in-process-client.ts'
 
 let s: TestServer
 let client: InProcessClient

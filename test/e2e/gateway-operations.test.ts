@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
-import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
 
 let anvil: RunningAnvil

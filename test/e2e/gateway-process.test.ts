@@ -175,7 +175,7 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
   })
 
   // Regression: anvil (run with --quiet) silently skips writing `--state <dataDir>/chains/<network>.json` when the
-  // folder is missing; src/devnet/anvil.ts creates it.
+  // folder is missing; src/upstreams/devnet/anvil.ts creates it.
   it('restart keeps the chain state (the transaction, the block number, the balance)', async () => {
     const url = endpoint('devnet-a')
     expect(BigInt(await call(url, 'eth_blockNumber'))).toBeGreaterThanOrEqual(blockAfterTx)

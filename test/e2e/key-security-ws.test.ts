@@ -4,8 +4,8 @@
  */
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keySecurityOptions } from '../../src/composition.ts'
-import { addAllowlistEntriesTo, rotateKeySecret, setSecurityFlags } from '../../src/api-keys/security/repository.ts'
+import { keySecurityOptions } from '../../src/app/compose.ts'
+import { addAllowlistEntriesTo, rotateKeySecret, setSecurityFlags } from '../../src/keys/security/repository.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 let s: TestServer

@@ -1,5 +1,5 @@
 /**
- * `chaingate start --workers N` as real processes (src/cluster): refused without Redis, one anvil per embedded chain
+ * `chaingate start --workers N` as real processes (src/app/cluster): refused without Redis, one anvil per embedded chain
  * however many workers, a change made by the CLI enforced by every worker within 1 s (pushed over Redis pub/sub: the
  * poll is a minute apart here), a SIGKILLed worker replaced while the others serve, SIGHUP rolling the workers
  * with no failed call under load, and SIGTERM leaving no process behind. Then SIGTERM's drain on one process:

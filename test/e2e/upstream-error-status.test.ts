@@ -8,7 +8,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { queryUsage } from '../../src/credits/usage-queries.ts'
+import { queryUsage } from '../../src/usage/queries.ts'
 import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from './helpers/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

@@ -1,7 +1,7 @@
 /**
  * Several upstreams behind the real gateway: a node killed while clients send reads, a hanging node, a lagging
  * node, and what operators see of them (/healthz, /metrics, `chaingate upstreams`). The nodes are the scriptable
- * fake node (test/e2e/helpers/fake-node.ts); the pool's own fault table is src/upstreams/pool-faults.test.ts.
+ * fake node (test/e2e/helpers/fake-node.ts); the pool's own fault table is src/upstreams/pool/faults.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'

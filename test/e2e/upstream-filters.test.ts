@@ -7,9 +7,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createPublicClient, http } from 'viem'
-import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
-import { decodeFilterId, encodeFilterId, nodeFingerprint } from '../../src/upstreams/filter-ids.ts'
-import { redactUrl } from '../../src/upstreams/pool.ts'
+import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
+import { decodeFilterId, encodeFilterId, nodeFingerprint } from '../../src/upstreams/pool/filter-ids.ts'
+import { redactUrl } from '../../src/upstreams/pool/pool.ts'
 import { startFakeNode } from './helpers/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

@@ -9,8 +9,8 @@
 import { gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { queryUpstreamUsage } from '../../src/credits/upstream-usage.ts'
-import { queryUsage } from '../../src/credits/usage-queries.ts'
+import { queryUpstreamUsage } from '../../src/usage/upstream-usage.ts'
+import { queryUsage } from '../../src/usage/queries.ts'
 import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from './helpers/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
@@ -360,7 +360,7 @@ describe('the credit side', () => {
 
 describe('a node that is never reached', () => {
   it('a host name that does not resolve: even a node-local call (personal_listAccounts) goes to the next node, since the request never left', async () => {
-    const { createUpstreamPool } = await import('../../src/upstreams/pool.ts')
+    const { createUpstreamPool } = await import('../../src/upstreams/pool/pool.ts')
     const good = await node()
     const p = createUpstreamPool('remote', [{ url: 'http://chaingate-test.invalid/' }, { url: good.url }], { timeoutMs: 3000 })
     try {

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { walletAppService, WALLET_ACCOUNT_EMAIL } from '../../src/composition.ts'
+import { walletAppService, WALLET_ACCOUNT_EMAIL } from '../../src/app/compose.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { ACCOUNT_0, ACCOUNT_1, dapp } from './helpers/wallet.ts'
 

@@ -7,7 +7,7 @@ import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { stringToHex, numberToHex } from 'viem'
 import { describe, expect, test } from 'vitest'
-import { runWalletCommand } from '../../src/cli/wallet.ts'
+import { runWalletCommand } from '../../src/cli/wallet-commands.ts'
 import { ACCOUNT_0, CHAIN_A, approve, dapp, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`

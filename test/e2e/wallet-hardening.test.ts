@@ -7,8 +7,8 @@ import { mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { describe, expect, test } from 'vitest'
-import { runWalletCommand } from '../../src/cli/wallet.ts'
-import { startAnvil } from '../../src/devnet/anvil.ts'
+import { runWalletCommand } from '../../src/cli/wallet-commands.ts'
+import { startAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, UNAUTHORIZED, approve, approvedSession, dapp, failure, invoke, pairingOf, rawSocket, startWallet, useWalletOnDevnets, waitForPending, type WalletHarness } from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
@@ -261,7 +261,7 @@ describe('item 7: keys that must not be exposed', () => {
 describe('item 21: a failed first connection is a rejected promise, never an unhandled rejection', () => {
   const script = (url: string, origin?: string) => `
     import { getMultichainClient } from '@metamask/multichain-api-client'
-    import { getWebSocketTransport } from ${JSON.stringify(resolve('src/client/websocket-transport.ts'))}
+    import { getWebSocketTransport } from ${JSON.stringify(resolve('src/wallet/client/websocket-transport.ts'))}
     const client = getMultichainClient({ transport: getWebSocketTransport({ url: ${JSON.stringify(url)}${origin ? `, origin: ${JSON.stringify(origin)}` : ''} }) })
     await new Promise((r) => setTimeout(r, 300)) // the client's own connect attempt fails meanwhile
     try { await client.getSession(); console.log('UNEXPECTED') } catch (e) { console.log('REJECTED ' + e.message) }

@@ -25,7 +25,7 @@ function readmeWalletExample(): string {
 
 beforeAll(async () => {
   // `chaingate/client` is the built export (dist/, made by `npm ci` through `prepare`); build it if this checkout has none.
-  if (!existsSync(resolve(ROOT, 'dist/client/websocket-transport.js'))) await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 })
+  if (!existsSync(resolve(ROOT, 'dist/wallet/client/websocket-transport.js'))) await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 })
 }, 300_000)
 const wallet = useWalletOnDevnets({ autoApprove: true })
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { recoverMessageAddress, recoverTypedDataAddress, type Hex } from 'viem'
-import { runWalletCommand } from '../../src/cli/wallet.ts'
+import { runWalletCommand } from '../../src/cli/wallet-commands.ts'
 import { ANVIL_TEST_MNEMONIC } from '../../src/wallet/keystore.ts'
 import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, UNAUTHORIZED, approve, approvedSession, dapp, failure, invoke, reject, startWallet, useWalletOnDevnets, waitForPending, type Dapp } from './helpers/wallet.ts'
 

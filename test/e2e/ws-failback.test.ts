@@ -6,7 +6,7 @@
  * subscription node whose provider starts refusing calls (fake nodes: HTTP 429) is moved off the same way.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
-import { startAnvil, type RunningAnvil } from '../../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'

@@ -3,8 +3,8 @@
  * `"\ud800"` reach the gateway as sent), each with the answer and charge docs/errors.md promises for it.
  */
 import fc from 'fast-check'
-import { DEFAULT_METHOD_COSTS } from '../../src/credits/default-costs.ts'
-import { INFURA_ETHEREUM_METHODS } from '../../src/rpc-methods/served.ts'
+import { DEFAULT_METHOD_COSTS } from '../../src/methods/prices.ts'
+import { INFURA_ETHEREUM_METHODS } from '../../src/methods/served.ts'
 
 /** Seed and size: fixed by default (the suite is repeatable), overridable to explore: FUZZ_SEED=… FUZZ_RUNS=…. */
 export const FUZZ = {

@@ -1,16 +1,16 @@
 /**
- * Fuzz suite, the upstream-answer checks (src/upstreams/classify.ts, src/upstreams/retry-policy.ts): for random
+ * Fuzz suite, the upstream-answer checks (src/upstreams/pool/classify.ts, src/upstreams/pool/retry-policy.ts): for random
  * bytes, random JSON and random batch shapes, `judgeAnswer` never throws and always gives a defined verdict; on
  * JSON it agrees with a plain reference that parses everything (docs/upstreams.md, "What a node's answer must
  * be"); every strict prefix of a good answer (a body cut short) is a fault. The refusal and retry readers never
  * throw either. Under an HTTP error status (4xx/5xx), an answer is relayed only when it is a JSON-RPC answer to the
- * call whose errors (one at least) are all the client's (src/upstreams/error-status.ts). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
+ * call whose errors (one at least) are all the client's (src/upstreams/pool/error-status.ts). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { judgeAnswer, refusalOfAnswer, retryAfterMs, type AnswerVerdict } from '../../src/upstreams/classify.ts'
-import { notClientsOwn } from '../../src/upstreams/error-status.ts'
-import { isAlreadySent, weakAnswer } from '../../src/upstreams/retry-policy.ts'
+import { judgeAnswer, refusalOfAnswer, retryAfterMs, type AnswerVerdict } from '../../src/upstreams/pool/classify.ts'
+import { notClientsOwn } from '../../src/upstreams/pool/error-status.ts'
+import { isAlreadySent, weakAnswer } from '../../src/upstreams/pool/retry-policy.ts'
 import { FUZZ } from './arbitraries.ts'
 
 type Json = unknown

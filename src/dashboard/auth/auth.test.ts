@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
 import { createAttemptLimiter } from './login-limiter.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from './passwords.ts'
-import { tokensEqual } from './sessions.ts'
+import { tokensEqual } from './logins.ts'
 
 describe('passwords', () => {
   test('behavior: scrypt hash is self-describing, salted, and verifies only the right password', async () => {

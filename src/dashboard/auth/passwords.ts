@@ -6,7 +6,7 @@
  * Verification recomputes with the stored parameters and compares in constant time.
  */
 import { randomBytes, scrypt as scryptCb, type ScryptOptions } from 'node:crypto'
-import { constantTimeEqual } from '../../security/constant-time.ts'
+import { constantTimeEqual } from '../../shared/constant-time.ts'
 
 export const SCRYPT_PARAMS = { N: 2 ** 15, r: 8, p: 1 } as const
 const SALT_BYTES = 16

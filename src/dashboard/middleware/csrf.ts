@@ -4,7 +4,7 @@
  * A POST whose Origin header names another site is refused too (defence in depth next to the token).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { PRELOGIN_CSRF_COOKIE, randomToken, tokensEqual } from '../auth/sessions.ts'
+import { PRELOGIN_CSRF_COOKIE, randomToken, tokensEqual } from '../auth/logins.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { messagePage, type PageContext } from '../pages.ts'
 import { setDashboardCookie } from './session.ts'

@@ -4,7 +4,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../../accounts/repository.ts'
-import { createSession, findSession, PRELOGIN_CSRF_COOKIE, SESSION_COOKIE, type Session } from '../auth/sessions.ts'
+import { createSession, findSession, PRELOGIN_CSRF_COOKIE, SESSION_COOKIE, type Session } from '../auth/logins.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { messagePage } from '../pages.ts'
 

@@ -7,9 +7,9 @@
  * attempts are counted before the password work starts (login-limiter.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import { creditsUsedToday, dailyCredits } from '../../credits/usage-queries.ts'
+import { creditsUsedToday, dailyCredits } from '../../usage/queries.ts'
 import { isChaingateError } from '../../errors/index.ts'
-import { checkLogin } from '../auth/credentials.ts'
+import { checkLogin } from '../auth/set-password.ts'
 import { hashPassword, passwordProblem } from '../auth/passwords.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'

@@ -3,7 +3,7 @@
  * a validation error re-renders the page with the message.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ApiKey } from '../../api-keys/repository.ts'
+import type { ApiKey } from '../../keys/repository.ts'
 import {
   addAllowlistEntriesTo,
   addJwtKey,
@@ -11,8 +11,8 @@ import {
   removeJwtKey,
   rotateKeySecret,
   setSecurityFlags,
-} from '../../api-keys/security/repository.ts'
-import { ALLOWLIST_TYPES, type AllowlistType } from '../../api-keys/security/types.ts'
+} from '../../keys/security/repository.ts'
+import { ALLOWLIST_TYPES, type AllowlistType } from '../../keys/security/types.ts'
 import { errors, isChaingateError } from '../../errors/index.ts'
 import { field, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'

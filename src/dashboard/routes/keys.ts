@@ -1,7 +1,7 @@
 /** API key routes: the list, creating a key, and a key's page (its endpoints and settings). */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
-import type { ApiKey } from '../../api-keys/repository.ts'
-import { getKeySecurity, rotateKeySecret } from '../../api-keys/security/repository.ts'
+import type { ApiKey } from '../../keys/repository.ts'
+import { getKeySecurity, rotateKeySecret } from '../../keys/security/repository.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { endpointsOf } from '../endpoints.ts'

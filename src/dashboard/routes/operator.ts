@@ -5,7 +5,7 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../../accounts/repository.ts'
-import { creditsTodayByAccountAndKey } from '../../credits/usage-queries.ts'
+import { creditsTodayByAccountAndKey } from '../../usage/queries.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { capitalize } from './keys.ts'
 import { field, sendPage, type Dash } from '../context.ts'

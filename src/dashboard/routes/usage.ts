@@ -1,7 +1,7 @@
-/** The usage page: charts and totals for one account over 24 h, 7 d or 30 d (src/credits/usage-queries.ts). */
+/** The usage page: charts and totals for one account over 24 h, 7 d or 30 d (src/usage/queries.ts). */
 import type { FastifyInstance } from 'fastify'
-import { bucketsFor, creditsUsedToday, dailyCredits, usageReport, USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange } from '../../credits/usage-queries.ts'
-import { queryUpstreamUsage } from '../../credits/upstream-usage.ts'
+import { bucketsFor, creditsUsedToday, dailyCredits, usageReport, USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange } from '../../usage/queries.ts'
+import { queryUpstreamUsage } from '../../usage/upstream-usage.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { usagePage } from '../pages.ts'

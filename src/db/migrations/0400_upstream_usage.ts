@@ -1,5 +1,5 @@
 /**
- * Upstream usage (src/credits/upstream-usage.ts; docs/upstream-usage.md): per UTC hour, network, upstream (its
+ * Upstream usage (src/usage/upstream-usage.ts; docs/upstream-usage.md): per UTC hour, network, upstream (its
  * redacted label, or `cache` when the gateway answered itself) and method, how many client calls were served,
  * how many upstream requests they took (retries and hedges included), how many came from the cache or shared an
  * identical call in flight, what clients were charged for them, and how many got no answer.

@@ -1,6 +1,6 @@
 /**
  * Pending requests as the console shows them. Pure: the request as stored (src/wallet/methods/*) plus the wallet's
- * chains and accounts in, a view out; the page (src/console) only renders it, through textContent.
+ * chains and accounts in, a view out; the page (src/wallet/console) only renders it, through textContent.
  */
 import { eip155ChainIdOf } from '../scopes.ts'
 import { describeMessage, type MessageView } from './message.ts'

@@ -1,4 +1,4 @@
-/** Shared shapes of the console's request descriptions (pure data, rendered by src/console). */
+/** Shared shapes of the console's request descriptions (pure data, rendered by src/wallet/console). */
 
 /** The chains and accounts the description may name. */
 export interface DescribeEnv {

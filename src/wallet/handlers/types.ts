@@ -3,7 +3,7 @@
  * https://github.com/MetaMask/core/tree/main/packages/multichain-api-middleware/src/handlers): one handler per
  * method, each declaring the hooks it needs; the engine binds the hooks to the calling connection.
  */
-import type { PairedSession } from '../session-store.ts'
+import type { PairedSession } from '../sessions.ts'
 import type { SessionProposal, SessionScope, StoredSession } from '../scopes.ts'
 
 export interface WalletHooks {

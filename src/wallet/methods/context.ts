@@ -6,7 +6,7 @@ import type { HDAccount } from 'viem/accounts'
 import type { WalletConnection } from '../connections.ts'
 import type { ChainAccess } from '../ports.ts'
 import type { SessionScope } from '../scopes.ts'
-import type { ApprovalKind } from '../store.ts'
+import type { ApprovalKind } from '../repository.ts'
 
 export interface LocalMethodContext {
   origin: string

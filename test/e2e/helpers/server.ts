@@ -8,9 +8,9 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import { request } from 'undici'
 import { parseConfig } from '../../../src/config/load.ts'
-import { startApp, type AppOptions, type RunningApp } from '../../../src/app.ts'
+import { startApp, type AppOptions, type RunningApp } from '../../../src/app/core.ts'
 import { createLogger } from '../../../src/observability/logger.ts'
-import type { ApiKey } from '../../../src/api-keys/repository.ts'
+import type { ApiKey } from '../../../src/keys/repository.ts'
 import type { Account } from '../../../src/accounts/repository.ts'
 
 export interface TestServer {

@@ -11,12 +11,12 @@ import { getMultichainClient, type MultichainApiClient } from '@metamask/multich
 import pino from 'pino'
 import { afterAll, beforeAll } from 'vitest'
 import WebSocket from 'ws'
-import { getWebSocketTransport, type PairingStore } from '../../../src/client/websocket-transport.ts'
+import { getWebSocketTransport, type PairingStore } from '../../../src/wallet/client/websocket-transport.ts'
 import { WalletConfigSchema, type WalletConfig } from '../../../src/config/wallet-schema.ts'
 import { openDatabase, type OpenedDatabase } from '../../../src/db/database.ts'
-import { startAnvil, type RunningAnvil } from '../../../src/devnet/anvil.ts'
+import { startAnvil, type RunningAnvil } from '../../../src/upstreams/devnet/anvil.ts'
 import { createDirectChainAccess } from '../../../src/wallet/direct-chain-access.ts'
-import { createWalletService, type WalletService, type WalletStarted } from '../../../src/http/wallet/service.ts'
+import { createWalletService, type WalletService, type WalletStarted } from '../../../src/wallet/listener/start.ts'
 
 export const CHAIN_A = 31337
 export const CHAIN_B = 31338

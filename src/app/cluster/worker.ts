@@ -1,0 +1,62 @@
+/**
+ * One `--workers N` worker: the gateway listener (port shared with the other workers by node:cluster) and the
+ * dashboard, over the primary's embedded chains. It tells the primary when it is listening, and drains on SIGTERM,
+ * on SIGINT (Ctrl-C reaches the whole process group) and when the primary goes away (its IPC channel closes).
+ */
+import cluster from 'node:cluster'
+import { startApp, type RunningApp } from '../core.ts'
+import { dashboardPlugin } from '../compose.ts'
+import type { Config } from '../../config/schema.ts'
+import type { Logger } from '../../observability/logger.ts'
+import { drainDeadlineMs, drainThenStop } from '../drain.ts'
+import { EMBEDDED_URLS_ENV, WORKER_NUMBER_ENV, type EmbeddedUrls, type PrimaryMessage, type WorkerMessage } from './protocol.ts'
+
+export function isClusterWorker(): boolean {
+  return cluster.isWorker && process.env[EMBEDDED_URLS_ENV] !== undefined
+}
+
+export async function runWorker(config: Config, logger: Logger, onStopped: () => void): Promise<number> {
+  const send = (m: WorkerMessage) => process.send?.(m)
+  const embedded = JSON.parse(process.env[EMBEDDED_URLS_ENV] ?? '{}') as EmbeddedUrls
+  const number = process.env[WORKER_NUMBER_ENV] ?? '?'
+  let app: RunningApp
+  try {
+    app = await startApp({
+      config,
+      logger: logger.child({ worker: number }),
+      embeddedUrls: new Map(Object.entries(embedded)),
+      plugins: [dashboardPlugin()],
+    })
+  } catch (err) {
+    onStopped()
+    // The IPC channel would keep this process alive: exit once the primary has the message.
+    const exit = () => process.exit(1)
+    if (process.send) process.send({ type: 'failed', message: (err as Error)?.message ?? String(err) } satisfies WorkerMessage, exit)
+    else exit()
+    return 1
+  }
+  let stopping = false
+  const shutdown = (signal: string, minDelayMs = 0) => {
+    if (stopping) return
+    stopping = true
+    setTimeout(() => process.exit(1), drainDeadlineMs(config)).unref()
+    drainThenStop(app, signal, minDelayMs).then(
+      () => {
+        onStopped()
+        process.exit(0)
+      },
+      () => process.exit(1),
+    )
+  }
+  process.on('SIGTERM', () => shutdown('SIGTERM'))
+  process.on('SIGINT', () => shutdown('SIGINT'))
+  // The primary rolls workers with SIGHUP to itself, never to them: ignore one sent to the whole group.
+  process.on('SIGHUP', () => {})
+  // The primary is gone (even SIGKILLed): nothing supervises this worker or runs its chains any more.
+  process.on('disconnect', () => shutdown('primary exited'))
+  process.on('message', (m: PrimaryMessage) => {
+    if (m?.type === 'drain') shutdown('rolling restart', m.minDelayMs)
+  })
+  send({ type: 'ready', url: app.url, ...(app.operationsUrl ? { operationsUrl: app.operationsUrl } : {}) })
+  return -1
+}

@@ -1,0 +1,159 @@
+/**
+ * Wiring for src/app/core.ts, the networks' upstream side: embedded chains, upstream pools, the shared Redis (its cache
+ * tier and head floors), the call layers and the subscription hubs. Built and started in startApp's order; each
+ * stop is pushed onto startApp's list at the same point as before, so they still stop in reverse.
+ */
+import { join } from 'node:path'
+import type { Config } from '../config/schema.ts'
+import { ensurePrivateDir } from '../db/private-files.ts'
+import { startAnvil, type RunningAnvil } from '../upstreams/devnet/anvil.ts'
+import { createNetworkLayers, type NetworkLayers } from '../gateway/layers/index.ts'
+import { createRedisCacheTier, createRedisHeadFloorStore } from '../gateway/layers/cache-redis-tier.ts'
+import { createMemoryCacheStore } from '../gateway/layers/cache-store.ts'
+import type { Logger } from '../observability/logger.ts'
+import { connectRedis, type RedisConnection } from '../redis/connection.ts'
+import { logRedisUnreachableAtStart, startWhenReachable } from '../redis/degraded-start.ts'
+import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, redactUrl, type UpstreamPool } from '../upstreams/pool/pool.ts'
+import { createSubscriptionHub, type SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
+
+/** How long after an embedded chain exits the app waits to see whether it is stopping (then the exit was expected). */
+const EXIT_GRACE_MS = 500
+
+export interface UpstreamsWiring {
+  config: Config
+  /** The resolved data dir (embedded chains keep their state under it). */
+  dataDir: string
+  logger: Logger
+  /** Node URLs of embedded networks already running elsewhere (AppOptions.embeddedUrls). */
+  embeddedUrls: Map<string, { url: string; wsUrl: string }> | undefined
+  /** startApp's stop list: pushed onto in start order. */
+  stops: (() => Promise<void> | void)[]
+  /** True once startApp has begun stopping (an embedded chain's exit is then expected). */
+  isStopping(): boolean
+}
+
+export interface StartedUpstreams {
+  upstreamUrls: Map<string, { url: string; wsUrl: string }>
+  pools: Map<string, UpstreamPool>
+  hubs: Map<string, SubscriptionHub>
+  redis: RedisConnection | undefined
+  callLayers: NetworkLayers
+}
+
+export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstreams> {
+  const { config, dataDir, logger, stops } = w
+
+  // Embedded chains start in parallel; each keeps its state in the data dir.
+  const upstreamUrls = new Map<string, { url: string; wsUrl: string }>()
+  const anvils: RunningAnvil[] = []
+  stops.push(() => Promise.all(anvils.map((a) => a.stop())).then(() => undefined))
+  await Promise.all(
+    config.networks.map(async (n) => {
+      const running = n.embedded ? w.embeddedUrls?.get(n.name) : undefined
+      if (running) upstreamUrls.set(n.name, running)
+      else if (n.embedded) {
+        // Chain state (keys' balances, transactions) is private like the database (0700; src/db/private-files.ts).
+        ensurePrivateDir(join(dataDir, 'chains'))
+        const anvil = await startAnvil({
+          chainId: n.chainId,
+          port: n.embedded.port,
+          blockTimeSeconds: n.embedded.blockTimeSeconds,
+          stateFile: join(dataDir, 'chains', `${n.name}.json`),
+          ...(n.embedded.mnemonic ? { mnemonic: n.embedded.mnemonic } : {}),
+          logger,
+        })
+        anvils.push(anvil)
+        anvil.onExit((code, signal) => {
+          // Ctrl-C or a SIGTERM to the process group reaches anvil as well as chaingate: anvil may exit just before
+          // the app starts stopping. Decide a moment later whether that exit was expected.
+          setTimeout(() => {
+            if (w.isStopping()) logger.info({ network: n.name, code, signal }, 'embedded chain exited (chaingate is stopping)')
+            else logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly')
+          }, EXIT_GRACE_MS).unref()
+        })
+        upstreamUrls.set(n.name, { url: anvil.url, wsUrl: anvil.wsUrl })
+      } else {
+        const first = n.upstreams![0]!
+        upstreamUrls.set(n.name, { url: first.url, wsUrl: first.wsUrl ?? first.url.replace(/^http/, 'ws') })
+      }
+    }),
+  )
+
+  const pools = new Map<string, UpstreamPool>()
+  const hubs = new Map<string, SubscriptionHub>()
+  for (const n of config.networks) {
+    const endpoints = n.embedded
+      ? [upstreamUrls.get(n.name)!]
+      : n.upstreams!.map((u) => ({
+          url: u.url,
+          onChainIdMismatch: u.onChainIdMismatch,
+          role: u.role,
+          weight: u.weight,
+          timeoutMs: u.timeoutMs,
+          maxRequestsPerSecond: u.maxRequestsPerSecond,
+          labels: u.labels,
+          ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}),
+        }))
+    const pool = createUpstreamPool(n.name, endpoints, {
+      timeoutMs: config.gateway.upstreamTimeoutMs,
+      maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
+      maxResponseBytes: n.maxResponseBytes,
+      // An embedded chain's id is set by chaingate: nothing to check.
+      chainId: n.embedded ? undefined : n.chainId,
+      policy: n.upstreamPolicy,
+      log: logger,
+    })
+    pools.set(n.name, pool)
+  }
+  stops.push(async () => {
+    await Promise.all([...hubs.values()].map((h) => h.close()))
+    await Promise.all([...pools.values()].map((p) => p.close()))
+  })
+  // Redis (several replicas, docs/scale-out.md): shared counters, cache tier and head floors; without it, all in-process.
+  const rc = config.redis
+  const redis = rc.url
+    ? await connectRedis({ url: rc.url, prefix: rc.keyPrefix, commandTimeoutMs: rc.commandTimeoutMs, onError: (message) => logger.warn({ message }, 'Redis connection') })
+    : undefined
+  if (redis) stops.push(() => redis.close())
+  const floors = redis ? createRedisHeadFloorStore(redis) : undefined
+  // Unreachable (not refusing): start anyway, in insurance mode until it is reached (src/redis/degraded-start.ts).
+  if (redis?.unreachableAtStart !== undefined) logRedisUnreachableAtStart(logger, rc, redis.unreachableAtStart)
+  if (floors) {
+    // Without Redis at start the floors stay local until it is reached, then subscribe and load.
+    const names = config.networks.map((n) => n.name)
+    const cancel = await startWhenReachable(redis!, () => floors.start(names), (err) => logger.warn({ err: err.message }, 'loading head floors from Redis failed'))
+    stops.push(() => {
+      cancel()
+      return floors.close()
+    })
+  }
+  // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md); built before any head is
+  // polled, so the layers see every announced head (unfinalized entries are keyed on their hashes).
+  const cacheTier = redis ? createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis) : undefined
+  if (cacheTier) stops.push(() => cacheTier.close())
+  const callLayers = createNetworkLayers(config, pools, cacheTier && floors ? { cache: cacheTier, floors } : undefined)
+  stops.push(() => callLayers.close())
+  // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
+  await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
+  // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).
+  for (const n of config.networks) {
+    const pool = pools.get(n.name)!
+    // The pool's nodes in config order (as status() lists them), by WebSocket URL (as wsUrls names them).
+    const wsOf = (n.upstreams ?? []).map((u) => u.wsUrl ?? u.url.replace(/^http/i, 'ws'))
+    hubs.set(
+      n.name,
+      createSubscriptionHub(n.name, {
+        timeoutMs: config.gateway.upstreamTimeoutMs,
+        wsUrls: () => pool.wsUrls,
+        failoverMs: config.gateway.subscriptionFailoverMs,
+        heartbeatMs: config.gateway.subscriptionHeartbeatMs,
+        failbackMs: config.gateway.subscriptionFailbackMs,
+        ...(wsOf.length > 1 ? { isHealthy: (url: string) => wsOf.indexOf(url) < 0 || pool.status()[wsOf.indexOf(url)]?.state === 'healthy' } : {}),
+        chainId: n.embedded ? undefined : n.chainId,
+        label: (u) => redactUrl(new URL(u)),
+        log: logger,
+      }),
+    )
+  }
+  return { upstreamUrls, pools, hubs, redis, callLayers }
+}

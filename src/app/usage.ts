@@ -1,0 +1,90 @@
+/**
+ * Wiring for src/app/core.ts, the counting side: the limit store (shared through Redis, or in memory) seeded with
+ * today's usage, the usage ledger, /healthz `storage` and the upstream usage writer. Built and started in startApp's
+ * order; each stop is pushed onto startApp's list at the same point as before, so they still stop in reverse.
+ */
+import type { Config } from '../config/schema.ts'
+import { createUpstreamUsage } from '../usage/upstream-usage.ts'
+import { createMemoryLimitStore, type LimitStore } from '../credits/limits/memory.ts'
+import { createRedisLimitStore } from '../credits/limits/redis/store.ts'
+import { createUsageLedger, loadTodayUsage, usageWriterFor } from '../usage/ledger.ts'
+import type { OpenedDatabase } from '../db/database.ts'
+import { createStorageHealth } from '../db/health.ts'
+import type { Clock } from '../gateway/pipeline/types.ts'
+import type { NetworkRegistry } from '../networks/registry.ts'
+import type { Logger } from '../observability/logger.ts'
+import type { RedisConnection } from '../redis/connection.ts'
+
+export interface UsageWiring {
+  config: Config
+  database: OpenedDatabase
+  networks: NetworkRegistry
+  redis: RedisConnection | undefined
+  clock: Clock
+  logger: Logger
+  /** startApp's stop list: pushed onto in start order. */
+  stops: (() => Promise<void> | void)[]
+  /** Redis answers again and the counters have caught up (after an outage, or the first time when it was away at start). */
+  onRedisBack?: () => void
+}
+
+export async function startUsage(w: UsageWiring) {
+  const { config, database, networks, redis, clock, logger, stops } = w
+  const rc = config.redis
+  const redisLimits = redis
+    ? createRedisLimitStore({
+        connection: redis,
+        leaseCredits: rc.leaseCredits,
+        leaseSyncMs: rc.leaseSyncMs,
+        insuranceShare: rc.insuranceShare,
+        // Redis restarted without its data: today's counts come from the ledger again (every replica writes it).
+        reseed: () => loadTodayUsage(database.db, clock.now()),
+        onReset: () => logger.warn('Redis had lost its counters (restarted without persistence?): seeded again from the usage ledger'),
+        onOutage: (down, detail) => {
+          if (down) return logger.error({ detail, insuranceShare: rc.insuranceShare }, 'Redis unreachable: admitting under the per-replica insurance limit')
+          logger.warn({ detail }, 'Redis reachable again: shared counters caught up')
+          w.onRedisBack?.()
+        },
+      })
+    : undefined
+  const limits: LimitStore = redisLimits ?? createMemoryLimitStore()
+  const today = await loadTodayUsage(database.db, clock.now())
+  await limits.seed(today.accounts, today.keys, clock.now())
+  if (redisLimits) {
+    redisLimits.start()
+    // Before the connection closes: unused leases go back to Redis.
+    stops.push(() => redisLimits.stop())
+  }
+  // Methods stored and exported by name (served or priced, both bounded by the config); any other name a client
+  // sends is one label (src/methods/labels.ts).
+  const namedMethods = new Set([...networks.all.flatMap((n) => [...n.methods]), ...Object.keys(config.credits.methods)])
+  const ledger = createUsageLedger(
+    usageWriterFor(database),
+    config.gateway.usageFlushMs,
+    (err) => logger.error({ err }, 'writing usage failed; will retry'),
+    namedMethods,
+    config.database.usageBufferRows,
+  )
+  ledger.start()
+  // /healthz `storage`: the database answering and the ledger written (docs/storage.md).
+  const databaseHealth = createStorageHealth(database, ledger.health, { cacheMs: config.gateway.operations.healthCacheMs })
+  // With Redis, `storage.redis` too: insurance mode (Redis unreachable, docs/scale-out.md) makes /healthz degraded.
+  const storageHealth = redisLimits
+    ? async () => {
+        const s = await databaseHealth()
+        const reachable = !redisLimits.degraded
+        return { ...s, status: s.status === 'ok' && reachable ? ('ok' as const) : ('degraded' as const), redis: { reachable, insuranceMode: !reachable } }
+      }
+    : databaseHealth
+  stops.push(() => ledger.stop())
+  // Written on the ledger's interval and at stop, through kysely (the same SQL on SQLite and PostgreSQL).
+  const upstreamUsage = createUpstreamUsage(database.db, {
+    flushMs: config.gateway.usageFlushMs,
+    onError: (err) => logger.error({ err }, 'writing upstream usage failed; will retry'),
+    served: namedMethods,
+    maxBufferedRows: config.database.usageBufferRows,
+  })
+  upstreamUsage.start()
+  stops.push(() => upstreamUsage.stop())
+  return { limits, namedMethods, ledger, storageHealth, upstreamUsage }
+}

@@ -1,0 +1,54 @@
+/**
+ * The operator endpoints: `/healthz` (is every network's node answering?) and `/metrics` (Prometheus). Either can
+ * be restricted (docs/config.md, "Operations endpoints"): a bearer token, and/or a separate listener so they are
+ * not reachable where the gateway is. The probe itself (cached) is src/upstreams/pool/health.ts.
+ */
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
+import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { Metrics } from '../../observability/metrics.ts'
+import { constantTimeEqual } from '../../shared/constant-time.ts'
+import { createHealthProbe } from '../../upstreams/pool/health.ts'
+import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
+import { BODIES, TEXT } from './infura-bodies.ts'
+
+export interface OperationsDeps {
+  networks: NetworkRegistry
+  pools: Map<string, UpstreamPool>
+  metrics: Metrics
+  /** Bearer token both endpoints require; null: open. */
+  token: string | null
+  healthCacheMs: number
+  now?: () => number
+  /** True once SIGTERM started a drain: /healthz answers 503 so load balancers stop sending calls (docs/deploy.md). */
+  isDraining?: () => boolean
+  /** The database and usage ledger (src/db/health.ts); `degraded` there makes the whole answer `degraded`. */
+  storage?: () => Promise<{ status: 'ok' | 'degraded' }>
+}
+
+/** Registers /healthz and /metrics on `app` (the gateway listener, or the separate operations listener). */
+export function registerOperations(app: FastifyInstance, deps: OperationsDeps): void {
+  const health = createHealthProbe(deps)
+  const expected = deps.token === null ? null : `Bearer ${deps.token}`
+  const allowed = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (expected === null) return
+    const got = req.headers.authorization
+    if (got === undefined || !constantTimeEqual(expected, got))
+      return reply.code(401).header('www-authenticate', 'Bearer').type(TEXT).send(BODIES.UNAUTHORIZED)
+  }
+  const isDraining = deps.isDraining ?? (() => false)
+  app.get('/healthz', { onRequest: allowed }, async (_req, reply) => {
+    if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
+    const [h, storage] = await Promise.all([health(), deps.storage?.()])
+    if (!storage) return reply.code(200).send(h)
+    return reply.code(200).send({ ...h, status: h.status === 'ok' && storage.status === 'ok' ? 'ok' : 'degraded', storage })
+  })
+  app.get('/metrics', { onRequest: allowed }, async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
+}
+
+/** The separate operations listener (config gateway.operations.listen): only /healthz and /metrics. */
+export async function startOperationsServer(deps: OperationsDeps & { host: string; port: number }): Promise<{ url: string; close(): Promise<void> }> {
+  const app = Fastify({ logger: false, forceCloseConnections: true })
+  registerOperations(app, deps)
+  const url = await app.listen({ host: deps.host, port: deps.port })
+  return { url, close: () => app.close() }
+}

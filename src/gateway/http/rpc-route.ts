@@ -1,0 +1,213 @@
+/**
+ * The hot route, on bare node:http: `POST /v3/<key>` and `POST /networks/<name>/v3/<key>`. It is the product's
+ * per-request path, so it skips fastify's routing, hooks and reply objects (measured in bench/); everything
+ * else on the listener (OPTIONS, 405s, /healthz, /metrics, the dashboard) stays on fastify.
+ */
+// Imported, not the globals: Node 20 defines `Buffer` and `performance` on globalThis as getters, called on every use.
+import { Buffer } from 'node:buffer'
+import type { IncomingMessage, ServerResponse } from 'node:http'
+import { performance } from 'node:perf_hooks'
+import { constants, gzip } from 'node:zlib'
+import { errors } from '../../errors/index.ts'
+import { ERROR_REGISTRY } from '../../errors/registry.ts'
+import type { Gateway } from '../pipeline/execute.ts'
+import type { Outcome } from '../pipeline/types.ts'
+import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
+import type { Network, NetworkRegistry } from '../../networks/registry.ts'
+import { matchRpcPath, type RpcTransport } from '../../networks/rpc-paths.ts'
+import type { Logger, RequestLog } from '../../observability/logger.ts'
+import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
+
+export const CORS_HEADERS: [string, string][] = [
+  ['access-control-allow-origin', '*'],
+  ['access-control-allow-methods', 'POST, OPTIONS'],
+  ['access-control-allow-headers', 'content-type, authorization, enable-failover'],
+  ['access-control-max-age', '86400'],
+]
+const CORS_FLAT = CORS_HEADERS.flat()
+
+export interface RpcTarget {
+  network: Network | undefined
+  label: string
+  key: string | undefined
+}
+
+/** Which network and key a request target names (src/networks/rpc-paths.ts); undefined when not an RPC path. */
+export function rpcTarget(url: string, host: string | undefined, transport: RpcTransport, networks: NetworkRegistry): RpcTarget | undefined {
+  const m = matchRpcPath(url, transport)
+  if (m === undefined) return undefined
+  if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
+  return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
+}
+
+/** Whether an Accept-Encoding header allows gzip (`gzip` or `*`, with a q-value above 0). */
+export function acceptsGzip(header: string | undefined): boolean {
+  if (header === undefined) return false
+  for (const part of header.split(',')) {
+    const [name, ...params] = part.split(';').map((p) => p.trim().toLowerCase())
+    if (name !== 'gzip' && name !== '*') continue
+    const q = params.find((p) => p.startsWith('q='))
+    if (q === undefined || Number(q.slice(2)) > 0) return true
+  }
+  return false
+}
+
+/** Status, content type and extra headers of an answer; constants for the common cases (no object per call). */
+interface Head {
+  status: number
+  contentType: string
+  headers: Record<string, string> | undefined
+}
+const OK: Head = { status: 200, contentType: JSON_TYPE, headers: undefined }
+const NO_CONTENT: Head = { status: 204, contentType: JSON_TYPE, headers: undefined }
+
+/** An outcome's HTTP form: the registry gives the status of its code, infura-bodies.ts the words of a refusal. */
+export function httpAnswer(out: Outcome): { head: Head; body: string | Buffer | undefined } {
+  const code = out.code
+  if (code === undefined) return { head: out.body === undefined ? NO_CONTENT : OK, body: out.body }
+  const status = ERROR_REGISTRY[code].httpStatus
+  if (out.body !== undefined) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: out.body }
+  if (out.ids !== undefined && isLimitCode(code)) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: limitAnswers(code, out.ids, out.batch) }
+  const r = refusal(code, out.detail)
+  return { head: { status: r.status, contentType: r.contentType, headers: r.headers }, body: r.body }
+}
+
+/** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */
+const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED }
+
+export function createRpcRoute(deps: {
+  gateway: Gateway
+  networks: NetworkRegistry
+  maxBodyBytes: number
+  /** Answers at least this large are gzipped for clients that accept it; null: never. */
+  gzipMinBytes?: number | null
+  logRequests: boolean
+  requestLog: RequestLog
+  logger: Logger
+}) {
+  const gzipMinBytes = deps.gzipMinBytes ?? null
+
+  /** `encoding`: the body's content-encoding when compressed, '' when it could have been, undefined otherwise. */
+  const send = (res: ServerResponse, out: Outcome, head: Head, body: string | Buffer | undefined, encoding: string | undefined, network: string, started: number) => {
+    // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
+    const headers: string[] =
+      body === undefined
+        ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
+        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', head.contentType, 'content-length', String(Buffer.byteLength(body))]
+    if (encoding !== undefined) {
+      headers.push('vary', 'accept-encoding')
+      if (encoding !== '') headers.push('content-encoding', encoding)
+    }
+    if (head.headers !== undefined) for (const k in head.headers) headers.push(k, head.headers[k]!)
+    res.writeHead(head.status, headers)
+    res.end(body)
+    if (deps.logRequests)
+      deps.requestLog.write(out.keyId, network, out.method, out.calls, head.status, out.credits, performance.now() - started, out.source)
+  }
+
+  const write = (req: IncomingMessage, res: ServerResponse, out: Outcome, network: string, started: number) => {
+    let head: Head
+    let body: string | Buffer | undefined
+    if (out.code === undefined) {
+      // The common case, without building an answer object.
+      head = out.body === undefined ? NO_CONTENT : OK
+      body = out.body
+    } else ({ head, body } = httpAnswer(out))
+    if (body === undefined || gzipMinBytes === null || body.length < gzipMinBytes) {
+      send(res, out, head, body, undefined, network, started)
+      return
+    }
+    if (!acceptsGzip(req.headers['accept-encoding'])) {
+      send(res, out, head, body, '', network, started)
+      return
+    }
+    // On libuv's thread pool, off the event loop: a large answer does not hold up other requests.
+    const plain = body
+    gzip(plain, GZIP_OPTIONS, (err, zipped) => {
+      try {
+        if (err) send(res, out, head, plain, '', network, started)
+        else send(res, out, head, zipped, 'gzip', network, started)
+      } catch (e) {
+        fail(res, e)
+      }
+    })
+  }
+
+  const answer = (req: IncomingMessage, res: ServerResponse, out: Outcome, target: RpcTarget, started: number) => {
+    try {
+      write(req, res, out, target.network?.name ?? 'unknown', started)
+    } catch (err) {
+      fail(res, err)
+    }
+  }
+
+  const tooLarge = (res: ServerResponse) => {
+    const body = serializeError(null, toErrorObject(errors.bodyTooLarge(deps.maxBodyBytes)))
+    res.writeHead(413, [...CORS_FLAT, 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'])
+    res.end(body)
+  }
+
+  /** A bug, not a client's mistake: logged with its stack, and the client gets a plain JSON-RPC internal error. */
+  const fail = (res: ServerResponse, err: unknown) => {
+    deps.logger.error({ err }, 'gateway request failed')
+    if (res.headersSent) {
+      res.destroy()
+      return
+    }
+    const body = serializeError(null, { code: -32603, message: 'Internal error' })
+    res.writeHead(500, ['access-control-allow-origin', '*', 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))])
+    res.end(body)
+  }
+
+  /** Handles the request and returns true when it is a JSON-RPC POST; false leaves it to fastify. */
+  return function handle(req: IncomingMessage, res: ServerResponse): boolean {
+    if (req.method !== 'POST') return false
+    const target = rpcTarget(req.url ?? '/', req.headers.host, 'http', deps.networks)
+    if (!target) return false
+    const started = performance.now()
+    const declared = Number(req.headers['content-length'])
+    if (declared > deps.maxBodyBytes) {
+      tooLarge(res)
+      req.resume()
+      return true
+    }
+    const chunks: Buffer[] = []
+    let size = 0
+    let refused = false
+    req.on('data', (chunk: Buffer) => {
+      if (refused) return
+      size += chunk.length
+      if (size > deps.maxBodyBytes) {
+        refused = true
+        tooLarge(res)
+        return
+      }
+      chunks.push(chunk)
+    })
+    req.on('end', () => {
+      if (refused) return
+      const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
+      const headers = req.headers
+      const out = deps.gateway.handleHttp({
+        network: target.network,
+        networkLabel: target.label,
+        key: target.key,
+        body: body.length === 0 ? undefined : body,
+        authorization: headers.authorization,
+        origin: headers.origin,
+        userAgent: headers['user-agent'],
+        client: req.socket,
+      })
+      // A cached answer comes back as it is: written now, without a promise or a microtask.
+      if (out instanceof Promise)
+        out.then(
+          (o) => answer(req, res, o, target, started),
+          (err: unknown) => fail(res, err),
+        )
+      else answer(req, res, out, target, started)
+    })
+    // No 'error' listener: node:http emits a request's errors (a client gone mid-body) only to listeners, and
+    // destroys the socket itself; without 'end' this request just never answers.
+    return true
+  }
+}

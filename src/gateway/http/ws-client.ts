@@ -1,0 +1,92 @@
+/**
+ * One client WebSocket on an RPC path (src/networks/rpc-paths.ts), at the edge: every message runs through the
+ * gateway pipeline (src/gateway/pipeline/execute.ts) with this connection's subscriptions as local methods; this file
+ * only turns outcomes into frames and close codes (docs/errors.md, "Gateway: WebSocket").
+ */
+import type { KeySnapshot } from '../../keys/snapshot.ts'
+import type { Gateway } from '../pipeline/execute.ts'
+import { createSubscriptions, type SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
+import type { CallContext, RequestMeta } from '../pipeline/types.ts'
+import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import { isLimitCode, limitAnswers, refusal, settingsRejectedAnswers } from './infura-bodies.ts'
+
+export const WS_CLOSE = {
+  /** Policy: daily balance exhausted, key revoked, network disabled, a client that does not read. */
+  policy: 1008,
+  /** No node reachable for subscriptions within gateway.subscriptionFailoverMs: resubscribe. */
+  tryAgain: 1013,
+  goingAway: 1001,
+} as const
+
+export const REVOKED_REASON = 'this API key is revoked or no longer has access to this network'
+
+export interface WsSessionDeps {
+  gateway: Gateway
+  keys: KeySnapshot
+  hub: SubscriptionHub
+  subscriptions: SubscriptionDeps
+  /** The upgrade's headers: key security re-checks every message with them (settings may change while open). */
+  upgradeHeaders: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>
+  /** Writes a frame; false when it was not written (socket closed, or the client stopped reading). */
+  send(text: string): boolean
+  close(code: number, reason: string): void
+  onDailyExhausted(accountId: string): void
+}
+
+export interface WsSession {
+  readonly accountId: string
+  readonly keyId: string
+  readonly network: string
+  handleMessage(text: string): Promise<void>
+  /** Whether the key still may use this network (after a settings reload). */
+  stillAuthorized(): boolean
+  dispose(): Promise<void>
+}
+
+export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSession {
+  const accountId = initial.entry.accountId
+  const keyId = initial.entry.id
+  const network = initial.network.name
+  let disposed = false
+  const subs = createSubscriptions({ accountId, keyId, network }, deps.hub, deps.subscriptions, {
+    deliver: (text) => !disposed && deps.send(text),
+    lost: (reason) => deps.close(WS_CLOSE.tryAgain, reason.slice(0, 120)),
+    exhausted: () => deps.onDailyExhausted(accountId),
+  })
+  const deliver = (text: string) => !disposed && deps.send(text)
+
+  // Limits and plans may change while the socket is open: the newest view of the key for each message.
+  const context = (): CallContext | undefined => {
+    const entry = deps.keys.byId(keyId)
+    return entry && entry.networks.has(network) ? { ...initial, entry, local: subs.local, deliver } : undefined
+  }
+
+  return {
+    accountId,
+    keyId,
+    network,
+    stillAuthorized: () => context() !== undefined,
+    async handleMessage(text) {
+      if (disposed) return
+      const ctx = context()
+      if (!ctx) {
+        deps.close(WS_CLOSE.policy, REVOKED_REASON)
+        return
+      }
+      // Answers are delivered by the pipeline itself (before it charges them); refusals are worded here.
+      const out = await deps.gateway.handleMessage(ctx, text, deps.upgradeHeaders)
+      const code = out.code
+      if (code === undefined || out.ids === undefined || disposed) return
+      if (code === 'KEY_SETTINGS_REJECTED') deliver(settingsRejectedAnswers(out.ids, out.batch))
+      else if (isLimitCode(code)) {
+        deliver(limitAnswers(code, out.ids, out.batch))
+        if (code === 'DAILY_CREDITS_EXHAUSTED') deps.onDailyExhausted(accountId)
+      } else deps.close(WS_CLOSE.policy, refusal(code).body.trim().slice(0, 120))
+    },
+    async dispose() {
+      if (disposed) return
+      disposed = true
+      await subs.dispose()
+    },
+  }
+}

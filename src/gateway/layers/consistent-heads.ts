@@ -1,0 +1,63 @@
+/**
+ * Consistent heads (docs/caching.md): the heads the pool announces key unfinalized entries (and a reorg drops them);
+ * eth_blockNumber is served for one head and never goes backwards for a key (HeadFloorStore).
+ */
+import type { MaybePromise } from '../../credits/limits/memory.ts'
+import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
+import { answerSpans, resultAnswer } from './cached-answer.ts'
+import type { SharedSend } from './dedup.ts'
+import { atTip, type LayerAnswer, type LayerState } from './state.ts'
+
+/** Hashes of recent blocks kept to key unfinalized entries (at least the unfinalized window of common chains). */
+const RECENT_HASHES = 256
+
+/** Follows the network's heads (recent hashes, a reorg drops unfinalized entries); returns the unsubscribe, if any. */
+export function watchHeads(s: LayerState) {
+  const { o, recent, unfinalized } = s
+  const { store } = o
+  const forgetUnfinalized = () => {
+    for (const k of unfinalized) store.delete(k)
+    unfinalized.clear()
+    s.headEntry = undefined
+  }
+  return o.heads?.onHead?.((h) => {
+    s.lastHeadAt = performance.now()
+    if (h.reorg) forgetUnfinalized()
+    recent.set(h.number, h.hash.toLowerCase())
+    if (recent.size > RECENT_HASHES) for (const n of recent.keys()) if (n <= h.number - RECENT_HASHES) recent.delete(n)
+  })
+}
+
+/** eth_blockNumber: the served tip, never below what this key was told before. Built once per network. */
+export function createBlockNumber(s: LayerState, shared: SharedSend): (call: RpcCall, raw: Buffer | string, keyId: string) => MaybePromise<LayerAnswer> {
+  const { o, prefix, stats } = s
+  const { network, heads, floors } = o
+  return (call, raw, keyId) => {
+    const tip = heads?.latest()
+    const e = s.headEntry
+    if (o.cache && e !== undefined && e.generation === s.generation && e.tip === tip && tip !== undefined && performance.now() < e.until) {
+      stats.hits++
+      return numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined)
+    }
+    const sentAt = s.generation
+    return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber')).then((a) => {
+      const spans = answerSpans(a.body)
+      if (spans === undefined || spans.resultStart < 0) return a
+      const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
+      const answered = text.startsWith('0x') ? Number.parseInt(text, 16) : Number.NaN
+      if (!Number.isSafeInteger(answered)) return a
+      // A node behind the served tip is lifted to it (the tip is a block a healthy upstream has). Not with one node:
+      // its own answer is the truth, and a devnet may go back in time (evm_revert) below a tip already seen.
+      const value = o.multiUpstream && tip !== undefined && tip > answered ? tip : answered
+      if (sentAt === s.generation && heads !== undefined) s.headEntry = { tip, generation: sentAt, value, until: performance.now() + o.blockNumberTtlMs }
+      const served = floors.raise(keyId, network, value)
+      return served === answered ? a : numberAnswer(call.id, served, a)
+    })
+  }
+}
+
+/** An eth_blockNumber answer with the number the gateway serves (from the cache, or lifted to the tip or floor). */
+const numberAnswer = (id: RpcId, value: number, from: LayerAnswer | undefined): LayerAnswer => {
+  const body = resultAnswer(id, Buffer.from(`"0x${value.toString(16)}"`))
+  return from === undefined ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache', isError: false } : { ...from, body }
+}

@@ -1,0 +1,45 @@
+/**
+ * In-flight dedup (docs/caching.md): identical concurrent reads of one write generation share one upstream call;
+ * each client gets the answer with its own id (the id is spliced into the node's bytes, nothing is re-serialized).
+ */
+import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { SendOptions } from '../../upstreams/pool/pool.ts'
+import { answerSpans, withId, type AnswerSpans } from './cached-answer.ts'
+import { methodOnly, type InFlight, type LayerAnswer, type LayerState } from './state.ts'
+
+export type SharedSend = (key: string, raw: Buffer | string, call: RpcCall, opts: SendOptions | undefined) => Promise<LayerAnswer>
+
+/** The network's `shared` send: built once per network. */
+export function createSharedSend(s: LayerState): SharedSend {
+  const { o, stats, inflight } = s
+  const { pool } = o
+
+  const spansOf = (f: InFlight, body: Buffer): AnswerSpans | undefined => (f.spans === undefined ? (f.spans = answerSpans(body) ?? null) : f.spans) ?? undefined
+
+  /** Sends, or joins an identical call in flight of the same write generation. */
+  return (key, raw, call, opts) => {
+    const id = call.id
+    // A notification gets no answer from the node (nothing to share), so it neither leads nor is registered.
+    if (!call.hasId) return pool.send(raw, opts ?? methodOnly(call.method))
+    if (o.dedup) {
+      const f = inflight.get(key)
+      if (f !== undefined && f.generation === s.generation) {
+        stats.deduplicated++
+        return f.promise.then((a): LayerAnswer => {
+          const spans = spansOf(f, a.body)
+          return { ...a, body: spans === undefined ? a.body : withId(a.body, spans, id), attempts: 0, source: 'dedup' }
+        })
+      }
+    }
+    const promise = pool.send(raw, opts ?? methodOnly(call.method))
+    if (o.dedup) {
+      const f: InFlight = { generation: s.generation, promise, spans: undefined }
+      inflight.set(key, f)
+      const done = () => {
+        if (inflight.get(key) === f) inflight.delete(key)
+      }
+      promise.then(done, done)
+    }
+    return promise
+  }
+}

@@ -1,0 +1,123 @@
+/**
+ * A JSON-RPC client of the gateway inside the same process: the wallet's reads, broadcasts and subscriptions
+ * go through the same pipeline as any client's (key, limits, credits, usage), charged to the wallet's own key,
+ * without a socket.
+ */
+import type { KeySnapshot } from '../../keys/snapshot.ts'
+import { ERROR_REGISTRY } from '../../errors/registry.ts'
+import { validateCall, type RpcErrorObject } from '../../jsonrpc/envelope.ts'
+import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
+import type { Gateway } from './execute.ts'
+import { createSubscriptions, type SubscriptionDeps, type Subscriptions } from './client-subscriptions.ts'
+import type { CallContext, Outcome } from './types.ts'
+
+/** A JSON-RPC error answered by the gateway or the node, with its code. */
+export class RpcCallError extends Error {
+  readonly code: number
+  readonly data: unknown
+  constructor(error: RpcErrorObject & { event?: number; details?: string }) {
+    super(error.details ? `${error.message}: ${error.details}` : error.message)
+    this.code = error.event ?? error.code
+    this.data = error.data
+  }
+}
+
+export interface InProcessClient {
+  chains(): { chainId: number; network: string }[]
+  request(chainId: number, method: string, params: unknown): Promise<unknown>
+  subscribe(chainId: number, params: unknown[], onEvent: (result: unknown) => void): Promise<{ id: string; unsubscribe(): Promise<void> }>
+  close(): Promise<void>
+}
+
+export function createInProcessClient(deps: {
+  gateway: Gateway
+  keys: KeySnapshot
+  networks: NetworkRegistry
+  pools: Map<string, UpstreamPool>
+  hubs: Map<string, SubscriptionHub>
+  subscriptions: SubscriptionDeps
+  /** Id of the key the calls are charged to. */
+  keyId: string
+}): InProcessClient {
+  let nextId = 1
+  const sessions = new Map<string, { subs: Subscriptions; handlers: Map<string, (r: unknown) => void> }>()
+
+  const context = (chainId: number): CallContext => {
+    const network = deps.networks.byChainId(chainId)
+    if (!network) throw new RpcCallError({ code: 4902, message: `chain ${chainId} is not served by this gateway` })
+    const entry = deps.keys.byId(deps.keyId)
+    if (!entry) throw new RpcCallError({ code: -32603, message: "the wallet's API key is missing or revoked" })
+    return { entry, network, pool: deps.pools.get(network.name)!, transport: 'ws' }
+  }
+
+  /** The answer, or the refusal as an error with the registry's JSON-RPC code. */
+  const unwrap = (out: Outcome, answer: string | Buffer | undefined): unknown => {
+    if (answer === undefined && out.code !== undefined) {
+      const spec = ERROR_REGISTRY[out.code]
+      throw new RpcCallError({ code: spec.rpcCode ?? -32603, message: spec.summary })
+    }
+    const msg = JSON.parse(answer?.toString() ?? '{"result":null}') as { result?: unknown; error?: RpcErrorObject }
+    if (msg.error) throw new RpcCallError(msg.error)
+    return msg.result
+  }
+
+  const sessionFor = (ctx: CallContext) => {
+    let s = sessions.get(ctx.network.name)
+    if (!s) {
+      const handlers = new Map<string, (r: unknown) => void>()
+      const subs = createSubscriptions({ accountId: ctx.entry.accountId, keyId: ctx.entry.id, network: ctx.network.name }, deps.hubs.get(ctx.network.name)!, deps.subscriptions, {
+        deliver(text) {
+          const msg = JSON.parse(text) as { params: { subscription: string; result: unknown } }
+          handlers.get(msg.params.subscription)?.(msg.params.result)
+          return true
+        },
+        lost() {
+          // Subscriptions lost (node restart): drop the session; the next subscribe makes a new one.
+          sessions.delete(ctx.network.name)
+          handlers.clear()
+        },
+        exhausted() {},
+      })
+      sessions.set(ctx.network.name, (s = { subs, handlers }))
+    }
+    return s
+  }
+
+  /** One call through the pipeline, as a WebSocket message with this network's subscriptions as local methods. */
+  const viaSession = async (chainId: number, method: string, params: unknown[]) => {
+    const base = context(chainId)
+    const s = sessionFor(base)
+    let answer: string | undefined
+    const ctx: CallContext = { ...base, local: s.subs.local, deliver: (text) => ((answer = text), true) }
+    const out = await deps.gateway.handleMessage(ctx, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), {})
+    return { result: unwrap(out, answer), s }
+  }
+
+  return {
+    chains: () => deps.networks.all.map((n) => ({ chainId: n.chainId, network: n.name })),
+    async request(chainId, method, params) {
+      const ctx: CallContext = { ...context(chainId), transport: 'http' }
+      const raw = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] })
+      const out = await deps.gateway.run(ctx, [validateCall(JSON.parse(raw))], false, raw)
+      return unwrap(out, out.body)
+    },
+    async subscribe(chainId, params, onEvent) {
+      const { result, s } = await viaSession(chainId, 'eth_subscribe', params)
+      const id = result as string
+      s.handlers.set(id, onEvent)
+      return {
+        id,
+        async unsubscribe() {
+          if (!s.handlers.delete(id)) return
+          await viaSession(chainId, 'eth_unsubscribe', [id]).catch(() => undefined)
+        },
+      }
+    },
+    async close() {
+      await Promise.all([...sessions.values()].map((s) => s.subs.dispose()))
+      sessions.clear()
+    },
+  }
+}

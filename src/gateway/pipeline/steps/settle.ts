@@ -1,0 +1,99 @@
+/**
+ * Step 5, settle: what a request finally costs, written once to the limit store, the usage ledger and the
+ * metrics. Every transport ends here, so "what is charged, what is counted" exists once.
+ *
+ * Economies (docs/benchmarks.md): the ledger and the metrics count in nested Maps keyed by the strings they are
+ * given (no per-call composed keys), and `record` builds no object that outlives the call.
+ */
+import type { KeyEntry } from '../../../keys/snapshot.ts'
+import type { CostTable } from '../../../credits/costs.ts'
+import type { LimitStore, MaybePromise } from '../../../credits/limits/memory.ts'
+import type { UsageLedger } from '../../../usage/ledger.ts'
+import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
+import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../../errors/registry.ts'
+import type { Metrics } from '../../../observability/metrics.ts'
+import type { Clock } from '../types.ts'
+
+export interface SettleDeps {
+  costs: CostTable
+  limits: LimitStore
+  ledger: UsageLedger
+  metrics: Metrics
+  clock: Clock
+  /** Which upstream answered each forwarded call, and at what upstream cost (src/usage/upstream-usage.ts). */
+  upstreamUsage?: UpstreamUsage | undefined
+}
+
+/** `ok`, `error` (an error answer), `unavailable` (no node answered), or `http_<status>` (refused whole). */
+export type CallOutcome = string
+
+export interface Settle {
+  /** One call's usage row and request counter. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
+  call(entry: KeyEntry, network: string, method: string, credits: number, outcome: CallOutcome, errorKind: string | undefined, now: number): void
+  /**
+   * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
+   * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
+   */
+  upstream(network: string, method: string, upstream: string, attempts: number, source: 'cache' | 'dedup' | undefined, credits: number, failed: boolean, now: number): void
+  /** Settles a reservation: refunds (or adds) the difference, and counts the credits. */
+  finish(entry: KeyEntry, network: string, reserved: number, charged: number, now: number): void
+  /**
+   * The input-error fee for a request refused before it ran (bad body, key refusals after the key is known).
+   * Never beyond what is left of the day's balance: a client at its limit cannot run up a debt with bad input.
+   * A promise only when the limit store must ask Redis.
+   */
+  inputError(entry: KeyEntry, network: string, code: ErrorCode): MaybePromise<number>
+  /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
+  limited(entry: KeyEntry, network: string, code: LimitCode, method: string, methods: readonly string[], now: number): void
+  /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
+  envelope(entry: KeyEntry, network: string, credits: number, now: number): void
+  /** A subscription event written to the client, and what it cost (already taken from the balance). */
+  event(entry: KeyEntry, network: string, kind: string, credits: number, now: number): void
+  /** A request refused before a key was known, or by key security: counted, not charged. */
+  refused(network: string, code: ErrorCode): void
+}
+
+export function createSettle(deps: SettleDeps): Settle {
+  const { costs, limits, ledger, metrics, clock } = deps
+  const upstreamUsage = deps.upstreamUsage
+  const status = (code: ErrorCode) => ERROR_REGISTRY[code].httpStatus
+
+  return {
+    call(entry, network, method, credits, outcome, errorKind, now) {
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method, calls: 1, credits, errors: outcome === 'ok' ? 0 : 1, errorKind }, now)
+      metrics.call(network, method, outcome)
+    },
+    upstream(network, method, upstream, attempts, source, credits, failed, now) {
+      upstreamUsage?.record(network, upstream, method, attempts, source, credits, failed, now)
+    },
+    finish(entry, network, reserved, charged, now) {
+      if (charged !== reserved) limits.adjust(entry.accountId, entry.id, charged - reserved, now)
+      metrics.credits(network, charged)
+    },
+    inputError(entry, network, code) {
+      const now = clock.now()
+      const record = (fee: number) => {
+        ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: '(invalid)', calls: 1, credits: fee, errors: 1, errorKind: `http:${status(code)}` }, now)
+        metrics.credits(network, fee)
+        return fee
+      }
+      const fee = limits.chargeWithin(entry.limits, costs.inputError, now)
+      return typeof fee === 'number' ? record(fee) : fee.then(record)
+    },
+    limited(entry, network, code, method, methods, now) {
+      const s = status(code)
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method, calls: methods.length, credits: 0, errors: methods.length, errorKind: `http:${s}` }, now)
+      for (const m of methods) metrics.call(network, m, `http_${s}`)
+    },
+    envelope(entry, network, credits, now) {
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: 'batch', calls: 0, credits, errors: 0 }, now)
+    },
+    event(entry, network, kind, credits, now) {
+      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: `eth_subscription:${kind}`, calls: 1, credits, errors: 0 }, now)
+      metrics.credits(network, credits)
+    },
+    refused(network, code) {
+      metrics.call(network, '(refused)', `http_${status(code)}`)
+    },
+  }
+}

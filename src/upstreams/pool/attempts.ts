@@ -1,0 +1,211 @@
+/**
+ * One call's attempts over the nodes a pool selected (src/upstreams/pool/pool.ts): retries on another node, hedges,
+ * the first useful answer wins and the others are aborted; a hedge lost while hanging is a breaker strike.
+ */
+import { ChaingateError, errors } from '../../errors/index.ts'
+import { refusalError } from './classify.ts'
+import { CancelledError, counted, notDelivered, post, type Member, type RequestControl, type UpstreamAnswer } from './member.ts'
+import type { SendOptions } from './pool.ts'
+import type { PoolState } from './state.ts'
+import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
+import { noneUsable, takeToken } from './selection.ts'
+
+const noop = () => undefined
+const fireHedge = (run: { hedge(): void }) => run.hedge()
+const expire = (run: { expire(): void }) => run.expire()
+
+/** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
+const txHashAnswer = (id: unknown, hash: string) => Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
+
+interface Attempt {
+  m: Member
+  ctl: RequestControl
+  startedAt: number
+}
+
+/**
+ * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one
+ * object and its attempts, not a closure per step.
+ */
+class Run {
+  readonly running: Attempt[] = []
+  next = 0
+  attempts = 0
+  settled = false
+  lastError: unknown = undefined
+  overBudget = false
+  /** A null/empty answer kept while another node may still have something better. */
+  weak: UpstreamAnswer | undefined = undefined
+  hedgeTimer: NodeJS.Timeout | undefined = undefined
+  /** The call's whole deadline: whatever the nodes do (a body that trickles, a slow connect), the call ends then. */
+  deadlineTimer: NodeJS.Timeout | undefined = undefined
+  resolve: (answer: UpstreamAnswer) => void = noop
+  reject: (err: unknown) => void = noop
+  onAbort: (() => void) | undefined = undefined
+  /** Told which node's answer won (filter creation pins the filter to it: src/upstreams/pool/filters.ts). */
+  onWinner: ((m: Member) => void) | undefined = undefined
+  readonly body: string | Buffer
+  readonly order: Member[]
+  readonly method: string | undefined
+  readonly kind: CallKind
+  readonly deadline: number
+  readonly timeoutMs: number
+  readonly tx: { hash: string; id: unknown } | undefined
+  readonly hedging: boolean
+  readonly healthy: number
+  readonly signal: AbortSignal | undefined
+  readonly pool: PoolState
+  constructor(
+    pool: PoolState,
+    body: string | Buffer,
+    order: Member[],
+    healthy: number,
+    method: string | undefined,
+    kind: CallKind,
+    now: number,
+    timeoutMs: number,
+    signal: AbortSignal | undefined,
+  ) {
+    this.pool = pool
+    this.body = body
+    this.order = order
+    this.method = method
+    this.kind = kind
+    this.timeoutMs = timeoutMs
+    this.deadline = now + timeoutMs
+    this.tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
+    // Hedges and missing-data retries go to healthy nodes only: a lagging or failing node would not do better.
+    this.healthy = healthy
+    this.hedging = kind === 'read' && pool.policy.hedge.enabled && healthy > 1
+    this.signal = signal
+  }
+  start(): Promise<UpstreamAnswer> {
+    const promise = new Promise<UpstreamAnswer>((resolve, reject) => {
+      this.resolve = resolve
+      this.reject = reject
+    })
+    if (this.signal !== undefined) {
+      this.onAbort = () => this.finish(undefined, new CancelledError('the client went away'))
+      this.signal.addEventListener('abort', this.onAbort, { once: true })
+    }
+    if (!this.launch()) this.giveUp()
+    else if (!this.settled) this.deadlineTimer = setTimeout(expire, this.deadline - Date.now(), this)
+    return promise
+  }
+  /** Starts the next attempt on the next node in order; false when none is left (budget, attempts, time). */
+  launch(): boolean {
+    const t = Date.now()
+    const order = this.order
+    while (this.next < order.length && this.attempts < this.pool.policy.maxAttempts && t < this.deadline) {
+      const m = order[this.next++]!
+      if (!takeToken(m, t)) {
+        this.overBudget = true
+        continue
+      }
+      if (m.breaker.isOpen) m.breaker.allow(t) // a last resort past its open time becomes the probe
+      this.attempts++
+      const a: Attempt = { m, ctl: { abort: undefined, cancelled: false }, startedAt: t }
+      this.running.push(a)
+      post(m, this.body, Math.max(1, Math.min(m.timeoutMs, this.deadline - t)), this.pool.settings, a.ctl).then(
+        (answer) => this.onAnswer(a, answer),
+        (err: unknown) => this.onFailure(a, err),
+      )
+      if (this.hedging && this.hedgeTimer === undefined && this.next < this.healthy) this.hedgeTimer = setTimeout(fireHedge, this.pool.hedgeDelayMs, this)
+      return true
+    }
+    return false
+  }
+  hedge(): void {
+    this.hedgeTimer = undefined
+    if (!this.settled && this.running.length > 0 && this.next < this.healthy) this.launch()
+  }
+  done(a: Attempt): void {
+    const i = this.running.indexOf(a)
+    if (i >= 0) this.running.splice(i, 1)
+  }
+  finish(answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt): void {
+    if (this.settled) return
+    this.settled = true
+    if (this.hedgeTimer !== undefined) clearTimeout(this.hedgeTimer)
+    if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer)
+    if (this.onAbort !== undefined) this.signal!.removeEventListener('abort', this.onAbort)
+    if (this.running.length > 0) {
+      const at = Date.now()
+      for (const a of this.running) {
+        // A request that started before the winner's and is still waiting lost a race it should have won:
+        // a strike for its breaker (a hanging node gets taken out without waiting for its timeouts).
+        if (winner !== undefined && a.startedAt < winner.startedAt) {
+          a.m.breaker.failure(at)
+          a.m.stats.recordLatency(at - a.startedAt)
+        } else if (a.m.breaker.probing) a.m.breaker.probing = false
+        a.ctl.cancelled = true
+        a.ctl.abort?.(new CancelledError('cancelled'))
+      }
+      this.running.length = 0
+    }
+    if (answer !== undefined && winner !== undefined) this.onWinner?.(winner.m)
+    if (answer !== undefined) this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
+    else {
+      const e = (err ?? this.lastError ?? errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
+      this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
+    }
+  }
+  expire(): void {
+    this.deadlineTimer = undefined
+    if (this.weak !== undefined) return this.finish(this.weak)
+    this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+  }
+  giveUp(): void {
+    if (this.weak !== undefined) return this.finish(this.weak)
+    if (this.lastError === undefined && this.overBudget)
+      return this.finish(undefined, refusalError(this.pool.network, 'rate-limited', 'the gateway reached its own limit for the nodes, upstreams[].maxRequestsPerSecond', 1000))
+    if (this.lastError === undefined && Date.now() >= this.deadline) return this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+    this.finish(undefined)
+  }
+  onAnswer(a: Attempt, answer: UpstreamAnswer): void {
+    this.done(a)
+    if (this.settled) return
+    const tx = this.tx
+    if (tx !== undefined) {
+      if (answer.isError) {
+        if (isAlreadySent(answer.body, this.pool.relayed.has(tx.hash))) return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
+      } else this.pool.relayed.add(tx.hash)
+    }
+    const w = this.kind === 'read' && this.method !== undefined ? weakAnswer(this.method, answer.body) : undefined
+    if (w === undefined) return this.finish(answer, undefined, a)
+    this.weak ??= answer
+    // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
+    if (w === 'missing' && this.next < this.healthy && this.launch()) return
+    if (this.running.length === 0) this.giveUp()
+  }
+  onFailure(a: Attempt, err: unknown): void {
+    this.done(a)
+    if (this.settled || err instanceof CancelledError) return
+    // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
+    if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE')) return this.finish(undefined, err)
+    this.lastError = err
+    if (this.running.length > 0) return // a hedge is still running: let it answer
+    const retryable =
+      this.kind !== 'unsafe' || notDelivered.has(err as Error) || (err instanceof ChaingateError && (err.code === 'UPSTREAM_RATE_LIMITED' || err.code === 'UPSTREAM_AUTH_FAILED'))
+    if (retryable && this.launch()) return
+    this.giveUp()
+  }
+}
+
+/** Runs one call over the nodes in `order` (from select(); none: the reason no node can take it). */
+export function run(
+  pool: PoolState,
+  body: string | Buffer,
+  o: SendOptions | undefined,
+  now: number,
+  order: Member[],
+  totalTimeoutMs: number,
+  onWinner?: (m: Member) => void,
+): Promise<UpstreamAnswer> {
+  if (order.length === 0) return Promise.reject(noneUsable(pool, now))
+  if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
+  const method = o?.method
+  const r = new Run(pool, body, order, pool.selectedHealthy, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal)
+  r.onWinner = onWinner
+  return r.start()
+}

@@ -1,0 +1,288 @@
+/**
+ * Which node answers are the provider refusing the gateway (rate limit, quota, credentials) rather than an answer
+ * to the client's call. Those are never relayed as a success nor charged: the node is taken out of rotation for a
+ * while and the call goes to another node (docs/errors.md, "Node provider refusals").
+ *
+ * Only looked at for refusals: an HTTP status, or — for an answer that already is a JSON-RPC error — its code and
+ * message. A normal answer costs nothing here.
+ *
+ * Also whether an answer is a JSON-RPC answer to the request at all (`judgeAnswer`): one walk over its top-level
+ * members, never a parse of the result.
+ */
+import { ChaingateError } from '../../errors/index.ts'
+import { afterString, afterValue, skipSpace } from '../../jsonrpc/envelope.ts'
+
+export type ProviderRefusal = 'rate-limited' | 'auth-failed'
+
+/** HTTP statuses a provider refuses the gateway with, whatever the body. */
+export function refusalOfStatus(status: number): ProviderRefusal | undefined {
+  if (status === 429 || status === 402) return 'rate-limited'
+  if (status === 401 || status === 403) return 'auth-failed'
+  return undefined
+}
+
+/** A Retry-After value in milliseconds from `now`: seconds, or an HTTP date (RFC 9110, 10.2.3); undefined when unreadable. */
+export function retryAfterMs(value: string, now: number): number | undefined {
+  const v = value.trim()
+  if (/^\d+$/.test(v)) return Number(v) * 1000
+  const at = Date.parse(v)
+  return Number.isNaN(at) || !/[a-z]/i.test(v) ? undefined : Math.max(0, at - now)
+}
+
+/**
+ * JSON-RPC error codes providers use for their own refusals. Any other code is the node's answer to the call.
+ * -32005 is also a legitimate answer to the client's own call on some providers, so the message decides.
+ */
+const PROVIDER_CODES = new Set([-32005, -32097, -32090, -32001, -32000, -32007, -32029, 429, 401, 402, 403])
+
+/** Texts of answers the client caused (relayed as they are, even with a code from the set above). */
+export const CLIENT_CAUSED = /query returned more than|more than \d+ results|block range|range (is )?too (large|wide)|response size|too many (results|logs|blocks)|execution reverted|revert|nonce|gas|insufficient funds|underpriced|invalid sender|exceeds the configured cap|invalid (argument|param|block|address)|header not found|missing trie node/i
+
+/** Provider quota / rate texts (Infura, Alchemy, QuickNode, Ankr, public RPCs). */
+const RATE_LIMITED = /rate.?limit|too many requests|request count exceeded|daily request|request rate exceeded|limit exceeded|exceeded .*(capacity|quota|limit|compute units|credits)|compute units|quota|throughput|credits? (exhausted|exceeded)|upgrade your plan|request limit reached/i
+
+/** Credential texts. */
+const AUTH_FAILED = /project id|api key|apikey|unauthori[sz]ed|not authori[sz]ed|forbidden|must be authenticated|authentication|invalid (key|token)|access denied|not allowed to access|whitelist|allowlist/i
+
+/** A JSON-RPC error object (code and message) the provider refused the gateway with, or undefined for an answer. */
+export function refusalOfError(code: unknown, message: unknown): ProviderRefusal | undefined {
+  if (typeof code !== 'number' || !PROVIDER_CODES.has(code) || typeof message !== 'string') return undefined
+  if (CLIENT_CAUSED.test(message)) return undefined
+  if (RATE_LIMITED.test(message)) return 'rate-limited'
+  if (AUTH_FAILED.test(message)) return 'auth-failed'
+  return undefined
+}
+
+/**
+ * An error answer's bytes (a single answer `{…}` or a batch `[…]`): a provider refusal when the single error, or
+ * any entry of the batch, is one (a provider refusing a batch refuses all of it; a partial answer is not served).
+ */
+export function refusalOfAnswer(body: Buffer): { refusal: ProviderRefusal; code: number } | undefined {
+  let parsed: unknown
+  try {
+    parsed = JSON.parse(body.toString())
+  } catch {
+    return undefined
+  }
+  const entries = Array.isArray(parsed) ? parsed : [parsed]
+  for (const e of entries) {
+    const err = (e as { error?: { code?: unknown; message?: unknown } } | null)?.error
+    if (err && typeof err === 'object') {
+      const r = refusalOfError(err.code, err.message)
+      if (r !== undefined) return { refusal: r, code: err.code as number }
+    }
+  }
+  return undefined
+}
+
+/** What the client gets when no node of the network could answer because providers refused the gateway. */
+export function refusalError(network: string, refusal: ProviderRefusal, detail: string, retryInMs: number): ChaingateError {
+  const seconds = Math.max(1, Math.ceil(retryInMs / 1000))
+  return refusal === 'rate-limited'
+    ? new ChaingateError(
+        'UPSTREAM_RATE_LIMITED',
+        `network ${network} is unavailable: its node provider is rate-limiting this gateway or its quota is used up (${detail}); try again in ${seconds} s`,
+        { rpcCode: -32603, httpStatus: 503, retryable: true },
+      )
+    : new ChaingateError(
+        'UPSTREAM_AUTH_FAILED',
+        `network ${network} is unavailable: its node provider refused this gateway's credentials (${detail}); the operator must fix the upstream URL or key`,
+        { rpcCode: -32603, httpStatus: 503, retryable: false },
+      )
+}
+
+/** A JSON-RPC answer to the request: a result, or an error object (`code`, `message`); else why it is not one. */
+export type AnswerVerdict = 'result' | 'error' | { fault: string }
+
+/** Answers larger than this whose result comes last (after `id`) are checked at both ends, not byte by byte. */
+const WALK_ALL_BYTES = 64 * 1024
+const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
+
+interface Members {
+  /** The top-level id's bytes [idStart, idEnd), as written; -1 when there is none. */
+  idStart: number
+  idEnd: number
+  /** A result member; `null` as its value. */
+  result: boolean
+  nullResult: boolean
+  /** An error member other than `null`: its value's bytes; -1 when there is none. */
+  errStart: number
+  errEnd: number
+  /** Why the bytes are not one JSON object (unbalanced, cut short, trailing bytes). */
+  broken: string | undefined
+}
+
+/** Key bytes, compared in place (no string per key). */
+const isId = (b: Buffer, k: number, len: number) => len === 2 && b[k] === 0x69 && b[k + 1] === 0x64
+const isResult = (b: Buffer, k: number, len: number) =>
+  len === 6 && b[k] === 0x72 && b[k + 1] === 0x65 && b[k + 2] === 0x73 && b[k + 3] === 0x75 && b[k + 4] === 0x6c && b[k + 5] === 0x74
+const isError = (b: Buffer, k: number, len: number) => len === 5 && b[k] === 0x65 && b[k + 1] === 0x72 && b[k + 2] === 0x72 && b[k + 3] === 0x6f && b[k + 4] === 0x72
+const isNull = (b: Buffer, v: number, end: number) => end - v === 4 && b[v] === 0x6e
+
+/** Walks one JSON object's top-level members in b[start, end); a long trailing `result` is checked at its ends only. */
+function members(b: Buffer, start: number, end: number, shortcut: boolean): Members {
+  const o: Members = { idStart: -1, idEnd: -1, result: false, nullResult: false, errStart: -1, errEnd: -1, broken: undefined }
+  let i = skipSpace(b, start)
+  if (i >= end || b[i] !== 0x7b) return ((o.broken = i >= end ? 'an empty body' : 'not a JSON object'), o)
+  i = skipSpace(b, i + 1)
+  if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
+  for (;;) {
+    if (b[i] !== 0x22) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
+    const k = i + 1
+    i = afterString(b, i)
+    if (i < 0 || i > end) return ((o.broken = 'cut short'), o)
+    const len = i - 1 - k
+    i = skipSpace(b, i)
+    if (b[i] !== 0x3a) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
+    const v = skipSpace(b, i + 1)
+    const result = isResult(b, k, len)
+    if (result && shortcut && o.idStart >= 0 && endsWithCloserOf(b, v, end)) return ((o.result = true), o)
+    i = afterValue(b, v)
+    if (i < 0 || i > end || i === v) return ((o.broken = 'cut short'), o)
+    if (result) {
+      o.result = true
+      o.nullResult = isNull(b, v, i)
+    } else if (isId(b, k, len)) {
+      o.idStart = v
+      o.idEnd = i
+    } else if (isError(b, k, len) && !isNull(b, v, i)) {
+      o.errStart = v
+      o.errEnd = i
+    }
+    i = skipSpace(b, i)
+    if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
+    if (b[i] !== 0x2c) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
+    i = skipSpace(b, i + 1)
+  }
+}
+
+function lastByte(b: Buffer, i: number, end: number, o: Members): Members {
+  if (skipSpace(b, i) < end) o.broken = 'bytes after the answer'
+  return o
+}
+
+/** The object ends right after a value opened at `v` ({…}, […] or "…"): `}` last, the value's closer before it. */
+function endsWithCloserOf(b: Buffer, v: number, end: number): boolean {
+  let j = end - 1
+  while (j > v && isSpace(b[j])) j--
+  if (b[j] !== 0x7d) return false
+  j--
+  while (j > v && isSpace(b[j])) j--
+  const open = b[v]
+  return j > v && ((open === 0x7b && b[j] === 0x7d) || (open === 0x5b && b[j] === 0x5d) || (open === 0x22 && b[j] === 0x22 && b[j - 1] !== 0x5c))
+}
+
+/** The same id, written the same or not ("\u0061" and "a"): bytes first, a parse only when they differ. */
+function sameId(a: Buffer, aStart: number, aEnd: number, b: Buffer, bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart === bEnd - bStart && a.compare(b, bStart, bEnd, aStart, aEnd) === 0) return true
+  return canonicalId(a.toString('utf8', aStart, aEnd)) === canonicalId(b.toString('utf8', bStart, bEnd))
+}
+
+function canonicalId(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text))
+  } catch {
+    return text
+  }
+}
+
+/** Why an error member is not an object with an integer `code` and a string `message` (JSON-RPC 2.0, section 5.1). */
+function errorFault(b: Buffer, from: number, to: number): string | undefined {
+  let e: unknown
+  try {
+    e = JSON.parse(b.toString('utf8', from, to))
+  } catch {
+    return 'an error that is not JSON'
+  }
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return 'an error that is not an object'
+  const { code, message } = e as { code?: unknown; message?: unknown }
+  if (!Number.isInteger(code)) return 'an error without an integer code'
+  if (typeof message !== 'string') return 'an error without a message'
+  return undefined
+}
+
+/**
+ * One answer object's verdict, against the id it must carry (`req`'s bytes [idStart, idEnd)). Tolerated:
+ * `"error": null` beside a result, and `"result": null` beside an error (some servers write both members).
+ */
+function verdictOf(b: Buffer, o: Members, req: Buffer, idStart: number, idEnd: number): AnswerVerdict {
+  if (o.broken !== undefined) return { fault: o.broken }
+  const error = o.errStart >= 0
+  if (o.result && error && !o.nullResult) return { fault: 'both a result and an error' }
+  if (!o.result && !error) return { fault: 'neither a result nor an error' }
+  if (o.idStart < 0) return { fault: 'no id' }
+  // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
+  if (!sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) && !(error && isNull(b, o.idStart, o.idEnd)))
+    return { fault: `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} for a call with id ${req.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}` }
+  if (!error) return 'result'
+  const f = errorFault(b, o.errStart, o.errEnd)
+  return f === undefined ? 'error' : { fault: f }
+}
+
+/**
+ * Whether `answer` is a JSON-RPC answer to `request` (a single call or a batch, as sent): one JSON object with the
+ * call's id (or `null` on an error: the node could not read the call) and either a result or an error object with
+ * an integer code and a string message; for a batch, an array with one such answer per call that has an id, in any
+ * order, none missing, unknown or twice. A notification (no id) expects nothing: any answer, an empty one
+ * included, is fine. Never throws; a single call's answer costs one walk of both bodies' top-level members.
+ */
+export function judgeAnswer(request: string | Buffer, answer: Buffer): AnswerVerdict {
+  const req = typeof request === 'string' ? Buffer.from(request) : request
+  const r = skipSpace(req, 0)
+  if (req[r] === 0x5b) return judgeBatch(req, r, answer)
+  const call = members(req, r, req.length, false)
+  if (call.idStart < 0) return 'result'
+  return verdictOf(answer, members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES), req, call.idStart, call.idEnd)
+}
+
+/** A batch's answer: one answer per call with an id (notifications left out), by id, in any order. */
+function judgeBatch(req: Buffer, r: number, answer: Buffer): AnswerVerdict {
+  const left = new Map<string, number>()
+  let calls = 0
+  for (let i = skipSpace(req, r + 1); i < req.length && req[i] !== 0x5d; ) {
+    const end = afterValue(req, i)
+    if (end < 0) break
+    const c = members(req, i, end, false)
+    if (c.idStart >= 0) {
+      left.set(canonicalId(req.toString('utf8', c.idStart, c.idEnd)), 0)
+      calls++
+    }
+    i = skipSpace(req, end)
+    if (req[i] !== 0x2c) break
+    i = skipSpace(req, i + 1)
+  }
+  if (calls === 0) return 'result'
+  let i = skipSpace(answer, 0)
+  if (i >= answer.length) return { fault: 'an empty answer to a batch' }
+  if (answer[i] !== 0x5b) return { fault: `not an array for a batch${errorText(answer)}` }
+  i = skipSpace(answer, i + 1)
+  while (answer[i] !== 0x5d) {
+    const end = afterValue(answer, i)
+    if (end < 0 || i >= answer.length) return { fault: 'cut short' }
+    const o = members(answer, i, end, false)
+    if (o.broken === undefined && o.idStart >= 0) {
+      const id = canonicalId(answer.toString('utf8', o.idStart, o.idEnd))
+      if (!left.delete(id)) return { fault: `an answer for id ${id.slice(0, 40)}, not asked or given twice` }
+    }
+    const v = verdictOf(answer, o, answer, o.idStart, o.idEnd)
+    if (typeof v === 'object') return { fault: `a batch entry with ${v.fault}` }
+    i = skipSpace(answer, end)
+    if (answer[i] === 0x2c) i = skipSpace(answer, i + 1)
+    else if (answer[i] !== 0x5d) return { fault: i >= answer.length ? 'cut short' : 'not JSON' }
+  }
+  if (skipSpace(answer, i + 1) < answer.length) return { fault: 'bytes after the answer' }
+  if (left.size > 0) return { fault: `no answer for ${left.size} of the ${calls} calls` }
+  return 'result'
+}
+
+/** ` (the node's error: "<message>")` of a single error answered to a batch (a node that does not take batches says so). */
+function errorText(b: Buffer): string {
+  const o = members(b, 0, b.length, false)
+  if (o.broken !== undefined || o.errStart < 0) return ''
+  try {
+    const m = (JSON.parse(b.toString('utf8', o.errStart, o.errEnd)) as { message?: unknown } | null)?.message
+    return typeof m === 'string' ? ` (the node's error: ${m.slice(0, 200)})` : ''
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,155 @@
+/**
+ * Feeds a pool's head tracker (src/upstreams/pool/heads.ts): each node's latest (and finalized) block is polled, or
+ * pushed by newHeads over WebSocket, while calls flow — never when the gateway is idle.
+ */
+import { post, type Member } from './member.ts'
+import type { PoolState } from './state.ts'
+import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
+
+const HEAD_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}'
+const HEAD_AND_FINALIZED_PROBE =
+  '[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByNumber","params":["finalized",false]}]'
+/** The finalized block moves slowly: asked on every FINALIZED_EVERY-th head poll only. */
+const FINALIZED_EVERY = 5
+
+const blockOf = (b: unknown): { number: number; hash: string; parentHash?: string } | undefined => {
+  const r = (b as { result?: { number?: unknown; hash?: unknown; parentHash?: unknown } } | undefined)?.result
+  if (!r || typeof r.number !== 'string' || typeof r.hash !== 'string') return undefined
+  const number = Number.parseInt(r.number, 16)
+  return Number.isSafeInteger(number) ? { number, hash: r.hash, ...(typeof r.parentHash === 'string' ? { parentHash: r.parentHash } : {}) } : undefined
+}
+
+export interface HeadPolling {
+  /** A call after an idle spell: poll now and resume the timer's polling. */
+  wake(): void
+  /** The first heads (after the start-up chain id check), so the served tip is known before the first call. */
+  start(): Promise<void>
+  close(): void
+}
+
+/** `wsUrls[i]`: the newHeads WebSocket of `pool.members[i]`, if it has one. */
+export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[]): HeadPolling {
+  const { members, heads, network, settings, policy } = pool
+  /** The pool's call count when last seen, and when it last moved. */
+  let callsSeen = 0
+  let activeAt = Date.now()
+  let polls = 0
+
+  const pollHead = async (m: Member, withFinalized: boolean): Promise<void> => {
+    if (m.headPolling) return
+    m.headPolling = true
+    try {
+      const answer = await post(m, withFinalized ? HEAD_AND_FINALIZED_PROBE : HEAD_PROBE, Math.min(m.timeoutMs, 5000), settings)
+      const parsed = JSON.parse(answer.body.toString()) as unknown
+      const [latest, finalized] = Array.isArray(parsed) ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)] : [parsed, undefined]
+      const head = blockOf(latest)
+      if (head !== undefined) {
+        m.head = head.number
+        // Only a node in service sets the served tip; a node cooling down may be stale or on its own fork.
+        if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
+      }
+      const fin = blockOf(finalized)
+      if (fin !== undefined) {
+        m.finalized = fin.number
+        heads.reportFinalized(fin.number)
+      }
+    } catch {
+      // The failure already counts against the node (member.ts); its head stays what it was.
+    } finally {
+      m.headPolling = false
+    }
+  }
+  /**
+   * newHeads over WebSocket for nodes that have one (an embedded chain; a node with a `wsUrl` or a ws(s) `url`):
+   * heads arrive as blocks are made, and the latest-block poll is skipped for them while subscribed. Only while
+   * calls flow, like polling: an idle gateway closes these subscriptions.
+   */
+  interface WsHeads {
+    url: string
+    conn: WsRpcConnection | undefined
+    state: 'off' | 'subscribing' | 'on'
+  }
+  const wsHeads = new Map<Member, WsHeads>()
+  wsUrls.forEach((url, i) => {
+    if (url !== undefined) wsHeads.set(members[i]!, { url, conn: undefined, state: 'off' })
+  })
+  const onNewHead = (m: Member, message: { params?: { result?: unknown } }) => {
+    const head = blockOf({ result: message.params?.result })
+    if (head === undefined) return
+    m.head = head.number
+    if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
+  }
+  const subscribeHeads = (m: Member, w: WsHeads) => {
+    w.state = 'subscribing'
+    const conn = createWsRpcConnection(w.url, {
+      network,
+      timeoutMs: Math.min(m.timeoutMs, 5000),
+      onNotification: (msg) => {
+        if (w.conn === conn) onNewHead(m, msg as { params?: { result?: unknown } })
+      },
+      onClosed: () => {
+        if (w.conn !== conn) return
+        w.conn = undefined
+        w.state = 'off' // polled again until the next tick subscribes anew
+      },
+    })
+    w.conn = conn
+    conn.request({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }).then(
+      (answer) => {
+        if (w.conn !== conn) return
+        if ((answer as { result?: unknown }).result === undefined) return unsubscribeHeads(w) // no newHeads here: keep polling
+        w.state = 'on'
+      },
+      () => {
+        if (w.conn === conn) unsubscribeHeads(w)
+      },
+    )
+  }
+  const unsubscribeHeads = (w: WsHeads) => {
+    const conn = w.conn
+    w.conn = undefined
+    w.state = 'off'
+    conn?.close()
+  }
+  const pollHeads = () => {
+    if (pool.closed) return
+    const now = Date.now()
+    if (pool.calls !== callsSeen) {
+      callsSeen = pool.calls
+      activeAt = now
+    } else if (now - activeAt >= policy.headIdleMs) {
+      pool.headsIdle = true // an idle gateway asks its (possibly paid) nodes nothing; the next call wakes this up
+      for (const w of wsHeads.values()) unsubscribeHeads(w)
+      return
+    }
+    pool.headsIdle = false
+    const withFinalized = polls++ % FINALIZED_EVERY === 0
+    for (const m of members) {
+      if (m.chain !== 'confirmed' || m.refusal !== undefined) continue
+      const w = wsHeads.get(m)
+      if (w !== undefined && w.state === 'off') subscribeHeads(m, w)
+      if (w?.state !== 'on' || withFinalized) void pollHead(m, withFinalized)
+    }
+  }
+  const wakeHeads = () => {
+    pool.headsIdle = false
+    activeAt = Date.now()
+    pollHeads()
+  }
+  const headTimer = setInterval(pollHeads, policy.headPollMs)
+  headTimer.unref()
+
+  return {
+    wake: wakeHeads,
+    async start() {
+      await Promise.all(members.filter((m) => m.chain === 'confirmed').map((m) => pollHead(m, true)))
+      pool.headsIdle = false
+      activeAt = Date.now()
+      for (const [m, w] of wsHeads) if (m.chain === 'confirmed' && w.state === 'off') subscribeHeads(m, w)
+    },
+    close() {
+      clearInterval(headTimer)
+      for (const w of wsHeads.values()) unsubscribeHeads(w)
+    },
+  }
+}

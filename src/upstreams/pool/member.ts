@@ -1,0 +1,264 @@
+/**
+ * One node of a pool and the one way to send it a body (src/upstreams/pool/pool.ts chooses which node). Sending also
+ * judges the answer: a failure to connect or a 5xx cools the node down for a moment; a provider refusal (HTTP
+ * 429/401/402/403, or a quota/credential JSON-RPC error: src/upstreams/pool/classify.ts) takes it out of rotation for a
+ * back-off; a body refused for its size is the client's error (BODY_TOO_LARGE) and leaves the node alone. A 4xx
+ * or 5xx carrying the client's own JSON-RPC error (a revert, invalid params) is an answer (error-status.ts).
+ */
+import { errors as undiciErrors } from 'undici'
+import type { ChaingateError } from '../../errors/index.ts'
+import { isErrorAnswer } from '../../jsonrpc/envelope.ts'
+import { judgeAnswer, refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, retryAfterMs, type ProviderRefusal } from './classify.ts'
+import { notClientsOwn } from './error-status.ts'
+import { AnswerTooLarge, answerTooLarge, decode, refusedForSize, tooLarge, toGatewayError, UpstreamHttpError } from './failures.ts'
+import type { Member, RequestControl, UpstreamAnswer } from './types.ts'
+
+export { tooLarge } from './failures.ts'
+
+export type { Member, RequestControl, UpstreamAnswer } from './types.ts'
+
+/** The gateway gave up on the request itself (hedge lost, client gone): says nothing about the node. */
+export class CancelledError extends Error {}
+
+/**
+ * A failed call's error says how many upstream requests it made (`attempts`, as on an answer): the usage record
+ * counts them. One here; the pool sets the total when it tried several nodes.
+ */
+export function counted<E extends Error>(err: E, attempts = 1): E {
+  ;(err as E & { attempts?: number }).attempts = attempts
+  return err
+}
+
+/** Failures where the node surely never got the request (no connection was made): safe to retry any method. */
+export const notDelivered = new WeakSet<Error>()
+/** Refused, unresolvable host, unreachable network or host, connect timeout: the request never left the gateway. */
+const NO_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+
+export interface SendSettings {
+  network: string
+  cooldownMs: number
+  /** Largest answer taken from a node (config `networks[].maxResponseBytes`); a larger one is cut off (answerTooLarge). */
+  maxResponseBytes: number
+}
+
+/** Default of `networks[].maxResponseBytes`. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
+
+/** A provider refusing the gateway's credentials is not retried sooner than this (the config must change). */
+export const AUTH_BACKOFF_MS = 30_000
+const MIN_RATE_BACKOFF_MS = 1000
+const MAX_BACKOFF_MS = 60_000
+
+/** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
+export function post(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings, ctl?: RequestControl): Promise<UpstreamAnswer> {
+  if (m.pool === undefined) return overWebSocket(m, body, timeoutMs, s)
+  const pool = m.pool
+  return new Promise((resolve, reject) => {
+    pool.dispatch(
+      { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl),
+    )
+  })
+}
+
+/** Takes a node out of rotation after a provider refusal; returns the error the call fails with. */
+export function block(m: Member, refusal: ProviderRefusal, detail: string, s: SendSettings, retryAfterMs?: number): ChaingateError {
+  const ms =
+    refusal === 'auth-failed'
+      ? AUTH_BACKOFF_MS
+      : Math.min(MAX_BACKOFF_MS, retryAfterMs ?? (m.backoffMs = Math.min(MAX_BACKOFF_MS, m.backoffMs === 0 ? MIN_RATE_BACKOFF_MS : m.backoffMs * 2)))
+  m.refusal = refusal
+  m.refusalDetail = detail
+  m.blockedUntil = Date.now() + ms
+  m.usable = false
+  return refusalError(s.network, refusal, detail, ms)
+}
+
+/**
+ * undici's dispatcher handler, in its native (v1) form so undici does not wrap it in an adapter that parses the
+ * answer's headers: the chunks are collected straight into a Buffer, without the Readable stream and promises of
+ * `request()` (measurable on the per-call path). Deadlines are undici's own: time to the answer's headers, then
+ * between body chunks.
+ */
+class ForwardHandler {
+  private status = 0
+  private retryAfterMs: number | undefined
+  private encoding: string | undefined = undefined
+  private chunks: Buffer[] = []
+  private size = 0
+  private abort: ((err: Error) => void) | undefined = undefined
+  /** Armed once a body comes in more than one chunk: a body that trickles ends at the request's deadline. */
+  private deadline: NodeJS.Timeout | undefined = undefined
+  private readonly started = performance.now()
+  private readonly m: Member
+  private readonly timeoutMs: number
+  private readonly s: SendSettings
+  private readonly body: string | Buffer
+  private readonly resolve: (answer: UpstreamAnswer) => void
+  private readonly reject: (err: Error) => void
+  private readonly ctl: RequestControl | undefined
+  constructor(
+    m: Member,
+    timeoutMs: number,
+    s: SendSettings,
+    body: string | Buffer,
+    resolve: (answer: UpstreamAnswer) => void,
+    reject: (err: Error) => void,
+    ctl: RequestControl | undefined,
+  ) {
+    this.m = m
+    this.timeoutMs = timeoutMs
+    this.s = s
+    this.body = body
+    this.resolve = resolve
+    this.reject = reject
+    this.ctl = ctl
+  }
+  onConnect(abort: (err: Error) => void) {
+    this.abort = abort
+    const ctl = this.ctl
+    if (ctl === undefined) return
+    if (ctl.cancelled) abort(new CancelledError('cancelled'))
+    else ctl.abort = abort
+  }
+  onHeaders(statusCode: number, rawHeaders: Buffer[]) {
+    this.status = statusCode
+    // Header names are told apart by length first: most answers carry none of these.
+    for (let i = 0; i < rawHeaders.length; i += 2) {
+      const n = rawHeaders[i]!.length
+      if (n === 16 && rawHeaders[i]!.toString('latin1').toLowerCase() === 'content-encoding') {
+        const e = rawHeaders[i + 1]!.toString('latin1').trim().toLowerCase()
+        if (e !== 'identity') this.encoding = e
+      } else if (n === 11 && statusCode === 429 && rawHeaders[i]!.toString('latin1').toLowerCase() === 'retry-after')
+        this.retryAfterMs = retryAfterMs(rawHeaders[i + 1]!.toString('latin1'), Date.now())
+    }
+    return true
+  }
+  onData(chunk: Buffer) {
+    this.chunks.push(chunk)
+    this.size += chunk.length
+    if (this.size > this.s.maxResponseBytes) {
+      this.abort?.(new AnswerTooLarge())
+      return false
+    }
+    if (this.chunks.length === 2) {
+      const left = this.timeoutMs - (performance.now() - this.started)
+      this.deadline = setTimeout(() => this.abort?.(new undiciErrors.BodyTimeoutError()), Math.max(0, left))
+    }
+    return true
+  }
+  onComplete() {
+    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    let answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
+    const status = this.status
+    if (status >= 300) {
+      const byStatus = refusalOfStatus(status)
+      if (byStatus !== undefined) {
+        this.reject(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
+        return
+      }
+      // A redirect is not followed (the upstream URL is wrong); 413 is the request's size (onError). Other 4xx and
+      // 5xx are read below: only the client's own JSON-RPC error is passed on (error-status.ts).
+      if (status < 400 || status === 413) {
+        this.onError(new UpstreamHttpError(status, status < 400 ? ' (a redirect: not followed; fix the upstream URL)' : ''))
+        return
+      }
+    }
+    if (this.encoding !== undefined) {
+      try {
+        answer = decode(answer, this.encoding, this.s.maxResponseBytes)
+      } catch (err) {
+        this.onError(err instanceof RangeError ? new AnswerTooLarge() : new UpstreamHttpError(status, ` with a body in an encoding it could not be read in (${this.encoding.slice(0, 40)})`))
+        return
+      }
+    }
+    const first = answer[0]
+    // Only error answers are read for refusals (the allocation-free first-key test); a batch only if it holds one.
+    if ((first === 0x7b && isErrorAnswer(answer)) || (first === 0x5b && answer.includes('"error"'))) {
+      const refused = refusalOfAnswer(answer)
+      if (refused !== undefined) {
+        this.m.stats.recordFailure()
+        this.reject(counted(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s)))
+        return
+      }
+    }
+    // Passed on only as an answer to this very call (its id, a result or an error object): else a node failure.
+    const verdict = judgeAnswer(this.body, answer)
+    if (typeof verdict === 'object') {
+      this.onError(new UpstreamHttpError(status, status >= 500 ? '' : ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`))
+      return
+    }
+    if (status >= 300) {
+      const why = notClientsOwn(answer)
+      if (why !== undefined) {
+        this.onError(new UpstreamHttpError(status, ` (${why})`))
+        return
+      }
+    }
+    const isError = verdict === 'error'
+    const m = this.m
+    m.downUntil = 0
+    m.backoffMs = 0
+    m.breaker.success()
+    const latencyMs = performance.now() - this.started
+    m.stats.recordLatency(latencyMs)
+    this.resolve({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
+  }
+  onError(err: Error) {
+    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    if (err instanceof AnswerTooLarge) {
+      this.reject(counted(answerTooLarge(this.s.network, this.s.maxResponseBytes)))
+      return
+    }
+    if (refusedForSize(err, this.status, this.body.length)) {
+      this.reject(tooLarge(this.s.network, undefined))
+      return
+    }
+    if (this.ctl?.cancelled) {
+      this.reject(err instanceof CancelledError ? err : new CancelledError('cancelled'))
+      return
+    }
+    const now = Date.now()
+    this.m.downUntil = now + this.s.cooldownMs
+    this.m.stats.recordFailure()
+    this.m.breaker.failure(now)
+    const e = toGatewayError(this.s.network, err, this.timeoutMs)
+    if (NO_CONNECTION.has((err as { code?: string }).code ?? '')) notDelivered.add(e)
+    this.reject(counted(e))
+  }
+}
+
+/** A node reached only by ws(s): the body is parsed to give the call the connection's own id, and serialized back. */
+async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings): Promise<UpstreamAnswer> {
+  const started = performance.now()
+  let answer: unknown
+  const failed = (err: Error) => {
+    const now = Date.now()
+    m.downUntil = now + s.cooldownMs
+    m.stats.recordFailure()
+    m.breaker.failure(now)
+    return counted(err)
+  }
+  try {
+    answer = await m.socket!.request(JSON.parse(body.toString()), timeoutMs)
+  } catch (err) {
+    throw failed(err as Error) // already a gateway error naming the network
+  }
+  const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error
+  const refusal = error ? refusalOfError(error.code, error.message) : undefined
+  if (refusal !== undefined) {
+    m.stats.recordFailure()
+    throw counted(block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s))
+  }
+  // The connection matched the answer to the call by id; its shape is judged as over HTTP.
+  const bytes = Buffer.from(JSON.stringify(answer) ?? '')
+  const verdict = judgeAnswer(body, bytes)
+  if (typeof verdict === 'object') throw failed(toGatewayError(s.network, new UpstreamHttpError(0, ` over WebSocket with something that is not a JSON-RPC answer to the call: ${verdict.fault}`), timeoutMs))
+  m.downUntil = 0
+  m.backoffMs = 0
+  m.breaker.success()
+  const latencyMs = performance.now() - started
+  m.stats.recordLatency(latencyMs)
+  return { body: bytes, latencyMs, upstream: m.label, attempts: 1, isError: verdict === 'error' }
+}
+

@@ -1,0 +1,285 @@
+/**
+ * The nodes behind one network, as a pool even when it holds one node (docs/upstreams.md). Sending one node a
+ * body and judging its answer is src/upstreams/pool/member.ts; this file composes the parts below into one pool:
+ * - selection: nodes that are down (no answer, 5xx, open breaker), lagging (more than `maxLagBlocks` behind the
+ *   served tip), over their rate budget or below the call's `minBlock` take no calls while others can; primaries
+ *   before fallbacks; among the best-scored nodes (latency × error rate, with hysteresis) a weighted rotation
+ *   (src/upstreams/pool/selection.ts, which also reports each node's state);
+ * - retries: a read (and eth_sendRawTransaction) is retried on another node after a refusal, reset, timeout, 5xx,
+ *   provider refusal, or a "missing data" answer (src/upstreams/pool/retry-policy.ts), within `maxAttempts` and the
+ *   network's total deadline; node-local methods only when the node surely never got the request
+ *   (src/upstreams/pool/attempts.ts runs one call's attempts);
+ * - hedging: a read not answered after the hedge delay (a latency quantile, or fixed) also goes to a second node;
+ *   the first useful answer wins, the other request is aborted; null/empty answers do not win while a request runs;
+ * - a breaker per node (src/upstreams/pool/breaker.ts): consecutive failures, hedges lost while hanging included,
+ *   take it out; one probe call after a while brings it back;
+ * - heads: each node's latest (and finalized) block is polled while calls flow, never when the gateway is idle;
+ *   the served tip is src/upstreams/pool/heads.ts, the polling src/upstreams/pool/head-polling.ts;
+ * - a node whose `eth_chainId` is not the network's never serves; one not yet confirmed (unreachable at start-up)
+ *   serves once a check confirms it (docs/config.md, `onChainIdMismatch`; src/upstreams/pool/chain-id.ts).
+ * When none answers, the caller gets the gateway error naming the network and why — never a hang.
+ *
+ * One usable node (an embedded chain): the call goes straight to it — no selection, no clock read.
+ * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
+ * (src/upstreams/pool/ws-connection.ts) for every call.
+ */
+import { Pool } from 'undici'
+import { run } from './attempts.ts'
+import { Breaker, type BreakerSettings } from './breaker.ts'
+import { createChainIdCheck } from './chain-id.ts'
+import { createFilterRouting, isFilterMethod } from './filters.ts'
+import { createHeadPolling } from './head-polling.ts'
+import { createHeadTracker, type HeadView } from './heads.ts'
+import { RollingStats } from './latency.ts'
+import { DEFAULT_MAX_RESPONSE_BYTES, post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
+import type { PoolState } from './state.ts'
+import { RelayedTransactions } from './retry-policy.ts'
+import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
+import { createWsRpcConnection } from './ws-connection.ts'
+
+export type { UpstreamAnswer } from './member.ts'
+export type { HeadView } from './heads.ts'
+export type { UpstreamStatus } from './selection.ts'
+
+export interface SendOptions {
+  timeoutMs?: number
+  /** The JSON-RPC method of a single call (undefined for a batch): drives retry/hedge policy. */
+  method?: string
+  /** Consistent heads: only upstreams whose latest head is >= this block number (undefined: any). */
+  minBlock?: number
+  signal?: AbortSignal
+}
+
+export interface UpstreamPool {
+  readonly network: string
+  /** Sends one JSON-RPC body (single or batch) and returns the node's answer text. */
+  send(body: string | Buffer, opts?: SendOptions): Promise<UpstreamAnswer>
+  /** The network's served tip and finalized block (src/upstreams/pool/heads.ts). */
+  readonly heads: HeadView
+  /**
+   * Start-up check: one `eth_chainId` per node, in parallel. Rejects (UPSTREAM_WRONG_CHAIN) when a node with
+   * `onChainIdMismatch: 'fail'` answers another id; an unreachable node stays out of rotation until confirmed.
+   */
+  verifyChainId(): Promise<void>
+  status(): UpstreamStatus[]
+  /** WebSocket URLs of the nodes, for subscriptions (those on a wrong chain id last). */
+  readonly wsUrls: string[]
+  /** Several nodes: filters are pinned to their node (src/upstreams/pool/filters.ts); a batch sends filter calls alone. */
+  readonly pinsFilters?: boolean
+  close(): Promise<void>
+}
+
+/** anvil refuses request bodies over 2 MiB (answering -32600 with `id: null`, or closing the connection: EPIPE). */
+export const EMBEDDED_MAX_REQUEST_BYTES = 2 * 1024 * 1024
+
+export interface UpstreamEndpoint {
+  url: string
+  wsUrl?: string
+  /** What a node answering another chain id does to start-up: stop it (default), or stay out of rotation. */
+  onChainIdMismatch?: 'fail' | 'exclude'
+  role?: 'primary' | 'fallback'
+  weight?: number
+  /** This node's deadline for one request (default: the pool's timeoutMs). */
+  timeoutMs?: number | undefined
+  /** Most requests per second sent to this node; null/undefined: no limit. */
+  maxRequestsPerSecond?: number | null | undefined
+  labels?: string[]
+}
+
+/** The network's policy over its nodes (config `networks[].upstreamPolicy`, docs/config.md). */
+export interface UpstreamPolicy {
+  maxLagBlocks: number
+  /** All attempts of one call end within this (default: the pool's timeoutMs). */
+  totalTimeoutMs?: number | undefined
+  maxAttempts: number
+  headPollMs: number
+  headIdleMs: number
+  hedge: { enabled: boolean; delayMs: number | null; quantile: number; minDelayMs: number; maxDelayMs: number }
+  breaker: BreakerSettings
+}
+
+export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = {
+  maxLagBlocks: 5,
+  maxAttempts: 3,
+  headPollMs: 2000,
+  headIdleMs: 60_000,
+  hedge: { enabled: true, delayMs: null, quantile: 0.9, minDelayMs: 30, maxDelayMs: 2000 },
+  breaker: { failureThreshold: 5, openMs: 5000, maxOpenMs: 60_000 },
+}
+
+/** Where the pool reports what an operator should see (a pino logger fits). */
+export interface PoolLog {
+  warn(fields: object, message: string): void
+  error(fields: object, message: string): void
+}
+
+const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
+
+/** http://user:pass@host/path?x → host/path: node URLs often embed provider keys, never show them. */
+export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '/' ? '' : '/…'}`
+
+/** How long close() waits for requests in flight before dropping them. */
+const CLOSE_GRACE_MS = 1000
+
+export function createUpstreamPool(
+  network: string,
+  endpoints: UpstreamEndpoint[],
+  opts: {
+    timeoutMs: number
+    connections?: number
+    cooldownMs?: number
+    /** Largest body sent to the node (config `networks[].maxRequestBytes`); larger ones answer 413 without contacting it. */
+    maxRequestBytes?: number | undefined
+    /** Largest answer taken from a node (config `networks[].maxResponseBytes`, default 64 MiB). */
+    maxResponseBytes?: number | undefined
+    /** The network's chain id, checked against every node; undefined: trusted (an embedded chain chaingate started). */
+    chainId?: number | undefined
+    /** Deadline of one chain id check (default: the smaller of timeoutMs and 3 s). */
+    verifyTimeoutMs?: number
+    policy?: UpstreamPolicy | undefined
+    log?: PoolLog | undefined
+  },
+): UpstreamPool {
+  const cooldownMs = opts.cooldownMs ?? 2000
+  const maxRequestBytes = opts.maxRequestBytes ?? Infinity
+  const expected = opts.chainId
+  const policy = opts.policy ?? DEFAULT_UPSTREAM_POLICY
+  const totalTimeoutMs = policy.totalTimeoutMs ?? opts.timeoutMs
+  // The one-node path has no run of attempts: the node's request itself ends by the network's deadline.
+  const oneNodeTimeoutMs = Math.min(endpoints[0]?.timeoutMs ?? opts.timeoutMs, totalTimeoutMs)
+  const settings: SendSettings = { network, cooldownMs, maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }
+  const members: Member[] = endpoints.map((e) => {
+    const url = new URL(e.url)
+    const headers: Record<string, string> = { 'content-type': 'application/json' }
+    if (url.username)
+      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
+    const timeoutMs = e.timeoutMs ?? opts.timeoutMs
+    const rate = e.maxRequestsPerSecond ?? Infinity
+    return {
+      url,
+      path: `${url.pathname}${url.search}`,
+      headers,
+      label: redactUrl(url),
+      pool: isWebSocketUrl(e.url)
+        ? undefined
+        : new Pool(url.origin, {
+            connections: opts.connections ?? 128,
+            keepAliveTimeout: 30_000,
+            headersTimeout: timeoutMs,
+            bodyTimeout: timeoutMs,
+            connectTimeout: Math.min(timeoutMs, 5000),
+          }),
+      socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network, timeoutMs }) : undefined,
+      downUntil: 0,
+      usable: expected === undefined,
+      chain: expected === undefined ? 'confirmed' : 'unknown',
+      chainNote: expected === undefined ? undefined : 'not checked yet',
+      verifyError: undefined,
+      verifying: undefined,
+      lastVerifyAt: 0,
+      onChainIdMismatch: e.onChainIdMismatch ?? 'fail',
+      refusal: undefined,
+      refusalDetail: '',
+      blockedUntil: 0,
+      backoffMs: 0,
+      role: e.role ?? 'primary',
+      weight: e.weight ?? 1,
+      timeoutMs,
+      labels: e.labels ?? [],
+      stats: new RollingStats(),
+      breaker: new Breaker(policy.breaker),
+      head: undefined,
+      finalized: undefined,
+      headPolling: false,
+      ratePerSecond: rate,
+      tokens: Number.isFinite(rate) ? rate : 0,
+      tokensAt: 0,
+      score: 0,
+      inBand: true,
+      rrCurrent: 0,
+    }
+  })
+  const pool: PoolState = {
+    network,
+    members,
+    policy,
+    settings,
+    expected,
+    heads: createHeadTracker({ onListenerError: (err) => opts.log?.error({ network, err }, 'a head listener failed') }),
+    relayed: new RelayedTransactions(),
+    log: opts.log,
+    calls: 0,
+    headsIdle: true,
+    started: false,
+    closed: false,
+    hedgeDelayMs: policy.hedge.delayMs ?? policy.hedge.maxDelayMs,
+    selectedHealthy: 0,
+  }
+  const chainIds = createChainIdCheck(pool, opts.verifyTimeoutMs ?? Math.min(opts.timeoutMs, 3000))
+  const headPolling = createHeadPolling(pool, endpoints.map((e) => e.wsUrl ?? (isWebSocketUrl(e.url) ? e.url : undefined)))
+  const filters = members.length > 1 ? createFilterRouting(pool, totalTimeoutMs) : undefined
+  const bookTimer = setInterval(createBookkeeping(pool), 1000)
+  bookTimer.unref()
+
+  /** Not async: a call that finds a node at once makes no promise besides its run's. */
+  function sendSlow(body: string | Buffer, o: SendOptions | undefined): Promise<UpstreamAnswer> {
+    const now = Date.now()
+    if (pool.headsIdle) headPolling.wake()
+    // A filter lives on one node: created where selection picks, then used only there (docs/upstreams.md, "Filters").
+    if (filters !== undefined && o?.method !== undefined && isFilterMethod(o.method)) return filters.send(body, { ...o, method: o.method }, now)
+    const order = select(pool, now, o?.minBlock)
+    if (members.some((m) => m.chain === 'unknown')) {
+      // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
+      if (order.length === 0) return chainIds.verifyUnknown(true).then(() => run(pool, body, o, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
+      void chainIds.verifyUnknown(false)
+    }
+    return run(pool, body, o, now, order, totalTimeoutMs)
+  }
+
+  return {
+    network,
+    heads: pool.heads,
+    pinsFilters: filters !== undefined,
+    // Nodes on a wrong chain last; then those not healthy; primaries first (subscriptions follow this order).
+    get wsUrls() {
+      const now = Date.now()
+      const urls = endpoints.map((e, i) => ({ url: e.wsUrl ?? e.url.replace(/^http/i, 'ws'), m: members[i]! }))
+      const rank = ({ m }: { m: Member }) => (m.chain === 'wrong' ? 4 : 0) + (m.usable && isHealthy(pool, m, now, undefined) ? 0 : 2) + (m.role === 'primary' ? 0 : 1)
+      return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
+    },
+    send(body, sendOpts) {
+      pool.calls++
+      // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
+      if (body.length * 3 > maxRequestBytes && (typeof body === 'string' ? Buffer.byteLength(body) : body.length) > maxRequestBytes)
+        return Promise.reject(tooLarge(network, maxRequestBytes))
+      // One usable node (the common case): no selection, no clock read, one promise per call.
+      if (members.length === 1 && members[0]!.usable && sendOpts?.method !== 'eth_sendRawTransaction' && !pool.headsIdle)
+        return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings)
+      return sendSlow(body, sendOpts)
+    },
+    async verifyChainId() {
+      if (expected !== undefined) await chainIds.checkAtStartUp()
+      // The first heads, so the served tip is known before the first call.
+      await headPolling.start()
+    },
+    status() {
+      const now = Date.now()
+      return members.map((m) => memberStatus(pool, m, now))
+    },
+    async close() {
+      pool.closed = true
+      headPolling.close()
+      clearInterval(bookTimer)
+      for (const m of members) m.socket?.close()
+      // In-flight requests get a moment to finish; a node that hangs must not hold the shutdown for its timeout.
+      await Promise.all(
+        members.map(async (m) => {
+          if (m.pool === undefined) return
+          const grace = setTimeout(() => void m.pool!.destroy().catch(() => undefined), CLOSE_GRACE_MS)
+          await m.pool.close().catch(() => undefined)
+          clearTimeout(grace)
+        }),
+      )
+    },
+  }
+}

@@ -1,0 +1,31 @@
+/**
+ * What the parts of one pool share (src/upstreams/pool/pool.ts composes them): its nodes, policy and the few values
+ * one part writes and another reads — one object per pool, created once, so the call path allocates nothing for it.
+ */
+import type { HeadTracker } from './heads.ts'
+import type { Member, SendSettings } from './member.ts'
+import type { PoolLog, UpstreamPolicy } from './pool.ts'
+import type { RelayedTransactions } from './retry-policy.ts'
+
+export interface PoolState {
+  readonly network: string
+  readonly members: Member[]
+  readonly policy: UpstreamPolicy
+  readonly settings: SendSettings
+  /** The network's chain id, checked against every node; undefined: trusted (an embedded chain chaingate started). */
+  readonly expected: number | undefined
+  readonly heads: HeadTracker
+  readonly relayed: RelayedTransactions
+  readonly log: PoolLog | undefined
+  /** Calls since start (the one-node path counts too: one increment): head polling stops when it stops moving. */
+  calls: number
+  /** No call for `headIdleMs`: heads are not polled until the next call (which then takes the slow path). */
+  headsIdle: boolean
+  /** Set once start-up's own check is done: later mismatches are logged (start-up reports its own). */
+  started: boolean
+  closed: boolean
+  /** The hedge delay now (ms), recomputed once a second (src/upstreams/pool/selection.ts bookkeeping). */
+  hedgeDelayMs: number
+  /** How many of the nodes the last select() returned are healthy (the rest are last resorts). */
+  selectedHealthy: number
+}

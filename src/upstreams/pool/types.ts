@@ -1,0 +1,83 @@
+/**
+ * What a pool knows of one node (src/upstreams/pool/member.ts sends to it; selection.ts and attempts.ts read and update
+ * these fields) and what one answer from it carries. Plain data: one object per node, built once.
+ */
+import type { Pool } from 'undici'
+import type { ProviderRefusal } from './classify.ts'
+import type { Breaker } from './breaker.ts'
+import type { RollingStats } from './latency.ts'
+import type { WsRpcConnection } from './ws-connection.ts'
+
+export interface UpstreamAnswer {
+  /** The node's JSON-RPC answer, verbatim (bytes: a single call's answer goes back to the client untouched). */
+  body: Buffer
+  /** Milliseconds from sending to the full body. */
+  latencyMs: number
+  /** The node that answered, as a redacted label (no credentials). */
+  upstream: string
+  /** Upstream requests made for this answer, retries and hedges included (1: the first node answered). */
+  attempts: number
+  /** Set when the answer did not come from an upstream request of its own (the cache, or a shared in-flight call). */
+  source?: 'cache' | 'dedup'
+  /** The answer is a single JSON-RPC error (judged once here, so the pipeline need not scan the bytes again). */
+  isError?: boolean
+}
+
+export interface Member {
+  url: URL
+  path: string
+  /** Built once: the same object goes with every request. */
+  headers: Record<string, string>
+  /** The URL with credentials removed (src/upstreams/pool/pool.ts redactUrl): the only form logs and /healthz show. */
+  label: string
+  /** HTTP(S) nodes. */
+  pool: Pool | undefined
+  /** ws(s) nodes. */
+  socket: WsRpcConnection | undefined
+  /** Short cooldown after a failure to answer: skipped while others answer, still tried as a last resort. */
+  downUntil: number
+  /** In rotation: chain id confirmed and no provider back-off. One flag, so the per-call path reads no clock. */
+  usable: boolean
+  chain: 'confirmed' | 'unknown' | 'wrong'
+  /** Why the chain id is not confirmed (for /healthz and the log). */
+  chainNote: string | undefined
+  /** The last failed check's error: what a call gets while no node is confirmed (the node's own failure). */
+  verifyError: Error | undefined
+  verifying: Promise<void> | undefined
+  lastVerifyAt: number
+  onChainIdMismatch: 'fail' | 'exclude'
+  /** Provider back-off: out of rotation (not even a last resort) until `blockedUntil`. */
+  refusal: ProviderRefusal | undefined
+  refusalDetail: string
+  blockedUntil: number
+  /** Current rate-limit back-off; doubles per refusal, back to 0 on an answer. */
+  backoffMs: number
+  role: 'primary' | 'fallback'
+  weight: number
+  /** This node's own deadline for one request. */
+  timeoutMs: number
+  labels: string[]
+  /** Rolling latency quantiles and error rate (src/upstreams/pool/latency.ts). */
+  stats: RollingStats
+  breaker: Breaker
+  /** Latest block the node reported (head polling), its hash, and its finalized block. */
+  head: number | undefined
+  finalized: number | undefined
+  headPolling: boolean
+  /** Rate budget (requests/s; Infinity: none) as a token bucket. */
+  ratePerSecond: number
+  tokens: number
+  tokensAt: number
+  /** Latency × error rate ÷ weight, lower is better; recomputed once a second (src/upstreams/pool/selection.ts). */
+  score: number
+  /** Scored among the best of its role (src/upstreams/pool/selection.ts, with hysteresis); others are only retry targets. */
+  inBand: boolean
+  /** Smooth weighted round-robin counter. */
+  rrCurrent: number
+}
+
+/** Cancels one request in flight (a hedge that lost): undici's abort once the request is dispatched. */
+export interface RequestControl {
+  abort: ((err: Error) => void) | undefined
+  cancelled: boolean
+}

@@ -1,0 +1,285 @@
+/**
+ * The subscription hub's node connection (src/upstreams/subscriptions/hub.ts): one WebSocket to one node at a time
+ * (src/upstreams/pool/ws-connection.ts), its notifications routed to the shared subscriptions, a heartbeat that finds a
+ * node that stopped answering, and the choice of the next node when it drops (healthy and preferred first, the
+ * failed one last, with back-off) until `failoverMs` runs out. Planned moves while the node still works (back to
+ * the preferred node; off a node the pool counts unhealthy) are make-before-break: src/upstreams/subscriptions/switch.ts.
+ */
+import { errors } from '../../errors/index.ts'
+import { createWsRpcConnection } from '../pool/ws-connection.ts'
+import type { Replay } from './replay.ts'
+import { call, checkChainId, NodeRpcError, toBig, type Conn } from './node-calls.ts'
+import { createSwitcher } from './switch.ts'
+import type { HubOptions, MoveReason, Shared } from './hub.ts'
+
+export { call, NodeRpcError, toBig, type Conn } from './node-calls.ts'
+
+const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred'>, string> = {
+  dropped: 'subscription connection lost: moving subscriptions',
+  hung: 'subscription node stopped answering: moving subscriptions',
+  unhealthy: 'subscription node lagging or failing for the pool: moving subscriptions',
+}
+
+const FIRST_RETRY_MS = 250
+const MAX_RETRY_MS = 5000
+/** Heartbeats in a row that find the subscription node unhealthy before it is moved off (hysteresis: no flapping). */
+const LEAVE_AFTER_CHECKS = 2
+/** Notifications that arrive before their eth_subscribe answer is processed, kept per connection. */
+const MAX_EARLY = 256
+
+export interface NodeLink {
+  /** The current connection, or the one being made. */
+  connection(): Promise<Conn>
+  /** `s` is `nodeId` on `conn` from now on (notifications that came before its answer are delivered). */
+  register(conn: Conn, s: Shared, nodeId: string): void
+  readonly current: Conn | undefined
+  readonly closed: boolean
+  readonly moves: Record<MoveReason, number>
+  /** Shutting down: no reconnection, the subscriptions forgotten, the connection closed. */
+  close(): void
+}
+
+export function createNodeLink(network: string, opts: HubOptions, shared: Map<string, Shared>, replay: Replay): NodeLink {
+  const { run, emit, onHead, onLog, sync, markResume } = replay
+  const label = opts.label ?? ((u: string) => u)
+  let current: Conn | undefined
+  let connecting: Promise<Conn> | undefined
+  let closed = false
+  let wake: (() => void) | undefined
+  const moves: Record<MoveReason, number> = { dropped: 0, hung: 0, unhealthy: 0, preferred: 0, 'gave-up': 0 }
+
+  const onNotification = (conn: Conn, msg: { method?: string; params?: unknown }) => {
+    const params = msg.params as { subscription?: string; result?: unknown } | undefined
+    if (msg.method !== 'eth_subscription' || typeof params?.subscription !== 'string') return
+    const s = conn.byNodeId.get(params.subscription)
+    if (s === undefined) {
+      if (conn.early.length < MAX_EARLY) conn.early.push({ id: params.subscription, result: params.result })
+      return
+    }
+    deliver(conn, s, params.result)
+  }
+
+  const deliver = (conn: Conn, s: Shared, result: unknown) => {
+    if (conn.dead || s.nodeId === undefined || conn.byNodeId.get(s.nodeId) !== s) return
+    if (s.kind === 'newHeads') run(s, () => onHead(conn, s, result))
+    else if (s.kind === 'logs') run(s, () => onLog(s, result as never))
+    else run(s, () => emit(s, result))
+  }
+
+  const register = (conn: Conn, s: Shared, nodeId: string) => {
+    s.nodeId = nodeId
+    conn.byNodeId.set(nodeId, s)
+    const early = conn.early.filter((e) => e.id === nodeId)
+    if (early.length > 0) {
+      conn.early = conn.early.filter((e) => e.id !== nodeId)
+      for (const e of early) deliver(conn, s, e.result)
+    }
+  }
+
+  const onClosed = (conn: Conn, why: 'dropped' | 'hung' = 'dropped') => {
+    if (conn.dead) return
+    conn.dead = true
+    clearInterval(conn.heartbeat)
+    conn.rpc.close() // not reopened by the next request: a new Conn is made
+    if (conn !== current) return
+    current = undefined
+    for (const s of shared.values()) {
+      s.nodeId = undefined
+      if (s.kind === 'logs') markResume(s)
+    }
+    if (closed || shared.size === 0) return
+    moves[why]++
+    opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, MOVE_LOG[why])
+    const lostAt = Date.now()
+    connecting = establish(conn.url, opts.failoverMs)
+      .then((next) => {
+        opts.log?.info({ network, upstream: next.label, afterMs: Date.now() - lostAt, subscriptions: shared.size }, 'subscriptions resumed')
+        return next
+      })
+      .catch((err: Error) => {
+        const reason = `no node of network ${network} reachable for subscriptions within ${opts.failoverMs} ms; subscribe again`
+        moves['gave-up']++
+        opts.log?.warn({ network, err: err.message }, 'subscriptions lost')
+        const all = [...shared.values()]
+        shared.clear()
+        for (const s of all) for (const l of s.listeners) l.onLost(reason)
+        throw err
+      })
+      .finally(() => {
+        connecting = undefined
+      })
+    connecting.catch(() => undefined)
+  }
+
+  /** A new connection to `url` (opened by its first request), its events and drop handled here. */
+  const open = (url: string): Conn => {
+    const conn: Conn = { url, label: label(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false, heartbeat: undefined }
+    conn.rpc = createWsRpcConnection(url, {
+      network,
+      timeoutMs: opts.timeoutMs,
+      onNotification: (msg) => onNotification(conn, msg),
+      onClosed: () => onClosed(conn),
+    })
+    return conn
+  }
+
+  /** After a drop: a connection to `url` with every live shared subscription moved onto it. */
+  const attach = async (url: string): Promise<Conn> => {
+    const conn = open(url)
+    // Each moved subscription's replay runs before any live event of the new node (queued behind it), and only
+    // once the connection is the current one.
+    const gates: ((ok: boolean) => void)[] = []
+    try {
+      await checkChainId(conn, network, opts.chainId)
+      for (const s of [...shared.values()]) {
+        if (!s.live) continue
+        const gate = new Promise<boolean>((resolve) => gates.push(resolve))
+        run(s, async () => {
+          if ((await gate) && s.nodeId !== undefined && conn.byNodeId.get(s.nodeId) === s) await sync(conn, s)
+        })
+        try {
+          const nodeId = String(await call(conn, 'eth_subscribe', s.params))
+          if (shared.get(s.key) !== s) {
+            // Its last client left while it was being moved: not kept at the new node either.
+            void call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+            continue
+          }
+          register(conn, s, nodeId)
+        } catch (err) {
+          if (!(err instanceof NodeRpcError)) throw err
+          // This node refuses this subscription (e.g. no mempool): its clients are told, the others move on.
+          shared.delete(s.key)
+          for (const l of s.listeners) l.onLost(`the node of network ${network} refused the subscription: ${err.message}`.slice(0, 120))
+        }
+      }
+      if (conn.dead || closed) throw errors.upstreamUnavailable(network, 'the node closed the WebSocket connection')
+    } catch (err) {
+      conn.dead = true
+      conn.rpc.close()
+      for (const release of gates) release(false)
+      throw err
+    }
+    adopt(conn)
+    for (const release of gates) release(true)
+    return conn
+  }
+
+  /**
+   * A node that stops answering while holding subscriptions is treated as dropped (its socket may stay open); one
+   * the pool counts unhealthy at two heartbeats in a row, or that answers another chain id, is moved off
+   * (make before break) to the first healthy node.
+   */
+  const watch = (conn: Conn) => {
+    const everyMs = opts.heartbeatMs ?? 0
+    if (everyMs <= 0) return
+    const waitMs = Math.min(opts.timeoutMs, Math.max(1000, everyMs))
+    let asking = false
+    let unhealthy = 0
+    let wrongChain = false
+    conn.heartbeat = setInterval(() => {
+      if (conn.dead || asking || conn.byNodeId.size === 0) return
+      const healthy = opts.isHealthy
+      if (wrongChain || (healthy !== undefined && !healthy(conn.url))) {
+        // Lagging (its heads late against what calls are served at), failing calls, cordoned: a healthy node is
+        // better. Until one takes the subscriptions, they stay here.
+        const to = opts.wsUrls().find((u) => u !== conn.url && (healthy === undefined || healthy(u)))
+        if ((++unhealthy >= LEAVE_AFTER_CHECKS || wrongChain) && to !== undefined && !switcher.moving) {
+          opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, MOVE_LOG.unhealthy)
+          void switcher.moveTo(to, 'unhealthy') // and still asked below: it may also have stopped answering
+        }
+      } else unhealthy = 0
+      asking = true
+      // Any answer, an error too, shows the node is there.
+      conn.rpc.request({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, waitMs).then(
+        (answer) => {
+          asking = false
+          const id = toBig((answer as { result?: unknown }).result)
+          if (opts.chainId !== undefined && id !== undefined && id !== BigInt(opts.chainId)) wrongChain = true
+        },
+        () => {
+          asking = false
+          if (!conn.dead) onClosed(conn, 'hung')
+        },
+      )
+    }, everyMs)
+    conn.heartbeat.unref()
+  }
+
+  /** Tries every node (the one that just failed last); with `forMs` > 0, again with back-off until then. */
+  const establish = async (failedUrl: string | undefined, forMs: number): Promise<Conn> => {
+    const started = Date.now()
+    let delayMs = FIRST_RETRY_MS
+    let lastError: unknown
+    for (;;) {
+      const all = opts.wsUrls()
+      const urls = failedUrl === undefined ? all : [...all.filter((u) => u !== failedUrl), ...all.filter((u) => u === failedUrl)]
+      for (const url of urls) {
+        if (closed) throw errors.upstreamUnavailable(network, 'shutting down')
+        try {
+          return await attach(url)
+        } catch (err) {
+          lastError = err
+        }
+      }
+      if (closed || Date.now() - started + delayMs > forMs) throw lastError ?? errors.upstreamUnavailable(network, 'no WebSocket node configured')
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, delayMs)
+        timer.unref()
+        wake = () => {
+          clearTimeout(timer)
+          resolve()
+        }
+      })
+      wake = undefined
+      delayMs = Math.min(delayMs * 2, MAX_RETRY_MS)
+    }
+  }
+
+  const connection = (): Promise<Conn> => {
+    if (current !== undefined && !current.dead) return Promise.resolve(current)
+    if (connecting === undefined) {
+      connecting = establish(undefined, 0).finally(() => {
+        connecting = undefined
+      })
+    }
+    return connecting
+  }
+
+  const adopt = (conn: Conn) => {
+    current = conn
+    watch(conn)
+  }
+  const switcher = createSwitcher({
+    opts,
+    network,
+    shared,
+    replay,
+    current: () => current,
+    adopt,
+    open,
+    register,
+    busy: () => closed || connecting !== undefined || current === undefined,
+    moves,
+  })
+
+  return {
+    connection,
+    register,
+    get current() {
+      return current
+    },
+    get closed() {
+      return closed
+    },
+    moves,
+    close() {
+      closed = true
+      switcher.close()
+      wake?.()
+      shared.clear()
+      clearInterval(current?.heartbeat)
+      current?.rpc.close()
+      current = undefined
+    },
+  }
+}

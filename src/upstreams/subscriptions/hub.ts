@@ -1,0 +1,247 @@
+/**
+ * eth_subscribe against a network's nodes. One node subscription per (kind, filter) is shared by every client
+ * subscription with the same parameters (ref-counted: the last client to leave unsubscribes at the node), over one
+ * WebSocket to one node at a time (src/upstreams/pool/ws-connection.ts).
+ *
+ * When that connection drops, every shared subscription moves to the next node in the pool's order
+ * (UpstreamPool.wsUrls: healthy and preferred first; the node that just failed is tried last), or back to the same
+ * node with back-off when it is the only one, and the gap is filled so clients do not notice:
+ * - newHeads: every block number once and in order; blocks missed meanwhile are fetched with
+ *   eth_getBlockByNumber and sent (header fields only, like a newHeads event) before the new node's own heads;
+ *   heads the client already has are dropped;
+ * - logs: eth_getLogs over the blocks the old node may not have covered; logs already sent are dropped;
+ * - newPendingTransactions: resubscribed only (a mempool has no history to replay).
+ * A node that keeps its socket open but stops answering is found by a periodic eth_chainId (`heartbeatMs`) and
+ * left the same way. Only when no node can be reached for `failoverMs` are clients told (`onLost`; close code
+ * 1013, docs/errors.md). While the node works, the subscriptions still move, make before break and with the same
+ * guarantees: back to the node ranked first once it has answered for `failbackMs`, and off a node the pool counts
+ * unhealthy (src/upstreams/subscriptions/switch.ts).
+ *
+ * This module is the hub: the shared subscriptions, ref-counted by their clients. The node connection (heartbeat,
+ * failover choice) is src/upstreams/subscriptions/connection.ts; event order and gap replay are
+ * src/upstreams/subscriptions/replay.ts.
+ */
+import type { Registry } from 'prom-client'
+import { errors } from '../../errors/index.ts'
+import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
+import { createReplay } from './replay.ts'
+
+export { NodeRpcError } from './connection.ts'
+export { MAX_HEAD_FILL, MAX_LOG_FILL_BLOCKS } from './replay.ts'
+
+export interface NodeSubscription {
+  /** The shared subscription's key (kind and filter); clients get their own ids from src/gateway/pipeline/client-subscriptions.ts. */
+  id: string
+  unsubscribe(): Promise<void>
+}
+
+/** Called per event with the result and its JSON text (serialized once for every client of the subscription). */
+export type EventHandler = (result: unknown, resultJson: string) => void
+
+export interface SubscriptionHub {
+  subscribe(params: unknown[], onEvent: EventHandler, onLost: (reason: string) => void): Promise<NodeSubscription>
+  /** Node subscriptions currently held (one per distinct kind and filter). */
+  readonly size: number
+  /** The node the subscriptions are on now (redacted), if connected. */
+  readonly upstream: string | undefined
+  /** Times the subscriptions left a node, by why; `gave-up`: no node within failoverMs (clients closed, 1013). */
+  readonly moves: Readonly<Record<MoveReason, number>>
+  close(): Promise<void>
+}
+
+/**
+ * dropped: the connection closed; hung: no heartbeat answer; unhealthy: the pool found the node lagging, failing or
+ * cordoned; preferred: back to the node ranked first (after failbackMs).
+ */
+export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'preferred' | 'gave-up'
+
+export interface HubOptions {
+  timeoutMs: number
+  /** The nodes' WebSocket URLs, best first; read again at every (re)connection. */
+  wsUrls: () => readonly string[]
+  /** After a drop, how long to keep trying to reach a node before clients are told (gateway.subscriptionFailoverMs). */
+  failoverMs: number
+  /**
+   * How often the node carrying subscriptions is asked something (eth_chainId) while it holds any: no answer within
+   * max(1 s, this) (and at most timeoutMs) counts as a drop, so a node that keeps its socket open but stops
+   * answering is left too (gateway.subscriptionHeartbeatMs; 0: never).
+   */
+  heartbeatMs?: number
+  /**
+   * Whether the pool counts a node healthy (not lagging, down or cordoned). At the heartbeat, a subscription node
+   * found unhealthy twice in a row is moved off to a healthy one, make before break (undefined: never for that).
+   */
+  isHealthy?: (url: string) => boolean
+  /**
+   * While the subscriptions are on another node than the first of wsUrls() (healthy), that node is asked eth_chainId
+   * on a fresh WebSocket every failbackMs / 4 (at most 15 s; failbackMs after a check it failed); once it has
+   * answered every check for this long, the subscriptions move back to it, make before break
+   * (gateway.subscriptionFailbackMs; 0 or undefined: never).
+   */
+  failbackMs?: number
+  /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
+  chainId?: number | undefined
+  /** URL → the form logs may show (no credentials). */
+  label?: (url: string) => string
+  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+}
+
+export interface Listener {
+  onEvent: EventHandler
+  onLost(reason: string): void
+}
+
+export interface Shared {
+  key: string
+  params: unknown[]
+  kind: string
+  listeners: Set<Listener>
+  /** Subscribed at a node (false while the first eth_subscribe is under way). */
+  live: boolean
+  ready: Promise<void>
+  /** The node's id on the current connection. */
+  nodeId: string | undefined
+  /** Live events and gap fills, in order: one task at a time. */
+  tasks: (() => void | Promise<void>)[]
+  running: boolean
+  /** newHeads: number of the last head sent to clients. */
+  lastHead: bigint | undefined
+  /** newHeads: after a switch, until the new node passes lastHead (its older heads are duplicates). */
+  catchingUp: boolean
+  /** logs: block of the last log sent, and the logs of that block already sent (logIndex:removed). */
+  lastLogBlock: bigint | undefined
+  lastLogKeys: Set<string>
+  /** logs: first block the subscription is responsible for (node head at subscribe + 1). */
+  firstBlock: bigint | undefined
+  /** logs: at a drop, the first block the old node may not have covered. */
+  resumeFrom: bigint | undefined
+  /** logs: after a gap fill, through this block live logs are checked against `filled`. */
+  filledThrough: bigint | undefined
+  filled: Set<string>
+}
+
+/** The same key for the same filter whatever the order of its object members. */
+export function subscriptionKey(params: unknown[]): string {
+  const canon = (v: unknown): unknown => {
+    if (Array.isArray(v)) return v.map(canon)
+    if (v !== null && typeof v === 'object')
+      return Object.fromEntries(
+        Object.keys(v)
+          .sort()
+          .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
+      )
+    return typeof v === 'string' && /^0x[0-9a-fA-F]*$/.test(v) ? v.toLowerCase() : v
+  }
+  return JSON.stringify(canon(params))
+}
+
+export function createSubscriptionHub(network: string, opts: HubOptions): SubscriptionHub {
+  const shared = new Map<string, Shared>()
+  const link = createNodeLink(network, opts, shared, createReplay(network, opts))
+  const { connection, register } = link
+
+  const release = async (s: Shared, listener: Listener) => {
+    if (!s.listeners.delete(listener) || s.listeners.size > 0) return
+    if (shared.get(s.key) === s) shared.delete(s.key)
+    const conn = link.current
+    const nodeId = s.nodeId
+    s.nodeId = undefined
+    if (conn === undefined || nodeId === undefined || conn.byNodeId.get(nodeId) !== s) return
+    conn.byNodeId.delete(nodeId)
+    await call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+  }
+
+  return {
+    async subscribe(params, onEvent, onLost) {
+      if (link.closed) throw errors.upstreamUnavailable(network, 'shutting down')
+      const key = subscriptionKey(params)
+      let s = shared.get(key)
+      if (s === undefined) {
+        const created: Shared = {
+          key,
+          params,
+          kind: String(params[0]),
+          listeners: new Set(),
+          live: false,
+          ready: Promise.resolve(),
+          nodeId: undefined,
+          tasks: [],
+          running: false,
+          lastHead: undefined,
+          catchingUp: false,
+          lastLogBlock: undefined,
+          lastLogKeys: new Set(),
+          firstBlock: undefined,
+          resumeFrom: undefined,
+          filledThrough: undefined,
+          filled: new Set(),
+        }
+        s = created
+        shared.set(key, created)
+        created.ready = (async () => {
+          // A drop between the node's answer and here: the next connection's attach did not see this one yet.
+          for (;;) {
+            const conn = await connection()
+            let nodeId: string
+            try {
+              nodeId = String(await call(conn, 'eth_subscribe', params))
+            } catch (err) {
+              // The connection closed under it (a drop, or a move to another node): asked again on the next one.
+              if (conn.dead && !link.closed && !(err instanceof NodeRpcError)) continue
+              throw err
+            }
+            if (created.kind === 'logs' && created.firstBlock === undefined) {
+              const head = toBig(await call(conn, 'eth_blockNumber', []).catch(() => undefined))
+              if (head !== undefined) created.firstBlock = head + 1n
+            }
+            if (conn.dead || link.closed) {
+              if (link.closed) throw errors.upstreamUnavailable(network, 'shutting down')
+              continue
+            }
+            created.live = true
+            register(conn, created, nodeId)
+            return
+          }
+        })()
+        created.ready.catch(() => {
+          if (shared.get(key) === created) shared.delete(key)
+        })
+      }
+      const listener: Listener = { onEvent, onLost }
+      const joined = s
+      joined.listeners.add(listener)
+      try {
+        await joined.ready
+      } catch (err) {
+        joined.listeners.delete(listener)
+        throw err
+      }
+      return { id: key, unsubscribe: () => release(joined, listener) }
+    },
+    get size() {
+      return shared.size
+    },
+    get upstream() {
+      return link.current?.label
+    },
+    moves: link.moves,
+    async close() {
+      link.close()
+    },
+  }
+}
+
+/** /metrics: node subscriptions held per network and how often they moved (docs/subscriptions.md). */
+export function registerSubscriptionMetrics(registry: Registry, hubs: ReadonlyMap<string, SubscriptionHub>): void {
+  const metric = (name: string, help: string, type: 'gauge' | 'counter', values: () => { labels: Record<string, string>; value: number }[]) =>
+    registry.registerMetric({ name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) } as never)
+  metric('chaingate_upstream_subscriptions', 'Node subscriptions held, one per kind and filter shared by every client', 'gauge', () =>
+    [...hubs].map(([network, h]) => ({ labels: { network }, value: h.size })),
+  )
+  metric(
+    'chaingate_subscription_moves_total',
+    'Times a network\'s subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
+    'counter',
+    () => [...hubs].flatMap(([network, h]) => (Object.keys(h.moves) as MoveReason[]).map((reason) => ({ labels: { network, reason }, value: h.moves[reason] }))),
+  )
+}

@@ -1,0 +1,44 @@
+/**
+ * The subscription hub's calls to a node over its WebSocket (src/upstreams/subscriptions/connection.ts): the
+ * connection's record, one JSON-RPC call, a node's error answer, hex quantities, and the chain id check.
+ */
+import type { RpcErrorObject } from '../../jsonrpc/envelope.ts'
+import { errors } from '../../errors/index.ts'
+import type { WsRpcConnection } from '../pool/ws-connection.ts'
+import type { Shared } from './hub.ts'
+
+/** A JSON-RPC error answer from the node, passed through to the client unchanged. */
+export class NodeRpcError extends Error {
+  readonly error: RpcErrorObject
+  constructor(error: RpcErrorObject) {
+    super(error.message)
+    this.error = error
+  }
+}
+
+export interface Conn {
+  url: string
+  label: string
+  rpc: WsRpcConnection
+  byNodeId: Map<string, Shared>
+  early: { id: string; result: unknown }[]
+  dead: boolean
+  heartbeat: NodeJS.Timeout | undefined
+}
+
+export const toBig = (hex: unknown): bigint | undefined => {
+  if (typeof hex !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(hex)) return undefined
+  return BigInt(hex)
+}
+
+export const call = async (conn: Conn, method: string, params: unknown[]): Promise<unknown> => {
+  const answer = (await conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params })) as { result?: unknown; error?: RpcErrorObject }
+  if (answer.error) throw new NodeRpcError(answer.error)
+  return answer.result
+}
+
+/** The node's chain id, checked against the network's (when known). */
+export async function checkChainId(conn: Conn, network: string, chainId: number | undefined): Promise<void> {
+  const id = toBig(await call(conn, 'eth_chainId', []))
+  if (chainId !== undefined && id !== BigInt(chainId)) throw errors.upstreamUnavailable(network, `${conn.label} is on chain ${String(id)}, not ${chainId}`)
+}

@@ -10,9 +10,23 @@ import { fileURLToPath } from 'node:url'
 
 const here = dirname(fileURLToPath(import.meta.url))
 /** In the order the docs present them: the per-request path first, then what the layers and scale-out add. */
-const SUITES = ['gateway', 'cache', 'upstreams', 'subscriptions', 'upstream-usage', 'limits', 'storage', 'scale-out', 'workers', 'wallet'] as const
+const SUITES = [
+  'gateway',
+  'cache',
+  'upstreams',
+  'subscriptions',
+  'upstream-usage',
+  'limits',
+  'storage',
+  'scale-out',
+  'workers',
+  'wallet',
+] as const
 
-const asked = (process.env.BENCH_SUITES ?? '').split(',').map((s) => s.trim()).filter(Boolean)
+const asked = (process.env.BENCH_SUITES ?? '')
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
 const unknown = asked.filter((s) => !(SUITES as readonly string[]).includes(s))
 if (unknown.length > 0) {
   console.error(`unknown BENCH_SUITES ${unknown.join(', ')}; known: ${SUITES.join(', ')}`)

@@ -16,14 +16,33 @@
 import { availableParallelism, loadavg } from 'node:os'
 import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
-import { type LoadResult, loadSettings, loadTarget, post, rpcBody, rpcResult, seedBlockOne, spawnTarget, stopTargets } from './support.ts'
+import {
+  type LoadResult,
+  loadSettings,
+  loadTarget,
+  post,
+  rpcBody,
+  rpcResult,
+  seedBlockOne,
+  spawnTarget,
+  stopTargets,
+} from './support.ts'
 
-const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 5 })
+const {
+  connections: CONNECTIONS,
+  duration: DURATION,
+  warmup: WARMUP,
+  rounds: ROUNDS,
+} = loadSettings({ connections: 32, duration: 5 })
 const BLOCK_TXS = 50
 
 const CASES = [
   { name: 'chainId', label: 'eth_chainId', body: rpcBody('eth_chainId', []) },
-  { name: 'finalizedBlock', label: 'eth_getBlockByNumber ["0x1",false] (finalized)', body: rpcBody('eth_getBlockByNumber', ['0x1', false]) },
+  {
+    name: 'finalizedBlock',
+    label: 'eth_getBlockByNumber ["0x1",false] (finalized)',
+    body: rpcBody('eth_getBlockByNumber', ['0x1', false]),
+  },
 ]
 type TargetId = 'a' | 'b' | 'c'
 const NAMES: Record<TargetId, string> = { a: '(a) anvil', b: '(b) minimal proxy', c: '(c) chaingate, cached' }
@@ -33,7 +52,8 @@ async function seedChain(url: string): Promise<void> {
   await seedBlockOne(url, BLOCK_TXS)
   await rpcResult(url, 'anvil_mine', ['0x64'])
   const finalized = (await rpcResult(url, 'eth_getBlockByNumber', ['finalized', false])) as { number: string }
-  if (Number.parseInt(finalized.number, 16) < 1) throw new Error(`block 1 is not finalized (finalized: ${finalized.number})`)
+  if (Number.parseInt(finalized.number, 16) < 1)
+    throw new Error(`block 1 is not finalized (finalized: ${finalized.number})`)
 }
 
 /** The gateway's count of answers served from its cache (chaingate_answers_without_upstream_total{source="cache"}). */
@@ -41,11 +61,13 @@ async function cacheHits(gateway: string): Promise<number> {
   const res = await request(`${gateway}/metrics`)
   const text = await res.body.text()
   let n = 0
-  for (const m of text.matchAll(/^chaingate_answers_without_upstream_total\{[^}]*source="cache"[^}]*\} (\d+)/gm)) n += Number(m[1])
+  for (const m of text.matchAll(/^chaingate_answers_without_upstream_total\{[^}]*source="cache"[^}]*\} (\d+)/gm))
+    n += Number(m[1])
   return n
 }
 
-const load = (url: string, body: string, seconds: number, pid: number) => loadTarget(url, body, CONNECTIONS, seconds, pid)
+const load = (url: string, body: string, seconds: number, pid: number) =>
+  loadTarget(url, body, CONNECTIONS, seconds, pid)
 
 // Unlike support's fmt, prints NaN and Infinity as they are (kept so this benchmark's output stays as it was).
 const fmt = (n: number, d = 0) => n.toLocaleString('en-US', { minimumFractionDigits: d, maximumFractionDigits: d })
@@ -61,10 +83,15 @@ async function main(): Promise<void> {
     ])
     const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
     const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.process.pid!, c: gateway.process.pid! }
-    // Same answers everywhere, and chaingate serving them from its cache (the head poll must have seen block 1 finalized).
+    // Same answers everywhere, and chaingate serving them from its cache (the head poll must have seen block 1
+    // finalized).
     const deadline = Date.now() + 30_000
     for (const c of CASES) {
-      const answers = await Promise.all((['a', 'b', 'c'] as const).map(async (id) => JSON.stringify((JSON.parse((await post(urls[id], c.body)).text) as { result: unknown }).result)))
+      const answers = await Promise.all(
+        (['a', 'b', 'c'] as const).map(async (id) =>
+          JSON.stringify((JSON.parse((await post(urls[id], c.body)).text) as { result: unknown }).result),
+        ),
+      )
       if (answers[1] !== answers[0] || answers[2] !== answers[0]) throw new Error(`targets disagree on ${c.label}`)
       for (;;) {
         const before = await cacheHits(gateway.info.gateway)
@@ -74,7 +101,13 @@ async function main(): Promise<void> {
         await new Promise((r) => setTimeout(r, 250))
       }
     }
-    console.log(`cache benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best reported`)
+    console.log(
+      `cache benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(
+          ' ',
+        )}; ${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best reported`,
+    )
     const best = new Map<string, LoadResult>()
     for (let round = 0; round < ROUNDS; round++) {
       const order: TargetId[] = round % 2 === 0 ? ['a', 'b', 'c'] : ['c', 'b', 'a']
@@ -89,14 +122,18 @@ async function main(): Promise<void> {
           if (!best.has(key) || best.get(key)!.rps < m.rps) best.set(key, m)
         }
     }
-    console.log('\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | c/b | c/a | b/c CPU |\n|---|---|---:|---:|---:|---:|---:|---:|---:|')
+    console.log(
+      '\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | c/b | c/a | b/c CPU |\n|---|---|---:|---:|---:|---:|---:|---:|---:|',
+    )
     const verdicts: string[] = []
     for (const c of CASES) {
       const [a, b, g] = (['a', 'b', 'c'] as const).map((id) => best.get(`${id}|${c.name}`)!)
       for (const id of ['a', 'b', 'c'] as const) {
         const m = best.get(`${id}|${c.name}`)!
         const c3 = id === 'c'
-        console.log(`| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${c3 ? fmt(g!.rps / b!.rps, 2) : ''} | ${c3 ? fmt(g!.rps / a!.rps, 2) : ''} | ${c3 ? fmt(b!.cpuUsPerRequest / g!.cpuUsPerRequest, 2) : ''} |`)
+        console.log(
+          `| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${c3 ? fmt(g!.rps / b!.rps, 2) : ''} | ${c3 ? fmt(g!.rps / a!.rps, 2) : ''} | ${c3 ? fmt(b!.cpuUsPerRequest / g!.cpuUsPerRequest, 2) : ''} |`,
+        )
       }
       const cb = g!.rps / b!.rps
       verdicts.push(

@@ -4,7 +4,8 @@
  * One anvil node, three targets in front of it, measured one after another with autocannon:
  *   (a) anvil directly,
  *   (b) bench/minimal-proxy.ts — node:http + undici Pool, nothing else,
- *   (c) chaingate (bench/run-chaingate.ts) — key check, credits, limits, usage ledger, metrics, one log line per request.
+ *   (c) chaingate (bench/run-chaingate.ts) — key check, credits, limits, usage ledger, metrics, one log line per
+ * request.
  * (b) and (c) each run in their own process; the load generator (this process) shares an event loop with neither.
  * Targets alternate order between rounds and the best round is reported, because a 2-core machine is noisy.
  *
@@ -21,9 +22,27 @@ import { availableParallelism, loadavg } from 'node:os'
 import { join } from 'node:path'
 import autocannon, { type Result } from 'autocannon'
 import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
-import { alignColumns, cpuTimes, envInt, fmt, loadSettings, pct, post, rpcBody, rpcResult, seedBlockOne, spawnTarget, stopTargets } from './support.ts'
+import {
+  alignColumns,
+  cpuTimes,
+  envInt,
+  fmt,
+  loadSettings,
+  pct,
+  post,
+  rpcBody,
+  rpcResult,
+  seedBlockOne,
+  spawnTarget,
+  stopTargets,
+} from './support.ts'
 
-const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 7 })
+const {
+  connections: CONNECTIONS,
+  duration: DURATION,
+  warmup: WARMUP,
+  rounds: ROUNDS,
+} = loadSettings({ connections: 32, duration: 7 })
 const LOG_FILE = process.env.BENCH_LOG_FILE || '/dev/null'
 const CPU_PROF = process.env.BENCH_CPU_PROF
 /** Extra node flags for (b) and (c), e.g. `--perf-basic-prof` to read their JavaScript frames with `perf`. */
@@ -49,21 +68,36 @@ interface Case {
   vary?: (n: number) => string
 }
 /** eth_getBalance of a different address on each request: the uncached path through every layer. */
-const balanceOf = (n: number) => rpcBody('eth_getBalance', [`0x${(0x10000000 + n).toString(16).padStart(40, '0')}`, 'latest'])
+const balanceOf = (n: number) =>
+  rpcBody('eth_getBalance', [`0x${(0x10000000 + n).toString(16).padStart(40, '0')}`, 'latest'])
 const ALL_CASES: Case[] = [
   { name: 'blockNumber', label: 'eth_blockNumber', body: rpcBody('eth_blockNumber', []) },
-  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpcBody('eth_getBlockByNumber', ['latest', false]) },
-  { name: 'genesisFull', label: 'eth_getBlockByNumber ["0x0",true]', body: rpcBody('eth_getBlockByNumber', ['0x0', true]) },
+  {
+    name: 'blockLatest',
+    label: 'eth_getBlockByNumber ["latest",false]',
+    body: rpcBody('eth_getBlockByNumber', ['latest', false]),
+  },
+  {
+    name: 'genesisFull',
+    label: 'eth_getBlockByNumber ["0x0",true]',
+    body: rpcBody('eth_getBlockByNumber', ['0x0', true]),
+  },
   { name: 'balanceUncached', label: 'eth_getBalance, new address each', body: balanceOf(0), vary: balanceOf },
 ]
 const UPSTREAMS = Math.max(1, envInt('BENCH_UPSTREAMS', 2))
-const wanted = process.env.BENCH_METHODS?.split(',').map((s) => s.trim()).filter(Boolean)
+const wanted = process.env.BENCH_METHODS?.split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)
 const CASES = wanted ? ALL_CASES.filter((c) => wanted.includes(c.name)) : ALL_CASES
-if (CASES.length === 0) throw new Error(`BENCH_METHODS matched no case; known: ${ALL_CASES.map((c) => c.name).join(', ')}`)
+if (CASES.length === 0)
+  throw new Error(`BENCH_METHODS matched no case; known: ${ALL_CASES.map((c) => c.name).join(', ')}`)
 
 type TargetId = 'a' | 'b' | 'c'
 const TARGET_NAMES: Record<TargetId, string> = { a: '(a) anvil', b: '(b) minimal proxy', c: '(c) chaingate' }
-const TARGETS = (process.env.BENCH_TARGETS ?? 'a,b,c').split(',').map((s) => s.trim()).filter((s): s is TargetId => s in TARGET_NAMES)
+const TARGETS = (process.env.BENCH_TARGETS ?? 'a,b,c')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is TargetId => s in TARGET_NAMES)
 if (TARGETS.length === 0) throw new Error('BENCH_TARGETS names no target (a, b, c)')
 
 interface Measurement {
@@ -87,10 +121,13 @@ interface Measurement {
 async function seedChain(url: string): Promise<void> {
   await seedBlockOne(url, BLOCK_TXS)
   const block = (await rpcResult(url, 'eth_getBlockByNumber', ['0x1', false])) as { transactions: string[] }
-  if (block.transactions.length !== BLOCK_TXS) throw new Error(`block 1 has ${block.transactions.length} transactions, expected ${BLOCK_TXS}`)
+  if (block.transactions.length !== BLOCK_TXS)
+    throw new Error(`block 1 has ${block.transactions.length} transactions, expected ${BLOCK_TXS}`)
 }
 
-/** Starts a target (bench/minimal-proxy.ts or bench/run-chaingate.ts) with this run's profiling, node flags and pinning. */
+/**
+ * Starts a target (bench/minimal-proxy.ts or bench/run-chaingate.ts) with this run's profiling, node flags and pinning.
+ */
 function startTarget(name: string, script: string, args: string[]) {
   const execArgv: string[] = []
   if (CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(CPU_PROF, name)) // one file per thread (tsx has a loader thread)
@@ -106,10 +143,13 @@ async function checkTargets(urls: Record<TargetId, string>): Promise<Record<stri
     const answers: Partial<Record<TargetId, string>> = {}
     for (const id of ['a', 'b', 'c'] as const) {
       const res = await post(urls[id], c.body)
-      if (res.status !== 200) throw new Error(`${TARGET_NAMES[id]} answered HTTP ${res.status} to ${c.label}: ${res.text.slice(0, 300)}`)
+      if (res.status !== 200)
+        throw new Error(`${TARGET_NAMES[id]} answered HTTP ${res.status} to ${c.label}: ${res.text.slice(0, 300)}`)
       const parsed = JSON.parse(res.text) as { result?: unknown; error?: unknown }
-      if (parsed.error !== undefined || parsed.result === undefined) throw new Error(`${TARGET_NAMES[id]} gave no result for ${c.label}: ${res.text.slice(0, 300)}`)
-      if (id === 'c' && !(Number(res.headers['x-credits-charged']) > 0)) throw new Error(`chaingate charged no credits for ${c.label}`)
+      if (parsed.error !== undefined || parsed.result === undefined)
+        throw new Error(`${TARGET_NAMES[id]} gave no result for ${c.label}: ${res.text.slice(0, 300)}`)
+      if (id === 'c' && !(Number(res.headers['x-credits-charged']) > 0))
+        throw new Error(`chaingate charged no credits for ${c.label}`)
       answers[id] = JSON.stringify(parsed.result)
       if (id === 'a') sizes[c.name] = Buffer.byteLength(res.text)
     }
@@ -133,7 +173,9 @@ async function load(url: string, c: Case, seconds: number, record: boolean, pid:
     method: 'POST',
     headers: { 'content-type': 'application/json' },
     body: c.body,
-    ...(vary ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: vary(sent++) }) }] } : {}),
+    ...(vary
+      ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: vary(sent++) }) }] }
+      : {}),
     connections: CONNECTIONS,
     pipelining: 1,
     duration: seconds,
@@ -208,14 +250,21 @@ async function main(): Promise<void> {
     const [proxy, gateway] = await Promise.all([
       startTarget('minimal-proxy', 'minimal-proxy.ts', [anvil.url]),
       // Several upstreams: the same node under distinct URLs (anvil ignores the query), so every answer agrees.
-      startTarget('chaingate', 'run-chaingate.ts', [Array.from({ length: UPSTREAMS }, (_, i) => (i === 0 ? anvil!.url : `${anvil!.url}/?upstream=${i + 1}`)).join(','), LOG_FILE]),
+      startTarget('chaingate', 'run-chaingate.ts', [
+        Array.from({ length: UPSTREAMS }, (_, i) => (i === 0 ? anvil!.url : `${anvil!.url}/?upstream=${i + 1}`)).join(
+          ',',
+        ),
+        LOG_FILE,
+      ]),
     ])
     const urls: Record<TargetId, string> = { a: anvil.url, b: proxy.info.url, c: gateway.info.url }
     const pids: Record<TargetId, number> = { a: anvil.pid, b: proxy.process.pid!, c: gateway.process.pid! }
     const sizes = await checkTargets(urls)
 
     console.log(
-      `chaingate benchmark: node ${process.version}, ${CPUS} CPUs${PIN ? ' (target pinned to CPU 1, load and anvil to CPU 0)' : ''}, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+      `chaingate benchmark: node ${process.version}, ${CPUS} CPUs${PIN ? ' (target pinned to CPU 1, load and anvil to CPU 0)' : ''}, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; ` +
         `chaingate with ${UPSTREAMS} upstream(s), ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
     )
     console.log(`chaingate logs to ${LOG_FILE}${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`)
@@ -248,17 +297,30 @@ async function main(): Promise<void> {
       for (const id of TARGETS) {
         const m = best(id, c)!
         const ratio = (x: Measurement | undefined) => (id === 'c' && x ? fmt(g!.rps / x.rps, 2) : '')
-        rows.push([TARGET_NAMES[id], c.label, fmt(m.rps), fmt(m.p50, 2), fmt(m.p99, 2), fmt(m.cpuUsPerRequest), ratio(b), ratio(a)])
+        rows.push([
+          TARGET_NAMES[id],
+          c.label,
+          fmt(m.rps),
+          fmt(m.p50, 2),
+          fmt(m.p99, 2),
+          fmt(m.cpuUsPerRequest),
+          ratio(b),
+          ratio(a),
+        ])
       }
       if (b && g) {
         const cb = g.rps / b.rps
-        verdicts.push(`${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`)
+        verdicts.push(
+          `${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`,
+        )
       }
-      for (const id of TARGETS) failures += runs.get(`${id}|${c.name}`)!.reduce((sum, m) => sum + m.errors + m.non2xx + m.timeouts, 0)
+      for (const id of TARGETS)
+        failures += runs.get(`${id}|${c.name}`)!.reduce((sum, m) => sum + m.errors + m.non2xx + m.timeouts, 0)
     }
     console.log(`\n${table(rows)}\n`)
     for (const v of verdicts) console.log(v)
-    if (failures > 0) console.log(`WARNING: ${failures} failed requests during the runs; the numbers above are not trustworthy`)
+    if (failures > 0)
+      console.log(`WARNING: ${failures} failed requests during the runs; the numbers above are not trustworthy`)
     console.log(`\ntotal ${((Date.now() - started) / 1000).toFixed(0)} s`)
   } finally {
     clearTimeout(deadline)

@@ -11,7 +11,14 @@ import { connectRedis } from '../src/redis/connection.ts'
 
 const CALLS = Number(process.env.BENCH_CALLS || 200_000)
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
-const limits: KeyLimits = { accountId: 'bench', keyId: 'bench-key', accountCreditsPerDay: 1e12, accountCreditsPerSecond: 1e8, keyCreditsPerDay: null, keyCreditsPerSecond: null }
+const limits: KeyLimits = {
+  accountId: 'bench',
+  keyId: 'bench-key',
+  accountCreditsPerDay: 1e12,
+  accountCreditsPerSecond: 1e8,
+  keyCreditsPerDay: null,
+  keyCreditsPerSecond: null,
+}
 
 async function run(store: LimitStore): Promise<{ nsPerCall: number; syncShare: number; cpuNsPerCall: number }> {
   let left = CALLS
@@ -39,21 +46,38 @@ async function run(store: LimitStore): Promise<{ nsPerCall: number; syncShare: n
   return { nsPerCall: ns / CALLS, syncShare: sync / CALLS, cpuNsPerCall: ((used.user + used.system) * 1000) / CALLS }
 }
 
-const conn = await connectRedis({ url: REDIS_URL, prefix: `bench:limits:${randomBytes(4).toString('hex')}:`, commandTimeoutMs: 2000 })
+const conn = await connectRedis({
+  url: REDIS_URL,
+  prefix: `bench:limits:${randomBytes(4).toString('hex')}:`,
+  commandTimeoutMs: 2000,
+})
 const stores: [string, () => LimitStore & { stop?: () => Promise<void> }][] = [
   ['memory (embedded default)', () => createMemoryLimitStore()],
-  ['Redis, leases of 1000 (default)', () => createRedisLimitStore({ connection: conn, leaseCredits: 1000, leaseSyncMs: 1000, insuranceShare: 0.5 })],
-  ['Redis, leases of 10000', () => createRedisLimitStore({ connection: conn, leaseCredits: 10_000, leaseSyncMs: 1000, insuranceShare: 0.5 })],
-  ['Redis, per call (leaseCredits 0)', () => createRedisLimitStore({ connection: conn, leaseCredits: 0, leaseSyncMs: 1000, insuranceShare: 0.5 })],
+  [
+    'Redis, leases of 1000 (default)',
+    () => createRedisLimitStore({ connection: conn, leaseCredits: 1000, leaseSyncMs: 1000, insuranceShare: 0.5 }),
+  ],
+  [
+    'Redis, leases of 10000',
+    () => createRedisLimitStore({ connection: conn, leaseCredits: 10_000, leaseSyncMs: 1000, insuranceShare: 0.5 }),
+  ],
+  [
+    'Redis, per call (leaseCredits 0)',
+    () => createRedisLimitStore({ connection: conn, leaseCredits: 0, leaseSyncMs: 1000, insuranceShare: 0.5 }),
+  ],
 ]
-console.log(`limit stores: ${CALLS} admissions (80 credits, every tenth refunded), 32 concurrent callers, node ${process.version}`)
+console.log(
+  `limit stores: ${CALLS} admissions (80 credits, every tenth refunded), 32 concurrent callers, node ${process.version}`,
+)
 console.log('| store | µs per call (wall) | CPU µs per call | answered without a round trip |\n|---|---:|---:|---:|')
 for (const [name, make] of stores) {
   const store = make()
   await run(store) // warm-up
   const r = await run(store)
   await store.stop?.()
-  console.log(`| ${name} | ${(r.nsPerCall / 1000).toFixed(2)} | ${(r.cpuNsPerCall / 1000).toFixed(2)} | ${Math.round(r.syncShare * 100)}% |`)
+  console.log(
+    `| ${name} | ${(r.nsPerCall / 1000).toFixed(2)} | ${(r.cpuNsPerCall / 1000).toFixed(2)} | ${Math.round(r.syncShare * 100)}% |`,
+  )
 }
 const left = await conn.client.keys(`${conn.prefix}*`)
 if (left.length) await conn.client.del(...left)

@@ -16,7 +16,10 @@ export interface MinimalProxy {
   close(): Promise<void>
 }
 
-export async function startMinimalProxy(upstreamUrl: string, opts: { host?: string; port?: number; connections?: number } = {}): Promise<MinimalProxy> {
+export async function startMinimalProxy(
+  upstreamUrl: string,
+  opts: { host?: string; port?: number; connections?: number } = {},
+): Promise<MinimalProxy> {
   const upstream = new URL(upstreamUrl)
   const path = `${upstream.pathname}${upstream.search}`
   // Same pool shape as chaingate's upstream pool (src/upstreams/pool/pool.ts), so only the per-request work differs.

@@ -3,7 +3,8 @@
  * always loads it; the bench key has no settings, the synchronous path of every such key), credits and limits,
  * usage ledger, Prometheus metrics and one pino log line per request — in front of an existing node.
  *
- * Run as its own process (the benchmark spawns it): `node --import tsx bench/run-chaingate.ts <upstream-url>[,<url>…] [log-file]`
+ * Run as its own process (the benchmark spawns it): `node --import tsx bench/run-chaingate.ts <upstream-url>[,<url>…]
+ * [log-file]`
  * (several comma-separated URLs: one pool of several upstreams, every layer on).
  * Without a log file, log lines go to /dev/null (still formatted and written: logging stays on).
  * Prints one JSON line `{"url": "<endpoint with key>", "gateway": "<base url>"}` on stdout once ready; exits
@@ -33,7 +34,7 @@ const config = parseConfig({
   dataDir,
   gateway: { host: '127.0.0.1', port: 0, devAccount: null },
   networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: upstream.split(',').map((url) => ({ url })) }],
-  log: { level: 'info', requests: process.env.BENCH_NO_LOG ? false : true },
+  log: { level: 'info', requests: !process.env.BENCH_NO_LOG },
   ...extra,
 })
 // Asynchronous destination, as `chaingate start` uses for stdout: the formatting and write cost is real.
@@ -85,4 +86,6 @@ process.stdin.on('end', stop)
 process.stdin.on('error', stop)
 process.stdin.resume()
 
-process.stdout.write(`${JSON.stringify({ url: `${app.url}/networks/${BENCH_NETWORK}/v3/${key.key}`, gateway: app.url })}\n`)
+process.stdout.write(
+  `${JSON.stringify({ url: `${app.url}/networks/${BENCH_NETWORK}/v3/${key.key}`, gateway: app.url })}\n`,
+)

@@ -20,7 +20,12 @@ import pg from 'pg'
 import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
 import { fmt, type LoadResult, loadSettings, loadTarget, post, rpcBody, spawnTarget, stopTargets } from './support.ts'
 
-const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 32, duration: 5 })
+const {
+  connections: CONNECTIONS,
+  duration: DURATION,
+  warmup: WARMUP,
+  rounds: ROUNDS,
+} = loadSettings({ connections: 32, duration: 5 })
 const POSTGRES_URL = process.env.BENCH_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 const CACHE = process.env.BENCH_CACHE === 'on'
@@ -32,20 +37,29 @@ const NAMES: Record<TargetId, string> = {
   r: '(r) chaingate, PG+Redis, leases',
   p: '(p) chaingate, PG+Redis, per call',
 }
-const TARGETS = (process.env.BENCH_TARGETS ?? 'b,e,r,p').split(',').map((s) => s.trim()).filter((s): s is TargetId => s in NAMES)
+const TARGETS = (process.env.BENCH_TARGETS ?? 'b,e,r,p')
+  .split(',')
+  .map((s) => s.trim())
+  .filter((s): s is TargetId => s in NAMES)
 
 const ALL_CASES = [
   { name: 'blockNumber', label: 'eth_blockNumber', body: rpcBody('eth_blockNumber', []) },
-  { name: 'blockLatest', label: 'eth_getBlockByNumber ["latest",false]', body: rpcBody('eth_getBlockByNumber', ['latest', false]) },
+  {
+    name: 'blockLatest',
+    label: 'eth_getBlockByNumber ["latest",false]',
+    body: rpcBody('eth_getBlockByNumber', ['latest', false]),
+  },
 ]
 const wanted = process.env.BENCH_METHODS?.split(',').map((s) => s.trim())
 const CASES = wanted ? ALL_CASES.filter((c) => wanted.includes(c.name)) : ALL_CASES
 
-const load = (url: string, body: string, seconds: number, pid: number) => loadTarget(url, body, CONNECTIONS, seconds, pid)
+const load = (url: string, body: string, seconds: number, pid: number) =>
+  loadTarget(url, body, CONNECTIONS, seconds, pid)
 
 async function check(url: string, body: string): Promise<void> {
   const { status, text } = await post(url, body)
-  if (status !== 200 || !text.includes('"result"')) throw new Error(`${url} answered HTTP ${status}: ${text.slice(0, 200)}`)
+  if (status !== 200 || !text.includes('"result"'))
+    throw new Error(`${url} answered HTTP ${status}: ${text.slice(0, 200)}`)
 }
 
 /** A fresh PostgreSQL schema for one target, or undefined when PostgreSQL is not reachable. */
@@ -103,13 +117,18 @@ async function main(): Promise<void> {
         } else storage = 'SQLite (PostgreSQL unreachable)'
         extra.redis = { url: REDIS_URL, keyPrefix: `${prefix}${id}:`, ...(id === 'p' ? { leaseCredits: 0 } : {}) }
       }
-      const c = await spawnTarget(NAMES[id], 'run-chaingate.ts', [anvil.url, '/dev/null'], { env: { BENCH_CHAINGATE_CONFIG: JSON.stringify(extra) }, timeoutMs: 60_000 })
+      const c = await spawnTarget(NAMES[id], 'run-chaingate.ts', [anvil.url, '/dev/null'], {
+        env: { BENCH_CHAINGATE_CONFIG: JSON.stringify(extra) },
+        timeoutMs: 60_000,
+      })
       ;[urls[id], pids[id]] = [c.info.url, c.process.pid!]
     }
     for (const id of TARGETS) for (const c of CASES) await check(urls[id], c.body)
 
     console.log(
-      `scale-out benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+      `scale-out benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; ` +
         `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported; (r)/(p) storage: ${storage}; chaingate cache ${CACHE ? 'on' : 'off'}`,
     )
     const runs = new Map<string, LoadResult[]>()
@@ -120,11 +139,15 @@ async function main(): Promise<void> {
           if (WARMUP > 0) await load(urls[id], c.body, WARMUP, pids[id])
           const m = await load(urls[id], c.body, DURATION, pids[id])
           runs.set(`${id}|${c.name}`, [...(runs.get(`${id}|${c.name}`) ?? []), m])
-          console.log(`  round ${round + 1} ${NAMES[id].padEnd(34)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req${m.bad ? `  !! ${m.bad} failed` : ''}`)
+          console.log(
+            `  round ${round + 1} ${NAMES[id].padEnd(34)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req${m.bad ? `  !! ${m.bad} failed` : ''}`,
+          )
         }
     }
     const best = (id: TargetId, name: string) => runs.get(`${id}|${name}`)?.reduce((x, y) => (y.rps > x.rps ? y : x))
-    console.log('\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | /b | /e |\n|---|---|---:|---:|---:|---:|---:|---:|')
+    console.log(
+      '\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | /b | /e |\n|---|---|---:|---:|---:|---:|---:|---:|',
+    )
     const verdicts: string[] = []
     for (const c of CASES) {
       const b = best('b', c.name)
@@ -133,10 +156,15 @@ async function main(): Promise<void> {
         const m = best(id, c.name)!
         const rb = b && id !== 'b' ? fmt(m.rps / b.rps, 2) : ''
         const re = e && id !== 'b' && id !== 'e' ? fmt(m.rps / e.rps, 2) : ''
-        console.log(`| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${rb} | ${re} |`)
+        console.log(
+          `| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${rb} | ${re} |`,
+        )
       }
       const r = best('r', c.name)
-      if (r && b) verdicts.push(`${c.label}: r/b = ${(r.rps / b.rps).toFixed(2)} ${r.rps / b.rps >= 0.8 ? 'meets' : 'MISSES'} the 0.8 target${e ? `; r/e = ${(r.rps / e.rps).toFixed(2)}` : ''}`)
+      if (r && b)
+        verdicts.push(
+          `${c.label}: r/b = ${(r.rps / b.rps).toFixed(2)} ${r.rps / b.rps >= 0.8 ? 'meets' : 'MISSES'} the 0.8 target${e ? `; r/e = ${(r.rps / e.rps).toFixed(2)}` : ''}`,
+        )
     }
     console.log('')
     for (const v of verdicts) console.log(v)

@@ -27,7 +27,18 @@ const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.len
 function recordRows(ledger: ReturnType<typeof createUsageLedger>, rows: number, callsPerRow = 1) {
   for (let c = 0; c < callsPerRow; c++)
     for (let i = 0; i < rows; i++)
-      ledger.record({ accountId: `acc${i % 50}`, keyId: `key${Math.floor(i / METHODS.length)}`, network: 'mainnet', method: METHODS[i % METHODS.length]!, calls: 1, credits: 80, errors: 0 }, NOW)
+      ledger.record(
+        {
+          accountId: `acc${i % 50}`,
+          keyId: `key${Math.floor(i / METHODS.length)}`,
+          network: 'mainnet',
+          method: METHODS[i % METHODS.length]!,
+          calls: 1,
+          credits: 80,
+          errors: 0,
+        },
+        NOW,
+      )
 }
 
 async function flushMs(opened: OpenedDatabase, rows: number): Promise<number> {

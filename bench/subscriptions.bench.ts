@@ -21,7 +21,15 @@ const BLOCKS = Number(process.env.BENCH_BLOCKS ?? 30)
 
 const anvil = await startAnvil({ chainId: 31341, port: 0, blockTimeSeconds: 0 })
 const rpc = async (method: string, params: unknown[] = []) =>
-  ((await (await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })).json()) as { result: unknown }).result
+  (
+    (await (
+      await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(call(method, params)),
+      })
+    ).json()) as { result: unknown }
+  ).result
 const mine = () => rpc('anvil_mine', ['0x1'])
 
 /** CLIENTS sockets subscribed to newHeads at `url`; each keeps the block numbers it received. */
@@ -91,7 +99,9 @@ console.log(`\n${CLIENTS} newHeads clients, ${BLOCKS} blocks, one machine, same 
 console.log('| | node subscriptions | block → all clients, median | max |')
 console.log('|---|---|---|---|')
 console.log(`| anvil direct | ${CLIENTS} | ${d.median.toFixed(1)} ms | ${d.max.toFixed(1)} ms |`)
-console.log(`| chaingate (2 upstreams) | ${hub.size} | ${g.median.toFixed(1)} ms (${(g.median / d.median).toFixed(2)}× direct) | ${g.max.toFixed(1)} ms |`)
+console.log(
+  `| chaingate (2 upstreams) | ${hub.size} | ${g.median.toFixed(1)} ms (${(g.median / d.median).toFixed(2)}× direct) | ${g.max.toFixed(1)} ms |`,
+)
 console.log(
   `\nupstream cut while 5 blocks were mined: every client had them after ${switchMs.toFixed(0)} ms (hub resumed after ${resumed?.afterMs ?? '?'} ms); ` +
     `numbers contiguous and unique for every client: ${contiguous}; sockets closed: ${closed}`,

@@ -49,20 +49,33 @@ export function cpuSeconds(pid: number, missing = Number.NaN): number {
   return Number.isNaN(user) ? missing : user + system
 }
 
-export const fmt = (n: number, digits = 0) => (Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—')
+export const fmt = (n: number, digits = 0) =>
+  Number.isFinite(n) ? n.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }) : '—'
 export const pct = (n: number) => (Number.isFinite(n) ? `${Math.round(n * 100)}%` : '—')
 
 /** Every cell padded to its column's width: the first `left` columns to the left, the rest (figures) to the right. */
 export function alignColumns(rows: string[][], left: number): { widths: number[]; cells: string[][] } {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  return { widths, cells: rows.map((r) => r.map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))) }
+  return {
+    widths,
+    cells: rows.map((r) => r.map((cell, i) => (i < left ? cell.padEnd(widths[i]!) : cell.padStart(widths[i]!)))),
+  }
 }
 
 export const rpcBody = (method: string, params: unknown[]) => JSON.stringify({ jsonrpc: '2.0', id: 1, method, params })
 
 /** One autocannon run POSTing `body`, as the benchmarks load their targets: no pipelining, 10 s request timeout. */
 export const postLoad = (url: string, body: string, connections: number, seconds: number) =>
-  autocannon({ url, method: 'POST', headers: { 'content-type': 'application/json' }, body, connections, pipelining: 1, duration: seconds, timeout: 10 })
+  autocannon({
+    url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+    connections,
+    pipelining: 1,
+    duration: seconds,
+    timeout: 10,
+  })
 
 export interface LoadResult {
   rps: number
@@ -78,7 +91,13 @@ export interface LoadResult {
 }
 
 /** One postLoad run against the target process `pid`, with its CPU and this process's. */
-export async function loadTarget(url: string, body: string, connections: number, seconds: number, pid: number): Promise<LoadResult> {
+export async function loadTarget(
+  url: string,
+  body: string,
+  connections: number,
+  seconds: number,
+  pid: number,
+): Promise<LoadResult> {
   const before = cpuSeconds(pid)
   const self = process.cpuUsage()
   const r = await postLoad(url, body, connections, seconds)
@@ -93,7 +112,10 @@ export async function loadTarget(url: string, body: string, connections: number,
   }
 }
 
-export async function post(url: string, body: string): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
+export async function post(
+  url: string,
+  body: string,
+): Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }> {
   const res = await request(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
   return { status: res.statusCode, text: await res.body.text(), headers: res.headers }
 }
@@ -101,7 +123,8 @@ export async function post(url: string, body: string): Promise<{ status: number;
 export async function rpcResult(url: string, method: string, params: unknown[]): Promise<unknown> {
   const { status, text } = await post(url, rpcBody(method, params))
   const answer = JSON.parse(text) as { result?: unknown; error?: unknown }
-  if (status !== 200 || answer.error !== undefined) throw new Error(`${method} failed (HTTP ${status}): ${text.slice(0, 300)}`)
+  if (status !== 200 || answer.error !== undefined)
+    throw new Error(`${method} failed (HTTP ${status}): ${text.slice(0, 300)}`)
   return answer.result
 }
 
@@ -109,7 +132,8 @@ export async function rpcResult(url: string, method: string, params: unknown[]):
 export async function seedBlockOne(url: string, txs: number): Promise<void> {
   const accounts = (await rpcResult(url, 'eth_accounts', [])) as string[]
   await rpcResult(url, 'evm_setAutomine', [false])
-  for (let i = 0; i < txs; i++) await rpcResult(url, 'eth_sendTransaction', [{ from: accounts[0], to: accounts[1 + (i % 5)], value: '0x1' }])
+  for (let i = 0; i < txs; i++)
+    await rpcResult(url, 'eth_sendTransaction', [{ from: accounts[0], to: accounts[1 + (i % 5)], value: '0x1' }])
   await rpcResult(url, 'evm_mine', [])
   await rpcResult(url, 'evm_setAutomine', [true])
 }
@@ -134,8 +158,13 @@ export async function spawnTarget<Info extends { url: string } = { url: string }
   opts: { execArgv?: string[]; prefix?: string[]; env?: Record<string, string>; timeoutMs?: number } = {},
 ): Promise<Target<Info>> {
   const argv = ['--import', 'tsx', ...(opts.execArgv ?? []), join(here, script), ...args]
-  const [command, ...commandArgs] = opts.prefix ? [...opts.prefix, process.execPath, ...argv] : [process.execPath, ...argv]
-  const child = spawn(command!, commandArgs, { stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, ...opts.env } })
+  const [command, ...commandArgs] = opts.prefix
+    ? [...opts.prefix, process.execPath, ...argv]
+    : [process.execPath, ...argv]
+  const child = spawn(command!, commandArgs, {
+    stdio: ['pipe', 'pipe', 'inherit'],
+    env: { ...process.env, ...opts.env },
+  })
   child.stdin!.on('error', () => {})
   const timeoutMs = opts.timeoutMs ?? 30_000
   const info = await new Promise<Info>((resolve, reject) => {

@@ -16,12 +16,21 @@ const now = Date.now()
 
 const usage = createUpstreamUsage({} as never, { flushMs: 1e9, onError: () => undefined, served })
 const ledger = createUsageLedger({ write() {} }, 1e9, () => undefined, served)
-const record = { accountId: 'acc', keyId: 'key', network: 'mainnet', method: 'eth_call', calls: 1, credits: 80, errors: 0 }
+const record = {
+  accountId: 'acc',
+  keyId: 'key',
+  network: 'mainnet',
+  method: 'eth_call',
+  calls: 1,
+  credits: 80,
+  errors: 0,
+}
 
 const rows: string[] = []
 for (let round = 0; round < ROUNDS; round++) {
   let t = performance.now()
-  for (let i = 0; i < CALLS; i++) usage.record('mainnet', upstreams[i & 1]!, methods[i & 3]!, 1, undefined, 80, false, now)
+  for (let i = 0; i < CALLS; i++)
+    usage.record('mainnet', upstreams[i & 1]!, methods[i & 3]!, 1, undefined, 80, false, now)
   const upstreamNs = ((performance.now() - t) * 1e6) / CALLS
   t = performance.now()
   for (let i = 0; i < CALLS; i++) {
@@ -29,7 +38,9 @@ for (let round = 0; round < ROUNDS; round++) {
     ledger.record(record, now)
   }
   const ledgerNs = ((performance.now() - t) * 1e6) / CALLS
-  rows.push(`| ${round + 1} | ${upstreamNs.toFixed(1)} | ${ledgerNs.toFixed(1)} | ${(upstreamNs / ledgerNs).toFixed(2)} |`)
+  rows.push(
+    `| ${round + 1} | ${upstreamNs.toFixed(1)} | ${ledgerNs.toFixed(1)} | ${(upstreamNs / ledgerNs).toFixed(2)} |`,
+  )
 }
 console.log(`\n${CALLS.toLocaleString('en-US')} calls per round\n`)
 console.log('| round | upstream usage record, ns/call | usage ledger record, ns/call | ratio |')

@@ -36,7 +36,11 @@ async function pool(total: number, inFlight: number, fn: () => Promise<unknown>)
 }
 
 const rpc = (url: string, method: string) =>
-  fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }) }).then((r) => r.json())
+  fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params: [] }),
+  }).then((r) => r.json())
 
 function pct(xs: number[], p: number): number {
   const s = [...xs].sort((a, b) => a - b)
@@ -62,7 +66,10 @@ if (process.env.BENCH_MODE === 'direct') {
   }
 } else {
   const s = await startTestServer(
-    { log: { level: 'warn', requests: false }, wallet: { enabled: true, port: 0, pollMs: 500, keystore: { scryptLogN: 10 }, ...walletOverrides } },
+    {
+      log: { level: 'warn', requests: false },
+      wallet: { enabled: true, port: 0, pollMs: 500, keystore: { scryptLogN: 10 }, ...walletOverrides },
+    },
     { services: [walletAppService()] },
   )
   walletUrl = s.app.info['wallet (CAIP-25 over WebSocket)']!
@@ -74,7 +81,9 @@ if (process.env.BENCH_MODE === 'direct') {
 }
 try {
   const d = dapp(walletUrl, 'https://bench.example')
-  await d.client.createSession({ optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] } } })
+  await d.client.createSession({
+    optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] } },
+  })
 
   // The project's one JSON-RPC-over-WebSocket client (also the upstream pools' and subscriptions').
   let referenceErrors = 0
@@ -83,7 +92,8 @@ try {
     network: 'reference',
     timeoutMs: 30_000,
     onNotification: (m) => {
-      if (m.method === 'eth_subscription') headTimes.set((m.params as { result: { number: string } }).result.number, performance.now())
+      if (m.method === 'eth_subscription')
+        headTimes.set((m.params as { result: { number: string } }).result.number, performance.now())
     },
   })
   let id = 0
@@ -92,7 +102,8 @@ try {
     if (answer.error) referenceErrors++
   }
 
-  const walletCall = () => d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any })
+  const walletCall = () =>
+    d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_blockNumber', params: [] } as any })
   // Warm-up (both paths share most of their code, so whichever ran first used to pay for the JIT), then rounds in
   // alternating order, best round of each reported: this process runs the dapp, the wallet and the gateway at once.
   await pool(3000, IN_FLIGHT, walletCall)
@@ -101,17 +112,23 @@ try {
   let direct = SKIP_CALLS ? Number.NaN : 0
   for (let round = 0; round < ROUNDS; round++) {
     const measureWallet = async () => (viaWallet = Math.max(viaWallet, await pool(CALLS, IN_FLIGHT, walletCall)))
-    const measureDirect = async () => (direct = SKIP_CALLS ? direct : Math.max(direct, await pool(CALLS, IN_FLIGHT, () => nodeCall('eth_blockNumber'))))
+    const measureDirect = async () =>
+      (direct = SKIP_CALLS ? direct : Math.max(direct, await pool(CALLS, IN_FLIGHT, () => nodeCall('eth_blockNumber'))))
     if (round % 2 === 0) await measureWallet().then(measureDirect)
     else await measureDirect().then(measureWallet)
   }
   console.log(`eth_blockNumber, ${CALLS} calls, ${IN_FLIGHT} in flight, one connection each, best of ${ROUNDS} rounds:`)
   console.log(`  via wallet_invokeMethod: ${viaWallet.toFixed(0)} req/s`)
-  console.log(`  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}${referenceErrors ? `  (${referenceErrors} error answers!)` : ''}`)
+  console.log(
+    `  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}${referenceErrors ? `  (${referenceErrors} error answers!)` : ''}`,
+  )
 
   // notification latency
   await nodeCall('eth_subscribe', ['newHeads'])
-  await d.client.invokeMethod({ scope: scope as any, request: { method: 'eth_subscribe', params: ['newHeads'] } as any })
+  await d.client.invokeMethod({
+    scope: scope as any,
+    request: { method: 'eth_subscribe', params: ['newHeads'] } as any,
+  })
   const walletTimes = new Map<string, number>()
   d.client.onNotification((n: any) => {
     if (n.method === 'wallet_notify') walletTimes.set(n.params.notification.params.result.number, performance.now())
@@ -129,8 +146,12 @@ try {
     if (tn) directMs.push(tn - t0)
   }
   console.log(`evm_mine → newHeads, ${BLOCKS} blocks:`)
-  console.log(`  wallet_notify at the dapp: p50 ${pct(viaWalletMs, 50).toFixed(2)} ms, p99 ${pct(viaWalletMs, 99).toFixed(2)} ms`)
-  console.log(`  direct subscriber:         p50 ${pct(directMs, 50).toFixed(2)} ms, p99 ${pct(directMs, 99).toFixed(2)} ms`)
+  console.log(
+    `  wallet_notify at the dapp: p50 ${pct(viaWalletMs, 50).toFixed(2)} ms, p99 ${pct(viaWalletMs, 99).toFixed(2)} ms`,
+  )
+  console.log(
+    `  direct subscriber:         p50 ${pct(directMs, 50).toFixed(2)} ms, p99 ${pct(directMs, 99).toFixed(2)} ms`,
+  )
   node.close()
   await d.close()
 } finally {

@@ -7,7 +7,8 @@
  *
  * Reported per target: answers/s, p50/p99, the gateway's CPU (primary and workers, in cores), the load
  * generator's CPU (in cores: on a 2-core machine it takes part of what the workers could use), anvil's, Redis's and
- * that of every other program the machine ran meanwhile (a shared machine gives the gateway less), and the ratio w2/w1 — plus answers per gateway CPU-second, which says what a core adds where the load generator and
+ * that of every other program the machine ran meanwhile (a shared machine gives the gateway less), and the ratio w2/w1
+ * — plus answers per gateway CPU-second, which says what a core adds where the load generator and
  * the node run elsewhere.
  *
  * Settings: BENCH_CONNECTIONS (64), BENCH_DURATION s (6), BENCH_WARMUP s (2), BENCH_ROUNDS (2), BENCH_REDIS_URL
@@ -20,10 +21,23 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAnvil, type RunningAnvil } from '../src/upstreams/devnet/anvil.ts'
-import { alignColumns, CLOCK_TICKS, cpuSeconds as processCpuSeconds, fmt, loadSettings, postLoad, rpcBody } from './support.ts'
+import {
+  alignColumns,
+  CLOCK_TICKS,
+  cpuSeconds as processCpuSeconds,
+  fmt,
+  loadSettings,
+  postLoad,
+  rpcBody,
+} from './support.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const { connections: CONNECTIONS, duration: DURATION, warmup: WARMUP, rounds: ROUNDS } = loadSettings({ connections: 64, duration: 6 })
+const {
+  connections: CONNECTIONS,
+  duration: DURATION,
+  warmup: WARMUP,
+  rounds: ROUNDS,
+} = loadSettings({ connections: 64, duration: 6 })
 const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 const METHOD = process.env.BENCH_METHOD || 'eth_chainId'
 const BODY = rpcBody(METHOD, [])
@@ -88,16 +102,30 @@ async function startTarget(workers: number, anvil: RunningAnvil): Promise<Target
       log: { destination: 'file' },
     }),
   )
-  const child = spawn(process.execPath, [join(root, 'bin', 'chaingate.mjs'), 'start', '--config', configFile, '--data-dir', join(dir, 'data'), '--workers', String(workers)], {
-    cwd: root,
-    env: { ...process.env, CHAINGATE_RUN_SOURCES: '1' },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  })
+  const child = spawn(
+    process.execPath,
+    [
+      join(root, 'bin', 'chaingate.mjs'),
+      'start',
+      '--config',
+      configFile,
+      '--data-dir',
+      join(dir, 'data'),
+      '--workers',
+      String(workers),
+    ],
+    {
+      cwd: root,
+      env: { ...process.env, CHAINGATE_RUN_SOURCES: '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
+  )
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
   const deadline = Date.now() + 120_000
   while (!out.includes('Ctrl-C stops everything.') || (workers > 1 && !out.includes('workers:'))) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`chaingate --workers ${workers} did not start:\n${out}`)
+    if (child.exitCode !== null || Date.now() > deadline)
+      throw new Error(`chaingate --workers ${workers} did not start:\n${out}`)
     await new Promise((r) => setTimeout(r, 100))
   }
   const gateway = /^\s+gateway:\s+(\S+)$/m.exec(out)?.[1]
@@ -126,7 +154,13 @@ interface Measurement {
 }
 
 async function measure(t: Target, seconds: number, anvilPid: number, redis: number | undefined): Promise<Measurement> {
-  const before = { gw: treeCpuSeconds(t.child.pid!), anvil: cpuSeconds(anvilPid), redis: redis ? cpuSeconds(redis) : 0, self: process.cpuUsage(), machine: machineBusySeconds() }
+  const before = {
+    gw: treeCpuSeconds(t.child.pid!),
+    anvil: cpuSeconds(anvilPid),
+    redis: redis ? cpuSeconds(redis) : 0,
+    self: process.cpuUsage(),
+    machine: machineBusySeconds(),
+  }
   const result = await postLoad(t.url, BODY, CONNECTIONS, seconds)
   const self = process.cpuUsage(before.self)
   const machine = machineBusySeconds() - before.machine
@@ -154,7 +188,9 @@ async function main(): Promise<void> {
   const best = new Map<number, Measurement>()
   try {
     console.log(
-      `workers benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}; ` +
+      `workers benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg()
+        .map((l) => l.toFixed(2))
+        .join(' ')}; ` +
         `${METHOD}, ${CONNECTIONS} connections, ${DURATION} s × ${ROUNDS} rounds (best kept), warm-up ${WARMUP} s`,
     )
     for (let round = 0; round < ROUNDS; round++) {
@@ -175,9 +211,35 @@ async function main(): Promise<void> {
   } finally {
     await anvil.stop()
   }
-  const rows = [['target', 'answers/s', 'p50 ms', 'p99 ms', 'gateway cores', 'load gen cores', 'anvil cores', 'redis cores', 'other programs cores', 'answers per gateway CPU-s', 'errors']]
+  const rows = [
+    [
+      'target',
+      'answers/s',
+      'p50 ms',
+      'p99 ms',
+      'gateway cores',
+      'load gen cores',
+      'anvil cores',
+      'redis cores',
+      'other programs cores',
+      'answers per gateway CPU-s',
+      'errors',
+    ],
+  ]
   for (const [w, m] of [...best.entries()].sort((a, b) => a[0] - b[0]))
-    rows.push([`--workers ${w}`, fmt(m.rps), fmt(m.p50), fmt(m.p99), fmt(m.gatewayCores, 2), fmt(m.loadCores, 2), fmt(m.anvilCores, 2), fmt(m.redisCores, 2), fmt(m.otherCores, 2), fmt(m.rps / m.gatewayCores), String(m.errors)])
+    rows.push([
+      `--workers ${w}`,
+      fmt(m.rps),
+      fmt(m.p50),
+      fmt(m.p99),
+      fmt(m.gatewayCores, 2),
+      fmt(m.loadCores, 2),
+      fmt(m.anvilCores, 2),
+      fmt(m.redisCores, 2),
+      fmt(m.otherCores, 2),
+      fmt(m.rps / m.gatewayCores),
+      String(m.errors),
+    ])
   for (const r of alignColumns(rows, 1).cells) console.log(r.join('  '))
   const w1 = best.get(1)
   const w2 = best.get(2)

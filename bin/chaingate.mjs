@@ -18,7 +18,11 @@ if (process.env.CHAINGATE_RUN_SOURCES === '1') {
   register()
   await import('../src/cli/main.ts')
 } else {
-  const why = !existsSync(entry) ? 'dist/ is missing' : existsSync(sources) && newestSource(sources) > statSync(entry).mtimeMs ? 'src/ changed since the last build' : undefined
+  const why = !existsSync(entry)
+    ? 'dist/ is missing'
+    : existsSync(sources) && newestSource(sources) > statSync(entry).mtimeMs
+      ? 'src/ changed since the last build'
+      : undefined
   if (why) build(why)
   await import('../dist/cli/main.js')
 }
@@ -39,11 +43,15 @@ function build(why) {
   try {
     tsc = createRequire(join(root, 'package.json')).resolve('typescript/bin/tsc')
   } catch {
-    process.stderr.write(`chaingate: ${why} and TypeScript is not installed to build it; run \`npm ci\` (it builds dist/) in ${root}\n`)
+    process.stderr.write(
+      `chaingate: ${why} and TypeScript is not installed to build it; run \`npm ci\` (it builds dist/) in ${root}\n`,
+    )
     process.exit(1)
   }
   process.stderr.write(`chaingate: ${why}; building dist/ (npm run build)…\n`)
-  const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], { stdio: ['ignore', 'inherit', 'inherit'] })
+  const r = spawnSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json')], {
+    stdio: ['ignore', 'inherit', 'inherit'],
+  })
   if (r.status !== 0 || !existsSync(entry)) {
     process.stderr.write('chaingate: the build failed (see above); dist/ was left as it was\n')
     process.exit(1)

@@ -55,10 +55,20 @@ function pick(tried) {
 
 function check(b) {
   const headers = values['health-token'] ? { authorization: `Bearer ${values['health-token']}` } : {}
-  const req = httpRequest({ host: b.host, port: b.port, path: values['health-path'], headers, agent: false, timeout: Math.max(intervalMs, 1000) }, (res) => {
-    res.resume()
-    b.healthy = res.statusCode === 200
-  })
+  const req = httpRequest(
+    {
+      host: b.host,
+      port: b.port,
+      path: values['health-path'],
+      headers,
+      agent: false,
+      timeout: Math.max(intervalMs, 1000),
+    },
+    (res) => {
+      res.resume()
+      b.healthy = res.statusCode === 200
+    },
+  )
   req.on('timeout', () => req.destroy(new Error('health check timed out')))
   req.on('error', () => {
     b.healthy = false
@@ -102,18 +112,22 @@ function send(req, res, body, tried) {
   delete headers['transfer-encoding']
   delete headers.connection
   delete headers['keep-alive']
-  const up = httpRequest({ host: b.host, port: b.port, method: req.method, path: req.url, headers, agent }, (answer) => {
-    // Hop-by-hop: a replica closing its connection to the balancer (draining) is not the client's business.
-    const { connection: _c, 'keep-alive': _k, ...answerHeaders } = answer.headers
-    res.writeHead(answer.statusCode ?? 502, answerHeaders)
-    answer.pipe(res)
-  })
+  const up = httpRequest(
+    { host: b.host, port: b.port, method: req.method, path: req.url, headers, agent },
+    (answer) => {
+      // Hop-by-hop: a replica closing its connection to the balancer (draining) is not the client's business.
+      const { connection: _c, 'keep-alive': _k, ...answerHeaders } = answer.headers
+      res.writeHead(answer.statusCode ?? 502, answerHeaders)
+      answer.pipe(res)
+    },
+  )
   up.on('error', (err) => {
     // Retry only what never reached a replica; anything else may have run there.
     const neverReached = err.code === 'ECONNREFUSED' || (up.reusedSocket && err.code === 'ECONNRESET')
     if (err.code === 'ECONNREFUSED') b.healthy = false
     if (neverReached && !res.headersSent) return send(req, res, body, tried)
-    if (!res.headersSent) res.writeHead(502, { 'content-type': 'text/plain' }).end(`replica failed: ${err.code ?? err.message}\n`)
+    if (!res.headersSent)
+      res.writeHead(502, { 'content-type': 'text/plain' }).end(`replica failed: ${err.code ?? err.message}\n`)
     else res.destroy()
   })
   up.end(body)
@@ -124,7 +138,10 @@ server.on('upgrade', (req, socket, head) => {
   if (!b) return socket.end('HTTP/1.1 503 Service Unavailable\r\nconnection: close\r\n\r\n')
   const upstream = connect(b.port, b.host, () => {
     const headers = forwardedHeaders(req)
-    const lines = [`${req.method} ${req.url} HTTP/1.1`, ...Object.entries(headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => `${k}: ${x}`) : [`${k}: ${v}`]))]
+    const lines = [
+      `${req.method} ${req.url} HTTP/1.1`,
+      ...Object.entries(headers).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => `${k}: ${x}`) : [`${k}: ${v}`])),
+    ]
     upstream.write(`${lines.join('\r\n')}\r\n\r\n`)
     if (head.length) upstream.write(head)
     upstream.pipe(socket)
@@ -140,7 +157,10 @@ server.on('upgrade', (req, socket, head) => {
   socket.on('close', end)
 })
 
-const [host, port] = [values.listen.slice(0, values.listen.lastIndexOf(':')), Number(values.listen.slice(values.listen.lastIndexOf(':') + 1))]
+const [host, port] = [
+  values.listen.slice(0, values.listen.lastIndexOf(':')),
+  Number(values.listen.slice(values.listen.lastIndexOf(':') + 1)),
+]
 server.listen(port, host, () => {
   const a = server.address()
   process.stdout.write(`balancer listening on http://${a.address}:${a.port}\n`)

@@ -25,25 +25,37 @@ const client = getMultichainClient({ transport })
 type Invoke = { scope: string; result: { method: string; result: any } }
 const invoke = async (scope: string, method: string, params: unknown): Promise<Invoke> =>
   (await client.invokeMethod({ scope: scope as any, request: { method, params } as any })) as unknown as Invoke
-const call = async (scope: string, method: string, params: unknown): Promise<any> => (await invoke(scope, method, params)).result.result
+const call = async (scope: string, method: string, params: unknown): Promise<any> =>
+  (await invoke(scope, method, params)).result.result
 
 client.onNotification((n: any) => {
   if (n.method === 'wallet_notify' && n.params.notification.method === 'eth_subscription') {
     const head = n.params.notification.params.result
     console.log(`[wallet_notify] ${n.params.scope} new block ${Number(head.number)} ${head.hash}`)
   } else if (n.method === 'wallet_sessionChanged') {
-    console.log(`[wallet_sessionChanged] scopes: ${Object.keys(n.params.sessionScopes).join(', ') || '(session ended)'}`)
+    console.log(
+      `[wallet_sessionChanged] scopes: ${Object.keys(n.params.sessionScopes).join(', ') || '(session ended)'}`,
+    )
   }
 })
 
 async function main(): Promise<void> {
   console.log(`connecting to the wallet at ${url} as ${origin}`)
-  console.log('waiting for the wallet user to approve the session (wallet console, or `npx chaingate wallet approvals list`)…')
+  console.log(
+    'waiting for the wallet user to approve the session (wallet console, or `npx chaingate wallet approvals list`)…',
+  )
   const session = await client.createSession({
     optionalScopes: {
       eip155: {
         references: chains,
-        methods: ['eth_blockNumber', 'eth_getBlockByNumber', 'eth_sendTransaction', 'eth_getTransactionReceipt', 'eth_subscribe', 'eth_unsubscribe'],
+        methods: [
+          'eth_blockNumber',
+          'eth_getBlockByNumber',
+          'eth_sendTransaction',
+          'eth_getTransactionReceipt',
+          'eth_subscribe',
+          'eth_unsubscribe',
+        ],
         notifications: ['eth_subscription'],
       },
     } as any,
@@ -75,7 +87,9 @@ async function main(): Promise<void> {
     receipt = await call(scope, 'eth_getTransactionReceipt', [hash])
     if (!receipt) await new Promise((r) => setTimeout(r, 250))
   }
-  console.log(`receipt: block ${Number(receipt.blockNumber)}, status ${receipt.status === '0x1' ? 'success' : 'failed'}`)
+  console.log(
+    `receipt: block ${Number(receipt.blockNumber)}, status ${receipt.status === '0x1' ? 'success' : 'failed'}`,
+  )
 
   await new Promise((r) => setTimeout(r, 500)) // let the newHeads notification arrive
   for (const [s, id] of subscriptions) await call(s, 'eth_unsubscribe', [id])

@@ -22,17 +22,24 @@ const anvils = await Promise.all([
 ])
 const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-wallet-'))
 const database = await openDatabase(join(dataDir, 'chaingate.sqlite'))
-const chainAccess = createDirectChainAccess(anvils.map((a, i) => ({ chainId: a.chainId, network: `devnet-${i}`, url: a.url, wsUrl: a.wsUrl })))
+const chainAccess = createDirectChainAccess(
+  anvils.map((a, i) => ({ chainId: a.chainId, network: `devnet-${i}`, url: a.url, wsUrl: a.wsUrl })),
+)
 const service = createWalletService({
-  config: WalletConfigSchema.parse({ port: Number(process.env.WALLET_PORT ?? 8546), autoApprove: process.env.WALLET_AUTO_APPROVE === '1' }),
+  config: WalletConfigSchema.parse({
+    port: Number(process.env.WALLET_PORT ?? 8546),
+    autoApprove: process.env.WALLET_AUTO_APPROVE === '1',
+  }),
   dataDir,
   db: database.db,
   chainAccess,
-  networks: anvils.map((a, i) => ({ name: `devnet-${i}`, embedded: true })),
+  networks: anvils.map((_a, i) => ({ name: `devnet-${i}`, embedded: true })),
   logger: pino({ level: 'info' }),
 })
 const started = await service.start()
-console.log(`wallet:  ${started.url}\nconsole: ${started.consoleUrl}\ndata:    ${dataDir}  (CLI: npx chaingate wallet … --data-dir ${dataDir})`)
+console.log(
+  `wallet:  ${started.url}\nconsole: ${started.consoleUrl}\ndata:    ${dataDir}  (CLI: npx chaingate wallet … --data-dir ${dataDir})`,
+)
 
 let stopping = false
 const stop = async () => {

@@ -13,7 +13,17 @@ export interface Part {
 export const PARTS = {
   /** Framework- and transport-free: the request pipeline and everything it runs on. */
   core: {
-    paths: ['gateway/pipeline/', 'gateway/layers/', 'credits/', 'usage/', 'keys/', 'jsonrpc/', 'methods/', 'networks/', 'upstreams/'],
+    paths: [
+      'gateway/pipeline/',
+      'gateway/layers/',
+      'credits/',
+      'usage/',
+      'keys/',
+      'jsonrpc/',
+      'methods/',
+      'networks/',
+      'upstreams/',
+    ],
   },
   /** The wallet's engine (its listener is src/wallet/listener, mounted by src/app/compose.ts). */
   walletEngine: { paths: ['wallet/'], except: ['wallet/listener/', 'wallet/console/', 'wallet/client/'] },
@@ -46,9 +56,25 @@ export interface Rule {
 }
 
 export const RULES: Rule[] = [
-  { from: 'core', never: ['http', 'dashboard', 'fastify'], why: 'the core is framework- and transport-free; src/gateway/http maps its outcomes to the wire' },
-  { from: 'walletEngine', never: ['http', 'fastify'], why: 'the wallet engine knows no transport; its listener lives in src/wallet/listener' },
-  { from: 'upstreams', never: ['gateway', 'tenancy'], why: 'nodes know nothing of keys, accounts or credits, so a pool can serve any caller' },
+  {
+    from: 'core',
+    never: ['http', 'dashboard', 'fastify'],
+    why: 'the core is framework- and transport-free; src/gateway/http maps its outcomes to the wire',
+  },
+  {
+    from: 'walletEngine',
+    never: ['http', 'fastify'],
+    why: 'the wallet engine knows no transport; its listener lives in src/wallet/listener',
+  },
+  {
+    from: 'upstreams',
+    never: ['gateway', 'tenancy'],
+    why: 'nodes know nothing of keys, accounts or credits, so a pool can serve any caller',
+  },
   { from: 'config', never: ['domain'], why: 'configuration is read first and must not drag the program in with it' },
-  { from: 'redis', never: ['gateway', 'tenancy', 'http', 'dashboard', 'fastify'], why: 'the Redis connection is shared infrastructure; the stores built on it live in their own domain' },
+  {
+    from: 'redis',
+    never: ['gateway', 'tenancy', 'http', 'dashboard', 'fastify'],
+    why: 'the Redis connection is shared infrastructure; the stores built on it live in their own domain',
+  },
 ]

@@ -15,18 +15,37 @@ const SRC = join(import.meta.dirname, '..', 'src')
 function files(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
     const p = join(dir, name)
-    return statSync(p).isDirectory() ? files(p) : p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('.d.ts') ? [p] : []
+    return statSync(p).isDirectory()
+      ? files(p)
+      : p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('.d.ts')
+        ? [p]
+        : []
   })
 }
 
-/** Module specifiers a file loads at run time (static imports and re-exports that are not type-only, dynamic import()). */
+/**
+ * Module specifiers a file loads at run time (static imports and re-exports that are not type-only, dynamic import()).
+ */
 export function runtimeImports(text: string): string[] {
   const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false)
   const out: string[] = []
   const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text)
-    else if (ts.isExportDeclaration(node) && !node.isTypeOnly && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier)) out.push(node.moduleSpecifier.text)
-    else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword && node.arguments[0] && ts.isStringLiteral(node.arguments[0])) out.push(node.arguments[0].text)
+    if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly && ts.isStringLiteral(node.moduleSpecifier))
+      out.push(node.moduleSpecifier.text)
+    else if (
+      ts.isExportDeclaration(node) &&
+      !node.isTypeOnly &&
+      node.moduleSpecifier &&
+      ts.isStringLiteral(node.moduleSpecifier)
+    )
+      out.push(node.moduleSpecifier.text)
+    else if (
+      ts.isCallExpression(node) &&
+      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
+      node.arguments[0] &&
+      ts.isStringLiteral(node.arguments[0])
+    )
+      out.push(node.arguments[0].text)
     ts.forEachChild(node, visit)
   }
   visit(source)
@@ -49,7 +68,8 @@ function graph(): Graph {
   return g
 }
 
-const inPart = (file: string, part: Part) => part.paths.some((p) => file.startsWith(p)) && !(part.except ?? []).some((e) => file.startsWith(e))
+const inPart = (file: string, part: Part) =>
+  part.paths.some((p) => file.startsWith(p)) && !(part.except ?? []).some((e) => file.startsWith(e))
 
 type Graph = Map<string, { files: string[]; packages: string[] }>
 
@@ -116,6 +136,10 @@ describe('architecture', () => {
 
   it('reads only runtime imports', () => {
     expect(runtimeImports("import type { A } from './a.ts'\nexport type { B } from './b.ts'")).toEqual([])
-    expect(runtimeImports("import { type A, b } from './a.ts'\nimport './c.ts'\nexport { d } from './d.ts'\nconst e = await import('./e.ts')")).toEqual(['./a.ts', './c.ts', './d.ts', './e.ts'])
+    expect(
+      runtimeImports(
+        "import { type A, b } from './a.ts'\nimport './c.ts'\nexport { d } from './d.ts'\nconst e = await import('./e.ts')",
+      ),
+    ).toEqual(['./a.ts', './c.ts', './d.ts', './e.ts'])
   })
 })

@@ -13,7 +13,11 @@ const section = doc.slice(doc.indexOf('\n## Codes'))
 const documented = new Map<string, string[]>()
 for (const line of section.split('\n')) {
   const m = /^\| `([A-Z0-9_]+)` \|(.*)\|\s*$/.exec(line)
-  if (m) documented.set(m[1]!, m[2]!.split('|').map((c) => c.trim()))
+  if (m)
+    documented.set(
+      m[1]!,
+      m[2]!.split('|').map((c) => c.trim()),
+    )
 }
 
 describe('docs/errors.md', () => {
@@ -27,7 +31,11 @@ describe('docs/errors.md', () => {
       for (const [code, spec] of Object.entries(registry)) {
         const row = documented.get(code)
         expect(row, `${code} is missing from docs/errors.md`).toBeDefined()
-        expect(row!.slice(0, 3), code).toEqual([spec.rpcCode === null ? '—' : String(spec.rpcCode), String(spec.httpStatus), spec.credits])
+        expect(row!.slice(0, 3), code).toEqual([
+          spec.rpcCode === null ? '—' : String(spec.rpcCode),
+          String(spec.httpStatus),
+          spec.credits,
+        ])
       }
     })
 

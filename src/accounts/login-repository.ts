@@ -24,12 +24,20 @@ export function createSessionsRepository(db: Db): SessionsRepository {
     async insert(s, nowMs) {
       await db
         .insertInto('dashboard_sessions')
-        .values({ id_hash: s.idHash, account_id: s.accountId, csrf_token: s.csrfToken, created_at: nowMs, expires_at: s.expiresAt })
+        .values({
+          id_hash: s.idHash,
+          account_id: s.accountId,
+          csrf_token: s.csrfToken,
+          created_at: nowMs,
+          expires_at: s.expiresAt,
+        })
         .execute()
     },
     async find(idHash) {
       const row = await db.selectFrom('dashboard_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst()
-      return row && { idHash: row.id_hash, accountId: row.account_id, csrfToken: row.csrf_token, expiresAt: row.expires_at }
+      return (
+        row && { idHash: row.id_hash, accountId: row.account_id, csrfToken: row.csrf_token, expiresAt: row.expires_at }
+      )
     },
     async delete(idHash) {
       await db.deleteFrom('dashboard_sessions').where('id_hash', '=', idHash).execute()

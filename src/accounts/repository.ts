@@ -49,7 +49,8 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
     async create({ email, plan }, nowMs) {
       const normalized = email.trim().toLowerCase()
       if (!EMAIL.test(normalized)) throw errors.validation(`not an email address: ${email}`)
-      if (!Object.hasOwn(plans, plan)) throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
+      if (!Object.hasOwn(plans, plan))
+        throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
       if (await repo.findByEmail(normalized)) throw errors.conflict(`an account with email ${normalized} exists`)
       const row = { id: randomUUID(), email: normalized, plan, role: 'user', created_at: nowMs }
       try {
@@ -63,36 +64,70 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
       return toAccount(row)
     },
     async get(id) {
-      const r = await db.selectFrom('accounts').selectAll().where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+      const r = await db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst()
       return r && toAccount(r)
     },
     async findByEmail(email) {
-      const r = await db.selectFrom('accounts').selectAll().where('email', '=', email.trim().toLowerCase()).where('deleted_at', 'is', null).executeTakeFirst()
+      const r = await db
+        .selectFrom('accounts')
+        .selectAll()
+        .where('email', '=', email.trim().toLowerCase())
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst()
       return r && toAccount(r)
     },
     async resolve(idOrEmail) {
       return idOrEmail.includes('@') ? repo.findByEmail(idOrEmail) : repo.get(idOrEmail)
     },
     async list() {
-      return (await db.selectFrom('accounts').selectAll().where('deleted_at', 'is', null).orderBy('created_at').execute()).map(toAccount)
+      return (
+        await db.selectFrom('accounts').selectAll().where('deleted_at', 'is', null).orderBy('created_at').execute()
+      ).map(toAccount)
     },
     async setPlan(id, plan) {
-      if (!Object.hasOwn(plans, plan)) throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
-      const r = await db.updateTable('accounts').set({ plan }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+      if (!Object.hasOwn(plans, plan))
+        throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
+      const r = await db
+        .updateTable('accounts')
+        .set({ plan })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst()
       if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
       await bumpSettingsVersion(db)
     },
     async setRole(id, role) {
-      if (!ACCOUNT_ROLES.includes(role)) throw errors.validation(`unknown role ${role}; roles: ${ACCOUNT_ROLES.join(', ')}`)
-      const r = await db.updateTable('accounts').set({ role }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+      if (!ACCOUNT_ROLES.includes(role))
+        throw errors.validation(`unknown role ${role}; roles: ${ACCOUNT_ROLES.join(', ')}`)
+      const r = await db
+        .updateTable('accounts')
+        .set({ role })
+        .where('id', '=', id)
+        .where('deleted_at', 'is', null)
+        .executeTakeFirst()
       if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
     },
     async delete(id, nowMs) {
       const revokedKeys = await db.transaction().execute(async (tx) => {
         // "deleted:<id>" has no @, so it is never an email a sign-up or the CLI could claim.
-        const r = await tx.updateTable('accounts').set({ deleted_at: nowMs, email: `deleted:${id}`, role: 'user' }).where('id', '=', id).where('deleted_at', 'is', null).executeTakeFirst()
+        const r = await tx
+          .updateTable('accounts')
+          .set({ deleted_at: nowMs, email: `deleted:${id}`, role: 'user' })
+          .where('id', '=', id)
+          .where('deleted_at', 'is', null)
+          .executeTakeFirst()
         if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
-        const keys = await tx.updateTable('api_keys').set({ revoked_at: nowMs }).where('account_id', '=', id).where('revoked_at', 'is', null).executeTakeFirst()
+        const keys = await tx
+          .updateTable('api_keys')
+          .set({ revoked_at: nowMs })
+          .where('account_id', '=', id)
+          .where('revoked_at', 'is', null)
+          .executeTakeFirst()
         await tx.deleteFrom('dashboard_sessions').where('account_id', '=', id).execute()
         await tx.deleteFrom('account_credentials').where('account_id', '=', id).execute()
         return Number(keys.numUpdatedRows)

@@ -31,11 +31,15 @@ export function appOptions(config: Config): AppOptions {
  * Key security with another JWT audience or clock than the config's (tests). Without it startApp uses the
  * same loader and check with config `dashboard.jwtAudience`.
  */
-export function keySecurityOptions(opts: { jwtAudience: string; clock?: { now(): number } }): { load: SecurityLoader; check: AccessCheck } {
+export function keySecurityOptions(opts: { jwtAudience: string; clock?: { now(): number } }): {
+  load: SecurityLoader
+  check: AccessCheck
+} {
   const clock = opts.clock ?? Date
   return {
     load: loadAllKeySecurity,
-    check: (security, request) => evaluateKeyAccess(security, request, { jwtAudience: opts.jwtAudience, now: clock.now() }),
+    check: (security, request) =>
+      evaluateKeyAccess(security, request, { jwtAudience: opts.jwtAudience, now: clock.now() }),
   }
 }
 
@@ -62,14 +66,17 @@ async function ensureWalletKey(app: RunningApp): Promise<string> {
   const plans = app.config.plans
   const plan = app.config.gateway.devAccount?.plan ?? ('dev' in plans ? 'dev' : app.config.gateway.defaultPlan)
   const account =
-    (await app.accounts.findByEmail(WALLET_ACCOUNT_EMAIL)) ?? (await app.accounts.create({ email: WALLET_ACCOUNT_EMAIL, plan }, app.clock.now()))
+    (await app.accounts.findByEmail(WALLET_ACCOUNT_EMAIL)) ??
+    (await app.accounts.create({ email: WALLET_ACCOUNT_EMAIL, plan }, app.clock.now()))
   const existing = (await app.keys.list({ accountId: account.id })).find((k) => !k.revokedAt)
   const key = existing ?? (await app.keys.create({ accountId: account.id, name: 'wallet' }, app.clock.now()))
   await app.keySnapshot.reload()
   return key.id
 }
 
-export function walletAppService(): (app: RunningApp) => Promise<{ stop(): Promise<void>; info?: Record<string, string> }> {
+export function walletAppService(): (
+  app: RunningApp,
+) => Promise<{ stop(): Promise<void>; info?: Record<string, string> }> {
   return async (app) => {
     const config = app.config.wallet
     if (!config.enabled) return { stop: async () => {} }
@@ -91,7 +98,8 @@ export function walletAppService(): (app: RunningApp) => Promise<{ stop(): Promi
     }
     if (started.socketUrl) info['wallet (unix socket, this user only)'] = started.socketUrl
     if (started.publicTestKeys)
-      info['wallet keys'] = 'the PUBLIC anvil test mnemonic (test test … junk): funded on the devnets, anyone can spend them'
+      info['wallet keys'] =
+        'the PUBLIC anvil test mnemonic (test test … junk): funded on the devnets, anyone can spend them'
     if (config.autoApprove) info['wallet approvals'] = 'AUTO-APPROVE IS ON: every request is approved without asking'
     return { stop: () => service.stop(), info }
   }

@@ -85,7 +85,9 @@ export interface RunningApp {
   upstreamUrls: Map<string, { url: string; wsUrl: string }>
   /** What services reported at start (wallet URL, console token, ...). */
   info: Record<string, string>
-  /** SIGTERM's first step: /healthz answers 503 `draining` (load balancers stop sending calls); calls are still served. */
+  /**
+   * SIGTERM's first step: /healthz answers 503 `draining` (load balancers stop sending calls); calls are still served.
+   */
   beginDrain(): void
   readonly draining: boolean
   /** Stops everything in reverse order: the listener first (in-flight calls finish), the usage ledger flushed. */
@@ -102,7 +104,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   // never served unchecked, whoever starts the app.
   const security = options.security ?? {
     load: loadAllKeySecurity,
-    check: ((sec, request) => evaluateKeyAccess(sec, request, { jwtAudience: config.dashboard.jwtAudience, now: clock.now() })) as AccessCheck,
+    check: ((sec, request) =>
+      evaluateKeyAccess(sec, request, { jwtAudience: config.dashboard.jwtAudience, now: clock.now() })) as AccessCheck,
   }
   const stops: (() => Promise<void> | void)[] = []
   let stopping = false
@@ -123,11 +126,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   try {
     // SQLite in the data dir, or PostgreSQL with database.url (docs/storage.md).
     let keysErrorLoggedMs = -Infinity
-    const database = await openDatabase({ url: config.database.url, file: join(dataDir, 'chaingate.sqlite'), poolSize: config.database.poolSize })
+    const database = await openDatabase({
+      url: config.database.url,
+      file: join(dataDir, 'chaingate.sqlite'),
+      poolSize: config.database.poolSize,
+    })
     stops.push(() => database.close())
     const networks = createNetworkRegistry(config.networks)
 
-    // Embedded chains, pools, Redis (cache tier, head floors), call layers and subscription hubs (src/app/upstreams.ts).
+    // Embedded chains, pools, Redis (cache tier, head floors), call layers and subscription hubs
+    // (src/app/upstreams.ts).
     const { upstreamUrls, pools, hubs, redis, callLayers } = await startUpstreams({
       config,
       dataDir,
@@ -156,7 +164,14 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // Several replicas: a change made on any of them (or by the CLI) is pushed to all over Redis; the poll slows down.
     // Redis unreachable at start: the subscription comes up (and reloads the snapshot) when Redis does.
     const push = config.redis.url
-      ? await attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db, snapshot: keySnapshot, logger, unreachableAtStart: redis?.unreachableAtStart !== undefined })
+      ? await attachSettingsPush({
+          url: config.redis.url,
+          keyPrefix: config.redis.keyPrefix,
+          db: database.db,
+          snapshot: keySnapshot,
+          logger,
+          unreachableAtStart: redis?.unreachableAtStart !== undefined,
+        })
       : undefined
     keySnapshot.start(push ? config.gateway.settingsPushPollMs : undefined)
     stops.push(() => keySnapshot.stop())
@@ -164,7 +179,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 
     // Redis back after an outage: re-read the settings too, in case the subscription did not notice it was cut off.
     const onRedisBack = () => void keySnapshot.refresh()
-    const { limits, namedMethods, ledger, storageHealth, upstreamUsage } = await startUsage({ config, database, networks, redis, clock, logger, stops, onRedisBack })
+    const { limits, namedMethods, ledger, storageHealth, upstreamUsage } = await startUsage({
+      config,
+      database,
+      networks,
+      redis,
+      clock,
+      logger,
+      stops,
+      onRedisBack,
+    })
 
     const costs = createCostTable(
       config.credits,
@@ -172,7 +196,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     )
     const metrics = createMetrics(namedMethods)
     registerStorageMetrics(metrics.registry, () => ledger.health!())
-    metrics.watchUpstreams(() => [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))))
+    metrics.watchUpstreams(() =>
+      [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))),
+    )
     metrics.watchCache(() => callLayers.store.sizeBytes)
     registerSubscriptionMetrics(metrics.registry, hubs)
     let server: GatewayServer | undefined
@@ -193,7 +219,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
 
     const app = {} as RunningApp
-    const subscriptions: SubscriptionDeps = { keys: keySnapshot, costs, limits, ledger, metrics, clock, maxSubscriptions: config.gateway.maxSubscriptionsPerConnection }
+    const subscriptions: SubscriptionDeps = {
+      keys: keySnapshot,
+      costs,
+      limits,
+      ledger,
+      metrics,
+      clock,
+      maxSubscriptions: config.gateway.maxSubscriptionsPerConnection,
+    }
     const clients: InProcessClient[] = []
     stops.push(() => Promise.all(clients.map((c) => c.close())).then(() => undefined))
     server = createGatewayServer({
@@ -211,8 +245,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       trustProxy: config.gateway.trustProxy,
       maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,
       subscriptions,
-      timeouts: { requestMs: config.gateway.requestTimeoutMs, headersMs: config.gateway.headersTimeoutMs, keepAliveMs: config.gateway.keepAliveTimeoutMs },
-      operations: { token: ops.token, separate: ops.listen !== null, healthCacheMs: ops.healthCacheMs, isDraining, storage: storageHealth },
+      timeouts: {
+        requestMs: config.gateway.requestTimeoutMs,
+        headersMs: config.gateway.headersTimeoutMs,
+        keepAliveMs: config.gateway.keepAliveTimeoutMs,
+      },
+      operations: {
+        token: ops.token,
+        separate: ops.listen !== null,
+        healthCacheMs: ops.healthCacheMs,
+        isDraining,
+        storage: storageHealth,
+      },
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
     })
     Object.assign(app, {
@@ -233,7 +277,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       metrics,
       server,
       inProcessClient(keyId: string) {
-        const client = createInProcessClient({ gateway, keys: keySnapshot, networks, pools, hubs, subscriptions, keyId })
+        const client = createInProcessClient({
+          gateway,
+          keys: keySnapshot,
+          networks,
+          pools,
+          hubs,
+          subscriptions,
+          keyId,
+        })
         clients.push(client)
         return client
       },
@@ -253,7 +305,16 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     stops.push(() => server!.close(config.gateway.drainTimeoutMs))
     app.url = address.replace('[::1]', 'localhost')
     if (ops.listen !== null) {
-      const opsServer = await startOperationsServer({ networks, pools, metrics, token: ops.token, healthCacheMs: ops.healthCacheMs, isDraining, storage: storageHealth, ...ops.listen })
+      const opsServer = await startOperationsServer({
+        networks,
+        pools,
+        metrics,
+        token: ops.token,
+        healthCacheMs: ops.healthCacheMs,
+        isDraining,
+        storage: storageHealth,
+        ...ops.listen,
+      })
       stops.push(() => opsServer.close())
       app.operationsUrl = opsServer.url
     }
@@ -274,7 +335,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
 export async function ensureDevKey(app: RunningApp): Promise<ApiKey | undefined> {
   const dev = app.config.gateway.devAccount
   if (!dev) return undefined
-  const account = (await app.accounts.findByEmail(dev.email)) ?? (await app.accounts.create({ email: dev.email, plan: dev.plan }, app.clock.now()))
+  const account =
+    (await app.accounts.findByEmail(dev.email)) ??
+    (await app.accounts.create({ email: dev.email, plan: dev.plan }, app.clock.now()))
   const existing = await app.keys.list({ accountId: account.id })
   const key = existing[0] ?? (await app.keys.create({ accountId: account.id, name: 'dev key' }, app.clock.now()))
   await app.keySnapshot.reload()

@@ -14,7 +14,11 @@ import type { RunningApp } from './core.ts'
  */
 export const ROLL_DRAIN_DELAY_MS = 1000
 
-export async function drainThenStop(app: Pick<RunningApp, 'beginDrain' | 'stop' | 'config' | 'logger'>, signal: string, minDelayMs = 0): Promise<void> {
+export async function drainThenStop(
+  app: Pick<RunningApp, 'beginDrain' | 'stop' | 'config' | 'logger'>,
+  signal: string,
+  minDelayMs = 0,
+): Promise<void> {
   const { drainTimeoutMs } = app.config.gateway
   const drainDelayMs = Math.max(app.config.gateway.drainDelayMs, minDelayMs)
   app.logger.info({ signal, drainDelayMs, drainTimeoutMs }, 'draining: /healthz answers 503, then the listener closes')

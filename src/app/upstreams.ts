@@ -67,7 +67,8 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
           // Ctrl-C or a SIGTERM to the process group reaches anvil as well as chaingate: anvil may exit just before
           // the app starts stopping. Decide a moment later whether that exit was expected.
           setTimeout(() => {
-            if (w.isStopping()) logger.info({ network: n.name, code, signal }, 'embedded chain exited (chaingate is stopping)')
+            if (w.isStopping())
+              logger.info({ network: n.name, code, signal }, 'embedded chain exited (chaingate is stopping)')
             else logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly')
           }, EXIT_GRACE_MS).unref()
         })
@@ -109,10 +110,16 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
     await Promise.all([...hubs.values()].map((h) => h.close()))
     await Promise.all([...pools.values()].map((p) => p.close()))
   })
-  // Redis (several replicas, docs/scale-out.md): shared counters, cache tier and head floors; without it, all in-process.
+  // Redis (several replicas, docs/scale-out.md): shared counters, cache tier and head floors; without it, all
+  // in-process.
   const rc = config.redis
   const redis = rc.url
-    ? await connectRedis({ url: rc.url, prefix: rc.keyPrefix, commandTimeoutMs: rc.commandTimeoutMs, onError: (message) => logger.warn({ message }, 'Redis connection') })
+    ? await connectRedis({
+        url: rc.url,
+        prefix: rc.keyPrefix,
+        commandTimeoutMs: rc.commandTimeoutMs,
+        onError: (message) => logger.warn({ message }, 'Redis connection'),
+      })
     : undefined
   if (redis) stops.push(() => redis.close())
   const floors = redis ? createRedisHeadFloorStore(redis) : undefined
@@ -121,7 +128,11 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   if (floors) {
     // Without Redis at start the floors stay local until it is reached, then subscribe and load.
     const names = config.networks.map((n) => n.name)
-    const cancel = await startWhenReachable(redis!, () => floors.start(names), (err) => logger.warn({ err: err.message }, 'loading head floors from Redis failed'))
+    const cancel = await startWhenReachable(
+      redis!,
+      () => floors.start(names),
+      (err) => logger.warn({ err: err.message }, 'loading head floors from Redis failed'),
+    )
     stops.push(() => {
       cancel()
       return floors.close()
@@ -129,7 +140,9 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   }
   // Cache, in-flight dedup and consistent heads in front of each pool (docs/caching.md); built before any head is
   // polled, so the layers see every announced head (unfinalized entries are keyed on their hashes).
-  const cacheTier = redis ? createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis) : undefined
+  const cacheTier = redis
+    ? createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis)
+    : undefined
   if (cacheTier) stops.push(() => cacheTier.close())
   const callLayers = createNetworkLayers(config, pools, cacheTier && floors ? { cache: cacheTier, floors } : undefined)
   stops.push(() => callLayers.close())
@@ -148,7 +161,12 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
         failoverMs: config.gateway.subscriptionFailoverMs,
         heartbeatMs: config.gateway.subscriptionHeartbeatMs,
         failbackMs: config.gateway.subscriptionFailbackMs,
-        ...(wsOf.length > 1 ? { isHealthy: (url: string) => wsOf.indexOf(url) < 0 || pool.status()[wsOf.indexOf(url)]?.state === 'healthy' } : {}),
+        ...(wsOf.length > 1
+          ? {
+              isHealthy: (url: string) =>
+                wsOf.indexOf(url) < 0 || pool.status()[wsOf.indexOf(url)]?.state === 'healthy',
+            }
+          : {}),
         chainId: n.embedded ? undefined : n.chainId,
         label: (u) => redactUrl(new URL(u)),
         log: logger,

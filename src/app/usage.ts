@@ -24,7 +24,9 @@ export interface UsageWiring {
   logger: Logger
   /** startApp's stop list: pushed onto in start order. */
   stops: (() => Promise<void> | void)[]
-  /** Redis answers again and the counters have caught up (after an outage, or the first time when it was away at start). */
+  /**
+   * Redis answers again and the counters have caught up (after an outage, or the first time when it was away at start).
+   */
   onRedisBack?: () => void
 }
 
@@ -39,9 +41,16 @@ export async function startUsage(w: UsageWiring) {
         insuranceShare: rc.insuranceShare,
         // Redis restarted without its data: today's counts come from the ledger again (every replica writes it).
         reseed: () => loadTodayUsage(database.db, clock.now()),
-        onReset: () => logger.warn('Redis had lost its counters (restarted without persistence?): seeded again from the usage ledger'),
+        onReset: () =>
+          logger.warn(
+            'Redis had lost its counters (restarted without persistence?): seeded again from the usage ledger',
+          ),
         onOutage: (down, detail) => {
-          if (down) return logger.error({ detail, insuranceShare: rc.insuranceShare }, 'Redis unreachable: admitting under the per-replica insurance limit')
+          if (down)
+            return logger.error(
+              { detail, insuranceShare: rc.insuranceShare },
+              'Redis unreachable: admitting under the per-replica insurance limit',
+            )
           logger.warn({ detail }, 'Redis reachable again: shared counters caught up')
           w.onRedisBack?.()
         },
@@ -67,13 +76,19 @@ export async function startUsage(w: UsageWiring) {
   )
   ledger.start()
   // /healthz `storage`: the database answering and the ledger written (docs/storage.md).
-  const databaseHealth = createStorageHealth(database, ledger.health, { cacheMs: config.gateway.operations.healthCacheMs })
+  const databaseHealth = createStorageHealth(database, ledger.health, {
+    cacheMs: config.gateway.operations.healthCacheMs,
+  })
   // With Redis, `storage.redis` too: insurance mode (Redis unreachable, docs/scale-out.md) makes /healthz degraded.
   const storageHealth = redisLimits
     ? async () => {
         const s = await databaseHealth()
         const reachable = !redisLimits.degraded
-        return { ...s, status: s.status === 'ok' && reachable ? ('ok' as const) : ('degraded' as const), redis: { reachable, insuranceMode: !reachable } }
+        return {
+          ...s,
+          status: s.status === 'ok' && reachable ? ('ok' as const) : ('degraded' as const),
+          redis: { reachable, insuranceMode: !reachable },
+        }
       }
     : databaseHealth
   stops.push(() => ledger.stop())

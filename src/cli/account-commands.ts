@@ -9,14 +9,24 @@ export interface AccountCommandIo {
   out(text: string): void
 }
 
-export async function setPlanCommand(accounts: AccountsRepository, account: Account, plan: string, io: AccountCommandIo): Promise<number> {
+export async function setPlanCommand(
+  accounts: AccountsRepository,
+  account: Account,
+  plan: string,
+  io: AccountCommandIo,
+): Promise<number> {
   await accounts.setPlan(account.id, plan)
   const changed = (await accounts.get(account.id)) ?? { ...account, plan }
   io.out(io.json ? JSON.stringify(changed, null, 2) : `account ${changed.email} is now on plan ${changed.plan}`)
   return 0
 }
 
-export async function setRoleCommand(accounts: AccountsRepository, account: Account, role: string, io: AccountCommandIo): Promise<number> {
+export async function setRoleCommand(
+  accounts: AccountsRepository,
+  account: Account,
+  role: string,
+  io: AccountCommandIo,
+): Promise<number> {
   await accounts.setRole(account.id, role as AccountRole)
   const changed = (await accounts.get(account.id)) ?? { ...account, role: role as AccountRole }
   io.out(

@@ -9,26 +9,59 @@ import { SUBCOMMANDS } from './help.ts'
 import { didYouMean } from './suggest.ts'
 import { UsageError } from './usage-error.ts'
 
-export async function adminCommand(command: string, sub: string | undefined, rest: string[], values: Record<string, unknown>, ctx: CliContext): Promise<number> {
+export async function adminCommand(
+  command: string,
+  sub: string | undefined,
+  rest: string[],
+  values: Record<string, unknown>,
+  ctx: CliContext,
+): Promise<number> {
   const { config, json, out } = ctx
-  const ADMIN = ['account create', 'account list', 'account set-plan', 'account set-role', 'account set-password', 'key create', 'key list', 'key show', 'key enable-network', 'key disable-network', 'key limits', 'key rename', 'key revoke', 'usage']
+  const ADMIN = [
+    'account create',
+    'account list',
+    'account set-plan',
+    'account set-role',
+    'account set-password',
+    'key create',
+    'key list',
+    'key show',
+    'key enable-network',
+    'key disable-network',
+    'key limits',
+    'key rename',
+    'key revoke',
+    'usage',
+  ]
   // Checked before opening the database, so a typo does not create a data dir.
   if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim())) {
     const hint = sub && SUBCOMMANDS[command] ? didYouMean(sub, SUBCOMMANDS[command]!, `${command} `) : ''
-    throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`)
+    throw new UsageError(
+      `unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`,
+    )
   }
-  const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository, maskKey }] = await Promise.all([
-    import('../db/database.ts'),
-    import('../accounts/repository.ts'),
-    import('../keys/repository.ts'),
-  ])
+  const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository, maskKey }] =
+    await Promise.all([
+      import('../db/database.ts'),
+      import('../accounts/repository.ts'),
+      import('../keys/repository.ts'),
+    ])
   const database = await openDatabase(databaseTarget(config))
   // With Redis configured, a change made here is pushed to every running replica at once (src/redis/settings-push.ts).
-  const push = config.redis.url ? await (await import('../redis/settings-push-attach.ts')).attachSettingsPush({ url: config.redis.url, keyPrefix: config.redis.keyPrefix, db: database.db }) : undefined
+  const push = config.redis.url
+    ? await (await import('../redis/settings-push-attach.ts')).attachSettingsPush({
+        url: config.redis.url,
+        keyPrefix: config.redis.keyPrefix,
+        db: database.db,
+      })
+    : undefined
   try {
     const now = Date.now()
     const accounts = createAccountsRepository(database.db, config.plans)
-    const keys = createKeysRepository(database.db, { networks: config.networks.map((n) => n.name), plans: config.plans })
+    const keys = createKeysRepository(database.db, {
+      networks: config.networks.map((n) => n.name),
+      plans: config.plans,
+    })
     const needAccount = async (ref: string | undefined) => {
       if (!ref) throw new UsageError('--account is required (an account id or email)')
       const a = await accounts.resolve(ref)
@@ -49,7 +82,10 @@ export async function adminCommand(command: string, sub: string | undefined, res
     switch (`${command} ${sub ?? ''}`.trim()) {
       case 'account create': {
         if (!values.email) throw new UsageError('--email is required')
-        const a = await accounts.create({ email: values.email as string, plan: (values.plan as string) ?? config.gateway.defaultPlan }, now)
+        const a = await accounts.create(
+          { email: values.email as string, plan: (values.plan as string) ?? config.gateway.defaultPlan },
+          now,
+        )
         out(json ? JSON.stringify(a, null, 2) : `created account ${a.id} (${a.email}, plan ${a.plan})`)
         return 0
       }
@@ -74,13 +110,26 @@ export async function adminCommand(command: string, sub: string | undefined, res
         const password = (await readStdin()).replace(/\r?\n$/, '')
         const { setAccountPassword } = await import('../dashboard/auth/set-password.ts')
         await setAccountPassword(database.db, a.id, password, now)
-        out(json ? JSON.stringify({ id: a.id, email: a.email, password: 'set' }) : `password set for ${a.email}; log in at /login`)
+        out(
+          json
+            ? JSON.stringify({ id: a.id, email: a.email, password: 'set' })
+            : `password set for ${a.email}; log in at /login`,
+        )
         return 0
       }
       case 'key create': {
         const a = await needAccount(values.account as string | undefined)
-        const networks = typeof values.networks === 'string' ? values.networks.split(',').map((s) => s.trim()).filter(Boolean) : undefined
-        const k = await keys.create({ accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) }, now)
+        const networks =
+          typeof values.networks === 'string'
+            ? values.networks
+                .split(',')
+                .map((s) => s.trim())
+                .filter(Boolean)
+            : undefined
+        const k = await keys.create(
+          { accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) },
+          now,
+        )
         showKey(k)
         return 0
       }
@@ -89,10 +138,19 @@ export async function adminCommand(command: string, sub: string | undefined, res
           ...(values.account ? { accountId: (await needAccount(values.account as string)).id } : {}),
           includeRevoked: Boolean(values.all),
         })
-        if (json) out(JSON.stringify(list.map((k) => keyView(k, config)), null, 2))
+        if (json)
+          out(
+            JSON.stringify(
+              list.map((k) => keyView(k, config)),
+              null,
+              2,
+            ),
+          )
         else
           for (const k of list)
-            out(`${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`)
+            out(
+              `${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`,
+            )
         return 0
       }
       case 'key show':
@@ -115,7 +173,12 @@ export async function adminCommand(command: string, sub: string | undefined, res
         }
         const cps = num(values['credits-per-second'], 'credits-per-second')
         const cpd = num(values['credits-per-day'], 'credits-per-day')
-        showKey(await keys.setLimits(k.id, { ...(cps !== undefined ? { creditsPerSecond: cps } : {}), ...(cpd !== undefined ? { creditsPerDay: cpd } : {}) }))
+        showKey(
+          await keys.setLimits(k.id, {
+            ...(cps !== undefined ? { creditsPerSecond: cps } : {}),
+            ...(cpd !== undefined ? { creditsPerDay: cpd } : {}),
+          }),
+        )
         return 0
       }
       case 'key rename': {
@@ -132,11 +195,16 @@ export async function adminCommand(command: string, sub: string | undefined, res
         if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
           throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
         const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key' | 'upstream'
-        if (!['method', 'network', 'key', 'upstream'].includes(by)) throw new UsageError('--by must be method, network, key or upstream')
+        if (!['method', 'network', 'key', 'upstream'].includes(by))
+          throw new UsageError('--by must be method, network, key or upstream')
         if (by === 'upstream') {
           // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
-          if (values.account || values.key) throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
-          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([import('../usage/upstream-usage.ts'), import('./upstream-usage-view.ts')])
+          if (values.account || values.key)
+            throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
+          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([
+            import('../usage/upstream-usage.ts'),
+            import('./upstream-usage-view.ts'),
+          ])
           const report = await queryUpstreamUsage(database.db, dayRange(day))
           if (json) out(JSON.stringify({ day, ...report }, null, 2))
           else for (const line of upstreamUsageLines(day, report)) out(line)
@@ -145,13 +213,23 @@ export async function adminCommand(command: string, sub: string | undefined, res
         const account = values.account ? await needAccount(values.account as string) : undefined
         const key = values.key ? await needKey(values.key as string) : undefined
         const { queryUsage } = await import('../usage/queries.ts')
-        const report = await queryUsage(database.db, { day, by, ...(account ? { accountId: account.id } : {}), ...(key ? { keyId: key.id } : {}) })
+        const report = await queryUsage(database.db, {
+          day,
+          by,
+          ...(account ? { accountId: account.id } : {}),
+          ...(key ? { keyId: key.id } : {}),
+        })
         if (json) out(JSON.stringify(report, null, 2))
         else {
           out(`usage on ${day} (UTC)${account ? ` for ${account.email}` : ''}${key ? ` key ${key.id}` : ''}`)
           out(`${by.padEnd(40)} ${'calls'.padStart(10)} ${'credits'.padStart(12)} ${'errors'.padStart(8)}`)
-          for (const r of report.rows) out(`${r.group.padEnd(40)} ${String(r.calls).padStart(10)} ${String(r.credits).padStart(12)} ${String(r.errors).padStart(8)}`)
-          out(`${'total'.padEnd(40)} ${String(report.total.calls).padStart(10)} ${String(report.total.credits).padStart(12)} ${String(report.total.errors).padStart(8)}`)
+          for (const r of report.rows)
+            out(
+              `${r.group.padEnd(40)} ${String(r.calls).padStart(10)} ${String(r.credits).padStart(12)} ${String(r.errors).padStart(8)}`,
+            )
+          out(
+            `${'total'.padEnd(40)} ${String(report.total.calls).padStart(10)} ${String(report.total.credits).padStart(12)} ${String(report.total.errors).padStart(8)}`,
+          )
         }
         return 0
       }

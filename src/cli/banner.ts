@@ -22,7 +22,10 @@ export interface BannerInput {
 
 export function blocksLine(n: NetworkConfig): string {
   if (!n.embedded) return `upstream ${n.upstreams!.map((u) => new URL(u.url).host).join(', ')}`
-  const mining = n.embedded.blockTimeSeconds > 0 ? `a block every ${n.embedded.blockTimeSeconds} s` : 'blocks mined on each transaction (the block number stays 0 until one arrives)'
+  const mining =
+    n.embedded.blockTimeSeconds > 0
+      ? `a block every ${n.embedded.blockTimeSeconds} s`
+      : 'blocks mined on each transaction (the block number stays 0 until one arrives)'
   return `embedded anvil: ${mining}${n.devMethods === false ? '' : '; dev methods on (evm_*, anvil_*)'}`
 }
 
@@ -31,25 +34,42 @@ export function startBanner(input: BannerInput): string {
   const config = app.config
   const base = new URL(app.url)
   const port = base.port
-  const lines = ['', `chaingate ${input.version} is running (${input.source}, data in ${config.dataDir})`, `  gateway:   ${app.url}`]
+  const lines = [
+    '',
+    `chaingate ${input.version} is running (${input.source}, data in ${config.dataDir})`,
+    `  gateway:   ${app.url}`,
+  ]
   if (input.logFile) lines.push(`  log:       ${input.logFile} (request lines; --log-requests stdout shows them here)`)
   // Only when it is not the SQLite file in the data dir (the line above already says where that is).
   if (config.database.url) lines.push(`  database:  ${describeTarget({ url: config.database.url, file: '' })}`)
-  const unresolved = config.networks.filter((n) => !input.hostsResolve[n.name]).map((n) => n.hosts?.[0] ?? `${n.name}.localhost`)
+  const unresolved = config.networks
+    .filter((n) => !input.hostsResolve[n.name])
+    .map((n) => n.hosts?.[0] ?? `${n.name}.localhost`)
   for (const n of config.networks) {
     const host = app.networks.byName(n.name)!.hosts[0]!
-    lines.push(`  network ${n.name} (chain ${n.chainId}): host ${host}:${port}, or path /networks/${n.name}/v3/<key>`, `      ${blocksLine(n)}`)
+    lines.push(
+      `  network ${n.name} (chain ${n.chainId}): host ${host}:${port}, or path /networks/${n.name}/v3/<key>`,
+      `      ${blocksLine(n)}`,
+    )
   }
   if (key) {
     const first = app.networks.all[0]!
-    lines.push('', `  dev API key: ${key.key}   (account ${config.gateway.devAccount!.email}, plan ${config.gateway.devAccount!.plan})`, '', '  endpoints:')
+    lines.push(
+      '',
+      `  dev API key: ${key.key}   (account ${config.gateway.devAccount!.email}, plan ${config.gateway.devAccount!.plan})`,
+      '',
+      '  endpoints:',
+    )
     for (const n of app.networks.all) {
-      const url = (form: 'host' | 'path') => rpcUrl({ base, network: n.name, key: key.key, transport: 'http', form, host: n.hosts[0] })
+      const url = (form: 'host' | 'path') =>
+        rpcUrl({ base, network: n.name, key: key.key, transport: 'http', form, host: n.hosts[0] })
       const [main, other] = input.hostsResolve[n.name] ? (['host', 'path'] as const) : (['path', 'host'] as const)
       lines.push(`    ${n.name}: ${url(main)}`, `      ${other} form: ${url(other)}`)
     }
     if (unresolved.length > 0)
-      lines.push(`    (path form first: ${unresolved.join(', ')} ${unresolved.length === 1 ? 'does' : 'do'} not resolve on this machine; browsers and curl resolve *.localhost themselves)`)
+      lines.push(
+        `    (path form first: ${unresolved.join(', ')} ${unresolved.length === 1 ? 'does' : 'do'} not resolve on this machine; browsers and curl resolve *.localhost themselves)`,
+      )
     lines.push(
       '',
       '  try:',
@@ -57,7 +77,10 @@ export function startBanner(input: BannerInput): string {
     )
   }
   if (config.dashboard.enabled)
-    lines.push('', `  dashboard: ${app.url}/  (sign up there; or give a CLI account a password: npx chaingate account set-password <email>)`)
+    lines.push(
+      '',
+      `  dashboard: ${app.url}/  (sign up there; or give a CLI account a password: npx chaingate account set-password <email>)`,
+    )
   for (const [k, v] of Object.entries(app.info)) lines.push(`  ${k}: ${v}`)
   lines.push('', '  Ctrl-C stops everything.', '')
   return `${lines.join('\n')}\n`

@@ -1,4 +1,7 @@
-/** `chaingate migrate --copy-from <sqlite file>`: the embedded database's records into the configured one (src/db/copy-data.ts). */
+/**
+ * `chaingate migrate --copy-from <sqlite file>`: the embedded database's records into the configured one
+ * (src/db/copy-data.ts).
+ */
 import { resolve } from 'node:path'
 import { CopyRefusedError, copySqliteData } from '../db/copy-data.ts'
 import { describeTarget, type DatabaseTarget } from '../db/database.ts'

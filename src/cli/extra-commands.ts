@@ -13,5 +13,12 @@ export interface ExtraCommand {
 
 export function extraCommands(): ExtraCommand[] {
   // The command's code loads only when it runs (`--help` needs the text alone).
-  return [{ command: 'wallet', help: WALLET_HELP, run: async (args, options, ctx) => (await import('./wallet-commands.ts')).walletExtraCommand.run(args, options, ctx) }]
+  return [
+    {
+      command: 'wallet',
+      help: WALLET_HELP,
+      run: async (args, options, ctx) =>
+        (await import('./wallet-commands.ts')).walletExtraCommand.run(args, options, ctx),
+    },
+  ]
 }

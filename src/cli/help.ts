@@ -61,7 +61,17 @@ export const SUBCOMMANDS: Record<string, readonly string[]> = {
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
 }
 
-export const COMMANDS: readonly string[] = ['start', 'migrate', 'upstreams', 'plans', 'account', 'key', 'usage', 'wallet', 'help']
+export const COMMANDS: readonly string[] = [
+  'start',
+  'migrate',
+  'upstreams',
+  'plans',
+  'account',
+  'key',
+  'usage',
+  'wallet',
+  'help',
+]
 
 /** The whole help, with the contributed commands' lines in place. */
 export function fullHelp(extraHelp: string): string {

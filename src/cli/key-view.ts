@@ -9,7 +9,8 @@ export function endpointUrls(k: ApiKey, config: Config) {
   return Object.fromEntries(
     k.networks.map((n) => {
       const host = config.networks.find((x) => x.name === n)!.hosts?.[0]
-      const url = (transport: 'http' | 'ws', form: 'host' | 'path') => rpcUrl({ base, network: n, key: k.key, transport, form, host })
+      const url = (transport: 'http' | 'ws', form: 'host' | 'path') =>
+        rpcUrl({ base, network: n, key: k.key, transport, form, host })
       return [n, { http: url('http', 'path'), ws: url('ws', 'path'), host: url('http', 'host') }]
     }),
   )

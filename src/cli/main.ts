@@ -4,7 +4,6 @@
  */
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.ts'
 import { isChaingateError } from '../errors/index.ts'
 import { extraCommands } from './extra-commands.ts'
@@ -23,7 +22,9 @@ export interface CliContext {
 
 function parseOptions(argv: string[], strict: boolean) {
   // `--credits-per-day -5` is a (bad) value, not an option: join it so the command can say what is wrong with it.
-  const args = argv.map((a, i) => (a.startsWith('--') && /^-\d/.test(argv[i + 1] ?? '') ? `${a}=${argv[i + 1]}` : a)).filter((a, i) => !(/^-\d/.test(a) && argv[i - 1]?.startsWith('--')))
+  const args = argv
+    .map((a, i) => (a.startsWith('--') && /^-\d/.test(argv[i + 1] ?? '') ? `${a}=${argv[i + 1]}` : a))
+    .filter((a, i) => !(/^-\d/.test(a) && argv[i - 1]?.startsWith('--')))
   return parseArgs({
     args,
     allowPositionals: true,
@@ -62,7 +63,8 @@ async function main(argv: string[]): Promise<number> {
     parsed = parseOptions(argv, strict)
   } catch (err) {
     const unknown = /Unknown option '(-{1,2}[^']+)'/.exec((err as Error).message)?.[1]
-    if (unknown) throw new UsageError(`unknown option ${unknown}${didYouMean(unknown, OPTION_NAMES, '--')}; see chaingate help`)
+    if (unknown)
+      throw new UsageError(`unknown option ${unknown}${didYouMean(unknown, OPTION_NAMES, '--')}; see chaingate help`)
     throw new UsageError(`${(err as Error).message}; see chaingate --help`)
   }
   const { values, positionals } = parsed
@@ -86,11 +88,18 @@ async function main(argv: string[]): Promise<number> {
     process.stdout.write(`${fullHelp(extras.map((e) => e.help).join(''))}\n`)
     return command || values.help ? 0 : 1
   }
-  if (!COMMANDS.includes(command)) throw new UsageError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; see chaingate help`)
-  if (command !== 'start' && (values.port !== undefined || values['log-requests'] !== undefined || values.workers !== undefined))
+  if (!COMMANDS.includes(command))
+    throw new UsageError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; see chaingate help`)
+  if (
+    command !== 'start' &&
+    (values.port !== undefined || values['log-requests'] !== undefined || values.workers !== undefined)
+  )
     throw new UsageError(`--port, --log-requests and --workers belong to chaingate start`)
   const { loadConfig } = await import('../config/load.ts')
-  const config = loadConfig(values.config as string | undefined, values['data-dir'] ? { dataDir: values['data-dir'] as string } : {})
+  const config = loadConfig(
+    values.config as string | undefined,
+    values['data-dir'] ? { dataDir: values['data-dir'] as string } : {},
+  )
   const json = Boolean(values.json)
   const out = (text: string) => process.stdout.write(`${text}\n`)
   const ctx: CliContext = { config, json, out }
@@ -98,52 +107,101 @@ async function main(argv: string[]): Promise<number> {
   if (command === 'start') {
     const logRequests = values['log-requests'] as string | undefined
     if (logRequests !== undefined && !['file', 'stdout', 'off'].includes(logRequests))
-      throw new UsageError(`--log-requests must be file, stdout or off${didYouMean(logRequests, ['file', 'stdout', 'off'])}`)
+      throw new UsageError(
+        `--log-requests must be file, stdout or off${didYouMean(logRequests, ['file', 'stdout', 'off'])}`,
+      )
     if (values.port !== undefined) {
       const port = Number(values.port)
-      if (!/^\d+$/.test(String(values.port)) || port > 65535) throw new UsageError('--port must be a port number (0-65535; 0 picks a free one)')
+      if (!/^\d+$/.test(String(values.port)) || port > 65535)
+        throw new UsageError('--port must be a port number (0-65535; 0 picks a free one)')
       config.gateway.port = port
     }
     let workers: number | undefined
     if (values.workers !== undefined) {
       workers = Number(values.workers)
-      if (!/^\d+$/.test(String(values.workers)) || workers < 1 || workers > 256) throw new UsageError('--workers must be a number of processes (1-256)')
+      if (!/^\d+$/.test(String(values.workers)) || workers < 1 || workers > 256)
+        throw new UsageError('--workers must be a number of processes (1-256)')
     }
-    return (await import('./start.ts')).runStart(config, { configFile: values.config as string | undefined, logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined, version: version(), workers })
+    return (await import('./start.ts')).runStart(config, {
+      configFile: values.config as string | undefined,
+      logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined,
+      version: version(),
+      workers,
+    })
   }
   if (command === 'migrate') {
     // Opening applies every pending migration (under kysely's migration lock: safe while replicas start).
     const { openDatabase, databaseTarget, describeTarget } = await import('../db/database.ts')
     const target = databaseTarget(config)
-    if (values['copy-from'] !== undefined) return (await import('./copy-data-command.ts')).copyDataCommand(values['copy-from'] as string, target, ctx)
+    if (values['copy-from'] !== undefined)
+      return (await import('./copy-data-command.ts')).copyDataCommand(values['copy-from'] as string, target, ctx)
     const database = await openDatabase(target)
     await database.close()
     if (json) out(JSON.stringify({ database: describeTarget(target), applied: database.migrated }, null, 2))
-    else out(database.migrated.length ? `${describeTarget(target)}: applied ${database.migrated.join(', ')}` : `${describeTarget(target)}: up to date`)
+    else
+      out(
+        database.migrated.length
+          ? `${describeTarget(target)}: applied ${database.migrated.join(', ')}`
+          : `${describeTarget(target)}: up to date`,
+      )
     return 0
   }
   if (command === 'upstreams') return (await import('./upstreams-command.ts')).upstreamsCommand(ctx)
   if (command === 'plans') {
     const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
     if (json) out(JSON.stringify(plans, null, 2))
-    else for (const p of plans) out(`${p.name.padEnd(12)} ${String(p.creditsPerDay).padStart(16)} credits/day ${String(p.creditsPerSecond).padStart(12)} credits/s  keys: ${p.maxKeys ?? 'unlimited'}`)
+    else
+      for (const p of plans)
+        out(
+          `${p.name.padEnd(12)} ${String(p.creditsPerDay).padStart(16)} credits/day ${String(p.creditsPerSecond).padStart(12)} credits/s  keys: ${p.maxKeys ?? 'unlimited'}`,
+        )
     return 0
   }
   const extra = extras.find((e) => e.command === command)
-  if (extra) return extra.run([sub, ...rest].filter((x): x is string => x !== undefined), values, ctx)
+  if (extra)
+    return extra.run(
+      [sub, ...rest].filter((x): x is string => x !== undefined),
+      values,
+      ctx,
+    )
 
   // account, key and usage: ./admin-commands.ts (opens the database).
   return (await import('./admin-commands.ts')).adminCommand(command, sub, rest, values, ctx)
 }
 
-/** Errors whose message is the whole story (PostgreSQL unreachable or refusing, Redis refusing; an unreachable Redis is waited for): no stack trace. Names, not classes, so main loads neither module. */
+/**
+ * Errors whose message is the whole story (PostgreSQL unreachable or refusing, Redis refusing; an unreachable Redis is
+ * waited for): no stack trace. Names, not classes, so main loads neither module.
+ */
 const UNREACHABLE = new Set(['DatabaseUnreachableError', 'RedisRefusedError'])
 
-const OPTION_NAMES = ['config', 'data-dir', 'json', 'help', 'version', 'port', 'log-requests', 'workers', 'copy-from', 'email', 'plan', 'account', 'key', 'name', 'networks', 'all', 'day', 'by', 'credits-per-second', 'credits-per-day']
+const OPTION_NAMES = [
+  'config',
+  'data-dir',
+  'json',
+  'help',
+  'version',
+  'port',
+  'log-requests',
+  'workers',
+  'copy-from',
+  'email',
+  'plan',
+  'account',
+  'key',
+  'name',
+  'networks',
+  'all',
+  'day',
+  'by',
+  'credits-per-second',
+  'credits-per-day',
+]
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */
 function version(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version
 }
 
 main(process.argv.slice(2)).then(
@@ -153,7 +211,8 @@ main(process.argv.slice(2)).then(
   (err) => {
     // ConfigError (src/config/load.ts), matched by name so the error path loads nothing.
     if ((err as Error)?.name === 'ConfigError') process.stderr.write(`${err.message}\n`)
-    // PostgreSQL down or refusing, Redis refusing (src/db/database.ts, src/redis/connection.ts): the message says which and why.
+    // PostgreSQL down or refusing, Redis refusing (src/db/database.ts, src/redis/connection.ts): the message says which
+    // and why.
     else if (UNREACHABLE.has((err as Error)?.name)) process.stderr.write(`error: ${(err as Error).message}\n`)
     else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
     else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)

@@ -21,9 +21,15 @@ describe('data dir lock', () => {
     const file = join(dir, LOCK_FILE)
     // Held by a running process (this test's parent, the vitest runner): refused with its pid.
     writeFileSync(file, `${process.ppid}\n`)
-    expect(() => lockDataDir(dir)).toThrow(new StartRefused(`the data dir ${dir} is in use by another chaingate (pid ${process.ppid}); stop it first, or use another --data-dir (if pid ${process.ppid} is not chaingate, delete ${file})`))
+    expect(() => lockDataDir(dir)).toThrow(
+      new StartRefused(
+        `the data dir ${dir} is in use by another chaingate (pid ${process.ppid}); stop it first, or use another --data-dir (if pid ${process.ppid} is not chaingate, delete ${file})`,
+      ),
+    )
     // Held by a process that exited: stale, taken over.
-    const dead = Number(spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout)
+    const dead = Number(
+      spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout,
+    )
     writeFileSync(file, `${dead}\n`)
     const lock = lockDataDir(dir)
     expect(readFileSync(file, 'utf8')).toBe(`${process.pid}\n`)
@@ -43,7 +49,9 @@ describe('ports', () => {
     try {
       const config = parseConfig({ gateway: { port }, wallet: { port: 0 } }, 'test')
       expect(fixedPorts(config).map((p) => p.key)).toEqual(['gateway.port in the config, or --port'])
-      await expect(checkPortsFree(config)).rejects.toThrow(`port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port`)
+      await expect(checkPortsFree(config)).rejects.toThrow(
+        `port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port`,
+      )
       const twice = parseConfig({ gateway: { port: 40001 }, wallet: { port: 40001 } }, 'test')
       await expect(checkPortsFree(twice)).rejects.toThrow('port 40001 is configured twice')
     } finally {

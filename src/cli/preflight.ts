@@ -79,11 +79,17 @@ function readTextOrEmpty(file: string): string {
 /** The fixed ports a start would bind, each with the config key that sets it (port 0 = any free one: skipped). */
 export function fixedPorts(config: Config): { host: string; port: number; key: string }[] {
   const ports = [{ host: config.gateway.host, port: config.gateway.port, key: 'gateway.port in the config, or --port' }]
-  if (config.wallet.enabled) ports.push({ host: config.wallet.host, port: config.wallet.port, key: 'wallet.port in the config' })
+  if (config.wallet.enabled)
+    ports.push({ host: config.wallet.host, port: config.wallet.port, key: 'wallet.port in the config' })
   const ops = config.gateway.operations.listen
   if (ops) ports.push({ host: ops.host, port: ops.port, key: 'gateway.operations.listen.port in the config' })
   config.networks.forEach((n, i) => {
-    if (n.embedded) ports.push({ host: '127.0.0.1', port: n.embedded.port, key: `networks[${i}].embedded.port (${n.name}) in the config` })
+    if (n.embedded)
+      ports.push({
+        host: '127.0.0.1',
+        port: n.embedded.port,
+        key: `networks[${i}].embedded.port (${n.name}) in the config`,
+      })
   })
   return ports.filter((p) => p.port !== 0)
 }
@@ -93,11 +99,16 @@ export async function checkPortsFree(config: Config): Promise<void> {
   const seen = new Map<number, string>()
   for (const p of fixedPorts(config)) {
     const other = seen.get(p.port)
-    if (other !== undefined) throw new StartRefused(`port ${p.port} is configured twice (${other}; ${p.key}); choose another port for one of them`)
+    if (other !== undefined)
+      throw new StartRefused(
+        `port ${p.port} is configured twice (${other}; ${p.key}); choose another port for one of them`,
+      )
     seen.set(p.port, p.key)
     const problem = await tryBind(p.host, p.port)
     if (problem === 'EADDRINUSE')
-      throw new StartRefused(`port ${p.port} is already in use (${p.key}); stop the other process or choose another port`)
+      throw new StartRefused(
+        `port ${p.port} is already in use (${p.key}); stop the other process or choose another port`,
+      )
     if (problem) throw new StartRefused(`cannot listen on ${p.host}:${p.port} (${p.key}): ${problem}`)
   }
 }

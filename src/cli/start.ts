@@ -30,7 +30,11 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   const workers = options.workers ?? 1
   if (isClusterWorker()) {
     // A `--workers` worker: the primary holds the data-dir lock, checked the ports and prints the banner.
-    const log = createServiceLog({ level: config.log.level, to: logDestination(config, options), file: join(dataDir, 'logs', 'chaingate.log') })
+    const log = createServiceLog({
+      level: config.log.level,
+      to: logDestination(config, options),
+      file: join(dataDir, 'logs', 'chaingate.log'),
+    })
     if (options.logRequests === 'off') config.log.requests = false
     return runWorker(config, log.logger, () => log.flush())
   }
@@ -50,7 +54,11 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     return 1
   }
   if (options.logRequests === 'off') config.log.requests = false
-  const log = createServiceLog({ level: config.log.level, to: logDestination(config, options), file: join(dataDir, 'logs', 'chaingate.log') })
+  const log = createServiceLog({
+    level: config.log.level,
+    to: logDestination(config, options),
+    file: join(dataDir, 'logs', 'chaingate.log'),
+  })
   // Looked up while the chains start; the answer orders the URLs in the banner.
   const hostsResolve = Promise.all(config.networks.map((n) => resolves(n.hosts?.[0] ?? `${n.name}.localhost`)))
 
@@ -119,6 +127,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
 }
 
 function logDestination(config: Config, options: StartOptions): 'file' | 'stdout' {
-  const wanted = options.logRequests === 'file' || options.logRequests === 'stdout' ? options.logRequests : config.log.destination
+  const wanted =
+    options.logRequests === 'file' || options.logRequests === 'stdout' ? options.logRequests : config.log.destination
   return wanted === 'auto' ? (config.networks.every((n) => n.embedded) ? 'file' : 'stdout') : wanted
 }

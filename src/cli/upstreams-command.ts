@@ -49,8 +49,15 @@ export function formatUpstreams(upstreams: Record<string, UpstreamRow[]>): strin
         (u.labels ?? []).join(',') || '-',
       ])
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)))
-  const lines = rows.map((r) => r.map((c, i) => c.padEnd(widths[i]!)).join('  ').trimEnd())
-  const reasons = Object.entries(upstreams).flatMap(([network, list]) => list.filter((u) => u.reason).map((u) => `  ${network} ${u.upstream}: ${u.reason}`))
+  const lines = rows.map((r) =>
+    r
+      .map((c, i) => c.padEnd(widths[i]!))
+      .join('  ')
+      .trimEnd(),
+  )
+  const reasons = Object.entries(upstreams).flatMap(([network, list]) =>
+    list.filter((u) => u.reason).map((u) => `  ${network} ${u.upstream}: ${u.reason}`),
+  )
   return [...lines, ...(reasons.length ? ['', ...reasons] : [])].join('\n')
 }
 
@@ -59,7 +66,11 @@ export async function upstreamsCommand(ctx: CliContext): Promise<number> {
   const token = ctx.config.gateway.operations.token
   let health: { upstreams?: Record<string, UpstreamRow[]> }
   try {
-    const res = await request(url, { headers: token ? { authorization: `Bearer ${token}` } : {}, headersTimeout: 5000, bodyTimeout: 5000 })
+    const res = await request(url, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      headersTimeout: 5000,
+      bodyTimeout: 5000,
+    })
     if (res.statusCode === 401) {
       await res.body.dump()
       process.stderr.write(`${url} refused the operations token: check gateway.operations.token in the config\n`)
@@ -67,7 +78,9 @@ export async function upstreamsCommand(ctx: CliContext): Promise<number> {
     }
     health = (await res.body.json()) as typeof health
   } catch (err) {
-    process.stderr.write(`no chaingate server answers at ${url} (${(err as Error).message}); start it with chaingate start\n`)
+    process.stderr.write(
+      `no chaingate server answers at ${url} (${(err as Error).message}); start it with chaingate start\n`,
+    )
     return 1
   }
   const upstreams = health.upstreams ?? {}

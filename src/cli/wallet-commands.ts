@@ -12,7 +12,15 @@ import type { Kysely } from 'kysely'
 import { WalletConfigSchema, isLoopbackHost, type WalletConfig } from '../config/wallet-schema.ts'
 import { openDatabase } from '../db/database.ts'
 import type { Database } from '../db/tables.ts'
-import { KeystoreError, encryptMnemonic, isValidMnemonic, newMnemonic, readKeystore, unlockKeyring, writeKeystore } from '../wallet/keystore.ts'
+import {
+  KeystoreError,
+  encryptMnemonic,
+  isValidMnemonic,
+  newMnemonic,
+  readKeystore,
+  unlockKeyring,
+  writeKeystore,
+} from '../wallet/keystore.ts'
 import { keystorePath } from '../wallet/wallet.ts'
 import { consoleTokenPath, loadOrCreateConsoleToken, rotateConsoleToken } from '../wallet/console-token.ts'
 import { createWalletStore } from '../wallet/repository.ts'
@@ -23,7 +31,9 @@ export interface WalletCliContext {
   json: boolean
   /** The wallet config section (defaults when omitted). */
   config?: WalletConfig
-  /** An open database; when omitted, `databaseUrl` (PostgreSQL) or `<dataDir>/chaingate.sqlite` is opened and closed. */
+  /**
+   * An open database; when omitted, `databaseUrl` (PostgreSQL) or `<dataDir>/chaingate.sqlite` is opened and closed.
+   */
   db?: Kysely<Database>
   /** config database.url: the wallet's records live where the server keeps them. */
   databaseUrl?: string | null
@@ -81,7 +91,13 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
   const [group, action, arg] = positionals
   const print = (human: string, data: unknown) => out(json ? JSON.stringify(data, null, 2) : human)
 
-  const opened = ctx.db ? undefined : await openDatabase({ url: ctx.databaseUrl ?? null, file: join(resolve(ctx.dataDir), 'chaingate.sqlite'), poolSize: 2 })
+  const opened = ctx.db
+    ? undefined
+    : await openDatabase({
+        url: ctx.databaseUrl ?? null,
+        file: join(resolve(ctx.dataDir), 'chaingate.sqlite'),
+        poolSize: 2,
+      })
   const db = ctx.db ?? opened!.db
   const store = createWalletStore(db)
   const now = Date.now()
@@ -99,7 +115,8 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
     switch (`${group ?? ''} ${action ?? ''}`.trim()) {
       case 'keystore create':
       case 'keystore import': {
-        if (existsSync(path) && !values.force) throw new UsageError(`a keystore already exists at ${path} (--force replaces it; back it up first)`)
+        if (existsSync(path) && !values.force)
+          throw new UsageError(`a keystore already exists at ${path} (--force replaces it; back it up first)`)
         const pass = passphrase()
         if (pass.length < 8) throw new UsageError('the passphrase must have at least 8 characters')
         let mnemonic: string
@@ -111,13 +128,18 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
           const source = values['mnemonic-file']
           mnemonic = source && source !== '-' ? readFileSync(source, 'utf8') : await (ctx.stdin ?? readStdin)()
           mnemonic = mnemonic.trim().split(/\s+/).join(' ').toLowerCase()
-          if (!isValidMnemonic(mnemonic)) throw new UsageError('not a valid BIP-39 mnemonic (english wordlist, 12-24 words, checksum)')
+          if (!isValidMnemonic(mnemonic))
+            throw new UsageError('not a valid BIP-39 mnemonic (english wordlist, 12-24 words, checksum)')
         }
-        const file = encryptMnemonic(mnemonic, pass, { scryptLogN: config.keystore.scryptLogN, publicTestMnemonic: false })
+        const file = encryptMnemonic(mnemonic, pass, {
+          scryptLogN: config.keystore.scryptLogN,
+          publicTestMnemonic: false,
+        })
         writeKeystore(path, file, { overwrite: true })
         const keyring = unlockKeyring(file, pass)
         await store.clearAccounts()
-        for (let i = 0; i < config.keystore.initialAccounts; i++) await store.addAccount(keyring.addressAt(i), i, '', now)
+        for (let i = 0; i < config.keystore.initialAccounts; i++)
+          await store.addAccount(keyring.addressAt(i), i, '', now)
         const accounts = await store.listAccounts()
         if (action === 'create') {
           // The only time the mnemonic is shown: it is the user's backup. Never logged.
@@ -125,17 +147,28 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
             `created ${path}\n\nWrite down this recovery phrase and keep it offline; it is shown only now:\n\n  ${mnemonic}\n\naccounts:\n${accounts.map((a) => `  #${a.index} ${a.address}`).join('\n')}\n\nRestart a running server to use the new keystore.`,
             { keystore: path, mnemonic, accounts },
           )
-        } else print(`imported into ${path}\naccounts:\n${accounts.map((a) => `  #${a.index} ${a.address}`).join('\n')}\n\nRestart a running server to use the new keystore.`, { keystore: path, accounts })
+        } else
+          print(
+            `imported into ${path}\naccounts:\n${accounts.map((a) => `  #${a.index} ${a.address}`).join('\n')}\n\nRestart a running server to use the new keystore.`,
+            { keystore: path, accounts },
+          )
         return 0
       }
       case 'accounts list': {
         const accounts = await store.listAccounts()
-        print(accounts.map((a) => `#${a.index}  ${a.address}${a.label ? `  ${a.label}` : ''}`).join('\n') || '(no accounts)', accounts)
+        print(
+          accounts.map((a) => `#${a.index}  ${a.address}${a.label ? `  ${a.label}` : ''}`).join('\n') ||
+            '(no accounts)',
+          accounts,
+        )
         return 0
       }
       case 'accounts add': {
         const file = readKeystore(path)
-        if (!file) throw new UsageError(`no keystore at ${path}: run \`chaingate wallet keystore create\` (or start the server once)`)
+        if (!file)
+          throw new UsageError(
+            `no keystore at ${path}: run \`chaingate wallet keystore create\` (or start the server once)`,
+          )
         const keyring = unlockKeyring(file, passphrase())
         const index = await store.nextAccountIndex()
         const address = keyring.addressAt(index)
@@ -152,7 +185,9 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
       case 'approvals list': {
         const pending = (await store.listApprovals('pending')).filter((p) => p.expiresAt > now)
         print(
-          pending.map((p) => `${p.id}  ${p.kind.padEnd(21)} ${p.origin}\n    ${JSON.stringify(p.request)}`).join('\n') || '(nothing waiting)',
+          pending
+            .map((p) => `${p.id}  ${p.kind.padEnd(21)} ${p.origin}\n    ${JSON.stringify(p.request)}`)
+            .join('\n') || '(nothing waiting)',
           pending,
         )
         return 0
@@ -165,7 +200,11 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
         if (row.status !== 'pending') throw new UsageError(`approval ${arg} is ${row.status}, not pending`)
         let decision: unknown
         if (action === 'approve') {
-          const list = (v: string | undefined) => v?.split(',').map((s) => s.trim()).filter(Boolean)
+          const list = (v: string | undefined) =>
+            v
+              ?.split(',')
+              .map((s) => s.trim())
+              .filter(Boolean)
           const d: Record<string, unknown> = {}
           if (row.kind === 'session') {
             const held = new Set((await store.listAccounts()).map((a) => a.address))
@@ -173,14 +212,20 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
             const accounts = list(values.accounts)?.map((a) => a.toLowerCase())
             for (const a of accounts ?? []) if (!held.has(a)) throw new UsageError(`the wallet holds no account ${a}`)
             // Default: the dapp's preselected accounts, else the first account.
-            d.accounts = accounts ?? (requested.preselectedAccounts?.length ? requested.preselectedAccounts : [...held].slice(0, 1))
+            d.accounts =
+              accounts ??
+              (requested.preselectedAccounts?.length ? requested.preselectedAccounts : [...held].slice(0, 1))
             if (values.scopes) d.scopes = list(values.scopes)
           }
           decision = d
         }
         const ok = await store.decideApproval(arg, action === 'approve' ? 'approved' : 'rejected', decision, 'cli', now)
         if (!ok) throw new UsageError(`approval ${arg} was answered or expired meanwhile`)
-        print(`${action === 'approve' ? 'approved' : 'rejected'} ${arg}`, { id: arg, status: action === 'approve' ? 'approved' : 'rejected', decision })
+        print(`${action === 'approve' ? 'approved' : 'rejected'} ${arg}`, {
+          id: arg,
+          status: action === 'approve' ? 'approved' : 'rejected',
+          decision,
+        })
         return 0
       }
       case 'sessions list': {
@@ -192,7 +237,15 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
         }))
         print(
           sessions
-            .map((s) => `${s.origin}  (pairing: ${s.pairing})\n${Object.entries(s.session.sessionScopes).map(([k, v]) => `    ${k}  ${v.accounts.map((a) => a.split(':')[2]).join(',') || '(no accounts)'}  ${v.methods.length} methods`).join('\n')}`)
+            .map(
+              (s) =>
+                `${s.origin}  (pairing: ${s.pairing})\n${Object.entries(s.session.sessionScopes)
+                  .map(
+                    ([k, v]) =>
+                      `    ${k}  ${v.accounts.map((a) => a.split(':')[2]).join(',') || '(no accounts)'}  ${v.methods.length} methods`,
+                  )
+                  .join('\n')}`,
+            )
             .join('\n') || '(no sessions)',
           sessions,
         )
@@ -203,10 +256,19 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
         // The token kept in the data dir (docs/wallet.md "The console"); a running wallet picks a rotation up at once.
         const dir = resolve(ctx.dataDir)
         const token = action === 'rotate' ? rotateConsoleToken(dir) : loadOrCreateConsoleToken(dir)
-        const host = isLoopbackHost(config.host) ? (config.host.includes(':') ? `[${config.host}]` : config.host) : '127.0.0.1'
+        const host = isLoopbackHost(config.host)
+          ? config.host.includes(':')
+            ? `[${config.host}]`
+            : config.host
+          : '127.0.0.1'
         const url = `http://${host}:${config.port}/console?token=${token}`
-        print(action === 'rotate' ? `new console token; the old one no longer works
-${url}` : url, { url, token, file: consoleTokenPath(dir) })
+        print(
+          action === 'rotate'
+            ? `new console token; the old one no longer works
+${url}`
+            : url,
+          { url, token, file: consoleTokenPath(dir) },
+        )
         return 0
       }
       case 'sessions revoke': {
@@ -244,7 +306,11 @@ export const walletExtraCommand = {
   async run(
     args: string[],
     _options: Record<string, unknown>,
-    ctx: { config: { dataDir: string; wallet: WalletConfig; database?: { url: string | null } }; json: boolean; out(text: string): void },
+    ctx: {
+      config: { dataDir: string; wallet: WalletConfig; database?: { url: string | null } }
+      json: boolean
+      out(text: string): void
+    },
   ): Promise<number> {
     const i = process.argv.indexOf('wallet')
     const raw = i >= 0 ? process.argv.slice(i + 1) : args
@@ -255,6 +321,12 @@ export const walletExtraCommand = {
       if (a === '--config' || a === '--data-dir') j++
       else if (!a.startsWith('--config=') && !a.startsWith('--data-dir=') && a !== '--json') rest.push(a)
     }
-    return runWalletCommand(rest, { dataDir: ctx.config.dataDir, json: ctx.json, config: ctx.config.wallet, out: ctx.out, databaseUrl: ctx.config.database?.url ?? null })
+    return runWalletCommand(rest, {
+      dataDir: ctx.config.dataDir,
+      json: ctx.json,
+      config: ctx.config.wallet,
+      out: ctx.out,
+      databaseUrl: ctx.config.database?.url ?? null,
+    })
   },
 }

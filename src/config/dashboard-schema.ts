@@ -1,4 +1,6 @@
-/** The `dashboard` section of the config (web dashboard on the gateway listener). See docs/config.md, docs/dashboard.md. */
+/**
+ * The `dashboard` section of the config (web dashboard on the gateway listener). See docs/config.md, docs/dashboard.md.
+ */
 import { z } from 'zod'
 
 export const DashboardConfigSchema = z
@@ -10,14 +12,25 @@ export const DashboardConfigSchema = z
      * Base URL shown in the endpoint URLs of the key pages, e.g. `https://rpc.example.com`; null: the scheme, host
      * and port the dashboard was reached on.
      */
-    publicBaseUrl: z.url({ protocol: /^https?$/ }).nullable().default(null),
+    publicBaseUrl: z
+      .url({ protocol: /^https?$/ })
+      .nullable()
+      .default(null),
     /** How long a login lasts. */
-    sessionTtlHours: z.number().int().min(1).max(24 * 90).default(24 * 7),
+    sessionTtlHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 90)
+      .default(24 * 7),
     /** Failed logins allowed per email, and per client IP, in any 60 seconds. */
     loginAttemptsPerMinute: z.number().int().min(1).max(1000).default(5),
     /** Sign-up attempts allowed per client IP in any hour. */
     signupsPerHour: z.number().int().min(1).max(10_000).default(10),
-    /** The `aud` claim a key's JWTs must carry (Infura uses "infura.io": https://docs.metamask.io/services/how-to/json-web-token-jwt/). */
+    /**
+     * The `aud` claim a key's JWTs must carry (Infura uses "infura.io":
+     * https://docs.metamask.io/services/how-to/json-web-token-jwt/).
+     */
     jwtAudience: z.string().min(1).default('chaingate'),
   })
   .strict()

@@ -14,7 +14,10 @@ const problems = (raw: unknown) => {
 describe('config validation', () => {
   it('defaults: two embedded devnets with different chain ids, Infura plans and costs', () => {
     const c = parseConfig({})
-    expect(c.networks.map((n) => [n.name, n.chainId])).toEqual([['devnet-a', 31337], ['devnet-b', 31338]])
+    expect(c.networks.map((n) => [n.name, n.chainId])).toEqual([
+      ['devnet-a', 31337],
+      ['devnet-b', 31338],
+    ])
     expect(c.gateway.port).toBe(8545)
     expect(c.plans.free).toEqual({ creditsPerDay: 3_000_000, creditsPerSecond: 500, maxKeys: 1 })
     expect(c.plans.developer).toEqual({ creditsPerDay: 15_000_000, creditsPerSecond: 4_000, maxKeys: 5 })
@@ -58,7 +61,10 @@ describe('config validation', () => {
   })
 
   it('plans and costs merge over the defaults', () => {
-    const c = parseConfig({ plans: { gold: { creditsPerDay: 1, creditsPerSecond: 1, maxKeys: 2 } }, credits: { methods: { eth_call: 7 } } })
+    const c = parseConfig({
+      plans: { gold: { creditsPerDay: 1, creditsPerSecond: 1, maxKeys: 2 } },
+      credits: { methods: { eth_call: 7 } },
+    })
     expect(Object.keys(c.plans)).toEqual(expect.arrayContaining(['free', 'developer', 'team', 'dev', 'gold']))
     expect(c.credits.methods.eth_call).toBe(7)
     expect(c.credits.methods.eth_chainId).toBe(5)

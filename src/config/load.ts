@@ -19,7 +19,12 @@ export class ConfigError extends Error {
 }
 
 const formatPath = (path: PropertyKey[]) =>
-  path.length === 0 ? '(root)' : path.map((p) => (typeof p === 'number' ? `[${p}]` : String(p))).join('.').replace(/\.\[/g, '[')
+  path.length === 0
+    ? '(root)'
+    : path
+        .map((p) => (typeof p === 'number' ? `[${p}]` : String(p)))
+        .join('.')
+        .replace(/\.\[/g, '[')
 
 export function formatIssues(issues: z.core.$ZodIssue[]): string[] {
   return issues.flatMap((issue) =>

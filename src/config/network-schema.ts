@@ -1,12 +1,15 @@
 /**
  * The `networks[]` entries of the config: a network, its upstreams and their policy (docs/upstreams.md), its cache
- * and eth_getLogs settings (docs/caching.md). Part of the one schema in ./schema.ts; docs/config.md documents every key.
+ * and eth_getLogs settings (docs/caching.md). Part of the one schema in ./schema.ts; docs/config.md documents every
+ * key.
  */
 import { z } from 'zod'
 
 const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
 const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
-const METHOD_NAME = z.string().regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a JSON-RPC method name (letters, digits, _; at most 64)')
+const METHOD_NAME = z
+  .string()
+  .regex(/^[A-Za-z][A-Za-z0-9_]{0,63}$/, 'a JSON-RPC method name (letters, digits, _; at most 64)')
 
 const UpstreamSchema = z
   .object({
@@ -14,7 +17,10 @@ const UpstreamSchema = z
     url: z.url({ protocol: /^(https?|wss?)$/ }),
     /** ws(s) URL of the node, for eth_subscribe; default: `url` with ws(s) instead of http(s). */
     wsUrl: z.url({ protocol: /^wss?$/ }).optional(),
-    /** The node answers another eth_chainId than the network's: `fail` stops start-up; `exclude` keeps it out of rotation. */
+    /**
+     * The node answers another eth_chainId than the network's: `fail` stops start-up; `exclude` keeps it out of
+     * rotation.
+     */
     onChainIdMismatch: z.enum(['fail', 'exclude']).default('fail'),
     /** `primary` nodes take the traffic; a `fallback` only when no primary is healthy (docs/upstreams.md). */
     role: z.enum(['primary', 'fallback']).default('primary'),
@@ -25,7 +31,10 @@ const UpstreamSchema = z
     /** Most requests per second the gateway sends this node (the provider plan's limit); null: no limit. */
     maxRequestsPerSecond: z.number().positive().nullable().default(null),
     /** Free-form tags shown in /healthz and `chaingate upstreams` (e.g. `archive`). */
-    labels: z.array(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,31}$/, 'a label: lowercase letters, digits, _ . -')).max(16).default([]),
+    labels: z
+      .array(z.string().regex(/^[a-z0-9][a-z0-9_.-]{0,31}$/, 'a label: lowercase letters, digits, _ . -'))
+      .max(16)
+      .default([]),
   })
   .strict()
 
@@ -38,7 +47,9 @@ const UpstreamPolicySchema = z
     totalTimeoutMs: z.number().int().min(100).max(600_000).optional(),
     /** Most upstream requests for one call, the first included (retries on another node, hedges). */
     maxAttempts: z.number().int().min(1).max(10).default(3),
-    /** Heads are polled this often while calls flow (none after `headIdleMs` without calls: idle gateways cost nothing). */
+    /**
+     * Heads are polled this often while calls flow (none after `headIdleMs` without calls: idle gateways cost nothing).
+     */
     headPollMs: z.number().int().min(1000).max(600_000).default(2000),
     /** No call for this long: head polling pauses until the next call. */
     headIdleMs: z.number().int().min(1000).max(3_600_000).default(60_000),
@@ -58,7 +69,9 @@ const UpstreamPolicySchema = z
       .object({
         /** Consecutive failures (no answer, 5xx, timeouts, hedges lost while hanging) that open a node's breaker. */
         failureThreshold: z.number().int().min(1).max(1000).default(5),
-        /** How long an open breaker keeps the node out before one probe call; doubles per failed probe up to maxOpenMs. */
+        /**
+         * How long an open breaker keeps the node out before one probe call; doubles per failed probe up to maxOpenMs.
+         */
         openMs: z.number().int().min(100).max(600_000).default(5000),
         maxOpenMs: z.number().int().min(100).max(3_600_000).default(60_000),
       })
@@ -81,7 +94,9 @@ const EmbeddedChainSchema = z
 /** A network's cache settings over the global `cache` section (docs/caching.md). */
 const NetworkCacheSchema = z
   .object({
-    /** Cache this network's answers; default `cache.enabled`. Dedup and monotonic eth_blockNumber stay on either way. */
+    /**
+     * Cache this network's answers; default `cache.enabled`. Dedup and monotonic eth_blockNumber stay on either way.
+     */
     enabled: z.boolean().optional(),
     /** Methods never answered from the cache on this network (e.g. eth_call when nodes disagree on state). */
     uncachedMethods: z.array(METHOD_NAME).max(100).default([]),
@@ -120,20 +135,27 @@ export const NetworkSchema = z
     getLogs: GetLogsSchema.prefault({}),
     /** Selection, retries, hedging, breaker and head tracking over the network's nodes (docs/upstreams.md). */
     upstreamPolicy: UpstreamPolicySchema.prefault({}),
-    /** Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none for upstreams. */
+    /**
+     * Largest request body sent to the node; larger ones answer 413. Default: 2 MiB for embedded (anvil's limit), none
+     * for upstreams.
+     */
     maxRequestBytes: z.number().int().min(1024).optional(),
-    /** Largest answer taken from a node (64 MiB); a larger one is cut off and the call answers -32005, free (docs/upstreams.md). */
+    /**
+     * Largest answer taken from a node (64 MiB); a larger one is cut off and the call answers -32005, free
+     * (docs/upstreams.md).
+     */
     maxResponseBytes: z.number().int().min(1024).optional(),
     /**
      * Also serve the devnet methods (evm_*, anvil_*, hardhat_* aliases; docs/config.md).
      * Default: true for an embedded chain, false for upstreams.
      */
     devMethods: z.boolean().optional(),
-    /** Methods served: Infura's Ethereum list (plus the devnet methods), plus `allow`, minus `deny` (docs/config.md). */
+    /**
+     * Methods served: Infura's Ethereum list (plus the devnet methods), plus `allow`, minus `deny` (docs/config.md).
+     */
     methods: z
       .object({ allow: z.array(METHOD_NAME).max(1000).default([]), deny: z.array(METHOD_NAME).max(1000).default([]) })
       .strict()
       .optional(),
   })
   .strict()
-

@@ -51,9 +51,21 @@ export const ConfigSchema = z
          * Host names the dashboard answers to (`name`, `*.domain`, `*`); null: on a loopback listener only local
          * names and the networks' hosts, elsewhere any (docs/dashboard.md, DNS rebinding).
          */
-        allowedHosts: z.array(z.string().toLowerCase().regex(/^(\*|(\*\.)?[a-z0-9.:\[\]-]+)$/, 'a host name, *.domain or *')).nullable().default(null),
+        allowedHosts: z
+          .array(
+            z
+              .string()
+              .toLowerCase()
+              .regex(/^(\*|(\*\.)?[a-z0-9.:[\]-]+)$/, 'a host name, *.domain or *'),
+          )
+          .nullable()
+          .default(null),
         /** Largest accepted request body; larger answers 413. */
-        maxBodyBytes: z.number().int().min(1024).default(5 * 1024 * 1024),
+        maxBodyBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(5 * 1024 * 1024),
         /** Most calls in one batch; more answers one -32600 error. */
         maxBatchSize: z.number().int().min(1).default(1000),
         /** HTTP answers at least this large are gzipped for clients that accept it (ethers does); null: never. */
@@ -61,7 +73,11 @@ export const ConfigSchema = z
         /** Time allowed for an upstream node to answer. */
         upstreamTimeoutMs: z.number().int().min(100).default(30_000),
         /** Largest WebSocket message accepted from a client. */
-        maxWsMessageBytes: z.number().int().min(1024).default(1024 * 1024),
+        maxWsMessageBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .default(1024 * 1024),
         /** How often the usage ledger is written to the database. */
         usageFlushMs: z.number().int().min(50).max(60_000).default(1000),
         /** How often the server looks for account/key changes made by the CLI or dashboard. */
@@ -85,14 +101,25 @@ export const ConfigSchema = z
         /** An idle keep-alive connection is closed after this. */
         keepAliveTimeoutMs: z.number().int().min(100).max(600_000).default(5_000),
         /** WebSocket: bytes waiting for a client that does not read; past this the connection closes with 1008. */
-        maxWsBufferedBytes: z.number().int().min(16 * 1024).default(16 * 1024 * 1024),
+        maxWsBufferedBytes: z
+          .number()
+          .int()
+          .min(16 * 1024)
+          .default(16 * 1024 * 1024),
         /** WebSocket: subscriptions one connection may hold; more answer -32005. */
         maxSubscriptionsPerConnection: z.number().int().min(1).max(100_000).default(1000),
-        /** WebSocket: after a node's subscription connection drops, how long to look for a node before clients get 1013. */
+        /**
+         * WebSocket: after a node's subscription connection drops, how long to look for a node before clients get 1013.
+         */
         subscriptionFailoverMs: z.number().int().min(0).max(600_000).default(30_000),
-        /** WebSocket: how often the node carrying subscriptions is checked; one that stops answering is left. 0: never. */
+        /**
+         * WebSocket: how often the node carrying subscriptions is checked; one that stops answering is left. 0: never.
+         */
         subscriptionHeartbeatMs: z.number().int().min(0).max(600_000).default(15_000),
-        /** WebSocket: after a move, the node ranked first must answer this long before subscriptions go back to it. 0: never. */
+        /**
+         * WebSocket: after a move, the node ranked first must answer this long before subscriptions go back to it. 0:
+         * never.
+         */
         subscriptionFailbackMs: z.number().int().min(0).max(3_600_000).default(60_000),
         /** /metrics and /healthz (docs/config.md, "Operations endpoints"). */
         operations: z
@@ -100,7 +127,11 @@ export const ConfigSchema = z
             /** When set, both answer 401 without `Authorization: Bearer <token>`. */
             token: z.string().min(16).nullable().default(null),
             /** When set, both are served only on this separate listener (e.g. 127.0.0.1:9545), not the gateway's. */
-            listen: z.object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535) }).strict().nullable().default(null),
+            listen: z
+              .object({ host: z.string().min(1).default('127.0.0.1'), port: z.number().int().min(0).max(65535) })
+              .strict()
+              .nullable()
+              .default(null),
             /** How long /healthz reuses its probe of the nodes. */
             healthCacheMs: z.number().int().min(0).max(600_000).default(2000),
           })
@@ -123,9 +154,19 @@ export const ConfigSchema = z
         /** Finality-aware answer cache; per network: `networks[].cache.enabled`. */
         enabled: z.boolean().default(true),
         /** Memory budget of the in-process cache (answer bytes plus keys), shared by every network. */
-        maxBytes: z.number().int().min(0).max(64 * 1024 * 1024 * 1024).default(64 * 1024 * 1024),
+        maxBytes: z
+          .number()
+          .int()
+          .min(0)
+          .max(64 * 1024 * 1024 * 1024)
+          .default(64 * 1024 * 1024),
         /** Largest single answer kept; larger ones are served but not cached. */
-        maxItemBytes: z.number().int().min(1).max(256 * 1024 * 1024).default(1024 * 1024),
+        maxItemBytes: z
+          .number()
+          .int()
+          .min(1)
+          .max(256 * 1024 * 1024)
+          .default(1024 * 1024),
         /** Longest life of an entry for a block not yet finalized (a reorg drops it earlier). */
         unfinalizedTtlMs: z.number().int().min(100).max(3_600_000).default(60_000),
         /** eth_blockNumber answered for one served head at most this long (heads are polled; an idle gateway stops). */
@@ -177,10 +218,15 @@ export const ConfigSchema = z
      */
     database: z
       .object({
-        /** postgres:// or postgresql:// URL; default from the environment variable CHAINGATE_DATABASE_URL; null: SQLite. */
+        /**
+         * postgres:// or postgresql:// URL; default from the environment variable CHAINGATE_DATABASE_URL; null: SQLite.
+         */
         url: z
           .string()
-          .regex(/^postgres(ql)?:\/\//, 'a postgres:// or postgresql:// URL (from the config or CHAINGATE_DATABASE_URL)')
+          .regex(
+            /^postgres(ql)?:\/\//,
+            'a postgres:// or postgresql:// URL (from the config or CHAINGATE_DATABASE_URL)',
+          )
           .nullable()
           // prefault: a value from the environment is validated like one from the file.
           .prefault(() => process.env.CHAINGATE_DATABASE_URL || null),
@@ -231,7 +277,8 @@ export const ConfigSchema = z
  */
 export function crossFieldProblems(raw: unknown): { path: (string | number)[]; message: string }[] {
   const out: { path: (string | number)[]; message: string }[] = []
-  const obj = (v: unknown) => (v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined)
+  const obj = (v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined
   const root = obj(raw) ?? {}
   const networks = Array.isArray(root.networks) ? root.networks : DEFAULT_NETWORKS
   const names = new Set<unknown>()
@@ -240,9 +287,11 @@ export function crossFieldProblems(raw: unknown): { path: (string | number)[]; m
   networks.forEach((entry, i) => {
     const n = obj(entry)
     if (!n) return
-    if (n.name !== undefined && names.has(n.name)) out.push({ path: ['networks', i, 'name'], message: `duplicate network ${String(n.name)}` })
+    if (n.name !== undefined && names.has(n.name))
+      out.push({ path: ['networks', i, 'name'], message: `duplicate network ${String(n.name)}` })
     names.add(n.name)
-    if (n.chainId !== undefined && chainIds.has(n.chainId)) out.push({ path: ['networks', i, 'chainId'], message: `duplicate chainId ${String(n.chainId)}` })
+    if (n.chainId !== undefined && chainIds.has(n.chainId))
+      out.push({ path: ['networks', i, 'chainId'], message: `duplicate chainId ${String(n.chainId)}` })
     chainIds.add(n.chainId)
     const hs = Array.isArray(n.hosts) ? n.hosts : [defaultHostname(String(n.name))]
     for (const h of hs) {

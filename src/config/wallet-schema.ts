@@ -47,7 +47,12 @@ export const WalletConfigSchema = z
     /** How long a pending approval waits for the user before the dapp gets error 4001. */
     approvalTimeoutMs: z.number().int().min(1000).max(86_400_000).default(300_000),
     /** Largest WebSocket message accepted from a dapp; a larger one closes that connection (1009). */
-    maxMessageBytes: z.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+    maxMessageBytes: z
+      .number()
+      .int()
+      .min(1024)
+      .max(64 * 1024 * 1024)
+      .default(1024 * 1024),
     /** Messages per second one connection may send (burst: twice this); more closes that connection (1008). */
     maxMessagesPerSecond: z.number().int().min(1).max(100_000).default(200),
     /** Requests one connection may have in flight (waiting approvals included); more closes it (1008). */

@@ -1,5 +1,6 @@
 /**
- * Resolves what a call costs, in Infura's order (https://docs.metamask.io/services/get-started/pricing/): the network's own value, else
+ * Resolves what a call costs, in Infura's order (https://docs.metamask.io/services/get-started/pricing/): the network's
+ * own value, else
  * the method's value, else the default. Tables are merged once per network so the hot path is one Map lookup.
  */
 import type { Config } from '../config/schema.ts'

@@ -8,7 +8,8 @@ describe('chart scales', () => {
     expect(niceScale(3)).toEqual({ max: 3, ticks: [0, 1, 2, 3] })
     expect(niceScale(19_600)).toEqual({ max: 20_000, ticks: [0, 5000, 10_000, 15_000, 20_000] })
     expect(niceScale(5_000_000).max).toBe(6_000_000)
-    for (const empty of [0, -1, Number.NaN, Number.POSITIVE_INFINITY]) expect(niceScale(empty)).toEqual({ max: 1, ticks: [0, 1] })
+    for (const empty of [0, -1, Number.NaN, Number.POSITIVE_INFINITY])
+      expect(niceScale(empty)).toEqual({ max: 1, ticks: [0, 1] })
     for (const v of [1, 7, 99, 101, 810, 12_345, 3_000_001]) {
       const s = niceScale(v)
       expect(s.max).toBeGreaterThanOrEqual(v)
@@ -18,7 +19,15 @@ describe('chart scales', () => {
   })
 
   test('behavior: the quota line joins the scale only when the data reaches half of it', () => {
-    const chart = (values: number[]) => String(lineChart({ title: 't', labels: values.map(String), series: [{ label: 'credits', values }], reference: { label: 'daily quota 3M', value: 3_000_000 } }))
+    const chart = (values: number[]) =>
+      String(
+        lineChart({
+          title: 't',
+          labels: values.map(String),
+          series: [{ label: 'credits', values }],
+          reference: { label: 'daily quota 3M', value: 3_000_000 },
+        }),
+      )
     const small = chart([0, 810])
     expect(small).not.toContain('<line class="reference" x1="52"')
     expect(small).toContain('daily quota 3M (above this scale)')

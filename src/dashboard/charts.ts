@@ -34,7 +34,10 @@ export function niceScale(dataMax: number, count = 4): { max: number; ticks: num
   const raw = top / count
   const exp = 10 ** Math.floor(Math.log10(raw))
   // Whole steps only (2.5 is skipped below 25), so no tick label is rounded.
-  const step = Math.max(1, [1, 2, 2.5, 5, 10].map((f) => f * exp).find((s) => s >= raw && (s >= 10 || Number.isInteger(s)))!)
+  const step = Math.max(
+    1,
+    [1, 2, 2.5, 5, 10].map((f) => f * exp).find((s) => s >= raw && (s >= 10 || Number.isInteger(s)))!,
+  )
   const max = Math.ceil(top / step) * step
   const ticks: number[] = []
   for (let i = 0; i * step <= max; i++) ticks.push(i * step)
@@ -61,14 +64,24 @@ const DASHES = ['', '7 4', '2 3', '9 3 2 3', '4 4', '12 3 2 3 2 3']
 function marker(si: number, x: number, y: number, title: SafeHtml): SafeHtml {
   const cls = `dot s${si % PALETTE_SIZE}`
   const r = 3
-  const at = (pts: [number, number][]) => pts.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ')
+  const at = (pts: [number, number][]) =>
+    pts.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ')
   switch (si % 4) {
     case 1:
       return html`<rect class="${cls}" x="${(x - r).toFixed(1)}" y="${(y - r).toFixed(1)}" width="${2 * r}" height="${2 * r}">${title}</rect>`
     case 2:
-      return html`<polygon class="${cls}" points="${at([[0, -r - 0.5], [r + 0.5, r], [-r - 0.5, r]])}">${title}</polygon>`
+      return html`<polygon class="${cls}" points="${at([
+        [0, -r - 0.5],
+        [r + 0.5, r],
+        [-r - 0.5, r],
+      ])}">${title}</polygon>`
     case 3:
-      return html`<polygon class="${cls}" points="${at([[0, -r - 0.5], [r + 0.5, 0], [0, r + 0.5], [-r - 0.5, 0]])}">${title}</polygon>`
+      return html`<polygon class="${cls}" points="${at([
+        [0, -r - 0.5],
+        [r + 0.5, 0],
+        [0, r + 0.5],
+        [-r - 0.5, 0],
+      ])}">${title}</polygon>`
     default:
       return html`<circle class="${cls}" cx="${x.toFixed(1)}" cy="${y.toFixed(1)}" r="${r}">${title}</circle>`
   }
@@ -142,8 +155,8 @@ export function lineChart(opts: {
   const lines = series.map((s, si) => {
     const points = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')
     const dash = DASHES[si % DASHES.length]
-    return html`<polyline class="line s${si % PALETTE_SIZE}" points="${points}"${dash ? html` stroke-dasharray="${dash}"` : ''}/>${s.values.map((v, i) =>
-      marker(si, x(i), y(v), html`<title>${labels[i]} · ${s.label}: ${v.toLocaleString('en-US')}</title>`),
+    return html`<polyline class="line s${si % PALETTE_SIZE}" points="${points}"${dash ? html` stroke-dasharray="${dash}"` : ''}/>${s.values.map(
+      (v, i) => marker(si, x(i), y(v), html`<title>${labels[i]} · ${s.label}: ${v.toLocaleString('en-US')}</title>`),
     )}`
   })
   const refMark = !ref
@@ -151,13 +164,19 @@ export function lineChart(opts: {
     : refOnScale
       ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(ref.value).toFixed(1)}"/><text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(1)}" text-anchor="end">${ref.label}</text>`
       : '' // named in the legend only: a label inside the plot would sit on the data at its top
-  const items: LegendItem[] = series.length > 1 || ref ? series.map((s, index) => ({ label: s.label, kind: 'line' as const, index })) : []
-  if (ref) items.push({ label: refOnScale ? ref.label : `${ref.label} (above this scale)`, kind: 'reference', index: 0 })
+  const items: LegendItem[] =
+    series.length > 1 || ref ? series.map((s, index) => ({ label: s.label, kind: 'line' as const, index })) : []
+  if (ref)
+    items.push({ label: refOnScale ? ref.label : `${ref.label} (above this scale)`, kind: 'reference', index: 0 })
   return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}</svg>${legend(items)}</figure>`
 }
 
 /** Horizontal bars, largest first (totals by method, network, key, error). */
-export function horizontalBars(opts: { title: string; items: { label: string; value: number }[]; id?: string }): SafeHtml {
+export function horizontalBars(opts: {
+  title: string
+  items: { label: string; value: number }[]
+  id?: string
+}): SafeHtml {
   const items = opts.items.slice(0, 10)
   // Narrower than the time charts: these sit in half-width cards, and text must stay readable.
   const width = 420
@@ -172,8 +191,12 @@ export function horizontalBars(opts: { title: string; items: { label: string; va
     const label = item.label.length > 24 ? `${item.label.slice(0, 23)}…` : item.label
     return html`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${label}</text><rect class="s${i % PALETTE_SIZE}" x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}"><title>${item.label}: ${item.value.toLocaleString('en-US')}</title></rect><text x="${(labelW + w + 6).toFixed(1)}" y="${y + 16}">${formatNumber(item.value)}</text>`
   })
-  const body = items.length === 0 ? html`<text x="${width / 2}" y="20" text-anchor="middle">no data in this period</text>` : rows
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg class="hbars" viewBox="0 0 ${width} ${h}" role="img" aria-label="${summary(opts.title, items.map((i) => ({ label: i.label, values: [i.value] })))}" preserveAspectRatio="xMinYMin meet">${body}</svg></figure>`
+  const body =
+    items.length === 0 ? html`<text x="${width / 2}" y="20" text-anchor="middle">no data in this period</text>` : rows
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg class="hbars" viewBox="0 0 ${width} ${h}" role="img" aria-label="${summary(
+    opts.title,
+    items.map((i) => ({ label: i.label, values: [i.value] })),
+  )}" preserveAspectRatio="xMinYMin meet">${body}</svg></figure>`
 }
 
 /** Today's credits against the daily quota, as a bar with the share used. */

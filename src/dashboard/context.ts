@@ -115,7 +115,11 @@ export function createDash(deps: DashboardDeps): Dash {
       return { csrfToken: '', current, flash }
     },
     async notFound(req, reply) {
-      return sendPage(reply, 404, messagePage('Not found', await dash.pageCtx(req, ''), 'There is no such page or API key.'))
+      return sendPage(
+        reply,
+        404,
+        messagePage('Not found', await dash.pageCtx(req, ''), 'There is no such page or API key.'),
+      )
     },
   }
   return dash

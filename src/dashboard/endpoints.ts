@@ -10,9 +10,12 @@ export async function endpointsOf(dash: Dash, req: FastifyRequest, key: ApiKey):
   const base = new URL(dash.cfg.publicBaseUrl ?? `${req.protocol}://${req.host}`)
   // The path form first where this machine does not resolve the network's host name (Node does not resolve
   // *.localhost here; src/networks/name-resolution.ts).
-  const hostResolves = await Promise.all(dash.deps.config.networks.map((n) => resolvesCached(n.hosts?.[0] ?? `${n.name}.localhost`)))
+  const hostResolves = await Promise.all(
+    dash.deps.config.networks.map((n) => resolvesCached(n.hosts?.[0] ?? `${n.name}.localhost`)),
+  )
   return dash.deps.config.networks.map((n, i) => {
-    const url = (transport: 'http' | 'ws', form: 'host' | 'path') => rpcUrl({ base, network: n.name, key: key.key, transport, form, host: n.hosts?.[0] })
+    const url = (transport: 'http' | 'ws', form: 'host' | 'path') =>
+      rpcUrl({ base, network: n.name, key: key.key, transport, form, host: n.hosts?.[0] })
     return {
       network: n.name,
       enabled: key.networks.includes(n.name),

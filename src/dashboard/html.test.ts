@@ -16,12 +16,24 @@ describe('html', () => {
 
 describe('charts', () => {
   test('behavior: SVG charts carry titles, labels and escaped series names', () => {
-    const bars = stackedBarChart({ title: 'Credits', labels: ['a', 'b'], series: [{ label: '<x>', values: [1, 2] }, { label: 'y', values: [3, 0] }] }).value
+    const bars = stackedBarChart({
+      title: 'Credits',
+      labels: ['a', 'b'],
+      series: [
+        { label: '<x>', values: [1, 2] },
+        { label: 'y', values: [3, 0] },
+      ],
+    }).value
     expect(bars).toContain('<svg')
     expect(bars).toContain('role="img"')
     expect(bars).toContain('&lt;x&gt;')
     expect(bars.match(/<rect /g)).toHaveLength(3)
-    const line = lineChart({ title: 'Calls', labels: ['a'], series: [{ label: 's', values: [5] }], reference: { label: 'quota', value: 10 } }).value
+    const line = lineChart({
+      title: 'Calls',
+      labels: ['a'],
+      series: [{ label: 's', values: [5] }],
+      reference: { label: 'quota', value: 10 },
+    }).value
     expect(line).toContain('class="reference"')
     expect(horizontalBars({ title: 'none', items: [] }).value).toContain('no data in this period')
     expect(quotaGauge({ used: 900, quota: 1000 }).value).toContain('fill high')

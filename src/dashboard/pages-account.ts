@@ -28,7 +28,12 @@ export interface AccountRow {
 
 export function accountsPage(
   ctx: PageContext,
-  data: { rows: AccountRow[]; plans: Record<string, PlanConfig>; deletedCreditsToday: number; totalCreditsToday: number },
+  data: {
+    rows: AccountRow[]
+    plans: Record<string, PlanConfig>
+    deletedCreditsToday: number
+    totalCreditsToday: number
+  },
 ): string {
   const planNames = Object.keys(data.plans)
   const rows = data.rows.map(({ account: a, activeKeys, creditsToday }) => {
@@ -45,6 +50,14 @@ export function accountsPage(
 /** The HTML answer to an unknown dashboard page or an internal error: what happened, and a way back. */
 export function errorPage(ctx: PageContext, status: 404 | 500): string {
   return status === 404
-    ? layout('Page not found', ctx, html`<div class="card"><p class="status-code">404</p><p>There is no such page on this dashboard.</p><p><a href="/">Back to the dashboard</a>${ctx.account ? html` · <a href="/keys">API keys</a> · <a href="/usage">Usage</a>` : ''}</p><p class="muted">Looking for the JSON-RPC endpoint? POST to <code>/v3/&lt;key&gt;</code> or <code>/networks/&lt;network&gt;/v3/&lt;key&gt;</code>.</p></div>`)
-    : layout('Something went wrong', ctx, html`<div class="card"><p class="status-code">500</p><p>The dashboard hit an internal error. Try again in a moment; if it keeps happening, the gateway's log has the details for its operator.</p><p><a href="/">Back to the dashboard</a></p></div>`)
+    ? layout(
+        'Page not found',
+        ctx,
+        html`<div class="card"><p class="status-code">404</p><p>There is no such page on this dashboard.</p><p><a href="/">Back to the dashboard</a>${ctx.account ? html` · <a href="/keys">API keys</a> · <a href="/usage">Usage</a>` : ''}</p><p class="muted">Looking for the JSON-RPC endpoint? POST to <code>/v3/&lt;key&gt;</code> or <code>/networks/&lt;network&gt;/v3/&lt;key&gt;</code>.</p></div>`,
+      )
+    : layout(
+        'Something went wrong',
+        ctx,
+        html`<div class="card"><p class="status-code">500</p><p>The dashboard hit an internal error. Try again in a moment; if it keeps happening, the gateway's log has the details for its operator.</p><p><a href="/">Back to the dashboard</a></p></div>`,
+      )
 }

@@ -6,12 +6,26 @@
 import type { ApiKey } from '../keys/repository.ts'
 import { MAX_ALLOWLIST_ENTRIES, MAX_JWT_KEYS, type AllowlistType, type KeySecurity } from '../keys/security/types.ts'
 import type { PlanConfig } from '../config/schema.ts'
-import { formatNumber, horizontalBars, lineChart, quotaGauge, stackedBarChart, PALETTE_SIZE, type Series } from './charts.ts'
+import {
+  formatNumber,
+  horizontalBars,
+  lineChart,
+  quotaGauge,
+  stackedBarChart,
+  PALETTE_SIZE,
+  type Series,
+} from './charts.ts'
 import { html, type SafeHtml } from './html.ts'
 import { errorDisplayName, methodDisplayName, methodLabelMeaning } from './usage-labels.ts'
 import { upstreamUsageSection } from './upstream-usage-section.ts'
 import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
-import { USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange, type UsageReport } from '../usage/queries.ts'
+import {
+  USAGE_DIMENSIONS,
+  USAGE_RANGES,
+  type UsageDimension,
+  type UsageRange,
+  type UsageReport,
+} from '../usage/queries.ts'
 
 export interface PageContext {
   /** Logged-in account, if any. */
@@ -35,7 +49,9 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
   const header = ctx.account
     ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}${ctx.account.role === 'operator' ? nav('/accounts', 'Accounts') : ''}<a href="/account" class="who" title="Account settings (plan ${ctx.account.plan})"${ctx.current === '/account' ? html` aria-current="page"` : ''}>${ctx.account.email}</a><form method="post" action="/logout">${csrfField(ctx.csrfToken)}<button type="submit" class="small">Log out</button></form>`
     : html`${nav('/login', 'Log in')}${nav('/signup', 'Sign up')}`
-  const flash = ctx.flash ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.message}</p>` : ''
+  const flash = ctx.flash
+    ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.message}</p>`
+    : ''
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1"><title>${title} · chaingate</title>${ctx.canonical ? html`<meta name="chaingate-url" content="${ctx.canonical}">` : ''}<link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/app.css"><script src="/assets/app.js" defer></script></head><body><a class="skip" href="#main">Skip to content</a><header class="top"><div class="bar"><a class="brand" href="/">chaingate</a>${header}</div></header><main id="main" tabindex="-1"><h1>${title}</h1>${flash}${body}<p id="copy-status" class="sr-only" aria-live="polite"></p></main></body></html>`}`
 }
 
@@ -59,7 +75,11 @@ export function loginPage(ctx: PageContext, opts: { email?: string; next?: strin
 
 export function signupPage(ctx: PageContext, opts: { email?: string; enabled: boolean }): string {
   if (!opts.enabled)
-    return layout('Sign up', ctx, html`<div class="card"><p>Sign-up is closed on this gateway. Ask its operator for an account.</p></div>`)
+    return layout(
+      'Sign up',
+      ctx,
+      html`<div class="card"><p>Sign-up is closed on this gateway. Ask its operator for an account.</p></div>`,
+    )
   return layout(
     'Sign up',
     ctx,
@@ -134,7 +154,11 @@ const ALLOWLIST_LABELS: Record<AllowlistType, { title: string; help: string; pla
     help: 'Every call that names an address (eth_call, eth_getBalance, eth_getLogs, filters, log subscriptions, traces, …) may only name these; methods that cannot be checked are refused. The full list is in docs/key-security.md.',
     placeholder: '0x…',
   },
-  methods: { title: 'API request methods', help: 'Only these JSON-RPC methods are accepted.', placeholder: 'eth_blockNumber' },
+  methods: {
+    title: 'API request methods',
+    help: 'Only these JSON-RPC methods are accepted.',
+    placeholder: 'eth_blockNumber',
+  },
 }
 
 function endpointField(id: string, label: string, url: string, tag?: string): SafeHtml {
@@ -142,17 +166,28 @@ function endpointField(id: string, label: string, url: string, tag?: string): Sa
 }
 
 /** Host form then path form, or the path form first where the host name does not resolve. */
-const inOrder = (pathFirst: boolean, host: SafeHtml, path: SafeHtml) => (pathFirst ? html`${path}${host}` : html`${host}${path}`)
+const inOrder = (pathFirst: boolean, host: SafeHtml, path: SafeHtml) =>
+  pathFirst ? html`${path}${host}` : html`${host}${path}`
 
 export function keyPage(
   ctx: PageContext,
-  data: { key: ApiKey; security: KeySecurity; endpoints: EndpointUrls[]; newSecret?: string | undefined; plan: PlanConfig; snippets?: SafeHtml | undefined; canonical?: string | undefined },
+  data: {
+    key: ApiKey
+    security: KeySecurity
+    endpoints: EndpointUrls[]
+    newSecret?: string | undefined
+    plan: PlanConfig
+    snippets?: SafeHtml | undefined
+    canonical?: string | undefined
+  },
 ): string {
   const { key, security } = data
   const revoked = key.revokedAt !== null
   const base = `/keys/${key.id}`
   const form = (action: string, content: SafeHtml, cls = '') =>
-    revoked ? html`` : html`<form method="post" action="${base}/${action}"${cls ? html` class="${cls}"` : ''}>${csrfField(ctx.csrfToken)}${content}</form>`
+    revoked
+      ? html``
+      : html`<form method="post" action="${base}/${action}"${cls ? html` class="${cls}"` : ''}>${csrfField(ctx.csrfToken)}${content}</form>`
 
   const secretBanner = data.newSecret
     ? html`<section class="card" aria-labelledby="secret-h"><h2 id="secret-h">API key secret</h2><p>Copy the secret now: it is stored only as a hash and will not be shown again.</p>${endpointField('new-secret', 'API key secret', data.newSecret)}<p class="muted">Send it as HTTP Basic auth with an empty user name: <code>curl --user :SECRET …</code></p></section>`
@@ -170,7 +205,9 @@ export function keyPage(
 
   const securitySection = html`<section class="card" aria-labelledby="security-h"><h2 id="security-h">Security</h2><h3>API key secret</h3><p>${security.secretHash ? 'A secret is set. Rotating it invalidates the old one at once.' : 'No secret yet.'}</p>${form('secret', html`<button type="submit" class="secondary">${security.secretHash ? 'Rotate secret' : 'Create secret'}</button>`)}${form('security', html`<input type="hidden" name="flags" value="1"><h3>Requirements</h3>${checkbox('requireSecret', 'Require the API key secret for all requests', security.requireSecret)}${checkbox('secretOverridesAllowlists', 'Requests with a valid secret bypass the allowlists', security.secretOverridesAllowlists)}${checkbox('requireJwt', 'Require a JWT for all requests', security.requireJwt)}<p><button type="submit">Save requirements</button></p>`)}</section>`
 
-  const allowlists = html`<section class="card" aria-labelledby="allow-h"><h2 id="allow-h">Allowlists</h2><p class="muted">Every non-empty list must pass; one matching entry per list is enough. At most ${MAX_ALLOWLIST_ENTRIES} entries per list. Violations answer 403.</p>${(Object.keys(ALLOWLIST_LABELS) as AllowlistType[]).map((type) => {
+  const allowlists = html`<section class="card" aria-labelledby="allow-h"><h2 id="allow-h">Allowlists</h2><p class="muted">Every non-empty list must pass; one matching entry per list is enough. At most ${MAX_ALLOWLIST_ENTRIES} entries per list. Violations answer 403.</p>${(
+    Object.keys(ALLOWLIST_LABELS) as AllowlistType[]
+  ).map((type) => {
     const meta = ALLOWLIST_LABELS[type]
     const entries = security.allowlists[type]
     return html`<section aria-labelledby="al-${type}-h"><h3 id="al-${type}-h">${meta.title} <span class="muted">(${entries.length})</span></h3><p class="muted">${meta.help}</p>${entries.length === 0 ? html`<p class="muted">No entries: not restricted.</p>` : html`<ul class="entries" id="allowlist-${type}">${entries.map((e) => html`<li><code>${e}</code>${form('allowlists/remove', html`<input type="hidden" name="type" value="${type}"><input type="hidden" name="entry" value="${e}"><button type="submit" class="small secondary" aria-label="Remove ${e}">Remove</button>`, 'inline')}</li>`)}</ul>`}${form('allowlists', html`<input type="hidden" name="type" value="${type}"><div class="row"><div><label for="add-${type}">Add to ${meta.title.toLowerCase()}</label><input id="add-${type}" name="entries" type="text" placeholder="${meta.placeholder}" aria-describedby="add-${type}-hint"></div><button type="submit" class="secondary">Add</button></div><p id="add-${type}-hint" class="muted">Separate several entries with commas or spaces.</p>`)}</section>`
@@ -213,7 +250,8 @@ export function usagePage(
 ): string {
   const { report } = data
   const keyName = new Map(data.keys.map((k) => [k.id, k.name]))
-  const groupLabel = (g: string) => (data.dimension === 'key' ? (keyName.get(g) ?? g) : data.dimension === 'method' ? methodDisplayName(g) : g)
+  const groupLabel = (g: string) =>
+    data.dimension === 'key' ? (keyName.get(g) ?? g) : data.dimension === 'method' ? methodDisplayName(g) : g
   const query = (patch: Record<string, string | undefined>) => {
     const q = new URLSearchParams()
     const merged = { range: data.range, by: data.dimension, key: data.keyId, ...patch }
@@ -244,7 +282,10 @@ export function usagePage(
   const tabs = (items: readonly string[], current: string, param: string, label: (v: string) => string, name: string) =>
     html`<nav class="tabs" aria-label="${name}">${items.map((v) => html`<a href="${query({ [param]: v })}"${v === current ? html` aria-current="true"` : ''}>${label(v)}</a>`)}</nav>`
 
-  const table = (title: string, items: { label: string; id: string; calls: number; credits: number; errors: number }[]) =>
+  const table = (
+    title: string,
+    items: { label: string; id: string; calls: number; credits: number; errors: number }[],
+  ) =>
     html`<div class="table-wrap"><table class="stack"><caption class="sr-only">${title}</caption><thead><tr><th>${title}</th><th class="num">Calls</th><th class="num">Credits</th><th class="num">Errors</th></tr></thead><tbody>${items.length === 0 ? html`<tr><td colspan="4" class="muted">No calls in this period.</td></tr>` : items.slice(0, 20).map((t) => html`<tr><td>${t.label === t.id ? t.label : html`<span title="${t.id}">${t.label}</span>`}</td><td class="num" data-label="Calls">${t.calls.toLocaleString('en-US')}</td><td class="num" data-label="Credits">${t.credits.toLocaleString('en-US')}</td><td class="num" data-label="Errors">${t.errors.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div>`
 
   const byKey = report.byKey.map((t) => ({ ...t, label: keyName.get(t.id) ?? t.id }))

@@ -56,7 +56,11 @@ async function dashboardContext(app: FastifyInstance, deps: DashboardDeps): Prom
 
   app.setErrorHandler(async (err: Error & { statusCode?: number }, req, reply) => {
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
-    if (status === 500) dash.logger.error({ err: { message: err.message, stack: err.stack }, url: req.url.split('?')[0] }, 'dashboard error')
+    if (status === 500)
+      dash.logger.error(
+        { err: { message: err.message, stack: err.stack }, url: req.url.split('?')[0] },
+        'dashboard error',
+      )
     // The page context reads the database, which may be what failed: fall back to an anonymous one.
     const ctx = await dash.pageCtx(req, '').catch(() => ({ csrfToken: '', current: '' }))
     if (status === 500) return sendPage(reply, 500, errorPage(ctx, 500))

@@ -22,7 +22,12 @@ export function snippetsFor(url: string, opts: { requireSecret: boolean }): Snip
     {
       id: 'curl',
       library: 'curl',
-      code: [`curl -s ${shellQuote(url)} \\`, ...(opts.requireSecret ? [`  --user ":$${SECRET_ENV}" \\`] : []), `  -H 'Content-Type: application/json' \\`, `  -d '${BODY}'`].join('\n'),
+      code: [
+        `curl -s ${shellQuote(url)} \\`,
+        ...(opts.requireSecret ? [`  --user ":$${SECRET_ENV}" \\`] : []),
+        `  -H 'Content-Type: application/json' \\`,
+        `  -d '${BODY}'`,
+      ].join('\n'),
     },
     {
       id: 'viem',
@@ -48,7 +53,12 @@ export function snippetsFor(url: string, opts: { requireSecret: boolean }): Snip
             `const provider = new JsonRpcProvider(request)`,
             `console.log(await provider.getBlockNumber())`,
           ].join('\n')
-        : [`import { JsonRpcProvider } from 'ethers'`, ``, `const provider = new JsonRpcProvider(${u})`, `console.log(await provider.getBlockNumber())`].join('\n'),
+        : [
+            `import { JsonRpcProvider } from 'ethers'`,
+            ``,
+            `const provider = new JsonRpcProvider(${u})`,
+            `console.log(await provider.getBlockNumber())`,
+          ].join('\n'),
     },
     {
       id: 'web3',
@@ -69,9 +79,18 @@ export function snippetsFor(url: string, opts: { requireSecret: boolean }): Snip
 const shellQuote = (s: string) => `'${s.replace(/'/g, `'\\''`)}'`
 
 /** The key page's "Code examples" card: one network at a time (links switch it), one block per library. */
-export function snippetsSection(data: { keyId: string; network: string; networks: string[]; items: Snippet[]; requireSecret: boolean; requireJwt: boolean }): SafeHtml {
+export function snippetsSection(data: {
+  keyId: string
+  network: string
+  networks: string[]
+  items: Snippet[]
+  requireSecret: boolean
+  requireJwt: boolean
+}): SafeHtml {
   const links = data.networks.map((n) =>
-    n === data.network ? html`<a href="/keys/${data.keyId}?network=${n}#snippets" aria-current="true">${n}</a>` : html`<a href="/keys/${data.keyId}?network=${n}#snippets">${n}</a>`,
+    n === data.network
+      ? html`<a href="/keys/${data.keyId}?network=${n}#snippets" aria-current="true">${n}</a>`
+      : html`<a href="/keys/${data.keyId}?network=${n}#snippets">${n}</a>`,
   )
   return html`<section class="card snippets" id="snippets" aria-labelledby="snippets-h"><h2 id="snippets-h">Code examples</h2>${data.networks.length > 1 ? html`<nav class="tabs" aria-label="Network of the examples">${links}</nav>` : ''}<p class="muted">Each reads the latest block number from ${data.network}.${data.requireSecret ? html` This key requires its secret: set <code>${SECRET_ENV}</code> in the environment first.` : ''}${data.requireJwt ? ' This key requires a JWT: send it as Authorization: Bearer <token> instead.' : ''}</p>${data.items.map(
     (s, i) =>

@@ -62,10 +62,7 @@ export async function buildDashboardTestApp(
   const deps: DashboardDeps = {
     db: opened.db,
     config: {
-      networks: [
-        { name: 'devnet-a', hosts: ['devnet-a.localhost'] },
-        { name: 'devnet-b' },
-      ],
+      networks: [{ name: 'devnet-a', hosts: ['devnet-a.localhost'] }, { name: 'devnet-b' }],
       plans: TEST_PLANS,
       gateway: { defaultPlan: opts.defaultPlan ?? 'developer', ...opts.gateway },
       dashboard: DashboardConfigSchema.parse(opts.dashboard ?? {}),
@@ -120,8 +117,17 @@ export interface HttpReply {
  */
 export function httpClient(base: string, defaults: { headers?: Record<string, string> } = {}) {
   const { jar, store, cookieHeader } = cookieJar()
-  const send = async (method: 'GET' | 'POST', url: string, headers: Record<string, string>, body?: string): Promise<HttpReply> => {
-    const res = await request(`${base}${url}`, { method, headers: { cookie: cookieHeader(), ...defaults.headers, ...headers }, ...(body === undefined ? {} : { body }) })
+  const send = async (
+    method: 'GET' | 'POST',
+    url: string,
+    headers: Record<string, string>,
+    body?: string,
+  ): Promise<HttpReply> => {
+    const res = await request(`${base}${url}`, {
+      method,
+      headers: { cookie: cookieHeader(), ...defaults.headers, ...headers },
+      ...(body === undefined ? {} : { body }),
+    })
     const text = await res.body.text()
     store(res.headers['set-cookie'])
     return { statusCode: res.statusCode, headers: res.headers, body: text }
@@ -130,7 +136,12 @@ export function httpClient(base: string, defaults: { headers?: Record<string, st
     jar,
     get: (url: string, headers: Record<string, string> = {}) => send('GET', url, headers),
     post: (url: string, form: Record<string, string>, headers: Record<string, string> = {}) =>
-      send('POST', url, { 'content-type': 'application/x-www-form-urlencoded', ...headers }, new URLSearchParams(form).toString()),
+      send(
+        'POST',
+        url,
+        { 'content-type': 'application/x-www-form-urlencoded', ...headers },
+        new URLSearchParams(form).toString(),
+      ),
     async submit(page: string, url: string, form: Record<string, string>) {
       return client.post(url, { _csrf: csrfOf((await client.get(page)).body), ...form })
     },
@@ -149,7 +160,12 @@ export function injectClient(app: FastifyInstance, defaults: { ip?: string } = {
   const client = {
     jar,
     async get(url: string, headers: Record<string, string> = {}) {
-      const res = await app.inject({ method: 'GET', url, headers: { cookie: cookieHeader(), ...headers }, remoteAddress: defaults.ip })
+      const res = await app.inject({
+        method: 'GET',
+        url,
+        headers: { cookie: cookieHeader(), ...headers },
+        remoteAddress: defaults.ip,
+      })
       store(res.headers['set-cookie'] as string | string[] | undefined)
       return res
     },

@@ -15,17 +15,23 @@ export interface LabelMeaning {
 const METHOD_LABELS: Record<string, LabelMeaning> = {
   '(invalid)': {
     name: 'rejected input',
-    meaning: 'Requests or calls refused for their input (not JSON, not a valid JSON-RPC call, bad parameters); each costs the input-error fee.',
+    meaning:
+      'Requests or calls refused for their input (not JSON, not a valid JSON-RPC call, bad parameters); each costs the input-error fee.',
   },
   batch: {
     name: 'batch refused by a limit',
-    meaning: 'Batches refused as a whole by a credit limit (their calls counted as errors, free), and the batch fee when credits.batchEnvelope is set.',
+    meaning:
+      'Batches refused as a whole by a credit limit (their calls counted as errors, free), and the batch fee when credits.batchEnvelope is set.',
   },
-  '(refused)': { name: 'refused by key settings', meaning: "Calls refused by the key's security settings (secret, JWT or allowlists)." },
+  '(refused)': {
+    name: 'refused by key settings',
+    meaning: "Calls refused by the key's security settings (secret, JWT or allowlists).",
+  },
   '(none)': { name: 'request without calls', meaning: 'Requests refused before any call could be read.' },
   [OTHER_METHOD]: {
     name: 'unsupported method',
-    meaning: 'Calls of methods no network of this gateway serves (recorded under one label, whatever name the client sent).',
+    meaning:
+      'Calls of methods no network of this gateway serves (recorded under one label, whatever name the client sent).',
   },
 }
 
@@ -36,7 +42,10 @@ export function methodLabelMeaning(label: string): LabelMeaning | undefined {
   if (Object.hasOwn(METHOD_LABELS, label)) return METHOD_LABELS[label]
   if (label.startsWith(SUBSCRIPTION)) {
     const kind = label.slice(SUBSCRIPTION.length)
-    return { name: `${kind} subscription events`, meaning: `Events delivered on ${kind} subscriptions (eth_subscribe), charged per event.` }
+    return {
+      name: `${kind} subscription events`,
+      meaning: `Events delivered on ${kind} subscriptions (eth_subscribe), charged per event.`,
+    }
   }
   return undefined
 }

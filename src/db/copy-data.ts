@@ -29,13 +29,21 @@ export class CopyRefusedError extends Error {
 
 /** The source's tables in creation order: SQLite's schema table lists them as they were created. */
 async function tablesInCreationOrder(db: Db): Promise<string[]> {
-  const { rows } = await sql<{ name: string }>`select name from sqlite_master where type = 'table' order by rowid`.execute(db)
-  return rows.map((r) => r.name).filter((name) => !name.startsWith('sqlite_') && !name.startsWith('kysely_') && !NOT_COPIED.has(name))
+  const { rows } = await sql<{
+    name: string
+  }>`select name from sqlite_master where type = 'table' order by rowid`.execute(db)
+  return rows
+    .map((r) => r.name)
+    .filter((name) => !name.startsWith('sqlite_') && !name.startsWith('kysely_') && !NOT_COPIED.has(name))
 }
 
 export async function copySqliteData(sourceFile: string, target: DatabaseTarget): Promise<CopyResult> {
-  if (!target.url && resolve(target.file) === resolve(sourceFile)) throw new CopyRefusedError('the source and the target are the same SQLite file')
-  if (!existsSync(sourceFile)) throw new CopyRefusedError(`there is no SQLite database at ${sourceFile} (the embedded one is <data-dir>/chaingate.sqlite)`)
+  if (!target.url && resolve(target.file) === resolve(sourceFile))
+    throw new CopyRefusedError('the source and the target are the same SQLite file')
+  if (!existsSync(sourceFile))
+    throw new CopyRefusedError(
+      `there is no SQLite database at ${sourceFile} (the embedded one is <data-dir>/chaingate.sqlite)`,
+    )
   const source = await openDatabase({ file: sourceFile })
   try {
     const destination = await openDatabase(target)
@@ -45,7 +53,9 @@ export async function copySqliteData(sourceFile: string, target: DatabaseTarget)
         .select((eb) => eb.fn.countAll<number | string>().as('accounts'))
         .executeTakeFirstOrThrow()
       if (Number(accounts) > 0)
-        throw new CopyRefusedError(`the target database already holds ${accounts} account(s); copy into an empty database (run chaingate migrate on a new one first)`)
+        throw new CopyRefusedError(
+          `the target database already holds ${accounts} account(s); copy into an empty database (run chaingate migrate on a new one first)`,
+        )
       const tables = await tablesInCreationOrder(source.db)
       const copied: CopyResult['tables'] = []
       const postgres = dialectOf(destination.db) === 'postgres'
@@ -53,7 +63,11 @@ export async function copySqliteData(sourceFile: string, target: DatabaseTarget)
         for (const table of tables) {
           let rows = 0
           for (let offset = 0; ; offset += ROWS_PER_INSERT) {
-            const batch = await sql<Record<string, unknown>>`select * from ${sql.table(table)} order by rowid limit ${ROWS_PER_INSERT} offset ${offset}`.execute(source.db)
+            const batch = await sql<
+              Record<string, unknown>
+            >`select * from ${sql.table(table)} order by rowid limit ${ROWS_PER_INSERT} offset ${offset}`.execute(
+              source.db,
+            )
             if (batch.rows.length === 0) break
             await trx
               .insertInto(table as never)
@@ -70,7 +84,9 @@ export async function copySqliteData(sourceFile: string, target: DatabaseTarget)
             select table_name, column_name from information_schema.columns
             where table_schema = current_schema() and is_identity = 'YES'`.execute(trx)
           for (const { table_name, column_name } of identities)
-            await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}), coalesce((select max(${sql.ref(column_name)}) from ${sql.table(table_name)}), 0) + 1, false)`.execute(trx)
+            await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}), coalesce((select max(${sql.ref(column_name)}) from ${sql.table(table_name)}), 0) + 1, false)`.execute(
+              trx,
+            )
         }
         await sql`update settings_version set version = version + 1 where id = 1`.execute(trx)
         await sql`update wallet_changes set version = version + 1 where id = 1`.execute(trx)

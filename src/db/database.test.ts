@@ -21,7 +21,9 @@ it('config database.url: SQLite in the data dir by default, PostgreSQL from the 
     process.env.CHAINGATE_DATABASE_URL = 'postgres://env@db/cg'
     expect(parseConfig({}).database.url).toBe('postgres://env@db/cg')
     expect(parseConfig({ database: { url: 'postgresql://key@db/cg' } }).database.url).toBe('postgresql://key@db/cg')
-    expect(() => parseConfig({ database: { url: 'mysql://x@db/cg' } })).toThrow(/database\.url: a postgres:\/\/ or postgresql:\/\/ URL/)
+    expect(() => parseConfig({ database: { url: 'mysql://x@db/cg' } })).toThrow(
+      /database\.url: a postgres:\/\/ or postgresql:\/\/ URL/,
+    )
     expect(() => parseConfig({ database: { usageBufferRows: 10 } })).toThrow(/database\.usageBufferRows/)
     // A bad value from the environment is refused like one from the file (it used to pass unchecked).
     process.env.CHAINGATE_DATABASE_URL = 'mysql://env@db/cg'
@@ -68,7 +70,10 @@ describeWithServices(['postgres'], 'opening PostgreSQL', () => {
     opened.push(db)
     expect(da.migrated).toEqual(Object.keys(migrations))
     expect(db.migrated).toEqual(Object.keys(migrations))
-    await da.db.insertInto('accounts').values({ id: 'a1', email: 'a@x.y', plan: 'free', created_at: Date.now() }).execute()
+    await da.db
+      .insertInto('accounts')
+      .values({ id: 'a1', email: 'a@x.y', plan: 'free', created_at: Date.now() })
+      .execute()
     expect(await db.db.selectFrom('accounts').selectAll().execute()).toEqual([])
   })
 
@@ -79,7 +84,9 @@ describeWithServices(['postgres'], 'opening PostgreSQL', () => {
     expect(await o.ping()).toBe(true)
     await o.pool!.end() // no connection can be made any more (closed here, so not through o.close())
     expect(await o.ping(500)).toBe(false)
-    await expect(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test', file: ':memory:' })).rejects.toThrow(/ECONNREFUSED|connect/)
+    await expect(openDatabase({ url: 'postgres://postgres@127.0.0.1:1/test', file: ':memory:' })).rejects.toThrow(
+      /ECONNREFUSED|connect/,
+    )
   })
 
   it('opening is not disturbed by other schemas of the database being dropped meanwhile (other deployments, other tests)', async () => {

@@ -45,8 +45,15 @@ export interface DatabaseTarget {
 }
 
 /** The database a config names: `database.url` (PostgreSQL) or `<dataDir>/chaingate.sqlite`. */
-export function databaseTarget(config: { dataDir: string; database: { url: string | null; poolSize: number } }): DatabaseTarget {
-  return { url: config.database.url, file: join(resolve(config.dataDir), 'chaingate.sqlite'), poolSize: config.database.poolSize }
+export function databaseTarget(config: {
+  dataDir: string
+  database: { url: string | null; poolSize: number }
+}): DatabaseTarget {
+  return {
+    url: config.database.url,
+    file: join(resolve(config.dataDir), 'chaingate.sqlite'),
+    poolSize: config.database.poolSize,
+  }
 }
 
 /** A SQLite file path, or a target (PostgreSQL when it has a url). */
@@ -124,7 +131,9 @@ async function openPostgres(url: string, poolSize: number): Promise<OpenedDataba
   try {
     // Reach it first, so an unreachable server is reported as such (not as a failed migration).
     await pool.query('select 1').catch((err: Error) => {
-      throw new DatabaseUnreachableError(`cannot reach ${describeTarget({ url, file: '' })}: ${err.message || (err as { code?: string }).code || String(err)}`)
+      throw new DatabaseUnreachableError(
+        `cannot reach ${describeTarget({ url, file: '' })}: ${err.message || (err as { code?: string }).code || String(err)}`,
+      )
     })
     migrated = await migrate(db, 'postgres')
   } catch (err) {
@@ -167,13 +176,21 @@ async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[
   // PostgreSQL: kysely finds its migration table in *any* schema unless told which; pin it to the schema this
   // connection works in (search_path), so several deployments (or test schemas) can share one database.
   const schema =
-    dialect === 'postgres' ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema : undefined
-  if (dialect === 'postgres' && !schema) throw new Error('database migration: no current schema (check search_path in database.url)')
-  const migrator = new Migrator({ db, provider: new StaticMigrations(), ...(schema ? { migrationTableSchema: schema } : {}) })
+    dialect === 'postgres'
+      ? (await sql<{ schema: string }>`select current_schema() as schema`.execute(db)).rows[0]?.schema
+      : undefined
+  if (dialect === 'postgres' && !schema)
+    throw new Error('database migration: no current schema (check search_path in database.url)')
+  const migrator = new Migrator({
+    db,
+    provider: new StaticMigrations(),
+    ...(schema ? { migrationTableSchema: schema } : {}),
+  })
   let { error, results } = await migrator.migrateToLatest()
   // kysely looks for its tables across every schema of the database (has_schema_privilege per schema name): another
   // deployment's schema dropped meanwhile fails that lookup. Not ours to worry about: look again.
-  for (let retry = 0; retry < 5 && error && droppedMeanwhile(error, schema); retry++) ({ error, results } = await migrator.migrateToLatest())
+  for (let retry = 0; retry < 5 && error && droppedMeanwhile(error, schema); retry++)
+    ({ error, results } = await migrator.migrateToLatest())
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`)

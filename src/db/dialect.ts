@@ -30,5 +30,8 @@ export function isUniqueViolation(err: unknown): boolean {
   const code = e?.code
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY' || code === '23505') return true
   if (code !== 'ERR_SQLITE_ERROR') return false
-  return SQLITE_UNIQUE_ERRCODES.has(e!.errcode as number) || (typeof e!.message === 'string' && e!.message.startsWith('UNIQUE constraint failed'))
+  return (
+    SQLITE_UNIQUE_ERRCODES.has(e!.errcode as number) ||
+    (typeof e!.message === 'string' && e!.message.startsWith('UNIQUE constraint failed'))
+  )
 }

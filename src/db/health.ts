@@ -26,7 +26,8 @@ export function createStorageHealth(
   let cached: { at: number; reachable: Promise<boolean> } | undefined
   return async () => {
     const t = now()
-    if (cached === undefined || t - cached.at >= opts.cacheMs) cached = { at: t, reachable: database.ping(opts.timeoutMs ?? 1000) }
+    if (cached === undefined || t - cached.at >= opts.cacheMs)
+      cached = { at: t, reachable: database.ping(opts.timeoutMs ?? 1000) }
     const reachable = await cached.reachable
     const ledger = ledgerHealth?.()
     const ok = reachable && (ledger?.ok ?? true)
@@ -42,9 +43,30 @@ export function registerStorageMetrics(registry: Registry, ledgerHealth: () => L
       help,
       type,
       aggregator: 'sum',
-      get: async () => ({ name, help, type, aggregator: 'sum', values: [{ labels: {}, value: value(ledgerHealth()) }] }),
+      get: async () => ({
+        name,
+        help,
+        type,
+        aggregator: 'sum',
+        values: [{ labels: {}, value: value(ledgerHealth()) }],
+      }),
     } as never)
-  metric('chaingate_usage_buffered_rows', 'Usage rows held in memory, not yet written to the database', 'gauge', (h) => h.bufferedRows)
-  metric('chaingate_usage_dropped_calls_total', 'Calls whose usage was dropped because the buffer was full while the database could not be written', 'counter', (h) => h.droppedCalls)
-  metric('chaingate_usage_write_failing', '1 while writing usage to the database fails (it is held and retried)', 'gauge', (h) => (h.ok ? 0 : 1))
+  metric(
+    'chaingate_usage_buffered_rows',
+    'Usage rows held in memory, not yet written to the database',
+    'gauge',
+    (h) => h.bufferedRows,
+  )
+  metric(
+    'chaingate_usage_dropped_calls_total',
+    'Calls whose usage was dropped because the buffer was full while the database could not be written',
+    'counter',
+    (h) => h.droppedCalls,
+  )
+  metric(
+    'chaingate_usage_write_failing',
+    '1 while writing usage to the database fails (it is held and retried)',
+    'gauge',
+    (h) => (h.ok ? 0 : 1),
+  )
 }

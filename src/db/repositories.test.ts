@@ -63,7 +63,8 @@ describeEachDatabase('repositories', (open) => {
       accounts.create({ email: 'same@example.com', plan: 'free' }, NOW),
     ])
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(1)
-    for (const r of results.filter((x) => x.status === 'rejected')) expect(String((r as PromiseRejectedResult).reason)).toMatch(/exists/)
+    for (const r of results.filter((x) => x.status === 'rejected'))
+      expect(String((r as PromiseRejectedResult).reason)).toMatch(/exists/)
     expect(await accounts.list()).toHaveLength(1)
   })
 
@@ -77,7 +78,10 @@ describeEachDatabase('repositories', (open) => {
     expect((await keys.setNetwork(k1.id, 'net-b', true)).networks.sort()).toEqual(['net-a', 'net-b'])
     expect((await keys.setNetwork(k1.id, 'net-b', true)).networks.sort()).toEqual(['net-a', 'net-b']) // idempotent upsert
     expect((await keys.setNetwork(k1.id, 'net-a', false)).networks).toEqual(['net-b'])
-    expect(await keys.setLimits(k1.id, { creditsPerSecond: 5, creditsPerDay: 3_000_000_000 })).toMatchObject({ creditsPerSecond: 5, creditsPerDay: 3_000_000_000 })
+    expect(await keys.setLimits(k1.id, { creditsPerSecond: 5, creditsPerDay: 3_000_000_000 })).toMatchObject({
+      creditsPerSecond: 5,
+      creditsPerDay: 3_000_000_000,
+    })
     await keys.create({ accountId: acc.id, name: 'two' }, NOW + 1)
     await expect(keys.create({ accountId: acc.id, name: 'three' }, NOW + 2)).rejects.toThrow()
     expect((await keys.revoke(k1.id, NOW + 5)).revokedAt).toBe(NOW + 5)
@@ -85,12 +89,15 @@ describeEachDatabase('repositories', (open) => {
     expect((await keys.list({ accountId: acc.id, includeRevoked: true })).map((k) => k.name)).toEqual(['one', 'two'])
   })
 
-  it('keys: creations at the same moment never pass the plan\'s key limit (checked and inserted under one lock)', async () => {
+  it("keys: creations at the same moment never pass the plan's key limit (checked and inserted under one lock)", async () => {
     const { accounts, keys } = repos()
     const acc = await accounts.create({ email: 'race@example.com', plan: 'free' }, NOW) // maxKeys 2
-    const results = await Promise.allSettled(Array.from({ length: 6 }, (_, i) => keys.create({ accountId: acc.id, name: `k${i}` }, NOW + i)))
+    const results = await Promise.allSettled(
+      Array.from({ length: 6 }, (_, i) => keys.create({ accountId: acc.id, name: `k${i}` }, NOW + i)),
+    )
     expect(results.filter((r) => r.status === 'fulfilled')).toHaveLength(2)
-    for (const r of results.filter((x) => x.status === 'rejected')) expect(String((r as PromiseRejectedResult).reason)).toMatch(/allows 2 API keys/)
+    for (const r of results.filter((x) => x.status === 'rejected'))
+      expect(String((r as PromiseRejectedResult).reason)).toMatch(/allows 2 API keys/)
     expect(await keys.list({ accountId: acc.id })).toHaveLength(2)
   })
 
@@ -98,7 +105,14 @@ describeEachDatabase('repositories', (open) => {
     const { accounts, keys } = repos()
     const acc = await accounts.create({ email: 's@example.com', plan: 'team' }, NOW)
     const k = await keys.create({ accountId: acc.id, name: 'snap', networks: ['net-b'] }, NOW)
-    const snapshot = createKeySnapshot(opened.db, { plans: PLANS, pollMs: 60_000, loadSecurity: loadAllKeySecurity, onError: (err) => { throw err } })
+    const snapshot = createKeySnapshot(opened.db, {
+      plans: PLANS,
+      pollMs: 60_000,
+      loadSecurity: loadAllKeySecurity,
+      onError: (err) => {
+        throw err
+      },
+    })
     await snapshot.reload()
     const entry = snapshot.get(k.key)
     expect(entry).toBeDefined()
@@ -122,7 +136,12 @@ describeEachDatabase('repositories', (open) => {
     await sessions.insert({ idHash: 'h2', accountId: acc.id, csrfToken: 'c2', expiresAt: NOW + 10 }, NOW)
     await sessions.deleteExpired(NOW + 10)
     expect(await sessions.find('h2')).toBeUndefined()
-    expect(await sessions.find('h1')).toEqual({ idHash: 'h1', accountId: acc.id, csrfToken: 'c1', expiresAt: NOW + 1000 })
+    expect(await sessions.find('h1')).toEqual({
+      idHash: 'h1',
+      accountId: acc.id,
+      csrfToken: 'c1',
+      expiresAt: NOW + 1000,
+    })
     expect(await creds.setPasswordHash(acc.id, 'scrypt$2', NOW + 1)).toBe(true)
     expect(await sessions.find('h1')).toBeUndefined()
     await sessions.insert({ idHash: 'h3', accountId: acc.id, csrfToken: 'c3', expiresAt: NOW + 1000 }, NOW)
@@ -139,9 +158,27 @@ describeEachDatabase('repositories', (open) => {
     const ledger = createUsageLedger(usageWriterFor(opened), 60_000, (err) => {
       throw err
     })
-    ledger.record({ accountId: acc.id, keyId: k.id, network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0 }, NOW)
-    ledger.record({ accountId: acc.id, keyId: k.id, network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 1, errorKind: 'rpc:3' }, NOW)
-    ledger.record({ accountId: acc.id, keyId: k.id, network: 'net-b', method: 'eth_chainId', calls: 1, credits: 0, errors: 0 }, NOW - 3_600_000)
+    ledger.record(
+      { accountId: acc.id, keyId: k.id, network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0 },
+      NOW,
+    )
+    ledger.record(
+      {
+        accountId: acc.id,
+        keyId: k.id,
+        network: 'net-a',
+        method: 'eth_call',
+        calls: 1,
+        credits: 80,
+        errors: 1,
+        errorKind: 'rpc:3',
+      },
+      NOW,
+    )
+    ledger.record(
+      { accountId: acc.id, keyId: k.id, network: 'net-b', method: 'eth_chainId', calls: 1, credits: 0, errors: 0 },
+      NOW - 3_600_000,
+    )
     await ledger.flush()
     expect(await creditsUsedToday(opened.db, acc.id, NOW)).toBe(160)
     const seed = await creditsTodayByAccountAndKey(opened.db, NOW)
@@ -167,14 +204,37 @@ describeEachDatabase('repositories', (open) => {
     expect(await wallet.nextAccountIndex()).toBe(2)
     expect(await wallet.removeAccount('0xabc', NOW)).toBe(true)
     expect((await wallet.listAccounts()).map((a) => a.address)).toEqual(['0xdef'])
-    await wallet.insertApproval({ id: 'ap1', origin: 'https://dapp.example', kind: 'session', request: { a: 1 }, createdAt: NOW, expiresAt: NOW + 60_000 })
+    await wallet.insertApproval({
+      id: 'ap1',
+      origin: 'https://dapp.example',
+      kind: 'session',
+      request: { a: 1 },
+      createdAt: NOW,
+      expiresAt: NOW + 60_000,
+    })
     expect(await wallet.decideApproval('ap1', 'approved', { accounts: ['0xdef'] }, 'console', NOW + 1)).toBe(true)
     expect(await wallet.decideApproval('ap1', 'rejected', null, 'cli', NOW + 2)).toBe(false)
-    expect(await wallet.getApproval('ap1')).toMatchObject({ status: 'approved', decision: { accounts: ['0xdef'] }, decidedAt: NOW + 1 })
+    expect(await wallet.getApproval('ap1')).toMatchObject({
+      status: 'approved',
+      decision: { accounts: ['0xdef'] },
+      decidedAt: NOW + 1,
+    })
     expect(await wallet.version()).toBeGreaterThan(v0)
     const activity = createActivityStore(opened.db)
-    await activity.record({ at: NOW, origin: 'https://dapp.example', kind: 'session', outcome: 'approved', summary: 'connected' })
-    await activity.record({ at: NOW + 1, origin: 'https://dapp.example', kind: 'personal_sign', outcome: 'signed', summary: 'signed' })
+    await activity.record({
+      at: NOW,
+      origin: 'https://dapp.example',
+      kind: 'session',
+      outcome: 'approved',
+      summary: 'connected',
+    })
+    await activity.record({
+      at: NOW + 1,
+      origin: 'https://dapp.example',
+      kind: 'personal_sign',
+      outcome: 'signed',
+      summary: 'signed',
+    })
     const list = await activity.list()
     expect(list.map((e) => e.summary)).toEqual(['signed', 'connected'])
     expect(list[0]!.id).toBeGreaterThan(list[1]!.id)

@@ -4,7 +4,8 @@ import type { Db } from './database.ts'
 /** Tells running servers that accounts or keys changed; they reload within `gateway.settingsPollMs`. */
 export async function bumpSettingsVersion(db: Db): Promise<void> {
   await sql`update settings_version set version = version + 1 where id = 1`.execute(db)
-  // After the write (callers bump once their change is committed): push it to other replicas (src/redis/settings-push.ts).
+  // After the write (callers bump once their change is committed): push it to other replicas
+  // (src/redis/settings-push.ts).
   const listeners = bumpListeners.get(db)
   if (listeners) await Promise.all([...listeners].map((l) => l()))
 }

@@ -15,7 +15,11 @@ it('the landed migrations create, on SQLite, exactly the tables and indexes they
   const opened = await openDatabase(':memory:')
   try {
     const names = fixture.objects.map((o) => o.name)
-    const rows = opened.sqlite!.prepare(`select type, name, sql from sqlite_master where name in (${names.map(() => '?').join(', ')}) order by name`).all(...names)
+    const rows = opened
+      .sqlite!.prepare(
+        `select type, name, sql from sqlite_master where name in (${names.map(() => '?').join(', ')}) order by name`,
+      )
+      .all(...names)
     expect(rows).toEqual([...fixture.objects].sort((a, b) => (a.name < b.name ? -1 : 1)))
   } finally {
     await opened.close()

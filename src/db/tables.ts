@@ -149,7 +149,10 @@ export interface Database {
   dashboard_sessions: DashboardSessionsTable
 }
 
-/** Upstream usage per UTC hour, network, upstream and method (migration 0400_upstream_usage; src/usage/upstream-usage.ts). */
+/**
+ * Upstream usage per UTC hour, network, upstream and method (migration 0400_upstream_usage;
+ * src/usage/upstream-usage.ts).
+ */
 export interface UsageUpstreamHourlyTable {
   hour: number
   network: string

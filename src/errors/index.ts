@@ -68,7 +68,10 @@ export const errors = {
       httpStatus: 413,
     }),
   subscriptionLimit: (max: number) =>
-    new ChaingateError('SUBSCRIPTION_LIMIT', `limit exceeded: at most ${max} subscriptions per connection (unsubscribe first, or open another connection)`),
+    new ChaingateError(
+      'SUBSCRIPTION_LIMIT',
+      `limit exceeded: at most ${max} subscriptions per connection (unsubscribe first, or open another connection)`,
+    ),
   upstreamUnavailable: (network: string, why: string) =>
     new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable: ${why}`, {
       rpcCode: -32603,
@@ -82,7 +85,8 @@ export const errors = {
       retryable: true,
     }),
   /** geth's and anvil's exact answer to an unknown filter id: clients (viem) re-create the filter on it. */
-  filterNotFound: () => new ChaingateError('FILTER_NOT_FOUND', 'filter not found', { rpcCode: -32000, httpStatus: 200 }),
+  filterNotFound: () =>
+    new ChaingateError('FILTER_NOT_FOUND', 'filter not found', { rpcCode: -32000, httpStatus: 200 }),
   notFound: (what: string) => new ChaingateError('NOT_FOUND', `${what} not found`, { httpStatus: 404 }),
   conflict: (why: string) => new ChaingateError('CONFLICT', why, { httpStatus: 409 }),
   validation: (why: string) => new ChaingateError('VALIDATION', why, { httpStatus: 400 }),

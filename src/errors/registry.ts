@@ -1,7 +1,8 @@
 /**
  * The registry of every refusal the program answers with: one stable code each, its JSON-RPC code, the HTTP status
  * of a whole request refused with it, and what it costs. docs/errors.md documents every code listed here (a
- * test checks it). Wire text is not here: Infura's exact bodies are formatted at the edge (src/gateway/http/infura-bodies.ts).
+ * test checks it). Wire text is not here: Infura's exact bodies are formatted at the edge
+ * (src/gateway/http/infura-bodies.ts).
  */
 
 /**
@@ -20,7 +21,12 @@ export interface ErrorSpec {
   summary: string
 }
 
-const spec = (rpcCode: number | null, httpStatus: number, credits: CreditRule, summary: string): ErrorSpec => ({ rpcCode, httpStatus, credits, summary })
+const spec = (rpcCode: number | null, httpStatus: number, credits: CreditRule, summary: string): ErrorSpec => ({
+  rpcCode,
+  httpStatus,
+  credits,
+  summary,
+})
 
 export const ERROR_REGISTRY = {
   // Request envelope (src/jsonrpc)
@@ -48,19 +54,50 @@ export const ERROR_REGISTRY = {
   KEY_THROUGHPUT_EXCEEDED: spec(-33300, 429, 'free', "over the key's credits per second"),
   KEY_DAILY_CREDITS_EXHAUSTED: spec(-33400, 429, 'free', "the key's own daily credits are used up"),
   // WebSocket sessions (src/gateway/pipeline/client-subscriptions.ts, src/gateway/http/ws-client.ts)
-  SUBSCRIPTION_LIMIT: spec(-32005, 200, 'price', 'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection'),
+  SUBSCRIPTION_LIMIT: spec(
+    -32005,
+    200,
+    'price',
+    'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection',
+  ),
   // eth_getLogs caps (src/methods/eth_getLogs.ts), Infura's answers
-  LOGS_RANGE_TOO_LARGE: spec(-32602, 200, 'free', "an eth_getLogs block range wider than networks[].getLogs.maxBlockRange"),
-  LOGS_TOO_MANY_RESULTS: spec(-32005, 200, 'free', "an eth_getLogs call matching more logs than networks[].getLogs.maxResults"),
-  // Filters on a network of several nodes (src/upstreams/pool/filters.ts): the node's own answer for an unknown filter (geth, anvil)
-  FILTER_NOT_FOUND: spec(-32000, 200, 'free', 'a filter id this gateway did not hand out, or whose node cannot be reached now'),
+  LOGS_RANGE_TOO_LARGE: spec(
+    -32602,
+    200,
+    'free',
+    'an eth_getLogs block range wider than networks[].getLogs.maxBlockRange',
+  ),
+  LOGS_TOO_MANY_RESULTS: spec(
+    -32005,
+    200,
+    'free',
+    'an eth_getLogs call matching more logs than networks[].getLogs.maxResults',
+  ),
+  // Filters on a network of several nodes (src/upstreams/pool/filters.ts): the node's own answer for an unknown filter
+  // (geth, anvil)
+  FILTER_NOT_FOUND: spec(
+    -32000,
+    200,
+    'free',
+    'a filter id this gateway did not hand out, or whose node cannot be reached now',
+  ),
   // Nodes (src/upstreams)
   UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),
   UPSTREAM_TIMEOUT: spec(-32603, 504, 'free', 'no node answered within gateway.upstreamTimeoutMs'),
-  UPSTREAM_RATE_LIMITED: spec(-32603, 503, 'free', "every node's provider is rate-limiting the gateway or its quota is used up"),
+  UPSTREAM_RATE_LIMITED: spec(
+    -32603,
+    503,
+    'free',
+    "every node's provider is rate-limiting the gateway or its quota is used up",
+  ),
   UPSTREAM_AUTH_FAILED: spec(-32603, 503, 'free', "every node's provider refuses the gateway's credentials"),
   UPSTREAM_ANSWER_TOO_LARGE: spec(-32005, 200, 'free', "a node's answer larger than networks[].maxResponseBytes"),
-  UPSTREAM_WRONG_CHAIN: spec(-32603, 503, 'free', "a node answers a chain id other than the network's (at start-up, or no other node is left)"),
+  UPSTREAM_WRONG_CHAIN: spec(
+    -32603,
+    503,
+    'free',
+    "a node answers a chain id other than the network's (at start-up, or no other node is left)",
+  ),
   // Operator endpoints and the dashboard
   UNAUTHORIZED: spec(null, 401, 'free', '/metrics or /healthz without the configured bearer token'),
   INTERNAL: spec(-32603, 500, 'free', 'a bug: logged with its stack'),
@@ -72,7 +109,11 @@ export const ERROR_REGISTRY = {
 export type ErrorCode = keyof typeof ERROR_REGISTRY
 
 /** Codes the limit store refuses with. */
-export type LimitCode = 'DAILY_CREDITS_EXHAUSTED' | 'KEY_DAILY_CREDITS_EXHAUSTED' | 'ACCOUNT_THROUGHPUT_EXCEEDED' | 'KEY_THROUGHPUT_EXCEEDED'
+export type LimitCode =
+  | 'DAILY_CREDITS_EXHAUSTED'
+  | 'KEY_DAILY_CREDITS_EXHAUSTED'
+  | 'ACCOUNT_THROUGHPUT_EXCEEDED'
+  | 'KEY_THROUGHPUT_EXCEEDED'
 
 /** Codes key security refuses with (src/keys/security). */
 export type KeySecurityCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'

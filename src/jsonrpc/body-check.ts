@@ -35,7 +35,12 @@ const BAD_ID = '"id" must be a string, an integer of at most 2^53-1 (no fraction
  * string (WebSocket) rather than UTF-8 bytes checked with isUtf8 (which can hold no surrogate); `id` is a single
  * call's parsed id.
  */
-export function checkText(s: string, batch: boolean, fromString: boolean, id: unknown): (TextProblem | undefined)[] | undefined {
+export function checkText(
+  s: string,
+  batch: boolean,
+  fromString: boolean,
+  id: unknown,
+): (TextProblem | undefined)[] | undefined {
   if (!batch && provenClean(s, fromString, id)) return undefined
   // Without escapes and raw surrogates, strings need no look inside: skipped with a native search.
   const plain = s.indexOf('\\u') === -1 && (!fromString || (s as unknown as WellFormed).isWellFormed())
@@ -95,30 +100,31 @@ function scan(s: string, batch: boolean, plain: boolean): Problems {
         i = s.indexOf('"', i + 1)
         while (i > 0 && escapedQuote(s, i)) i = s.indexOf('"', i + 1)
         if (i < 0) return problems // not reached for text JSON.parse accepted
-      } else for (i++; i < n; i++) {
-        const d = s.charCodeAt(i)
-        if (d === QUOTE) break
-        if (d === BACKSLASH) {
-          if (s.charCodeAt(++i) !== LOWER_U) continue
-          const u = hex4(s, i + 1)
-          i += 4
-          if (u < 0xd800 || u > 0xdfff) continue
-          // A high surrogate must be followed at once by an escaped low one.
-          if (u <= 0xdbff && s.charCodeAt(i + 1) === BACKSLASH && s.charCodeAt(i + 2) === LOWER_U) {
-            const low = hex4(s, i + 3)
-            if (low >= 0xdc00 && low <= 0xdfff) {
-              i += 6
-              continue
+      } else
+        for (i++; i < n; i++) {
+          const d = s.charCodeAt(i)
+          if (d === QUOTE) break
+          if (d === BACKSLASH) {
+            if (s.charCodeAt(++i) !== LOWER_U) continue
+            const u = hex4(s, i + 1)
+            i += 4
+            if (u < 0xd800 || u > 0xdfff) continue
+            // A high surrogate must be followed at once by an escaped low one.
+            if (u <= 0xdbff && s.charCodeAt(i + 1) === BACKSLASH && s.charCodeAt(i + 2) === LOWER_U) {
+              const low = hex4(s, i + 3)
+              if (low >= 0xdc00 && low <= 0xdfff) {
+                i += 6
+                continue
+              }
             }
+            problems = report(problems, entry, SURROGATE, !inId)
+          } else if (d >= 0xd800 && d <= 0xdfff) {
+            // Only in text given as a string (WebSocket): the same rule for raw code units.
+            const low = s.charCodeAt(i + 1)
+            if (d <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) i++
+            else problems = report(problems, entry, SURROGATE, !inId)
           }
-          problems = report(problems, entry, SURROGATE, !inId)
-        } else if (d >= 0xd800 && d <= 0xdfff) {
-          // Only in text given as a string (WebSocket): the same rule for raw code units.
-          const low = s.charCodeAt(i + 1)
-          if (d <= 0xdbff && low >= 0xdc00 && low <= 0xdfff) i++
-          else problems = report(problems, entry, SURROGATE, !inId)
         }
-      }
       if (expectKey && depth === callDepth) {
         expectKey = false
         // The key `"id"` as written (an escaped spelling of it is rare enough to be left to the parsed check).
@@ -201,7 +207,8 @@ function hex4(s: string, i: number): number {
   let v = 0
   for (let k = 0; k < 4; k++) {
     const c = s.charCodeAt(i + k)
-    const h = c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1
+    const h =
+      c >= 0x30 && c <= 0x39 ? c - 0x30 : c >= 0x61 && c <= 0x66 ? c - 0x57 : c >= 0x41 && c <= 0x46 ? c - 0x37 : -1
     if (h < 0) return -1
     v = v * 16 + h
   }

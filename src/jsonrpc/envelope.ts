@@ -2,7 +2,7 @@
  * JSON-RPC 2.0 envelopes: parse a request body into calls, validate each, and serialize answers. No I/O.
  */
 import { isUtf8 } from 'node:buffer'
-import { ChaingateError, errors } from '../errors/index.ts'
+import { type ChaingateError, errors } from '../errors/index.ts'
 import { checkText, type TextProblem } from './body-check.ts'
 import { parseSingleCall } from './single-call.ts'
 
@@ -80,7 +80,13 @@ export function validateCall(value: unknown): ParsedEntry {
   // Integers only, and only those a double holds exactly: the answer must carry the very id the client sent
   // (nodes refuse fractions and integers beyond 64 bits with `id: null`).
   if (hasId && !(id === null || typeof id === 'string' || Number.isSafeInteger(id)))
-    return { ok: false, id: null, error: errors.invalidRequest('"id" must be a string, an integer of at most 2^53-1 (no fraction or exponent), or null') }
+    return {
+      ok: false,
+      id: null,
+      error: errors.invalidRequest(
+        '"id" must be a string, an integer of at most 2^53-1 (no fraction or exponent), or null',
+      ),
+    }
   const rid = (id ?? null) as RpcId
   if (v.jsonrpc !== '2.0') return { ok: false, id: rid, error: errors.invalidRequest('"jsonrpc" must be "2.0"') }
   if (typeof v.method !== 'string' || v.method.length === 0)

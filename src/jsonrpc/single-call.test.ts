@@ -53,9 +53,16 @@ describe('plain single calls read in one pass', () => {
   it('agrees with the general parser on the fuzz suite`s calls, batches and chaos', () => {
     let taken = 0
     fc.assert(
-      fc.property(fc.oneof(request.map(bodyOf), entry.map((e) => e.text), chaos), (body) => {
-        if (same(body)) taken++
-      }),
+      fc.property(
+        fc.oneof(
+          request.map(bodyOf),
+          entry.map((e) => e.text),
+          chaos,
+        ),
+        (body) => {
+          if (same(body)) taken++
+        },
+      ),
       { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
     )
     expect(taken).toBeGreaterThan(100)

@@ -81,7 +81,8 @@ export function parseSingleCall(b: Buffer): ParsedBody | undefined {
     i = skip(b, i + 1)
     const c = b[i]
     if (keyIs(b, keyStart, keyEnd, 'jsonrpc')) {
-      if (jsonrpc || c !== QUOTE || b[i + 1] !== 0x32 || b[i + 2] !== 0x2e || b[i + 3] !== 0x30 || b[i + 4] !== QUOTE) return undefined
+      if (jsonrpc || c !== QUOTE || b[i + 1] !== 0x32 || b[i + 2] !== 0x2e || b[i + 3] !== 0x30 || b[i + 4] !== QUOTE)
+        return undefined
       jsonrpc = true
       i += 5
     } else if (keyIs(b, keyStart, keyEnd, 'method')) {

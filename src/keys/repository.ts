@@ -39,14 +39,20 @@ export interface KeysRepository {
   revoke(id: string, nowMs: number): Promise<ApiKey>
 }
 
-export function createKeysRepository(db: Db, opts: { networks: string[]; plans: Record<string, PlanConfig> }): KeysRepository {
+export function createKeysRepository(
+  db: Db,
+  opts: { networks: string[]; plans: Record<string, PlanConfig> },
+): KeysRepository {
   const known = new Set(opts.networks)
   const postgres = dialectOf(db) === 'postgres'
   const checkNetwork = (n: string) => {
     if (!known.has(n)) throw errors.validation(`unknown network ${n}; networks: ${opts.networks.join(', ')}`)
   }
 
-  const load = async (ids?: string[], filter: { accountId?: string; includeRevoked?: boolean } = {}): Promise<ApiKey[]> => {
+  const load = async (
+    ids?: string[],
+    filter: { accountId?: string; includeRevoked?: boolean } = {},
+  ): Promise<ApiKey[]> => {
     let q = db.selectFrom('api_keys').selectAll()
     if (ids) q = q.where('id', 'in', ids)
     if (filter.accountId) q = q.where('account_id', '=', filter.accountId)
@@ -85,7 +91,8 @@ export function createKeysRepository(db: Db, opts: { networks: string[]; plans: 
   return {
     async create({ accountId, name, networks }, nowMs) {
       const trimmed = name.trim()
-      // New keys have every network enabled, as on Infura (https://docs.metamask.io/developer-tools/dashboard/get-started/create-api/).
+      // New keys have every network enabled, as on Infura
+      // (https://docs.metamask.io/developer-tools/dashboard/get-started/create-api/).
       const enabled = networks ?? opts.networks
       const id = randomBytes(6).toString('hex')
       const key = randomBytes(16).toString('hex')
@@ -108,11 +115,21 @@ export function createKeysRepository(db: Db, opts: { networks: string[]; plans: 
           throw errors.conflict(
             `the ${account.plan} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}; revoke one or upgrade the plan`,
           )
-        if (trimmed.length === 0 || trimmed.length > 100) throw errors.validation('a key name needs 1 to 100 characters')
+        if (trimmed.length === 0 || trimmed.length > 100)
+          throw errors.validation('a key name needs 1 to 100 characters')
         enabled.forEach(checkNetwork)
         await tx
           .insertInto('api_keys')
-          .values({ id, key, account_id: accountId, name: trimmed, created_at: nowMs, revoked_at: null, credits_per_second: null, credits_per_day: null })
+          .values({
+            id,
+            key,
+            account_id: accountId,
+            name: trimmed,
+            created_at: nowMs,
+            revoked_at: null,
+            credits_per_second: null,
+            credits_per_day: null,
+          })
           .execute()
         if (enabled.length > 0)
           await tx
@@ -137,7 +154,12 @@ export function createKeysRepository(db: Db, opts: { networks: string[]; plans: 
     async setNetwork(id, network, enabled) {
       checkNetwork(network)
       await mustGet(id)
-      if (enabled) await db.insertInto('api_key_networks').values({ key_id: id, network }).onConflict((oc) => oc.doNothing()).execute()
+      if (enabled)
+        await db
+          .insertInto('api_key_networks')
+          .values({ key_id: id, network })
+          .onConflict((oc) => oc.doNothing())
+          .execute()
       else await db.deleteFrom('api_key_networks').where('key_id', '=', id).where('network', '=', network).execute()
       await bumpSettingsVersion(db)
       return mustGet(id)
@@ -157,7 +179,8 @@ export function createKeysRepository(db: Db, opts: { networks: string[]; plans: 
       if (limits.creditsPerSecond !== undefined) set.credits_per_second = limits.creditsPerSecond || null
       if (limits.creditsPerDay !== undefined) set.credits_per_day = limits.creditsPerDay || null
       for (const v of Object.values(set))
-        if (v !== null && (!Number.isInteger(v) || v < 0)) throw errors.validation('limits are whole numbers of credits')
+        if (v !== null && (!Number.isInteger(v) || v < 0))
+          throw errors.validation('limits are whole numbers of credits')
       if (Object.keys(set).length > 0) await db.updateTable('api_keys').set(set).where('id', '=', id).execute()
       await bumpSettingsVersion(db)
       return mustGet(id)

@@ -30,7 +30,8 @@ export interface KeySnapshot {
   byId(id: string): KeyEntry | undefined
   reload(): Promise<void>
   /**
-   * Reloads soon if `settings_version` moved (a change pushed by another replica, src/redis/settings-push.ts); calls made
+   * Reloads soon if `settings_version` moved (a change pushed by another replica, src/redis/settings-push.ts); calls
+   * made
    * while a check runs lead to one more check after it, so no change is missed.
    */
   refresh(): Promise<void>
@@ -46,7 +47,12 @@ export type SecurityLoader = (db: Db) => Promise<Map<string, KeySecurity>>
 export function createKeySnapshot(
   db: Db,
   /** `loadSecurity` is required: a snapshot without key security would serve protected keys unchecked. */
-  opts: { plans: Record<string, PlanConfig>; pollMs: number; loadSecurity: SecurityLoader; onError: (err: unknown) => void },
+  opts: {
+    plans: Record<string, PlanConfig>
+    pollMs: number
+    loadSecurity: SecurityLoader
+    onError: (err: unknown) => void
+  },
 ): KeySnapshot {
   let byKey = new Map<string, KeyEntry>()
   let byId = new Map<string, KeyEntry>()
@@ -61,7 +67,15 @@ export function createKeySnapshot(
     const rows = await db
       .selectFrom('api_keys')
       .innerJoin('accounts', 'accounts.id', 'api_keys.account_id')
-      .select(['api_keys.id', 'api_keys.key', 'api_keys.account_id', 'api_keys.name', 'api_keys.credits_per_second', 'api_keys.credits_per_day', 'accounts.plan'])
+      .select([
+        'api_keys.id',
+        'api_keys.key',
+        'api_keys.account_id',
+        'api_keys.name',
+        'api_keys.credits_per_second',
+        'api_keys.credits_per_day',
+        'accounts.plan',
+      ])
       .where('api_keys.revoked_at', 'is', null)
       .execute()
     const nets = await db.selectFrom('api_key_networks').selectAll().execute()

@@ -1,5 +1,6 @@
 /**
- * eth_getBlockByNumber `[block, fullTransactions]` (https://ethereum.github.io/execution-apis/), both required. The block is a hex quantity or a
+ * eth_getBlockByNumber `[block, fullTransactions]` (https://ethereum.github.io/execution-apis/), both required. The
+ * block is a hex quantity or a
  * tag; checked here so a wrong type gets a clear -32602 naming the parameter instead of a node-specific message.
  */
 import { errors } from '../errors/index.ts'

@@ -1,5 +1,6 @@
 /**
- * eth_getLogs `[filter]` limits, as Infura has them (https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/eth_getlogs/):
+ * eth_getLogs `[filter]` limits, as Infura has them
+ * (https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/eth_getlogs/):
  * a block range of at most 10,000 blocks, answered `-32602 range N exceeds limit of 10000` otherwise, and at most
  * 10,000 results, answered `-32005 query returned more than 10000 results. Try with this block range [0x…, 0x…].`
  * with the narrower range in `data` (the form ethers and viem clients parse, ethers-io/ethers.js#4703). A filter
@@ -20,7 +21,10 @@ export interface GetLogsLimits {
 
 /** What to do with one eth_getLogs call. */
 export type LogsPlan =
-  /** Send as the client wrote it (a blockHash filter, a tag the gateway cannot resolve, an invalid filter: the node judges). */
+  /**
+   * Send as the client wrote it (a blockHash filter, a tag the gateway cannot resolve, an invalid filter: the node
+   * judges).
+   */
   | { kind: 'pass'; from: number | undefined }
   /** A numeric range: `filter` holds it as hex (tags resolved against the served tip when `rewritten`). */
   | { kind: 'range'; from: number; to: number; filter: Record<string, unknown>; rewritten: boolean }
@@ -33,7 +37,12 @@ const hex = (n: number) => `0x${n.toString(16)}`
  * `resolveTags` false (one trusted node: its head may be ahead of the announced one) tags stay in the call and
  * are only estimated for the range check.
  */
-export function planGetLogs(params: unknown, heads: { tip: number | undefined; finalized: number | undefined }, limits: GetLogsLimits, resolveTags: boolean): LogsPlan | ChaingateError {
+export function planGetLogs(
+  params: unknown,
+  heads: { tip: number | undefined; finalized: number | undefined },
+  limits: GetLogsLimits,
+  resolveTags: boolean,
+): LogsPlan | ChaingateError {
   const filter = Array.isArray(params) && params.length === 1 ? params[0] : undefined
   if (filter === null || typeof filter !== 'object' || Array.isArray(filter)) return { kind: 'pass', from: undefined }
   const f = filter as Record<string, unknown>
@@ -50,7 +59,11 @@ export function planGetLogs(params: unknown, heads: { tip: number | undefined; f
   if (from === undefined || to === undefined || from > to) return { kind: 'pass', from }
   const range = to - from + 1
   if (range > limits.maxBlockRange) return rangeTooLarge(range, limits.maxBlockRange)
-  const numeric = typeof f.fromBlock === 'string' && QUANTITY.test(f.fromBlock) && typeof f.toBlock === 'string' && QUANTITY.test(f.toBlock)
+  const numeric =
+    typeof f.fromBlock === 'string' &&
+    QUANTITY.test(f.fromBlock) &&
+    typeof f.toBlock === 'string' &&
+    QUANTITY.test(f.toBlock)
   if (numeric) return { kind: 'range', from, to, filter: f, rewritten: false }
   if (!resolveTags) return { kind: 'pass', from }
   return { kind: 'range', from, to, filter: { ...f, fromBlock: hex(from), toBlock: hex(to) }, rewritten: true }
@@ -58,17 +71,27 @@ export function planGetLogs(params: unknown, heads: { tip: number | undefined; f
 
 /** Infura's answer to a range wider than the limit (INFURA/infura#237). */
 export const rangeTooLarge = (range: number, limit: number) =>
-  new ChaingateError('LOGS_RANGE_TOO_LARGE', `range ${range} exceeds limit of ${limit}`, { rpcCode: -32602, httpStatus: 200 })
+  new ChaingateError('LOGS_RANGE_TOO_LARGE', `range ${range} exceeds limit of ${limit}`, {
+    rpcCode: -32602,
+    httpStatus: 200,
+  })
 
 /** Infura's answer to more results than the limit, with the range that would have fit when the gateway knows it. */
 export const tooManyResults = (limit: number, from: number | undefined, fitsTo: number | undefined) =>
   from === undefined || fitsTo === undefined
-    ? new ChaingateError('LOGS_TOO_MANY_RESULTS', `query returned more than ${limit} results`, { rpcCode: -32005, httpStatus: 200 })
-    : new ChaingateError('LOGS_TOO_MANY_RESULTS', `query returned more than ${limit} results. Try with this block range [${hex(from)}, ${hex(fitsTo)}].`, {
+    ? new ChaingateError('LOGS_TOO_MANY_RESULTS', `query returned more than ${limit} results`, {
         rpcCode: -32005,
         httpStatus: 200,
-        data: { from: hex(from), limit, to: hex(fitsTo) },
       })
+    : new ChaingateError(
+        'LOGS_TOO_MANY_RESULTS',
+        `query returned more than ${limit} results. Try with this block range [${hex(from)}, ${hex(fitsTo)}].`,
+        {
+          rpcCode: -32005,
+          httpStatus: 200,
+          data: { from: hex(from), limit, to: hex(fitsTo) },
+        },
+      )
 
 /** Consecutive sub-ranges of at most `size` blocks covering [from, to]. */
 export function splitRange(from: number, to: number, size: number): [number, number][] {

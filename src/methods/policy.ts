@@ -28,7 +28,10 @@ const validators = new Map<string, (params: RpcCall['params']) => ChaingateError
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
 const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })
 
-/** Longest method name echoed in the -32601 message; a longer one is cut (the client sent it, no need to send it all back). */
+/**
+ * Longest method name echoed in the -32601 message; a longer one is cut (the client sent it, no need to send it all
+ * back).
+ */
 const MAX_ECHOED_NAME = 200
 
 /**
@@ -36,10 +39,17 @@ const MAX_ECHOED_NAME = 200
  * Infura's answer for an unknown method: `{"code":-32601,"message":"The method <m> does not exist/is not available"}`
  * (https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/ error codes).
  */
-export function decide(call: RpcCall, transport: 'http' | 'ws', served: ReadonlySet<string> = DEFAULT_SERVED): MethodDecision {
+export function decide(
+  call: RpcCall,
+  transport: 'http' | 'ws',
+  served: ReadonlySet<string> = DEFAULT_SERVED,
+): MethodDecision {
   const m = call.method
   if (!served.has(m))
-    return { kind: 'error', error: errors.methodNotAvailable(m.length > MAX_ECHOED_NAME ? `${m.slice(0, MAX_ECHOED_NAME)}…` : m) }
+    return {
+      kind: 'error',
+      error: errors.methodNotAvailable(m.length > MAX_ECHOED_NAME ? `${m.slice(0, MAX_ECHOED_NAME)}…` : m),
+    }
   switch (m) {
     // No keys are held here (Infura: eth_accounts "always returns an empty array").
     case 'eth_accounts':

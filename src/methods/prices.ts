@@ -1,5 +1,6 @@
 /**
- * Default credit costs, from Infura's published table (https://docs.metamask.io/services/get-started/pricing/credit-cost/).
+ * Default credit costs, from Infura's published table
+ * (https://docs.metamask.io/services/get-started/pricing/credit-cost/).
  * Methods not listed cost `credits.defaultCost` (80). The devnet methods (served on embedded networks only,
  * src/methods/served.ts DEV_METHODS) are not Infura's: mining and signing cost like a transaction, state
  * dumps like a trace, the rest like a cheap read.
@@ -126,7 +127,6 @@ export const DEV_METHOD_COSTS: Record<string, number> = {
   hardhat_getAutomine: 20,
   hardhat_metadata: 20,
 }
-
 
 /** Cost of each delivered subscription event (charged on top of eth_subscribe). */
 export const DEFAULT_EVENT_COSTS: Record<string, number> = {

@@ -91,11 +91,14 @@ const NODE_SIGNING = new Set([
 /** Namespaces that administer or rewrite the node (geth, anvil, hardhat, the engine API). */
 const NODE_CONTROL = /^(admin|personal|miner|anvil|evm|hardhat|engine|clique)_/
 /** The debug methods that only read; every other debug_* can change or stop the node (debug_setHead …). */
-const DEBUG_READ = /^debug_(trace\w*|storageRangeAt|getRaw\w+|getBadBlocks|getAccessibleState|getModifiedAccountsBy\w+)$/
+const DEBUG_READ =
+  /^debug_(trace\w*|storageRangeAt|getRaw\w+|getBadBlocks|getAccessibleState|getModifiedAccountsBy\w+)$/
 
 /** Whether a method can never be served through an API key, whatever the configuration says. */
 export function neverServed(method: string): boolean {
-  return NODE_SIGNING.has(method) || NODE_CONTROL.test(method) || (method.startsWith('debug_') && !DEBUG_READ.test(method))
+  return (
+    NODE_SIGNING.has(method) || NODE_CONTROL.test(method) || (method.startsWith('debug_') && !DEBUG_READ.test(method))
+  )
 }
 
 export interface MethodsConfig {
@@ -106,9 +109,11 @@ export interface MethodsConfig {
 const DEFAULT_SERVED: ReadonlySet<string> = new Set(INFURA_ETHEREUM_METHODS)
 
 /**
- * What a local devnet answers (anvil's evm_*, anvil_* and their hardhat_* aliases), served on embedded networks (`networks[].devMethods`). The list is the priced
+ * What a local devnet answers (anvil's evm_*, anvil_* and their hardhat_* aliases), served on embedded networks
+ * (`networks[].devMethods`). The list is the priced
  * one in src/methods/prices.ts. Left out on purpose: anvil_reset/hardhat_reset and anvil_setRpcUrl (they
- * make anvil fetch from any URL a caller names) anvil_setChainId (the network's chain id is fixed in the config), and eth_sendTransaction with the
+ * make anvil fetch from any URL a caller names) anvil_setChainId (the network's chain id is fixed in the config), and
+ * eth_sendTransaction with the
  * impersonation methods: anvil signs for the wallet's unlocked devnet accounts, so any key could spend them.
  */
 export const DEV_METHODS: readonly string[] = Object.keys(DEV_METHOD_COSTS)
@@ -118,10 +123,13 @@ export const DEV_METHODS: readonly string[] = Object.keys(DEV_METHOD_COSTS)
  * Throws on an `allow` entry that can never be served.
  */
 export function servedMethods(config?: MethodsConfig, devMethods = false): ReadonlySet<string> {
-  if (!devMethods && (config === undefined || ((config.allow?.length ?? 0) === 0 && (config.deny?.length ?? 0) === 0))) return DEFAULT_SERVED
+  if (!devMethods && (config === undefined || ((config.allow?.length ?? 0) === 0 && (config.deny?.length ?? 0) === 0)))
+    return DEFAULT_SERVED
   const refused = (config?.allow ?? []).filter(neverServed)
   if (refused.length > 0)
-    throw new Error(`networks[].methods.allow: ${refused.join(', ')} can never be served through an API key (node signing or node control; docs/config.md)`)
+    throw new Error(
+      `networks[].methods.allow: ${refused.join(', ')} can never be served through an API key (node signing or node control; docs/config.md)`,
+    )
   const set = new Set([...INFURA_ETHEREUM_METHODS, ...(devMethods ? DEV_METHODS : []), ...(config?.allow ?? [])])
   for (const m of config?.deny ?? []) set.delete(m)
   return set

@@ -13,7 +13,13 @@ export async function resolves(hostname: string, timeoutMs = 500): Promise<boole
     timer.unref()
   })
   try {
-    return await Promise.race([lookup(hostname.replace(/:\d+$/, '')).then(() => true, () => false), timeout])
+    return await Promise.race([
+      lookup(hostname.replace(/:\d+$/, '')).then(
+        () => true,
+        () => false,
+      ),
+      timeout,
+    ])
   } finally {
     clearTimeout(timer)
   }

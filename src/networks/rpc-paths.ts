@@ -47,7 +47,7 @@ function versionEnd(url: string, at: number, end: number, transport: RpcTranspor
   const prefix = transport === 'http' ? '/v3' : '/ws/v3'
   if (!url.startsWith(prefix, at)) return -1
   const after = at + prefix.length
-  if (after > end || (after !== end && url.charCodeAt(after) !== 0x2f /* / */)) return -1
+  if (after > end || (after !== end && url.charCodeAt(after) !== 0x2f) /* / */) return -1
   return after
 }
 
@@ -60,7 +60,8 @@ export function matchRpcPath(url: string, transport: RpcTransport): RpcPathMatch
   const q = url.indexOf('?')
   const end = q === -1 ? url.length : q
   const hostForm = versionEnd(url, 0, end, transport)
-  if (hostForm !== -1) return { form: 'host', network: undefined, key: hostForm === end ? undefined : keyFrom(url, hostForm + 1, end) }
+  if (hostForm !== -1)
+    return { form: 'host', network: undefined, key: hostForm === end ? undefined : keyFrom(url, hostForm + 1, end) }
   if (!url.startsWith('/networks/')) return undefined
   const slash = url.indexOf('/', 10)
   if (slash === -1 || slash >= end) return undefined
@@ -68,7 +69,11 @@ export function matchRpcPath(url: string, transport: RpcTransport): RpcPathMatch
   if (transport === 'ws' && slash === 10) return undefined
   const after = versionEnd(url, slash, end, transport)
   if (after === -1) return undefined
-  return { form: 'path', network: safeDecode(url.slice(10, slash)), key: after === end ? undefined : keyFrom(url, after + 1, end) }
+  return {
+    form: 'path',
+    network: safeDecode(url.slice(10, slash)),
+    key: after === end ? undefined : keyFrom(url, after + 1, end),
+  }
 }
 
 export interface RpcUrlOptions {

@@ -21,12 +21,24 @@ const FROM_CACHE = bytes(',"source":"cache"')
 const FROM_DEDUP = bytes(',"source":"dedup"')
 const CLOSE = bytes(',"msg":"rpc"}\n')
 /** Every fixed part and four numbers of at most 24 characters each. */
-const FIXED_BYTES = OPEN.length + CALLS.length + STATUS.length + CREDITS.length + MS.length + FROM_CACHE.length + CLOSE.length + 5 * 24
+const FIXED_BYTES =
+  OPEN.length + CALLS.length + STATUS.length + CREDITS.length + MS.length + FROM_CACHE.length + CLOSE.length + 5 * 24
 
-const loggedMethod = (method: string) => (method.length > MAX_LOGGED_METHOD ? `${method.slice(0, MAX_LOGGED_METHOD)}…` : method)
+const loggedMethod = (method: string) =>
+  method.length > MAX_LOGGED_METHOD ? `${method.slice(0, MAX_LOGGED_METHOD)}…` : method
 
 /** The line as text (pino's shape: level 30, time, msg "rpc"). */
-export function lineText(time: number, keyId: string | undefined, network: string, method: string, calls: number, status: number, credits: number, ms: number, source: 'cache' | 'dedup' | undefined): string {
+export function lineText(
+  time: number,
+  keyId: string | undefined,
+  network: string,
+  method: string,
+  calls: number,
+  status: number,
+  credits: number,
+  ms: number,
+  source: 'cache' | 'dedup' | undefined,
+): string {
   return `{"level":30,"time":${time},${keyId === undefined ? '' : `"keyId":"${keyId}",`}"network":"${network}","method":${JSON.stringify(loggedMethod(method))},"calls":${calls},"status":${status},"credits":${credits},"ms":${Math.round(ms * 10) / 10},${source === undefined ? '' : `"source":"${source}",`}"msg":"rpc"}\n`
 }
 
@@ -44,7 +56,9 @@ export type LineEncoder = (
   source: 'cache' | 'dedup' | undefined,
 ) => number
 
-/** Writes a line at `at`; returns where it ends, or -1 (nothing written) when it may not fit. `ms` is rounded to 0.1. */
+/**
+ * Writes a line at `at`; returns where it ends, or -1 (nothing written) when it may not fit. `ms` is rounded to 0.1.
+ */
 export function createLineEncoder(): LineEncoder {
   const keys = new Map<string, Buffer>()
   const networks = new Map<string, Buffer>()
@@ -99,7 +113,8 @@ export function createLineEncoder(): LineEncoder {
     at = copy(buffer, at, MS)
     // Tenths of a millisecond, printed as JavaScript prints Math.round(ms * 10) / 10 (12, 12.5, 0.3).
     const tenths = Math.round(ms * 10)
-    if (!(tenths >= 0 && tenths <= Number.MAX_SAFE_INTEGER)) at += buffer.write(String(Math.round(ms * 10) / 10), at, 'latin1')
+    if (!(tenths >= 0 && tenths <= Number.MAX_SAFE_INTEGER))
+      at += buffer.write(String(Math.round(ms * 10) / 10), at, 'latin1')
     else {
       at = number(buffer, at, Math.floor(tenths / 10))
       const d = tenths % 10

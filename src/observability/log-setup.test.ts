@@ -14,7 +14,12 @@ describe('service log to a file', () => {
     dirs.push(dir)
     const file = join(dir, 'logs', 'chaingate.log')
     const terminal: string[] = []
-    const log = createServiceLog({ level: 'info', to: 'file', file, terminal: { write: (t: string) => terminal.push(t) } })
+    const log = createServiceLog({
+      level: 'info',
+      to: 'file',
+      file,
+      terminal: { write: (t: string) => terminal.push(t) },
+    })
     log.logger.info({ network: 'devnet-a' }, 'started')
     log.logger.warn({ network: 'devnet-b', password: 'hunter2' }, 'node slow')
     log.logger.error({ err: new Error('boom') }, 'failed')
@@ -23,9 +28,15 @@ describe('service log to a file', () => {
     requests.flush()
     await new Promise((r) => setTimeout(r, 50))
     log.flush()
-    const lines = readFileSync(file, 'utf8').trim().split('\n').map((l) => JSON.parse(l))
+    const lines = readFileSync(file, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l))
     expect(lines.map((l) => l.msg)).toEqual(['started', 'node slow', 'failed', 'rpc'])
-    expect(terminal).toEqual(['chaingate warning: node slow (network=devnet-b, password=[redacted])\n', 'chaingate error: failed (error=boom)\n'])
+    expect(terminal).toEqual([
+      'chaingate warning: node slow (network=devnet-b, password=[redacted])\n',
+      'chaingate error: failed (error=boom)\n',
+    ])
     expect(statSync(file).mode & 0o777).toBe(0o600)
     expect(statSync(join(dir, 'logs')).mode & 0o777).toBe(0o700)
   })

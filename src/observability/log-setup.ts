@@ -17,7 +17,12 @@ export interface ServiceLog {
   flush(): void
 }
 
-export function createServiceLog(opts: { level: string; to: 'file' | 'stdout'; file: string; terminal?: { write(text: string): unknown } }): ServiceLog {
+export function createServiceLog(opts: {
+  level: string
+  to: 'file' | 'stdout'
+  file: string
+  terminal?: { write(text: string): unknown }
+}): ServiceLog {
   if (opts.to === 'stdout') {
     const logger = createLogger(opts.level)
     return { logger, flush: () => logger.flush() }
@@ -56,6 +61,7 @@ export function readableLine(line: string): string {
   }
   const { level, time: _time, msg, err, ...fields } = entry
   const parts = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
-  if (err && typeof err === 'object') parts.push(`error=${String((err as { message?: unknown }).message ?? JSON.stringify(err))}`)
+  if (err && typeof err === 'object')
+    parts.push(`error=${String((err as { message?: unknown }).message ?? JSON.stringify(err))}`)
   return `chaingate ${LEVELS[level as number] ?? 'log'}: ${String(msg ?? '')}${parts.length ? ` (${parts.join(', ')})` : ''}\n`
 }

@@ -12,16 +12,31 @@ interface RequestLine {
   ms: number
   source?: 'cache' | 'dedup' | undefined
 }
-const write = (log: RequestLog, l: RequestLine) => log.write(l.keyId, l.network, l.method, l.calls, l.status, l.credits, l.ms, l.source)
+const write = (log: RequestLog, l: RequestLine) =>
+  log.write(l.keyId, l.network, l.method, l.calls, l.status, l.credits, l.ms, l.source)
 
 function setup(capacity?: number) {
   const writes: string[] = []
   const logger = createLogger('info', { write: (s: string) => void writes.push(s) })
   const log = createRequestLog(logger, 20, capacity)
-  const lines = () => writes.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l) as Record<string, unknown>)
+  const lines = () =>
+    writes
+      .join('')
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
   return { writes, log, lines }
 }
-const line = (over: Partial<RequestLine> = {}): RequestLine => ({ keyId: 'abc123', network: 'devnet-a', method: 'eth_chainId', calls: 1, status: 200, credits: 80, ms: 1.2, ...over })
+const line = (over: Partial<RequestLine> = {}): RequestLine => ({
+  keyId: 'abc123',
+  network: 'devnet-a',
+  method: 'eth_chainId',
+  calls: 1,
+  status: 200,
+  credits: 80,
+  ms: 1.2,
+  ...over,
+})
 
 describe('request log', () => {
   it('batches lines and writes them as pino-shaped JSON after the flush interval', async () => {
@@ -32,7 +47,17 @@ describe('request log', () => {
     await new Promise((r) => setTimeout(r, 60))
     expect(writes).toHaveLength(1)
     const [a, b] = lines()
-    expect(a).toMatchObject({ level: 30, keyId: 'abc123', network: 'devnet-a', method: 'eth_chainId', calls: 1, status: 200, credits: 80, ms: 1.2, msg: 'rpc' })
+    expect(a).toMatchObject({
+      level: 30,
+      keyId: 'abc123',
+      network: 'devnet-a',
+      method: 'eth_chainId',
+      calls: 1,
+      status: 200,
+      credits: 80,
+      ms: 1.2,
+      msg: 'rpc',
+    })
     expect(typeof a!.time).toBe('number')
     expect(b).not.toHaveProperty('keyId')
     expect(b).toMatchObject({ status: 401, credits: 0 })
@@ -59,7 +84,14 @@ describe('request log', () => {
   it('writes the bytes of the text line for any values, and a line larger than the buffer on its own', () => {
     const encode = createLineEncoder()
     const buffer = Buffer.alloc(4096)
-    const methods = ['eth_chainId', 'batch', '(invalid)', 'eth_"q"\\\n\u00e9\u4e2d\ud83d\ude00', 'y'.repeat(129), 'z'.repeat(128)]
+    const methods = [
+      'eth_chainId',
+      'batch',
+      '(invalid)',
+      'eth_"q"\\\n\u00e9\u4e2d\ud83d\ude00',
+      'y'.repeat(129),
+      'z'.repeat(128),
+    ]
     const numbers = [0, -0, 1, 9, 10, 99, 100, 80, 1234567, 2 ** 53 - 1, 2 ** 53, 2.5, -3, 1e21, Number.NaN]
     const times = [0, 0.04, 0.05, 0.25, 0.3, 1.15, 9.96, 12, 12.5, 1e6 + 0.35, 123456.789]
     let n = 0
@@ -72,7 +104,9 @@ describe('request log', () => {
           const credits = numbers[n % numbers.length]!
           n++
           const end = encode(buffer, 7, time, keyId, 'devnet-a', method, calls, 200, credits, ms, source)
-          expect(buffer.toString('utf8', 7, end)).toBe(lineText(time, keyId, 'devnet-a', method, calls, 200, credits, ms, source))
+          expect(buffer.toString('utf8', 7, end)).toBe(
+            lineText(time, keyId, 'devnet-a', method, calls, 200, credits, ms, source),
+          )
         }
     expect(JSON.parse(lineText(1, 'k', 'n', 'm', 1, 200, 80, 0.25, undefined))).toMatchObject({ ms: 0.3 })
     const { writes, log, lines } = setup(64)

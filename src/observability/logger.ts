@@ -13,7 +13,19 @@ export function createLogger(level: string, destination?: pino.DestinationStream
       level,
       base: undefined,
       redact: {
-        paths: ['key', 'apiKey', 'secret', 'password', 'mnemonic', 'privateKey', 'authorization', '*.key', '*.secret', '*.password', '*.authorization'],
+        paths: [
+          'key',
+          'apiKey',
+          'secret',
+          'password',
+          'mnemonic',
+          'privateKey',
+          'authorization',
+          '*.key',
+          '*.secret',
+          '*.password',
+          '*.authorization',
+        ],
         censor: '[redacted]',
       },
     },
@@ -27,7 +39,16 @@ export interface RequestLog {
    * milliseconds (rounded to 0.1), and `source` when the cache or a shared call in flight answered (docs/caching.md).
    * Arguments rather than an object: nothing is allocated per request.
    */
-  write(keyId: string | undefined, network: string, method: string, calls: number, status: number, credits: number, ms: number, source: 'cache' | 'dedup' | undefined): void
+  write(
+    keyId: string | undefined,
+    network: string,
+    method: string,
+    calls: number,
+    status: number,
+    credits: number,
+    ms: number,
+    source: 'cache' | 'dedup' | undefined,
+  ): void
   /** Writes what is buffered (called on a timer and at stop). */
   flush(): void
 }
@@ -42,7 +63,12 @@ export interface RequestLog {
  * `flushMs` of request lines.
  */
 export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_536): RequestLog {
-  const root = (logger as unknown as Record<symbol, pino.DestinationStream & { streams?: { level: number; stream: pino.DestinationStream }[] }>)[pino.symbols.streamSym]
+  const root = (
+    logger as unknown as Record<
+      symbol,
+      pino.DestinationStream & { streams?: { level: number; stream: pino.DestinationStream }[] }
+    >
+  )[pino.symbols.streamSym]
   // A multistream (src/observability/log-setup.ts: terminal for warnings, file for the rest): the lines go to the
   // streams that take info lines.
   const targets = root?.streams ? root.streams.filter((s) => s.level <= 30).map((s) => s.stream) : root ? [root] : []
@@ -68,7 +94,8 @@ export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_53
         flush()
         end = encode(buffer, 0, time, keyId, network, method, calls, status, credits, ms, source)
         // Larger than the whole buffer: written on its own.
-        if (end < 0) return void stream.write(lineText(time, keyId, network, method, calls, status, credits, ms, source))
+        if (end < 0)
+          return void stream.write(lineText(time, keyId, network, method, calls, status, credits, ms, source))
       }
       used = end
       if (timer === undefined) {

@@ -10,7 +10,7 @@ describe('metrics', () => {
     m.call('b', 'eth_whatever', 'ok')
     m.call('b', '(refused)', 'http_401')
     // A client's name that merely looks like an internal label is not one.
-    m.call('b', '(' + 'x'.repeat(100), 'error')
+    m.call('b', `(${'x'.repeat(100)}`, 'error')
     m.call('b', '(fake)', 'error')
     const text = await m.registry.metrics()
     expect(text).toContain('# TYPE chaingate_requests_total counter')

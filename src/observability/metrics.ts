@@ -50,7 +50,13 @@ interface Series {
 
 /** What prom-client's registry asks of a metric: a name, help, type and, when scraped, its series. */
 function collector(name: string, help: string, type: 'counter' | 'histogram', values: () => Series[]) {
-  return { name, help, type, aggregator: 'sum' as const, get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }) }
+  return {
+    name,
+    help,
+    type,
+    aggregator: 'sum' as const,
+    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
+  }
 }
 
 interface Histogram {
@@ -74,28 +80,47 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const servedLocally = new Map<string, Map<string, number>>()
 
   registry.registerMetric(
-    collector('chaingate_requests_total', 'JSON-RPC calls answered, by network, method and outcome (ok, error, unavailable, or an HTTP refusal)', 'counter', () => {
-      const out: Series[] = []
-      for (const [network, byMethod] of requests)
-        for (const [method, byOutcome] of byMethod) for (const [outcome, value] of byOutcome) out.push({ labels: { network, method, outcome }, value })
-      return out
-    }) as never,
+    collector(
+      'chaingate_requests_total',
+      'JSON-RPC calls answered, by network, method and outcome (ok, error, unavailable, or an HTTP refusal)',
+      'counter',
+      () => {
+        const out: Series[] = []
+        for (const [network, byMethod] of requests)
+          for (const [method, byOutcome] of byMethod)
+            for (const [outcome, value] of byOutcome) out.push({ labels: { network, method, outcome }, value })
+        return out
+      },
+    ) as never,
   )
   registry.registerMetric(
-    collector('chaingate_upstream_latency_seconds', 'Time for the upstream node to answer, by network', 'histogram', () => {
-      const out: Series[] = []
-      for (const [network, h] of latency) {
-        let cumulative = 0
-        LATENCY_BUCKETS.forEach((le, i) => {
-          cumulative += h.buckets[i]!
-          out.push({ metricName: 'chaingate_upstream_latency_seconds_bucket', labels: { le, network }, value: cumulative })
-        })
-        out.push({ metricName: 'chaingate_upstream_latency_seconds_bucket', labels: { le: '+Inf', network }, value: h.count })
-        out.push({ metricName: 'chaingate_upstream_latency_seconds_sum', labels: { network }, value: h.sum })
-        out.push({ metricName: 'chaingate_upstream_latency_seconds_count', labels: { network }, value: h.count })
-      }
-      return out
-    }) as never,
+    collector(
+      'chaingate_upstream_latency_seconds',
+      'Time for the upstream node to answer, by network',
+      'histogram',
+      () => {
+        const out: Series[] = []
+        for (const [network, h] of latency) {
+          let cumulative = 0
+          LATENCY_BUCKETS.forEach((le, i) => {
+            cumulative += h.buckets[i]!
+            out.push({
+              metricName: 'chaingate_upstream_latency_seconds_bucket',
+              labels: { le, network },
+              value: cumulative,
+            })
+          })
+          out.push({
+            metricName: 'chaingate_upstream_latency_seconds_bucket',
+            labels: { le: '+Inf', network },
+            value: h.count,
+          })
+          out.push({ metricName: 'chaingate_upstream_latency_seconds_sum', labels: { network }, value: h.sum })
+          out.push({ metricName: 'chaingate_upstream_latency_seconds_count', labels: { network }, value: h.count })
+        }
+        return out
+      },
+    ) as never,
   )
   registry.registerMetric(
     collector('chaingate_credits_charged_total', 'Credits charged, by network', 'counter', () =>
@@ -103,14 +128,22 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     ) as never,
   )
   registry.registerMetric(
-    collector('chaingate_answers_without_upstream_total', 'Calls answered without an upstream request of their own, by network and source (cache, dedup); charged like any call', 'counter', () => {
-      const out: Series[] = []
-      for (const [network, bySource] of servedLocally) for (const [source, value] of bySource) out.push({ labels: { network, source }, value })
-      return out
-    }) as never,
+    collector(
+      'chaingate_answers_without_upstream_total',
+      'Calls answered without an upstream request of their own, by network and source (cache, dedup); charged like any call',
+      'counter',
+      () => {
+        const out: Series[] = []
+        for (const [network, bySource] of servedLocally)
+          for (const [source, value] of bySource) out.push({ labels: { network, source }, value })
+        return out
+      },
+    ) as never,
   )
   registry.registerMetric(
-    collector('chaingate_ws_connections_opened_total', 'WebSocket connections opened', 'counter', () => [{ labels: {}, value: wsOpened }]) as never,
+    collector('chaingate_ws_connections_opened_total', 'WebSocket connections opened', 'counter', () => [
+      { labels: {}, value: wsOpened },
+    ]) as never,
   )
 
   let upstreamSource: (() => UpstreamGaugeSource[]) | undefined
@@ -120,18 +153,38 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
       help,
       type: 'gauge',
       aggregator: 'sum',
-      get: async () => ({ name, help, type: 'gauge', aggregator: 'sum', values: (upstreamSource?.() ?? []).flatMap(values) }),
+      get: async () => ({
+        name,
+        help,
+        type: 'gauge',
+        aggregator: 'sum',
+        values: (upstreamSource?.() ?? []).flatMap(values),
+      }),
     } as never)
   const labelsOf = (u: UpstreamGaugeSource) => ({ network: u.network, upstream: u.upstream })
-  gauge('chaingate_upstream_state', 'Upstream node state: 1 for its current state (healthy, lagging, down, cordoned)', (u) =>
-    UPSTREAM_STATES.map((state) => ({ labels: { ...labelsOf(u), state }, value: u.state === state ? 1 : 0 })),
+  gauge(
+    'chaingate_upstream_state',
+    'Upstream node state: 1 for its current state (healthy, lagging, down, cordoned)',
+    (u) => UPSTREAM_STATES.map((state) => ({ labels: { ...labelsOf(u), state }, value: u.state === state ? 1 : 0 })),
   )
-  gauge('chaingate_upstream_error_rate', 'Share of failed requests to the node over the last 10-20 s', (u) => [{ labels: labelsOf(u), value: u.errorRate }])
-  gauge('chaingate_upstream_answers', 'Answers from the node over the last 10-20 s', (u) => [{ labels: labelsOf(u), value: u.answers }])
-  gauge('chaingate_upstream_head_block', 'Latest block the node reported', (u) => (u.head === undefined ? [] : [{ labels: labelsOf(u), value: u.head }]))
-  gauge('chaingate_upstream_lag_blocks', 'Blocks the node is behind the served tip', (u) => (u.lagBlocks === undefined ? [] : [{ labels: labelsOf(u), value: u.lagBlocks }]))
-  gauge('chaingate_upstream_latency_p50_seconds', "Median of the node's latency over the last 10-20 s", (u) => (u.p50Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p50Ms / 1000 }]))
-  gauge('chaingate_upstream_latency_p99_seconds', "99th percentile of the node's latency over the last 10-20 s", (u) => (u.p99Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p99Ms / 1000 }]))
+  gauge('chaingate_upstream_error_rate', 'Share of failed requests to the node over the last 10-20 s', (u) => [
+    { labels: labelsOf(u), value: u.errorRate },
+  ])
+  gauge('chaingate_upstream_answers', 'Answers from the node over the last 10-20 s', (u) => [
+    { labels: labelsOf(u), value: u.answers },
+  ])
+  gauge('chaingate_upstream_head_block', 'Latest block the node reported', (u) =>
+    u.head === undefined ? [] : [{ labels: labelsOf(u), value: u.head }],
+  )
+  gauge('chaingate_upstream_lag_blocks', 'Blocks the node is behind the served tip', (u) =>
+    u.lagBlocks === undefined ? [] : [{ labels: labelsOf(u), value: u.lagBlocks }],
+  )
+  gauge('chaingate_upstream_latency_p50_seconds', "Median of the node's latency over the last 10-20 s", (u) =>
+    u.p50Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p50Ms / 1000 }],
+  )
+  gauge('chaingate_upstream_latency_p99_seconds', "99th percentile of the node's latency over the last 10-20 s", (u) =>
+    u.p99Ms === undefined ? [] : [{ labels: labelsOf(u), value: u.p99Ms / 1000 }],
+  )
 
   let cacheBytes: (() => number) | undefined
   const cacheHelp = 'Bytes the in-process answer cache holds (answers and keys), within cache.maxBytes'
@@ -140,7 +193,13 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     help: cacheHelp,
     type: 'gauge',
     aggregator: 'sum',
-    get: async () => ({ name: 'chaingate_cache_bytes', help: cacheHelp, type: 'gauge', aggregator: 'sum', values: cacheBytes === undefined ? [] : [{ labels: {}, value: cacheBytes() }] }),
+    get: async () => ({
+      name: 'chaingate_cache_bytes',
+      help: cacheHelp,
+      type: 'gauge',
+      aggregator: 'sum',
+      values: cacheBytes === undefined ? [] : [{ labels: {}, value: cacheBytes() }],
+    }),
   } as never)
 
   return {
@@ -161,7 +220,8 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     },
     upstreamLatency(network, seconds) {
       let h = latency.get(network)
-      if (h === undefined) latency.set(network, (h = { buckets: new Float64Array(LATENCY_BUCKETS.length), sum: 0, count: 0 }))
+      if (h === undefined)
+        latency.set(network, (h = { buckets: new Float64Array(LATENCY_BUCKETS.length), sum: 0, count: 0 }))
       h.count++
       h.sum += seconds
       for (let i = 0; i < LATENCY_BUCKETS.length; i++)

@@ -17,7 +17,12 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
     await proxy.cut()
     const errors: string[] = []
     const t0 = Date.now()
-    const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix: 'test:conn:', commandTimeoutMs: 300, onError: (m) => errors.push(m) })
+    const conn = await connectRedis({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      prefix: 'test:conn:',
+      commandTimeoutMs: 300,
+      onError: (m) => errors.push(m),
+    })
     redis.closeLater(conn)
     expect(Date.now() - t0).toBeLessThan(1500)
     expect(conn.isReady()).toBe(false)
@@ -41,7 +46,12 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
     redis.closeLater(proxy)
     proxy.freeze()
     const t0 = Date.now()
-    const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix: 'test:conn:', commandTimeoutMs: 300, startWaitMs: 400 })
+    const conn = await connectRedis({
+      url: `redis://127.0.0.1:${proxy.port}`,
+      prefix: 'test:conn:',
+      commandTimeoutMs: 300,
+      startWaitMs: 400,
+    })
     redis.closeLater(conn)
     expect(Date.now() - t0).toBeGreaterThanOrEqual(350)
     expect(Date.now() - t0).toBeLessThan(1500)
@@ -53,12 +63,18 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
   })
 
   it('a Redis that answers and refuses the credentials is a configuration error naming the redacted URL', async () => {
-    const err = await connectRedis({ url: 'redis://no-such-user:hunter3-secret@127.0.0.1:' + (new URL(redisUrl).port || '6379'), prefix: 'x', commandTimeoutMs: 300 }).then(
+    const err = await connectRedis({
+      url: `redis://no-such-user:hunter3-secret@127.0.0.1:${new URL(redisUrl).port || '6379'}`,
+      prefix: 'x',
+      commandTimeoutMs: 300,
+    }).then(
       () => undefined,
       (e: Error) => e,
     )
     expect(err).toBeInstanceOf(RedisRefusedError)
-    expect(err!.message).toMatch(/^Redis at redis:\/\/no-such-user:\*\*\*@127\.0\.0\.1:\d+ \(config redis\.url\) refused the connection: WRONGPASS/)
+    expect(err!.message).toMatch(
+      /^Redis at redis:\/\/no-such-user:\*\*\*@127\.0\.0\.1:\d+ \(config redis\.url\) refused the connection: WRONGPASS/,
+    )
     expect(err!.message).not.toContain('hunter3-secret')
   })
 
@@ -67,10 +83,14 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
     expect(isRedisRefusal(reply('WRONGPASS invalid username-password pair or user is disabled.'))).toBe(true)
     expect(isRedisRefusal(reply('NOAUTH Authentication required.'))).toBe(true)
     expect(isRedisRefusal(reply('ERR invalid password'))).toBe(true)
-    expect(isRedisRefusal(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' }))).toBe(true)
+    expect(
+      isRedisRefusal(Object.assign(new Error('self-signed certificate'), { code: 'DEPTH_ZERO_SELF_SIGNED_CERT' })),
+    ).toBe(true)
     // Redis overloaded or away: an outage, waited for.
     expect(isRedisRefusal(reply('ERR max number of clients reached'))).toBe(false)
-    expect(isRedisRefusal(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' }))).toBe(false)
+    expect(
+      isRedisRefusal(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:6379'), { code: 'ECONNREFUSED' })),
+    ).toBe(false)
     expect(isRedisRefusal(Object.assign(new Error('getaddrinfo ENOTFOUND redis'), { code: 'ENOTFOUND' }))).toBe(false)
   })
 })

@@ -65,7 +65,9 @@ function clientOptions(opts: RedisConnectionOptions): RedisOptions {
   }
 }
 
-/** Redis answered and refused (credentials, TLS certificate): a configuration error; the CLI prints the message alone. */
+/**
+ * Redis answered and refused (credentials, TLS certificate): a configuration error; the CLI prints the message alone.
+ */
 export class RedisRefusedError extends Error {
   override readonly name = 'RedisRefusedError'
 }
@@ -77,7 +79,10 @@ const TLS_REFUSED = /CERT|SELF_SIGNED|UNABLE_TO_(GET|VERIFY)|^ERR_TLS|^ERR_SSL/
 
 /** Whether an error met while connecting is Redis (or its certificate) refusing us, rather than Redis being away. */
 export function isRedisRefusal(err: Error & { code?: unknown }): boolean {
-  return (err.name === 'ReplyError' && AUTH_REFUSED.test(err.message)) || (typeof err.code === 'string' && TLS_REFUSED.test(err.code))
+  return (
+    (err.name === 'ReplyError' && AUTH_REFUSED.test(err.message)) ||
+    (typeof err.code === 'string' && TLS_REFUSED.test(err.code))
+  )
 }
 
 /**
@@ -121,10 +126,14 @@ export async function connectRedis(opts: RedisConnectionOptions): Promise<RedisC
   starting = false
   if (outcome !== 'ready' && startError && isRedisRefusal(startError)) {
     client.disconnect()
-    throw new RedisRefusedError(`Redis at ${url} (config redis.url) refused the connection: ${redact(startError.message)}`)
+    throw new RedisRefusedError(
+      `Redis at ${url} (config redis.url) refused the connection: ${redact(startError.message)}`,
+    )
   }
   ready = client.status === 'ready'
-  const unreachableAtStart = ready ? undefined : redact(startError?.message ?? (outcome === 'timeout' ? `no answer within ${waitMs} ms` : 'connection closed'))
+  const unreachableAtStart = ready
+    ? undefined
+    : redact(startError?.message ?? (outcome === 'timeout' ? `no answer within ${waitMs} ms` : 'connection closed'))
   client.on('ready', () => (lastError = ''))
   return {
     client,

@@ -8,7 +8,11 @@ import type { Logger } from '../observability/logger.ts'
 import { redactRedisUrl, type RedisConnection } from './connection.ts'
 
 /** The one line a replica logs when it starts without Redis (the URL without its password). */
-export function logRedisUnreachableAtStart(logger: Pick<Logger, 'warn'>, redis: { url: string | null; insuranceShare: number }, reason: string): void {
+export function logRedisUnreachableAtStart(
+  logger: Pick<Logger, 'warn'>,
+  redis: { url: string | null; insuranceShare: number },
+  reason: string,
+): void {
   const url = redactRedisUrl(redis.url ?? '')
   logger.warn(
     { redis: url, reason, insuranceShare: redis.insuranceShare },
@@ -20,7 +24,11 @@ export function logRedisUnreachableAtStart(logger: Pick<Logger, 'warn'>, redis: 
  * Runs `start` now if Redis is reachable (and waits for it); otherwise once Redis is first reached, in the
  * background (a failure goes to `onError`). Returns a function that cancels a start not yet begun (at stop).
  */
-export async function startWhenReachable(redis: RedisConnection, start: () => Promise<void>, onError: (err: Error) => void): Promise<() => void> {
+export async function startWhenReachable(
+  redis: RedisConnection,
+  start: () => Promise<void>,
+  onError: (err: Error) => void,
+): Promise<() => void> {
   if (redis.isReady()) {
     await start()
     return () => undefined

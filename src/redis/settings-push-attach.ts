@@ -39,7 +39,10 @@ export async function attachSettingsPush(opts: {
       const now = Date.now()
       if (now - lastLogged < ERROR_LOG_EVERY_MS) return
       lastLogged = now
-      opts.logger?.warn({ err: (err as Error)?.message ?? String(err) }, 'settings push over Redis failed; replicas pick the change up at their next poll')
+      opts.logger?.warn(
+        { err: (err as Error)?.message ?? String(err) },
+        'settings push over Redis failed; replicas pick the change up at their next poll',
+      )
     },
   })
   const undo = onSettingsBumped(opts.db, () => push.publish())

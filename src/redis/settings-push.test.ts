@@ -36,7 +36,12 @@ describeWithServices(['redis'], 'settings changes pushed over Redis pub/sub', ()
   beforeAll(async () => {
     for (let i = 0; i < 2; i++) {
       const opened = await openDatabase(join(dir, 'chaingate.sqlite'))
-      const snapshot = createKeySnapshot(opened.db, { plans: DEFAULT_PLANS, pollMs: 3_600_000, loadSecurity: loadAllKeySecurity, onError: () => {} })
+      const snapshot = createKeySnapshot(opened.db, {
+        plans: DEFAULT_PLANS,
+        pollMs: 3_600_000,
+        loadSecurity: loadAllKeySecurity,
+        onError: () => {},
+      })
       await snapshot.reload()
       snapshot.onReload(() => reloads[i]!++)
       snapshot.start()
@@ -57,7 +62,10 @@ describeWithServices(['redis'], 'settings changes pushed over Redis pub/sub', ()
     const [a, b] = replicas as [(typeof replicas)[0], (typeof replicas)[0]]
     const accounts = createAccountsRepository(a.opened.db, DEFAULT_PLANS)
     const keys = createKeysRepository(a.opened.db, { networks: ['devnet-a', 'devnet-b'], plans: DEFAULT_PLANS })
-    const account = await accounts.create({ email: `push-${randomBytes(3).toString('hex')}@example.com`, plan: 'free' }, Date.now())
+    const account = await accounts.create(
+      { email: `push-${randomBytes(3).toString('hex')}@example.com`, plan: 'free' },
+      Date.now(),
+    )
     const key = await keys.create({ accountId: account.id, name: 'k' }, Date.now())
     let t0 = Date.now()
     await within(1000, () => b.snapshot.get(key.key))
@@ -83,7 +91,10 @@ describeWithServices(['redis'], 'settings changes pushed over Redis pub/sub', ()
     try {
       const accounts = createAccountsRepository(cli.db, DEFAULT_PLANS)
       const keys = createKeysRepository(cli.db, { networks: ['devnet-a'], plans: DEFAULT_PLANS })
-      const account = await accounts.create({ email: `cli-${randomBytes(3).toString('hex')}@example.com`, plan: 'free' }, Date.now())
+      const account = await accounts.create(
+        { email: `cli-${randomBytes(3).toString('hex')}@example.com`, plan: 'free' },
+        Date.now(),
+      )
       const key = await keys.create({ accountId: account.id, name: 'from-cli' }, Date.now())
       for (const r of replicas) await within(1000, () => r.snapshot.get(key.key))
       expect(reloads[0]).toBeGreaterThan(before[0]!)
@@ -109,7 +120,12 @@ describeWithServices(['redis'], 'settings changes pushed over Redis pub/sub', ()
 
   it('a publish while Redis is unreachable gives up within its timeout instead of hanging the writer', async () => {
     const errors: unknown[] = []
-    const dead = createRedisSettingsPush({ url: 'redis://127.0.0.1:1', channel: 'x', publishTimeoutMs: 500, onError: (e) => errors.push(e) })
+    const dead = createRedisSettingsPush({
+      url: 'redis://127.0.0.1:1',
+      channel: 'x',
+      publishTimeoutMs: 500,
+      onError: (e) => errors.push(e),
+    })
     const t0 = Date.now()
     await dead.publish()
     expect(Date.now() - t0).toBeLessThan(5000)

@@ -38,20 +38,30 @@ export function createRedisSettingsPush(opts: SettingsPushOptions): SettingsPush
   const publishTimeoutMs = opts.publishTimeoutMs ?? 2000
   // Failing fast rather than queueing while disconnected: a change made then is caught by the reload that follows
   // each reconnection of the subscribers, or by their poll.
-  const publisher = new Redis(opts.url, { lazyConnect: true, enableOfflineQueue: false, maxRetriesPerRequest: 1, connectionName: 'chaingate-settings-pub' })
+  const publisher = new Redis(opts.url, {
+    lazyConnect: true,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 1,
+    connectionName: 'chaingate-settings-pub',
+  })
   publisher.on('error', onError)
   let publisherConnecting: Promise<void> | undefined
-  const connectPublisher = () => (publisherConnecting ??= publisher.connect().catch((err) => {
-    publisherConnecting = undefined
-    throw err
-  }))
+  const connectPublisher = () =>
+    (publisherConnecting ??= publisher.connect().catch((err) => {
+      publisherConnecting = undefined
+      throw err
+    }))
 
   let subscriber: Redis | undefined
   let ready: Promise<void> = Promise.resolve()
   if (opts.onChange) {
     const onChange = opts.onChange
     // A connection in subscriber mode can do nothing else: it is this module's own.
-    const sub = new Redis(opts.url, { connectionName: 'chaingate-settings-sub', maxRetriesPerRequest: null, retryStrategy: (times) => Math.min(100 * times, 500) })
+    const sub = new Redis(opts.url, {
+      connectionName: 'chaingate-settings-sub',
+      maxRetriesPerRequest: null,
+      retryStrategy: (times) => Math.min(100 * times, 500),
+    })
     subscriber = sub
     sub.on('error', onError)
     sub.on('message', (channel: string) => {
@@ -67,10 +77,13 @@ export function createRedisSettingsPush(opts: SettingsPushOptions): SettingsPush
       })
       // The first subscription waits in ioredis's queue while Redis is unreachable; changes made before it is
       // confirmed were not delivered either, so it reloads too (a settings_version read when nothing changed).
-      sub.subscribe(opts.channel).then(onChange, onError).finally(() => {
-        first = false
-        resolve()
-      })
+      sub
+        .subscribe(opts.channel)
+        .then(onChange, onError)
+        .finally(() => {
+          first = false
+          resolve()
+        })
     })
   }
 
@@ -85,7 +98,10 @@ export function createRedisSettingsPush(opts: SettingsPushOptions): SettingsPush
             await publisher.publish(opts.channel, '1')
           })(),
           new Promise((_, reject) => {
-            timer = setTimeout(() => reject(new Error(`publishing a settings change to Redis took over ${publishTimeoutMs} ms`)), publishTimeoutMs)
+            timer = setTimeout(
+              () => reject(new Error(`publishing a settings change to Redis took over ${publishTimeoutMs} ms`)),
+              publishTimeoutMs,
+            )
           }),
         ])
       } catch (err) {

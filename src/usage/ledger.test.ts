@@ -4,11 +4,26 @@ import { openDatabase, type OpenedDatabase } from '../db/database.ts'
 import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
 import { createPgTestSchema, describeWithServices, postgresUrl } from '../../test/e2e/helpers/services.ts'
 import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
-import { createPostgresUsageWriter, createUsageLedger, loadTodayUsage, usageWriterFor, type UsageWriter } from './ledger.ts'
+import {
+  createPostgresUsageWriter,
+  createUsageLedger,
+  loadTodayUsage,
+  usageWriterFor,
+  type UsageWriter,
+} from './ledger.ts'
 
 const T0 = Date.parse('2026-03-01T10:15:00Z')
 const HOUR = 3_600_000
-const rec = (over: Record<string, unknown> = {}) => ({ accountId: 'acc', keyId: 'k1', network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0, ...over })
+const rec = (over: Record<string, unknown> = {}) => ({
+  accountId: 'acc',
+  keyId: 'k1',
+  network: 'net-a',
+  method: 'eth_call',
+  calls: 1,
+  credits: 80,
+  errors: 0,
+  ...over,
+})
 
 describeEachDatabase('usage ledger', (open) => {
   let opened: OpenedDatabase | undefined
@@ -22,7 +37,13 @@ describeEachDatabase('usage ledger', (open) => {
     const db = opened.db
     const failures: unknown[] = []
     const real = usageWriterFor(opened)
-    const ledger = createUsageLedger(opts.writer ? opts.writer(real) : real, 60_000, (err) => failures.push(err), undefined, opts.maxBufferedRows)
+    const ledger = createUsageLedger(
+      opts.writer ? opts.writer(real) : real,
+      60_000,
+      (err) => failures.push(err),
+      undefined,
+      opts.maxBufferedRows,
+    )
     const usage = () =>
       db
         .selectFrom('usage_hourly')
@@ -32,7 +53,13 @@ describeEachDatabase('usage ledger', (open) => {
         .orderBy('network')
         .orderBy('method')
         .execute()
-    const errs = () => db.selectFrom('usage_errors').select(['hour', 'key_id', 'network', 'error', 'count']).orderBy('hour').orderBy('error').execute()
+    const errs = () =>
+      db
+        .selectFrom('usage_errors')
+        .select(['hour', 'key_id', 'network', 'error', 'count'])
+        .orderBy('hour')
+        .orderBy('error')
+        .execute()
     return { ledger, usage, errs, failures, db }
   }
 
@@ -48,11 +75,56 @@ describeEachDatabase('usage ledger', (open) => {
     await ledger.flush()
     const h0 = Math.floor(T0 / HOUR) * 3600
     expect(await usage()).toEqual([
-      { hour: h0, account_id: 'acc', key_id: 'k1', network: 'net-a', method: 'eth_call', calls: 2, credits: 160, errors: 0 },
-      { hour: h0, account_id: 'acc', key_id: 'k1', network: 'net-a', method: 'eth_chainId', calls: 1, credits: 0, errors: 1 },
-      { hour: h0, account_id: 'acc', key_id: 'k1', network: 'net-b', method: 'eth_call', calls: 1, credits: 80, errors: 0 },
-      { hour: h0, account_id: 'acc', key_id: 'k2', network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0 },
-      { hour: h0 + 3600, account_id: 'acc', key_id: 'k1', network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0 },
+      {
+        hour: h0,
+        account_id: 'acc',
+        key_id: 'k1',
+        network: 'net-a',
+        method: 'eth_call',
+        calls: 2,
+        credits: 160,
+        errors: 0,
+      },
+      {
+        hour: h0,
+        account_id: 'acc',
+        key_id: 'k1',
+        network: 'net-a',
+        method: 'eth_chainId',
+        calls: 1,
+        credits: 0,
+        errors: 1,
+      },
+      {
+        hour: h0,
+        account_id: 'acc',
+        key_id: 'k1',
+        network: 'net-b',
+        method: 'eth_call',
+        calls: 1,
+        credits: 80,
+        errors: 0,
+      },
+      {
+        hour: h0,
+        account_id: 'acc',
+        key_id: 'k2',
+        network: 'net-a',
+        method: 'eth_call',
+        calls: 1,
+        credits: 80,
+        errors: 0,
+      },
+      {
+        hour: h0 + 3600,
+        account_id: 'acc',
+        key_id: 'k1',
+        network: 'net-a',
+        method: 'eth_call',
+        calls: 1,
+        credits: 80,
+        errors: 0,
+      },
     ])
     expect(await errs()).toEqual([{ hour: h0, key_id: 'k1', network: 'net-a', error: 'http:503', count: 1 }])
     // A second flush adds to the stored rows.
@@ -68,8 +140,9 @@ describeEachDatabase('usage ledger', (open) => {
 
   it('security: stores methods it does not serve as "other" and caps every label', async () => {
     const { ledger, usage, errs } = await setup()
-    const huge = 'eth_' + 'x'.repeat(1 << 20)
-    for (let i = 0; i < 10; i++) ledger.record(rec({ method: `${huge}${i}`, credits: 5, errors: 1, errorKind: `rpc:${'9'.repeat(1000)}${i}` }), T0)
+    const huge = `eth_${'x'.repeat(1 << 20)}`
+    for (let i = 0; i < 10; i++)
+      ledger.record(rec({ method: `${huge}${i}`, credits: 5, errors: 1, errorKind: `rpc:${'9'.repeat(1000)}${i}` }), T0)
     ledger.record(rec({ method: 'eth_whatever', network: 'n'.repeat(500) }), T0)
     ledger.record(rec({ method: '(invalid)' }), T0)
     await ledger.flush()
@@ -114,7 +187,12 @@ describeEachDatabase('usage ledger', (open) => {
     for (const method of ['eth_call', 'eth_chainId', 'eth_blockNumber']) ledger.record(rec({ method }), T0)
     await ledger.flush()
     expect(failures).toHaveLength(1)
-    expect(ledger.health!()).toMatchObject({ ok: false, bufferedRows: 3, droppedCalls: 0, lastError: 'database unreachable' })
+    expect(ledger.health!()).toMatchObject({
+      ok: false,
+      bufferedRows: 3,
+      droppedCalls: 0,
+      lastError: 'database unreachable',
+    })
     ledger.record(rec({ method: 'eth_call' }), T0) // an existing row still adds up
     ledger.record(rec({ method: 'eth_getBalance' }), T0) // a fourth row does not fit
     ledger.record(rec({ method: 'eth_gasPrice' }), T0)
@@ -172,7 +250,10 @@ describeEachDatabase('usage ledger', (open) => {
     const rows = await usage()
     expect(rows).toHaveLength(2500)
     expect(rows.every((r) => r.calls === 2 && r.credits === 81)).toBe(true)
-    const total = await db.selectFrom('usage_hourly').select((eb) => eb.fn.sum<number>('credits').as('c')).executeTakeFirstOrThrow()
+    const total = await db
+      .selectFrom('usage_hourly')
+      .select((eb) => eb.fn.sum<number>('credits').as('c'))
+      .executeTakeFirstOrThrow()
     expect(Number(total.c)).toBe(2500 * 81)
   })
 
@@ -181,10 +262,22 @@ describeEachDatabase('usage ledger', (open) => {
     const a = usageWriterFor(opened)
     const b = usageWriterFor(opened)
     const h0 = Math.floor(T0 / HOUR) * 3600
-    const rows = Array.from({ length: 300 }, (_, i) => ({ hour: h0, accountId: 'acc', keyId: `k${String(i).padStart(3, '0')}`, network: 'net-a', method: 'eth_call', calls: 1, credits: 80, errors: 0 }))
+    const rows = Array.from({ length: 300 }, (_, i) => ({
+      hour: h0,
+      accountId: 'acc',
+      keyId: `k${String(i).padStart(3, '0')}`,
+      network: 'net-a',
+      method: 'eth_call',
+      calls: 1,
+      credits: 80,
+      errors: 0,
+    }))
     const reversed = [...rows].reverse()
     for (let round = 0; round < 8; round++) await Promise.all([a.write(rows, []), b.write(reversed, [])])
-    const total = await opened.db.selectFrom('usage_hourly').select((eb) => eb.fn.sum<number>('calls').as('calls')).executeTakeFirstOrThrow()
+    const total = await opened.db
+      .selectFrom('usage_hourly')
+      .select((eb) => eb.fn.sum<number>('calls').as('calls'))
+      .executeTakeFirstOrThrow()
     expect(Number(total.calls)).toBe(300 * 2 * 8)
   })
 })
@@ -200,14 +293,17 @@ describeWithServices(['postgres'], 'usage ledger on a hanging PostgreSQL connect
     const opened = await openDatabase({ url: viaProxy.toString(), file: ':memory:', poolSize: 2 })
     try {
       const failures: unknown[] = []
-      const ledger = createUsageLedger(createPostgresUsageWriter(opened.pool!, { timeoutMs: 500 }), 60_000, (err) => failures.push(err))
+      const ledger = createUsageLedger(createPostgresUsageWriter(opened.pool!, { timeoutMs: 500 }), 60_000, (err) =>
+        failures.push(err),
+      )
       ledger.record(rec(), T0)
       await ledger.flush() // a pooled connection now exists; it will hang below
       proxy.freeze()
       ledger.record(rec({ credits: 20 }), T0)
       const started = Date.now()
       await ledger.flush()
-      expect(Date.now() - started).toBeLessThan(10_000) // the write timeout (0.5 s) or the connect timeout (5 s), not forever
+      // the write timeout (0.5 s) or the connect timeout (5 s), not forever
+      expect(Date.now() - started).toBeLessThan(10_000)
       expect(failures).toHaveLength(1)
       expect(ledger.health!()).toMatchObject({ ok: false, bufferedRows: 1 })
       await proxy.restore()

@@ -3,7 +3,8 @@
  * adds to an in-memory map; a timer writes it to the database in one transaction every `flushMs`, so a SIGKILL
  * loses at most that much usage and a graceful stop (final flush) loses none.
  *
- * The write goes through a `UsageWriter` (./usage-writers.ts), one per engine, both bypassing kysely (one statement per batch matters
+ * The write goes through a `UsageWriter` (./usage-writers.ts), one per engine, both bypassing kysely (one statement per
+ * batch matters
  * here): SQLite runs prepared upserts synchronously on the raw handle; PostgreSQL sends one multi-row
  * INSERT … ON CONFLICT DO UPDATE per table in one transaction. When a write fails (database unreachable), the rows
  * stay in memory and go with the next flush; at most `maxBufferedRows` distinct rows are held, usage beyond that
@@ -80,7 +81,8 @@ function leaf<V>(tree: Tree<V>, hour: number, keyId: string, network: string): M
 }
 
 function* rowsOf<V>(tree: Tree<V>): Generator<V> {
-  for (const byKey of tree.values()) for (const byNetwork of byKey.values()) for (const byName of byNetwork.values()) yield* byName.values()
+  for (const byKey of tree.values())
+    for (const byNetwork of byKey.values()) for (const byName of byNetwork.values()) yield* byName.values()
 }
 
 /**
@@ -165,9 +167,11 @@ export function createUsageLedger(
       if (failingSinceMs !== undefined) succeeded()
       return DONE
     }
-    const p: Promise<void> = pending.then(succeeded, (err: unknown) => failed(usage, errs, err)).finally(() => {
-      if (inFlight === p) inFlight = undefined
-    })
+    const p: Promise<void> = pending
+      .then(succeeded, (err: unknown) => failed(usage, errs, err))
+      .finally(() => {
+        if (inFlight === p) inFlight = undefined
+      })
     inFlight = p
     return p
   }
@@ -195,7 +199,16 @@ export function createUsageLedger(
           return
         }
         buffered++
-        byMethod.set(method, { hour, accountId: e.accountId, keyId: e.keyId, network, method, calls: e.calls, credits: e.credits, errors: e.errors })
+        byMethod.set(method, {
+          hour,
+          accountId: e.accountId,
+          keyId: e.keyId,
+          network,
+          method,
+          calls: e.calls,
+          credits: e.credits,
+          errors: e.errors,
+        })
       }
       if (e.errorKind !== undefined) {
         const kind = capLabel(e.errorKind)
@@ -218,7 +231,10 @@ export function createUsageLedger(
       timer = undefined
       await flush()
       // The database is still unreachable: say plainly what is lost (every earlier failure was rate-limited).
-      if (buffered > 0) onError(new Error(`stopping with ${buffered} usage rows not written (the database cannot be written: ${lastError})`))
+      if (buffered > 0)
+        onError(
+          new Error(`stopping with ${buffered} usage rows not written (the database cannot be written: ${lastError})`),
+        )
     },
     health() {
       return {
@@ -232,5 +248,8 @@ export function createUsageLedger(
   }
 }
 
-/** Today's (UTC) credits per account and per key, to seed the limit store at start (read by usage-queries.ts, the one reader of the usage tables). */
+/**
+ * Today's (UTC) credits per account and per key, to seed the limit store at start (read by usage-queries.ts, the one
+ * reader of the usage tables).
+ */
 export const loadTodayUsage = creditsTodayByAccountAndKey

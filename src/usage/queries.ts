@@ -15,7 +15,11 @@ export const USAGE_DIMENSIONS: readonly UsageDimension[] = ['method', 'network',
 
 const HOUR = 3600
 const DAY = 86_400
-const COLUMN: Record<UsageDimension, 'method' | 'network' | 'key_id'> = { method: 'method', network: 'network', key: 'key_id' }
+const COLUMN: Record<UsageDimension, 'method' | 'network' | 'key_id'> = {
+  method: 'method',
+  network: 'network',
+  key: 'key_id',
+}
 const dayStartSeconds = (nowMs: number) => {
   const now = Math.floor(nowMs / 1000)
   return now - (now % DAY)
@@ -100,7 +104,11 @@ export async function usageReport(
     totals.calls += r.calls
     totals.credits += r.credits
     totals.errors += r.errors
-    for (const [dim, value] of [['method', r.method], ['network', r.network], ['key', r.key_id]] as const) {
+    for (const [dim, value] of [
+      ['method', r.method],
+      ['network', r.network],
+      ['key', r.key_id],
+    ] as const) {
       const t = by[dim].get(value) ?? { label: value, id: value, calls: 0, credits: 0, errors: 0 }
       t.calls += r.calls
       t.credits += r.credits
@@ -142,7 +150,12 @@ export async function creditsUsedToday(db: Db, accountId: string, nowMs: number)
 }
 
 /** Credits per UTC day over the last 7 or 30 days (for the balance-vs-quota chart). */
-export async function dailyCredits(db: Db, accountId: string, days: 7 | 30, nowMs: number): Promise<{ labels: string[]; values: number[] }> {
+export async function dailyCredits(
+  db: Db,
+  accountId: string,
+  days: 7 | 30,
+  nowMs: number,
+): Promise<{ labels: string[]; values: number[] }> {
   const buckets = bucketsFor(days === 7 ? '7d' : '30d', nowMs)
   const rows = await db
     .selectFrom('usage_hourly')
@@ -185,13 +198,24 @@ export async function queryUsage(
   if (q.accountId) query = query.where('account_id', '=', q.accountId)
   if (q.keyId) query = query.where('key_id', '=', q.keyId)
   const raw = (await query.groupBy(column).orderBy('credits', 'desc').execute()) as unknown as Record<string, unknown>[]
-  const rows = raw.map((r) => ({ group: String(r.group), calls: Number(r.calls), credits: Number(r.credits), errors: Number(r.errors) }))
-  const total = rows.reduce((t, r) => ({ calls: t.calls + r.calls, credits: t.credits + r.credits, errors: t.errors + r.errors }), { calls: 0, credits: 0, errors: 0 })
+  const rows = raw.map((r) => ({
+    group: String(r.group),
+    calls: Number(r.calls),
+    credits: Number(r.credits),
+    errors: Number(r.errors),
+  }))
+  const total = rows.reduce(
+    (t, r) => ({ calls: t.calls + r.calls, credits: t.credits + r.credits, errors: t.errors + r.errors }),
+    { calls: 0, credits: 0, errors: 0 },
+  )
   return { day: q.day, by: q.by, rows, total }
 }
 
 /** Today's (UTC) credits per account and per key, to seed the limit store at start. */
-export async function creditsTodayByAccountAndKey(db: Db, nowMs: number): Promise<{ accounts: Map<string, number>; keys: Map<string, number> }> {
+export async function creditsTodayByAccountAndKey(
+  db: Db,
+  nowMs: number,
+): Promise<{ accounts: Map<string, number>; keys: Map<string, number> }> {
   const rows = await db
     .selectFrom('usage_hourly')
     .select(['account_id', 'key_id', (eb) => eb.fn.sum<number>('credits').as('credits')])

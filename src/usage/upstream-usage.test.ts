@@ -18,9 +18,21 @@ describeEachDatabase('upstream usage', (open) => {
   async function setup() {
     opened = await open()
     const failures: unknown[] = []
-    const usage = createUpstreamUsage(opened.db, { flushMs: 60_000, onError: (err) => failures.push(err), served: new Set(['eth_call', 'eth_blockNumber']) })
+    const usage = createUpstreamUsage(opened.db, {
+      flushMs: 60_000,
+      onError: (err) => failures.push(err),
+      served: new Set(['eth_call', 'eth_blockNumber']),
+    })
     const rows = async () =>
-      (await opened!.db.selectFrom('usage_upstream_hourly').selectAll().orderBy('hour').orderBy('upstream').orderBy('method').execute()).map((r) => ({
+      (
+        await opened!.db
+          .selectFrom('usage_upstream_hourly')
+          .selectAll()
+          .orderBy('hour')
+          .orderBy('upstream')
+          .orderBy('method')
+          .execute()
+      ).map((r) => ({
         hour: Number(r.hour),
         network: r.network,
         upstream: r.upstream,
@@ -46,10 +58,54 @@ describeEachDatabase('upstream usage', (open) => {
     await usage.flush()
     const h0 = Math.floor(T0 / HOUR) * 3600
     expect(await rows()).toEqual([
-      { hour: h0, network: 'net', upstream: 'cache', method: 'eth_call', calls: 1, attempts: 0, cache_hits: 1, dedup_hits: 0, credits: 80, failures: 0 },
-      { hour: h0, network: 'net', upstream: A, method: 'eth_call', calls: 3, attempts: 4, cache_hits: 0, dedup_hits: 1, credits: 240, failures: 0 },
-      { hour: h0 + 3600, network: 'net', upstream: NO_UPSTREAM, method: 'eth_call', calls: 1, attempts: 3, cache_hits: 0, dedup_hits: 0, credits: 0, failures: 1 },
-      { hour: h0 + 3600, network: 'net', upstream: B, method: 'eth_blockNumber', calls: 1, attempts: 2, cache_hits: 0, dedup_hits: 0, credits: 80, failures: 0 },
+      {
+        hour: h0,
+        network: 'net',
+        upstream: 'cache',
+        method: 'eth_call',
+        calls: 1,
+        attempts: 0,
+        cache_hits: 1,
+        dedup_hits: 0,
+        credits: 80,
+        failures: 0,
+      },
+      {
+        hour: h0,
+        network: 'net',
+        upstream: A,
+        method: 'eth_call',
+        calls: 3,
+        attempts: 4,
+        cache_hits: 0,
+        dedup_hits: 1,
+        credits: 240,
+        failures: 0,
+      },
+      {
+        hour: h0 + 3600,
+        network: 'net',
+        upstream: NO_UPSTREAM,
+        method: 'eth_call',
+        calls: 1,
+        attempts: 3,
+        cache_hits: 0,
+        dedup_hits: 0,
+        credits: 0,
+        failures: 1,
+      },
+      {
+        hour: h0 + 3600,
+        network: 'net',
+        upstream: B,
+        method: 'eth_blockNumber',
+        calls: 1,
+        attempts: 2,
+        cache_hits: 0,
+        dedup_hits: 0,
+        credits: 80,
+        failures: 0,
+      },
     ])
   })
 
@@ -69,7 +125,8 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('more distinct rows than one INSERT holds are all written', async () => {
     const { usage, rows } = await setup()
-    for (let i = 0; i < 250; i++) usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
+    for (let i = 0; i < 250; i++)
+      usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
     await usage.flush()
     expect((await rows()).length).toBe(250)
   })
@@ -96,15 +153,32 @@ describeEachDatabase('upstream usage', (open) => {
       [A, 2, 1, 1, 160],
       ['cache', 1, 0, 1, 80],
     ])
-    expect(report.total).toEqual({ calls: 4, attempts: 4, cacheHits: 1, dedupHits: 1, saved: 2, credits: 320, failures: 0 })
+    expect(report.total).toEqual({
+      calls: 4,
+      attempts: 4,
+      cacheHits: 1,
+      dedupHits: 1,
+      saved: 2,
+      credits: 320,
+      failures: 0,
+    })
     const byMethod = await queryUpstreamUsage(opened!.db, { ...dayRange('2026-03-01'), byMethod: true })
-    expect(byMethod.rows.filter((r) => r.upstream === A).map((r) => r.method).sort()).toEqual(['eth_blockNumber', 'eth_call'])
+    expect(
+      byMethod.rows
+        .filter((r) => r.upstream === A)
+        .map((r) => r.method)
+        .sort(),
+    ).toEqual(['eth_blockNumber', 'eth_call'])
   })
 
   it('while the database cannot be written at most maxBufferedRows rows are kept; the calls of the others are counted as dropped', async () => {
     opened = await open()
     const failures: unknown[] = []
-    const usage = createUpstreamUsage(opened.db, { flushMs: 60_000, onError: (err) => failures.push(err), maxBufferedRows: 3 })
+    const usage = createUpstreamUsage(opened.db, {
+      flushMs: 60_000,
+      onError: (err) => failures.push(err),
+      maxBufferedRows: 3,
+    })
     for (let i = 0; i < 5; i++) usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
     usage.record('net', 'https://node-4.example', 'eth_call', 1, undefined, 1, false, T0)
     await opened.db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
@@ -113,7 +187,11 @@ describeEachDatabase('upstream usage', (open) => {
     expect(usage.droppedCalls).toBe(3) // node-3 (1 call) and node-4 (2 calls)
     await opened.db.schema.alterTable('usage_upstream_moved').renameTo('usage_upstream_hourly').execute()
     await usage.flush()
-    const stored = await opened.db.selectFrom('usage_upstream_hourly').select(['upstream', 'calls']).orderBy('upstream').execute()
+    const stored = await opened.db
+      .selectFrom('usage_upstream_hourly')
+      .select(['upstream', 'calls'])
+      .orderBy('upstream')
+      .execute()
     expect(stored.map((r) => [r.upstream, Number(r.calls)])).toEqual([
       ['https://node-0.example', 1],
       ['https://node-1.example', 1],

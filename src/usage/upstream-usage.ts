@@ -36,7 +36,16 @@ export interface UpstreamUsage {
    * One forwarded call. `upstream`: the answering node's redacted label (`cache` for the cache); `attempts`:
    * upstream requests made for it; `source`: set when the cache or an identical call in flight answered.
    */
-  record(network: string, upstream: string, method: string, attempts: number, source: 'cache' | 'dedup' | undefined, credits: number, failed: boolean, nowMs: number): void
+  record(
+    network: string,
+    upstream: string,
+    method: string,
+    attempts: number,
+    source: 'cache' | 'dedup' | undefined,
+    credits: number,
+    failed: boolean,
+    nowMs: number,
+  ): void
   flush(): Promise<void>
   /** Calls not recorded because the database could not be written and the buffer was full. */
   readonly droppedCalls: number
@@ -61,7 +70,8 @@ function leaf(tree: Tree, hour: number, network: string, upstream: string): Map<
 }
 
 function* rowsOf(tree: Tree): Generator<UpstreamUsageRow> {
-  for (const byNetwork of tree.values()) for (const byUpstream of byNetwork.values()) for (const byMethod of byUpstream.values()) yield* byMethod.values()
+  for (const byNetwork of tree.values())
+    for (const byUpstream of byNetwork.values()) for (const byMethod of byUpstream.values()) yield* byMethod.values()
 }
 
 /** `served`: methods stored by name (as in the usage ledger); any other is `other`. */
@@ -162,7 +172,19 @@ export function createUpstreamUsage(
         row.dedupHits += dedup
         row.credits += credits
         row.failures += failures
-      } else byMethod.set(m, { hour, network: n, upstream: u, method: m, calls: 1, attempts, cacheHits: cache, dedupHits: dedup, credits, failures })
+      } else
+        byMethod.set(m, {
+          hour,
+          network: n,
+          upstream: u,
+          method: m,
+          calls: 1,
+          attempts,
+          cacheHits: cache,
+          dedupHits: dedup,
+          credits,
+          failures,
+        })
     },
     flush,
     get droppedCalls() {
@@ -209,7 +231,10 @@ export interface UpstreamUsageReport {
 }
 
 /** Totals per network and upstream (and method with `byMethod`) over [fromSec, toSec), largest cost first. */
-export async function queryUpstreamUsage(db: Db, opts: { fromSec: number; toSec: number; network?: string | undefined; byMethod?: boolean }): Promise<UpstreamUsageReport> {
+export async function queryUpstreamUsage(
+  db: Db,
+  opts: { fromSec: number; toSec: number; network?: string | undefined; byMethod?: boolean },
+): Promise<UpstreamUsageReport> {
   let q = db
     .selectFrom('usage_upstream_hourly')
     .select(['network', 'upstream', 'method', 'calls', 'attempts', 'cache_hits', 'dedup_hits', 'credits', 'failures'])
@@ -232,7 +257,18 @@ export async function queryUpstreamUsage(db: Db, opts: { fromSec: number; toSec:
     const id = opts.byMethod ? `${r.network}\n${r.upstream}\n${r.method}` : `${r.network}\n${r.upstream}`
     let g = groups.get(id)
     if (g === undefined) {
-      g = { network: r.network, upstream: r.upstream, ...(opts.byMethod ? { method: r.method } : {}), calls: 0, attempts: 0, cacheHits: 0, dedupHits: 0, saved: 0, credits: 0, failures: 0 }
+      g = {
+        network: r.network,
+        upstream: r.upstream,
+        ...(opts.byMethod ? { method: r.method } : {}),
+        calls: 0,
+        attempts: 0,
+        cacheHits: 0,
+        dedupHits: 0,
+        saved: 0,
+        credits: 0,
+        failures: 0,
+      }
       groups.set(id, g)
     }
     for (const t of [g, total]) {
@@ -245,7 +281,13 @@ export async function queryUpstreamUsage(db: Db, opts: { fromSec: number; toSec:
       t.failures += v.failures
     }
   }
-  const rows = [...groups.values()].sort((a, b) => b.attempts - a.attempts || b.calls - a.calls || a.network.localeCompare(b.network) || a.upstream.localeCompare(b.upstream))
+  const rows = [...groups.values()].sort(
+    (a, b) =>
+      b.attempts - a.attempts ||
+      b.calls - a.calls ||
+      a.network.localeCompare(b.network) ||
+      a.upstream.localeCompare(b.upstream),
+  )
   return { from: opts.fromSec, to: opts.toSec, rows, total }
 }
 

@@ -20,7 +20,8 @@ export function createSqliteUsageWriter(sqlite: SqliteHandle): UsageWriter {
      on conflict (hour, account_id, key_id, network, error) do update set count = count + excluded.count`,
   )
   const writeAll = sqlite.transaction((usage: readonly UsageRow[], errs: readonly ErrorRow[]) => {
-    for (const r of usage) upsertUsage.run(r.hour, r.accountId, r.keyId, r.network, r.method, r.calls, r.credits, r.errors)
+    for (const r of usage)
+      upsertUsage.run(r.hour, r.accountId, r.keyId, r.network, r.method, r.calls, r.credits, r.errors)
     for (const e of errs) upsertError.run(e.hour, e.accountId, e.keyId, e.network, e.error, e.count)
   })
   return { write: writeAll }
@@ -39,7 +40,8 @@ export function createPostgresUsageWriter(pool: pg.Pool, opts: { timeoutMs?: num
   // A connection that hangs (a network partition: no reset, no answer) fails the write after this, so the rows go
   // back to the buffer and the next flush tries a new connection instead of waiting for TCP to give up.
   const query_timeout = opts.timeoutMs ?? USAGE_WRITE_TIMEOUT_MS
-  const run = (client: pg.PoolClient, text: string, values?: unknown[]) => client.query({ text, values, query_timeout } as pg.QueryConfig)
+  const run = (client: pg.PoolClient, text: string, values?: unknown[]) =>
+    client.query({ text, values, query_timeout } as pg.QueryConfig)
   const usageSql = (n: number) =>
     `insert into usage_hourly as u (hour, account_id, key_id, network, method, calls, credits, errors) values ${placeholders(n, 8)}
      on conflict (hour, account_id, key_id, network, method) do update set
@@ -60,7 +62,8 @@ export function createPostgresUsageWriter(pool: pg.Pool, opts: { timeoutMs?: num
         for (let i = 0; i < usage.length; i += PG_ROWS_PER_STATEMENT) {
           const chunk = usage.slice(i, i + PG_ROWS_PER_STATEMENT)
           const params: unknown[] = []
-          for (const r of chunk) params.push(r.hour, r.accountId, r.keyId, r.network, r.method, r.calls, r.credits, r.errors)
+          for (const r of chunk)
+            params.push(r.hour, r.accountId, r.keyId, r.network, r.method, r.calls, r.credits, r.errors)
           await run(client, usageSql(chunk.length), params)
         }
         for (let i = 0; i < errs.length; i += PG_ROWS_PER_STATEMENT) {
@@ -84,9 +87,17 @@ export function createPostgresUsageWriter(pool: pg.Pool, opts: { timeoutMs?: num
 
 const cmp = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0)
 const byUsageKey = (a: UsageRow, b: UsageRow) =>
-  a.hour - b.hour || cmp(a.accountId, b.accountId) || cmp(a.keyId, b.keyId) || cmp(a.network, b.network) || cmp(a.method, b.method)
+  a.hour - b.hour ||
+  cmp(a.accountId, b.accountId) ||
+  cmp(a.keyId, b.keyId) ||
+  cmp(a.network, b.network) ||
+  cmp(a.method, b.method)
 const byErrorKey = (a: ErrorRow, b: ErrorRow) =>
-  a.hour - b.hour || cmp(a.accountId, b.accountId) || cmp(a.keyId, b.keyId) || cmp(a.network, b.network) || cmp(a.error, b.error)
+  a.hour - b.hour ||
+  cmp(a.accountId, b.accountId) ||
+  cmp(a.keyId, b.keyId) ||
+  cmp(a.network, b.network) ||
+  cmp(a.error, b.error)
 
 function placeholders(rows: number, columns: number): string {
   const out: string[] = []

@@ -31,7 +31,10 @@ export type ActivityStore = ReturnType<typeof createActivityStore>
 
 export function createActivityStore(db: Kysely<Database>, onChange?: () => void) {
   return {
-    async record(e: Omit<ActivityEntry, 'id' | 'receiptStatus' | 'txHash' | 'chainId' | 'address'> & Partial<Pick<ActivityEntry, 'txHash' | 'chainId' | 'address'>>): Promise<void> {
+    async record(
+      e: Omit<ActivityEntry, 'id' | 'receiptStatus' | 'txHash' | 'chainId' | 'address'> &
+        Partial<Pick<ActivityEntry, 'txHash' | 'chainId' | 'address'>>,
+    ): Promise<void> {
       const r = await db
         .insertInto('wallet_activity')
         .values({
@@ -49,7 +52,11 @@ export function createActivityStore(db: Kysely<Database>, onChange?: () => void)
         .returning('id')
         .executeTakeFirst()
       const id = Number(r?.id ?? 0)
-      if (id > MAX_ENTRIES) await db.deleteFrom('wallet_activity').where('id', '<=', id - MAX_ENTRIES).execute()
+      if (id > MAX_ENTRIES)
+        await db
+          .deleteFrom('wallet_activity')
+          .where('id', '<=', id - MAX_ENTRIES)
+          .execute()
       onChange?.()
     },
     async list(limit = 100): Promise<ActivityEntry[]> {
@@ -100,16 +107,32 @@ export function activitySummary(kind: string, request: unknown): string {
     const to = view.rows.find((x) => x.label === 'To')?.value ?? ''
     return `${amount} to ${to}${view.transaction.call ? ` · ${view.transaction.call.summary}` : ''}`
   }
-  if (view.message) return view.message.text !== undefined ? `message "${view.message.text.slice(0, 80)}"` : `binary message (${view.message.bytes} bytes)`
-  if (view.typedData) return `typed data ${view.typedData.primaryType}${view.typedData.unlimitedPermit ? ' (UNLIMITED permit)' : ''}`
+  if (view.message)
+    return view.message.text !== undefined
+      ? `message "${view.message.text.slice(0, 80)}"`
+      : `binary message (${view.message.bytes} bytes)`
+  if (view.typedData)
+    return `typed data ${view.typedData.primaryType}${view.typedData.unlimitedPermit ? ' (UNLIMITED permit)' : ''}`
   return kind
 }
 
 /** `ask` = approvals.request plus an activity entry for the answer; `note` records without failing the caller. */
-export function recordingApprovals(approvals: Approvals, activity: ActivityStore | undefined, clock: { now(): number }, logger: Logger) {
+export function recordingApprovals(
+  approvals: Approvals,
+  activity: ActivityStore | undefined,
+  clock: { now(): number },
+  logger: Logger,
+) {
   const note = (e: Parameters<ActivityStore['record']>[0]) =>
     void activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
-  async function ask(origin: string, kind: Parameters<Approvals['request']>[1], request: unknown, signal: AbortSignal, chainId?: number, address?: string) {
+  async function ask(
+    origin: string,
+    kind: Parameters<Approvals['request']>[1],
+    request: unknown,
+    signal: AbortSignal,
+    chainId?: number,
+    address?: string,
+  ) {
     const base = { origin, kind, chainId, address, summary: activitySummary(kind, request) }
     try {
       const outcome = await approvals.request(origin, kind, request, signal)

@@ -43,7 +43,10 @@ export type Approvals = ReturnType<typeof createApprovals>
 
 export function createApprovals(deps: ApprovalsDeps) {
   const waiters = new Map<string, Waiter>()
-  /** Requests per origin counted from the moment they arrive (before the database insert), so a burst cannot pass the cap. */
+  /**
+   * Requests per origin counted from the moment they arrive (before the database insert), so a burst cannot pass the
+   * cap.
+   */
   const counted = new Map<string, number>()
   const uncount = (origin: string) => {
     const n = (counted.get(origin) ?? 1) - 1
@@ -59,7 +62,8 @@ export function createApprovals(deps: ApprovalsDeps) {
     clearTimeout(w.timer)
     if (row.status === 'approved') w.resolve({ decision: row.decision, by: row.decidedBy ?? 'unknown' })
     else if (row.status === 'expired') w.reject(walletErrors.approvalTimedOut(deps.timeoutMs))
-    else if (row.decidedBy === 'session_ended' || row.decidedBy === 'shutdown') w.reject(walletErrors.cancelled(row.decidedBy))
+    else if (row.decidedBy === 'session_ended' || row.decidedBy === 'shutdown')
+      w.reject(walletErrors.cancelled(row.decidedBy))
     else w.reject(walletErrors.userRejected())
     deps.onChange?.()
   }
@@ -69,7 +73,12 @@ export function createApprovals(deps: ApprovalsDeps) {
      * Asks the user. Resolves with the decision when approved; rejects 4001 when rejected, expired or cancelled.
      * `signal` cancels it (the dapp's connection closed).
      */
-    async request(origin: string, kind: ApprovalKind, request: unknown, signal?: AbortSignal): Promise<ApprovalOutcome> {
+    async request(
+      origin: string,
+      kind: ApprovalKind,
+      request: unknown,
+      signal?: AbortSignal,
+    ): Promise<ApprovalOutcome> {
       const auto = deps.autoDecision?.(kind, request)
       if (auto !== undefined) {
         deps.logger.warn({ origin, kind }, 'wallet: auto-approved (wallet.autoApprove is on)')
@@ -90,19 +99,25 @@ export function createApprovals(deps: ApprovalsDeps) {
       deps.logger.info({ origin, kind, approvalId: id }, 'wallet: approval requested')
       const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
         const timer = setTimeout(() => {
-          void deps.store.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then((changed) => {
-            if (changed) settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' })
-            else void api.pollOne(id).catch(() => {})
-          }, () => settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' }))
+          void deps.store.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then(
+            (changed) => {
+              if (changed) settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' })
+              else void api.pollOne(id).catch(() => {})
+            },
+            () => settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' }),
+          )
         }, deps.timeoutMs)
         timer.unref()
         waiters.set(id, { origin, kind, request, resolve, reject, timer })
       })
       if (signal) {
         const cancel = () => {
-          void deps.store.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then((changed) => {
-            if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' })
-          }, () => settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' }))
+          void deps.store.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then(
+            (changed) => {
+              if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' })
+            },
+            () => settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' }),
+          )
         }
         if (signal.aborted) cancel()
         else signal.addEventListener('abort', cancel, { once: true })
@@ -137,7 +152,9 @@ export function createApprovals(deps: ApprovalsDeps) {
     async cancelWhere(origin: string, pred: (kind: ApprovalKind, request: unknown) => boolean): Promise<void> {
       for (const [id, w] of [...waiters]) {
         if (w.origin !== origin || !pred(w.kind, w.request)) continue
-        const changed = await deps.store.decideApproval(id, 'cancelled', undefined, 'session_ended', deps.clock.now()).catch(() => true)
+        const changed = await deps.store
+          .decideApproval(id, 'cancelled', undefined, 'session_ended', deps.clock.now())
+          .catch(() => true)
         // Answered meanwhile: that answer stands (signing re-checks the session after any approval anyway).
         if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'session_ended' })
         else await api.pollOne(id).catch(() => {})

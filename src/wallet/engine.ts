@@ -15,7 +15,14 @@ import { WALLET_HANDLERS, selectHooks, type WalletHooks } from './handlers/index
 import type { Keyring } from './keystore.ts'
 import { LOCAL_METHODS, type LocalMethodContext } from './methods/index.ts'
 import type { ChainAccess } from './ports.ts'
-import { addressOf, eip155ChainIdOf, removeScopes, type SessionProposal, type SessionScope, type StoredSession } from './scopes.ts'
+import {
+  addressOf,
+  eip155ChainIdOf,
+  removeScopes,
+  type SessionProposal,
+  type SessionScope,
+  type StoredSession,
+} from './scopes.ts'
 import { createSessionStore, type PairedSession } from './sessions.ts'
 import type { WalletAccount, WalletStore } from './repository.ts'
 
@@ -88,13 +95,18 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     // longer authorizes: subscriptions and waiting signature requests.
     async onChange(origin, prev, next) {
       for (const c of connections.ofOrigin(origin)) {
-        if (holds(c, next)) c.send({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: next!.sessionScopes } })
-        else if (holds(c, prev)) c.send({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: {} } })
+        if (holds(c, next))
+          c.send({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: next!.sessionScopes } })
+        else if (holds(c, prev))
+          c.send({ jsonrpc: '2.0', method: 'wallet_sessionChanged', params: { sessionScopes: {} } })
       }
       deps.onChange?.()
       await dropUnauthorizedSubscriptions(origin)
       const samePairing = prev?.pairing?.hash === next?.pairing?.hash
-      await approvals.cancelWhere(origin, (kind, request) => kind !== 'session' && (!samePairing || !authorizes(next, kind, request)))
+      await approvals.cancelWhere(
+        origin,
+        (kind, request) => kind !== 'session' && (!samePairing || !authorizes(next, kind, request)),
+      )
     },
   })
 
@@ -123,7 +135,10 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   function withNonceLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
     const prev = nonceLocks.get(key) ?? Promise.resolve()
     const run = prev.then(fn, fn)
-    nonceLocks.set(key, run.catch(() => {}))
+    nonceLocks.set(
+      key,
+      run.catch(() => {}),
+    )
     return run
   }
 
@@ -138,27 +153,51 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     return {
       getSession: () => sessionOf(conn),
       grantSession: (granted) =>
-        sessions.set(conn.origin, { ...granted, pairing: { hash: conn.pairing, resumable: conn.resumable } }, 'created', true),
+        sessions.set(
+          conn.origin,
+          { ...granted, pairing: { hash: conn.pairing, resumable: conn.resumable } },
+          'created',
+          true,
+        ),
       async revokeSession(scopes) {
         if (!(await sessionOf(conn))) return
-        await sessions.update(conn.origin, (s) => (holds(conn, s) ? (scopes ? removeScopes(s!, scopes) : undefined) : s), scopes ? 'scopes revoked' : 'revoked')
+        await sessions.update(
+          conn.origin,
+          (s) => (holds(conn, s) ? (scopes ? removeScopes(s!, scopes) : undefined) : s),
+          scopes ? 'scopes revoked' : 'revoked',
+        )
       },
       getServedChainIds: servedChainIds,
       getWalletAddresses: heldAddresses,
       now: () => clock.now(),
       async requestSessionApproval(proposal) {
         const current = sessions.peek(conn.origin)
-        const replaces = !current ? 'nothing' : holds(conn, current) ? 'its own session' : 'a session of another pairing'
-        const request: SessionApprovalRequest = { origin: conn.origin, ...proposal, pairing: { resumable: conn.resumable, replaces } }
+        const replaces = !current
+          ? 'nothing'
+          : holds(conn, current)
+            ? 'its own session'
+            : 'a session of another pairing'
+        const request: SessionApprovalRequest = {
+          origin: conn.origin,
+          ...proposal,
+          pairing: { resumable: conn.resumable, replaces },
+        }
         return (await ask(conn.origin, 'session', request, conn.closed.signal)).decision
       },
       invokeInScope: (scope, sessionScope, method, params) => invokeInScope(conn, scope, sessionScope, method, params),
     }
   }
 
-  async function invokeInScope(conn: WalletConnection, scope: string, sessionScope: SessionScope, method: string, params: unknown) {
+  async function invokeInScope(
+    conn: WalletConnection,
+    scope: string,
+    sessionScope: SessionScope,
+    method: string,
+    params: unknown,
+  ) {
     const chainId = eip155ChainIdOf(scope)
-    if (chainId !== undefined && !servedChainIds().has(chainId)) throw walletErrors.internal(`chain ${scope} is not served any more`)
+    if (chainId !== undefined && !servedChainIds().has(chainId))
+      throw walletErrors.internal(`chain ${scope} is not served any more`)
     const local = Object.hasOwn(LOCAL_METHODS, method) ? LOCAL_METHODS[method] : undefined
     if (!local) {
       if (chainId === undefined) throw walletErrors.unauthorized() // `wallet:eip155` has no chain to forward to
@@ -185,7 +224,10 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       },
       async assertStillAuthorized(m, address) {
         const now = (await sessionOf(conn))?.sessionScopes[scope]
-        const ok = !!now && now.methods.includes(m) && (address === undefined || (now.accounts.some((a) => addressOf(a) === address) && !!signerFor(address)))
+        const ok =
+          !!now &&
+          now.methods.includes(m) &&
+          (address === undefined || (now.accounts.some((a) => addressOf(a) === address) && !!signerFor(address)))
         if (!ok) throw walletErrors.unauthorized()
       },
       dropUnauthorizedSubscriptions: () => dropUnauthorizedSubscriptions(conn.origin),
@@ -194,13 +236,30 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       const result = await local(ctx, params)
       if (approved) {
         const sent = approved.kind === 'eth_sendTransaction'
-        note({ at: clock.now(), origin: conn.origin, kind: approved.kind, outcome: sent ? 'sent' : 'signed', chainId, address: approved.address, summary: activitySummary(approved.kind, approved.request), ...(sent ? { txHash: String(result) } : {}) })
+        note({
+          at: clock.now(),
+          origin: conn.origin,
+          kind: approved.kind,
+          outcome: sent ? 'sent' : 'signed',
+          chainId,
+          address: approved.address,
+          summary: activitySummary(approved.kind, approved.request),
+          ...(sent ? { txHash: String(result) } : {}),
+        })
       }
       return result
     } catch (e) {
       // Failed after the user approved (broadcast refused, session edited meanwhile): say so in the activity list.
       if (approved)
-        note({ at: clock.now(), origin: conn.origin, kind: approved.kind, outcome: 'failed', chainId, address: approved.address, summary: `${activitySummary(approved.kind, approved.request)} — ${(e as Error).message}` })
+        note({
+          at: clock.now(),
+          origin: conn.origin,
+          kind: approved.kind,
+          outcome: 'failed',
+          chainId,
+          address: approved.address,
+          summary: `${activitySummary(approved.kind, approved.request)} — ${(e as Error).message}`,
+        })
       throw e
     }
   }
@@ -252,7 +311,10 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
         connections: connections.ofOrigin(origin).filter((c) => holds(c, sessions.peek(origin))).length,
       })),
     /** Wallet-side edit: keep these accounts/scopes/methods (each optional). */
-    async editSession(origin: string, edit: { accounts?: string[]; scopes?: string[]; methods?: Record<string, string[]> }): Promise<boolean> {
+    async editSession(
+      origin: string,
+      edit: { accounts?: string[]; scopes?: string[]; methods?: Record<string, string[]> },
+    ): Promise<boolean> {
       if (!sessions.peek(origin)) return false
       const held = new Set(heldAddresses())
       await sessions.update(
@@ -266,7 +328,9 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
               methods: keep ? scope.methods.filter((m) => keep.includes(m)) : scope.methods,
               notifications: scope.notifications,
               accounts: edit.accounts
-                ? [...new Set(edit.accounts.map((a) => a.toLowerCase()).filter((a) => held.has(a)))].map((a) => `${key}:${a}`)
+                ? [...new Set(edit.accounts.map((a) => a.toLowerCase()).filter((a) => held.has(a)))].map(
+                    (a) => `${key}:${a}`,
+                  )
                 : scope.accounts,
             }
           }
@@ -278,7 +342,11 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     },
     async revokeOrigin(origin: string, scopes?: string[]): Promise<boolean> {
       if (!sessions.peek(origin)) return false
-      await sessions.update(origin, (s) => (scopes && scopes.length > 0 ? removeScopes(s!, scopes) : undefined), 'revoked in the console')
+      await sessions.update(
+        origin,
+        (s) => (scopes && scopes.length > 0 ? removeScopes(s!, scopes) : undefined),
+        'revoked in the console',
+      )
       return true
     },
 

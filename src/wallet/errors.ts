@@ -22,7 +22,9 @@ export const MESSAGES = {
   invalidInternalScope: 'scopeString is not a valid InternalScopeString',
 } as const
 
-/** One problem in the params: `path` names the field, as in MetaMask's validator (`optionalScopes.eip155:1.methods`). */
+/**
+ * One problem in the params: `path` names the field, as in MetaMask's validator (`optionalScopes.eip155:1.methods`).
+ */
 export interface ParamProblem {
   path: string
   problem: string
@@ -30,7 +32,8 @@ export interface ParamProblem {
 
 export const walletErrors = {
   parse: () => rpcErrors.parse({ message: MESSAGES.parse }),
-  invalidRequest: (why: string) => rpcErrors.invalidRequest({ message: MESSAGES.invalidRequest, data: { reason: why } }),
+  invalidRequest: (why: string) =>
+    rpcErrors.invalidRequest({ message: MESSAGES.invalidRequest, data: { reason: why } }),
   methodNotFound: (method: string) => rpcErrors.methodNotFound({ message: MESSAGES.methodNotFound, data: { method } }),
   /** -32602; data lists each bad field like MetaMask's validator, with an enumerable message. */
   invalidParams: (problems: ParamProblem[]) =>
@@ -55,7 +58,9 @@ export const walletErrors = {
   cancelled: (reason: 'session_ended' | 'shutdown') =>
     providerErrors.userRejectedRequest({ message: MESSAGES.userRejected, data: { reason } }),
   tooManyPending: (max: number) =>
-    rpcErrors.limitExceeded({ message: `Too many requests are waiting for the user from this origin (at most ${max}).` }),
+    rpcErrors.limitExceeded({
+      message: `Too many requests are waiting for the user from this origin (at most ${max}).`,
+    }),
   /** CAIP-25 5100: no requested scope is supported. */
   scopesNotSupported: () => new JsonRpcError(5100, MESSAGES.scopesNotSupported),
   /** CAIP-25 5302: `sessionProperties: {}`. */
@@ -83,7 +88,9 @@ export function toWireError(err: unknown): WireError {
   // Never rpc-errors' serialize(): it adds the stack and `data.cause`.
   const e = err as { code?: unknown; message?: unknown; data?: unknown } | undefined
   if (e && typeof e.code === 'number' && Number.isInteger(e.code) && typeof e.message === 'string') {
-    return e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, message: e.message, data: e.data }
+    return e.data === undefined
+      ? { code: e.code, message: e.message }
+      : { code: e.code, message: e.message, data: e.data }
   }
   return { code: -32603, message: MESSAGES.internal }
 }

@@ -1,5 +1,12 @@
 import { describe, expect, test } from 'vitest'
-import { ANVIL_TEST_MNEMONIC, decryptMnemonic, encryptMnemonic, isValidMnemonic, newMnemonic, unlockKeyring } from './keystore.ts'
+import {
+  ANVIL_TEST_MNEMONIC,
+  decryptMnemonic,
+  encryptMnemonic,
+  isValidMnemonic,
+  newMnemonic,
+  unlockKeyring,
+} from './keystore.ts'
 
 const opts = { scryptLogN: 10, publicTestMnemonic: false }
 

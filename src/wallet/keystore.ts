@@ -47,7 +47,10 @@ export function isValidMnemonic(mnemonic: string): boolean {
   const entropyBits = bits.slice(0, bits.length - checksumBits)
   const entropy = Buffer.from(entropyBits.match(/.{8}/g)!.map((b) => Number.parseInt(b, 2)))
   const hash = createHash('sha256').update(entropy).digest()
-  const expected = [...hash].map((b) => b.toString(2).padStart(8, '0')).join('').slice(0, checksumBits)
+  const expected = [...hash]
+    .map((b) => b.toString(2).padStart(8, '0'))
+    .join('')
+    .slice(0, checksumBits)
   return expected === bits.slice(bits.length - checksumBits)
 }
 
@@ -60,13 +63,19 @@ export function newMnemonic(words: 12 | 24 = 12): string {
 }
 
 function kdf(passphrase: string, salt: Buffer, n: number, r: number, p: number): Buffer {
-  return scryptSync(Buffer.from(passphrase.normalize('NFKC'), 'utf8'), salt, 32, { N: n, r, p, maxmem: 256 * n * r + 1024 * 1024 })
+  return scryptSync(Buffer.from(passphrase.normalize('NFKC'), 'utf8'), salt, 32, {
+    N: n,
+    r,
+    p,
+    maxmem: 256 * n * r + 1024 * 1024,
+  })
 }
 
 /** The additional authenticated data: every field but the ciphertext and the tag, in a fixed order. */
 function header(file: KeystoreFile): Buffer {
   const k = file.crypto.kdfparams
-  if (file.version === 1) return Buffer.from(`${file.version}|${file.kind}|${file.crypto.kdf}|${k.n}|${k.r}|${k.p}|${k.salt}`)
+  if (file.version === 1)
+    return Buffer.from(`${file.version}|${file.kind}|${file.crypto.kdf}|${k.n}|${k.r}|${k.p}|${k.salt}`)
   return Buffer.from(
     JSON.stringify([
       file.version,
@@ -114,7 +123,11 @@ export function encryptMnemonic(
 }
 
 export function decryptMnemonic(file: KeystoreFile, passphrase: string): string {
-  if ((file.version !== 1 && file.version !== 2) || file.kind !== 'chaingate-hd-keystore' || file.crypto?.cipher !== 'aes-256-gcm')
+  if (
+    (file.version !== 1 && file.version !== 2) ||
+    file.kind !== 'chaingate-hd-keystore' ||
+    file.crypto?.cipher !== 'aes-256-gcm'
+  )
     throw new KeystoreError('unsupported keystore file format')
   const k = file.crypto.kdfparams
   const key = kdf(passphrase, Buffer.from(k.salt, 'hex'), k.n, k.r, k.p)
@@ -157,7 +170,13 @@ export interface Keyring {
 export function unlockKeyring(file: KeystoreFile, passphrase: string): Keyring {
   const mnemonic = decryptMnemonic(file, passphrase)
   // BIP-39 seed: PBKDF2-HMAC-SHA512, 2048 rounds, salt "mnemonic" (no BIP-39 passphrase).
-  const seed = pbkdf2Sync(Buffer.from(mnemonic.normalize('NFKD'), 'utf8'), Buffer.from('mnemonic', 'utf8'), 2048, 64, 'sha512')
+  const seed = pbkdf2Sync(
+    Buffer.from(mnemonic.normalize('NFKD'), 'utf8'),
+    Buffer.from('mnemonic', 'utf8'),
+    2048,
+    64,
+    'sha512',
+  )
   const root = HDKey.fromMasterSeed(seed)
   const cache = new Map<number, HDAccount>()
   const account = (index: number): HDAccount => {

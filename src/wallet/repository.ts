@@ -51,7 +51,11 @@ export type WalletStore = ReturnType<typeof createWalletStore>
 
 export function createWalletStore(db: Kysely<Database>) {
   const bump = async () => {
-    await db.updateTable('wallet_changes').set((eb) => ({ version: eb('version', '+', 1) })).where('id', '=', 1).execute()
+    await db
+      .updateTable('wallet_changes')
+      .set((eb) => ({ version: eb('version', '+', 1) }))
+      .where('id', '=', 1)
+      .execute()
   }
   const toApproval = (r: Database['wallet_approvals']): ApprovalRow => ({
     id: r.id,
@@ -75,12 +79,20 @@ export function createWalletStore(db: Kysely<Database>) {
 
     // ---- accounts
     async listAccounts(): Promise<WalletAccount[]> {
-      const rows = await db.selectFrom('wallet_accounts').selectAll().where('removed_at', 'is', null).orderBy('hd_index').execute()
+      const rows = await db
+        .selectFrom('wallet_accounts')
+        .selectAll()
+        .where('removed_at', 'is', null)
+        .orderBy('hd_index')
+        .execute()
       return rows.map((r) => ({ address: r.address, index: r.hd_index, label: r.label, createdAt: r.created_at }))
     },
     /** Next unused BIP-44 index (removed accounts keep theirs, so a re-add gives a new address). */
     async nextAccountIndex(): Promise<number> {
-      const r = await db.selectFrom('wallet_accounts').select((eb) => eb.fn.max('hd_index').as('max')).executeTakeFirst()
+      const r = await db
+        .selectFrom('wallet_accounts')
+        .select((eb) => eb.fn.max('hd_index').as('max'))
+        .executeTakeFirst()
       return r?.max === null || r?.max === undefined ? 0 : Number(r.max) + 1
     },
     async addAccount(address: string, index: number, label: string, now: number): Promise<void> {
@@ -124,7 +136,9 @@ export function createWalletStore(db: Kysely<Database>) {
       await db
         .insertInto('wallet_sessions')
         .values({ origin, session: JSON.stringify(session), created_at: now, updated_at: now, expires_at: expiresAt })
-        .onConflict((oc) => oc.column('origin').doUpdateSet({ session: JSON.stringify(session), updated_at: now, expires_at: expiresAt }))
+        .onConflict((oc) =>
+          oc.column('origin').doUpdateSet({ session: JSON.stringify(session), updated_at: now, expires_at: expiresAt }),
+        )
         .execute()
       await bump()
     },
@@ -135,7 +149,14 @@ export function createWalletStore(db: Kysely<Database>) {
     },
 
     // ---- approvals
-    async insertApproval(a: { id: string; origin: string; kind: ApprovalKind; request: unknown; createdAt: number; expiresAt: number }) {
+    async insertApproval(a: {
+      id: string
+      origin: string
+      kind: ApprovalKind
+      request: unknown
+      createdAt: number
+      expiresAt: number
+    }) {
       await db
         .insertInto('wallet_approvals')
         .values({
@@ -163,10 +184,21 @@ export function createWalletStore(db: Kysely<Database>) {
       return (await q.execute()).map(toApproval)
     },
     /** Decides a pending approval; false when it was no longer pending (someone else answered, or it expired). */
-    async decideApproval(id: string, status: Exclude<ApprovalStatus, 'pending'>, decision: unknown, by: string, now: number): Promise<boolean> {
+    async decideApproval(
+      id: string,
+      status: Exclude<ApprovalStatus, 'pending'>,
+      decision: unknown,
+      by: string,
+      now: number,
+    ): Promise<boolean> {
       const r = await db
         .updateTable('wallet_approvals')
-        .set({ status, decision: decision === undefined ? null : JSON.stringify(decision), decided_by: by, decided_at: now })
+        .set({
+          status,
+          decision: decision === undefined ? null : JSON.stringify(decision),
+          decided_by: by,
+          decided_at: now,
+        })
         .where('id', '=', id)
         .where('status', '=', 'pending')
         .executeTakeFirst()
@@ -175,7 +207,11 @@ export function createWalletStore(db: Kysely<Database>) {
     },
     /** Forgets answered approvals decided before `before` (the table would otherwise only grow). */
     async pruneApprovals(before: number): Promise<void> {
-      await db.deleteFrom('wallet_approvals').where('status', '!=', 'pending').where('decided_at', '<', before).execute()
+      await db
+        .deleteFrom('wallet_approvals')
+        .where('status', '!=', 'pending')
+        .where('decided_at', '<', before)
+        .execute()
     },
     /** Pending approvals left over from a previous run can never be answered to their dapp. */
     async cancelAllPending(now: number): Promise<void> {

@@ -94,7 +94,10 @@ describe('proposal', () => {
       {
         requiredScopes: { eip155: { references: ['1', '999'], methods: ['eth_chainId'], notifications: [] } },
         optionalScopes: {
-          'eip155:137': { methods: ['personal_sign', 'nope', 'eth_accounts'], notifications: ['eth_subscription', 'x'] },
+          'eip155:137': {
+            methods: ['personal_sign', 'nope', 'eth_accounts'],
+            notifications: ['eth_subscription', 'x'],
+          },
           'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp': { methods: ['signMessage'], notifications: [] },
           wallet: { methods: [], notifications: [] },
         },
@@ -108,7 +111,9 @@ describe('proposal', () => {
   })
   test('5100 when nothing is left, including no scopes at all', () => {
     expect(codeOf(() => buildProposal({}, ctx))).toBe(5100)
-    expect(codeOf(() => buildProposal({ optionalScopes: { 'eip155:999': { methods: [], notifications: [] } } }, ctx))).toBe(5100)
+    expect(
+      codeOf(() => buildProposal({ optionalScopes: { 'eip155:999': { methods: [], notifications: [] } } }, ctx)),
+    ).toBe(5100)
   })
   test('5302 for empty sessionProperties comes before scope checks', () => {
     expect(codeOf(() => buildProposal({ optionalScopes: {}, sessionProperties: {} }, ctx))).toBe(5302)
@@ -117,7 +122,14 @@ describe('proposal', () => {
     const p = buildProposal(
       {
         optionalScopes: {
-          'eip155:1': { methods: [], notifications: [], accounts: [`eip155:5:${A.toUpperCase().replace('0X', '0x')}`, 'eip155:1:0x000000000000000000000000000000000000dead'] },
+          'eip155:1': {
+            methods: [],
+            notifications: [],
+            accounts: [
+              `eip155:5:${A.toUpperCase().replace('0X', '0x')}`,
+              'eip155:1:0x000000000000000000000000000000000000dead',
+            ],
+          },
         },
       },
       ctx,
@@ -126,30 +138,50 @@ describe('proposal', () => {
   })
   test('a malformed account is -32603 "Invalid CAIP account ID." as in MetaMask', () => {
     try {
-      buildProposal({ optionalScopes: { 'eip155:1': { methods: [], notifications: [], accounts: ['not-an-account'] } } }, ctx)
+      buildProposal(
+        { optionalScopes: { 'eip155:1': { methods: [], notifications: [], accounts: ['not-an-account'] } } },
+        ctx,
+      )
       expect.unreachable()
     } catch (e: any) {
       expect({ code: e.code, message: e.message }).toEqual({ code: -32603, message: 'Invalid CAIP account ID.' })
     }
   })
   test('{wallet: {references: ["eip155"]}} is proposed as wallet:eip155 with wallet_addEthereumChain', () => {
-    const p = buildProposal({ optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] } } }, ctx)
+    const p = buildProposal(
+      { optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] } } },
+      ctx,
+    )
     expect(p.scopes).toEqual({ 'wallet:eip155': { methods: ['wallet_addEthereumChain'], notifications: [] } })
     const g = grantSession(p, { accounts: [A] })
-    expect(g.sessionScopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [], accounts: [`wallet:eip155:${A}`] })
+    expect(g.sessionScopes['wallet:eip155']).toEqual({
+      methods: ['wallet_addEthereumChain'],
+      notifications: [],
+      accounts: [`wallet:eip155:${A}`],
+    })
     // A bare `wallet` scope (onboarding, QR code) is not offered: chaingate implements none of its methods.
-    expect(() => buildProposal({ optionalScopes: { wallet: { methods: [], notifications: [] } } }, ctx)).toThrow('Requested scopes are not supported')
+    expect(() => buildProposal({ optionalScopes: { wallet: { methods: [], notifications: [] } } }, ctx)).toThrow(
+      'Requested scopes are not supported',
+    )
   })
   test('grant: picked accounts go to every chain, dropped chains and methods go away', () => {
     const p = buildProposal(
       {
         optionalScopes: {
-          eip155: { references: ['1', '137'], methods: ['eth_chainId', 'personal_sign'], notifications: ['eth_subscription'] },
+          eip155: {
+            references: ['1', '137'],
+            methods: ['eth_chainId', 'personal_sign'],
+            notifications: ['eth_subscription'],
+          },
         },
       },
       ctx,
     )
-    const s = grantSession(p, { accounts: [B.toUpperCase().replace('0X', '0x')], scopes: ['eip155:137'], methods: { 'eip155:137': ['eth_chainId'] } })
+    const s = grantSession(p, {
+      accounts: [B.toUpperCase().replace('0X', '0x')],
+      scopes: ['eip155:137'],
+      methods: { 'eip155:137': ['eth_chainId'] },
+    })
     expect(s.sessionScopes).toEqual({
       'eip155:137': { methods: ['eth_chainId'], notifications: ['eth_subscription'], accounts: [`eip155:137:${B}`] },
     })
@@ -166,7 +198,9 @@ describe('sessionProperties (docs/wallet.md)', () => {
   })
   test('bad expiry or globalConfig is -32602', () => {
     expect(codeOf(() => parseSessionProperties({ expiry: 'soon' }, 0))).toBe(-32602)
-    expect(codeOf(() => parseSessionProperties({ expiry: '2020-01-01T00:00:00Z' }, Date.parse('2021-01-01')))).toBe(-32602)
+    expect(codeOf(() => parseSessionProperties({ expiry: '2020-01-01T00:00:00Z' }, Date.parse('2021-01-01')))).toBe(
+      -32602,
+    )
     expect(codeOf(() => parseSessionProperties({ globalConfig: 1 }, 0))).toBe(-32602)
   })
 })

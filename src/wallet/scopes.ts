@@ -4,7 +4,14 @@
  * Pure functions. CAIP-2/CAIP-10 grammar from `@metamask/utils`; the rules follow MetaMask's
  * chain-agnostic-permission package (https://github.com/MetaMask/core/tree/main/packages/chain-agnostic-permission).
  */
-import { isCaipAccountId, isCaipChainId, isCaipNamespace, isCaipReference, parseCaipAccountId, parseCaipChainId } from '@metamask/utils'
+import {
+  isCaipAccountId,
+  isCaipChainId,
+  isCaipNamespace,
+  isCaipReference,
+  parseCaipAccountId,
+  parseCaipChainId,
+} from '@metamask/utils'
 import { walletErrors, type ParamProblem } from './errors.ts'
 import { EIP155_METHODS, EIP155_NOTIFICATIONS, WALLET_EIP155, WALLET_EIP155_METHODS } from './supported-methods.ts'
 
@@ -30,7 +37,13 @@ export interface StoredSession {
   sessionProperties: SessionProperties
 }
 
-export { EIP155_METHODS, EIP155_NOTIFICATIONS, EIP155_SIGNING_METHODS, WALLET_EIP155, WALLET_EIP155_METHODS } from './supported-methods.ts'
+export {
+  EIP155_METHODS,
+  EIP155_NOTIFICATIONS,
+  EIP155_SIGNING_METHODS,
+  WALLET_EIP155,
+  WALLET_EIP155_METHODS,
+} from './supported-methods.ts'
 
 const EIP155_REFERENCE = /^(0|[1-9][0-9]*)$/
 const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/
@@ -67,7 +80,8 @@ export interface CreateSessionParams {
  */
 export function validateCreateSessionParams(params: unknown): CreateSessionParams {
   if (params === undefined || params === null) return {}
-  if (!isPlainObject(params)) throw walletErrors.invalidParams([{ path: 'params', problem: 'is not of a type(s) object' }])
+  if (!isPlainObject(params))
+    throw walletErrors.invalidParams([{ path: 'params', problem: 'is not of a type(s) object' }])
   const problems: ParamProblem[] = []
   for (const name of ['requiredScopes', 'optionalScopes'] as const) {
     const scopes = params[name]
@@ -84,7 +98,8 @@ export function validateCreateSessionParams(params: unknown): CreateSessionParam
       }
       for (const field of ['methods', 'notifications'] as const) {
         if (obj[field] === undefined) problems.push({ path: at, problem: `requires property "${field}"` })
-        else if (!isStringArray(obj[field])) problems.push({ path: `${at}.${field}`, problem: 'is not of a type(s) array of string' })
+        else if (!isStringArray(obj[field]))
+          problems.push({ path: `${at}.${field}`, problem: 'is not of a type(s) array of string' })
       }
       for (const field of ['references', 'accounts'] as const) {
         if (obj[field] !== undefined && !isStringArray(obj[field]))
@@ -108,7 +123,10 @@ export interface RequestedScope {
  * CAIP-217 validity. Invalid scopes are dropped silently, as MetaMask does: unparseable key, a bare
  * namespace without `references`, `references` on a chain key or malformed, blank method names, unknown members.
  */
-export function isValidScope(key: string, obj: unknown): obj is Record<string, unknown> & { methods: string[]; notifications: string[] } {
+export function isValidScope(
+  key: string,
+  obj: unknown,
+): obj is Record<string, unknown> & { methods: string[]; notifications: string[] } {
   if (!isPlainObject(obj)) return false
   const { namespace, reference } = parseScopeString(key)
   if (namespace === undefined) return false
@@ -143,7 +161,11 @@ export function normalizeScopes(scopes: Record<string, unknown> | undefined): Re
     if (!isValidScope(key, obj)) continue
     const refs = isStringArray(obj.references) ? obj.references : undefined
     const keys = refs && refs.length > 0 ? refs.map((r) => `${key}:${r}`) : [key]
-    const scope: RequestedScope = { methods: obj.methods, notifications: obj.notifications, accounts: isStringArray(obj.accounts) ? obj.accounts : [] }
+    const scope: RequestedScope = {
+      methods: obj.methods,
+      notifications: obj.notifications,
+      accounts: isStringArray(obj.accounts) ? obj.accounts : [],
+    }
     for (const k of keys) out[k] = mergeScope(out[k], scope)
   }
   return out
@@ -205,7 +227,8 @@ export function buildProposal(params: CreateSessionParams, ctx: ProposalContext)
     const { chain, address } = parseCaipAccountId(value)
     // eip155: the chain reference is ignored, the address compared case-insensitively (as MetaMask does).
     const a = address.toLowerCase()
-    if (chain.namespace === 'eip155' && EVM_ADDRESS.test(address) && held.has(a) && !preselected.includes(a)) preselected.push(a)
+    if (chain.namespace === 'eip155' && EVM_ADDRESS.test(address) && held.has(a) && !preselected.includes(a))
+      preselected.push(a)
   }
   if (Object.keys(scopes).length === 0) throw walletErrors.scopesNotSupported()
   return { scopes, preselectedAccounts: preselected, sessionProperties }
@@ -227,7 +250,8 @@ export function parseSessionProperties(props: Record<string, unknown> | undefine
     else out.expiry = props.expiry as string
   }
   if (props.globalConfig !== undefined) {
-    if (!isPlainObject(props.globalConfig)) problems.push({ path: 'sessionProperties.globalConfig', problem: 'is not of a type(s) object' })
+    if (!isPlainObject(props.globalConfig))
+      problems.push({ path: 'sessionProperties.globalConfig', problem: 'is not of a type(s) object' })
     else out.globalConfig = props.globalConfig
   }
   if (problems.length > 0) throw walletErrors.invalidParams(problems)
@@ -246,7 +270,10 @@ export interface SessionDecision {
   methods?: Record<string, string[]>
 }
 
-/** Applies a decision to a proposal. Accounts go to every scope as CAIP-10 (`<scope>:<address>`, so `wallet:eip155:0x…`). */
+/**
+ * Applies a decision to a proposal. Accounts go to every scope as CAIP-10 (`<scope>:<address>`, so
+ * `wallet:eip155:0x…`).
+ */
 export function grantSession(proposal: SessionProposal, decision: SessionDecision): StoredSession {
   const keep = decision.scopes ? new Set(decision.scopes) : undefined
   const addresses = [...new Set(decision.accounts.map((a) => a.toLowerCase()))]

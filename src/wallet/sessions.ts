@@ -9,7 +9,12 @@ import type { PairedSession, WalletStore } from './repository.ts'
 
 export type { PairedSession } from './repository.ts'
 
-export type SessionChange = (origin: string, prev: PairedSession | undefined, next: PairedSession | undefined, why: string) => Promise<void>
+export type SessionChange = (
+  origin: string,
+  prev: PairedSession | undefined,
+  next: PairedSession | undefined,
+  why: string,
+) => Promise<void>
 
 export interface SessionStoreDeps {
   store: WalletStore
@@ -69,7 +74,9 @@ export function createSessionStore(deps: SessionStoreDeps) {
     const served = deps.servedChainIds()
     // An empty chain list means the chain access is not ready, not that every chain is gone.
     const gone =
-      served.size === 0 ? [] : Object.keys(s.sessionScopes).filter((k) => k !== WALLET_EIP155 && !served.has(eip155ChainIdOf(k) ?? -1))
+      served.size === 0
+        ? []
+        : Object.keys(s.sessionScopes).filter((k) => k !== WALLET_EIP155 && !served.has(eip155ChainIdOf(k) ?? -1))
     return gone.length > 0 ? (removeScopes(s, gone) as PairedSession | undefined) : s
   }
 
@@ -84,7 +91,8 @@ export function createSessionStore(deps: SessionStoreDeps) {
       return s
     },
     peek: (origin: string) => sessions.get(origin),
-    set: (origin: string, next: PairedSession | undefined, why: string, always = false) => serial(() => apply(origin, next, why, always)),
+    set: (origin: string, next: PairedSession | undefined, why: string, always = false) =>
+      serial(() => apply(origin, next, why, always)),
     /** Applies `fn` to the current session, atomically with other changes. */
     update: (origin: string, fn: (s: PairedSession | undefined) => PairedSession | undefined, why: string) =>
       serial(async () => {

@@ -1,6 +1,7 @@
 /**
  * The wallet without its transport: keystore → accounts → approvals → engine → poll loop. The listener
- * (src/wallet/listener/start.ts) puts the WebSocket API and the console in front of it; `src/app/core.ts` builds it with
+ * (src/wallet/listener/start.ts) puts the WebSocket API and the console in front of it; `src/app/core.ts` builds it
+ * with
  * the gateway-backed ChainAccess, tests with the direct one.
  */
 import { isAbsolute, join } from 'node:path'
@@ -64,7 +65,10 @@ export function keystorePath(config: WalletConfig, dataDir: string): string {
  * the database lists its first accounts. Shared by the service and the CLI.
  */
 export async function openKeyring(
-  deps: Pick<WalletServiceDeps, 'config' | 'dataDir' | 'logger' | 'env' | 'networks'> & { store: WalletStore; now: number },
+  deps: Pick<WalletServiceDeps, 'config' | 'dataDir' | 'logger' | 'env' | 'networks'> & {
+    store: WalletStore
+    now: number
+  },
 ): Promise<Keyring> {
   const { config, dataDir, logger, store } = deps
   const env = deps.env ?? process.env
@@ -80,8 +84,13 @@ export async function openKeyring(
   const passphrase = env[config.keystore.passphraseEnv]
   if (!file) {
     if (!config.keystore.useTestMnemonic)
-      throw new KeystoreError(`no wallet keystore at ${path}: create one with \`chaingate wallet keystore create\` or import one`)
-    file = encryptMnemonic(ANVIL_TEST_MNEMONIC, passphrase ?? '', { scryptLogN: config.keystore.scryptLogN, publicTestMnemonic: true })
+      throw new KeystoreError(
+        `no wallet keystore at ${path}: create one with \`chaingate wallet keystore create\` or import one`,
+      )
+    file = encryptMnemonic(ANVIL_TEST_MNEMONIC, passphrase ?? '', {
+      scryptLogN: config.keystore.scryptLogN,
+      publicTestMnemonic: true,
+    })
     writeKeystore(path, file)
     await store.clearAccounts()
   }
@@ -91,17 +100,22 @@ export async function openKeyring(
   if (file.version === 1) {
     // Version 1 authenticated only part of the header: rewrite it so every field is covered.
     const opts = { scryptLogN: Math.log2(file.crypto.kdfparams.n), publicTestMnemonic: file.publicTestMnemonic }
-    writeKeystore(path, encryptMnemonic(decryptMnemonic(file, passphrase ?? ''), passphrase ?? '', opts), { overwrite: true })
+    writeKeystore(path, encryptMnemonic(decryptMnemonic(file, passphrase ?? ''), passphrase ?? '', opts), {
+      overwrite: true,
+    })
     logger.info('wallet: keystore rewritten as version 2 (every header field authenticated)')
   }
   const accounts = await store.listAccounts()
   if (accounts.length === 0 && (await store.nextAccountIndex()) === 0) {
-    for (let i = 0; i < config.keystore.initialAccounts; i++) await store.addAccount(keyring.addressAt(i), i, '', deps.now)
+    for (let i = 0; i < config.keystore.initialAccounts; i++)
+      await store.addAccount(keyring.addressAt(i), i, '', deps.now)
   } else {
     // The database must describe this keystore; a mismatch means the keystore file was swapped.
     const first = accounts[0]
     if (first && keyring.addressAt(first.index) !== first.address)
-      throw new KeystoreError('the wallet accounts in the database do not belong to this keystore (was the keystore file replaced?)')
+      throw new KeystoreError(
+        'the wallet accounts in the database do not belong to this keystore (was the keystore file replaced?)',
+      )
   }
   if (file.publicTestMnemonic)
     logger.warn(
@@ -118,7 +132,9 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
   const changes = createChangeFeed()
   const activity = createActivityStore(db, changes.notify)
   if (config.autoApprove)
-    logger.warn('wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is approved without asking. Development only!')
+    logger.warn(
+      'wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is approved without asking. Development only!',
+    )
   const keyring = await openKeyring({ ...deps, store, now: clock.now() })
   let engine: WalletEngine | undefined
   const approvals = createApprovals({
@@ -131,11 +147,29 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
       ? (kind, request) => {
           if (kind !== 'session') return {}
           const r = request as SessionApprovalRequest
-          return { accounts: r.preselectedAccounts.length > 0 ? r.preselectedAccounts : engine!.accounts().slice(0, 1).map((a) => a.address) }
+          return {
+            accounts:
+              r.preselectedAccounts.length > 0
+                ? r.preselectedAccounts
+                : engine!
+                    .accounts()
+                    .slice(0, 1)
+                    .map((a) => a.address),
+          }
         }
       : undefined,
   })
-  engine = await createWalletEngine({ store, approvals, chainAccess: deps.chainAccess, keyring, clock, logger, config, activity, onChange: changes.notify })
+  engine = await createWalletEngine({
+    store,
+    approvals,
+    chainAccess: deps.chainAccess,
+    keyring,
+    clock,
+    logger,
+    config,
+    activity,
+    onChange: changes.notify,
+  })
   let ticking: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined = setInterval(() => {
     if (ticking) return

@@ -20,7 +20,10 @@ let s: TestServer
 let key: string
 
 beforeAll(async () => {
-  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] }, { security: keySecurityOptions({ jwtAudience: 'chaingate' }) })
+  s = await startTestServer(
+    { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] },
+    { security: keySecurityOptions({ jwtAudience: 'chaingate' }) },
+  )
   const k = await s.newKey('team')
   await addAllowlistEntriesTo(s.app.database.db, k.key.id, 'addresses', [ADDR_A], Date.now())
   await s.app.keySnapshot.reload()
@@ -94,11 +97,19 @@ describe('address allowlist over WebSocket', () => {
         ws.send(JSON.stringify(body))
       })
     const rejected = { code: -32002, message: 'rejected due to project ID settings' }
-    expect(await ask(call('eth_subscribe', ['logs', { address: ADDR_B }], 1))).toEqual({ jsonrpc: '2.0', id: 1, error: rejected })
+    expect(await ask(call('eth_subscribe', ['logs', { address: ADDR_B }], 1))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: rejected,
+    })
     expect(await ask(call('eth_subscribe', ['logs', {}], 2))).toEqual({ jsonrpc: '2.0', id: 2, error: rejected })
     expect((await ask(call('eth_subscribe', ['logs', { address: ADDR_A }], 3))).result).toMatch(/^0x[0-9a-f]{32}$/)
     expect((await ask(call('eth_subscribe', ['newHeads'], 4))).result).toMatch(/^0x[0-9a-f]{32}$/)
-    expect(await ask(call('eth_getProof', [ADDR_B, [], 'latest'], 5))).toEqual({ jsonrpc: '2.0', id: 5, error: rejected })
+    expect(await ask(call('eth_getProof', [ADDR_B, [], 'latest'], 5))).toEqual({
+      jsonrpc: '2.0',
+      id: 5,
+      error: rejected,
+    })
     ws.close()
   })
 })

@@ -6,7 +6,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
-const notAvailable = (method: string) => ({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: `The method ${method} does not exist/is not available` } })
+const notAvailable = (method: string) => ({
+  jsonrpc: '2.0',
+  id: 1,
+  error: { code: -32601, message: `The method ${method} does not exist/is not available` },
+})
 
 describe('devnet methods', { timeout: 60_000 }, () => {
   let local: TestServer
@@ -27,7 +31,13 @@ describe('devnet methods', { timeout: 60_000 }, () => {
     remote = await startTestServer({
       networks: [
         { name: 'ext', chainId: 31337, upstreams: [{ url: anvil.url }] },
-        { name: 'ext-dev', chainId: 31338, hosts: ['ext-dev.localhost'], upstreams: [{ url: plainAnvil.url }], devMethods: true },
+        {
+          name: 'ext-dev',
+          chainId: 31338,
+          hosts: ['ext-dev.localhost'],
+          upstreams: [{ url: plainAnvil.url }],
+          devMethods: true,
+        },
       ],
     })
   }, 60_000)
@@ -65,7 +75,9 @@ describe('devnet methods', { timeout: 60_000 }, () => {
     const before = BigInt((await result(local, 'eth_getBlockByNumber', ['latest', false])).result.timestamp)
     await result(local, 'evm_increaseTime', [3600])
     await result(local, 'evm_mine')
-    expect(BigInt((await result(local, 'eth_getBlockByNumber', ['latest', false])).result.timestamp) - before >= 3600n).toBe(true)
+    expect(
+      BigInt((await result(local, 'eth_getBlockByNumber', ['latest', false])).result.timestamp) - before >= 3600n,
+    ).toBe(true)
     // anvil holds the wallet's devnet accounts unlocked: through a key, nothing may send from them unapproved.
     const walletAccount = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
     for (const [method, params] of [
@@ -79,12 +91,18 @@ describe('devnet methods', { timeout: 60_000 }, () => {
     expect(BigInt((await result(local, 'eth_getBalance', [who, 'latest'])).result)).toBe(10n ** 18n)
   })
 
-  it('refuses them with Infura\'s -32601 body on a network with an external node, and where devMethods is false', async () => {
+  it("refuses them with Infura's -32601 body on a network with an external node, and where devMethods is false", async () => {
     for (const [server, network] of [
       [remote, 'ext'],
       [local, 'plain'],
     ] as const)
-      for (const method of ['evm_snapshot', 'evm_mine', 'anvil_setBalance', 'hardhat_impersonateAccount', 'eth_sendTransaction']) {
+      for (const method of [
+        'evm_snapshot',
+        'evm_mine',
+        'anvil_setBalance',
+        'hardhat_impersonateAccount',
+        'eth_sendTransaction',
+      ]) {
         const r = await server.rpc(call(method, []), { network })
         expect([network, method, r.status, r.json()]).toEqual([network, method, 200, notAvailable(method)])
       }

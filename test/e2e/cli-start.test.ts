@@ -10,7 +10,18 @@ import { createServer, type Server } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { resolves } from '../../src/networks/name-resolution.ts'
-import { chainProcesses, cleanupProcesses, removeDirs, rpc, runCli, sleep, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
+import {
+  chainProcesses,
+  cleanupProcesses,
+  removeDirs,
+  rpc,
+  runCli,
+  sleep,
+  startChaingate,
+  tempDir,
+  waitFor,
+  writeConfig,
+} from './helpers/process.ts'
 
 const dirs: string[] = []
 const dataDirs: string[] = []
@@ -64,7 +75,9 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     expect(out).toContain(`chaingate ${version} is running`)
     const logFile = join(data, 'logs', 'chaingate.log')
     expect(out).toContain(`  log:       ${logFile} (request lines; --log-requests stdout shows them here)`)
-    expect(out).toMatch(/network devnet-a \(chain 31337\).*\n\s+embedded anvil: blocks mined on each transaction \(the block number stays 0 until one arrives\); dev methods on/)
+    expect(out).toMatch(
+      /network devnet-a \(chain 31337\).*\n\s+embedded anvil: blocks mined on each transaction \(the block number stays 0 until one arrives\); dev methods on/,
+    )
     expect(out).toMatch(/network slow \(chain 31339\).*\n\s+embedded anvil: a block every 7 s/)
     // The URL form that works from Node on this machine comes first; the other one is beside it.
     const hostWorks = await resolves('devnet-a.localhost')
@@ -73,12 +86,20 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     const host = `http://devnet-a.localhost:${port}/v3/${cg.banner.devKey}`
     expect(cg.banner.endpoints['devnet-a']).toBe(hostWorks ? host : path)
     expect(out).toContain(hostWorks ? `path form: ${path}` : `host form: ${host}`)
-    if (!hostWorks) expect(out).toContain('(path form first: devnet-a.localhost, slow.localhost do not resolve on this machine')
+    if (!hostWorks)
+      expect(out).toContain('(path form first: devnet-a.localhost, slow.localhost do not resolve on this machine')
     expect(readFileSync(join(data, 'chaingate.lock'), 'utf8').trim()).toBe(String(cg.pid))
 
     // Request lines go to the file, not the terminal.
     expect((await rpc(path, 'eth_chainId')).json().result).toBe('0x7a69')
-    const line = await waitFor(() => readFileSync(logFile, 'utf8').split('\n').find((l) => l.includes('"method":"eth_chainId"')), 15_000, 'the request line in the log file')
+    const line = await waitFor(
+      () =>
+        readFileSync(logFile, 'utf8')
+          .split('\n')
+          .find((l) => l.includes('"method":"eth_chainId"')),
+      15_000,
+      'the request line in the log file',
+    )
     expect(JSON.parse(line)).toMatchObject({ msg: 'rpc', network: 'devnet-a', method: 'eth_chainId', status: 200 })
     expect(statSync(logFile).mode & 0o777).toBe(0o600)
     expect(statSync(join(data, 'logs')).mode & 0o777).toBe(0o700)
@@ -87,20 +108,29 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     expect(cg.stderr()).toBe('')
 
     // A second start on the same data dir: one line naming the pid, and nothing started.
-    const chainsBefore = chainProcesses(data).map((p) => p.pid).sort()
+    const chainsBefore = chainProcesses(data)
+      .map((p) => p.pid)
+      .sort()
     const second = await runCli(['start', '--config', file, '--data-dir', data], { timeoutMs: 60_000 })
     expect(second.code).toBe(1)
     expect(second.stderr).toBe(
       `error: the data dir ${data} is in use by another chaingate (pid ${cg.pid}); stop it first, or use another --data-dir (if pid ${cg.pid} is not chaingate, delete ${join(data, 'chaingate.lock')})\n`,
     )
-    expect(chainProcesses(data).map((p) => p.pid).sort()).toEqual(chainsBefore) // the first server's chains only
+    expect(
+      chainProcesses(data)
+        .map((p) => p.pid)
+        .sort(),
+    ).toEqual(chainsBefore) // the first server's chains only
     expect((await cg.signal('SIGTERM')).code).toBe(0)
     expect(existsSync(join(data, 'chaingate.lock'))).toBe(false)
   })
 
   it('--log-requests stdout prints request lines on the terminal instead', async () => {
     const dir = newDir()
-    const cg = await startChaingate(['--config', config(dir), '--data-dir', join(dir, 'data'), '--log-requests', 'stdout'], { timeoutMs: 90_000 })
+    const cg = await startChaingate(
+      ['--config', config(dir), '--data-dir', join(dir, 'data'), '--log-requests', 'stdout'],
+      { timeoutMs: 90_000 },
+    )
     expect(cg.stdout()).not.toContain('  log:')
     await rpc(`${cg.banner.gatewayUrl}/networks/devnet-a/v3/${cg.banner.devKey}`, 'eth_chainId')
     await waitFor(() => cg.stdout().includes('"method":"eth_chainId"'), 15_000, 'the request line on stdout')
@@ -111,14 +141,28 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     const busy = await occupy()
     try {
       const cases: [string[], Record<string, unknown>, string][] = [
-        [['--port', String(busy.port)], {}, `port ${busy.port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port`],
-        [[], { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: busy.port } }] }, `port ${busy.port} is already in use (networks[0].embedded.port (devnet-a) in the config); stop the other process or choose another port`],
-        [[], { wallet: { enabled: true, port: busy.port } }, `port ${busy.port} is already in use (wallet.port in the config); stop the other process or choose another port`],
+        [
+          ['--port', String(busy.port)],
+          {},
+          `port ${busy.port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port`,
+        ],
+        [
+          [],
+          { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: busy.port } }] },
+          `port ${busy.port} is already in use (networks[0].embedded.port (devnet-a) in the config); stop the other process or choose another port`,
+        ],
+        [
+          [],
+          { wallet: { enabled: true, port: busy.port } },
+          `port ${busy.port} is already in use (wallet.port in the config); stop the other process or choose another port`,
+        ],
       ]
       for (const [args, extra, message] of cases) {
         const dir = newDir()
         const data = join(dir, 'data')
-        const r = await runCli(['start', '--config', config(dir, extra), '--data-dir', data, ...args], { timeoutMs: 60_000 })
+        const r = await runCli(['start', '--config', config(dir, extra), '--data-dir', data, ...args], {
+          timeoutMs: 60_000,
+        })
         expect([r.code, r.stderr]).toEqual([1, `error: ${message}\n`])
         expect(chainProcesses(data)).toEqual([])
         expect(existsSync(join(data, 'chains'))).toBe(false)

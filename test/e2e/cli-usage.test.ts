@@ -31,7 +31,8 @@ describe('chaingate usage', { timeout: 60_000 }, () => {
     expect(wallet.stdout).toContain('Passphrase:')
     const all = await runCli(['help'])
     expect(all.code).toBe(0)
-    for (const line of ['start [--port N]', 'account create', 'key create', 'wallet keystore create', '--version']) expect(all.stdout).toContain(line)
+    for (const line of ['start [--port N]', 'account create', 'key create', 'wallet keystore create', '--version'])
+      expect(all.stdout).toContain(line)
   })
 
   it.each([

@@ -11,11 +11,24 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { ACCOUNT_0, CHAIN_A, approve, startDevnets, startWallet, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+import {
+  ACCOUNT_0,
+  CHAIN_A,
+  approve,
+  startDevnets,
+  startWallet,
+  waitForPending,
+  type WalletHarness,
+} from './helpers/wallet.ts'
 
 const run = promisify(execFile)
 const ROOT = resolve(import.meta.dirname, '../..')
-const NPM_ENV = { ...process.env, npm_config_audit: 'false', npm_config_fund: 'false', npm_config_update_notifier: 'false' }
+const NPM_ENV = {
+  ...process.env,
+  npm_config_audit: 'false',
+  npm_config_fund: 'false',
+  npm_config_update_notifier: 'false',
+}
 
 let scratch: string
 let tarball: string
@@ -25,7 +38,12 @@ let wallet: WalletHarness
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'chaingate-user-project-'))
   // `npm pack` runs `prepare` (tsc → dist/), so the tarball holds what `npm ci` would have built.
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], { cwd: ROOT, env: NPM_ENV, timeout: 240_000, maxBuffer: 64 << 20 })
+  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
+    cwd: ROOT,
+    env: NPM_ENV,
+    timeout: 240_000,
+    maxBuffer: 64 << 20,
+  })
   const packed = JSON.parse(stdout.slice(stdout.indexOf('[')))[0] as { filename: string; files: { path: string }[] }
   tarball = join(scratch, packed.filename)
   const paths = packed.files.map((f) => f.path)
@@ -37,7 +55,12 @@ beforeAll(async () => {
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }))
   // From the local npm cache (the registry only when something is missing). --ignore-scripts: the client needs
   // neither anvil's binary nor the optional SQLite addon, and skipping them keeps this test fast.
-  await run('npm', ['install', tarball, '--prefer-offline', '--ignore-scripts', '--no-package-lock'], { cwd: scratch, env: NPM_ENV, timeout: 240_000, maxBuffer: 64 << 20 })
+  await run('npm', ['install', tarball, '--prefer-offline', '--ignore-scripts', '--no-package-lock'], {
+    cwd: scratch,
+    env: NPM_ENV,
+    timeout: 240_000,
+    maxBuffer: 64 << 20,
+  })
   devnets = await startDevnets()
   wallet = await startWallet(devnets.anvils)
 }, 480_000)
@@ -51,11 +74,16 @@ afterAll(async () => {
 
 test('the installed package declares the client export as JavaScript with types, and no tsx at run time', () => {
   const pkg = JSON.parse(readFileSync(join(scratch, 'node_modules/chaingate/package.json'), 'utf8'))
-  expect(pkg.exports['./client']).toEqual({ types: './dist/wallet/client/websocket-transport.d.ts', default: './dist/wallet/client/websocket-transport.js' })
+  expect(pkg.exports['./client']).toEqual({
+    types: './dist/wallet/client/websocket-transport.d.ts',
+    default: './dist/wallet/client/websocket-transport.js',
+  })
   expect(pkg.dependencies['@metamask/multichain-api-client']).toBeDefined()
   expect(pkg.dependencies.tsx).toBeUndefined()
   expect(existsSync(join(scratch, 'node_modules/tsx'))).toBe(false)
-  expect(readFileSync(join(scratch, 'node_modules/chaingate/dist/wallet/client/websocket-transport.d.ts'), 'utf8')).toMatch(/export declare function getWebSocketTransport/)
+  expect(
+    readFileSync(join(scratch, 'node_modules/chaingate/dist/wallet/client/websocket-transport.d.ts'), 'utf8'),
+  ).toMatch(/export declare function getWebSocketTransport/)
 })
 
 test("plain node imports 'chaingate/client' and opens a session on a real wallet through it", async () => {
@@ -72,7 +100,11 @@ process.exit(0)
 `,
   )
   // process.execPath without any loader: the export must work in a plain Node.
-  const child = spawn(process.execPath, ['dapp.mjs', wallet.url], { cwd: scratch, stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: process.env.PATH } })
+  const child = spawn(process.execPath, ['dapp.mjs', wallet.url], {
+    cwd: scratch,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { PATH: process.env.PATH },
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.on('data', (c) => (stdout += c))

@@ -46,7 +46,11 @@ async function createKey(c: ReturnType<typeof httpClient>, name: string) {
 }
 
 const rpcStatus = async (key: string) => {
-  const res = await request(`${server.url}/networks/devnet-a/v3/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: BLOCK_NUMBER })
+  const res = await request(`${server.url}/networks/devnet-a/v3/${key}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: BLOCK_NUMBER,
+  })
   await res.body.text()
   return res.statusCode
 }
@@ -63,20 +67,44 @@ describe('change password', () => {
     expect(page.body).toContain('Change password')
     const token = csrfOf(page.body)
 
-    const wrong = await c.post('/account/password', { _csrf: token, currentPassword: 'not my password', newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+    const wrong = await c.post('/account/password', {
+      _csrf: token,
+      currentPassword: 'not my password',
+      newPassword: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    })
     expect(wrong.statusCode).toBe(401)
     expect(wrong.body).toContain('The password is wrong.')
-    const differ = await c.post('/account/password', { _csrf: token, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmPassword: `${NEW_PASSWORD}x` })
+    const differ = await c.post('/account/password', {
+      _csrf: token,
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+      confirmPassword: `${NEW_PASSWORD}x`,
+    })
     expect(differ.statusCode).toBe(400)
     expect(differ.body).toContain('The two new passwords differ')
-    const short = await c.post('/account/password', { _csrf: token, currentPassword: PASSWORD, newPassword: 'short', confirmPassword: 'short' })
+    const short = await c.post('/account/password', {
+      _csrf: token,
+      currentPassword: PASSWORD,
+      newPassword: 'short',
+      confirmPassword: 'short',
+    })
     expect(short.statusCode).toBe(400)
-    const noToken = await c.post('/account/password', { currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+    const noToken = await c.post('/account/password', {
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    })
     expect(noToken.statusCode).toBe(403)
     // None of the refused forms changed anything.
     expect((await other.get('/keys')).statusCode).toBe(200)
 
-    const ok = await c.post('/account/password', { _csrf: token, currentPassword: PASSWORD, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+    const ok = await c.post('/account/password', {
+      _csrf: token,
+      currentPassword: PASSWORD,
+      newPassword: NEW_PASSWORD,
+      confirmPassword: NEW_PASSWORD,
+    })
     expect(ok.statusCode).toBe(303)
     expect(ok.headers.location).toBe('/account?done=password')
     const after = await c.get('/account?done=password')
@@ -99,9 +127,17 @@ describe('password checks of the settings forms', () => {
       const c = httpClient(t.url)
       expect((await c.signup('limited@example.com', PASSWORD)).statusCode).toBe(303)
       const token = csrfOf((await c.get('/account')).body)
-      const change = (current: string) => c.post('/account/password', { _csrf: token, currentPassword: current, newPassword: NEW_PASSWORD, confirmPassword: NEW_PASSWORD })
+      const change = (current: string) =>
+        c.post('/account/password', {
+          _csrf: token,
+          currentPassword: current,
+          newPassword: NEW_PASSWORD,
+          confirmPassword: NEW_PASSWORD,
+        })
       expect((await change('guess one')).statusCode).toBe(401)
-      expect((await c.post('/account/delete', { _csrf: token, password: 'guess two', confirm: 'yes' })).statusCode).toBe(401)
+      expect(
+        (await c.post('/account/delete', { _csrf: token, password: 'guess two', confirm: 'yes' })).statusCode,
+      ).toBe(401)
       const limited = await change(PASSWORD)
       expect(limited.statusCode).toBe(429)
       expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
@@ -116,7 +152,9 @@ describe('password checks of the settings forms', () => {
 })
 
 describe('delete account', () => {
-  test('behavior: asks for the password; revokes the keys at the gateway, ends sessions, keeps usage rows, frees the email', { timeout: 30_000 }, async () => {
+  test('behavior: asks for the password; revokes the keys at the gateway, ends sessions, keeps usage rows, frees the email', {
+    timeout: 30_000,
+  }, async () => {
     const c = await signedUp()
     const key = await createKey(c, 'doomed')
     await server.app.keySnapshot.reload()
@@ -124,7 +162,13 @@ describe('delete account', () => {
     const account = await accountOf(c.email)
     const db = server.app.database.db
     // The call above reaches the usage ledger within gateway.usageFlushMs.
-    await waitFor(async () => (await db.selectFrom('usage_hourly').select('credits').where('account_id', '=', account.id).execute()).length > 0, 5_000, 'usage row')
+    await waitFor(
+      async () =>
+        (await db.selectFrom('usage_hourly').select('credits').where('account_id', '=', account.id).execute()).length >
+        0,
+      5_000,
+      'usage row',
+    )
     const other = httpClient(server.url)
     expect((await other.login(c.email, PASSWORD)).statusCode).toBe(303)
 
@@ -146,11 +190,15 @@ describe('delete account', () => {
     expect(await rpcStatus(key)).toBe(401)
     expect((await httpClient(server.url).login(c.email, PASSWORD)).statusCode).toBe(401)
     // Usage rows stay for the operator's totals, under the account id; the email is no longer stored.
-    expect((await db.selectFrom('usage_hourly').select('credits').where('account_id', '=', account.id).execute()).length).toBeGreaterThan(0)
+    expect(
+      (await db.selectFrom('usage_hourly').select('credits').where('account_id', '=', account.id).execute()).length,
+    ).toBeGreaterThan(0)
     const row = await db.selectFrom('accounts').selectAll().where('id', '=', account.id).executeTakeFirstOrThrow()
     expect(row.deleted_at).not.toBeNull()
     expect(row.email).not.toContain('@')
-    expect(await db.selectFrom('account_credentials').selectAll().where('account_id', '=', account.id).execute()).toEqual([])
+    expect(
+      await db.selectFrom('account_credentials').selectAll().where('account_id', '=', account.id).execute(),
+    ).toEqual([])
     // The address can sign up again: a new, empty account.
     const again = await signedUp(c.email)
     const keysPage = await again.get('/keys')
@@ -173,7 +221,9 @@ describe('operators', () => {
     expect((await accountOf(c.email)).plan).toBe('free')
   })
 
-  test('behavior: an operator (made with the CLI) changes a plan; the key limit and the create button follow', { timeout: 60_000 }, async () => {
+  test('behavior: an operator (made with the CLI) changes a plan; the key limit and the create button follow', {
+    timeout: 60_000,
+  }, async () => {
     const user = await signedUp()
     await createKey(user, 'first')
     // At the free plan's limit the button is disabled and says why.
@@ -202,7 +252,9 @@ describe('operators', () => {
 
     const changed = await op.post(`/accounts/${target.id}/plan`, { _csrf: token, plan: 'developer' })
     expect(changed.statusCode).toBe(303)
-    expect((await op.get(changed.headers.location as string)).body).toContain(`${user.email} is now on the developer plan.`)
+    expect((await op.get(changed.headers.location as string)).body).toContain(
+      `${user.email} is now on the developer plan.`,
+    )
     const keysPage = await user.get('/keys')
     expect(keysPage.body).toMatch(/<button type="submit">Create key<\/button>/)
     expect(keysPage.body).not.toContain('id="key-limit"')
@@ -214,7 +266,9 @@ describe('operators', () => {
 
 describe('chaingate account set-plan', () => {
   // Five CLI processes (each transpiles the sources): generous on a loaded 2-core machine.
-  test('behavior: --json prints the changed account; the gateway applies the plan; bad input exits non-zero', { timeout: 120_000 }, async () => {
+  test('behavior: --json prints the changed account; the gateway applies the plan; bad input exits non-zero', {
+    timeout: 120_000,
+  }, async () => {
     const c = await signedUp()
     const key = await createKey(c, 'cli')
     const cli = (...args: string[]) => runCli([...args, '--data-dir', server.app.config.dataDir], { timeoutMs: 60_000 })
@@ -260,7 +314,11 @@ describe('error pages', () => {
     expect(await anonymous.body.text()).toContain('Page not found')
     for (const path of ['/v3x', `/ws/v3/${'a'.repeat(32)}`, '/networks/devnet-a/ws/v3/x', '/ws/']) {
       const res = await request(`${server.url}${path}`, { headers: { host: 'evil.example' } })
-      expect([path, res.statusCode, res.headers['content-type']]).toEqual([path, 404, expect.stringContaining('text/plain')])
+      expect([path, res.statusCode, res.headers['content-type']]).toEqual([
+        path,
+        404,
+        expect.stringContaining('text/plain'),
+      ])
       expect(await res.body.text()).toContain('no JSON-RPC endpoint here')
     }
     const post = await request(`${server.url}/nope`, { method: 'POST', body: '{}' })

@@ -1,5 +1,6 @@
 /**
- * The dashboard in a real browser (Debian's chromium via playwright-core): sign up, log in, log out, log in, create a key,
+ * The dashboard in a real browser (Debian's chromium via playwright-core): sign up, log in, log out, log in, create a
+ * key,
  * disable a network, set an origin allowlist, view the usage charts, revoke the key. Screenshots go to the temp
  * dir (path printed) so a person can look at them.
  */
@@ -60,9 +61,13 @@ async function overflowing(page: Page): Promise<string[]> {
       if (r.width === 0 || r.height === 0 || el.closest('.sr-only, .skip')) continue
       // Content of a scroll box (code examples, wide tables) scrolls inside it; the box itself is checked.
       let clipped = false
-      for (let p = el.parentElement; p && !clipped; p = p.parentElement) clipped = ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)
+      for (let p = el.parentElement; p && !clipped; p = p.parentElement)
+        clipped = ['auto', 'scroll', 'hidden', 'clip'].includes(getComputedStyle(p).overflowX)
       if (clipped) continue
-      if (r.right > width + 1 || r.left < -1) out.push(`${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (${Math.round(r.left)}–${Math.round(r.right)} of ${width})`)
+      if (r.right > width + 1 || r.left < -1)
+        out.push(
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (${Math.round(r.left)}–${Math.round(r.right)} of ${width})`,
+        )
     }
     return out.slice(0, 10)
   })
@@ -79,7 +84,9 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
   beforeAll(setUp)
   afterAll(tearDown)
 
-  test('behavior: sign up, log in, create a key, disable a network, allowlist an origin, see usage, revoke', { timeout: 90_000 }, async () => {
+  test('behavior: sign up, log in, create a key, disable a network, allowlist an origin, see usage, revoke', {
+    timeout: 90_000,
+  }, async () => {
     await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: base })
     const page = await context.newPage()
     // Fail at the step that hangs rather than at the test timeout.
@@ -128,7 +135,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     expect(apiKey).toMatch(/^[0-9a-f]{32}$/)
     const pathUrl = await page.locator('#url-path-devnet-a').inputValue()
     expect(pathUrl).toBe(`${base}/networks/devnet-a/v3/${apiKey}`)
-    const keyRow = await t.opened.db.selectFrom('api_keys').selectAll().where('key', '=', apiKey).executeTakeFirstOrThrow()
+    const keyRow = await t.opened.db
+      .selectFrom('api_keys')
+      .selectAll()
+      .where('key', '=', apiKey)
+      .executeTakeFirstOrThrow()
     // The address bar shows the key's page, so a reload does not create another key (and hides the secret).
     await page.waitForURL(`${base}/keys/${keyRow.id}`)
     await page.reload()
@@ -151,20 +162,28 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await page.getByRole('button', { name: 'Disable devnet-b' }).click()
     await page.getByText('Network disabled.').waitFor()
     await expect(page.locator('#network-devnet-b .badge').textContent()).resolves.toBe('disabled')
-    const nets = await t.opened.db.selectFrom('api_key_networks').select('network').where('key_id', '=', keyRow.id).execute()
+    const nets = await t.opened.db
+      .selectFrom('api_key_networks')
+      .select('network')
+      .where('key_id', '=', keyRow.id)
+      .execute()
     expect(nets.map((n) => n.network)).toEqual(['devnet-a'])
 
     // Set an origin allowlist.
     await page.getByLabel('Add to origins').fill('https://app.example.com')
     await page.getByLabel('Add to origins').press('Enter')
     await page.getByText('Allowlist updated.').waitFor()
-    await expect(page.locator('#allowlist-origins code').allTextContents()).resolves.toEqual(['https://app.example.com'])
+    await expect(page.locator('#allowlist-origins code').allTextContents()).resolves.toEqual([
+      'https://app.example.com',
+    ])
     // What the gateway will load: the other origin is refused with Infura's 403 body, the listed one passes.
     const security = (await loadAllKeySecurity(t.opened.db)).get(keyRow.id)!
     const opts = { jwtAudience: 'chaingate', now: Date.now() }
     const call = [{ method: 'eth_blockNumber', params: [] }]
     expect(await evaluateKeyAccess(security, { origin: 'https://app.example.com', calls: call }, opts)).toBeNull()
-    expect((await evaluateKeyAccess(security, { origin: 'https://evil.example', calls: call }, opts))?.code).toBe('KEY_SETTINGS_REJECTED')
+    expect((await evaluateKeyAccess(security, { origin: 'https://evil.example', calls: call }, opts))?.code).toBe(
+      'KEY_SETTINGS_REJECTED',
+    )
     await page.screenshot({ path: join(shotsDir, 'key.png'), fullPage: true })
 
     // Usage after some calls (seeded into the ledger the gateway writes).
@@ -183,14 +202,23 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
       .insertInto('usage_errors')
       .values([
         { hour, account_id: keyRow.account_id, key_id: keyRow.id, network: 'devnet-a', error: 'http:429', count: 2 },
-        { hour: hour - 3600, account_id: keyRow.account_id, key_id: keyRow.id, network: 'devnet-a', error: 'rpc:-32000', count: 1 },
+        {
+          hour: hour - 3600,
+          account_id: keyRow.account_id,
+          key_id: keyRow.id,
+          network: 'devnet-a',
+          error: 'rpc:-32000',
+          count: 1,
+        },
       ])
       .execute()
     await page.getByRole('link', { name: 'Usage', exact: true }).click()
     await page.waitForURL(`${base}/usage`)
     await expect(page.locator('#credits-chart svg rect').count()).resolves.toBeGreaterThanOrEqual(4)
     await expect(page.locator('#calls-chart svg polyline').count()).resolves.toBe(3)
-    await expect(page.locator('main').textContent()).resolves.toContain('245 calls, 19,600 credits, 3 errors in the last 24 hours')
+    await expect(page.locator('main').textContent()).resolves.toContain(
+      '245 calls, 19,600 credits, 3 errors in the last 24 hours',
+    )
     await expect(page.locator('#errors-chart').textContent()).resolves.toContain('HTTP 429 (over a credits limit)')
     await page.getByRole('link', { name: 'By network' }).click()
     await expect(page.locator('#credits-chart .legend').textContent()).resolves.toContain('devnet-b')
@@ -224,7 +252,10 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await t.opened.db.updateTable('accounts').set({ role: 'operator' }).where('id', '=', keyRow.account_id).execute()
     for (const path of ['/usage', '/keys', '/', '/account', `/keys/${keyRow.id}`, '/accounts']) {
       await page.goto(`${base}${path}`)
-      expect(await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth), path).toBeLessThanOrEqual(0)
+      expect(
+        await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth),
+        path,
+      ).toBeLessThanOrEqual(0)
       expect([path, await overflowing(page)]).toEqual([path, []])
     }
     // The HTML 404 page (its 404 status is expected here, not a console error of the dashboard).
@@ -246,7 +277,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await page.getByRole('button', { name: 'Revoke key' }).click()
     await page.getByText('Key revoked.').waitFor()
     await page.getByRole('heading', { name: 'Browser dapp (revoked)' }).waitFor()
-    const revoked = await t.opened.db.selectFrom('api_keys').select('revoked_at').where('id', '=', keyRow.id).executeTakeFirstOrThrow()
+    const revoked = await t.opened.db
+      .selectFrom('api_keys')
+      .select('revoked_at')
+      .where('id', '=', keyRow.id)
+      .executeTakeFirstOrThrow()
     expect(revoked.revoked_at).not.toBeNull()
 
     // Change the password, then delete the account, from the account page.
@@ -264,7 +299,11 @@ describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
     await page.getByRole('button', { name: 'Delete account' }).click()
     await page.waitForURL(`${base}/login?deleted=done`)
     await page.getByText('Your account was deleted and its keys revoked.').waitFor()
-    const gone = await t.opened.db.selectFrom('accounts').select(['deleted_at', 'email']).where('id', '=', keyRow.account_id).executeTakeFirstOrThrow()
+    const gone = await t.opened.db
+      .selectFrom('accounts')
+      .select(['deleted_at', 'email'])
+      .where('id', '=', keyRow.account_id)
+      .executeTakeFirstOrThrow()
     expect(gone.deleted_at).not.toBeNull()
 
     await expectNoConsoleErrors(page, consoleErrors)

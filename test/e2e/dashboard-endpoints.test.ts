@@ -35,7 +35,9 @@ const shown = (page: string, id: string) => {
 }
 
 describe('endpoint URLs shown by the dashboard', () => {
-  test('behavior: every URL on the key page answers: HTTP host and path form, WebSocket host and path form', { timeout: 60_000 }, async () => {
+  test('behavior: every URL on the key page answers: HTTP host and path form, WebSocket host and path form', {
+    timeout: 60_000,
+  }, async () => {
     // The team plan: eight calls in a row stay under its credits per second.
     server = await startTestServer({ gateway: { defaultPlan: 'team' } }, { plugins: [dashboardPlugin()] })
     const c = httpClient(server.url)
@@ -55,10 +57,18 @@ describe('endpoint URLs shown by the dashboard', () => {
       // (A long timeout: under load the default 500 ms can run out here while the server's lookup did not.)
       const pathFirst = !(await resolves(`${network}.localhost`, 10_000))
       const at = (id: string) => created.body.indexOf(`id="${id}"`)
-      expect([network, at(`url-path-${network}`) < at(`url-host-${network}`), at(`ws-path-${network}`) < at(`ws-host-${network}`)]).toEqual([network, pathFirst, pathFirst])
+      expect([
+        network,
+        at(`url-path-${network}`) < at(`url-host-${network}`),
+        at(`ws-path-${network}`) < at(`ws-host-${network}`),
+      ]).toEqual([network, pathFirst, pathFirst])
       for (const url of urls.http) {
         const { target, host } = viaLoopback(url)
-        const res = await request(target, { method: 'POST', headers: { host, 'content-type': 'application/json' }, body: BLOCK_NUMBER })
+        const res = await request(target, {
+          method: 'POST',
+          headers: { host, 'content-type': 'application/json' },
+          body: BLOCK_NUMBER,
+        })
         const body = (await res.body.json()) as { id: number; result: string }
         expect([url, res.statusCode, body.id, /^0x[0-9a-f]+$/.test(body.result)]).toEqual([url, 200, 7, true])
       }
@@ -78,16 +88,30 @@ describe('endpoint URLs shown by the dashboard', () => {
 })
 
 describe('behind a TLS-terminating proxy', () => {
-  test('behavior: with gateway.trustProxy the cookie is Secure and log-in limits are per forwarded client', { timeout: 60_000 }, async () => {
-    server = await startTestServer({ gateway: { trustProxy: '127.0.0.1' }, networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] }, { plugins: [dashboardPlugin()] })
-    const proxied = (ip: string) => httpClient(server!.url, { headers: { 'x-forwarded-for': ip, 'x-forwarded-proto': 'https' } })
+  test('behavior: with gateway.trustProxy the cookie is Secure and log-in limits are per forwarded client', {
+    timeout: 60_000,
+  }, async () => {
+    server = await startTestServer(
+      { gateway: { trustProxy: '127.0.0.1' }, networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] },
+      { plugins: [dashboardPlugin()] },
+    )
+    const proxied = (ip: string) =>
+      httpClient(server!.url, { headers: { 'x-forwarded-for': ip, 'x-forwarded-proto': 'https' } })
     const victim = proxied('203.0.113.8')
-    expect((await victim.submit('/signup', '/signup', { email: 'victim@example.com', password: PASSWORD })).statusCode).toBe(303)
+    expect(
+      (await victim.submit('/signup', '/signup', { email: 'victim@example.com', password: PASSWORD })).statusCode,
+    ).toBe(303)
     // One client uses up its window on other emails...
     const attacker = proxied('203.0.113.7')
     const token = csrfOf((await attacker.get('/login')).body)
-    for (let i = 0; i < 5; i++) expect((await attacker.post('/login', { _csrf: token, email: `x${i}@example.com`, password: 'wrong-password' })).statusCode).toBe(401)
-    expect((await attacker.post('/login', { _csrf: token, email: 'y@example.com', password: 'wrong-password' })).statusCode).toBe(429)
+    for (let i = 0; i < 5; i++)
+      expect(
+        (await attacker.post('/login', { _csrf: token, email: `x${i}@example.com`, password: 'wrong-password' }))
+          .statusCode,
+      ).toBe(401)
+    expect(
+      (await attacker.post('/login', { _csrf: token, email: 'y@example.com', password: 'wrong-password' })).statusCode,
+    ).toBe(429)
     // ...another client behind the same proxy is not affected, and its session cookie is Secure.
     const login = await victim.login('victim@example.com', PASSWORD)
     expect(login.statusCode).toBe(303)
@@ -100,9 +124,13 @@ describe('behind a TLS-terminating proxy', () => {
     const token = csrfOf((await httpClient(dash.url).get('/login')).body)
     const statuses: number[] = []
     for (let i = 0; i < 6; i++) {
-      const c = httpClient(dash.url, { headers: { 'x-forwarded-for': `198.51.100.${i}`, 'x-forwarded-proto': 'https' } })
+      const c = httpClient(dash.url, {
+        headers: { 'x-forwarded-for': `198.51.100.${i}`, 'x-forwarded-proto': 'https' },
+      })
       c.jar.set('cg_csrf', token)
-      statuses.push((await c.post('/login', { _csrf: token, email: `z${i}@example.com`, password: 'wrong-password' })).statusCode)
+      statuses.push(
+        (await c.post('/login', { _csrf: token, email: `z${i}@example.com`, password: 'wrong-password' })).statusCode,
+      )
     }
     expect(statuses).toEqual([401, 401, 401, 401, 401, 429])
   })

@@ -20,19 +20,32 @@ async function listening(opts: Parameters<typeof buildDashboardTestApp>[0] = {})
 }
 
 /** One login form (cookie + token) posted `n` times at once. */
-async function parallelLogins(app: DashboardTestApp, n: number, form: (i: number) => { email: string; password: string }) {
+async function parallelLogins(
+  app: DashboardTestApp,
+  n: number,
+  form: (i: number) => { email: string; password: string },
+) {
   const c = httpClient(app.url)
   const token = csrfOf((await c.get('/login')).body)
   return Promise.all(Array.from({ length: n }, (_, i) => c.post('/login', { _csrf: token, ...form(i) })))
 }
 
-const count = (codes: number[]) => codes.reduce<Record<number, number>>((m, c) => ({ ...m, [c]: (m[c] ?? 0) + 1 }), {})
+const count = (codes: number[]) => {
+  const m: Record<number, number> = {}
+  for (const c of codes) m[c] = (m[c] ?? 0) + 1
+  return m
+}
 
 describe('log-in limit under concurrency', () => {
-  test('error: 60 parallel wrong guesses for one email: 5 are checked (401), 55 refused at once (429)', { timeout: 60_000 }, async () => {
+  test('error: 60 parallel wrong guesses for one email: 5 are checked (401), 55 refused at once (429)', {
+    timeout: 60_000,
+  }, async () => {
     const app = await listening()
     expect((await httpClient(app.url).signup('alice@example.com', PASSWORD)).statusCode).toBe(303)
-    const replies = await parallelLogins(app, 60, (i) => ({ email: 'alice@example.com', password: `guess-${i}-xxxxxxxx` }))
+    const replies = await parallelLogins(app, 60, (i) => ({
+      email: 'alice@example.com',
+      password: `guess-${i}-xxxxxxxx`,
+    }))
     expect(count(replies.map((r) => r.statusCode))).toEqual({ 401: 5, 429: 55 })
     const limited = replies.find((r) => r.statusCode === 429)!
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0)
@@ -43,9 +56,14 @@ describe('log-in limit under concurrency', () => {
     expect((await httpClient(app.url).login('alice@example.com', PASSWORD)).statusCode).toBe(303)
   })
 
-  test('error: 60 parallel guesses spread over 60 emails from one address are limited per IP too', { timeout: 60_000 }, async () => {
+  test('error: 60 parallel guesses spread over 60 emails from one address are limited per IP too', {
+    timeout: 60_000,
+  }, async () => {
     const app = await listening()
-    const replies = await parallelLogins(app, 60, (i) => ({ email: `victim${i}@example.com`, password: 'whatever-xxxxxxxx' }))
+    const replies = await parallelLogins(app, 60, (i) => ({
+      email: `victim${i}@example.com`,
+      password: 'whatever-xxxxxxxx',
+    }))
     expect(count(replies.map((r) => r.statusCode))).toEqual({ 401: 5, 429: 55 })
   })
 
@@ -53,7 +71,8 @@ describe('log-in limit under concurrency', () => {
     const app = await listening({ dashboard: { loginAttemptsPerMinute: 2 } })
     const c = httpClient(app.url)
     expect((await c.signup('bob@example.com', PASSWORD)).statusCode).toBe(303)
-    for (let i = 0; i < 3; i++) expect((await httpClient(app.url).login('bob@example.com', PASSWORD)).statusCode).toBe(303)
+    for (let i = 0; i < 3; i++)
+      expect((await httpClient(app.url).login('bob@example.com', PASSWORD)).statusCode).toBe(303)
   })
 })
 
@@ -61,8 +80,14 @@ describe('sign-up', () => {
   test('behavior: a known email gets exactly the answer a new one gets, and its account is left as it was', async () => {
     const app = await listening()
     expect((await httpClient(app.url).signup('alice@example.com', PASSWORD)).statusCode).toBe(303)
-    const known = await httpClient(app.url).submit('/signup', '/signup', { email: 'alice@example.com', password: 'another-password-1' })
-    const fresh = await httpClient(app.url).submit('/signup', '/signup', { email: 'carol@example.com', password: 'another-password-1' })
+    const known = await httpClient(app.url).submit('/signup', '/signup', {
+      email: 'alice@example.com',
+      password: 'another-password-1',
+    })
+    const fresh = await httpClient(app.url).submit('/signup', '/signup', {
+      email: 'carol@example.com',
+      password: 'another-password-1',
+    })
     for (const r of [known, fresh]) {
       expect(r.statusCode).toBe(303)
       expect(r.headers.location).toBe('/login?signup=done')
@@ -75,11 +100,17 @@ describe('sign-up', () => {
     expect((await httpClient(app.url).login('carol@example.com', 'another-password-1')).statusCode).toBe(303)
   })
 
-  test('error: sign-ups are limited per client address (10 an hour), also when sent in parallel', { timeout: 60_000 }, async () => {
+  test('error: sign-ups are limited per client address (10 an hour), also when sent in parallel', {
+    timeout: 60_000,
+  }, async () => {
     const app = await listening()
     const c = httpClient(app.url)
     const token = csrfOf((await c.get('/signup')).body)
-    const replies = await Promise.all(Array.from({ length: 20 }, (_, i) => c.post('/signup', { _csrf: token, email: `u${i}@example.com`, password: PASSWORD })))
+    const replies = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        c.post('/signup', { _csrf: token, email: `u${i}@example.com`, password: PASSWORD }),
+      ),
+    )
     expect(count(replies.map((r) => r.statusCode))).toEqual({ 303: 10, 429: 10 })
     const limited = replies.find((r) => r.statusCode === 429)!
     expect(limited.body).toContain('Too many sign-ups from your address')
@@ -112,7 +143,12 @@ describe('next after log-in', () => {
       const c = httpClient(app.url)
       const page = await c.get(`/login?next=${encodeURIComponent(next)}`)
       expect(page.body, JSON.stringify(next)).not.toContain('evil.example')
-      const res = await c.post('/login', { _csrf: csrfOf(page.body), email: 'alice@example.com', password: PASSWORD, next })
+      const res = await c.post('/login', {
+        _csrf: csrfOf(page.body),
+        email: 'alice@example.com',
+        password: PASSWORD,
+        next,
+      })
       expect([next, res.statusCode, res.headers.location]).toEqual([next, 303, '/keys'])
     }
   })
@@ -140,7 +176,12 @@ describe('allowed Host names (DNS rebinding)', () => {
     const app = await listening({ gateway: { host: '127.0.0.1' } })
     const port = new URL(app.url).port
     for (const host of [`evil.example:${port}`, 'evil.example', `127.0.0.1.nip.io:${port}`]) {
-      for (const [method, path] of [['GET', '/'], ['GET', '/login'], ['POST', '/login'], ['GET', '/assets/app.js']] as const) {
+      for (const [method, path] of [
+        ['GET', '/'],
+        ['GET', '/login'],
+        ['POST', '/login'],
+        ['GET', '/assets/app.js'],
+      ] as const) {
         const c = httpClient(app.url, { headers: { host } })
         const res = method === 'GET' ? await c.get(path) : await c.post(path, { email: 'a@example.com', password: 'x' })
         expect([host, path, res.statusCode]).toEqual([host, path, 403])
@@ -149,7 +190,14 @@ describe('allowed Host names (DNS rebinding)', () => {
         expect(res.headers['set-cookie']).toBeUndefined()
       }
     }
-    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `devnet-a.localhost:${port}`, `devnet-b.localhost:${port}`, 'LOCALHOST.'])
+    for (const host of [
+      `localhost:${port}`,
+      `127.0.0.1:${port}`,
+      `[::1]:${port}`,
+      `devnet-a.localhost:${port}`,
+      `devnet-b.localhost:${port}`,
+      'LOCALHOST.',
+    ])
       expect([host, (await httpClient(app.url, { headers: { host } }).get('/')).statusCode]).toEqual([host, 200])
     expect(app.logLines.join('')).toContain('host name not allowed')
   })

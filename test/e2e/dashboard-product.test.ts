@@ -33,14 +33,24 @@ async function userWithKey() {
   return { c, key, id, secret }
 }
 
-const unescape = (s: string) => s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&#39;/g, "'").replace(/&amp;/g, '&')
+const unescapeHtml = (s: string) =>
+  s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&#39;/g, "'")
+    .replace(/&amp;/g, '&')
 const snippet = (page: string, lib: string) => {
   const m = new RegExp(`<pre class="snippet" id="snippet-${lib}"><code>([\\s\\S]*?)</code></pre>`).exec(page)
   if (!m) throw new Error(`no ${lib} example on the page`)
-  return unescape(m[1]!)
+  return unescapeHtml(m[1]!)
 }
 
-function run(cmd: string, args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function run(
+  cmd: string,
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(cmd, args, { cwd: ROOT, env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] })
     let stdout = ''
@@ -55,10 +65,13 @@ function run(cmd: string, args: string[], env: Record<string, string> = {}): Pro
     })
   })
 }
-const runJs = (code: string, env?: Record<string, string>) => run(process.execPath, ['--input-type=module', '-e', code], env)
+const runJs = (code: string, env?: Record<string, string>) =>
+  run(process.execPath, ['--input-type=module', '-e', code], env)
 
 describe('code examples per library', () => {
-  test('behavior: curl, viem and ethers examples run as shown against the key; with a required secret they read it from the environment', { timeout: 180_000 }, async () => {
+  test('behavior: curl, viem and ethers examples run as shown against the key; with a required secret they read it from the environment', {
+    timeout: 180_000,
+  }, async () => {
     const { c, key, id, secret } = await userWithKey()
     const page = (await c.get(`/keys/${id}?network=devnet-b`)).body
     const url = `${server.url}/networks/devnet-b/v3/${key}`
@@ -67,10 +80,16 @@ describe('code examples per library', () => {
     expect(page).toContain(`<meta name="chaingate-url" content="/keys/${id}?network=devnet-b">`)
     for (const lib of ['curl', 'viem', 'ethers', 'web3']) expect(snippet(page, lib)).toContain(url)
     // web3.js is not a dependency of this project: its example is checked as text.
-    expect(snippet(page, 'web3')).toBe(`import { Web3 } from 'web3'\n\nconst web3 = new Web3('${url}')\nconsole.log(await web3.eth.getBlockNumber())`)
+    expect(snippet(page, 'web3')).toBe(
+      `import { Web3 } from 'web3'\n\nconst web3 = new Web3('${url}')\nconsole.log(await web3.eth.getBlockNumber())`,
+    )
 
     const curl = await run('sh', ['-c', snippet(page, 'curl')])
-    expect(JSON.parse(curl.stdout)).toMatchObject({ jsonrpc: '2.0', id: 1, result: expect.stringMatching(/^0x[0-9a-f]+$/) })
+    expect(JSON.parse(curl.stdout)).toMatchObject({
+      jsonrpc: '2.0',
+      id: 1,
+      result: expect.stringMatching(/^0x[0-9a-f]+$/),
+    })
     const viem = await runJs(snippet(page, 'viem'))
     expect(viem.stdout.trim(), viem.stderr).toMatch(/^\d+n$/)
     const ethers = await runJs(snippet(page, 'ethers'))
@@ -78,7 +97,9 @@ describe('code examples per library', () => {
 
     // Require the secret: the examples send it from CHAINGATE_KEY_SECRET; without it the gateway refuses.
     const token = csrfOf(page)
-    expect((await c.post(`/keys/${id}/security`, { _csrf: token, flags: '1', requireSecret: 'on' })).statusCode).toBe(303)
+    expect((await c.post(`/keys/${id}/security`, { _csrf: token, flags: '1', requireSecret: 'on' })).statusCode).toBe(
+      303,
+    )
     await server.app.keySnapshot.reload()
     const guarded = (await c.get(`/keys/${id}?network=devnet-b`)).body
     expect(guarded).toContain('set <code>CHAINGATE_KEY_SECRET</code> in the environment first')
@@ -97,10 +118,16 @@ describe('code examples per library', () => {
 })
 
 describe('usage labels and charts', () => {
-  test('behavior: what the gateway records for rejected input and unsupported methods is named in words', { timeout: 30_000 }, async () => {
+  test('behavior: what the gateway records for rejected input and unsupported methods is named in words', {
+    timeout: 30_000,
+  }, async () => {
     const { c, key, id } = await userWithKey()
     const post = async (body: string) => {
-      const res = await request(`${server.url}/networks/devnet-a/v3/${key}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      const res = await request(`${server.url}/networks/devnet-a/v3/${key}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
       await res.body.text()
       return res.statusCode
     }
@@ -108,8 +135,14 @@ describe('usage labels and charts', () => {
     await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'made_upMethod', params: [] }))
     await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] }))
     const db = server.app.database.db
-    await waitFor(async () => (await db.selectFrom('usage_hourly').select('method').where('key_id', '=', id).execute()).length >= 3, 5_000, 'usage rows')
-    const methods = (await db.selectFrom('usage_hourly').select('method').where('key_id', '=', id).execute()).map((r) => r.method).sort()
+    await waitFor(
+      async () => (await db.selectFrom('usage_hourly').select('method').where('key_id', '=', id).execute()).length >= 3,
+      5_000,
+      'usage rows',
+    )
+    const methods = (await db.selectFrom('usage_hourly').select('method').where('key_id', '=', id).execute())
+      .map((r) => r.method)
+      .sort()
     expect(methods).toEqual(['(invalid)', 'eth_chainId', 'other'])
 
     const page = (await c.get('/usage')).body
@@ -120,7 +153,9 @@ describe('usage labels and charts', () => {
     expect(page).toContain('<dt>rejected input</dt>')
     expect(page).toContain('<dt>unsupported method</dt>')
     // Charts and legends use the words too; "other" is never shown as a label.
-    expect(/<figure class="chart" id="method-chart">[\s\S]*?<\/figure>/.exec(page)![0]).toContain('>rejected input</text>')
+    expect(/<figure class="chart" id="method-chart">[\s\S]*?<\/figure>/.exec(page)![0]).toContain(
+      '>rejected input</text>',
+    )
     expect(page).not.toMatch(/>\(invalid\)</)
     expect(page).not.toMatch(/>other</)
   })
@@ -128,22 +163,53 @@ describe('usage labels and charts', () => {
   test('behavior: a batch refused by a limit is named; small numbers get an axis of their own; overlapping series differ', async () => {
     const { c, id } = await userWithKey()
     const db = server.app.database.db
-    const accountId = (await db.selectFrom('api_keys').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()).account_id
+    const accountId = (
+      await db.selectFrom('api_keys').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()
+    ).account_id
     const hour = Math.floor(Date.now() / 3_600_000) * 3600
     // Two methods with the same calls every hour: their lines lie on top of each other.
     await db
       .insertInto('usage_hourly')
       .values([
-        { hour, account_id: accountId, key_id: id, network: 'devnet-a', method: 'eth_call', calls: 6, credits: 480, errors: 0 },
-        { hour, account_id: accountId, key_id: id, network: 'devnet-a', method: 'eth_getBalance', calls: 6, credits: 330, errors: 0 },
-        { hour, account_id: accountId, key_id: id, network: 'devnet-a', method: 'batch', calls: 3, credits: 0, errors: 3 },
+        {
+          hour,
+          account_id: accountId,
+          key_id: id,
+          network: 'devnet-a',
+          method: 'eth_call',
+          calls: 6,
+          credits: 480,
+          errors: 0,
+        },
+        {
+          hour,
+          account_id: accountId,
+          key_id: id,
+          network: 'devnet-a',
+          method: 'eth_getBalance',
+          calls: 6,
+          credits: 330,
+          errors: 0,
+        },
+        {
+          hour,
+          account_id: accountId,
+          key_id: id,
+          network: 'devnet-a',
+          method: 'batch',
+          calls: 3,
+          credits: 0,
+          errors: 3,
+        },
       ])
       .execute()
     const usage = (await c.get('/usage')).body
     expect(usage).toContain('<span title="batch">batch refused by a limit</span>')
     expect(usage).toContain('<dt>batch refused by a limit</dt>')
     const calls = /<figure class="chart" id="calls-chart">[\s\S]*?<\/figure>/.exec(usage)![0]
-    const dashes = [...calls.matchAll(/<polyline class="line s(\d)"[^>]*?(?: stroke-dasharray="([^"]+)")?\/>/g)].map((m) => m[2] ?? 'solid')
+    const dashes = [...calls.matchAll(/<polyline class="line s(\d)"[^>]*?(?: stroke-dasharray="([^"]+)")?\/>/g)].map(
+      (m) => m[2] ?? 'solid',
+    )
     expect(dashes.length).toBe(3)
     expect(new Set(dashes).size).toBe(3)
     expect(calls).toMatch(/<circle class="dot s0"/)

@@ -38,12 +38,18 @@ describe('accounts and sessions', () => {
     const signup = await c.signupOnly('Alice@Example.com', PASSWORD)
     expect(signup.statusCode).toBe(303)
     expect(signup.headers.location).toBe('/login?signup=done')
-    expect(([] as string[]).concat(signup.headers['set-cookie'] ?? []).some((h) => h.startsWith('cg_session='))).toBe(false)
-    expect((await c.get('/login?signup=done')).body).toContain('Sign-up received. Log in with the email and password you chose.')
+    expect(([] as string[]).concat(signup.headers['set-cookie'] ?? []).some((h) => h.startsWith('cg_session='))).toBe(
+      false,
+    )
+    expect((await c.get('/login?signup=done')).body).toContain(
+      'Sign-up received. Log in with the email and password you chose.',
+    )
     const res = await c.login('alice@example.com', PASSWORD)
     expect(res.statusCode).toBe(303)
     expect(res.headers.location).toBe('/keys')
-    const cookie = ([] as string[]).concat(res.headers['set-cookie'] as string[]).find((h) => h.startsWith('cg_session='))!
+    const cookie = ([] as string[])
+      .concat(res.headers['set-cookie'] as string[])
+      .find((h) => h.startsWith('cg_session='))!
     expect(cookie).toMatch(/HttpOnly/)
     expect(cookie).toMatch(/SameSite=Lax/)
     expect(cookie).not.toMatch(/Secure/)
@@ -59,10 +65,24 @@ describe('accounts and sessions', () => {
     try {
       const c = injectClient(tls.app)
       const token = csrfOf((await c.get('/signup', { 'x-forwarded-proto': 'https' })).body)
-      expect((await c.post('/signup', { _csrf: token, email: 'tls@example.com', password: PASSWORD }, { 'x-forwarded-proto': 'https' })).statusCode).toBe(303)
-      const res = await c.post('/login', { _csrf: token, email: 'tls@example.com', password: PASSWORD }, { 'x-forwarded-proto': 'https' })
+      expect(
+        (
+          await c.post(
+            '/signup',
+            { _csrf: token, email: 'tls@example.com', password: PASSWORD },
+            { 'x-forwarded-proto': 'https' },
+          )
+        ).statusCode,
+      ).toBe(303)
+      const res = await c.post(
+        '/login',
+        { _csrf: token, email: 'tls@example.com', password: PASSWORD },
+        { 'x-forwarded-proto': 'https' },
+      )
       expect(res.statusCode).toBe(303)
-      const cookie = ([] as string[]).concat(res.headers['set-cookie'] as string[]).find((h) => h.startsWith('cg_session='))!
+      const cookie = ([] as string[])
+        .concat(res.headers['set-cookie'] as string[])
+        .find((h) => h.startsWith('cg_session='))!
       expect(cookie).toMatch(/; Secure/)
     } finally {
       await tls.close()
@@ -111,7 +131,8 @@ describe('accounts and sessions', () => {
   test('error: login attempts are rate limited per email and per IP (5 failures a minute)', async () => {
     await signedUp()
     const attacker = injectClient(t.app, { ip: '10.9.9.9' })
-    for (let i = 0; i < 5; i++) expect((await attacker.login('alice@example.com', `guess-${i}-xxxx`)).statusCode).toBe(401)
+    for (let i = 0; i < 5; i++)
+      expect((await attacker.login('alice@example.com', `guess-${i}-xxxx`)).statusCode).toBe(401)
     const limited = await attacker.login('alice@example.com', PASSWORD)
     expect(limited.statusCode).toBe(429)
     expect(limited.body).toContain('Too many failed log-ins')
@@ -303,17 +324,49 @@ describe('usage', () => {
   test('behavior: charts and tables come from usage_hourly and usage_errors of this account only', async () => {
     const alice = await signedUp()
     const { id } = await createKey(alice, 'alice key')
-    const accountId = (await t.opened.db.selectFrom('api_keys').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()).account_id
+    const accountId = (
+      await t.opened.db.selectFrom('api_keys').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()
+    ).account_id
     const hour = Math.floor(t.clock.now() / 3_600_000) * 3600
     await t.opened.db
       .insertInto('usage_hourly')
       .values([
-        { hour, account_id: accountId, key_id: id, network: 'devnet-a', method: 'eth_blockNumber', calls: 10, credits: 800, errors: 1 },
-        { hour: hour - 3600, account_id: accountId, key_id: id, network: 'devnet-b', method: 'eth_getBalance', calls: 4, credits: 320, errors: 0 },
-        { hour, account_id: 'someone-else', key_id: 'other', network: 'devnet-a', method: 'eth_secretMethod', calls: 99, credits: 9999, errors: 0 },
+        {
+          hour,
+          account_id: accountId,
+          key_id: id,
+          network: 'devnet-a',
+          method: 'eth_blockNumber',
+          calls: 10,
+          credits: 800,
+          errors: 1,
+        },
+        {
+          hour: hour - 3600,
+          account_id: accountId,
+          key_id: id,
+          network: 'devnet-b',
+          method: 'eth_getBalance',
+          calls: 4,
+          credits: 320,
+          errors: 0,
+        },
+        {
+          hour,
+          account_id: 'someone-else',
+          key_id: 'other',
+          network: 'devnet-a',
+          method: 'eth_secretMethod',
+          calls: 99,
+          credits: 9999,
+          errors: 0,
+        },
       ])
       .execute()
-    await t.opened.db.insertInto('usage_errors').values({ hour, account_id: accountId, key_id: id, network: 'devnet-a', error: 'http:429', count: 1 }).execute()
+    await t.opened.db
+      .insertInto('usage_errors')
+      .values({ hour, account_id: accountId, key_id: id, network: 'devnet-a', error: 'http:429', count: 1 })
+      .execute()
     for (const range of ['24h', '7d', '30d'])
       for (const by of ['method', 'network', 'key']) {
         const res = await alice.get(`/usage?range=${range}&by=${by}`)

@@ -31,7 +31,8 @@ describe.skipIf(process.platform === 'win32')('data dir file modes', () => {
     expect((await server.rpc(call('eth_blockNumber'))).status).toBe(200)
     await new Promise((r) => setTimeout(r, 300))
     expect(mode(dataDir).toString(8)).toBe('700')
-    for (const f of ['chaingate.sqlite', 'chaingate.sqlite-wal', 'chaingate.sqlite-shm']) expect([f, mode(join(dataDir, f)).toString(8)]).toEqual([f, '600'])
+    for (const f of ['chaingate.sqlite', 'chaingate.sqlite-wal', 'chaingate.sqlite-shm'])
+      expect([f, mode(join(dataDir, f)).toString(8)]).toEqual([f, '600'])
     expect(mode(join(dataDir, 'chains')).toString(8)).toBe('700')
   })
 

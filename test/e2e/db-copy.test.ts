@@ -21,7 +21,8 @@ describeWithServices(['postgres'], 'chaingate migrate --copy-from: SQLite to Pos
   let sqliteDir: string
   let pgConfig: string
   let sqliteConfig: string
-  const keys: { live: { id: string; key: string }; revoked: { id: string; key: string }; accountEmail: string } = {} as never
+  const keys: { live: { id: string; key: string }; revoked: { id: string; key: string }; accountEmail: string } =
+    {} as never
   let charged = 0
 
   beforeAll(async () => {
@@ -31,7 +32,11 @@ describeWithServices(['postgres'], 'chaingate migrate --copy-from: SQLite to Pos
     const pgDir = tempDir('chaingate-copy-dst-')
     dirs.push(sqliteDir, pgDir)
     sqliteConfig = writeConfig(sqliteDir, 'chaingate.json', { dataDir: sqliteDir, networks: networks(node) })
-    pgConfig = writeConfig(pgDir, 'chaingate.json', { dataDir: pgDir, database: { url: schema.url }, networks: networks(node) })
+    pgConfig = writeConfig(pgDir, 'chaingate.json', {
+      dataDir: pgDir,
+      database: { url: schema.url },
+      networks: networks(node),
+    })
 
     // A server on SQLite with an account, a key that calls, a key with limits that gets revoked.
     const s = await startTestServer({ dataDir: sqliteDir, networks: networks(node) })
@@ -64,18 +69,35 @@ describeWithServices(['postgres'], 'chaingate migrate --copy-from: SQLite to Pos
   })
 
   it('copies every record; the CLI on PostgreSQL lists the same keys and usage', async () => {
-    const copy = await runCli(['migrate', '--copy-from', join(sqliteDir, 'chaingate.sqlite'), '--json', '--config', pgConfig])
+    const copy = await runCli([
+      'migrate',
+      '--copy-from',
+      join(sqliteDir, 'chaingate.sqlite'),
+      '--json',
+      '--config',
+      pgConfig,
+    ])
     expect(copy.code, copy.stderr).toBe(0)
-    const rows = Object.fromEntries((copy.json().tables as { table: string; rows: number }[]).map((t) => [t.table, t.rows]))
+    const rows = Object.fromEntries(
+      (copy.json().tables as { table: string; rows: number }[]).map((t) => [t.table, t.rows]),
+    )
     expect(rows.accounts).toBe(2)
     expect(rows.api_keys).toBe(2)
     expect(rows.usage_hourly).toBeGreaterThanOrEqual(2)
     expect(rows.dashboard_sessions).toBeUndefined()
     expect(copy.stdout).not.toContain(keys.live.key)
 
-    const listings = [['key', 'list', '--all', '--json'], ['usage', '--account', keys.accountEmail, '--json'], ['account', 'list', '--json']]
-    const before = await Promise.all(listings.map((args) => runCli([...args, '--config', sqliteConfig], { timeoutMs: 60_000 })))
-    const after = await Promise.all(listings.map((args) => runCli([...args, '--config', pgConfig], { timeoutMs: 60_000 })))
+    const listings = [
+      ['key', 'list', '--all', '--json'],
+      ['usage', '--account', keys.accountEmail, '--json'],
+      ['account', 'list', '--json'],
+    ]
+    const before = await Promise.all(
+      listings.map((args) => runCli([...args, '--config', sqliteConfig], { timeoutMs: 60_000 })),
+    )
+    const after = await Promise.all(
+      listings.map((args) => runCli([...args, '--config', pgConfig], { timeoutMs: 60_000 })),
+    )
     for (const [i, shown] of after!.entries()) {
       expect(shown.code, shown.stderr).toBe(0)
       expect(shown.json()).toEqual(before![i]!.json())
@@ -84,7 +106,11 @@ describeWithServices(['postgres'], 'chaingate migrate --copy-from: SQLite to Pos
   }, 150_000)
 
   it('a server on PostgreSQL serves the copied key with its limit; the revoked key stays revoked', async () => {
-    const s = await startTestServer({ dataDir: tempDir('chaingate-copy-srv-'), database: { url: schema.url }, networks: networks(node) })
+    const s = await startTestServer({
+      dataDir: tempDir('chaingate-copy-srv-'),
+      database: { url: schema.url },
+      networks: networks(node),
+    })
     try {
       const ok = await s.rpc(call('eth_chainId'), { network: 'remote', key: keys.live.key })
       expect(ok.status).toBe(200)

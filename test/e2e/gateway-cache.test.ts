@@ -12,11 +12,16 @@ let node: FakeNode
 let s: TestServer
 const remote = { network: 'remote' }
 
-const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) => waitFor(check, timeoutMs, what, 100)
-const asked = (method: string, first?: unknown) => node.requests.filter((r) => r.body?.method === method && (first === undefined || r.body.params?.[0] === first)).length
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) =>
+  waitFor(check, timeoutMs, what, 100)
+const asked = (method: string, first?: unknown) =>
+  node.requests.filter((r) => r.body?.method === method && (first === undefined || r.body.params?.[0] === first)).length
 const served = async (source: 'cache' | 'dedup') => {
   const text = await (await request(`${s.url}/metrics`)).body.text()
-  const m = new RegExp(`^chaingate_answers_without_upstream_total\\{network="remote",source="${source}"\\} (\\d+)`, 'm').exec(text)
+  const m = new RegExp(
+    `^chaingate_answers_without_upstream_total\\{network="remote",source="${source}"\\} (\\d+)`,
+    'm',
+  ).exec(text)
   return m ? Number(m[1]) : 0
 }
 
@@ -24,13 +29,19 @@ beforeAll(async () => {
   node = await startFakeNode('0x7a6d')
   node.setHead(100)
   s = await startTestServer({
-    networks: [{ name: 'remote', chainId: 31341, upstreams: [{ url: node.url }], upstreamPolicy: { headPollMs: 1000 } }],
+    networks: [
+      { name: 'remote', chainId: 31341, upstreams: [{ url: node.url }], upstreamPolicy: { headPollMs: 1000 } },
+    ],
   })
   // Heads are polled while calls flow: wait until the gateway knows the tip and the finalized block.
-  await until(async () => {
-    await s.rpc(call('eth_gasPrice'), remote)
-    return s.app.pools.get('remote')!.heads.finalized() === 90
-  }, 'the finalized block', 45_000)
+  await until(
+    async () => {
+      await s.rpc(call('eth_gasPrice'), remote)
+      return s.app.pools.get('remote')!.heads.finalized() === 90
+    },
+    'the finalized block',
+    45_000,
+  )
 }, 60_000)
 afterAll(async () => {
   await s?.stop()
@@ -49,7 +60,10 @@ describe('answer cache', () => {
     expect(asked('eth_chainId')).toBe(before)
     expect(await served('cache')).toBe(hitsBefore + 1)
     // The request log marks it (lines are written every 100 ms).
-    await until(() => s.logs.some((l) => l.msg === 'rpc' && l.method === 'eth_chainId' && l.source === 'cache'), 'the request line')
+    await until(
+      () => s.logs.some((l) => l.msg === 'rpc' && l.method === 'eth_chainId' && l.source === 'cache'),
+      'the request line',
+    )
   })
 
   it('a finalized block is kept: the second ask does not reach the node and costs what the first did', async () => {
@@ -76,14 +90,20 @@ describe('answer cache', () => {
     expect(asked('eth_getBlockByNumber', tip)).toBe(1)
     node.reorg(node.head)
     // The next head poll sees the new hash at the same height.
-    await until(async () => (await s.rpc(call('eth_getBlockByNumber', [tip, false]), remote)).json().result.hash !== first.hash, 'the reorged block')
+    await until(
+      async () => (await s.rpc(call('eth_getBlockByNumber', [tip, false]), remote)).json().result.hash !== first.hash,
+      'the reorged block',
+    )
     expect(asked('eth_getBlockByNumber', tip)).toBeGreaterThanOrEqual(2)
   })
 
   it('in a batch, calls the cache holds are answered from it and only the others reach the node', async () => {
     await s.rpc(call('eth_getBlockByNumber', ['0x40', false]), remote) // finalized: now kept
     const before = node.requests.length
-    const r = await s.rpc([call('eth_chainId', [], 'a'), call('eth_getBlockByNumber', ['0x40', false], 'b'), call('eth_gasPrice', [], 'c')], remote)
+    const r = await s.rpc(
+      [call('eth_chainId', [], 'a'), call('eth_getBlockByNumber', ['0x40', false], 'b'), call('eth_gasPrice', [], 'c')],
+      remote,
+    )
     const answers = r.json() as { id: string; result: unknown }[]
     expect(answers.map((a) => a.id)).toEqual(['a', 'b', 'c'])
     expect(answers[0]!.result).toBe('0x7a6d')
@@ -94,14 +114,25 @@ describe('answer cache', () => {
     expect(sent).toHaveLength(1)
     expect((sent[0]!.body as { method: string }[]).map((c) => c.method)).toEqual(['eth_gasPrice'])
     // Charged like any batch of these calls.
-    const uncached = await s.rpc([call('eth_gasPrice', [], 1), call('eth_gasPrice', [], 2), call('eth_gasPrice', [], 3)], remote)
+    const uncached = await s.rpc(
+      [call('eth_gasPrice', [], 1), call('eth_gasPrice', [], 2), call('eth_gasPrice', [], 3)],
+      remote,
+    )
     expect(r.credits).toBe(uncached.credits - 80 + 5) // eth_chainId (5) in place of one eth_gasPrice (80)
   })
 
   it('errors are never cached', async () => {
-    node.answer((req) => (req.body?.method === 'eth_getBalance' ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: -32000, message: 'missing trie node' } } } : undefined))
+    node.answer((req) =>
+      req.body?.method === 'eth_getBalance'
+        ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: -32000, message: 'missing trie node' } } }
+        : undefined,
+    )
     try {
-      for (let i = 0; i < 2; i++) expect((await s.rpc(call('eth_getBalance', ['0x0000000000000000000000000000000000000001', '0x10']), remote)).json().error.code).toBe(-32000)
+      for (let i = 0; i < 2; i++)
+        expect(
+          (await s.rpc(call('eth_getBalance', ['0x0000000000000000000000000000000000000001', '0x10']), remote)).json()
+            .error.code,
+        ).toBe(-32000)
       expect(asked('eth_getBalance')).toBe(2)
     } finally {
       node.answer(() => undefined)
@@ -115,7 +146,9 @@ describe('in-flight dedup', () => {
     const before = asked('eth_gasPrice')
     const dedupBefore = await served('dedup')
     const answers = await Promise.all([1, 2, 'three', 4].map((id) => s.rpc(call('eth_gasPrice', [], id), remote)))
-    expect(answers.map((a) => a.json())).toEqual([1, 2, 'three', 4].map((id) => ({ jsonrpc: '2.0', id, result: '0x1' })))
+    expect(answers.map((a) => a.json())).toEqual(
+      [1, 2, 'three', 4].map((id) => ({ jsonrpc: '2.0', id, result: '0x1' })),
+    )
     expect(answers.every((a) => a.credits > 0 && a.credits === answers[0]!.credits)).toBe(true)
     expect(asked('eth_gasPrice') - before).toBe(1)
     expect(await served('dedup')).toBe(dedupBefore + 3)
@@ -124,7 +157,11 @@ describe('in-flight dedup', () => {
   it('different params are not shared', async () => {
     node.fault({ kind: 'slow', ms: 200 })
     const before = asked('eth_getBalance')
-    await Promise.all(['0x01', '0x02'].map((b) => s.rpc(call('eth_getBalance', ['0x0000000000000000000000000000000000000001', b]), remote)))
+    await Promise.all(
+      ['0x01', '0x02'].map((b) =>
+        s.rpc(call('eth_getBalance', ['0x0000000000000000000000000000000000000001', b]), remote),
+      ),
+    )
     expect(asked('eth_getBalance') - before).toBe(2)
   })
 })

@@ -32,12 +32,22 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
   const url = (network: string, key: string) => `${server.url}/networks/${network}/v3/${key}`
 
   /** Polls a cheap call until `accept(status, body)` holds; returns the ms it took. */
-  const honoured = async (what: string, network: string, key: string, accept: (status: number, text: string) => boolean) => {
+  const honoured = async (
+    what: string,
+    network: string,
+    key: string,
+    accept: (status: number, text: string) => boolean,
+  ) => {
     const t0 = Date.now()
-    await waitFor(async () => {
-      const r = await rpc(url(network, key), 'eth_chainId')
-      return accept(r.status, r.text) || undefined
-    }, HONOURED_WITHIN_MS, what, 25)
+    await waitFor(
+      async () => {
+        const r = await rpc(url(network, key), 'eth_chainId')
+        return accept(r.status, r.text) || undefined
+      },
+      HONOURED_WITHIN_MS,
+      what,
+      25,
+    )
     return Date.now() - t0
   }
 
@@ -68,7 +78,8 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
     ])
     expect(help.code).toBe(0)
     expect(help.stdout).toContain('Usage: chaingate <command>')
-    for (const cmd of ['start', 'plans', 'account create', 'key create', 'key enable-network', 'key revoke', 'usage']) expect(help.stdout).toContain(cmd)
+    for (const cmd of ['start', 'plans', 'account create', 'key create', 'key enable-network', 'key revoke', 'usage'])
+      expect(help.stdout).toContain(cmd)
 
     expect(unknown.code).toBe(2)
     expect(unknown.stderr).toMatch(/unknown command "frobnicate"; see chaingate help/)
@@ -86,13 +97,23 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
     expect(badDay.stderr).toContain('--day must be a date')
   })
 
-  it('plans --json lists Infura\'s plans with their numbers', async () => {
+  it("plans --json lists Infura's plans with their numbers", async () => {
     const r = await cli('plans', '--json')
     expect(r.code, r.stderr).toBe(0)
-    const plans = r.json() as { name: string; creditsPerDay: number; creditsPerSecond: number; maxKeys: number | null }[]
+    const plans = r.json() as {
+      name: string
+      creditsPerDay: number
+      creditsPerSecond: number
+      maxKeys: number | null
+    }[]
     const byName = Object.fromEntries(plans.map((p) => [p.name, p]))
     expect(byName.free).toEqual({ name: 'free', creditsPerDay: 3_000_000, creditsPerSecond: 500, maxKeys: 1 })
-    expect(byName.developer).toEqual({ name: 'developer', creditsPerDay: 15_000_000, creditsPerSecond: 4_000, maxKeys: 5 })
+    expect(byName.developer).toEqual({
+      name: 'developer',
+      creditsPerDay: 15_000_000,
+      creditsPerSecond: 4_000,
+      maxKeys: 5,
+    })
     expect(byName.team).toEqual({ name: 'team', creditsPerDay: 75_000_000, creditsPerSecond: 40_000, maxKeys: null })
   })
 
@@ -108,7 +129,10 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
       expect(a).toMatchObject({ email, plan: 'developer' })
       expect(typeof a.id).toBe('string')
       accountId = a.id
-      const [again, list] = await Promise.all([cli('account', 'create', '--email', email, '--json'), cli('account', 'list', '--json')])
+      const [again, list] = await Promise.all([
+        cli('account', 'create', '--email', email, '--json'),
+        cli('account', 'list', '--json'),
+      ])
       expect(again.code).not.toBe(0)
       expect(again.stderr).toContain(`an account with email ${email} exists`)
       expect(list.json()).toContainEqual(expect.objectContaining({ id: accountId, email, plan: 'developer' }))
@@ -132,7 +156,10 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
     })
 
     it('key enable-network devnet-b: works within ~1 s; disable-network: 401 again within ~1 s', async () => {
-      const [on, bad] = await Promise.all([cli('key', 'enable-network', k.id, 'devnet-b', '--json'), cli('key', 'enable-network', k.id, 'no-such-net')])
+      const [on, bad] = await Promise.all([
+        cli('key', 'enable-network', k.id, 'devnet-b', '--json'),
+        cli('key', 'enable-network', k.id, 'no-such-net'),
+      ])
       expect(bad.code).not.toBe(0)
       expect(bad.stderr).toContain('unknown network no-such-net')
       expect(on.code, on.stderr).toBe(0)
@@ -186,8 +213,18 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
         'usage flushed (gateway.usageFlushMs)',
         200,
       )
-      expect(rows.find((x) => x.group === 'net_version')).toEqual({ group: 'net_version', calls: 3, credits: 15, errors: 0 })
-      expect(rows.find((x) => x.group === 'eth_gasPrice')).toEqual({ group: 'eth_gasPrice', calls: 2, credits: 160, errors: 0 })
+      expect(rows.find((x) => x.group === 'net_version')).toEqual({
+        group: 'net_version',
+        calls: 3,
+        credits: 15,
+        errors: 0,
+      })
+      expect(rows.find((x) => x.group === 'eth_gasPrice')).toEqual({
+        group: 'eth_gasPrice',
+        calls: 2,
+        credits: 160,
+        errors: 0,
+      })
       // --account and --by network work as well.
       const byNet = await cli('usage', '--account', email, '--by', 'network', '--json')
       expect(byNet.code, byNet.stderr).toBe(0)
@@ -195,7 +232,10 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
     })
 
     it('key list --json shows the key; key show; key rename', async () => {
-      const [list, renamed] = await Promise.all([cli('key', 'list', '--account', email, '--json'), cli('key', 'rename', k.id, 'renamed', 'key', '--json')])
+      const [list, renamed] = await Promise.all([
+        cli('key', 'list', '--account', email, '--json'),
+        cli('key', 'rename', k.id, 'renamed', 'key', '--json'),
+      ])
       expect(list.code, list.stderr).toBe(0)
       expect(list.json()).toEqual([expect.objectContaining({ id: k.id, key: k.key, networks: ['devnet-a'] })])
       expect(renamed.code, renamed.stderr).toBe(0)
@@ -211,7 +251,10 @@ describe('chaingate CLI against a running server', { timeout: 60_000 }, () => {
       expect(r.code, r.stderr).toBe(0)
       expect(r.json().revokedAt).toEqual(expect.any(Number))
       await honoured('the revocation', 'devnet-a', k.key, (s, text) => s === 401 && text === INVALID_KEY)
-      const [list, all] = await Promise.all([cli('key', 'list', '--account', email, '--json'), cli('key', 'list', '--account', email, '--all', '--json')])
+      const [list, all] = await Promise.all([
+        cli('key', 'list', '--account', email, '--json'),
+        cli('key', 'list', '--account', email, '--all', '--json'),
+      ])
       expect(list.json()).toEqual([])
       expect(all.json()).toEqual([expect.objectContaining({ id: k.id, revokedAt: expect.any(Number) })])
     })

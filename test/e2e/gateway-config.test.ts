@@ -5,12 +5,22 @@
 import { existsSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
-import { cleanupProcesses, removeDirs, rpcResult, runCli, startChaingate, tempDir, waitNoChainProcesses, writeConfig } from './helpers/process.ts'
+import {
+  cleanupProcesses,
+  removeDirs,
+  rpcResult,
+  runCli,
+  startChaingate,
+  tempDir,
+  waitNoChainProcesses,
+  writeConfig,
+} from './helpers/process.ts'
 
 describe('chaingate start --config', { timeout: 60_000 }, () => {
   const dir = tempDir('chaingate-config-')
   const dataDir = join(dir, 'data')
-  const start = (configFile: string) => runCli(['start', '--config', configFile, '--data-dir', dataDir], { timeoutMs: 20_000 })
+  const start = (configFile: string) =>
+    runCli(['start', '--config', configFile, '--data-dir', dataDir], { timeoutMs: 20_000 })
   /** Exit code and stderr of a refused start; nothing may have been started or written. */
   const refused = async (configFile: string) => {
     const r = await start(configFile)
@@ -118,7 +128,9 @@ networks:
     })
     const cg = await startChaingate(['--config', file, '--data-dir', jsonData])
     try {
-      expect(cg.banner.networks).toEqual({ jsonnet: { chainId: 4242, host: `jsonnet.localhost:${new URL(cg.banner.gatewayUrl).port}` } })
+      expect(cg.banner.networks).toEqual({
+        jsonnet: { chainId: 4242, host: `jsonnet.localhost:${new URL(cg.banner.gatewayUrl).port}` },
+      })
       expect(cg.stdout()).toContain(`config ${file}`)
       expect(cg.stdout()).toContain('account json@example.com, plan team')
       expect(await rpcResult(cg.banner.endpoints.jsonnet!, 'eth_chainId')).toBe('0x1092')

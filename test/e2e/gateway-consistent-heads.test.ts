@@ -13,8 +13,10 @@ let behind: FakeNode
 let s: TestServer
 const remote = { network: 'remote' }
 
-const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) => waitFor(check, timeoutMs, what, 100)
-const blockNumber = async (key?: string) => Number.parseInt((await s.rpc(call('eth_blockNumber'), { ...remote, ...(key ? { key } : {}) })).json().result, 16)
+const until = (check: () => Promise<boolean> | boolean, what: string, timeoutMs = 20_000) =>
+  waitFor(check, timeoutMs, what, 100)
+const blockNumber = async (key?: string) =>
+  Number.parseInt((await s.rpc(call('eth_blockNumber'), { ...remote, ...(key ? { key } : {}) })).json().result, 16)
 
 beforeAll(async () => {
   ahead = await startFakeNode('0x7a6d')
@@ -31,7 +33,10 @@ beforeAll(async () => {
       },
     ],
   })
-  await until(async () => (await blockNumber()) === 200 && s.app.pools.get('remote')!.heads.latest() === 200, 'the served tip 200')
+  await until(
+    async () => (await blockNumber()) === 200 && s.app.pools.get('remote')!.heads.latest() === 200,
+    'the served tip 200',
+  )
 }, 40_000)
 afterAll(async () => {
   await s?.stop()
@@ -48,9 +53,16 @@ describe('consistent heads', () => {
 
   it('a block above the served tip is null without asking any node; one at the tip is the block', async () => {
     const before = ahead.requests.length + behind.requests.length
-    for (let i = 0; i < 5; i++) expect((await s.rpc(call('eth_getBlockByNumber', ['0xc9', false], i), remote)).json()).toEqual({ jsonrpc: '2.0', id: i, result: null })
+    for (let i = 0; i < 5; i++)
+      expect((await s.rpc(call('eth_getBlockByNumber', ['0xc9', false], i), remote)).json()).toEqual({
+        jsonrpc: '2.0',
+        id: i,
+        result: null,
+      })
     expect(ahead.requests.length + behind.requests.length).toBe(before)
-    expect((await s.rpc(call('eth_getBlockByNumber', ['0xc8', false]), remote)).json().result.hash).toBe(ahead.hashOf(200))
+    expect((await s.rpc(call('eth_getBlockByNumber', ['0xc8', false]), remote)).json().result.hash).toBe(
+      ahead.hashOf(200),
+    )
   })
 
   it('when the node at the tip goes away, eth_blockNumber does not go back to the node behind', async () => {
@@ -75,7 +87,9 @@ describe('consistent heads', () => {
 describe('one embedded devnet: what a client just did is never hidden', () => {
   let dev: TestServer
   beforeAll(async () => {
-    dev = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, upstreamPolicy: { headPollMs: 1000 } }] })
+    dev = await startTestServer({
+      networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, upstreamPolicy: { headPollMs: 1000 } }],
+    })
   }, 40_000)
   afterAll(async () => dev?.stop())
   const num = async () => Number.parseInt((await dev.rpc(call('eth_blockNumber'))).json().result, 16)
@@ -89,7 +103,9 @@ describe('one embedded devnet: what a client just did is never hidden', () => {
       await dev.rpc(call('anvil_mine', ['0x3']))
       const n = await num()
       expect(n).toBe(before + 3 * (i + 1))
-      expect((await dev.rpc(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))).json().result.number).toBe(`0x${n.toString(16)}`)
+      expect((await dev.rpc(call('eth_getBlockByNumber', [`0x${n.toString(16)}`, false]))).json().result.number).toBe(
+        `0x${n.toString(16)}`,
+      )
     }
   })
 
@@ -103,6 +119,8 @@ describe('one embedded devnet: what a client just did is never hidden', () => {
     expect((await dev.rpc(call('evm_revert', [snapshot]))).json().result).toBe(true)
     expect(await num()).toBe(at)
     // The block mined before the revert is gone, and not served from the cache either.
-    expect((await dev.rpc(call('eth_getBlockByNumber', [`0x${(at + 5).toString(16)}`, false]))).json().result).toBeNull()
+    expect(
+      (await dev.rpc(call('eth_getBlockByNumber', [`0x${(at + 5).toString(16)}`, false]))).json().result,
+    ).toBeNull()
   })
 })

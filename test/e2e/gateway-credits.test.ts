@@ -27,7 +27,8 @@ const PAYMENT_REQUIRED = {
   code: 402,
   event: -33000,
   message: 'Payment Required',
-  details: 'You have reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional credits',
+  details:
+    'You have reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional credits',
 }
 
 describe('credits, plans and limits', () => {
@@ -35,11 +36,17 @@ describe('credits, plans and limits', () => {
     expect((await s.rpc(call('eth_chainId'))).credits).toBe(5)
     expect((await s.rpc(call('eth_blockNumber'))).credits).toBe(80)
     expect((await s.rpc(call('eth_getBlockByNumber', ['latest', false]))).credits).toBe(80)
-    expect((await s.rpc(call('eth_estimateGas', [{ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }]))).credits).toBe(300)
+    expect((await s.rpc(call('eth_estimateGas', [{ to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8' }]))).credits).toBe(
+      300,
+    )
     // Served, but not in the cost table: the default cost.
-    expect((await s.rpc(call('eth_getAccount', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', 'latest']))).credits).toBe(80)
+    expect(
+      (await s.rpc(call('eth_getAccount', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', 'latest']))).credits,
+    ).toBe(80)
     // Each call of a batch is charged.
-    expect((await s.rpc([call('eth_chainId', [], 1), call('eth_blockNumber', [], 2), call('net_version', [], 3)])).credits).toBe(90)
+    expect(
+      (await s.rpc([call('eth_chainId', [], 1), call('eth_blockNumber', [], 2), call('net_version', [], 3)])).credits,
+    ).toBe(90)
     // Input errors (4xx) cost 5.
     expect((await s.rpc('{oops')).credits).toBe(5)
   })
@@ -87,7 +94,8 @@ describe('credits, plans and limits', () => {
       code: 429,
       event: -33200,
       message: 'Too Many Requests',
-      details: 'You have surpassed your allowed throughput limit. Reduce the amount of requests per second or upgrade for more capacity.',
+      details:
+        'You have surpassed your allowed throughput limit. Reduce the amount of requests per second or upgrade for more capacity.',
     })
     expect(answers[2]!.credits).toBe(0)
     // Accepted again once the rate drops.
@@ -114,7 +122,8 @@ describe('credits, plans and limits', () => {
       code: 429,
       event: -33400,
       message: 'Too Many Requests',
-      details: 'You have surpassed your user-defined key daily credit limit setting. To make more requests, adjust your daily quota limit.',
+      details:
+        'You have surpassed your user-defined key daily credit limit setting. To make more requests, adjust your daily quota limit.',
     })
     expect((await s.rpc(call('eth_chainId'), { key: key.key })).status).toBe(200)
   })
@@ -131,7 +140,9 @@ describe('credits, plans and limits', () => {
       '{not json',
       call('eth_getBlockByNumber', ['nope', false]),
     ]
-    const replies = await Promise.all(Array.from({ length: 350 }, (_, i) => s.rpc(bodies[i % bodies.length], { key: key.key })))
+    const replies = await Promise.all(
+      Array.from({ length: 350 }, (_, i) => s.rpc(bodies[i % bodies.length], { key: key.key })),
+    )
     const sum = replies.reduce((t, r) => t + r.credits, 0)
     expect(replies.every((r) => Number.isFinite(r.credits))).toBe(true)
     expect(sum).toBe(50 * (5 + 80 + 80 + 85 + 5 + 5 + 5))
@@ -141,11 +152,15 @@ describe('credits, plans and limits', () => {
     const report = await queryUsage(s.app.database.db, { day, by: 'method', accountId: account.id })
     expect(report.total.credits).toBe(sum)
     expect(report.total.calls).toBe(400)
-    expect(report.rows.find((r) => r.group === 'eth_blockNumber')).toMatchObject({ calls: 50, credits: 4000, errors: 0 })
+    expect(report.rows.find((r) => r.group === 'eth_blockNumber')).toMatchObject({
+      calls: 50,
+      credits: 4000,
+      errors: 0,
+    })
     expect(report.rows.find((r) => r.group === 'eth_sign')).toMatchObject({ calls: 50, credits: 250, errors: 50 })
   })
 
-  it('a restart keeps today\'s balance (seeded from the usage ledger)', async () => {
+  it("a restart keeps today's balance (seeded from the usage ledger)", async () => {
     const { account, key } = await s.newKey('tiny')
     await s.rpc(call('eth_blockNumber'), { key: key.key })
     await s.rpc(call('eth_blockNumber'), { key: key.key })

@@ -39,7 +39,11 @@ async function stillServes() {
 }
 
 const raw = async (path: string, init: { method?: string; body?: string; headers?: Record<string, string> } = {}) => {
-  const res = await request(`${s.url}${path}`, { method: (init.method ?? 'POST') as 'POST', body: init.body, headers: init.headers })
+  const res = await request(`${s.url}${path}`, {
+    method: (init.method ?? 'POST') as 'POST',
+    body: init.body,
+    headers: init.headers,
+  })
   const text = await res.body.text()
   return { status: res.statusCode, headers: res.headers, text }
 }
@@ -100,14 +104,22 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   it('empty batch: one -32600 error', async () => {
     const res = await s.rpc('[]')
     expect(res.status).toBe(400)
-    expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'Invalid request: empty batch' } })
+    expect(res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'Invalid request: empty batch' },
+    })
     await stillServes()
   })
 
   it('a batch over the cap: one error naming the cap', async () => {
     const res = await s.rpc(Array.from({ length: 6 }, (_, i) => call('eth_chainId', [], i)))
     expect(res.status).toBe(400)
-    expect(res.json()).toEqual({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch too large: at most 5 calls per batch' } })
+    expect(res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: null,
+      error: { code: -32600, message: 'batch too large: at most 5 calls per batch' },
+    })
     await stillServes()
   })
 
@@ -141,12 +153,20 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   })
 
   it('no key, or a trailing slash after the key: 401 "project id required in the url"', async () => {
-    for (const path of ['/networks/devnet-a/v3', '/networks/devnet-a/v3/', `/networks/devnet-a/v3/${s.key.key}/`, `/networks/devnet-a/v3/${s.key.key}/extra`]) {
+    for (const path of [
+      '/networks/devnet-a/v3',
+      '/networks/devnet-a/v3/',
+      `/networks/devnet-a/v3/${s.key.key}/`,
+      `/networks/devnet-a/v3/${s.key.key}/extra`,
+    ]) {
       const res = await raw(path, { body: JSON.stringify(call('eth_chainId')) })
       expect(res.status, path).toBe(401)
       expect(res.text).toBe('project id required in the url\n')
     }
-    const hostForm = await raw(`/v3/${s.key.key}/`, { body: JSON.stringify(call('eth_chainId')), headers: { host: 'devnet-a.localhost' } })
+    const hostForm = await raw(`/v3/${s.key.key}/`, {
+      body: JSON.stringify(call('eth_chainId')),
+      headers: { host: 'devnet-a.localhost' },
+    })
     expect(hostForm.status).toBe(401)
     expect(hostForm.text).toBe('project id required in the url\n')
     await stillServes()
@@ -162,7 +182,10 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   })
 
   it('unknown host or network: 404 naming the known networks', async () => {
-    const byHost = await raw(`/v3/${s.key.key}`, { body: JSON.stringify(call('eth_chainId')), headers: { host: 'nope.localhost' } })
+    const byHost = await raw(`/v3/${s.key.key}`, {
+      body: JSON.stringify(call('eth_chainId')),
+      headers: { host: 'nope.localhost' },
+    })
     expect(byHost.status).toBe(404)
     expect(byHost.text).toContain('unknown network "nope.localhost"')
     expect(byHost.text).toContain('devnet-a (host devnet-a.localhost')
@@ -196,7 +219,10 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   })
 
   it('Content-Type is not required (curl -d sends form-urlencoded)', async () => {
-    const res = await raw(`/networks/devnet-a/v3/${s.key.key}`, { body: JSON.stringify(call('eth_chainId')), headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const res = await raw(`/networks/devnet-a/v3/${s.key.key}`, {
+      body: JSON.stringify(call('eth_chainId')),
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     expect(res.status).toBe(200)
     expect(JSON.parse(res.text).result).toBe('0x7a69')
     const none = await raw(`/networks/devnet-a/v3/${s.key.key}`, { body: JSON.stringify(call('eth_chainId')) })
@@ -208,7 +234,11 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
     const res = await s.rpc(call('eth_blockNumber'), { network: 'hanging' })
     expect(Date.now() - started).toBeLessThan(5000)
     expect(res.status).toBe(504)
-    expect(res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32603, message: 'network hanging is unavailable: no answer within 700 ms' } })
+    expect(res.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32603, message: 'network hanging is unavailable: no answer within 700 ms' },
+    })
     expect(res.credits).toBe(0)
     await stillServes()
   })
@@ -216,7 +246,10 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
   it('a node that refuses connections: 503 saying the network is unavailable, free', async () => {
     const res = await s.rpc(call('eth_blockNumber'), { network: 'down' })
     expect(res.status).toBe(503)
-    expect(res.json().error).toEqual({ code: -32603, message: 'network down is unavailable: the node refused the connection' })
+    expect(res.json().error).toEqual({
+      code: -32603,
+      message: 'network down is unavailable: the node refused the connection',
+    })
     expect(res.credits).toBe(0)
     const batch = await s.rpc([call('eth_blockNumber', [], 1), call('eth_accounts', [], 2)], { network: 'down' })
     expect(batch.status).toBe(200)
@@ -230,9 +263,21 @@ describe('bad input gets a clear answer and the server keeps serving', () => {
     const res = await raw('/healthz', { method: 'GET' })
     expect(res.status).toBe(200)
     const health = JSON.parse(res.text)
-    expect({ status: health.status, networks: health.networks }).toEqual({ status: 'degraded', networks: { 'devnet-a': 'up', hanging: 'down', down: 'down' } })
+    expect({ status: health.status, networks: health.networks }).toEqual({
+      status: 'degraded',
+      networks: { 'devnet-a': 'up', hanging: 'down', down: 'down' },
+    })
     // Nodes never reached have no confirmed chain id: out of rotation, with the reason.
-    expect(health.upstreams.down).toMatchObject([{ upstream: `http://127.0.0.1:${closedPort}`, state: 'down', cause: 'unverified', reason: expect.stringContaining('not reachable') }])
-    expect(health.upstreams['devnet-a']).toMatchObject([{ upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), state: 'healthy' }])
+    expect(health.upstreams.down).toMatchObject([
+      {
+        upstream: `http://127.0.0.1:${closedPort}`,
+        state: 'down',
+        cause: 'unverified',
+        reason: expect.stringContaining('not reachable'),
+      },
+    ])
+    expect(health.upstreams['devnet-a']).toMatchObject([
+      { upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), state: 'healthy' },
+    ])
   })
 })

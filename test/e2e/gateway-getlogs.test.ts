@@ -22,7 +22,12 @@ async function emitLogs(network: string, chainId: number): Promise<void> {
   expect((await s.rpc(call('anvil_setCode', [EMITTER, EMITTER_CODE]), { network })).json().error).toBeUndefined()
   expect((await s.rpc(call('eth_getCode', [EMITTER, 'latest']), { network })).json().result).toBe(EMITTER_CODE)
   const wallet = createWalletClient({ account: privateKeyToAccount(TEST_PK), transport: http(s.endpoint(network)) })
-  const chain = { id: chainId, name: network, nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [] } } }
+  const chain = {
+    id: chainId,
+    name: network,
+    nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+    rpcUrls: { default: { http: [] } },
+  }
   blocks[network] = []
   for (let i = 0; i < TXS; i++) {
     const hash = await wallet.sendTransaction({ to: EMITTER, chain, gas: 100_000n })
@@ -55,11 +60,15 @@ describe('eth_getLogs caps', () => {
   it('a block range wider than maxBlockRange answers Infura\'s -32602 "range N exceeds limit", free, without reaching the node', async () => {
     const r = await s.rpc(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: '0x100' }], 7))
     expect(r.status).toBe(200)
-    expect(r.json()).toEqual({ jsonrpc: '2.0', id: 7, error: { code: -32602, message: 'range 257 exceeds limit of 100' } })
+    expect(r.json()).toEqual({
+      jsonrpc: '2.0',
+      id: 7,
+      error: { code: -32602, message: 'range 257 exceeds limit of 100' },
+    })
     expect(r.credits).toBe(0)
   })
 
-  it('more logs than maxResults answers Infura\'s -32005 with the block range that fits in data', async () => {
+  it("more logs than maxResults answers Infura's -32005 with the block range that fits in data", async () => {
     const [b1, b2, b3] = blocks['devnet-a']!
     const to = blocks['devnet-a']!.at(-1)!
     const r = await s.rpc(call('eth_getLogs', [{ fromBlock: hex(b1!), toBlock: hex(to), address: EMITTER }], 'q'))
@@ -76,7 +85,9 @@ describe('eth_getLogs caps', () => {
     })
     expect(r.credits).toBe(0)
     // The suggested range is accepted.
-    const narrower = await s.rpc(call('eth_getLogs', [{ fromBlock: hex(b1!), toBlock: hex(b3! - 1), address: EMITTER }]))
+    const narrower = await s.rpc(
+      call('eth_getLogs', [{ fromBlock: hex(b1!), toBlock: hex(b3! - 1), address: EMITTER }]),
+    )
     expect(narrower.json().result).toHaveLength(10)
     expect(narrower.credits).toBeGreaterThan(0)
   })
@@ -87,13 +98,19 @@ describe('eth_getLogs caps', () => {
     expect(r.json().result).toHaveLength(10)
   })
 
-  it('a range wider than the nodes\' own limit is split into sub-requests and merged in order, equal to the node\'s own answer', async () => {
+  it("a range wider than the nodes' own limit is split into sub-requests and merged in order, equal to the node's own answer", async () => {
     const bs = blocks['devnet-b']!
     const filter = { fromBlock: hex(bs[0]!), toBlock: hex(bs.at(-1)!), address: EMITTER }
     expect(bs.at(-1)! - bs[0]! + 1).toBeGreaterThan(2) // wider than upstreamMaxBlockRange
     const viaGateway = (await s.rpc(call('eth_getLogs', [filter], 3), { network: 'devnet-b' })).json()
     const node = s.app.upstreamUrls.get('devnet-b')!.url
-    const direct = (await (await request(node, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('eth_getLogs', [filter], 3)) })).body.json()) as { result: unknown[] }
+    const direct = (await (
+      await request(node, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(call('eth_getLogs', [filter], 3)),
+      })
+    ).body.json()) as { result: unknown[] }
     expect(direct.result).toHaveLength(25)
     expect(viaGateway).toEqual({ jsonrpc: '2.0', id: 3, result: direct.result })
   })
@@ -113,19 +130,28 @@ describe('eth_getLogs caps', () => {
       call('eth_getLogs', [{ fromBlock: hex(b1!), toBlock: hex(b1!), address: EMITTER }], 4),
     ])
     const byId = new Map((r.json() as { id: number }[]).map((a) => [a.id, a]))
-    expect(byId.get(1)).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32602, message: 'range 257 exceeds limit of 100' } })
+    expect(byId.get(1)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32602, message: 'range 257 exceeds limit of 100' },
+    })
     expect(byId.get(2)).toEqual({ jsonrpc: '2.0', id: 2, result: '0x7a69' })
     expect(byId.get(3)).toEqual({
       jsonrpc: '2.0',
       id: 3,
-      error: { code: -32005, message: `query returned more than 12 results. Try with this block range [${hex(b1!)}, ${hex(b3! - 1)}].`, data: { from: hex(b1!), limit: 12, to: hex(b3! - 1) } },
+      error: {
+        code: -32005,
+        message: `query returned more than 12 results. Try with this block range [${hex(b1!)}, ${hex(b3! - 1)}].`,
+        data: { from: hex(b1!), limit: 12, to: hex(b3! - 1) },
+      },
     })
     expect((byId.get(4) as unknown as { result: unknown[] }).result).toHaveLength(5)
   })
 
   it('a blockHash filter has no range and is passed on', async () => {
     const bs = blocks['devnet-b']!
-    const block = (await s.rpc(call('eth_getBlockByNumber', [hex(bs[0]!), false]), { network: 'devnet-b' })).json().result
+    const block = (await s.rpc(call('eth_getBlockByNumber', [hex(bs[0]!), false]), { network: 'devnet-b' })).json()
+      .result
     const r = await s.rpc(call('eth_getLogs', [{ blockHash: block.hash }]), { network: 'devnet-b' })
     expect(r.json().result).toHaveLength(5)
   })

@@ -22,7 +22,14 @@ beforeAll(async () => {
       tiny: { creditsPerDay: 300, creditsPerSecond: 100_000, maxKeys: null },
     },
     networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }],
-    gateway: { requestTimeoutMs: 1000, headersTimeoutMs: 1000, keepAliveTimeoutMs: 500, maxWsBufferedBytes: 64 * 1024, maxSubscriptionsPerConnection: 2, operations: { token: TOKEN } },
+    gateway: {
+      requestTimeoutMs: 1000,
+      headersTimeoutMs: 1000,
+      keepAliveTimeoutMs: 500,
+      maxWsBufferedBytes: 64 * 1024,
+      maxSubscriptionsPerConnection: 2,
+      operations: { token: TOKEN },
+    },
   })
 })
 afterAll(async () => s?.stop())
@@ -30,9 +37,16 @@ afterAll(async () => s?.stop())
 const port = () => Number(new URL(s.url).port)
 const wsUrl = (key = s.key.key) => `${s.url.replace('http', 'ws')}/networks/devnet-a/ws/v3/${key}`
 const anvil = (method: string, params: unknown[]) =>
-  fetch(s.app.upstreamUrls.get('devnet-a')!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })
+  fetch(s.app.upstreamUrls.get('devnet-a')!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(call(method, params)),
+  })
 
-/** Opens a raw TCP connection, writes `parts` with `gapMs` between them, and resolves with what came back when the server closed it. */
+/**
+ * Opens a raw TCP connection, writes `parts` with `gapMs` between them, and resolves with what came back when the
+ * server closed it.
+ */
 function slowClient(parts: string[], gapMs: number): Promise<{ text: string; ms: number }> {
   return new Promise((resolve) => {
     const started = Date.now()
@@ -77,7 +91,10 @@ describe('key security is part of the gateway', () => {
     const refused = await s.rpc(call('eth_chainId'), { key: key.key })
     expect(refused.status).toBe(401)
     expect(refused.text).toBe('invalid project id or project secret')
-    const ok = await s.rpc(call('eth_chainId'), { key: key.key, headers: { authorization: `Basic ${Buffer.from(`:${secret}`).toString('base64')}` } })
+    const ok = await s.rpc(call('eth_chainId'), {
+      key: key.key,
+      headers: { authorization: `Basic ${Buffer.from(`:${secret}`).toString('base64')}` },
+    })
     expect(ok.status).toBe(200)
   })
 })
@@ -91,7 +108,13 @@ describe('paths that are not RPC endpoints', () => {
   }
 
   it('a POST to a WebSocket path, dot segments and unknown paths answer the documented 404 with x-credits-charged', async () => {
-    for (const path of [`/ws/v3/${s.key.key}`, `/networks/devnet-a/ws/v3/${s.key.key}`, `/networks/devnet-a/../v3/${s.key.key}`, '/v3x', '/nothing-here']) {
+    for (const path of [
+      `/ws/v3/${s.key.key}`,
+      `/networks/devnet-a/ws/v3/${s.key.key}`,
+      `/networks/devnet-a/../v3/${s.key.key}`,
+      '/v3x',
+      '/nothing-here',
+    ]) {
       const res = await request(`${s.url}${path}`, { method: 'POST', body: JSON.stringify(call('eth_chainId')) })
       expectDocumented404(res, await res.body.text())
     }
@@ -161,7 +184,10 @@ describe('WebSocket backpressure', () => {
     for (let id = 1; id <= 3; id++) ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'], id)))
     while (answers.length < 3) await new Promise((r) => setTimeout(r, 20))
     const third = answers.find((a) => a.id === 3)
-    expect(third.error).toEqual({ code: -32005, message: expect.stringContaining('at most 2 subscriptions per connection') })
+    expect(third.error).toEqual({
+      code: -32005,
+      message: expect.stringContaining('at most 2 subscriptions per connection'),
+    })
     expect(answers.filter((a) => typeof a.result === 'string')).toHaveLength(2)
     ws.close()
   })
@@ -175,7 +201,9 @@ describe('WebSocket backpressure', () => {
     await new Promise((r) => ws.once('open', r))
     const received: any[] = []
     ws.on('message', (d) => received.push(JSON.parse(d.toString())))
-    const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })))
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+    )
     ;(ws as unknown as { _socket: { pause(): void; resume(): void } })._socket.pause()
     const calls = 40
     for (let id = 1; id <= calls; id++) ws.send(JSON.stringify(call('eth_getCode', [address, 'latest'], id)))
@@ -197,7 +225,8 @@ describe('WebSocket backpressure', () => {
     // have, what stays charged is exactly what the client received.
     const price = s.app.costs.method('devnet-a', 'eth_getCode')
     const deadline = Date.now() + 20_000
-    while (s.app.limits.usedToday(account.id, Date.now()) !== received.length * price && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100))
+    while (s.app.limits.usedToday(account.id, Date.now()) !== received.length * price && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 100))
     expect(s.app.limits.usedToday(account.id, Date.now())).toBe(received.length * price)
   }, 60_000)
 })
@@ -232,7 +261,13 @@ describe('operator endpoints (gateway.operations)', () => {
       })
       await new Promise<void>((r) => node.listen(0, '127.0.0.1', r))
       t = await startTestServer({
-        networks: [{ name: 'fake', chainId: 1, upstreams: [{ url: `http://127.0.0.1:${(node.address() as AddressInfo).port}` }] }],
+        networks: [
+          {
+            name: 'fake',
+            chainId: 1,
+            upstreams: [{ url: `http://127.0.0.1:${(node.address() as AddressInfo).port}` }],
+          },
+        ],
         gateway: { operations: { listen: { host: '127.0.0.1', port: 0 }, healthCacheMs: 60_000 } },
       })
     })
@@ -248,8 +283,15 @@ describe('operator endpoints (gateway.operations)', () => {
         await onGateway.body.text()
         expect(onGateway.statusCode, path).toBe(404)
       }
-      const answers = await Promise.all(Array.from({ length: 5 }, () => request(`${t.app.operationsUrl}/healthz`).then((r) => r.body.json())))
-      for (const a of answers) expect(a).toMatchObject({ status: 'ok', networks: { fake: 'up' }, upstreams: { fake: [{ upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), state: 'healthy' }] } })
+      const answers = await Promise.all(
+        Array.from({ length: 5 }, () => request(`${t.app.operationsUrl}/healthz`).then((r) => r.body.json())),
+      )
+      for (const a of answers)
+        expect(a).toMatchObject({
+          status: 'ok',
+          networks: { fake: 'up' },
+          upstreams: { fake: [{ upstream: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/), state: 'healthy' }] },
+        })
       expect(probes).toBe(2) // the start-up chain id check, then one probe shared by the five /healthz
       const metrics = await request(`${t.app.operationsUrl}/metrics`)
       expect(await metrics.body.text()).toContain('chaingate_requests_total')

@@ -10,9 +10,26 @@ import { startTestServer, call, type TestServer } from './helpers/server.ts'
 const TEST_PK = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 
 const BLOCK_FIELDS = [
-  'difficulty', 'extraData', 'gasLimit', 'gasUsed', 'hash', 'logsBloom', 'miner', 'mixHash', 'nonce', 'number',
-  'parentHash', 'receiptsRoot', 'sha3Uncles', 'size', 'stateRoot', 'timestamp', 'totalDifficulty', 'transactions',
-  'transactionsRoot', 'uncles',
+  'difficulty',
+  'extraData',
+  'gasLimit',
+  'gasUsed',
+  'hash',
+  'logsBloom',
+  'miner',
+  'mixHash',
+  'nonce',
+  'number',
+  'parentHash',
+  'receiptsRoot',
+  'sha3Uncles',
+  'size',
+  'stateRoot',
+  'timestamp',
+  'totalDifficulty',
+  'transactions',
+  'transactionsRoot',
+  'uncles',
 ]
 
 let s: TestServer
@@ -34,7 +51,12 @@ beforeAll(async () => {
   txHash = await wallet.sendTransaction({
     to: '0x70997970C51812dc3A010C7d01b50e0d17dc79C8',
     value: parseEther('0.01'),
-    chain: { id: chainId, name: 'devnet-a', nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 }, rpcUrls: { default: { http: [] } } },
+    chain: {
+      id: chainId,
+      name: 'devnet-a',
+      nativeCurrency: { name: 'Ether', symbol: 'ETH', decimals: 18 },
+      rpcUrls: { default: { http: [] } },
+    },
   })
 })
 afterAll(async () => s?.stop())
@@ -49,8 +71,15 @@ describe('gateway over HTTP with real clients', () => {
   })
 
   it('the Host header picks the network on /v3/<key>', async () => {
-    for (const [host, chainId] of [['devnet-a.localhost', '0x7a69'], ['devnet-b.localhost:1234', '0x7a6a']] as const) {
-      const res = await request(`${s.url}/v3/${s.key.key}`, { method: 'POST', headers: { host }, body: JSON.stringify(call('eth_chainId')) })
+    for (const [host, chainId] of [
+      ['devnet-a.localhost', '0x7a69'],
+      ['devnet-b.localhost:1234', '0x7a6a'],
+    ] as const) {
+      const res = await request(`${s.url}/v3/${s.key.key}`, {
+        method: 'POST',
+        headers: { host },
+        body: JSON.stringify(call('eth_chainId')),
+      })
       expect(res.statusCode).toBe(200)
       expect(await res.body.json()).toEqual({ jsonrpc: '2.0', id: 1, result: chainId })
     }
@@ -100,7 +129,11 @@ describe('gateway over HTTP with real clients', () => {
     for (const m of ['eth_sendTransaction', 'eth_sign']) {
       const res = await s.rpc(call(m, [{}]))
       expect(res.status).toBe(200)
-      expect(res.json()).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32601, message: `The method ${m} does not exist/is not available` } })
+      expect(res.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 1,
+        error: { code: -32601, message: `The method ${m} does not exist/is not available` },
+      })
     }
     expect((await s.rpc(call('eth_accounts'))).json()).toEqual({ jsonrpc: '2.0', id: 1, result: [] })
   })
@@ -108,7 +141,13 @@ describe('gateway over HTTP with real clients', () => {
   it("a served method the node does not know passes the node's error through unchanged", async () => {
     // eth_callMany is on the served list (Infura documents it); anvil does not implement it.
     const body = JSON.stringify(call('eth_callMany', [], 7))
-    const direct = await (await fetch(s.app.upstreamUrls.get('devnet-a')!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body })).text()
+    const direct = await (
+      await fetch(s.app.upstreamUrls.get('devnet-a')!.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body,
+      })
+    ).text()
     const via = await s.rpc(body)
     expect(JSON.parse(via.text)).toEqual(JSON.parse(direct))
     expect(via.json().error.code).toBeTypeOf('number')
@@ -116,11 +155,19 @@ describe('gateway over HTTP with real clients', () => {
 
   it('node administration namespaces are not exposed', async () => {
     const res = await s.rpc(call('anvil_setBalance', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x1']))
-    expect(res.json().error).toEqual({ code: -32601, message: 'The method anvil_setBalance does not exist/is not available' })
+    expect(res.json().error).toEqual({
+      code: -32601,
+      message: 'The method anvil_setBalance does not exist/is not available',
+    })
   })
 
   it('a batch answers every call in order, keeping duplicate and string ids', async () => {
-    const res = await s.rpc([call('eth_chainId', [], 'x'), call('eth_accounts', [], 'x'), call('eth_blockNumber', [], 3), call('eth_sign', [], 4)])
+    const res = await s.rpc([
+      call('eth_chainId', [], 'x'),
+      call('eth_accounts', [], 'x'),
+      call('eth_blockNumber', [], 3),
+      call('eth_sign', [], 4),
+    ])
     expect(res.status).toBe(200)
     const out = res.json()
     expect(out.map((r: { id: unknown }) => r.id)).toEqual(['x', 'x', 3, 4])
@@ -141,7 +188,11 @@ describe('gateway over HTTP with real clients', () => {
     let connects = 0
     client.on('connect', () => connects++)
     for (let i = 0; i < 20; i++) {
-      const res = await client.request({ path: `/networks/devnet-a/v3/${s.key.key}`, method: 'POST', body: JSON.stringify(call('eth_chainId')) })
+      const res = await client.request({
+        path: `/networks/devnet-a/v3/${s.key.key}`,
+        method: 'POST',
+        body: JSON.stringify(call('eth_chainId')),
+      })
       await res.body.text()
     }
     await client.close()
@@ -151,12 +202,19 @@ describe('gateway over HTTP with real clients', () => {
   it('large answers are gzipped for clients that accept it (as ethers asks), small ones and others are not', async () => {
     const big = JSON.stringify(Array.from({ length: 200 }, (_, i) => call('eth_chainId', [], i))) // ~8 KB answer
     const post = (body: string, acceptEncoding?: string) =>
-      request(s.endpoint(), { method: 'POST', headers: { 'content-type': 'application/json', ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}) }, body })
+      request(s.endpoint(), {
+        method: 'POST',
+        headers: {
+          'content-type': 'application/json',
+          ...(acceptEncoding ? { 'accept-encoding': acceptEncoding } : {}),
+        },
+        body,
+      })
 
     const zipped = await post(big, 'br, gzip, deflate')
     expect(zipped.statusCode).toBe(200)
     expect(zipped.headers['content-encoding']).toBe('gzip')
-    expect(zipped.headers['vary']).toBe('accept-encoding')
+    expect(zipped.headers.vary).toBe('accept-encoding')
     expect(zipped.headers['x-credits-charged']).toBe(String(200 * 5))
     const bytes = Buffer.from(await zipped.body.arrayBuffer())
     expect(Number(zipped.headers['content-length'])).toBe(bytes.length)
@@ -172,18 +230,25 @@ describe('gateway over HTTP with real clients', () => {
     }
     const small = await post(JSON.stringify(call('eth_chainId')), 'gzip')
     expect(small.headers['content-encoding']).toBeUndefined()
-    expect(small.headers['vary']).toBeUndefined()
+    expect(small.headers.vary).toBeUndefined()
     expect(await small.body.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' })
 
     // ethers sends Accept-Encoding: gzip; 150 calls in one tick go out as one batch with a ~9 KB (gzipped) answer.
     const provider = new JsonRpcProvider(s.endpoint(), 31337, { staticNetwork: true, batchMaxCount: 200 })
-    const balances = await Promise.all(Array.from({ length: 150 }, () => provider.send('eth_getBalance', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x0'])))
+    const balances = await Promise.all(
+      Array.from({ length: 150 }, () =>
+        provider.send('eth_getBalance', ['0x70997970C51812dc3A010C7d01b50e0d17dc79C8', '0x0']),
+      ),
+    )
     expect(new Set(balances)).toEqual(new Set(['0x21e19e0c9bab2400000']))
     provider.destroy()
   })
 
   it('CORS preflight is answered so browsers can call the endpoint', async () => {
-    const res = await request(s.endpoint(), { method: 'OPTIONS', headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' } })
+    const res = await request(s.endpoint(), {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'POST' },
+    })
     expect(res.statusCode).toBe(204)
     expect(res.headers['access-control-allow-origin']).toBe('*')
     await res.body.text()

@@ -39,7 +39,11 @@ describe('in-process gateway client (used by the wallet)', () => {
   it('subscriptions deliver events and unsubscribe', async () => {
     const events: any[] = []
     const sub = await client.subscribe(31337, ['newHeads'], (r) => events.push(r))
-    await fetch(s.app.upstreamUrls.get('devnet-a')!.url, { method: 'POST', body: JSON.stringify(call('evm_mine')), headers: { 'content-type': 'application/json' } })
+    await fetch(s.app.upstreamUrls.get('devnet-a')!.url, {
+      method: 'POST',
+      body: JSON.stringify(call('evm_mine')),
+      headers: { 'content-type': 'application/json' },
+    })
     const deadline = Date.now() + 5000
     while (events.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
     expect(events[0].number).toMatch(/^0x/)

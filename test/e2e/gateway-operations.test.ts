@@ -10,11 +10,19 @@ let s: TestServer
 
 beforeAll(async () => {
   // A network backed by an external node (an anvil this test starts itself), beside an embedded one.
-  ;[anvil, wsOnly] = await Promise.all([startAnvil({ chainId: 4242, port: 0, blockTimeSeconds: 0 }), startAnvil({ chainId: 4244, port: 0, blockTimeSeconds: 0 })])
+  ;[anvil, wsOnly] = await Promise.all([
+    startAnvil({ chainId: 4242, port: 0, blockTimeSeconds: 0 }),
+    startAnvil({ chainId: 4244, port: 0, blockTimeSeconds: 0 }),
+  ])
   s = await startTestServer({
     networks: [
       { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
-      { name: 'external', chainId: 4242, hosts: ['external.example'], upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] },
+      {
+        name: 'external',
+        chainId: 4242,
+        hosts: ['external.example'],
+        upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }],
+      },
       { name: 'external-ws', chainId: 4244, upstreams: [{ url: wsOnly.wsUrl }] },
       { name: 'dead-ws', chainId: 4243, upstreams: [{ url: 'ws://127.0.0.1:1/' }] },
     ],
@@ -32,14 +40,25 @@ describe('operations', () => {
     expect(one.status).toBe(200)
     expect(one.json()).toEqual({ jsonrpc: '2.0', id: 'abc', result: '0x1094' })
     // Repeated client ids come back as sent, in order.
-    const batch = await s.rpc([call('net_version', [], 7), call('eth_chainId', [], 7), call('eth_getBalance', ['0xnot-an-address', 'latest'], 8)], { network: 'external-ws' })
+    const batch = await s.rpc(
+      [
+        call('net_version', [], 7),
+        call('eth_chainId', [], 7),
+        call('eth_getBalance', ['0xnot-an-address', 'latest'], 8),
+      ],
+      { network: 'external-ws' },
+    )
     const answers = batch.json()
     expect(answers.map((a: any) => a.id)).toEqual([7, 7, 8])
     expect(answers[0].result).toBe('4244')
     expect(answers[1].result).toBe('0x1094')
     expect(answers[2].error.code).toBe(-32602) // the node's own error, passed through
     // Many calls in flight on the one connection, each gets its own answer.
-    const many = await Promise.all(Array.from({ length: 20 }, (_, i) => s.rpc(call('eth_getBlockByNumber', ['0x0', false], i), { network: 'external-ws' })))
+    const many = await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        s.rpc(call('eth_getBlockByNumber', ['0x0', false], i), { network: 'external-ws' }),
+      ),
+    )
     expect(many.map((r) => r.json().id)).toEqual(Array.from({ length: 20 }, (_, i) => i))
     expect(new Set(many.map((r) => r.json().result.hash)).size).toBe(1)
 
@@ -75,7 +94,11 @@ describe('operations', () => {
   it('a network with an external upstream URL serves HTTP and WebSocket subscriptions', async () => {
     const res = await s.rpc(call('eth_chainId'), { network: 'external' })
     expect(res.json().result).toBe('0x1092')
-    const byHost = await request(`${s.url}/v3/${s.key.key}`, { method: 'POST', headers: { host: 'external.example' }, body: JSON.stringify(call('net_version')) })
+    const byHost = await request(`${s.url}/v3/${s.key.key}`, {
+      method: 'POST',
+      headers: { host: 'external.example' },
+      body: JSON.stringify(call('net_version')),
+    })
     expect(await byHost.body.json()).toEqual({ jsonrpc: '2.0', id: 1, result: '4242' })
 
     const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/external/ws/v3/${s.key.key}`)
@@ -84,9 +107,14 @@ describe('operations', () => {
     ws.on('message', (d) => messages.push(JSON.parse(d.toString())))
     ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'])))
     while (!messages.some((m) => m.id === 1)) await new Promise((r) => setTimeout(r, 20))
-    await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('evm_mine')) })
+    await fetch(anvil.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(call('evm_mine')),
+    })
     const deadline = Date.now() + 5000
-    while (!messages.some((m) => m.method === 'eth_subscription') && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20))
+    while (!messages.some((m) => m.method === 'eth_subscription') && Date.now() < deadline)
+      await new Promise((r) => setTimeout(r, 20))
     expect(messages.find((m) => m.method === 'eth_subscription').params.result.number).toBe('0x1')
     ws.close()
   })
@@ -128,7 +156,14 @@ describe('operations', () => {
     expect(lines).toHaveLength(2)
     expect(lines[0]).toMatchObject({ level: 30, msg: 'rpc' })
     expect(typeof lines[0]!.time).toBe('number')
-    expect(lines[0]).toMatchObject({ keyId: s.key.id, network: 'devnet-a', method: 'eth_chainId', calls: 1, status: 200, credits: 5 })
+    expect(lines[0]).toMatchObject({
+      keyId: s.key.id,
+      network: 'devnet-a',
+      method: 'eth_chainId',
+      calls: 1,
+      status: 200,
+      credits: 5,
+    })
     expect(lines[1]).toMatchObject({ method: 'batch', calls: 2, credits: 10 })
     expect(typeof lines[0]!.ms).toBe('number')
     expect(s.logText()).not.toContain(s.key.key)

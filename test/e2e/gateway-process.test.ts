@@ -30,7 +30,11 @@ const HAS_CURL = spawnSync('sh', ['-c', 'command -v curl'], { stdio: 'ignore' })
 describe('chaingate start as a process', { timeout: 90_000 }, () => {
   const dir = tempDir()
   const dataDir = join(dir, 'data')
-  const configFile = writeConfig(dir, 'chaingate.yaml', { gateway: { port: 0 }, wallet: { enabled: false }, log: { requests: false } })
+  const configFile = writeConfig(dir, 'chaingate.yaml', {
+    gateway: { port: 0 },
+    wallet: { enabled: false },
+    log: { requests: false },
+  })
   const args = ['--data-dir', dataDir, '--config', configFile]
 
   let cg: Chaingate | undefined
@@ -50,12 +54,19 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
   const usageByMethod = async () => {
     const r = await runCli(['usage', '--json', '--by', 'method', ...args])
     expect(r.code, r.stderr).toBe(0)
-    const report = r.json() as { rows: { group: string; calls: number; credits: number; errors: number }[]; total: { calls: number; credits: number } }
+    const report = r.json() as {
+      rows: { group: string; calls: number; credits: number; errors: number }[]
+      total: { calls: number; credits: number }
+    }
     return { report, row: (m: string) => report.rows.find((x) => x.group === m) }
   }
   const expectUsageComplete = async () => {
     const { report, row } = await usageByMethod()
-    expect(row('eth_blockNumber')).toMatchObject({ calls: calls.eth_blockNumber, credits: calls.eth_blockNumber! * 80, errors: 0 })
+    expect(row('eth_blockNumber')).toMatchObject({
+      calls: calls.eth_blockNumber,
+      credits: calls.eth_blockNumber! * 80,
+      errors: 0,
+    })
     const expectedCalls = Object.values(calls).reduce((a, b) => a + b, 0)
     expect(report.total.calls).toBe(expectedCalls)
   }
@@ -112,7 +123,10 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
     expect(await call(endpoint('devnet-b'), 'eth_chainId')).toBe('0x7a6a')
     // Host form: `/v3/<key>` with Host <network>.localhost (Node cannot resolve *.localhost: connect to 127.0.0.1).
     const gw = new URL(cg!.banner.gatewayUrl)
-    for (const [network, chainId] of [['devnet-a', '0x7a69'], ['devnet-b', '0x7a6a']] as const) {
+    for (const [network, chainId] of [
+      ['devnet-a', '0x7a69'],
+      ['devnet-b', '0x7a6a'],
+    ] as const) {
       const res = await request(`${gw.origin}/v3/${devKey}`, {
         method: 'POST',
         headers: { host: cg!.banner.networks[network]!.host, 'content-type': 'application/json' },
@@ -166,7 +180,7 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
     await expectUsageComplete()
   })
 
-  it('restart with the same data dir prints the same dev key and keeps today\'s usage', async () => {
+  it("restart with the same data dir prints the same dev key and keeps today's usage", async () => {
     cg = await startChaingate(args)
     expect(cg.banner.devKey).toBe(devKey)
     expect(await call(endpoint('devnet-a'), 'eth_chainId')).toBe('0x7a69')
@@ -179,7 +193,10 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
   it('restart keeps the chain state (the transaction, the block number, the balance)', async () => {
     const url = endpoint('devnet-a')
     expect(BigInt(await call(url, 'eth_blockNumber'))).toBeGreaterThanOrEqual(blockAfterTx)
-    expect(await call(url, 'eth_getTransactionReceipt', [txHash])).toMatchObject({ transactionHash: txHash, status: '0x1' })
+    expect(await call(url, 'eth_getTransactionReceipt', [txHash])).toMatchObject({
+      transactionHash: txHash,
+      status: '0x1',
+    })
     expect(BigInt(await call(url, 'eth_getBalance', [RECIPIENT, 'latest']))).toBe(recipientBalanceAfterTx)
   })
 

@@ -41,6 +41,8 @@ describe('embedded chain exit', () => {
     s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
     await killAnvil(s)
     await sleep(900)
-    expect(lines(s, 'embedded chain exited unexpectedly')).toEqual([expect.objectContaining({ level: 50, network: 'devnet-a' })])
+    expect(lines(s, 'embedded chain exited unexpectedly')).toEqual([
+      expect.objectContaining({ level: 50, network: 'devnet-a' }),
+    ])
   })
 })

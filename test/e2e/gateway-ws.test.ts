@@ -27,7 +27,9 @@ async function connect(key?: string) {
     inbox.push(JSON.parse(d.toString()))
     waiters.splice(0).forEach((w) => w())
   })
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r({ code, reason: reason.toString() })))
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+  )
   await new Promise((r, j) => {
     ws.once('open', r)
     ws.once('error', j)
@@ -64,7 +66,10 @@ describe('gateway over WebSocket', () => {
     const c = await connect()
     expect(await c.ask(call('eth_chainId', [], 1))).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' })
     const batch = await c.ask([call('eth_chainId', [], 2), call('eth_accounts', [], 3)])
-    expect(batch).toEqual([{ jsonrpc: '2.0', id: 2, result: '0x7a69' }, { jsonrpc: '2.0', id: 3, result: [] }])
+    expect(batch).toEqual([
+      { jsonrpc: '2.0', id: 2, result: '0x7a69' },
+      { jsonrpc: '2.0', id: 3, result: [] },
+    ])
     expect((await c.ask(call('eth_sendTransaction', [{}], 4))).error.code).toBe(-32601)
     c.ws.send('{nope')
     expect((await c.next((m) => m.error?.code === -32700)).id).toBe(null)
@@ -95,7 +100,11 @@ describe('gateway over WebSocket', () => {
   it('a batch may mix eth_subscribe with other calls: answered in order, each charged as on its own', async () => {
     const { account, key } = await s.newKey('team')
     const c = await connect(key.key)
-    const answers = await c.ask([call('eth_chainId', [], 1), call('eth_subscribe', ['newHeads'], 2), call('eth_subscribe', ['nothing'], 3)])
+    const answers = await c.ask([
+      call('eth_chainId', [], 1),
+      call('eth_subscribe', ['newHeads'], 2),
+      call('eth_subscribe', ['nothing'], 3),
+    ])
     expect(answers.map((a: any) => a.id)).toEqual([1, 2, 3])
     expect(answers[0].result).toBe('0x7a69')
     expect(answers[1].result).toMatch(/^0x[0-9a-f]{32}$/)
@@ -115,7 +124,15 @@ describe('gateway over WebSocket', () => {
     // A contract creation whose init code is LOG0(0,0) twice: two logs in one block.
     const account0 = privateKeyToAccount(TEST_PK)
     const nonce = (await c.ask(call('eth_getTransactionCount', [account0.address, 'latest'], 2))).result
-    const raw = await account0.signTransaction({ chainId: 31337, nonce: Number(nonce), gas: 100_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n, data: '0x60006000a060006000a000', type: 'eip1559' })
+    const raw = await account0.signTransaction({
+      chainId: 31337,
+      nonce: Number(nonce),
+      gas: 100_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      data: '0x60006000a060006000a000',
+      type: 'eip1559',
+    })
     const sent = await c.ask(call('eth_sendRawTransaction', [raw], 3))
     expect(sent.result).toMatch(/^0x/)
     const first = await c.next((m) => m.method === 'eth_subscription')
@@ -132,7 +149,16 @@ describe('gateway over WebSocket', () => {
     const sub = await c.ask(call('eth_subscribe', ['newPendingTransactions'], 1))
     const account1 = privateKeyToAccount('0x59c6995e998f97a5a0044966f0945389dc9e86dae88c7a8412f4603b6b78690d')
     const nonce = (await c.ask(call('eth_getTransactionCount', [account1.address, 'latest'], 2))).result
-    const raw = await account1.signTransaction({ chainId: 31337, nonce: Number(nonce), gas: 21_000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n, to: account1.address, value: 1n, type: 'eip1559' })
+    const raw = await account1.signTransaction({
+      chainId: 31337,
+      nonce: Number(nonce),
+      gas: 21_000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      to: account1.address,
+      value: 1n,
+      type: 'eip1559',
+    })
     const sent = await c.ask(call('eth_sendRawTransaction', [raw], 3))
     const note = await c.next((m) => m.method === 'eth_subscription')
     expect(note.params).toEqual({ subscription: sub.result, result: sent.result })
@@ -191,7 +217,9 @@ describe('gateway over WebSocket', () => {
     expect(closed.code).toBe(1008)
     const refused = await new Promise<{ status: number; credits: unknown }>((resolve) => {
       const ws = new WebSocket(wsUrl(key.key))
-      ws.on('unexpected-response', (_req, res) => resolve({ status: res.statusCode ?? 0, credits: res.headers['x-credits-charged'] }))
+      ws.on('unexpected-response', (_req, res) =>
+        resolve({ status: res.statusCode ?? 0, credits: res.headers['x-credits-charged'] }),
+      )
       ws.on('error', () => undefined)
     })
     expect(refused).toEqual({ status: 401, credits: '0' })

@@ -39,9 +39,13 @@ describe('ids and texts the node would answer with id null (HTTP)', () => {
     }
   })
 
-  it('error: nesting and unpaired surrogates elsewhere answer HTTP 400 with the call\'s own id', async () => {
+  it("error: nesting and unpaired surrogates elsewhere answer HTTP 400 with the call's own id", async () => {
     const tooDeep = await s.rpc(raw('7', deep(100)))
-    expect([tooDeep.status, tooDeep.json(), tooDeep.credits]).toEqual([400, { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid request: nested deeper than 64 levels' } }, 5])
+    expect([tooDeep.status, tooDeep.json(), tooDeep.credits]).toEqual([
+      400,
+      { jsonrpc: '2.0', id: 7, error: { code: -32600, message: 'Invalid request: nested deeper than 64 levels' } },
+      5,
+    ])
     const lone = await s.rpc(raw('"x"', '["\\udc00"]'))
     expect([lone.status, lone.json().id, lone.json().error.code, lone.credits]).toEqual([400, 'x', -32600, 5])
     // Deep but within the limit reaches the node, which answers with the client's id.
@@ -66,12 +70,16 @@ describe('ids and texts the node would answer with id null (HTTP)', () => {
 })
 
 describe('bodies larger than the node accepts', () => {
-  it('error: 3 MiB to an embedded network answers 413 -32600 with the call\'s id, free, and the network stays healthy', async () => {
+  it("error: 3 MiB to an embedded network answers 413 -32600 with the call's id, free, and the network stays healthy", async () => {
     const params = JSON.stringify(['a'.repeat(3 * 1024 * 1024)])
     for (let i = 0; i < 3; i++) {
       const r = await s.rpc(raw('5', params))
       expect(r.status).toBe(413)
-      expect(r.json()).toEqual({ jsonrpc: '2.0', id: 5, error: { code: -32600, message: 'request too large for network devnet-a: at most 2097152 bytes' } })
+      expect(r.json()).toEqual({
+        jsonrpc: '2.0',
+        id: 5,
+        error: { code: -32600, message: 'request too large for network devnet-a: at most 2097152 bytes' },
+      })
       expect(r.credits).toBe(0)
     }
     const after = await s.rpc(call('eth_chainId'))

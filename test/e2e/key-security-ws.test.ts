@@ -10,7 +10,10 @@ import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 let s: TestServer
 beforeAll(async () => {
-  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] }, { security: keySecurityOptions({ jwtAudience: 'chaingate' }) })
+  s = await startTestServer(
+    { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] },
+    { security: keySecurityOptions({ jwtAudience: 'chaingate' }) },
+  )
 })
 afterAll(async () => s?.stop())
 
@@ -57,7 +60,11 @@ describe('key security over WebSocket', () => {
     expect((await ask(ws!, call('eth_blockNumber'))).result).toMatch(/^0x/)
     await addAllowlistEntriesTo(s.app.database.db, key.id, 'methods', ['eth_chainId'], Date.now())
     await s.app.keySnapshot.reload()
-    expect(await ask(ws!, call('eth_blockNumber', [], 2))).toEqual({ jsonrpc: '2.0', id: 2, error: { code: -32002, message: 'rejected due to project ID settings' } })
+    expect(await ask(ws!, call('eth_blockNumber', [], 2))).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      error: { code: -32002, message: 'rejected due to project ID settings' },
+    })
     expect((await ask(ws!, call('eth_chainId', [], 3))).result).toBe('0x7a69')
     ws!.close()
   })

@@ -102,7 +102,9 @@ describe('gateway enforces what the dashboard sets', () => {
   test('error: a user-agent allowlist matches substrings', async () => {
     const k = await dashboardKey()
     await k.change('allowlists', { type: 'userAgents', entries: 'MyDapp/' })
-    await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), { 'user-agent': 'curl/8' })).status).toBe(403))
+    await eventually(async () =>
+      expect((await rpc(k.key, call('eth_chainId'), { 'user-agent': 'curl/8' })).status).toBe(403),
+    )
     expect((await rpc(k.key, call('eth_chainId'), { 'user-agent': 'Mozilla MyDapp/2.1' })).status).toBe(200)
   })
 
@@ -110,9 +112,13 @@ describe('gateway enforces what the dashboard sets', () => {
     const k = await dashboardKey()
     await k.change('allowlists', { type: 'methods', entries: 'eth_getBalance eth_chainId' })
     await k.change('allowlists', { type: 'addresses', entries: `${ADDR_A}` })
-    await eventually(async () => expect((await rpc(k.key, call('eth_getBalance', [ADDR_B, 'latest']))).status).toBe(403))
+    await eventually(async () =>
+      expect((await rpc(k.key, call('eth_getBalance', [ADDR_B, 'latest']))).status).toBe(403),
+    )
     expect((await rpc(k.key, call('eth_blockNumber'))).status).toBe(403)
-    expect((await rpc(k.key, call('eth_getBalance', [ADDR_A.toUpperCase().replace('0X', '0x'), 'latest']))).status).toBe(200)
+    expect(
+      (await rpc(k.key, call('eth_getBalance', [ADDR_A.toUpperCase().replace('0X', '0x'), 'latest']))).status,
+    ).toBe(200)
     const other = await rpc(k.key, call('eth_getBalance', [ADDR_B, 'latest']))
     expect(other.status).toBe(403)
     expect(other.text).toBe(FORBIDDEN)
@@ -131,8 +137,12 @@ describe('gateway enforces what the dashboard sets', () => {
       expect(r.status).toBe(401)
       expect(r.text).toBe('invalid project id or project secret')
     })
-    expect((await rpc(k.key, call('eth_chainId'), { origin: 'https://app.example.com', ...basic('0'.repeat(32)) })).status).toBe(401)
-    expect((await rpc(k.key, call('eth_chainId'), { origin: 'https://app.example.com', ...basic(k.secret) })).status).toBe(200)
+    expect(
+      (await rpc(k.key, call('eth_chainId'), { origin: 'https://app.example.com', ...basic('0'.repeat(32)) })).status,
+    ).toBe(401)
+    expect(
+      (await rpc(k.key, call('eth_chainId'), { origin: 'https://app.example.com', ...basic(k.secret) })).status,
+    ).toBe(200)
     // Without the override the secret does not lift the origin rule…
     expect((await rpc(k.key, call('eth_chainId'), basic(k.secret))).status).toBe(403)
     // …with it, it does.
@@ -140,7 +150,7 @@ describe('gateway enforces what the dashboard sets', () => {
     await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), basic(k.secret))).status).toBe(200))
   })
 
-  test('error: checks run in Infura\'s order: secret, then network, then allowlists', async () => {
+  test("error: checks run in Infura's order: secret, then network, then allowlists", async () => {
     const k = await dashboardKey()
     await k.change('allowlists', { type: 'origins', entries: 'https://app.example.com' })
     await k.change('security', { flags: '1', requireSecret: 'on' })
@@ -148,7 +158,9 @@ describe('gateway enforces what the dashboard sets', () => {
     const evil = { origin: 'https://evil.test' }
     // The three changes may reach the gateway in different settings polls: wait for the last one (the network),
     // then every check sees all three (waiting on the secret alone raced with the network change).
-    await eventually(async () => expect((await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) }, 'devnet-b')).status).toBe(401))
+    await eventually(async () =>
+      expect((await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) }, 'devnet-b')).status).toBe(401),
+    )
     expect((await rpc(k.key, call('eth_chainId'), evil, 'devnet-b')).text).toBe('invalid project id or project secret')
     const noNetwork = await rpc(k.key, call('eth_chainId'), { ...evil, ...basic(k.secret) }, 'devnet-b')
     expect(noNetwork.status).toBe(401)
@@ -176,15 +188,23 @@ describe('gateway enforces what the dashboard sets', () => {
     const kid = /data-label="kid">([0-9a-f]{32})<\/td>/.exec(page.body)![1]!
     await k.change('security', { flags: '1', requireJwt: 'on' })
     const token = (exp: number, claims: Record<string, unknown> = {}) =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid }).setAudience('chaingate-test').setExpirationTime(exp).sign(pair.privateKey)
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', typ: 'JWT', kid })
+        .setAudience('chaingate-test')
+        .setExpirationTime(exp)
+        .sign(pair.privateKey)
     const now = Math.floor(Date.now() / 1000)
     await eventually(async () => {
       const r = await rpc(k.key, call('eth_chainId'))
       expect(r.status).toBe(401)
       expect(r.text).toBe('invalid JWT')
     })
-    expect((await rpc(k.key, call('eth_chainId'), { authorization: `Bearer ${await token(now + 60)}` })).status).toBe(200)
-    expect((await rpc(k.key, call('eth_chainId'), { authorization: `Bearer ${await token(now - 60)}` })).text).toBe('invalid JWT')
+    expect((await rpc(k.key, call('eth_chainId'), { authorization: `Bearer ${await token(now + 60)}` })).status).toBe(
+      200,
+    )
+    expect((await rpc(k.key, call('eth_chainId'), { authorization: `Bearer ${await token(now - 60)}` })).text).toBe(
+      'invalid JWT',
+    )
     // JWT allowlist claims restrict this request only.
     const limited = await token(now + 60, { methods: ['eth_blockNumber'] })
     expect((await rpc(k.key, call('eth_chainId'), { authorization: `Bearer ${limited}` })).status).toBe(403)

@@ -12,7 +12,8 @@ import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' // anvil's first funded account
 const TO = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'
-const notAvailable = (id: number | string, m: string) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32601,"message":"The method ${m} does not exist/is not available"}}`
+const notAvailable = (id: number | string, m: string) =>
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32601,"message":"The method ${m} does not exist/is not available"}}`
 
 let s: TestServer
 beforeAll(async () => {
@@ -22,7 +23,12 @@ beforeAll(async () => {
         // Devnet methods off: this network stands for one on a real node (they are on by default for embedded chains;
         // test/e2e/cli-devnet-methods.test.ts).
         { name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false },
-        { name: 'devnet-b', chainId: 31338, embedded: { port: 0 }, methods: { allow: ['txpool_content'], deny: ['eth_getBalance'] } },
+        {
+          name: 'devnet-b',
+          chainId: 31338,
+          embedded: { port: 0 },
+          methods: { allow: ['txpool_content'], deny: ['eth_getBalance'] },
+        },
       ],
     },
     { plugins: [dashboardPlugin()] },
@@ -32,7 +38,11 @@ afterAll(async () => s?.stop())
 
 /** Asks the node directly, bypassing the gateway. */
 async function node(network: string, method: string, params: unknown[]) {
-  const res = await fetch(s.app.upstreamUrls.get(network)!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })
+  const res = await fetch(s.app.upstreamUrls.get(network)!.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(call(method, params)),
+  })
   return ((await res.json()) as { result: unknown }).result
 }
 
@@ -56,19 +66,28 @@ describe('served methods', () => {
     expect(await node('devnet-a', 'eth_getBalance', [TO, 'latest'])).toBe(before)
     // In a batch, per entry; the served calls still run.
     const batch = await s.rpc([call('eth_sendUnsignedTransaction', [tx], 'a'), call('eth_chainId', [], 'b')])
-    expect(batch.json()).toEqual([JSON.parse(notAvailable('a', 'eth_sendUnsignedTransaction')), { jsonrpc: '2.0', id: 'b', result: '0x7a69' }])
+    expect(batch.json()).toEqual([
+      JSON.parse(notAvailable('a', 'eth_sendUnsignedTransaction')),
+      { jsonrpc: '2.0', id: 'b', result: '0x7a69' },
+    ])
   })
 
   it('behavior: networks[].methods.allow / deny change one network only', async () => {
     expect((await s.rpc(call('txpool_content'), { network: 'devnet-b' })).json().result).toHaveProperty('pending')
     expect((await s.rpc(call('txpool_content'))).text).toBe(notAvailable(1, 'txpool_content'))
-    expect((await s.rpc(call('eth_getBalance', [TO, 'latest']), { network: 'devnet-b' })).text).toBe(notAvailable(1, 'eth_getBalance'))
+    expect((await s.rpc(call('eth_getBalance', [TO, 'latest']), { network: 'devnet-b' })).text).toBe(
+      notAvailable(1, 'eth_getBalance'),
+    )
     expect((await s.rpc(call('eth_getBalance', [TO, 'latest']))).json().result).toMatch(/^0x/)
   })
 
   it('error: a config that allows a node-signing method does not start', async () => {
     await expect(
-      startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, methods: { allow: ['eth_sendTransaction'] } }] }),
+      startTestServer({
+        networks: [
+          { name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, methods: { allow: ['eth_sendTransaction'] } },
+        ],
+      }),
     ).rejects.toThrow(/eth_sendTransaction can never be served/)
   })
 })
@@ -99,7 +118,9 @@ describe('method names clients invent', () => {
     }
     await s.app.ledger.flush()
     expect(dbBytes() - before).toBeLessThan(256 * 1024)
-    const stored = s.app.database.sqlite!.prepare('select method, calls from usage_hourly where method like ? or method = ?').all('eth_0%', 'other')
+    const stored = s.app.database
+      .sqlite!.prepare('select method, calls from usage_hourly where method like ? or method = ?')
+      .all('eth_0%', 'other')
     expect(stored.every((r) => (r as { method: string }).method === 'other')).toBe(true)
     const page = await c.get('/usage')
     expect(page.statusCode).toBe(200)

@@ -12,10 +12,24 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { dashboardPlugin } from '../../src/app/compose.ts'
 import { httpClient } from '../../src/dashboard/test-support.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { cleanupProcesses, removeDirs, runCli, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
+import {
+  cleanupProcesses,
+  removeDirs,
+  runCli,
+  startChaingate,
+  tempDir,
+  waitFor,
+  writeConfig,
+} from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
-import { createPgTestSchema, describeWithServices, postgresUrl, withSearchPath, type PgTestSchema } from './helpers/services.ts'
+import {
+  createPgTestSchema,
+  describeWithServices,
+  postgresUrl,
+  withSearchPath,
+  type PgTestSchema,
+} from './helpers/services.ts'
 
 const CHAIN_ID = 31_377
 const networks = (node: FakeNode) => [{ name: 'remote', chainId: CHAIN_ID, upstreams: [{ url: node.url }] }]
@@ -35,7 +49,10 @@ async function healthz(s: TestServer): Promise<any> {
   return res.body.json()
 }
 
-/** For one describe block: a schema of its own on the test PostgreSQL and a fake node, made before its tests, removed after. */
+/**
+ * For one describe block: a schema of its own on the test PostgreSQL and a fake node, made before its tests, removed
+ * after.
+ */
 function useSchemaAndNode(schemaName: string): { readonly schema: PgTestSchema; readonly node: FakeNode } {
   const made = {} as { schema: PgTestSchema; node: FakeNode }
   beforeAll(async () => {
@@ -58,12 +75,21 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
   beforeAll(async () => {
     dataDir = tempDir('chaingate-pg-')
     s = await startTestServer(
-      { dataDir, database: { url: pg.schema.url }, networks: networks(pg.node), gateway: { operations: { healthCacheMs: 0 }, defaultPlan: 'team' } },
+      {
+        dataDir,
+        database: { url: pg.schema.url },
+        networks: networks(pg.node),
+        gateway: { operations: { healthCacheMs: 0 }, defaultPlan: 'team' },
+      },
       { plugins: [dashboardPlugin()] },
     )
     // The CLI's config: the same database, its own data dir (nothing of the server's is shared but PostgreSQL).
     const cliDir = tempDir('chaingate-pg-cli-')
-    configFile = writeConfig(cliDir, 'chaingate.json', { dataDir: cliDir, database: { url: pg.schema.url }, networks: networks(pg.node) })
+    configFile = writeConfig(cliDir, 'chaingate.json', {
+      dataDir: cliDir,
+      database: { url: pg.schema.url },
+      networks: networks(pg.node),
+    })
   })
   afterAll(async () => {
     await cleanupProcesses()
@@ -72,12 +98,23 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
   })
 
   it('keeps accounts and keys in PostgreSQL, not in a SQLite file', async () => {
-    const rows = await pgQuery<{ email: string; plan: string }>(pg.schema.url, 'select email, plan from accounts where id = $1', [s.account.id])
+    const rows = await pgQuery<{ email: string; plan: string }>(
+      pg.schema.url,
+      'select email, plan from accounts where id = $1',
+      [s.account.id],
+    )
     expect(rows).toEqual([{ email: s.account.email, plan: 'team' }])
-    expect((await pgQuery(pg.schema.url, 'select key from api_keys where id = $1', [s.key.id]))[0]).toEqual({ key: s.key.key })
+    expect((await pgQuery(pg.schema.url, 'select key from api_keys where id = $1', [s.key.id]))[0]).toEqual({
+      key: s.key.key,
+    })
     expect(existsSync(join(dataDir, 'chaingate.sqlite'))).toBe(false)
     const h = await healthz(s)
-    expect(h.storage).toMatchObject({ status: 'ok', database: 'postgres', reachable: true, ledger: { ok: true, bufferedRows: 0, droppedCalls: 0 } })
+    expect(h.storage).toMatchObject({
+      status: 'ok',
+      database: 'postgres',
+      reachable: true,
+      ledger: { ok: true, bufferedRows: 0, droppedCalls: 0 },
+    })
   })
 
   it('writes usage to PostgreSQL: the stored credits equal the sum of x-credits-charged', async () => {
@@ -98,11 +135,25 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
   })
 
   it('the CLI on the same database: a key it creates works on the running server, its usage shows, and a revoke is enforced', async () => {
-    const created = await runCli(['key', 'create', '--account', s.account.email, '--name', 'from-cli', '--json', '--config', configFile])
+    const created = await runCli([
+      'key',
+      'create',
+      '--account',
+      s.account.email,
+      '--name',
+      'from-cli',
+      '--json',
+      '--config',
+      configFile,
+    ])
     expect(created.code, created.stderr).toBe(0)
     const key = created.json()
     // The server learns of it through settings_version on PostgreSQL (polled every 100 ms here).
-    await waitFor(async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 200, 15_000, 'the CLI-made key to work')
+    await waitFor(
+      async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 200,
+      15_000,
+      'the CLI-made key to work',
+    )
     const usage = await runCli(['usage', '--key', key.id, '--json', '--config', configFile])
     expect(usage.code, usage.stderr).toBe(0)
     await s.app.ledger.flush()
@@ -110,7 +161,11 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     expect(after.json().total.calls).toBeGreaterThanOrEqual(1)
     const revoked = await runCli(['key', 'revoke', key.id, '--config', configFile])
     expect(revoked.code, revoked.stderr).toBe(0)
-    await waitFor(async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 401, 15_000, 'the revoked key to be refused')
+    await waitFor(
+      async () => (await s.rpc(call('eth_chainId'), { key: key.key, network: 'remote' })).status === 401,
+      15_000,
+      'the revoked key to be refused',
+    )
   })
 
   it('the dashboard on PostgreSQL: sign-up, a session stored as a hash, a key made in the browser that works', async () => {
@@ -119,35 +174,59 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     expect((await c.signup(email, 'correct horse battery staple')).statusCode).toBe(303)
     const [account] = await pgQuery<{ id: string }>(pg.schema.url, 'select id from accounts where email = $1', [email])
     expect(account).toBeDefined()
-    const sessions = await pgQuery<{ id_hash: string }>(pg.schema.url, 'select id_hash from dashboard_sessions where account_id = $1', [account!.id])
+    const sessions = await pgQuery<{ id_hash: string }>(
+      pg.schema.url,
+      'select id_hash from dashboard_sessions where account_id = $1',
+      [account!.id],
+    )
     expect(sessions).toHaveLength(1)
     expect(sessions[0]!.id_hash).toMatch(/^[0-9a-f]{64}$/)
     const created = await c.submit('/keys', '/keys', { name: 'browser' })
     expect(created.statusCode, created.body).toBe(201)
     const key = /id="api-key" type="text" readonly value="([0-9a-f]{32})"/.exec(created.body)![1]!
-    await waitFor(async () => (await s.rpc(call('eth_chainId'), { key, network: 'remote' })).status === 200, 15_000, 'the dashboard-made key to work')
+    await waitFor(
+      async () => (await s.rpc(call('eth_chainId'), { key, network: 'remote' })).status === 200,
+      15_000,
+      'the dashboard-made key to work',
+    )
   })
 
   it('chaingate start on PostgreSQL: the banner names the database without its password; SIGTERM writes the usage to PostgreSQL', async () => {
     const withPassword = new URL(pg.schema.url)
     withPassword.password = 'hunter2-never-printed' // trust auth: PostgreSQL does not ask for it
     const dir = tempDir('chaingate-pg-start-')
-    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: withPassword.toString() }, networks: networks(pg.node), gateway: { port: 0 }, wallet: { enabled: false } })
+    const cfg = writeConfig(dir, 'c.json', {
+      dataDir: dir,
+      database: { url: withPassword.toString() },
+      networks: networks(pg.node),
+      gateway: { port: 0 },
+      wallet: { enabled: false },
+    })
     const cg = await startChaingate(['--config', cfg])
     try {
       expect(cg.stdout()).toMatch(/^ {2}database: {2}PostgreSQL postgres:\/\/postgres:\*\*\*@/m)
       expect(cg.stdout() + cg.stderr()).not.toContain('hunter2-never-printed')
       let charged = 0
       for (let i = 0; i < 5; i++) {
-        const res = await request(cg.banner.endpoints.remote!, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call('eth_blockNumber', [], i)) })
+        const res = await request(cg.banner.endpoints.remote!, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(call('eth_blockNumber', [], i)),
+        })
         await res.body.text()
         expect(res.statusCode).toBe(200)
         charged += Number(res.headers['x-credits-charged'])
       }
-      const [devKey] = await pgQuery<{ id: string }>(pg.schema.url, 'select id from api_keys where key = $1', [cg.banner.devKey])
+      const [devKey] = await pgQuery<{ id: string }>(pg.schema.url, 'select id from api_keys where key = $1', [
+        cg.banner.devKey,
+      ])
       const exit = await cg.signal('SIGTERM')
       expect(exit.code).toBe(0)
-      const [row] = await pgQuery<{ credits: number }>(pg.schema.url, 'select sum(credits)::int as credits from usage_hourly where key_id = $1', [devKey!.id])
+      const [row] = await pgQuery<{ credits: number }>(
+        pg.schema.url,
+        'select sum(credits)::int as credits from usage_hourly where key_id = $1',
+        [devKey!.id],
+      )
       expect(row!.credits).toBe(charged)
     } finally {
       if (cg.child.exitCode === null) await cg.signal('SIGKILL').catch(() => undefined)
@@ -157,19 +236,30 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
 
   it('an unreachable PostgreSQL stops chaingate start and migrate with one line naming it, password masked, exit 1', async () => {
     const dir = tempDir('chaingate-pg-down-')
-    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, database: { url: 'postgres://app:hunter3-secret@127.0.0.1:1/cg' }, networks: networks(pg.node), wallet: { enabled: false } })
+    const cfg = writeConfig(dir, 'c.json', {
+      dataDir: dir,
+      database: { url: 'postgres://app:hunter3-secret@127.0.0.1:1/cg' },
+      networks: networks(pg.node),
+      wallet: { enabled: false },
+    })
     try {
-      for (const args of [['start', '--config', cfg], ['migrate', '--config', cfg]]) {
+      for (const args of [
+        ['start', '--config', cfg],
+        ['migrate', '--config', cfg],
+      ]) {
         const r = await runCli(args)
         expect(r.code, r.stderr).toBe(1)
-        expect(r.stderr.trim()).toBe('error: cannot reach PostgreSQL postgres://app:***@127.0.0.1:1/cg: connect ECONNREFUSED 127.0.0.1:1')
+        expect(r.stderr.trim()).toBe(
+          'error: cannot reach PostgreSQL postgres://app:***@127.0.0.1:1/cg: connect ECONNREFUSED 127.0.0.1:1',
+        )
       }
     } finally {
       removeDirs([dir])
     }
   })
 
-  // Redis at start (unreachable: the replica starts degraded; refusing: exit 1): test/e2e/scale-out-redis-start.test.ts.
+  // Redis at start (unreachable: the replica starts degraded; refusing: exit 1):
+  // test/e2e/scale-out-redis-start.test.ts.
 
   it('chaingate migrate on a current database applies nothing and never prints the password', async () => {
     const withPassword = new URL(pg.schema.url)
@@ -238,7 +328,10 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
     expect(Number(/^chaingate_usage_buffered_rows (\d+)$/m.exec(metrics)?.[1])).toBeGreaterThan(0)
     expect(s.logText()).toContain('writing usage failed; will retry')
     // Nothing of the outage reached PostgreSQL: only the calls before the cut are stored.
-    const [stored] = await pgQuery<{ credits: number | null }>(pg.schema.url, 'select sum(credits)::int as credits from usage_hourly')
+    const [stored] = await pgQuery<{ credits: number | null }>(
+      pg.schema.url,
+      'select sum(credits)::int as credits from usage_hourly',
+    )
     expect(stored!.credits).toBeLessThan(charged)
 
     await proxy.restore()
@@ -251,12 +344,19 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
       '/healthz to be ok again with the ledger written',
     )
     await s.app.ledger.flush()
-    const [row] = await pgQuery<{ calls: number; credits: number }>(pg.schema.url, 'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly')
+    const [row] = await pgQuery<{ calls: number; credits: number }>(
+      pg.schema.url,
+      'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly',
+    )
     expect(row).toEqual({ calls, credits: charged })
 
     // The settings poll recovered too: a key revoked directly in PostgreSQL is refused again within seconds.
     await pgQuery(pg.schema.url, 'update api_keys set revoked_at = $1 where id = $2', [Date.now(), s.key.id])
     await pgQuery(pg.schema.url, 'update settings_version set version = version + 1 where id = 1')
-    await waitFor(async () => (await s.rpc(call('eth_chainId'), { network: 'remote' })).status === 401, 15_000, 'the revoked key to be refused after the outage')
+    await waitFor(
+      async () => (await s.rpc(call('eth_chainId'), { network: 'remote' })).status === 401,
+      15_000,
+      'the revoked key to be refused after the outage',
+    )
   })
 })

@@ -27,7 +27,13 @@ afterEach(async () => {
   for (const c of cleanups.splice(0).reverse()) await c().catch(() => undefined)
 })
 
-async function replica(node: FakeNode, databaseUrl: string, redis: string, prefix: string, redisExtra: Record<string, unknown> = {}): Promise<RunningApp> {
+async function replica(
+  node: FakeNode,
+  databaseUrl: string,
+  redis: string,
+  prefix: string,
+  redisExtra: Record<string, unknown> = {},
+): Promise<RunningApp> {
   const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-scale-'))
   const config = parseConfig({
     dataDir,
@@ -67,7 +73,10 @@ async function setup(redisExtra: Record<string, unknown> = {}, redis = redisUrl)
 describeWithServices(['postgres', 'redis'], 'exact credits across two replicas (PostgreSQL + Redis)', () => {
   it('concurrent clients on two replicas: charged total == daily balance == sum of x-credits-charged == ledger', async () => {
     const { a, b, account, key } = await setup()
-    const sums = await Promise.all([...Array.from({ length: 6 }, () => client(a, key)), ...Array.from({ length: 6 }, () => client(b, key))])
+    const sums = await Promise.all([
+      ...Array.from({ length: 6 }, () => client(a, key)),
+      ...Array.from({ length: 6 }, () => client(b, key)),
+    ])
     const total = sums.reduce((s, c) => s + c, 0)
     expect(total).toBe(BALANCE)
     // Both replicas served part of it.
@@ -81,7 +90,10 @@ describeWithServices(['postgres', 'redis'], 'exact credits across two replicas (
   it('Redis cut on one replica: calls go on under the insurance share, the counter catches up once, the ledger matches', async () => {
     const proxy = await startTcpProxy(redisUrl)
     cleanups.push(() => proxy.close())
-    const { a, b, account, key, prefix } = await setup({ insuranceShare: 0.25, leaseCredits: 400 }, `redis://127.0.0.1:${proxy.port}`)
+    const { a, b, account, key, prefix } = await setup(
+      { insuranceShare: 0.25, leaseCredits: 400 },
+      `redis://127.0.0.1:${proxy.port}`,
+    )
     let charged = 0
     for (let i = 0; i < 10; i++) charged += (await call(a, key)).credits // 800 through Redis
     const conn = await connectRedis({ url: redisUrl, prefix, commandTimeoutMs: 1000 })

@@ -20,7 +20,15 @@ import { creditsUsedToday } from '../../src/usage/queries.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { createLogger } from '../../src/observability/logger.ts'
 import { startFakeNode } from './helpers/fake-node.ts'
-import { cleanupProcesses, removeDirs, runCli, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
+import {
+  cleanupProcesses,
+  removeDirs,
+  runCli,
+  startChaingate,
+  tempDir,
+  waitFor,
+  writeConfig,
+} from './helpers/process.ts'
 import { useRedisConnections } from './helpers/redis.ts'
 import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
 import { startTcpProxy } from './helpers/tcp-proxy.ts'
@@ -38,7 +46,9 @@ afterEach(async () => {
 const call = balanceCall
 const runOut = spendUntilRefused
 
-async function health(base: string): Promise<{ status: string; storage: { redis: { reachable: boolean; insuranceMode: boolean } } }> {
+async function health(
+  base: string,
+): Promise<{ status: string; storage: { redis: { reachable: boolean; insuranceMode: boolean } } }> {
   const res = await request(`${base}/healthz`)
   expect(res.statusCode).toBe(200)
   return (await res.body.json()) as never
@@ -83,7 +93,10 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     const email = `redis-start-${randomBytes(3).toString('hex')}@example.com`
     const account = await b.accounts.create({ email, plan: 'tiny' }, Date.now())
     const key = (await b.keys.create({ accountId: account.id, name: 'k' }, Date.now())).key
-    const other = await b.keys.create({ accountId: (await b.accounts.create({ email: `other-${email}`, plan: 'tiny' }, Date.now())).id, name: 'other' }, Date.now())
+    const other = await b.keys.create(
+      { accountId: (await b.accounts.create({ email: `other-${email}`, plan: 'tiny' }, Date.now())).id, name: 'other' },
+      Date.now(),
+    )
     await b.keySnapshot.reload()
     let charged = 0
     for (let i = 0; i < 20; i++) charged += (await call(b.url, key)).credits
@@ -113,12 +126,18 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     const base = a.banner.gatewayUrl.replace(/\/$/, '')
     expect(a.banner.devKey).toBe(key)
     // One warning line, naming the redacted URL and the reason; the password nowhere.
-    const warnings = a.stdout().split('\n').filter((l) => l.includes('unreachable at start'))
+    const warnings = a
+      .stdout()
+      .split('\n')
+      .filter((l) => l.includes('unreachable at start'))
     expect(warnings).toHaveLength(1)
     expect(JSON.parse(warnings[0]!)).toMatchObject({ level: 40, redis: `redis://:***@127.0.0.1:${proxy.port}` })
     expect(warnings[0]).toMatch(/ECONNREFUSED/)
 
-    expect(await health(base)).toMatchObject({ status: 'degraded', storage: { redis: { reachable: false, insuranceMode: true } } })
+    expect(await health(base)).toMatchObject({
+      status: 'degraded',
+      storage: { redis: { reachable: false, insuranceMode: true } },
+    })
     // Revoked on b meanwhile: pushed over Redis, which a does not reach, so a still serves it.
     expect((await call(base, other.key)).status).toBe(200)
     await b.keys.revoke(other.id, Date.now())
@@ -132,7 +151,12 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
 
     await proxy.restore()
     const restoredAt = Date.now()
-    await waitFor(async () => (await call(base, other.key)).status === 401, 5000, 'a refusing the key revoked while it was cut off', 20)
+    await waitFor(
+      async () => (await call(base, other.key)).status === 401,
+      5000,
+      'a refusing the key revoked while it was cut off',
+      20,
+    )
     const revokedMs = Date.now() - restoredAt
     expect(revokedMs).toBeLessThan(1500)
     await waitFor(async () => (await health(base)).status === 'ok', 10_000, 'a healthy once Redis is back')
@@ -177,7 +201,10 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     }
     const a = await replica(`redis://127.0.0.1:${proxy.port}`)
     const b = await replica(redisUrl)
-    const account = await b.accounts.create({ email: `cut-${randomBytes(3).toString('hex')}@example.com`, plan: 'tiny' }, Date.now())
+    const account = await b.accounts.create(
+      { email: `cut-${randomBytes(3).toString('hex')}@example.com`, plan: 'tiny' },
+      Date.now(),
+    )
     const k = await b.keys.create({ accountId: account.id, name: 'k' }, Date.now())
     await waitFor(async () => (await call(a.url, k.key)).status === 200, 2000, 'a serving the new key (pushed)', 20)
 
@@ -190,7 +217,12 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
 
     await proxy.restore()
     const restoredAt = Date.now()
-    await waitFor(async () => (await call(a.url, k.key)).status === 401, 5000, 'a refusing the key revoked while it was cut off', 20)
+    await waitFor(
+      async () => (await call(a.url, k.key)).status === 401,
+      5000,
+      'a refusing the key revoked while it was cut off',
+      20,
+    )
     expect(Date.now() - restoredAt).toBeLessThan(1500)
     await waitFor(async () => (await health(a.url)).status === 'ok', 10_000, 'a healthy once Redis is back')
   }, 60_000)
@@ -208,7 +240,10 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
         dataDir,
         gateway: { host: '127.0.0.1', port: 0, devAccount: null },
         networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }],
-        redis: { url: `redis://127.0.0.1:${proxy.port}`, keyPrefix: `test:redis-start:${randomBytes(5).toString('hex')}:` },
+        redis: {
+          url: `redis://127.0.0.1:${proxy.port}`,
+          keyPrefix: `test:redis-start:${randomBytes(5).toString('hex')}:`,
+        },
         log: { level: 'silent', requests: false },
       }),
       logger: createLogger('silent'),
@@ -227,10 +262,17 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     const url = new URL(redisUrl)
     url.username = 'no-such-user'
     url.password = 'hunter3-secret'
-    const cfg = writeConfig(dir, 'c.json', { dataDir: dir, redis: { url: url.toString() }, networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }], wallet: { enabled: false } })
+    const cfg = writeConfig(dir, 'c.json', {
+      dataDir: dir,
+      redis: { url: url.toString() },
+      networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }],
+      wallet: { enabled: false },
+    })
     const r = await runCli(['start', '--config', cfg])
     expect(r.code, r.stderr).toBe(1)
-    expect(r.stderr.trim().split('\n').at(-1)).toMatch(/^error: Redis at redis:\/\/no-such-user:\*\*\*@\S+ \(config redis\.url\) refused the connection: WRONGPASS/)
+    expect(r.stderr.trim().split('\n').at(-1)).toMatch(
+      /^error: Redis at redis:\/\/no-such-user:\*\*\*@\S+ \(config redis\.url\) refused the connection: WRONGPASS/,
+    )
     expect(r.stderr).not.toMatch(/^\s+at /m)
     expect(r.stderr + r.stdout).not.toContain('hunter3-secret')
   })

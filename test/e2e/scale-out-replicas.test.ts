@@ -16,7 +16,18 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import WebSocket from 'ws'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { cleanupProcesses, removeDirs, ROOT, runCli, sleep, startChaingate, tempDir, waitFor, writeConfig, type Chaingate } from './helpers/process.ts'
+import {
+  cleanupProcesses,
+  removeDirs,
+  ROOT,
+  runCli,
+  sleep,
+  startChaingate,
+  tempDir,
+  waitFor,
+  writeConfig,
+  type Chaingate,
+} from './helpers/process.ts'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
 
 const BALANCE = 20_000
@@ -35,8 +46,16 @@ function freePort(): Promise<number> {
 
 /** A private redis-server (no persistence) the test may stop and start again on the same port. */
 async function startRedis(port: number): Promise<ChildProcess> {
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-  await waitFor(() => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.includes('PONG'), 10_000, 'the private redis-server')
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+    { stdio: 'ignore' },
+  )
+  await waitFor(
+    () => spawnSync('redis-cli', ['-p', String(port), 'ping'], { encoding: 'utf8' }).stdout.includes('PONG'),
+    10_000,
+    'the private redis-server',
+  )
   return child
 }
 async function stopProcess(child: ChildProcess): Promise<void> {
@@ -46,7 +65,10 @@ async function stopProcess(child: ChildProcess): Promise<void> {
   await exited
 }
 
-async function call(url: string, params: unknown[] = ['0x0000000000000000000000000000000000000001', 'latest']): Promise<{ status: number; credits: number }> {
+async function call(
+  url: string,
+  params: unknown[] = ['0x0000000000000000000000000000000000000001', 'latest'],
+): Promise<{ status: number; credits: number }> {
   const res = await request(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
@@ -74,10 +96,14 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
   const ports: number[] = []
   const replicas: (Chaingate | undefined)[] = [undefined, undefined]
   let configFile: string
-  const cli = (args: string[]) => runCli([...args, '--config', configFile, '--data-dir', join(dir, 'cli')], { timeoutMs: 60_000 })
+  const cli = (args: string[]) =>
+    runCli([...args, '--config', configFile, '--data-dir', join(dir, 'cli')], { timeoutMs: 60_000 })
   const base = (i: number) => `http://127.0.0.1:${ports[i]}`
   const startReplica = async (i: number) => {
-    replicas[i] = await startChaingate(['--config', configFile, '--data-dir', join(dir, `replica-${i}`), '--port', String(ports[i])], { timeoutMs: 120_000 })
+    replicas[i] = await startChaingate(
+      ['--config', configFile, '--data-dir', join(dir, `replica-${i}`), '--port', String(ports[i])],
+      { timeoutMs: 120_000 },
+    )
   }
   const newKey = async (plan: string) => {
     const email = `r-${randomBytes(4).toString('hex')}@example.com`
@@ -103,7 +129,10 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
     configFile = writeConfig(dir, 'chaingate.yaml', {
       gateway: { host: '127.0.0.1', drainDelayMs: 1500, settingsPushPollMs: 60_000, usageFlushMs: FLUSH_MS },
       networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url }] }],
-      plans: { tiny: { creditsPerDay: BALANCE, creditsPerSecond: 1_000_000, maxKeys: null }, big: { creditsPerDay: 1_000_000_000, creditsPerSecond: 1_000_000_000, maxKeys: null } },
+      plans: {
+        tiny: { creditsPerDay: BALANCE, creditsPerSecond: 1_000_000, maxKeys: null },
+        big: { creditsPerDay: 1_000_000_000, creditsPerSecond: 1_000_000_000, maxKeys: null },
+      },
       database: { url: schema.url },
       redis: { url: `redis://127.0.0.1:${redisPort}`, keyPrefix: prefix, commandTimeoutMs: 300, leaseSyncMs: 200 },
       wallet: { enabled: false },
@@ -114,7 +143,21 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
     // One after the other: the first creates the dev account (dev@localhost) both print.
     await startReplica(0)
     await startReplica(1)
-    balancer = spawn(process.execPath, [join(ROOT, 'deploy', 'balancer.mjs'), '--listen', '127.0.0.1:0', '--backend', base(0), '--backend', base(1), '--interval-ms', '200'], { stdio: ['ignore', 'pipe', 'inherit'] })
+    balancer = spawn(
+      process.execPath,
+      [
+        join(ROOT, 'deploy', 'balancer.mjs'),
+        '--listen',
+        '127.0.0.1:0',
+        '--backend',
+        base(0),
+        '--backend',
+        base(1),
+        '--interval-ms',
+        '200',
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    )
     let out = ''
     balancer.stdout!.on('data', (c: Buffer) => (out += c.toString()))
     balancerUrl = await waitFor(() => /balancer listening on (\S+)/.exec(out)?.[1], 10_000, 'the balancer')
@@ -131,11 +174,22 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
 
   it('a key revoked by the CLI is refused by both replicas within 1 s (pushed over Redis; the poll is a minute apart)', async () => {
     const k = await newKey('big')
-    for (const i of [0, 1]) await waitFor(async () => (await call(base(i) + path(k.key))).status === 200, 10_000, `replica ${i} serving the new key`)
+    for (const i of [0, 1])
+      await waitFor(
+        async () => (await call(base(i) + path(k.key))).status === 200,
+        10_000,
+        `replica ${i} serving the new key`,
+      )
     const revoked = await cli(['key', 'revoke', k.id])
     expect(revoked.code, revoked.stderr).toBe(0)
     const t0 = Date.now()
-    await waitFor(async () => (await call(base(0) + path(k.key))).status === 401 && (await call(base(1) + path(k.key))).status === 401, 5000, 'both replicas refusing', 20)
+    await waitFor(
+      async () =>
+        (await call(base(0) + path(k.key))).status === 401 && (await call(base(1) + path(k.key))).status === 401,
+      5000,
+      'both replicas refusing',
+      20,
+    )
     expect(Date.now() - t0).toBeLessThan(1000)
   }, 120_000)
 
@@ -198,7 +252,11 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
         expect(exit.code).toBe(0)
         await startReplica(i)
         // The balancer sees it healthy again before the next one goes.
-        await waitFor(async () => (await request(`${base(i)}/healthz`)).statusCode === 200, 10_000, `replica ${i} healthy`)
+        await waitFor(
+          async () => (await request(`${base(i)}/healthz`)).statusCode === 200,
+          10_000,
+          `replica ${i} healthy`,
+        )
         await sleep(600)
       }
     } finally {
@@ -234,11 +292,23 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
     expect([...statuses.keys()]).toEqual([200])
     // The subscribers reconnected: a revocation reaches both replicas within a second again.
     const other = await newKey('big')
-    for (const i of [0, 1]) await waitFor(async () => (await call(base(i) + path(other.key))).status === 200, 10_000, `replica ${i} serving the new key`)
+    for (const i of [0, 1])
+      await waitFor(
+        async () => (await call(base(i) + path(other.key))).status === 200,
+        10_000,
+        `replica ${i} serving the new key`,
+      )
     const revoked = await cli(['key', 'revoke', other.id])
     expect(revoked.code, revoked.stderr).toBe(0)
     const t0 = Date.now()
-    await waitFor(async () => (await call(base(0) + path(other.key))).status === 401 && (await call(base(1) + path(other.key))).status === 401, 5000, 'both replicas refusing', 20)
+    await waitFor(
+      async () =>
+        (await call(base(0) + path(other.key))).status === 401 &&
+        (await call(base(1) + path(other.key))).status === 401,
+      5000,
+      'both replicas refusing',
+      20,
+    )
     expect(Date.now() - t0).toBeLessThan(1000)
   }, 180_000)
 
@@ -276,7 +346,9 @@ describeWithServices(['postgres', 'redis'], 'replicas on PostgreSQL + Redis behi
     expect(ledger).toBeLessThanOrEqual(answeredTotal)
     // … and what is missing is at most what the killed replica answered in its last flush interval (one more
     // interval of slack: a flush in progress when the kill came).
-    const lastInterval = answered.filter((a) => a.replica === 0 && a.at > killedAt - 2 * FLUSH_MS).reduce((s, a) => s + a.credits, 0)
+    const lastInterval = answered
+      .filter((a) => a.replica === 0 && a.at > killedAt - 2 * FLUSH_MS)
+      .reduce((s, a) => s + a.credits, 0)
     expect(answeredTotal - ledger).toBeLessThanOrEqual(lastInterval)
   }, 180_000)
 })

@@ -1,5 +1,6 @@
 /**
- * `chaingate start --workers N` as real processes (src/app/cluster): refused without Redis, one anvil per embedded chain
+ * `chaingate start --workers N` as real processes (src/app/cluster): refused without Redis, one anvil per embedded
+ * chain
  * however many workers, a change made by the CLI enforced by every worker within 1 s (pushed over Redis pub/sub: the
  * poll is a minute apart here), a SIGKILLed worker replaced while the others serve, SIGHUP rolling the workers
  * with no failed call under load, and SIGTERM leaving no process behind. Then SIGTERM's drain on one process:
@@ -10,7 +11,18 @@ import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { chainProcesses, cleanupProcesses, processesMatching, removeDirs, runCli, sleep, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
+import {
+  chainProcesses,
+  cleanupProcesses,
+  processesMatching,
+  removeDirs,
+  runCli,
+  sleep,
+  startChaingate,
+  tempDir,
+  waitFor,
+  writeConfig,
+} from './helpers/process.ts'
 import { describeWithServices, redisUrl } from './helpers/services.ts'
 
 const dirs: string[] = []
@@ -30,7 +42,11 @@ afterAll(async () => {
 
 let stage = ''
 /** One call on a fresh connection, so node:cluster hands it to the next worker (round robin). */
-async function call(url: string, method = 'eth_chainId', params: unknown[] = []): Promise<{ status: number; body: string }> {
+async function call(
+  url: string,
+  method = 'eth_chainId',
+  params: unknown[] = [],
+): Promise<{ status: number; body: string }> {
   const res = await request(url, {
     method: 'POST',
     reset: true,
@@ -53,7 +69,11 @@ async function load(url: string, clients: number, until: Promise<unknown>) {
     Array.from({ length: clients }, async () => {
       while (!done) {
         try {
-          const r = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}' })
+          const r = await fetch(url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+          })
           const text = await r.text()
           if (r.status === 200 && text.includes('"result"')) counts.ok++
           else counts.failed.push(`${r.status} ${text.slice(0, 80)}`)
@@ -66,7 +86,8 @@ async function load(url: string, clients: number, until: Promise<unknown>) {
   return counts
 }
 
-const chaingateMains = (dataDir: string) => processesMatching(`--data-dir ${dataDir}`).filter((p) => p.cmdline.includes('chaingate.mjs'))
+const chaingateMains = (dataDir: string) =>
+  processesMatching(`--data-dir ${dataDir}`).filter((p) => p.cmdline.includes('chaingate.mjs'))
 
 describeWithServices(['redis'], 'chaingate start --workers N', () => {
   it('refuses --workers 2 without redis.url, naming the config key, before starting anything', async () => {
@@ -77,7 +98,9 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
       wallet: { enabled: false },
       redis: { url: null },
     })
-    const r = await runCli(['start', '--config', file, '--data-dir', join(dir, 'data'), '--workers', '2'], { timeoutMs: 60_000 })
+    const r = await runCli(['start', '--config', file, '--data-dir', join(dir, 'data'), '--workers', '2'], {
+      timeoutMs: 60_000,
+    })
     expect(r.code).toBe(1)
     expect(r.stderr).toContain('--workers 2 needs Redis')
     expect(r.stderr).toContain('redis.url')
@@ -110,7 +133,11 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     expect(pids, cg.stdout()).not.toBeNull()
     const workerPids = [Number(pids![1]), Number(pids![2])]
     // The primary and two workers; the embedded chain runs once (anvil and its guard shell), not per worker.
-    expect(chaingateMains(data).map((p) => p.pid).sort()).toEqual([cg.pid, ...workerPids].sort())
+    expect(
+      chaingateMains(data)
+        .map((p) => p.pid)
+        .sort(),
+    ).toEqual([cg.pid, ...workerPids].sort())
     const anvils = chainProcesses(data).filter((p) => !p.cmdline.startsWith('/bin/sh'))
     expect(anvils).toHaveLength(1)
 
@@ -122,42 +149,75 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     stage = 'key create'
 
     // A key made by the CLI, served by both workers, then revoked by the CLI.
-    const created = await runCli(['key', 'create', '--config', file, '--data-dir', data, '--account', 'dev@localhost', '--name', 'revoke-me', '--json'])
+    const created = await runCli([
+      'key',
+      'create',
+      '--config',
+      file,
+      '--data-dir',
+      data,
+      '--account',
+      'dev@localhost',
+      '--name',
+      'revoke-me',
+      '--json',
+    ])
     expect(created.code, created.stderr).toBe(0)
     const other = created.json() as { id: string; key: string }
     const remote = `${base}/networks/remote/v3/${other.key}`
-    await waitFor(async () => {
-      for (let i = 0; i < 4; i++) if ((await call(remote)).status !== 200) return false
-      return true
-    }, 2000, 'the new key served by every worker')
+    await waitFor(
+      async () => {
+        for (let i = 0; i < 4; i++) if ((await call(remote)).status !== 200) return false
+        return true
+      },
+      2000,
+      'the new key served by every worker',
+    )
     const revoked = runCli(['key', 'revoke', other.id, '--config', file, '--data-dir', data])
     const done = await revoked
     expect(done.code, done.stderr).toBe(0)
     const t0 = Date.now()
-    await waitFor(async () => {
-      // Four fresh connections in a row: both workers refuse the key.
-      for (let i = 0; i < 4; i++) if ((await call(remote)).status !== 401) return false
-      return true
-    }, 5000, 'every worker refusing the revoked key')
+    await waitFor(
+      async () => {
+        // Four fresh connections in a row: both workers refuse the key.
+        for (let i = 0; i < 4; i++) if ((await call(remote)).status !== 401) return false
+        return true
+      },
+      5000,
+      'every worker refusing the revoked key',
+    )
     expect(Date.now() - t0).toBeLessThan(1000)
 
     // A worker SIGKILLed: the other keeps serving, the primary starts a replacement.
     process.kill(workerPids[0]!, 'SIGKILL')
     stage = 'after SIGKILL'
     for (let i = 0; i < 4; i++) expect((await call(devnet)).status).toBe(200)
-    const replaced = await waitFor(() => {
-      const now = chaingateMains(data).map((p) => p.pid).filter((p) => p !== cg.pid)
-      return now.length === 2 && !now.includes(workerPids[0]!) ? now : undefined
-    }, 60_000, 'a replacement worker')
+    const replaced = await waitFor(
+      () => {
+        const now = chaingateMains(data)
+          .map((p) => p.pid)
+          .filter((p) => p !== cg.pid)
+        return now.length === 2 && !now.includes(workerPids[0]!) ? now : undefined
+      },
+      60_000,
+      'a replacement worker',
+    )
     expect(replaced).toContain(workerPids[1])
 
     // SIGHUP under load: each worker replaced after its successor listens, each drained with connection: close.
     const rolled = (async () => {
       process.kill(cg.pid, 'SIGHUP')
-      await waitFor(() => {
-        const now = chaingateMains(data).map((p) => p.pid).filter((p) => p !== cg.pid)
-        return now.length === 2 && now.every((p) => !replaced.includes(p))
-      }, 120_000, 'both workers replaced by the rolling restart', 200).catch((err: Error) => {
+      await waitFor(
+        () => {
+          const now = chaingateMains(data)
+            .map((p) => p.pid)
+            .filter((p) => p !== cg.pid)
+          return now.length === 2 && now.every((p) => !replaced.includes(p))
+        },
+        120_000,
+        'both workers replaced by the rolling restart',
+        200,
+      ).catch((err: Error) => {
         throw new Error(`${err.message}\n${cg.stdout().slice(-4000)}`)
       })
       await sleep(500)
@@ -169,7 +229,11 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
 
     const exit = await cg.signal('SIGTERM', 60_000)
     expect(exit.code).toBe(0)
-    await waitFor(() => chaingateMains(data).length === 0 && chainProcesses(data).length === 0, 15_000, 'no worker or chain process left')
+    await waitFor(
+      () => chaingateMains(data).length === 0 && chainProcesses(data).length === 0,
+      15_000,
+      'no worker or chain process left',
+    )
   }, 400_000)
 
   it('SIGTERM drains one process: /healthz 503 during gateway.drainDelayMs, in-flight calls answered and in the usage ledger, then exit 0', async () => {
@@ -193,9 +257,17 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     // Eight different addresses: eight calls the cache and the in-flight dedup cannot answer for the node.
     const address = (i: number) => `0x${String(i + 1).padStart(40, '0')}`
     const inFlight = Array.from({ length: 8 }, (_, i) => call(url, 'eth_getBalance', [address(i), 'latest']))
-    await waitFor(() => node.requests.filter((r) => r.body?.method === 'eth_getBalance').length === 8, 10_000, 'the calls reaching the node')
+    await waitFor(
+      () => node.requests.filter((r) => r.body?.method === 'eth_getBalance').length === 8,
+      10_000,
+      'the calls reaching the node',
+    )
     const exited = cg.signal('SIGTERM', 60_000)
-    await waitFor(async () => (await request(`${base}/healthz`)).statusCode === 503, 1000, '/healthz answering 503 draining')
+    await waitFor(
+      async () => (await request(`${base}/healthz`)).statusCode === 503,
+      1000,
+      '/healthz answering 503 draining',
+    )
     const answers = await Promise.all(inFlight)
     expect(answers.map((a) => a.status)).toEqual(Array(8).fill(200))
     const exit = await exited
@@ -215,15 +287,28 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     nodes.push(node)
     const file = writeConfig(dir, 'chaingate.yaml', {
       gateway: { port: 0, drainTimeoutMs: 1500, upstreamTimeoutMs: 120_000 },
-      networks: [{ name: 'remote', chainId: 1, upstreams: [{ url: node.url, timeoutMs: 120_000 }], upstreamPolicy: { totalTimeoutMs: 120_000 } }],
+      networks: [
+        {
+          name: 'remote',
+          chainId: 1,
+          upstreams: [{ url: node.url, timeoutMs: 120_000 }],
+          upstreamPolicy: { totalTimeoutMs: 120_000 },
+        },
+      ],
       wallet: { enabled: false },
       log: { requests: false },
     })
     const cg = await startChaingate(['--config', file, '--data-dir', data], { timeoutMs: 90_000 })
     const url = `${cg.banner.gatewayUrl}/networks/remote/v3/${cg.banner.devKey}`
     node.fault({ kind: 'hang' })
-    const stuck = call(url, 'eth_getBalance', ['0x00000000000000000000000000000000000000aa', 'latest']).catch((err: Error) => err)
-    await waitFor(() => node.requests.some((r) => r.body?.method === 'eth_getBalance'), 10_000, 'the call reaching the node')
+    const stuck = call(url, 'eth_getBalance', ['0x00000000000000000000000000000000000000aa', 'latest']).catch(
+      (err: Error) => err,
+    )
+    await waitFor(
+      () => node.requests.some((r) => r.body?.method === 'eth_getBalance'),
+      10_000,
+      'the call reaching the node',
+    )
     const t0 = Date.now()
     const exit = await cg.signal('SIGTERM', 60_000)
     const tookMs = Date.now() - t0

@@ -15,7 +15,10 @@ import { call, startTestServer } from './helpers/server.ts'
 let anvil: RunningAnvil
 let wrong: FakeNode
 beforeAll(async () => {
-  ;[anvil, wrong] = await Promise.all([startAnvil({ chainId: 31341, port: 0, blockTimeSeconds: 0 }), startFakeNode('0x3e7')])
+  ;[anvil, wrong] = await Promise.all([
+    startAnvil({ chainId: 31341, port: 0, blockTimeSeconds: 0 }),
+    startFakeNode('0x3e7'),
+  ])
 })
 afterAll(async () => {
   await anvil?.stop()
@@ -23,9 +26,13 @@ afterAll(async () => {
 })
 
 /** The fake node's URL with credentials a provider URL would carry: user:pass@, a key in the path and the query. */
-const withCredentials = (url: string) => url.replace('http://', 'http://alice:s3cretpass@') + 'v3/0123456789abcdef0123456789abcdef?apikey=qwertyuiop'
+const withCredentials = (url: string) =>
+  `${url.replace('http://', 'http://alice:s3cretpass@')}v3/0123456789abcdef0123456789abcdef?apikey=qwertyuiop`
 // healthCacheMs 0: each /healthz shows the state of that moment.
-const remote = (upstreams: unknown[]) => ({ networks: [{ name: 'remote', chainId: 31341, upstreams }], gateway: { operations: { healthCacheMs: 0 } } })
+const remote = (upstreams: unknown[]) => ({
+  networks: [{ name: 'remote', chainId: 31341, upstreams }],
+  gateway: { operations: { healthCacheMs: 0 } },
+})
 const health = async (url: string) => (await request(`${url}/healthz`)).body.json() as Promise<any>
 
 describe('upstream chain id at start-up', () => {
@@ -38,9 +45,12 @@ describe('upstream chain id at start-up', () => {
     const { code, message } = err as ChaingateError
     expect(code).toBe('UPSTREAM_WRONG_CHAIN')
     const port = new URL(wrong.url).port
-    expect(message).toContain(`network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`)
+    expect(message).toContain(
+      `network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`,
+    )
     expect(message).toContain('onChainIdMismatch: exclude')
-    for (const secret of ['alice', 's3cretpass', '0123456789abcdef', 'qwertyuiop']) expect(message).not.toContain(secret)
+    for (const secret of ['alice', 's3cretpass', '0123456789abcdef', 'qwertyuiop'])
+      expect(message).not.toContain(secret)
   })
 
   it('wrong chain id: `chaingate start` prints the error and exits 1', async () => {
@@ -51,16 +61,22 @@ describe('upstream chain id at start-up', () => {
       dashboard: { enabled: false },
       wallet: { enabled: false },
     })
-    const r = await runCli(['start', '--config', file, '--data-dir', `${dir}/data`], { timeoutMs: 30_000 }).finally(() => rmSync(dir, { recursive: true, force: true }))
+    const r = await runCli(['start', '--config', file, '--data-dir', `${dir}/data`], { timeoutMs: 30_000 }).finally(
+      () => rmSync(dir, { recursive: true, force: true }),
+    )
     const port = new URL(wrong.url).port
     expect(r.code).toBe(1)
-    expect(r.stderr).toContain(`error: network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`)
+    expect(r.stderr).toContain(
+      `error: network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`,
+    )
     expect(r.stderr + r.stdout).not.toContain('s3cretpass')
   }, 40_000)
 
   it("wrong chain id with onChainIdMismatch 'exclude': starts, /healthz names the excluded node and why, calls go to the good node", async () => {
     const before = wrong.requests.length
-    const s = await startTestServer(remote([{ url: withCredentials(wrong.url), onChainIdMismatch: 'exclude' }, { url: anvil.url }]))
+    const s = await startTestServer(
+      remote([{ url: withCredentials(wrong.url), onChainIdMismatch: 'exclude' }, { url: anvil.url }]),
+    )
     try {
       for (let i = 0; i < 4; i++) {
         const r = await s.rpc(call('eth_chainId'), { network: 'remote' })
@@ -73,7 +89,14 @@ describe('upstream chain id at start-up', () => {
       expect(h.networks).toEqual({ remote: 'up' })
       const port = new URL(wrong.url).port
       expect(h.upstreams.remote).toMatchObject([
-        { upstream: `http://127.0.0.1:${port}/…`, state: 'cordoned', cause: 'wrong-chain-id', reason: expect.stringContaining('answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)') },
+        {
+          upstream: `http://127.0.0.1:${port}/…`,
+          state: 'cordoned',
+          cause: 'wrong-chain-id',
+          reason: expect.stringContaining(
+            'answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)',
+          ),
+        },
         { upstream: anvil.url.replace(/\/$/, ''), state: 'healthy' },
       ])
       expect(JSON.stringify(h)).not.toContain('s3cretpass')
@@ -96,7 +119,14 @@ describe('upstream chain id at start-up', () => {
     const s = await startTestServer(remote([{ url: flaky.url }]))
     try {
       expect(s.logText()).toContain('not reachable at start-up')
-      expect((await health(s.url)).upstreams.remote).toMatchObject([{ upstream: flaky.url.replace(/\/$/, ''), state: 'down', cause: 'unverified', reason: expect.stringContaining('not reachable') }])
+      expect((await health(s.url)).upstreams.remote).toMatchObject([
+        {
+          upstream: flaky.url.replace(/\/$/, ''),
+          state: 'down',
+          cause: 'unverified',
+          reason: expect.stringContaining('not reachable'),
+        },
+      ])
       const down = await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       expect([down.status, down.credits]).toEqual([503, 0])
       expect(down.json().error.message).toBe('network remote is unavailable: node answered HTTP 503') // the check's own failure
@@ -104,7 +134,9 @@ describe('upstream chain id at start-up', () => {
       flaky.answer(() => undefined) // the node comes back: chain id 0x7a6d, calls answered 0x1
       const up = await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       expect([up.status, up.json().result, up.credits]).toEqual([200, '0x1', 80])
-      expect((await health(s.url)).upstreams.remote).toMatchObject([{ upstream: flaky.url.replace(/\/$/, ''), state: 'healthy' }])
+      expect((await health(s.url)).upstreams.remote).toMatchObject([
+        { upstream: flaky.url.replace(/\/$/, ''), state: 'healthy' },
+      ])
     } finally {
       await s.stop()
       await flaky.close()

@@ -26,12 +26,19 @@ const fakes = async (count: number) => {
   return list
 }
 const gateway = async (upstreams: object[], upstreamPolicy: object = {}) => {
-  const s = await startTestServer({ networks: [{ name: 'remote', chainId: CHAIN, upstreams, upstreamPolicy }], gateway: { operations: { healthCacheMs: 0 } } })
+  const s = await startTestServer({
+    networks: [{ name: 'remote', chainId: CHAIN, upstreams, upstreamPolicy }],
+    gateway: { operations: { healthCacheMs: 0 } },
+  })
   servers.push(s)
   return s
 }
 const health = async (s: TestServer) => (await (await request(`${s.url}/healthz`)).body.json()) as any
-const balance = (s: TestServer, i: number, key?: string) => s.rpc(call('eth_getBalance', [`0x${i.toString(16).padStart(40, '0')}`, 'latest'], i), { network: 'remote', ...(key ? { key } : {}) })
+const balance = (s: TestServer, i: number, key?: string) =>
+  s.rpc(call('eth_getBalance', [`0x${i.toString(16).padStart(40, '0')}`, 'latest'], i), {
+    network: 'remote',
+    ...(key ? { key } : {}),
+  })
 
 describe('upstream failover through the gateway', () => {
   it('node killed mid-run: no client read fails, the dead node is shown down in /healthz', async () => {
@@ -54,8 +61,13 @@ describe('upstream failover through the gateway', () => {
     expect(failures).toEqual([])
     expect(i).toBeGreaterThan(20)
     const h = await health(s)
-    expect(h.upstreams.remote.find((u: any) => u.upstream === a!.url.replace(/\/$/, ''))).toMatchObject({ state: 'down' })
-    expect(h.upstreams.remote.find((u: any) => u.upstream === b!.url.replace(/\/$/, ''))).toMatchObject({ state: 'healthy', role: 'primary' })
+    expect(h.upstreams.remote.find((u: any) => u.upstream === a!.url.replace(/\/$/, ''))).toMatchObject({
+      state: 'down',
+    })
+    expect(h.upstreams.remote.find((u: any) => u.upstream === b!.url.replace(/\/$/, ''))).toMatchObject({
+      state: 'healthy',
+      role: 'primary',
+    })
   })
 
   it('hanging node: reads are answered by the other node in well under the upstream timeout', async () => {
@@ -74,7 +86,8 @@ describe('upstream failover through the gateway', () => {
     a!.setHead(500)
     b!.setHead(400)
     const s = await gateway([{ url: a!.url }, { url: b!.url, labels: ['archive'] }])
-    for (let i = 0; i < 10; i++) expect((await s.rpc(call('eth_blockNumber', [], i), { network: 'remote' })).json().result).toBe('0x1f4')
+    for (let i = 0; i < 10; i++)
+      expect((await s.rpc(call('eth_blockNumber', [], i), { network: 'remote' })).json().result).toBe('0x1f4')
     const lagging = (await health(s)).upstreams.remote.find((u: any) => u.upstream === b!.url.replace(/\/$/, ''))
     expect(lagging).toMatchObject({ state: 'lagging', head: 400, lagBlocks: 100, labels: ['archive'] })
   })
@@ -83,13 +96,17 @@ describe('upstream failover through the gateway', () => {
 describe('upstream state for operators', () => {
   it('/metrics has per-upstream series labelled with the redacted URL', async () => {
     const [a, b] = await fakes(2)
-    const withSecret = a!.url.replace('http://', 'http://user:s3cretpass@') + 'v3/0123456789abcdef'
+    const withSecret = `${a!.url.replace('http://', 'http://user:s3cretpass@')}v3/0123456789abcdef`
     const s = await gateway([{ url: withSecret }, { url: b!.url }])
     for (let i = 0; i < 4; i++) await balance(s, i)
     const text = await (await request(`${s.url}/metrics`)).body.text()
     const port = new URL(a!.url).port
-    expect(text).toContain(`chaingate_upstream_state{network="remote",upstream="http://127.0.0.1:${port}/…",state="healthy"} 1`)
-    expect(text).toMatch(/chaingate_upstream_latency_p99_seconds\{network="remote",upstream="http:\/\/127\.0\.0\.1:\d+"\} [0-9.e-]+/)
+    expect(text).toContain(
+      `chaingate_upstream_state{network="remote",upstream="http://127.0.0.1:${port}/…",state="healthy"} 1`,
+    )
+    expect(text).toMatch(
+      /chaingate_upstream_latency_p99_seconds\{network="remote",upstream="http:\/\/127\.0\.0\.1:\d+"\} [0-9.e-]+/,
+    )
     expect(text).toMatch(/chaingate_upstream_head_block\{network="remote",upstream="http:\/\/127\.0\.0\.1:\d+"\} 1/)
     expect(text).not.toContain('s3cretpass')
     expect(text).not.toContain('0123456789abcdef')
@@ -101,7 +118,11 @@ describe('upstream state for operators', () => {
     await balance(s, 1)
     const dir = tempDir()
     const port = Number(new URL(s.url).port)
-    const config = writeConfig(dir, 'config.json', { dataDir: dir, gateway: { port }, networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: a!.url }, { url: b!.url }] }] })
+    const config = writeConfig(dir, 'config.json', {
+      dataDir: dir,
+      gateway: { port },
+      networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: a!.url }, { url: b!.url }] }],
+    })
     const json = await runCli(['upstreams', '--json', '--config', config])
     expect(json.code).toBe(0)
     expect(JSON.parse(json.stdout).remote).toMatchObject([
@@ -128,7 +149,16 @@ describe('transactions sent more than once', () => {
     servers.push(s)
     // anvil's first funded account (the well-known test mnemonic).
     const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
-    const raw = await account.signTransaction({ chainId: 31337, type: 'eip1559', to: `0x${'5'.repeat(40)}`, value: parseEther('0.01'), nonce: 0, gas: 21000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n })
+    const raw = await account.signTransaction({
+      chainId: 31337,
+      type: 'eip1559',
+      to: `0x${'5'.repeat(40)}`,
+      value: parseEther('0.01'),
+      nonce: 0,
+      gas: 21000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+    })
     const first = await s.rpc(call('eth_sendRawTransaction', [raw], 1), { network: 'devnet-a' })
     const hash = first.json().result
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/)

@@ -21,7 +21,11 @@ const FILTER_NOT_FOUND = { code: -32000, message: 'filter not found' }
 const QUANTITY = /^0x[1-9a-f][0-9a-f]*$/
 
 const atNode = async (node: { url: string }, method: string, params: unknown[] = []) => {
-  const res = await fetch(node.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })
+  const res = await fetch(node.url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(call(method, params)),
+  })
   const body = (await res.json()) as { result?: any; error?: unknown }
   if (body.error !== undefined) throw new Error(`${method}: ${JSON.stringify(body.error)}`)
   return body.result
@@ -29,7 +33,8 @@ const atNode = async (node: { url: string }, method: string, params: unknown[] =
 const mine = (node: RunningAnvil, n: number) => atNode(node, 'anvil_mine', [`0x${n.toString(16)}`])
 const hashesOf = async (node: RunningAnvil, from: number, to: number) => {
   const out: string[] = []
-  for (let b = from; b <= to; b++) out.push((await atNode(node, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).hash)
+  for (let b = from; b <= to; b++)
+    out.push((await atNode(node, 'eth_getBlockByNumber', [`0x${b.toString(16)}`, false])).hash)
   return out
 }
 const heightOf = async (node: RunningAnvil) => Number(await atNode(node, 'eth_blockNumber'))
@@ -38,7 +43,11 @@ const heightOf = async (node: RunningAnvil) => Number(await atNode(node, 'eth_bl
  * (the scheme is stable and documented): a filter on a node of the test's choice, whatever selection would pick.
  */
 const filterOn = async (nodes: { url: string }[], position: number) =>
-  encodeFilterId(position, nodeFingerprint('remote', redactUrl(new URL(nodes[position]!.url))), await atNode(nodes[position]!, 'eth_newBlockFilter'))
+  encodeFilterId(
+    position,
+    nodeFingerprint('remote', redactUrl(new URL(nodes[position]!.url))),
+    await atNode(nodes[position]!, 'eth_newBlockFilter'),
+  )
 
 async function twoNodes(): Promise<{ nodes: RunningAnvil[]; s: TestServer; key: string; stop(): Promise<void> }> {
   const nodes = await Promise.all([0, 1].map(() => startAnvil({ chainId: CHAIN, port: 0, blockTimeSeconds: 0 })))
@@ -57,7 +66,12 @@ async function twoNodes(): Promise<{ nodes: RunningAnvil[]; s: TestServer; key: 
     gateway: { operations: { healthCacheMs: 0 } },
   })
   const { key } = await s.newKey('dev')
-  return { nodes, s, key: key.key, stop: async () => void (await Promise.all([s.stop(), ...nodes.map((n) => n.stop())])) }
+  return {
+    nodes,
+    s,
+    key: key.key,
+    stop: async () => void (await Promise.all([s.stop(), ...nodes.map((n) => n.stop())])),
+  }
 }
 
 let env: Awaited<ReturnType<typeof twoNodes>>
@@ -113,7 +127,8 @@ describe('filters on a network of two nodes', () => {
     const changes: any[] = []
     for (let i = 0; i < 8; i++) changes.push(...(await result('eth_getFilterChanges', [id], i)))
     expect(changes.map((l) => l.transactionHash)).toEqual([tx])
-    for (let i = 0; i < 6; i++) expect((await result('eth_getFilterLogs', [id], i)).map((l: any) => l.transactionHash)).toEqual([tx])
+    for (let i = 0; i < 6; i++)
+      expect((await result('eth_getFilterLogs', [id], i)).map((l: any) => l.transactionHash)).toEqual([tx])
     expect(await result('eth_uninstallFilter', [id])).toBe(true)
   })
 
@@ -138,7 +153,7 @@ describe('filters on a network of two nodes', () => {
       `0xc${(7).toString(16).padStart(2, '0')}${d.fingerprint}${d.nodeId.slice(2)}`, // a position the network does not have
       '0xnot-hex',
       'filter',
-      '0x' + 'f'.repeat(2000),
+      `0x${'f'.repeat(2000)}`,
     ]
     for (const [i, id] of forged.entries())
       for (const method of ['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter']) {
@@ -190,14 +205,20 @@ describe('filters on a network of two nodes', () => {
     for (let round = 0; round < 5; round++) {
       const id = await result('eth_newBlockFilter')
       await mine(nodeOf(id), 1)
-      const out = (await rpc([call('eth_getFilterChanges', [id], 1), call('eth_uninstallFilter', [id], 2), call('eth_getFilterChanges', [id], 3)])).json()
+      const out = (
+        await rpc([
+          call('eth_getFilterChanges', [id], 1),
+          call('eth_uninstallFilter', [id], 2),
+          call('eth_getFilterChanges', [id], 3),
+        ])
+      ).json()
       expect(out[0].result).toHaveLength(1)
       expect(out[1]).toEqual({ jsonrpc: '2.0', id: 2, result: true })
       expect(out[2]).toEqual({ jsonrpc: '2.0', id: 3, error: FILTER_NOT_FOUND }) // the node's own answer now
     }
   })
 
-  it('over WebSocket: single calls and a batch reach the filter\'s node', async () => {
+  it("over WebSocket: single calls and a batch reach the filter's node", async () => {
     const ws = new WebSocket(env.s.endpoint('remote', env.key).replace('http', 'ws').replace('/v3/', '/ws/v3/'))
     const inbox: any[] = []
     const waiters: (() => void)[] = []
@@ -228,7 +249,11 @@ describe('filters on a network of two nodes', () => {
         seen.push(...answer.result)
       }
       expect(seen).toEqual(await hashesOf(node, start + 1, start + 1))
-      const batch = await ask([call('eth_getFilterChanges', [id], 1), call('eth_getFilterLogs', ['0x1'], 2), call('eth_uninstallFilter', [id], 3)])
+      const batch = await ask([
+        call('eth_getFilterChanges', [id], 1),
+        call('eth_getFilterLogs', ['0x1'], 2),
+        call('eth_uninstallFilter', [id], 3),
+      ])
       expect(batch).toEqual([
         { jsonrpc: '2.0', id: 1, result: [] },
         { jsonrpc: '2.0', id: 2, error: FILTER_NOT_FOUND },
@@ -264,7 +289,16 @@ describe('filters on a network of two nodes', () => {
 
 describe('replicas and one-node networks', () => {
   const replica = (upstreams: RunningAnvil[]) =>
-    startTestServer({ networks: [{ name: 'remote', chainId: CHAIN, upstreams: upstreams.map((n) => ({ url: n.url })), upstreamPolicy: { maxLagBlocks: 1000 } }] })
+    startTestServer({
+      networks: [
+        {
+          name: 'remote',
+          chainId: CHAIN,
+          upstreams: upstreams.map((n) => ({ url: n.url })),
+          upstreamPolicy: { maxLagBlocks: 1000 },
+        },
+      ],
+    })
 
   it('another replica with the same config serves the filters the first one created (nothing shared but the id)', async () => {
     const other = await replica(env.nodes)
@@ -276,7 +310,8 @@ describe('replicas and one-node networks', () => {
         const start = await heightOf(node)
         await mine(node, 1)
         const seen: string[] = []
-        for (let j = 0; j < 6; j++) seen.push(...(await other.rpc(call('eth_getFilterChanges', [id], j), { network: 'remote' })).json().result)
+        for (let j = 0; j < 6; j++)
+          seen.push(...(await other.rpc(call('eth_getFilterChanges', [id], j), { network: 'remote' })).json().result)
         expect(seen).toEqual(await hashesOf(node, start + 1, start + 1))
         // A config listing the nodes in another order: the id's node is not at its position there, so it is not
         // sent to whichever node is; the client is told the filter is not found (and creates a new one).
@@ -290,7 +325,7 @@ describe('replicas and one-node networks', () => {
     }
   })
 
-  it('a network of one node hands out the node\'s own ids, unchanged', async () => {
+  it("a network of one node hands out the node's own ids, unchanged", async () => {
     const one = await replica([env.nodes[0]!])
     try {
       const id = (await one.rpc(call('eth_newBlockFilter'), { network: 'remote' })).json().result
@@ -320,7 +355,9 @@ describe('the node holding a filter dies', () => {
           expect(r.json()).toEqual({ jsonrpc: '2.0', id: i * 3 + j, error: FILTER_NOT_FOUND })
           expect(r.credits).toBe(0)
         }
-      const batch = (await post([call('eth_getFilterChanges', [dead[0]], 1), call('eth_getFilterChanges', [alive[0]], 2)])).json()
+      const batch = (
+        await post([call('eth_getFilterChanges', [dead[0]], 1), call('eth_getFilterChanges', [alive[0]], 2)])
+      ).json()
       expect(batch).toEqual([
         { jsonrpc: '2.0', id: 1, error: FILTER_NOT_FOUND },
         { jsonrpc: '2.0', id: 2, result: [] },
@@ -342,7 +379,14 @@ describe('the node holding a filter is out of rotation or hangs (a scriptable fa
     const fake = await startFakeNode(`0x${CHAIN.toString(16)}`)
     const anvil = await startAnvil({ chainId: CHAIN, port: 0, blockTimeSeconds: 0 })
     const s = await startTestServer({
-      networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: fake.url, timeoutMs: 500 }, { url: anvil.url }], upstreamPolicy: { maxLagBlocks: 1000 } }],
+      networks: [
+        {
+          name: 'remote',
+          chainId: CHAIN,
+          upstreams: [{ url: fake.url, timeoutMs: 500 }, { url: anvil.url }],
+          upstreamPolicy: { maxLagBlocks: 1000 },
+        },
+      ],
     })
     try {
       const post = (body: unknown) => s.rpc(body, { network: 'remote' })
@@ -373,7 +417,14 @@ describe('the node holding a filter is out of rotation or hangs (a scriptable fa
     const fake = await startFakeNode(`0x${CHAIN.toString(16)}`)
     const anvil = await startAnvil({ chainId: CHAIN, port: 0, blockTimeSeconds: 0 })
     const s = await startTestServer({
-      networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: fake.url, timeoutMs: 400 }, { url: anvil.url }], upstreamPolicy: { maxLagBlocks: 1000 } }],
+      networks: [
+        {
+          name: 'remote',
+          chainId: CHAIN,
+          upstreams: [{ url: fake.url, timeoutMs: 400 }, { url: anvil.url }],
+          upstreamPolicy: { maxLagBlocks: 1000 },
+        },
+      ],
     })
     try {
       const onFake = encodeFilterId(0, nodeFingerprint('remote', redactUrl(new URL(fake.url))), '0x77')

@@ -25,15 +25,23 @@ afterEach(async () => {
   nodes = []
 })
 
-/** The bad node answers eth_getBalance (alone or in a batch) as `reply` says; everything else (chain id, heads) as a node. */
+/**
+ * The bad node answers eth_getBalance (alone or in a batch) as `reply` says; everything else (chain id, heads) as a
+ * node.
+ */
 const onBalance = (reply: (req: FakeRequest) => FakeReply) => (req: FakeRequest) =>
-  (Array.isArray(req.body) ? req.body : [req.body]).some((c: { method?: string }) => c?.method === 'eth_getBalance') ? reply(req) : undefined
+  (Array.isArray(req.body) ? req.body : [req.body]).some((c: { method?: string }) => c?.method === 'eth_getBalance')
+    ? reply(req)
+    : undefined
 const node = async (script?: (req: FakeRequest) => FakeReply | undefined) => {
   const n = await startFakeNode(`0x${CHAIN.toString(16)}`, script)
   nodes.push(n)
   return n
 }
-const gateway = async (list: FakeNode[], extra: { upstreamPolicy?: object; maxResponseBytes?: number; timeoutMs?: number } = {}) => {
+const gateway = async (
+  list: FakeNode[],
+  extra: { upstreamPolicy?: object; maxResponseBytes?: number; timeoutMs?: number } = {},
+) => {
   const s = await startTestServer({
     networks: [
       {
@@ -51,16 +59,29 @@ const gateway = async (list: FakeNode[], extra: { upstreamPolicy?: object; maxRe
 }
 let n = 0
 /** eth_getBalance of a new address each time (nothing cached or shared between calls). */
-const balance = (s: TestServer, id = ++n) => s.rpc(call('eth_getBalance', [`0x${(1000 + n).toString(16).padStart(40, '0')}`, 'latest'], id), { network: 'remote' })
+const balance = (s: TestServer, id = ++n) =>
+  s.rpc(call('eth_getBalance', [`0x${(1000 + n).toString(16).padStart(40, '0')}`, 'latest'], id), { network: 'remote' })
 const balanceBatch = (s: TestServer) =>
-  s.rpc([call('eth_getBalance', [`0x${(5000 + ++n).toString(16).padStart(40, '0')}`, 'latest'], 'a'), call('eth_blockNumber', [], 'b')], { network: 'remote' })
+  s.rpc(
+    [
+      call('eth_getBalance', [`0x${(5000 + ++n).toString(16).padStart(40, '0')}`, 'latest'], 'a'),
+      call('eth_blockNumber', [], 'b'),
+    ],
+    { network: 'remote' },
+  )
 const stateOf = async (s: TestServer, x: FakeNode) =>
-  ((await (await request(`${s.url}/healthz`)).body.json()) as any).upstreams.remote.find((u: { upstream: string }) => u.upstream === x.url.replace(/\/$/, ''))
+  ((await (await request(`${s.url}/healthz`)).body.json()) as any).upstreams.remote.find(
+    (u: { upstream: string }) => u.upstream === x.url.replace(/\/$/, ''),
+  )
 const askedBalance = (x: FakeNode) => x.requests.filter((r) => JSON.stringify(r.body).includes('eth_getBalance')).length
 async function ledger(s: TestServer) {
   await s.app.ledger.flush()
   await s.app.upstreamUsage.flush()
-  const usage = await queryUsage(s.app.database.db, { day: new Date().toISOString().slice(0, 10), by: 'method', accountId: s.account.id })
+  const usage = await queryUsage(s.app.database.db, {
+    day: new Date().toISOString().slice(0, 10),
+    by: 'method',
+    accountId: s.account.id,
+  })
   const upstream = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
   const rows = upstream.rows.filter((r) => r.method === 'eth_getBalance')
   return { calls: usage.total.calls, credits: usage.total.credits, attempts: rows.reduce((a, r) => a + r.attempts, 0) }
@@ -68,7 +89,9 @@ async function ledger(s: TestServer) {
 
 const id = (req: FakeRequest) => req.body.id
 const rpcOf = (req: FakeRequest, member: object) => ({ jsonrpc: '2.0', id: id(req), ...member })
-/** A body written by hand: status, headers, then the chunks with `gapMs` between them (and a close instead of the end). */
+/**
+ * A body written by hand: status, headers, then the chunks with `gapMs` between them (and a close instead of the end).
+ */
 const raw = (head: Record<string, string>, chunks: string[], o: { gapMs?: number; cut?: boolean } = {}): FakeReply => ({
   raw: (res) => {
     res.writeHead(200, { 'content-type': 'application/json', ...head })
@@ -88,23 +111,75 @@ const raw = (head: Record<string, string>, chunks: string[], o: { gapMs?: number
 /** Single answers that are not a JSON-RPC answer to the call, and the fault the gateway names. */
 const MALFORMED: [string, (req: FakeRequest) => FakeReply, RegExp][] = [
   ['not JSON', () => ({ body: 'hello' }), /not a JSON object/],
-  ['an HTML error page with HTTP 200', () => ({ body: '<html><body>Bad gateway</body></html>', headers: { 'content-type': 'text/html' } }), /not a JSON object/],
+  [
+    'an HTML error page with HTTP 200',
+    () => ({ body: '<html><body>Bad gateway</body></html>', headers: { 'content-type': 'text/html' } }),
+    /not a JSON object/,
+  ],
   ['an empty body with HTTP 200', () => ({ body: '' }), /an empty body/],
   ['garbage after a brace', () => ({ body: '{garbage' }), /not JSON/],
-  ['truncated JSON (sent whole, with its length)', (r) => ({ body: `{"jsonrpc":"2.0","id":${id(r)},"result":"0x` }), /cut short/],
+  [
+    'truncated JSON (sent whole, with its length)',
+    (r) => ({ body: `{"jsonrpc":"2.0","id":${id(r)},"result":"0x` }),
+    /cut short/,
+  ],
   ['the wrong id', () => ({ body: { jsonrpc: '2.0', id: 999, result: '0x2' } }), /id 999 for a call with id/],
   ['neither result nor error', (r) => ({ body: { jsonrpc: '2.0', id: id(r) } }), /neither a result nor an error/],
-  ['an error object without code or message', (r) => ({ body: rpcOf(r, { error: {} }) }), /an error without an integer code/],
-  ['an error object without a message', (r) => ({ body: rpcOf(r, { error: { code: -32000 } }) }), /an error without a message/],
-  ['JSON that is not JSON-RPC, with HTTP 404', () => ({ status: 404, body: { message: 'no Route matched with those values' } }), /HTTP 404 .*neither a result nor an error/],
-  ['a redirect (HTTP 302) with a JSON-RPC body', (r) => ({ status: 302, body: rpcOf(r, { result: '0x3' }), headers: { location: 'https://elsewhere.example/' } }), /HTTP 302 \(a redirect: not followed; fix the upstream URL\)/],
-  ['a redirect (HTTP 301) without a body', () => ({ status: 301, body: '', headers: { location: 'https://elsewhere.example/' } }), /HTTP 301 \(a redirect/],
-  ['HTTP 500 with a JSON-RPC error body', (r) => ({ status: 500, body: rpcOf(r, { error: { code: -32000, message: 'header not found' } }) }), /HTTP 500/], // the client's own (a revert) is relayed: upstream-error-status.test.ts
-  ['HTTP 502 with a JSON-RPC error body', (r) => ({ status: 502, body: rpcOf(r, { error: { code: -32603, message: 'bad gateway' } }) }), /HTTP 502/],
-  ['HTTP 503 with a JSON-RPC error body', (r) => ({ status: 503, body: rpcOf(r, { error: { code: -32603, message: 'unavailable' } }) }), /HTTP 503/],
-  ['HTTP 504 with a JSON-RPC error body', (r) => ({ status: 504, body: rpcOf(r, { error: { code: -32603, message: 'timeout' } }) }), /HTTP 504/],
-  ['a connection closed mid-body', (r) => raw({ 'content-length': '100' }, [`{"jsonrpc":"2.0","id":${id(r)},`], { cut: true }), /network remote is unavailable/],
-  ['a body in an encoding it cannot be read in', () => ({ body: 'xxxx', headers: { 'content-encoding': 'gzip' } }), /encoding it could not be read in \(gzip\)/],
+  [
+    'an error object without code or message',
+    (r) => ({ body: rpcOf(r, { error: {} }) }),
+    /an error without an integer code/,
+  ],
+  [
+    'an error object without a message',
+    (r) => ({ body: rpcOf(r, { error: { code: -32000 } }) }),
+    /an error without a message/,
+  ],
+  [
+    'JSON that is not JSON-RPC, with HTTP 404',
+    () => ({ status: 404, body: { message: 'no Route matched with those values' } }),
+    /HTTP 404 .*neither a result nor an error/,
+  ],
+  [
+    'a redirect (HTTP 302) with a JSON-RPC body',
+    (r) => ({ status: 302, body: rpcOf(r, { result: '0x3' }), headers: { location: 'https://elsewhere.example/' } }),
+    /HTTP 302 \(a redirect: not followed; fix the upstream URL\)/,
+  ],
+  [
+    'a redirect (HTTP 301) without a body',
+    () => ({ status: 301, body: '', headers: { location: 'https://elsewhere.example/' } }),
+    /HTTP 301 \(a redirect/,
+  ],
+  [
+    'HTTP 500 with a JSON-RPC error body',
+    (r) => ({ status: 500, body: rpcOf(r, { error: { code: -32000, message: 'header not found' } }) }),
+    /HTTP 500/,
+  ], // the client's own (a revert) is relayed: upstream-error-status.test.ts
+  [
+    'HTTP 502 with a JSON-RPC error body',
+    (r) => ({ status: 502, body: rpcOf(r, { error: { code: -32603, message: 'bad gateway' } }) }),
+    /HTTP 502/,
+  ],
+  [
+    'HTTP 503 with a JSON-RPC error body',
+    (r) => ({ status: 503, body: rpcOf(r, { error: { code: -32603, message: 'unavailable' } }) }),
+    /HTTP 503/,
+  ],
+  [
+    'HTTP 504 with a JSON-RPC error body',
+    (r) => ({ status: 504, body: rpcOf(r, { error: { code: -32603, message: 'timeout' } }) }),
+    /HTTP 504/,
+  ],
+  [
+    'a connection closed mid-body',
+    (r) => raw({ 'content-length': '100' }, [`{"jsonrpc":"2.0","id":${id(r)},`], { cut: true }),
+    /network remote is unavailable/,
+  ],
+  [
+    'a body in an encoding it cannot be read in',
+    () => ({ body: 'xxxx', headers: { 'content-encoding': 'gzip' } }),
+    /encoding it could not be read in \(gzip\)/,
+  ],
 ]
 
 describe('a node answering something that is not a JSON-RPC answer to the call', () => {
@@ -138,13 +213,26 @@ describe('a node answering something that is not a JSON-RPC answer to the call',
   }
 
   it('gzip and chunked answers are read as the answer they carry', async () => {
-    const gz = await node(onBalance((r) => ({ raw: (res) => {
-      const b = gzipSync(JSON.stringify(rpcOf(r, { result: '0x5' })))
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(b.length) })
-      res.end(b)
-    } })))
-    const chunked = await node(onBalance((r) => raw({}, [`{"jsonrpc":"2.0","id":${id(r)},`, '"result":"0x6"}'], { gapMs: 20 })))
-    for (const [x, result] of [[gz, '0x5'], [chunked, '0x6']] as const) {
+    const gz = await node(
+      onBalance((r) => ({
+        raw: (res) => {
+          const b = gzipSync(JSON.stringify(rpcOf(r, { result: '0x5' })))
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+            'content-length': String(b.length),
+          })
+          res.end(b)
+        },
+      })),
+    )
+    const chunked = await node(
+      onBalance((r) => raw({}, [`{"jsonrpc":"2.0","id":${id(r)},`, '"result":"0x6"}'], { gapMs: 20 })),
+    )
+    for (const [x, result] of [
+      [gz, '0x5'],
+      [chunked, '0x6'],
+    ] as const) {
       const r = await balance(await gateway([x]), 3)
       expect([r.status, r.credits, r.json()]).toEqual([200, PRICE, { jsonrpc: '2.0', id: 3, result }])
     }
@@ -154,15 +242,22 @@ describe('a node answering something that is not a JSON-RPC answer to the call',
 describe('a node reached over WebSocket answering something that is not a JSON-RPC answer', () => {
   it('neither result nor error: alone, UPSTREAM_UNAVAILABLE (503), free; beside a good node, the good answer', async () => {
     const bad = await node(onBalance((r) => ({ body: { jsonrpc: '2.0', id: id(r) } })))
-    const s = await startTestServer({ networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: bad.wsUrl, timeoutMs: 1000 }] }] })
+    const s = await startTestServer({
+      networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: bad.wsUrl, timeoutMs: 1000 }] }],
+    })
     servers.push(s)
     const r = await balance(s, 1)
     expect([r.status, r.credits, r.json().error?.code]).toEqual([503, 0, -32603])
-    expect(r.json().error.message).toMatch(/node answered over WebSocket with something that is not a JSON-RPC answer to the call: neither a result nor an error/)
+    expect(r.json().error.message).toMatch(
+      /node answered over WebSocket with something that is not a JSON-RPC answer to the call: neither a result nor an error/,
+    )
     const good = await node()
-    const both = await startTestServer({ networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: bad.wsUrl }, { url: good.url }] }] })
+    const both = await startTestServer({
+      networks: [{ name: 'remote', chainId: CHAIN, upstreams: [{ url: bad.wsUrl }, { url: good.url }] }],
+    })
     servers.push(both)
-    for (let i = 0; i < 3; i++) expect((await balance(both, 10 + i)).json()).toEqual({ jsonrpc: '2.0', id: 10 + i, result: '0x1' })
+    for (let i = 0; i < 3; i++)
+      expect((await balance(both, 10 + i)).json()).toEqual({ jsonrpc: '2.0', id: 10 + i, result: '0x1' })
   })
 })
 
@@ -170,27 +265,54 @@ describe('a batch answered wrongly', () => {
   const entry = (c: { id: unknown; method: string }, result = '0x1') => ({ jsonrpc: '2.0', id: c.id, result })
   const CASES: [string, (req: FakeRequest) => unknown, RegExp | undefined][] = [
     ['an entry missing', (r) => [entry(r.body[0])], /no answer for 1 of the 2 calls/],
-    ['an extra entry', (r) => [...r.body.map((c: any) => entry(c)), entry({ id: 77, method: '' })], /an answer for id 77, not asked or given twice/],
+    [
+      'an extra entry',
+      (r) => [...r.body.map((c: any) => entry(c)), entry({ id: 77, method: '' })],
+      /an answer for id 77, not asked or given twice/,
+    ],
     ['a duplicate entry', (r) => [entry(r.body[0]), entry(r.body[0])], /not asked or given twice/],
-    ['an object instead of an array', () => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } }), /not an array for a batch \(the node's error: batch requests are not supported\)/],
-    ['out of order (a valid answer)', (r) => [...r.body].reverse().map((c: any) => entry(c, c.method === 'eth_getBalance' ? '0x7' : '0x8')), undefined],
+    [
+      'an object instead of an array',
+      () => ({ jsonrpc: '2.0', id: null, error: { code: -32600, message: 'batch requests are not supported' } }),
+      /not an array for a batch \(the node's error: batch requests are not supported\)/,
+    ],
+    [
+      'out of order (a valid answer)',
+      (r) => [...r.body].reverse().map((c: any) => entry(c, c.method === 'eth_getBalance' ? '0x7' : '0x8')),
+      undefined,
+    ],
   ]
   for (const [name, answer, fault] of CASES) {
     it(`${name}: ${fault ? 'alone, each call gets the unavailable error, free; beside a good node, its answers' : 'each call gets its own answer'}`, async () => {
-      const bad = await node(onBalance((r) => ({ body: Array.isArray(r.body) ? answer(r) : rpcOf(r, { result: '0x1' }) })))
+      const bad = await node(
+        onBalance((r) => ({ body: Array.isArray(r.body) ? answer(r) : rpcOf(r, { result: '0x1' }) })),
+      )
       const alone = await gateway([bad])
       const r = await balanceBatch(alone)
       if (fault === undefined) {
-        expect([r.status, r.json()]).toEqual([200, [{ jsonrpc: '2.0', id: 'a', result: '0x7' }, { jsonrpc: '2.0', id: 'b', result: '0x8' }]])
+        expect([r.status, r.json()]).toEqual([
+          200,
+          [
+            { jsonrpc: '2.0', id: 'a', result: '0x7' },
+            { jsonrpc: '2.0', id: 'b', result: '0x8' },
+          ],
+        ])
         expect(r.credits).toBeGreaterThan(0)
         return
       }
-      expect(r.json().map((a: any) => [a.id, a.error?.code])).toEqual([['a', -32603], ['b', -32603]])
+      expect(r.json().map((a: any) => [a.id, a.error?.code])).toEqual([
+        ['a', -32603],
+        ['b', -32603],
+      ])
       expect(r.json()[0].error.message).toMatch(fault)
       expect(r.credits).toBe(0)
       const good = await node()
       const both = await gateway([bad, good])
-      for (let i = 0; i < 3; i++) expect((await balanceBatch(both)).json()).toEqual([{ jsonrpc: '2.0', id: 'a', result: '0x1' }, { jsonrpc: '2.0', id: 'b', result: '0x1' }])
+      for (let i = 0; i < 3; i++)
+        expect((await balanceBatch(both)).json()).toEqual([
+          { jsonrpc: '2.0', id: 'a', result: '0x1' },
+          { jsonrpc: '2.0', id: 'b', result: '0x1' },
+        ])
     })
   }
 })
@@ -209,7 +331,7 @@ describe('slow, endless and huge answers', () => {
     expect(took).toBeLessThan(2500) // the whole answer would take 3.9 s
   })
 
-  it('the same on the one-node path (a node\'s own timeout, no total deadline set): the request ends at the node\'s timeout', async () => {
+  it("the same on the one-node path (a node's own timeout, no total deadline set): the request ends at the node's timeout", async () => {
     const bad = await node(onBalance(drip))
     const s = await gateway([bad], { upstreamPolicy: { totalTimeoutMs: 10_000 }, timeoutMs: 800 })
     await balance(s, 1) // wakes head polling: from now on the pool takes its one-node path
@@ -232,12 +354,18 @@ describe('slow, endless and huge answers', () => {
   })
 
   it('an answer larger than networks[].maxResponseBytes: cut off, -32005 "response size exceeded" (HTTP 200), free, not retried; the node stays healthy', async () => {
-    const big = await node(onBalance((r) => ({ body: `{"jsonrpc":"2.0","id":${id(r)},"result":"0x${'ab'.repeat(1024 * 1024)}"}` })))
-    const other = await node(onBalance((r) => ({ body: `{"jsonrpc":"2.0","id":${id(r)},"result":"0x${'cd'.repeat(1024 * 1024)}"}` })))
+    const big = await node(
+      onBalance((r) => ({ body: `{"jsonrpc":"2.0","id":${id(r)},"result":"0x${'ab'.repeat(1024 * 1024)}"}` })),
+    )
+    const other = await node(
+      onBalance((r) => ({ body: `{"jsonrpc":"2.0","id":${id(r)},"result":"0x${'cd'.repeat(1024 * 1024)}"}` })),
+    )
     const s = await gateway([big, other], { maxResponseBytes: 1024 * 1024 })
     const r = await balance(s, 1)
     expect([r.status, r.credits, r.json().id, r.json().error?.code]).toEqual([200, 0, 1, -32005])
-    expect(r.json().error.message).toMatch(/^response size exceeded: the answer from network remote is larger than 1048576 bytes \(networks\[\]\.maxResponseBytes\)/)
+    expect(r.json().error.message).toMatch(
+      /^response size exceeded: the answer from network remote is larger than 1048576 bytes \(networks\[\]\.maxResponseBytes\)/,
+    )
     expect(askedBalance(big) + askedBalance(other)).toBe(1) // another node would answer as much: not asked
     expect(await stateOf(s, big)).toMatchObject({ state: 'healthy' })
     expect(await stateOf(s, other)).toMatchObject({ state: 'healthy' })
@@ -245,11 +373,19 @@ describe('slow, endless and huge answers', () => {
   })
 
   it('a gzip answer that inflates past maxResponseBytes is cut off the same way', async () => {
-    const bomb = await node(onBalance((r) => ({ raw: (res) => {
-      const b = gzipSync(`{"jsonrpc":"2.0","id":${id(r)},"result":"0x${'0'.repeat(8 * 1024 * 1024)}"}`)
-      res.writeHead(200, { 'content-type': 'application/json', 'content-encoding': 'gzip', 'content-length': String(b.length) })
-      res.end(b)
-    } })))
+    const bomb = await node(
+      onBalance((r) => ({
+        raw: (res) => {
+          const b = gzipSync(`{"jsonrpc":"2.0","id":${id(r)},"result":"0x${'0'.repeat(8 * 1024 * 1024)}"}`)
+          res.writeHead(200, {
+            'content-type': 'application/json',
+            'content-encoding': 'gzip',
+            'content-length': String(b.length),
+          })
+          res.end(b)
+        },
+      })),
+    )
     const r = await balance(await gateway([bomb], { maxResponseBytes: 1024 * 1024 }), 1)
     expect([r.status, r.credits, r.json().error?.code]).toEqual([200, 0, -32005])
   })
@@ -257,33 +393,58 @@ describe('slow, endless and huge answers', () => {
 
 describe('errors only one node has', () => {
   const CASES: [string, (req: FakeRequest) => FakeReply][] = [
-    ['-32601 method not found (a node without the method)', (r) => ({ body: rpcOf(r, { error: { code: -32601, message: 'the method eth_getBalance does not exist/is not available' } }) })],
-    ['"header not found" (a lagging node)', (r) => ({ body: rpcOf(r, { error: { code: -32000, message: 'header not found' } }) })],
-    ['-32000 "missing trie node" (a pruned node)', (r) => ({ body: rpcOf(r, { error: { code: -32000, message: 'missing trie node 5e2d… (path )' } }) })],
+    [
+      '-32601 method not found (a node without the method)',
+      (r) => ({
+        body: rpcOf(r, {
+          error: { code: -32601, message: 'the method eth_getBalance does not exist/is not available' },
+        }),
+      }),
+    ],
+    [
+      '"header not found" (a lagging node)',
+      (r) => ({ body: rpcOf(r, { error: { code: -32000, message: 'header not found' } }) }),
+    ],
+    [
+      '-32000 "missing trie node" (a pruned node)',
+      (r) => ({ body: rpcOf(r, { error: { code: -32000, message: 'missing trie node 5e2d… (path )' } }) }),
+    ],
   ]
   for (const [name, reply] of CASES) {
     it(`${name}: another node is asked and its answer served; alone, the node's error is relayed and charged`, async () => {
       const bad = await node(onBalance(reply))
       const good = await node()
       const both = await gateway([bad, good])
-      for (let i = 0; i < 4; i++) expect((await balance(both, i + 1)).json()).toEqual({ jsonrpc: '2.0', id: i + 1, result: '0x1' })
+      for (let i = 0; i < 4; i++)
+        expect((await balance(both, i + 1)).json()).toEqual({ jsonrpc: '2.0', id: i + 1, result: '0x1' })
       expect(askedBalance(bad)).toBeGreaterThan(0)
       expect(await ledger(both)).toMatchObject({ calls: 4, credits: 4 * PRICE })
       const alone = await balance(await gateway([bad]), 9)
-      expect([alone.status, alone.credits, alone.json()]).toEqual([200, PRICE, reply({ body: { id: 9 } } as FakeRequest).body])
+      expect([alone.status, alone.credits, alone.json()]).toEqual([
+        200,
+        PRICE,
+        reply({ body: { id: 9 } } as FakeRequest).body,
+      ])
     })
   }
 })
 
 describe('HTTP 429 with Retry-After', () => {
-  for (const [form, header] of [['seconds', () => '20'], ['an HTTP date', () => new Date(Date.now() + 20_000).toUTCString()]] as const) {
+  for (const [form, header] of [
+    ['seconds', () => '20'],
+    ['an HTTP date', () => new Date(Date.now() + 20_000).toUTCString()],
+  ] as const) {
     it(`in ${form}: the node is out of rotation for that long, and the client is told when to try again`, async () => {
       const bad = await node(onBalance(() => ({ status: 429, body: '', headers: { 'retry-after': header() } })))
       const s = await gateway([bad])
       const r = await balance(s, 1)
       expect([r.status, r.credits]).toEqual([503, 0])
       expect(r.json().error.message).toMatch(/rate-limiting this gateway .*\(HTTP 429\); try again in (19|20) s/)
-      expect(await stateOf(s, bad)).toMatchObject({ state: 'cordoned', cause: 'rate-limited', reason: expect.stringMatching(/out of rotation for (19|20) s/) })
+      expect(await stateOf(s, bad)).toMatchObject({
+        state: 'cordoned',
+        cause: 'rate-limited',
+        reason: expect.stringMatching(/out of rotation for (19|20) s/),
+      })
     })
   }
 })
@@ -301,7 +462,10 @@ describe('every node down', () => {
     expect(r.json().error.message).toMatch(/^network remote is unavailable: the node refused the connection/)
     const batch = await balanceBatch(s)
     expect([batch.status, batch.credits]).toEqual([200, 0])
-    expect(batch.json().map((x: any) => [x.id, x.error?.code])).toEqual([['a', -32603], ['b', -32603]])
+    expect(batch.json().map((x: any) => [x.id, x.error?.code])).toEqual([
+      ['a', -32603],
+      ['b', -32603],
+    ])
     expect(await ledger(s)).toMatchObject({ calls: 3, credits: 0 })
   })
 
@@ -332,7 +496,15 @@ describe('the credit side', () => {
   it('a hedged call is charged once', async () => {
     const slow = await node()
     const fast = await node()
-    slow.answer(onBalance((r) => ({ raw: (res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(rpcOf(r, { result: '0x9' }))) }, 400) })))
+    slow.answer(
+      onBalance((r) => ({
+        raw: (res) =>
+          setTimeout(() => {
+            res.writeHead(200, { 'content-type': 'application/json' })
+            res.end(JSON.stringify(rpcOf(r, { result: '0x9' })))
+          }, 400),
+      })),
+    )
     const s = await gateway([slow, fast], { upstreamPolicy: { hedge: { delayMs: 30 } } })
     for (let i = 0; i < 2; i++) expect(await balance(s, i + 1)).toMatchObject({ status: 200, credits: PRICE })
     // One call went to both (more when a loaded machine delays the fast node past the hedge delay too).
@@ -343,10 +515,23 @@ describe('the credit side', () => {
   })
 
   it('a client that disconnects mid-call (HTTP): the call runs to its end and is not charged — the answer cannot be delivered', async () => {
-    const slow = await node(onBalance((r) => ({ raw: (res) => setTimeout(() => { res.writeHead(200, { 'content-type': 'application/json' }); res.end(JSON.stringify(rpcOf(r, { result: '0x9' }))) }, 300) })))
+    const slow = await node(
+      onBalance((r) => ({
+        raw: (res) =>
+          setTimeout(() => {
+            res.writeHead(200, { 'content-type': 'application/json' })
+            res.end(JSON.stringify(rpcOf(r, { result: '0x9' })))
+          }, 300),
+      })),
+    )
     const s = await gateway([slow])
     const ac = new AbortController()
-    const pending = request(`${s.endpoint('remote')}`, { method: 'POST', body: JSON.stringify(call('eth_getBalance', [`0x${'ee'.repeat(20)}`, 'latest'], 1)), headers: { 'content-type': 'application/json' }, signal: ac.signal })
+    const pending = request(`${s.endpoint('remote')}`, {
+      method: 'POST',
+      body: JSON.stringify(call('eth_getBalance', [`0x${'ee'.repeat(20)}`, 'latest'], 1)),
+      headers: { 'content-type': 'application/json' },
+      signal: ac.signal,
+    })
     setTimeout(() => ac.abort(), 100)
     await expect(pending).rejects.toThrow()
     await new Promise((r) => setTimeout(r, 400))
@@ -362,10 +547,15 @@ describe('a node that is never reached', () => {
   it('a host name that does not resolve: even a node-local call (personal_listAccounts) goes to the next node, since the request never left', async () => {
     const { createUpstreamPool } = await import('../../src/upstreams/pool/pool.ts')
     const good = await node()
-    const p = createUpstreamPool('remote', [{ url: 'http://chaingate-test.invalid/' }, { url: good.url }], { timeoutMs: 3000 })
+    const p = createUpstreamPool('remote', [{ url: 'http://chaingate-test.invalid/' }, { url: good.url }], {
+      timeoutMs: 3000,
+    })
     try {
       const answers = []
-      for (let i = 0; i < 4; i++) answers.push(await p.send(JSON.stringify(call('personal_listAccounts', [], i)), { method: 'personal_listAccounts' }))
+      for (let i = 0; i < 4; i++)
+        answers.push(
+          await p.send(JSON.stringify(call('personal_listAccounts', [], i)), { method: 'personal_listAccounts' }),
+        )
       expect(answers.map((a) => JSON.parse(a.body.toString()).result)).toEqual(['0x1', '0x1', '0x1', '0x1'])
       expect(Math.max(...answers.map((a) => a.attempts))).toBe(2) // the unresolvable node was tried first once
       expect(good.requests.filter((r) => r.body.method === 'personal_listAccounts')).toHaveLength(4)

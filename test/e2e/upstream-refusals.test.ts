@@ -19,14 +19,26 @@ afterAll(async () => {
 })
 
 /** Refusals for every call but the start-up eth_chainId check (the quota ran out after start-up). */
-const refusing = (reply: (req: FakeRequest) => FakeReply) => (req: FakeRequest) => (req.body?.method === 'eth_chainId' || isHeadPoll(req) ? undefined : reply(req))
+const refusing = (reply: (req: FakeRequest) => FakeReply) => (req: FakeRequest) =>
+  req.body?.method === 'eth_chainId' || isHeadPoll(req) ? undefined : reply(req)
 /** The gateway's own head polls (heads are read at start-up, before the quota ran out, in this story). */
-const isHeadPoll = (req: FakeRequest) => (Array.isArray(req.body) ? req.body[0] : req.body)?.method === 'eth_getBlockByNumber'
+const isHeadPoll = (req: FakeRequest) =>
+  (Array.isArray(req.body) ? req.body[0] : req.body)?.method === 'eth_getBlockByNumber'
 
-const CASES: { name: string; reply: (req: FakeRequest) => FakeReply; code: 'UPSTREAM_RATE_LIMITED' | 'UPSTREAM_AUTH_FAILED'; state: 'rate-limited' | 'auth-failed'; text: RegExp }[] = [
+const CASES: {
+  name: string
+  reply: (req: FakeRequest) => FakeReply
+  code: 'UPSTREAM_RATE_LIMITED' | 'UPSTREAM_AUTH_FAILED'
+  state: 'rate-limited' | 'auth-failed'
+  text: RegExp
+}[] = [
   {
     name: 'HTTP 429 with a JSON-RPC body',
-    reply: (req) => ({ status: 429, body: rpcError(req, -32005, 'Too Many Requests'), headers: { 'retry-after': '7' } }),
+    reply: (req) => ({
+      status: 429,
+      body: rpcError(req, -32005, 'Too Many Requests'),
+      headers: { 'retry-after': '7' },
+    }),
     code: 'UPSTREAM_RATE_LIMITED',
     state: 'rate-limited',
     text: /rate-limiting this gateway or its quota is used up \(HTTP 429\); try again in 7 s/,
@@ -63,11 +75,17 @@ async function gateway(upstreams: string[]): Promise<TestServer> {
 
 const blockNumber = (s: TestServer, id = 1) => s.rpc(call('eth_blockNumber', [], id), { network: 'remote' })
 const stateOf = async (s: TestServer, node: FakeNode) =>
-  ((await (await request(`${s.url}/healthz`)).body.json()) as any).upstreams.remote.find((u: { upstream: string }) => u.upstream === node.url.replace(/\/$/, ''))
+  ((await (await request(`${s.url}/healthz`)).body.json()) as any).upstreams.remote.find(
+    (u: { upstream: string }) => u.upstream === node.url.replace(/\/$/, ''),
+  )
 
 async function creditsToday(s: TestServer): Promise<{ calls: number; credits: number }> {
   await s.app.ledger.flush()
-  const report = await queryUsage(s.app.database.db, { day: new Date().toISOString().slice(0, 10), by: 'method', accountId: s.account.id })
+  const report = await queryUsage(s.app.database.db, {
+    day: new Date().toISOString().slice(0, 10),
+    by: 'method',
+    accountId: s.account.id,
+  })
   return { calls: report.total.calls, credits: report.total.credits }
 }
 
@@ -82,7 +100,11 @@ describe('upstream provider refusals', () => {
         expect(r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: expect.stringMatching(/^0x[0-9a-f]+$/) })
         expect(r.credits).toBe(80)
         expect(bad.requests.map((q) => q.body.method)).toEqual(['eth_chainId', 'eth_blockNumber']) // it was asked, and refused
-        expect(await stateOf(s, bad)).toMatchObject({ state: 'cordoned', cause: c.state, reason: expect.stringContaining('out of rotation for') })
+        expect(await stateOf(s, bad)).toMatchObject({
+          state: 'cordoned',
+          cause: c.state,
+          reason: expect.stringContaining('out of rotation for'),
+        })
         // While backed off, the refusing node is not asked again.
         expect((await blockNumber(s, 2)).credits).toBe(80)
         expect(bad.requests).toHaveLength(2)
@@ -110,7 +132,10 @@ describe('upstream provider refusals', () => {
         expect(bad.requests).toHaveLength(2)
         // A batch is refused the same way, each call free.
         const batch = await s.rpc([call('eth_blockNumber', [], 3), call('eth_gasPrice', [], 4)], { network: 'remote' })
-        expect(batch.json().map((a: any) => a.error?.message)).toEqual([expect.stringMatching(c.text), expect.stringMatching(c.text)])
+        expect(batch.json().map((a: any) => a.error?.message)).toEqual([
+          expect.stringMatching(c.text),
+          expect.stringMatching(c.text),
+        ])
         expect(batch.credits).toBe(0)
         expect(await creditsToday(s)).toEqual({ calls: 4, credits: 0 }) // recorded, free
       } finally {
@@ -121,8 +146,14 @@ describe('upstream provider refusals', () => {
   }
 
   it('a -32005 the client caused ("query returned more than 10000 results") is relayed and charged, and the node stays up', async () => {
-    const answer = { code: -32005, message: 'query returned more than 10000 results. Try with this block range [0x0, 0x1F].' }
-    const node = await startFakeNode('0x7a6d', refusing((req) => ({ body: rpcError(req, answer.code, answer.message) })))
+    const answer = {
+      code: -32005,
+      message: 'query returned more than 10000 results. Try with this block range [0x0, 0x1F].',
+    }
+    const node = await startFakeNode(
+      '0x7a6d',
+      refusing((req) => ({ body: rpcError(req, answer.code, answer.message) })),
+    )
     const s = await gateway([node.url, anvil.url])
     try {
       const r = await s.rpc(call('eth_getLogs', [{ fromBlock: '0x0', toBlock: 'latest' }]), { network: 'remote' })

@@ -24,12 +24,15 @@ let s: TestServer
 let dir: string
 
 /** Requests of `method` an upstream received (each one an upstream attempt). */
-const received = (node: FakeNode, method: string) => node.requests.filter((r) => !Array.isArray(r.body) && r.body?.method === method).length
+const received = (node: FakeNode, method: string) =>
+  node.requests.filter((r) => !Array.isArray(r.body) && r.body?.method === method).length
 const label = (node: FakeNode) => node.url.replace(/\/$/, '')
 
 beforeAll(async () => {
   // Answers its chain id (so it is in rotation) and a 503 to everything else.
-  failing = await startFakeNode(CHAIN, (req) => (req.body?.method === 'eth_chainId' ? undefined : { status: 503, body: 'temporarily unavailable' }))
+  failing = await startFakeNode(CHAIN, (req) =>
+    req.body?.method === 'eth_chainId' ? undefined : { status: 503, body: 'temporarily unavailable' },
+  )
   good = await startFakeNode(CHAIN)
   dir = tempDir('chaingate-upstream-usage-')
   s = await startTestServer(
@@ -73,14 +76,17 @@ describe('upstream usage', () => {
     expect(rows[0]!.attempts).toBeGreaterThanOrEqual(8)
   })
 
-  it('a batch sent as one upstream body: each call in it counts the batch\'s upstream requests', async () => {
+  it("a batch sent as one upstream body: each call in it counts the batch's upstream requests", async () => {
     const batch = [0, 1, 2].map((i) => call('eth_getTransactionCount', [ADDRESS, 'latest'], i + 1))
     const res = await s.rpc(batch, { network: 'remote' })
     expect(res.json().map((a: { result: unknown }) => a.result)).toEqual(['0x1', '0x1', '0x1'])
     await s.app.upstreamUsage.flush()
     const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
     const rows = report.rows.filter((r) => r.method === 'eth_getTransactionCount')
-    const batches = (n: FakeNode) => n.requests.filter((r) => Array.isArray(r.body) && r.body.some((c: { method?: string }) => c.method === 'eth_getTransactionCount')).length
+    const batches = (n: FakeNode) =>
+      n.requests.filter(
+        (r) => Array.isArray(r.body) && r.body.some((c: { method?: string }) => c.method === 'eth_getTransactionCount'),
+      ).length
     expect(rows.map((r) => [r.upstream, r.calls])).toEqual([[label(good), 3]])
     expect(rows[0]!.attempts).toBe(3 * (batches(good) + batches(failing)))
   })
@@ -101,7 +107,9 @@ describe('upstream usage', () => {
     const gasPrice = report.rows.filter((r) => r.method === 'eth_gasPrice')
     expect(gasPrice.reduce((n, r) => n + r.calls, 0)).toBe(5)
     expect(gasPrice.reduce((n, r) => n + r.dedupHits, 0)).toBeGreaterThanOrEqual(1)
-    expect(gasPrice.reduce((n, r) => n + r.attempts, 0)).toBe(received(good, 'eth_gasPrice') + received(failing, 'eth_gasPrice'))
+    expect(gasPrice.reduce((n, r) => n + r.attempts, 0)).toBe(
+      received(good, 'eth_gasPrice') + received(failing, 'eth_gasPrice'),
+    )
   })
 
   it('a call no upstream answers is recorded under (none), uncharged', async () => {
@@ -121,8 +129,13 @@ describe('upstream usage', () => {
   it('chaingate usage --by upstream prints the same totals (text and --json); --account does not apply', async () => {
     await s.app.upstreamUsage.flush()
     const day = new Date().toISOString().slice(0, 10)
-    const expected = await queryUpstreamUsage(s.app.database.db, { fromSec: Date.parse(`${day}T00:00:00Z`) / 1000, toSec: Date.parse(`${day}T00:00:00Z`) / 1000 + 86_400 })
-    const json = await runCli(['usage', '--by', 'upstream', '--json', '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 })
+    const expected = await queryUpstreamUsage(s.app.database.db, {
+      fromSec: Date.parse(`${day}T00:00:00Z`) / 1000,
+      toSec: Date.parse(`${day}T00:00:00Z`) / 1000 + 86_400,
+    })
+    const json = await runCli(['usage', '--by', 'upstream', '--json', '--data-dir', join(dir, 'data')], {
+      timeoutMs: 60_000,
+    })
     expect(json.code, json.stderr).toBe(0)
     const parsed = JSON.parse(json.stdout)
     expect(parsed.day).toBe(day)
@@ -132,9 +145,17 @@ describe('upstream usage', () => {
     expect(text.code, text.stderr).toBe(0)
     expect(text.stdout).toContain(`upstream usage on ${day} (UTC)`)
     expect(text.stdout).toMatch(new RegExp(`remote\\s+${label(good).replace(/[.]/g, '\\.')}\\s+\\d+`))
-    expect(text.stdout).toContain(`upstream requests saved (cache + in-flight dedup): ${expected.total.saved} of ${expected.total.calls} calls`)
-    const wrong = await runCli(['usage', '--by', 'upstream', '--account', 'someone@example.com', '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 })
-    expect([wrong.code, wrong.stderr]).toEqual([2, 'error: --by upstream reports the whole gateway: --account and --key do not apply\n'])
+    expect(text.stdout).toContain(
+      `upstream requests saved (cache + in-flight dedup): ${expected.total.saved} of ${expected.total.calls} calls`,
+    )
+    const wrong = await runCli(
+      ['usage', '--by', 'upstream', '--account', 'someone@example.com', '--data-dir', join(dir, 'data')],
+      { timeoutMs: 60_000 },
+    )
+    expect([wrong.code, wrong.stderr]).toEqual([
+      2,
+      'error: --by upstream reports the whole gateway: --account and --key do not apply\n',
+    ])
   }, 120_000)
 
   it('the usage page shows the upstream section to operators only', async () => {

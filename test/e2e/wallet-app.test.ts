@@ -29,9 +29,15 @@ test('a dapp reads, sends and subscribes through the gateway, charged to the wal
   const d = dapp(url, 'https://app-wired.example')
   const scope = 'eip155:31338'
   await d.client.createSession({
-    optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_sendTransaction', 'eth_getTransactionReceipt', 'eth_subscribe'], notifications: ['eth_subscription'] } },
+    optionalScopes: {
+      [scope]: {
+        methods: ['eth_blockNumber', 'eth_sendTransaction', 'eth_getTransactionReceipt', 'eth_subscribe'],
+        notifications: ['eth_subscription'],
+      },
+    },
   })
-  const invoke = (method: string, params: unknown) => d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
+  const invoke = (method: string, params: unknown) =>
+    d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
   expect((await invoke('eth_blockNumber', [])).result.result).toMatch(/^0x/)
   const sub = (await invoke('eth_subscribe', ['newHeads'])).result.result
   const hash = (await invoke('eth_sendTransaction', [{ from: ACCOUNT_0, to: ACCOUNT_1, value: '0x1' }])).result.result

@@ -59,13 +59,17 @@ describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => 
     await consolePage.locator(`#pending input[data-name="acc"][value="${ACCOUNT_1}"]`).check()
     await consolePage.locator('#pending button.approve').click()
     const response: any = await created
-    expect(response.result.sessionScopes).toEqual({ [A]: { methods: ['eth_chainId'], notifications: [], accounts: [`${A}:${ACCOUNT_0}`, `${A}:${ACCOUNT_1}`] } })
+    expect(response.result.sessionScopes).toEqual({
+      [A]: { methods: ['eth_chainId'], notifications: [], accounts: [`${A}:${ACCOUNT_0}`, `${A}:${ACCOUNT_1}`] },
+    })
 
     // The console lists the session; revoking it there reaches the page as wallet_sessionChanged {}.
     await consolePage.locator('#sessions .origin', { hasText: siteOrigin }).waitFor()
     await consolePage.locator('#sessions button.reject').click()
     await dappPage.waitForFunction(() =>
-      (window as any).messages.some((m: any) => m.method === 'wallet_sessionChanged' && Object.keys(m.params.sessionScopes).length === 0),
+      (window as any).messages.some(
+        (m: any) => m.method === 'wallet_sessionChanged' && Object.keys(m.params.sessionScopes).length === 0,
+      ),
     )
     const after: any = await dappPage.evaluate(() => (window as any).call('wallet_getSession', {}))
     expect(after.result).toEqual({ sessionScopes: {} })

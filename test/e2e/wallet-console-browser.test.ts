@@ -8,7 +8,17 @@ import { existsSync, mkdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { encodeAbiParameters, encodeFunctionData, erc20Abi, maxUint256, stringToHex, toFunctionSelector, concat, size, numberToHex } from 'viem'
+import {
+  encodeAbiParameters,
+  encodeFunctionData,
+  erc20Abi,
+  maxUint256,
+  stringToHex,
+  toFunctionSelector,
+  concat,
+  size,
+  numberToHex,
+} from 'viem'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { ACCOUNT_0, CHAIN_A, approve, dapp, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
 
@@ -18,7 +28,10 @@ const SHOTS = join(tmpdir(), 'chaingate-console-screens')
 const TOKEN = '0x00000000000000000000000000000000000c0de5'
 const SPENDER = '0x1111111111111111111111111111111111111111'
 
-/** Runtime code that always reverts with Error(reason): CODECOPY the encoded error after the 12-byte prologue, REVERT it. */
+/**
+ * Runtime code that always reverts with Error(reason): CODECOPY the encoded error after the 12-byte prologue, REVERT
+ * it.
+ */
 function revertingCode(reason: string): `0x${string}` {
   const data = concat([toFunctionSelector('Error(string)'), encodeAbiParameters([{ type: 'string' }], [reason])])
   const n = size(data)
@@ -50,7 +63,12 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
     await fetch(wallet.devnets.anvils[0]!.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'anvil_setCode', params: [TOKEN, revertingCode('ERC20: insufficient allowance')] }),
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'anvil_setCode',
+        params: [TOKEN, revertingCode('ERC20: insufficient allowance')],
+      }),
     })
     const console_ = await browser!.newPage({ viewport: { width: 1280, height: 900 } })
     // Script errors and CSP violations (the page allows only its own script and stylesheet) show up here.
@@ -69,7 +87,11 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
 
     const origin = 'https://app.uniswap-lookalike.example'
     const d = dapp(wallet.h.url, origin)
-    const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction'], notifications: [] } } as any })
+    const created = d.client.createSession({
+      optionalScopes: {
+        [A]: { methods: ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction'], notifications: [] },
+      } as any,
+    })
     // The session request appears by push.
     await console_.locator('#pending article[data-kind="session"]').waitFor({ timeout: 5000 })
     const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
@@ -77,18 +99,39 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
     await created
     // invokeMethod resolves with the spec's envelope {scope, result: {method, result}}.
     const invoke = (method: string, params: unknown) =>
-      d.client.invokeMethod({ scope: A as any, request: { method, params } as any }).then((r: any) => r.result.result, (e: unknown) => e)
+      d.client.invokeMethod({ scope: A as any, request: { method, params } as any }).then(
+        (r: any) => r.result.result,
+        (e: unknown) => e,
+      )
 
     const sends = [
-      invoke('eth_sendTransaction', [{ from: ACCOUNT_0, to: '0x000000000000000000000000000000000000dEaD', value: numberToHex(10n ** 15n) }]),
-      invoke('eth_sendTransaction', [{ from: ACCOUNT_0, to: TOKEN, gas: '0x186a0', data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [SPENDER, maxUint256] }) }]),
+      invoke('eth_sendTransaction', [
+        { from: ACCOUNT_0, to: '0x000000000000000000000000000000000000dEaD', value: numberToHex(10n ** 15n) },
+      ]),
+      invoke('eth_sendTransaction', [
+        {
+          from: ACCOUNT_0,
+          to: TOKEN,
+          gas: '0x186a0',
+          data: encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [SPENDER, maxUint256] }),
+        },
+      ]),
       invoke('personal_sign', [stringToHex('Sign in to app.example\nNonce: 42'), ACCOUNT_0]),
       invoke('eth_signTypedData_v4', [
         ACCOUNT_0,
         JSON.stringify({
           types: {
-            EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'verifyingContract', type: 'address' }],
-            Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }],
+            EIP712Domain: [
+              { name: 'name', type: 'string' },
+              { name: 'verifyingContract', type: 'address' },
+            ],
+            Permit: [
+              { name: 'owner', type: 'address' },
+              { name: 'spender', type: 'address' },
+              { name: 'value', type: 'uint256' },
+              { name: 'nonce', type: 'uint256' },
+              { name: 'deadline', type: 'uint256' },
+            ],
           },
           primaryType: 'Permit',
           domain: { name: 'USD Coin', verifyingContract: TOKEN },
@@ -155,7 +198,9 @@ describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
     expect(await console_.locator('#accounts').innerText()).toMatch(/devnet-0 \(31337\)[\s\S]*\d+(\.\d+)? ETH/i)
     expect(await overflowing(console_)).toEqual([])
     await console_.screenshot({ path: join(SHOTS, 'console-activity.png'), fullPage: true })
-    expect(await console_.evaluate(() => getComputedStyle(document.querySelector('#activity col.c4')!).width)).not.toBe('auto')
+    expect(await console_.evaluate(() => getComputedStyle(document.querySelector('#activity col.c4')!).width)).not.toBe(
+      'auto',
+    )
     expect(pageErrors).toEqual([])
     await d.close()
   }, 90_000)

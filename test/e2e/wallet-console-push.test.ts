@@ -18,7 +18,10 @@ const wallet = useWalletOnDevnets()
 async function openStream(token: string) {
   const u = new URL(wallet.h.consoleUrl)
   const ctl = new AbortController()
-  const res = await fetch(`http://${u.host}/console/api/events`, { headers: { authorization: `Bearer ${token}` }, signal: ctl.signal })
+  const res = await fetch(`http://${u.host}/console/api/events`, {
+    headers: { authorization: `Bearer ${token}` },
+    signal: ctl.signal,
+  })
   const events: string[] = []
   let ended = false
   const done = (async () => {
@@ -28,7 +31,7 @@ async function openStream(token: string) {
     try {
       for await (const chunk of res.body as any) {
         buf += dec.decode(chunk, { stream: true })
-        let i
+        let i: number
         while ((i = buf.indexOf('\n\n')) >= 0) {
           const m = /^event: (\w+)$/m.exec(buf.slice(0, i))
           if (m) events.push(m[1]!)
@@ -52,7 +55,9 @@ const until = async (pred: () => boolean, ms = 5000) => {
 describe('console event stream', () => {
   test('needs the token; pushes a change when a request arrives and when it is answered; quiet otherwise', async () => {
     const u = new URL(wallet.h.consoleUrl)
-    expect((await fetch(`http://${u.host}/console/api/events`, { headers: { authorization: 'Bearer wrong' } })).status).toBe(401)
+    expect(
+      (await fetch(`http://${u.host}/console/api/events`, { headers: { authorization: 'Bearer wrong' } })).status,
+    ).toBe(401)
     const s = await openStream(wallet.h.consoleToken)
     expect(s.res.status).toBe(200)
     expect(s.res.headers.get('content-type')).toMatch(/^text\/event-stream/)
@@ -62,7 +67,9 @@ describe('console event stream', () => {
 
     const origin = 'https://push.example'
     const d = dapp(wallet.h.url, origin)
-    const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['personal_sign'], notifications: [] } } as any })
+    const created = d.client.createSession({
+      optionalScopes: { [A]: { methods: ['personal_sign'], notifications: [] } } as any,
+    })
     await until(() => s.events.includes('change'))
     const p = await waitForPending(wallet.h, (x) => x.origin === origin)
     const seen = s.events.length
@@ -103,12 +110,24 @@ describe('console token', () => {
 
   test('rotated by the CLI while the wallet runs: the running wallet accepts only the new token', async () => {
     const out: string[] = []
-    expect(await runWalletCommand(['console-token', 'rotate'], { dataDir: wallet.h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
+    expect(
+      await runWalletCommand(['console-token', 'rotate'], {
+        dataDir: wallet.h.dataDir,
+        json: true,
+        out: (t) => out.push(t),
+      }),
+    ).toBe(0)
     const { token, url } = JSON.parse(out.pop()!)
     expect(url).toBe(`http://127.0.0.1:8546/console?token=${token}`) // the configured port (the test runs on port 0)
     expect((await wallet.h.console('/console/api/state', { token: wallet.h.consoleToken })).status).toBe(401)
     expect((await wallet.h.console('/console/api/state', { token })).status).toBe(200)
-    expect(await runWalletCommand(['console-token', 'show'], { dataDir: wallet.h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
+    expect(
+      await runWalletCommand(['console-token', 'show'], {
+        dataDir: wallet.h.dataDir,
+        json: true,
+        out: (t) => out.push(t),
+      }),
+    ).toBe(0)
     expect(JSON.parse(out.pop()!).token).toBe(token)
     wallet.h.consoleToken = token
   })
@@ -118,23 +137,38 @@ describe('activity list', () => {
   test('approved, rejected, signed and sent (with hash and receipt) are recorded and survive a restart', async () => {
     const origin = 'https://activity.example'
     const d = dapp(wallet.h.url, origin)
-    const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['personal_sign', 'eth_sendTransaction'], notifications: [] } } as any })
+    const created = d.client.createSession({
+      optionalScopes: { [A]: { methods: ['personal_sign', 'eth_sendTransaction'], notifications: [] } } as any,
+    })
     await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.origin === origin)).id, { accounts: [ACCOUNT_0] })
     await created
     const s = await openStream(wallet.h.consoleToken) // receipts are looked up while a console is open
-    const invoke = (method: string, params: unknown) => d.client.invokeMethod({ scope: A as any, request: { method, params } as any }).then((r: any) => r.result.result)
+    const invoke = (method: string, params: unknown) =>
+      d.client.invokeMethod({ scope: A as any, request: { method, params } as any }).then((r: any) => r.result.result)
     const signing = invoke('personal_sign', [stringToHex('hello'), ACCOUNT_0])
-    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')).id)
+    await approve(
+      wallet.h,
+      (await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')).id,
+    )
     await signing
     const refused = invoke('personal_sign', [stringToHex('no'), ACCOUNT_0]).catch((e) => e)
     const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')
-    expect((await wallet.h.console(`/console/api/approvals/${p.id}/reject`, { method: 'POST', body: {} })).status).toBe(200)
+    expect((await wallet.h.console(`/console/api/approvals/${p.id}/reject`, { method: 'POST', body: {} })).status).toBe(
+      200,
+    )
     expect(String((await refused).message)).toMatch(/rejected/)
-    const sending = invoke('eth_sendTransaction', [{ from: ACCOUNT_0, to: '0x000000000000000000000000000000000000dEaD', value: numberToHex(10n ** 15n) }])
-    await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'eth_sendTransaction')).id)
+    const sending = invoke('eth_sendTransaction', [
+      { from: ACCOUNT_0, to: '0x000000000000000000000000000000000000dEaD', value: numberToHex(10n ** 15n) },
+    ])
+    await approve(
+      wallet.h,
+      (await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'eth_sendTransaction')).id,
+    )
     const hash = await sending
-    const entries = async () => ((await wallet.h.console('/console/api/activity')).body.entries as any[]).filter((e) => e.origin === origin)
-    for (let i = 0; i < 100 && !(await entries()).some((e) => e.receiptStatus === 'success'); i++) await new Promise((r) => setTimeout(r, 100))
+    const entries = async () =>
+      ((await wallet.h.console('/console/api/activity')).body.entries as any[]).filter((e) => e.origin === origin)
+    for (let i = 0; i < 100 && !(await entries()).some((e) => e.receiptStatus === 'success'); i++)
+      await new Promise((r) => setTimeout(r, 100))
     const list = await entries()
     expect(list.map((e) => `${e.kind} ${e.outcome}`)).toEqual([
       'eth_sendTransaction sent',
@@ -144,7 +178,13 @@ describe('activity list', () => {
       'personal_sign approved',
       'session approved',
     ])
-    expect(list[0]).toMatchObject({ txHash: hash, receiptStatus: 'success', chainId: CHAIN_A, network: 'devnet-0', address: ACCOUNT_0 })
+    expect(list[0]).toMatchObject({
+      txHash: hash,
+      receiptStatus: 'success',
+      chainId: CHAIN_A,
+      network: 'devnet-0',
+      address: ACCOUNT_0,
+    })
     expect(list[0].summary).toContain('0.001 ETH to 0x000000000000000000000000000000000000dEaD')
     expect(list[3].summary).toBe('message "hello"')
     s.close()

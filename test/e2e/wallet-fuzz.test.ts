@@ -34,21 +34,88 @@ test(`${MESSAGES} fuzzed messages (seed ${SEED}): one answer each, right id, con
   const origin = 'https://fuzz.example'
   const d = dapp(wallet.h.url, origin)
   await d.client.getSession() // creates the site's pairing secret
-  const s = await rawSocket(`${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(wallet.h.url, origin)}`)
+  const s = await rawSocket(
+    `${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(wallet.h.url, origin)}`,
+  )
 
-  const scopes = [`eip155:${CHAIN_A}`, `eip155:${CHAIN_B}`, 'eip155:1', 'eip155', 'wallet', 'wallet:eip155', 'EIP155:1', '', 'a', 'x'.repeat(300), 'eip155:0x1']
-  const methods = ['eth_chainId', 'eth_blockNumber', 'eth_getBalance', 'personal_sign', 'eth_signTypedData_v4', 'eth_subscribe', 'eth_unsubscribe', 'web3_clientVersion', 'wallet_addEthereumChain', 'eth_accounts', 'toString', '__proto__', '']
+  const scopes = [
+    `eip155:${CHAIN_A}`,
+    `eip155:${CHAIN_B}`,
+    'eip155:1',
+    'eip155',
+    'wallet',
+    'wallet:eip155',
+    'EIP155:1',
+    '',
+    'a',
+    'x'.repeat(300),
+    'eip155:0x1',
+  ]
+  const methods = [
+    'eth_chainId',
+    'eth_blockNumber',
+    'eth_getBalance',
+    'personal_sign',
+    'eth_signTypedData_v4',
+    'eth_subscribe',
+    'eth_unsubscribe',
+    'web3_clientVersion',
+    'wallet_addEthereumChain',
+    'eth_accounts',
+    'toString',
+    '__proto__',
+    '',
+  ]
   const junk = (depth = 0): unknown => {
     switch (r.int(depth > 2 ? 6 : 9)) {
-      case 0: return null
-      case 1: return r.int(2) === 0
-      case 2: return r.pick([0, -1, 1.5, 1e308, Number.MAX_SAFE_INTEGER, 2 ** 64])
-      case 3: return r.pick(['', 'x', ACCOUNT_0, '0x', '0xzz', '\u0000', '\ud800', `eip155:${CHAIN_A}:${ACCOUNT_0}`, 'not-an-account'])
-      case 4: return 'y'.repeat(r.int(2000))
-      case 5: return r.pick(scopes)
-      case 6: return Array.from({ length: r.int(4) }, () => junk(depth + 1))
-      case 7: return Object.fromEntries(Array.from({ length: r.int(4) }, () => [r.pick(['methods', 'notifications', 'accounts', 'references', 'scopes', 'method', 'params', 'chainId', 'expiry', r.pick(scopes)]), junk(depth + 1)]))
-      default: return { methods: [r.pick(methods)], notifications: r.int(2) ? ['eth_subscription'] : [], ...(r.int(3) === 0 ? { accounts: [junk(depth + 1)] } : {}) }
+      case 0:
+        return null
+      case 1:
+        return r.int(2) === 0
+      case 2:
+        return r.pick([0, -1, 1.5, 1e308, Number.MAX_SAFE_INTEGER, 2 ** 64])
+      case 3:
+        return r.pick([
+          '',
+          'x',
+          ACCOUNT_0,
+          '0x',
+          '0xzz',
+          '\u0000',
+          '\ud800',
+          `eip155:${CHAIN_A}:${ACCOUNT_0}`,
+          'not-an-account',
+        ])
+      case 4:
+        return 'y'.repeat(r.int(2000))
+      case 5:
+        return r.pick(scopes)
+      case 6:
+        return Array.from({ length: r.int(4) }, () => junk(depth + 1))
+      case 7:
+        return Object.fromEntries(
+          Array.from({ length: r.int(4) }, () => [
+            r.pick([
+              'methods',
+              'notifications',
+              'accounts',
+              'references',
+              'scopes',
+              'method',
+              'params',
+              'chainId',
+              'expiry',
+              r.pick(scopes),
+            ]),
+            junk(depth + 1),
+          ]),
+        )
+      default:
+        return {
+          methods: [r.pick(methods)],
+          notifications: r.int(2) ? ['eth_subscription'] : [],
+          ...(r.int(3) === 0 ? { accounts: [junk(depth + 1)] } : {}),
+        }
     }
   }
   const params = (method: string): unknown => {
@@ -56,11 +123,29 @@ test(`${MESSAGES} fuzzed messages (seed ${SEED}): one answer each, right id, con
     switch (method) {
       case 'wallet_createSession':
         if (r.int(2) === 0)
-          return { optionalScopes: { [`eip155:${CHAIN_A}`]: { methods: methods.filter((m) => m !== ''), notifications: ['eth_subscription'] }, wallet: { references: ['eip155'], methods: [], notifications: [] } } }
-        return { optionalScopes: { [r.pick(scopes)]: junk(1), ...(r.int(2) ? { eip155: { references: [String(CHAIN_A)], methods: [r.pick(methods)], notifications: [] } } : {}) }, ...(r.int(4) === 0 ? { sessionProperties: junk(1) } : {}) }
+          return {
+            optionalScopes: {
+              [`eip155:${CHAIN_A}`]: { methods: methods.filter((m) => m !== ''), notifications: ['eth_subscription'] },
+              wallet: { references: ['eip155'], methods: [], notifications: [] },
+            },
+          }
+        return {
+          optionalScopes: {
+            [r.pick(scopes)]: junk(1),
+            ...(r.int(2)
+              ? { eip155: { references: [String(CHAIN_A)], methods: [r.pick(methods)], notifications: [] } }
+              : {}),
+          },
+          ...(r.int(4) === 0 ? { sessionProperties: junk(1) } : {}),
+        }
       case 'wallet_invokeMethod': {
         const m = r.pick(methods)
-        const p = m === 'personal_sign' ? ['0x6869', r.int(2) ? ACCOUNT_0 : junk(1)] : m === 'eth_getBalance' ? [r.int(2) ? ACCOUNT_0 : junk(1), 'latest'] : junk(1)
+        const p =
+          m === 'personal_sign'
+            ? ['0x6869', r.int(2) ? ACCOUNT_0 : junk(1)]
+            : m === 'eth_getBalance'
+              ? [r.int(2) ? ACCOUNT_0 : junk(1), 'latest']
+              : junk(1)
         const scope = r.int(10) < 6 ? `eip155:${CHAIN_A}` : r.int(4) === 0 ? 'wallet:eip155' : r.pick(scopes)
         return { scope, request: r.int(6) === 0 ? junk(1) : { method: r.int(8) === 0 ? junk(1) : m, params: p } }
       }
@@ -75,11 +160,15 @@ test(`${MESSAGES} fuzzed messages (seed ${SEED}): one answer each, right id, con
   for (let i = 0; i < MESSAGES; i++) {
     const w = r.int(20)
     const method =
-      w < 2 ? r.pick(['eth_chainId', 'wallet_notify', 'toString', '', 'WALLET_GETSESSION'])
-      : w < 6 ? 'wallet_createSession'
-      : w < 8 ? 'wallet_getSession'
-      : w < 19 ? 'wallet_invokeMethod'
-      : 'wallet_revokeSession'
+      w < 2
+        ? r.pick(['eth_chainId', 'wallet_notify', 'toString', '', 'WALLET_GETSESSION'])
+        : w < 6
+          ? 'wallet_createSession'
+          : w < 8
+            ? 'wallet_getSession'
+            : w < 19
+              ? 'wallet_invokeMethod'
+              : 'wallet_revokeSession'
     const answer = await s.call({ method, params: params(method) })
     if (method === 'wallet_invokeMethod' && !answer.error) invoked++
     expect(answer.jsonrpc).toBe('2.0')

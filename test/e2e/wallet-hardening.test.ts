@@ -9,11 +9,26 @@ import { join, resolve } from 'node:path'
 import { describe, expect, test } from 'vitest'
 import { runWalletCommand } from '../../src/cli/wallet-commands.ts'
 import { startAnvil } from '../../src/upstreams/devnet/anvil.ts'
-import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, UNAUTHORIZED, approve, approvedSession, dapp, failure, invoke, pairingOf, rawSocket, startWallet, useWalletOnDevnets, waitForPending, type WalletHarness } from './helpers/wallet.ts'
+import {
+  ACCOUNT_0,
+  ACCOUNT_1,
+  CHAIN_A,
+  UNAUTHORIZED,
+  approve,
+  approvedSession,
+  dapp,
+  failure,
+  invoke,
+  pairingOf,
+  rawSocket,
+  startWallet,
+  useWalletOnDevnets,
+  waitForPending,
+  type WalletHarness,
+} from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
 const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
-
 
 const wallet = useWalletOnDevnets()
 
@@ -29,7 +44,9 @@ describe('item 17: the cap of 20 waiting approvals per origin holds against a bu
     const origin = 'https://burst.example'
     const d = dapp(wallet.h.url, origin)
     await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
-    const calls = Array.from({ length: 30 }, (_, i) => failure(invoke(d, A, 'personal_sign', [`0x${(i + 16).toString(16)}`, ACCOUNT_0])))
+    const calls = Array.from({ length: 30 }, (_, i) =>
+      failure(invoke(d, A, 'personal_sign', [`0x${(i + 16).toString(16)}`, ACCOUNT_0])),
+    )
     await until(async () => (await pendingOf(wallet.h, origin)).length >= 20)
     await pause(200) // any request beyond the cap would have shown up by now
     expect((await pendingOf(wallet.h, origin)).length).toBe(20)
@@ -39,7 +56,11 @@ describe('item 17: the cap of 20 waiting approvals per origin holds against a bu
     expect(errors.filter((e) => e.code === -32005).length).toBe(10)
     const cancelled = errors.filter((e) => e.code === 4001)
     expect(cancelled.length).toBe(20)
-    expect(cancelled[0]).toEqual({ code: 4001, message: 'User rejected the request.', data: { reason: 'session_ended' } })
+    expect(cancelled[0]).toEqual({
+      code: 4001,
+      message: 'User rejected the request.',
+      data: { reason: 'session_ended' },
+    })
     expect(await pendingOf(wallet.h, origin)).toEqual([])
     await d.close()
   })
@@ -52,16 +73,23 @@ describe('item 7: revoking a session ends its pending signature requests', () =>
     await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
     const signing = failure(invoke(d, A, 'personal_sign', ['0x68656c6c6f', ACCOUNT_0]))
     const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'personal_sign')
-    expect((await wallet.h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
+    expect((await wallet.h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(
+      200,
+    )
     expect((await signing).code).toBe(4001)
-    expect((await wallet.h.console(`/console/api/approvals/${p.id}/approve`, { method: 'POST', body: {} })).status).toBe(409)
+    expect(
+      (await wallet.h.console(`/console/api/approvals/${p.id}/approve`, { method: 'POST', body: {} })).status,
+    ).toBe(409)
     await d.close()
   })
 
-  test('a console edit that takes the account away cancels that account\'s waiting request, not the others', async () => {
+  test("a console edit that takes the account away cancels that account's waiting request, not the others", async () => {
     const origin = 'https://edited-while-waiting.example'
     const d = dapp(wallet.h.url, origin)
-    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } }, [
+      ACCOUNT_0,
+      ACCOUNT_1,
+    ])
     const by0 = failure(invoke(d, A, 'personal_sign', ['0x6869', ACCOUNT_0]))
     const by1 = invoke(d, A, 'personal_sign', ['0x6869', ACCOUNT_1])
     await until(async () => (await pendingOf(wallet.h, origin)).length === 2)
@@ -82,10 +110,17 @@ describe('item 17: stopping the wallet answers waiting requests before closing',
     const d = dapp(w.url, origin)
     await approvedSession(w, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
     const s = await rawSocket(`${w.url}?origin=${encodeURIComponent(origin)}&pairing=${pairingOf(w.url, origin)}`)
-    const answer = s.call({ method: 'wallet_invokeMethod', params: { scope: A, request: { method: 'personal_sign', params: ['0x6869', ACCOUNT_0] } } })
+    const answer = s.call({
+      method: 'wallet_invokeMethod',
+      params: { scope: A, request: { method: 'personal_sign', params: ['0x6869', ACCOUNT_0] } },
+    })
     await waitForPending(w, (x) => x.kind === 'personal_sign')
     await w.stop()
-    expect((await answer).error).toEqual({ code: 4001, message: 'User rejected the request.', data: { reason: 'shutdown' } })
+    expect((await answer).error).toEqual({
+      code: 4001,
+      message: 'User rejected the request.',
+      data: { reason: 'shutdown' },
+    })
     expect((await s.closed).code).toBe(1001)
     await d.close()
   })
@@ -96,10 +131,16 @@ describe('item 18: wallet_notify goes only to the connection that subscribed', (
     const origin = 'https://notify.example'
     const subscriber = dapp(wallet.h.url, origin)
     const sibling = dapp(wallet.h.url, origin)
-    await approvedSession(wallet.h, subscriber, origin, { [A]: { methods: ['eth_subscribe', 'eth_unsubscribe'], notifications: ['eth_subscription'] } })
+    await approvedSession(wallet.h, subscriber, origin, {
+      [A]: { methods: ['eth_subscribe', 'eth_unsubscribe'], notifications: ['eth_subscription'] },
+    })
     expect(Object.keys((await sibling.client.getSession())!.sessionScopes)).toEqual([A]) // same pairing: same session
     const id = (await invoke(subscriber, A, 'eth_subscribe', ['newHeads'])).result.result
-    await fetch(wallet.devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+    await fetch(wallet.devnets.anvils[0]!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+    })
     await subscriber.next((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === id)
     await pause(200)
     expect(sibling.notifications.filter((n) => n.method === 'wallet_notify')).toEqual([])
@@ -129,14 +170,19 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
   test('4100 for request: {}, for the wallet scope with a chain method, and without a session; -32603 for a bare namespace', async () => {
     const origin = 'https://shapes.example'
     const d = dapp(wallet.h.url, origin)
-    const s = await rawSocket(`${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${(await d.client.getSession(), pairingOf(wallet.h.url, origin))}`)
+    const s = await rawSocket(
+      `${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${(await d.client.getSession(), pairingOf(wallet.h.url, origin))}`,
+    )
     const call = async (params: unknown) => (await s.call({ method: 'wallet_invokeMethod', params })).error
     expect(await call({ scope: A, request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED) // no session yet
     await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
     expect(await call({ scope: A, request: {} })).toEqual(UNAUTHORIZED)
     expect(await call({ scope: 'wallet', request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED)
     expect(await call({ scope: 'eip155:1', request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED)
-    expect(await call({ scope: 'eip155', request: { method: 'eth_chainId' } })).toEqual({ code: -32603, message: 'scopeString is not a valid InternalScopeString' })
+    expect(await call({ scope: 'eip155', request: { method: 'eth_chainId' } })).toEqual({
+      code: -32603,
+      message: 'scopeString is not a valid InternalScopeString',
+    })
     expect((await call({ scope: A, request: { method: 7 } })).code).toBe(-32602)
     s.ws.close()
     await d.close()
@@ -146,7 +192,10 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
     const origin = 'https://wallet-scope.example'
     const d = dapp(wallet.h.url, origin)
     const created = d.client.createSession({
-      optionalScopes: { wallet: { references: ['eip155'], methods: [], notifications: [] }, [A]: { methods: ['eth_chainId'], notifications: [] } } as any,
+      optionalScopes: {
+        wallet: { references: ['eip155'], methods: [], notifications: [] },
+        [A]: { methods: ['eth_chainId'], notifications: [] },
+      } as any,
     })
     const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
     expect(p.request.scopes['wallet:eip155']).toEqual({ methods: ['wallet_addEthereumChain'], notifications: [] })
@@ -157,7 +206,10 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
       accounts: [`wallet:eip155:${ACCOUNT_0}`],
     })
     // EIP-3085: a chain the wallet serves answers null; one it cannot serve, 4902.
-    expect((await invoke(d, 'wallet:eip155', 'wallet_addEthereumChain', [{ chainId: `0x${CHAIN_A.toString(16)}` }])).result.result).toBeNull()
+    expect(
+      (await invoke(d, 'wallet:eip155', 'wallet_addEthereumChain', [{ chainId: `0x${CHAIN_A.toString(16)}` }])).result
+        .result,
+    ).toBeNull()
     expect((await failure(invoke(d, 'wallet:eip155', 'wallet_addEthereumChain', [{ chainId: '0x1' }]))).code).toBe(4902)
     expect(await failure(invoke(d, 'wallet:eip155', 'eth_chainId', []))).toEqual(UNAUTHORIZED)
     await d.close()
@@ -168,12 +220,21 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
   test('a local program forging the origin sees no session, cannot use, revoke or watch it; the real dapp resumes it', async () => {
     const origin = 'https://paired.example'
     const d = dapp(wallet.h.url, origin)
-    const { sessionScopes } = await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_chainId', 'personal_sign'], notifications: [] } })
+    const { sessionScopes } = await approvedSession(wallet.h, d, origin, {
+      [A]: { methods: ['eth_chainId', 'personal_sign'], notifications: [] },
+    })
     // Forged Origin header, no pairing secret; and one with a made-up secret.
     for (const url of [wallet.h.url, `${wallet.h.url}?pairing=${'x'.repeat(43)}`]) {
       const intruder = await rawSocket(url, origin)
       expect((await intruder.call({ method: 'wallet_getSession' })).result).toEqual({ sessionScopes: {} })
-      expect((await intruder.call({ method: 'wallet_invokeMethod', params: { scope: A, request: { method: 'eth_chainId' } } })).error).toEqual(UNAUTHORIZED)
+      expect(
+        (
+          await intruder.call({
+            method: 'wallet_invokeMethod',
+            params: { scope: A, request: { method: 'eth_chainId' } },
+          })
+        ).error,
+      ).toEqual(UNAUTHORIZED)
       expect((await intruder.call({ method: 'wallet_revokeSession' })).result).toBe(true)
       intruder.ws.close()
     }
@@ -184,7 +245,9 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     expect(JSON.stringify(shown)).not.toContain(pairingOf(wallet.h.url, origin))
     // So does the CLI, without the stored hash.
     const outs: string[] = []
-    expect(await runWalletCommand(['sessions', 'list'], { dataDir: wallet.h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
+    expect(
+      await runWalletCommand(['sessions', 'list'], { dataDir: wallet.h.dataDir, json: true, out: (t) => outs.push(t) }),
+    ).toBe(0)
     const listed = JSON.parse(outs[0]!).find((x: any) => x.origin === origin)
     expect(listed.pairing).toBe('resumable')
     expect(outs[0]).not.toContain('"hash"')
@@ -201,7 +264,9 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_chainId'], notifications: [] } })
     const loner = dapp(wallet.h.url, origin, { pairingStore: false })
     expect(await loner.client.getSession()).toEqual({ sessionScopes: {} })
-    const created = loner.client.createSession({ optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } } })
+    const created = loner.client.createSession({
+      optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } },
+    })
     const p = await waitForPending(wallet.h, (x) => x.origin === origin && x.kind === 'session')
     // The console tells the user this connection cannot resume, and that approving replaces the paired session.
     expect(p.request.pairing).toEqual({ resumable: false, replaces: 'a session of another pairing' })
@@ -210,7 +275,9 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     // The paired dapp's session ended (sessionChanged {}); nobody else can use the loner's.
     await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
     expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
-    expect((await wallet.h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin).pairing).toBe('connection')
+    expect(
+      (await wallet.h.console('/console/api/state')).body.sessions.find((s: any) => s.origin === origin).pairing,
+    ).toBe('connection')
     await Promise.all([d.close(), loner.close()])
   })
 
@@ -218,30 +285,42 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
     await expect(rawSocket(`${wallet.h.url}?pairing=short`, 'https://x.example')).rejects.toThrow(/400/)
   })
 
-  test.skipIf(process.platform === 'win32')('wallet.socketPath: a unix socket with mode 0600 serves the same API', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'chaingate-sock-'))
-    const w = await startWallet(wallet.devnets.anvils, { socketPath: join(dir, 'wallet.sock') })
-    try {
-      expect(w.socketUrl).toBe(`ws+unix://${join(dir, 'wallet.sock')}:/`)
-      expect(statSync(join(dir, 'wallet.sock')).mode & 0o777).toBe(0o600)
-      const d = dapp(w.socketUrl!, 'https://unix.example')
-      expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
-      await d.close()
-    } finally {
-      await w.stop()
-      rmSync(dir, { recursive: true, force: true })
-    }
-  })
+  test.skipIf(process.platform === 'win32')(
+    'wallet.socketPath: a unix socket with mode 0600 serves the same API',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'chaingate-sock-'))
+      const w = await startWallet(wallet.devnets.anvils, { socketPath: join(dir, 'wallet.sock') })
+      try {
+        expect(w.socketUrl).toBe(`ws+unix://${join(dir, 'wallet.sock')}:/`)
+        expect(statSync(join(dir, 'wallet.sock')).mode & 0o777).toBe(0o600)
+        const d = dapp(w.socketUrl!, 'https://unix.example')
+        expect(await d.client.getSession()).toEqual({ sessionScopes: {} })
+        await d.close()
+      } finally {
+        await w.stop()
+        rmSync(dir, { recursive: true, force: true })
+      }
+    },
+  )
 })
 
 describe('item 7: keys that must not be exposed', () => {
   test('the public anvil test mnemonic is refused at start when a network is not an embedded devnet', async () => {
     await expect(
-      startWallet(wallet.devnets.anvils, {}, { networks: [{ name: 'devnet-a', embedded: true }, { name: 'mainnet', embedded: false }] }),
+      startWallet(
+        wallet.devnets.anvils,
+        {},
+        {
+          networks: [
+            { name: 'devnet-a', embedded: true },
+            { name: 'mainnet', embedded: false },
+          ],
+        },
+      ),
     ).rejects.toThrow(/PUBLIC anvil test mnemonic, but mainnet is not an embedded devnet/)
   })
 
-  test('a custom devnet mnemonic is not on anvil\'s command line, and its accounts are funded', async () => {
+  test("a custom devnet mnemonic is not on anvil's command line, and its accounts are funded", async () => {
     const mnemonic = 'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about'
     const first = '0x9858EfFD232B4033E47d90003D41EC34EcaEda94' // m/44'/60'/0'/0/0 of that mnemonic
     const anvil = await startAnvil({ chainId: 31399, port: 0, blockTimeSeconds: 0, mnemonic })
@@ -250,7 +329,11 @@ describe('item 7: keys that must not be exposed', () => {
       expect(args).toContain('anvil')
       expect(args).not.toContain('abandon')
       expect(args).not.toContain('--mnemonic')
-      const res = await fetch(anvil.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [first, 'latest'] }) })
+      const res = await fetch(anvil.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [first, 'latest'] }),
+      })
       expect(BigInt(((await res.json()) as { result: string }).result)).toBe(10_000n * 10n ** 18n)
     } finally {
       await anvil.stop()
@@ -271,7 +354,9 @@ describe('item 21: a failed first connection is a rejected promise, never an unh
     const dir = mkdtempSync(join(resolve('.'), 'node_modules', '.cg-child-'))
     try {
       writeFileSync(join(dir, 'child.mts'), source)
-      const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'child.mts')], { stdio: ['ignore', 'pipe', 'pipe'] })
+      const child = spawn(process.execPath, ['--import', 'tsx', join(dir, 'child.mts')], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      })
       let stdout = ''
       let stderr = ''
       child.stdout.on('data', (c) => (stdout += c))

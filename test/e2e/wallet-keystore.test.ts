@@ -34,7 +34,15 @@ function cli(dataDir: string, env: NodeJS.ProcessEnv = { CHAINGATE_WALLET_PASSPH
   const out: string[] = []
   const err: string[] = []
   const run = (argv: string[]) =>
-    runWalletCommand(argv, { dataDir, json: true, config, env, out: (t) => out.push(t), err: (t) => err.push(t), stdin: async () => stdin })
+    runWalletCommand(argv, {
+      dataDir,
+      json: true,
+      config,
+      env,
+      out: (t) => out.push(t),
+      err: (t) => err.push(t),
+      stdin: async () => stdin,
+    })
   return { run, out, err }
 }
 
@@ -50,7 +58,11 @@ describe('keystore CLI', () => {
     expect(JSON.stringify(imported)).not.toContain('abandon')
     const file = readFileSync(join(dataDir, 'wallet-keystore.json'), 'utf8')
     expect(file).not.toContain('abandon')
-    expect(JSON.parse(file).crypto).toMatchObject({ cipher: 'aes-256-gcm', kdf: 'scrypt', kdfparams: { n: 1024, r: 8, p: 1, dklen: 32 } })
+    expect(JSON.parse(file).crypto).toMatchObject({
+      cipher: 'aes-256-gcm',
+      kdf: 'scrypt',
+      kdfparams: { n: 1024, r: 8, p: 1, dklen: 32 },
+    })
 
     expect(await c.run(['keystore', 'create'])).toBe(2)
     expect(c.err.pop()).toMatch(/already exists/)
@@ -91,9 +103,25 @@ describe('keystore CLI', () => {
     try {
       const lines: string[] = []
       const logger = pino({ level: 'trace' }, { write: (l: string) => void lines.push(l) })
-      const locked = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, networks: [], logger, env: {} })
+      const locked = createWalletService({
+        config,
+        dataDir,
+        db: db.db,
+        chainAccess: noChains,
+        networks: [],
+        logger,
+        env: {},
+      })
       await expect(locked.start()).rejects.toThrow(/set CHAINGATE_WALLET_PASSPHRASE/)
-      const svc = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, networks: [], logger, env: { CHAINGATE_WALLET_PASSPHRASE: PASS } })
+      const svc = createWalletService({
+        config,
+        dataDir,
+        db: db.db,
+        chainAccess: noChains,
+        networks: [],
+        logger,
+        env: { CHAINGATE_WALLET_PASSPHRASE: PASS },
+      })
       const started = await svc.start()
       expect(started.publicTestKeys).toBe(false)
       expect(started.url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/$/)
@@ -120,7 +148,14 @@ function v1Keystore(mnemonic: string, passphrase: string) {
     kind: 'chaingate-hd-keystore',
     publicTestMnemonic: false,
     createdAt: '2026-01-01T00:00:00.000Z',
-    crypto: { cipher: 'aes-256-gcm', ciphertext, iv: iv.toString('hex'), tag: cipher.getAuthTag().toString('hex'), kdf: 'scrypt', kdfparams: { n, r: 8, p: 1, dklen: 32, salt: salt.toString('hex') } },
+    crypto: {
+      cipher: 'aes-256-gcm',
+      ciphertext,
+      iv: iv.toString('hex'),
+      tag: cipher.getAuthTag().toString('hex'),
+      kdf: 'scrypt',
+      kdfparams: { n, r: 8, p: 1, dklen: 32, salt: salt.toString('hex') },
+    },
   }
 }
 
@@ -131,7 +166,15 @@ describe('keystore format upgrade (issue 8 item 7)', () => {
     writeFileSync(join(dataDir, 'wallet-keystore.json'), JSON.stringify(v1Keystore(MNEMONIC, PASS)), { mode: 0o600 })
     const db = await openDatabase(join(dataDir, 'chaingate.sqlite'))
     try {
-      const svc = createWalletService({ config, dataDir, db: db.db, chainAccess: noChains, networks: [], logger: pino({ level: 'silent' }), env: { CHAINGATE_WALLET_PASSPHRASE: PASS } })
+      const svc = createWalletService({
+        config,
+        dataDir,
+        db: db.db,
+        chainAccess: noChains,
+        networks: [],
+        logger: pino({ level: 'silent' }),
+        env: { CHAINGATE_WALLET_PASSPHRASE: PASS },
+      })
       await svc.start()
       await svc.stop()
       const file = JSON.parse(readFileSync(join(dataDir, 'wallet-keystore.json'), 'utf8'))
@@ -160,7 +203,12 @@ describe('wallet config', () => {
       autoApprove: false,
       approvalTimeoutMs: 300_000,
       maxMessageBytes: 1_048_576,
-      keystore: { file: 'wallet-keystore.json', passphraseEnv: 'CHAINGATE_WALLET_PASSPHRASE', useTestMnemonic: true, scryptLogN: 17 },
+      keystore: {
+        file: 'wallet-keystore.json',
+        passphraseEnv: 'CHAINGATE_WALLET_PASSPHRASE',
+        useTestMnemonic: true,
+        scryptLogN: 17,
+      },
     })
   })
 })

@@ -24,8 +24,10 @@ function readmeWalletExample(): string {
 }
 
 beforeAll(async () => {
-  // `chaingate/client` is the built export (dist/, made by `npm ci` through `prepare`); build it if this checkout has none.
-  if (!existsSync(resolve(ROOT, 'dist/wallet/client/websocket-transport.js'))) await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 })
+  // `chaingate/client` is the built export (dist/, made by `npm ci` through `prepare`); build it if this checkout has
+  // none.
+  if (!existsSync(resolve(ROOT, 'dist/wallet/client/websocket-transport.js')))
+    await run('npx', ['tsc', '-p', 'tsconfig.build.json'], { cwd: ROOT, timeout: 240_000 })
 }, 300_000)
 const wallet = useWalletOnDevnets({ autoApprove: true })
 
@@ -34,10 +36,17 @@ test("the README's wallet example runs with plain node and prints the envelope",
   expect(code).toContain("from 'chaingate/client'")
   expect(code).toContain("'ws://127.0.0.1:8546/'")
   // Only the URL changes: the test wallet listens on a free port.
-  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', code.replace('ws://127.0.0.1:8546/', wallet.h.url)], { cwd: ROOT, timeout: 60_000 })
+  const { stdout } = await run(
+    process.execPath,
+    ['--input-type=module', '-e', code.replace('ws://127.0.0.1:8546/', wallet.h.url)],
+    { cwd: ROOT, timeout: 60_000 },
+  )
   expect(stdout).toContain("granted: [ 'eip155:31337' ]")
   const envelope = JSON.parse(stdout.split('\n').find((l) => l.startsWith('{"scope"'))!)
-  expect(envelope).toEqual({ scope: 'eip155:31337', result: { method: 'eth_blockNumber', result: expect.stringMatching(/^0x[0-9a-f]+$/) } })
+  expect(envelope).toEqual({
+    scope: 'eip155:31337',
+    result: { method: 'eth_blockNumber', result: expect.stringMatching(/^0x[0-9a-f]+$/) },
+  })
   expect(stdout).toMatch(/^block number: \d+$/m)
 }, 90_000)
 
@@ -48,7 +57,9 @@ test('npm run example:dapp completes: session, reads, newHeads, a transaction wi
     env: { ...process.env, CHAINGATE_WALLET_URL: wallet.h.url, DAPP_CHAINS: '31337,31338' },
   })
   expect(stdout).toContain('session granted on eip155:31337, eip155:31338')
-  expect(stdout).toMatch(/invokeMethod answer \(the envelope\): \{"scope":"eip155:31337","result":\{"method":"eth_blockNumber","result":"0x[0-9a-f]+"\}\}/)
+  expect(stdout).toMatch(
+    /invokeMethod answer \(the envelope\): \{"scope":"eip155:31337","result":\{"method":"eth_blockNumber","result":"0x[0-9a-f]+"\}\}/,
+  )
   expect(stdout).toMatch(/receipt: block \d+, status success/)
   expect(stdout).toContain('session revoked')
 }, 150_000)

@@ -7,11 +7,35 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { recoverMessageAddress, recoverTypedDataAddress, type Hex } from 'viem'
 import { runWalletCommand } from '../../src/cli/wallet-commands.ts'
 import { ANVIL_TEST_MNEMONIC } from '../../src/wallet/keystore.ts'
-import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, UNAUTHORIZED, approve, approvedSession, dapp, failure, invoke, reject, startWallet, useWalletOnDevnets, waitForPending, type Dapp } from './helpers/wallet.ts'
+import {
+  ACCOUNT_0,
+  ACCOUNT_1,
+  CHAIN_A,
+  CHAIN_B,
+  UNAUTHORIZED,
+  approve,
+  approvedSession,
+  dapp,
+  failure,
+  invoke,
+  reject,
+  startWallet,
+  useWalletOnDevnets,
+  waitForPending,
+  type Dapp,
+} from './helpers/wallet.ts'
 
 const A = `eip155:${CHAIN_A}`
 const B = `eip155:${CHAIN_B}`
-const ALL = ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction', 'eth_subscribe', 'eth_unsubscribe', 'eth_getTransactionReceipt', 'eth_blockNumber']
+const ALL = [
+  'personal_sign',
+  'eth_signTypedData_v4',
+  'eth_sendTransaction',
+  'eth_subscribe',
+  'eth_unsubscribe',
+  'eth_getTransactionReceipt',
+  'eth_blockNumber',
+]
 
 const logLines: string[] = []
 
@@ -31,7 +55,10 @@ describe('signing waits for the user (points 3, 5)', () => {
   let d: Dapp
   beforeAll(async () => {
     d = dapp(wallet.h.url, origin)
-    await approvedSession(wallet.h, d, origin, { [A]: { methods: ALL, notifications: ['eth_subscription'] }, [B]: { methods: ALL, notifications: [] } })
+    await approvedSession(wallet.h, d, origin, {
+      [A]: { methods: ALL, notifications: ['eth_subscription'] },
+      [B]: { methods: ALL, notifications: [] },
+    })
   })
   afterAll(() => d.close())
 
@@ -42,7 +69,9 @@ describe('signing waits for the user (points 3, 5)', () => {
     await approve(wallet.h, p.id)
     const r = await pending
     expect(r).toMatchObject({ scope: A, result: { method: 'personal_sign' } })
-    expect((await recoverMessageAddress({ message: 'hello', signature: r.result.result as Hex })).toLowerCase()).toBe(ACCOUNT_0)
+    expect((await recoverMessageAddress({ message: 'hello', signature: r.result.result as Hex })).toLowerCase()).toBe(
+      ACCOUNT_0,
+    )
   })
 
   test('eth_signTypedData_v4 signs EIP-712 data', async () => {
@@ -62,16 +91,26 @@ describe('signing waits for the user (points 3, 5)', () => {
     await approve(wallet.h, (await waitForPending(wallet.h, (x) => x.kind === 'eth_signTypedData_v4')).id)
     const sig = (await pending).result.result as Hex
     const { EIP712Domain: _, ...types } = typed.types
-    const signer = await recoverTypedDataAddress({ domain: typed.domain, types, primaryType: 'Mail', message: typed.message, signature: sig })
+    const signer = await recoverTypedDataAddress({
+      domain: typed.domain,
+      types,
+      primaryType: 'Mail',
+      message: typed.message,
+      signature: sig,
+    })
     expect(signer.toLowerCase()).toBe(ACCOUNT_0)
     // A domain for another chain is refused before asking the user.
-    const wrong = await failure(invoke(d, A, 'eth_signTypedData_v4', [ACCOUNT_0, { ...typed, domain: { name: 'Test', chainId: 1 } }]))
+    const wrong = await failure(
+      invoke(d, A, 'eth_signTypedData_v4', [ACCOUNT_0, { ...typed, domain: { name: 'Test', chainId: 1 } }]),
+    )
     expect(wrong.code).toBe(-32602)
   })
 
   test('an account not in the session is 4100; the user rejecting is 4001', async () => {
     expect(await failure(invoke(d, A, 'personal_sign', ['0x00', ACCOUNT_1]))).toEqual(UNAUTHORIZED)
-    expect(await failure(invoke(d, A, 'eth_sendTransaction', [{ from: ACCOUNT_1, to: ACCOUNT_0, value: '0x1' }]))).toEqual(UNAUTHORIZED)
+    expect(
+      await failure(invoke(d, A, 'eth_sendTransaction', [{ from: ACCOUNT_1, to: ACCOUNT_0, value: '0x1' }])),
+    ).toEqual(UNAUTHORIZED)
     const pending = invoke(d, A, 'personal_sign', ['0x00', ACCOUNT_0])
     await reject(wallet.h, (await waitForPending(wallet.h, (x) => x.kind === 'personal_sign')).id)
     expect(await failure(pending)).toEqual({ code: 4001, message: 'User rejected the request.' })
@@ -81,23 +120,47 @@ describe('signing waits for the user (points 3, 5)', () => {
     const sub = await invoke(d, A, 'eth_subscribe', ['newHeads'])
     const subId = sub.result.result as string
     const other = dapp(wallet.h.url, 'https://someone-else.example')
-    await approvedSession(wallet.h, other, 'https://someone-else.example', { [A]: { methods: ALL, notifications: ['eth_subscription'] } }, [ACCOUNT_1])
+    await approvedSession(
+      wallet.h,
+      other,
+      'https://someone-else.example',
+      { [A]: { methods: ALL, notifications: ['eth_subscription'] } },
+      [ACCOUNT_1],
+    )
     const pending = invoke(d, A, 'eth_sendTransaction', [{ from: ACCOUNT_0, to: ACCOUNT_1, value: '0x2386f26fc10000' }])
     const p = await waitForPending(wallet.h, (x) => x.kind === 'eth_sendTransaction')
-    expect(p.request.transaction).toMatchObject({ from: ACCOUNT_0, to: ACCOUNT_1, chainId: `0x${CHAIN_A.toString(16)}` })
+    expect(p.request.transaction).toMatchObject({
+      from: ACCOUNT_0,
+      to: ACCOUNT_1,
+      chainId: `0x${CHAIN_A.toString(16)}`,
+    })
     expect(p.request.transaction.gas).toMatch(/^0x/)
     expect(p.request.transaction.maxFeePerGas).toMatch(/^0x/)
     const out: string[] = []
-    expect(await runWalletCommand(['approvals', 'approve', p.id], { dataDir: wallet.h.dataDir, json: true, out: (t) => out.push(t) })).toBe(0)
+    expect(
+      await runWalletCommand(['approvals', 'approve', p.id], {
+        dataDir: wallet.h.dataDir,
+        json: true,
+        out: (t) => out.push(t),
+      }),
+    ).toBe(0)
     const hash = (await pending).result.result as string
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
     const rcpt = await receipt(d, A, hash)
     expect(rcpt.status).toBe('0x1')
-    const note = await d.next((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === subId)
+    const note = await d.next(
+      (n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === subId,
+    )
     expect(note).toMatchObject({
       jsonrpc: '2.0',
       method: 'wallet_notify',
-      params: { scope: A, notification: { method: 'eth_subscription', params: { subscription: subId, result: { number: rcpt.blockNumber } } } },
+      params: {
+        scope: A,
+        notification: {
+          method: 'eth_subscription',
+          params: { subscription: subId, result: { number: rcpt.blockNumber } },
+        },
+      },
     })
     expect('id' in note).toBe(false)
     // The other origin never sees this origin's notifications.
@@ -120,33 +183,74 @@ describe('session changes from the wallet side (point 7)', () => {
   test('console edit, account removal (CLI) and console revoke each send sessionChanged; revoke ends subscriptions', async () => {
     const origin = 'https://edited.example'
     const d = dapp(wallet.h.url, origin)
-    await approvedSession(wallet.h, d, origin, { [A]: { methods: ALL, notifications: ['eth_subscription'] }, [B]: { methods: ['eth_blockNumber'], notifications: [] } }, [ACCOUNT_0, ACCOUNT_1])
+    await approvedSession(
+      wallet.h,
+      d,
+      origin,
+      {
+        [A]: { methods: ALL, notifications: ['eth_subscription'] },
+        [B]: { methods: ['eth_blockNumber'], notifications: [] },
+      },
+      [ACCOUNT_0, ACCOUNT_1],
+    )
     const sub = (await invoke(d, A, 'eth_subscribe', ['newHeads'])).result.result
-    expect((await wallet.h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, scopes: [A] } })).status).toBe(200)
+    expect(
+      (await wallet.h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, scopes: [A] } })).status,
+    ).toBe(200)
     const edited = await d.next((n) => n.method === 'wallet_sessionChanged' && !(B in n.params.sessionScopes))
     expect(Object.keys(edited.params.sessionScopes)).toEqual([A])
 
     // A fresh account is added and removed through the CLI while the server runs.
     const outs: string[] = []
-    expect(await runWalletCommand(['accounts', 'add', '--label', 'temp'], { dataDir: wallet.h.dataDir, json: true, out: (t) => outs.push(t) })).toBe(0)
+    expect(
+      await runWalletCommand(['accounts', 'add', '--label', 'temp'], {
+        dataDir: wallet.h.dataDir,
+        json: true,
+        out: (t) => outs.push(t),
+      }),
+    ).toBe(0)
     const added = JSON.parse(outs.pop()!).address
     // The server picks the CLI's change up within wallet.pollMs.
-    for (let i = 0; i < 50 && !(await wallet.h.console('/console/api/state')).body.accounts.some((a: any) => a.address === added); i++)
+    for (
+      let i = 0;
+      i < 50 && !(await wallet.h.console('/console/api/state')).body.accounts.some((a: any) => a.address === added);
+      i++
+    )
       await new Promise((r) => setTimeout(r, 50))
-    await wallet.h.console('/console/api/sessions/edit', { method: 'POST', body: { origin, accounts: [ACCOUNT_0, added] } })
-    await d.next((n) => n.method === 'wallet_sessionChanged' && n.params.sessionScopes[A]?.accounts.includes(`${A}:${added}`))
-    expect(await runWalletCommand(['accounts', 'remove', added], { dataDir: wallet.h.dataDir, json: true, out: () => {} })).toBe(0)
+    await wallet.h.console('/console/api/sessions/edit', {
+      method: 'POST',
+      body: { origin, accounts: [ACCOUNT_0, added] },
+    })
+    await d.next(
+      (n) => n.method === 'wallet_sessionChanged' && n.params.sessionScopes[A]?.accounts.includes(`${A}:${added}`),
+    )
+    expect(
+      await runWalletCommand(['accounts', 'remove', added], { dataDir: wallet.h.dataDir, json: true, out: () => {} }),
+    ).toBe(0)
     const removed = await d.next(
-      (n) => n.method === 'wallet_sessionChanged' && n.params.sessionScopes[A] && !n.params.sessionScopes[A].accounts.includes(`${A}:${added}`) && n.params.sessionScopes[A].accounts.length === 1,
+      (n) =>
+        n.method === 'wallet_sessionChanged' &&
+        n.params.sessionScopes[A] &&
+        !n.params.sessionScopes[A].accounts.includes(`${A}:${added}`) &&
+        n.params.sessionScopes[A].accounts.length === 1,
     )
     expect(removed.params.sessionScopes[A].accounts).toEqual([`${A}:${ACCOUNT_0}`])
 
-    expect((await wallet.h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(200)
+    expect((await wallet.h.console('/console/api/sessions/revoke', { method: 'POST', body: { origin } })).status).toBe(
+      200,
+    )
     await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
     const before = d.notifications.filter((n) => n.method === 'wallet_notify').length
-    await fetch(wallet.devnets.anvils[0]!.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }) })
+    await fetch(wallet.devnets.anvils[0]!.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'evm_mine', params: [] }),
+    })
     await new Promise((r) => setTimeout(r, 300))
-    expect(d.notifications.filter((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === sub).length).toBe(before)
+    expect(
+      d.notifications.filter((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === sub)
+        .length,
+    ).toBe(before)
     await d.close()
   })
 
@@ -154,7 +258,9 @@ describe('session changes from the wallet side (point 7)', () => {
     const origin = 'https://cli-revoked.example'
     const d = dapp(wallet.h.url, origin)
     await approvedSession(wallet.h, d, origin, { [A]: { methods: ['eth_blockNumber'], notifications: [] } })
-    expect(await runWalletCommand(['sessions', 'revoke', origin], { dataDir: wallet.h.dataDir, json: false, out: () => {} })).toBe(0)
+    expect(
+      await runWalletCommand(['sessions', 'revoke', origin], { dataDir: wallet.h.dataDir, json: false, out: () => {} }),
+    ).toBe(0)
     await d.next((n) => n.method === 'wallet_sessionChanged' && Object.keys(n.params.sessionScopes).length === 0)
     await d.close()
   })
@@ -164,13 +270,27 @@ describe('approvals: CLI session approval, console guards (point 3)', () => {
   test('CLI lists a pending session request and approves it with chosen accounts', async () => {
     const origin = 'https://headless.example'
     const d = dapp(wallet.h.url, origin)
-    const created = d.client.createSession({ optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } } })
+    const created = d.client.createSession({
+      optionalScopes: { [A]: { methods: ['eth_blockNumber'], notifications: [] } },
+    })
     await waitForPending(wallet.h, (x) => x.origin === origin)
     const out: string[] = []
-    expect(await runWalletCommand(['approvals', 'list', '--json'], { dataDir: wallet.h.dataDir, json: false, out: (t) => out.push(t) })).toBe(0)
+    expect(
+      await runWalletCommand(['approvals', 'list', '--json'], {
+        dataDir: wallet.h.dataDir,
+        json: false,
+        out: (t) => out.push(t),
+      }),
+    ).toBe(0)
     const listed = JSON.parse(out[0]!).find((p: any) => p.origin === origin)
     expect(listed.kind).toBe('session')
-    expect(await runWalletCommand(['approvals', 'approve', listed.id, '--accounts', ACCOUNT_1], { dataDir: wallet.h.dataDir, json: false, out: () => {} })).toBe(0)
+    expect(
+      await runWalletCommand(['approvals', 'approve', listed.id, '--accounts', ACCOUNT_1], {
+        dataDir: wallet.h.dataDir,
+        json: false,
+        out: () => {},
+      }),
+    ).toBe(0)
     expect((await created).sessionScopes[A]!.accounts).toEqual([`${A}:${ACCOUNT_1}`])
     await d.close()
   })

@@ -103,7 +103,8 @@ describe('subscriptions move back to the preferred node', () => {
   it('primary killed → fallback; primary back → newHeads returns to it after the failback time; every block number once, in order', async () => {
     const c = await newHeadsClient(s)
     // More subscriptions to move: each is one more round trip while both nodes send heads.
-    for (let i = 0; i < 15; i++) await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
+    for (let i = 0; i < 15; i++)
+      await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
     expect(hub().upstream).toBe(primary.wsUrl)
     const first = (await head()) + 1
     await mineOne()
@@ -123,14 +124,17 @@ describe('subscriptions move back to the preferred node', () => {
     expect(back.from).toBe(fallback.wsUrl)
     expect(hub().moves.preferred).toBeGreaterThanOrEqual(1)
     const metrics = await (await fetch(`${s.url}/metrics`)).text()
-    expect(Number(/chaingate_subscription_moves_total\{network="remote",reason="preferred"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
+    expect(
+      Number(/chaingate_subscription_moves_total\{network="remote",reason="preferred"\} (\d+)/.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(1)
     expect(c.closedWith()).toBeUndefined()
     c.ws.close()
   }, 150_000)
 
   it('logs across the failover and the move back: every log once, in order, none missing', async () => {
     const c = await logsClient(s)
-    for (let i = 0; i < 15; i++) await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
+    for (let i = 0; i < 15; i++)
+      await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
     const txs: string[] = []
     const stop = keepDoing(async () => txs.push((await emitLog()) as string))
     await waitFor(() => c.logs().length >= 3)
@@ -244,7 +248,9 @@ describe('a subscription node its provider starts refusing', () => {
     await allHave([c], 8)
     expect(c.heads()).toEqual([6, 7, 8])
     expect(hubR.moves.unhealthy).toBe(1)
-    expect(g.logs.some((l) => l.msg === 'subscriptions moved' && l.reason === 'unhealthy' && l.from === label(a))).toBe(true)
+    expect(g.logs.some((l) => l.msg === 'subscriptions moved' && l.reason === 'unhealthy' && l.from === label(a))).toBe(
+      true,
+    )
     expect(c.closedWith()).toBeUndefined()
     c.ws.close()
   }, 60_000)

@@ -7,7 +7,16 @@ import type WebSocket from 'ws'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { allHave, connect, logsClient, newHeadsClient, range, rpcAt, waitFor, type HeadsClient } from './helpers/ws-subscribers.ts'
+import {
+  allHave,
+  connect,
+  logsClient,
+  newHeadsClient,
+  range,
+  rpcAt,
+  waitFor,
+  type HeadsClient,
+} from './helpers/ws-subscribers.ts'
 
 const CHAIN_ID = 31341
 /** anvil's first unlocked account (test mnemonic). */
@@ -34,7 +43,9 @@ const head = async () => Number(await node('eth_blockNumber'))
 // be refused with 429 otherwise).
 const PLANS = { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } }
 const remote = (proxies: TcpProxy[], gateway: Record<string, unknown> = {}, network: Record<string, unknown> = {}) => ({
-  networks: [{ name: 'remote', chainId: CHAIN_ID, upstreams: proxies.map((p) => ({ url: p.url, wsUrl: p.wsUrl })), ...network }],
+  networks: [
+    { name: 'remote', chainId: CHAIN_ID, upstreams: proxies.map((p) => ({ url: p.url, wsUrl: p.wsUrl })), ...network },
+  ],
   gateway,
   plans: PLANS,
 })
@@ -44,7 +55,10 @@ const remote = (proxies: TcpProxy[], gateway: Record<string, unknown> = {}, netw
  * gateway over them, stopped after its tests. Nodes the describe starts in hooks registered before this call are up
  * the whole time: these hooks run after theirs and stop before theirs (vitest runs afterAll hooks in reverse).
  */
-function gatewayOver(targets: () => string[], config: (proxies: TcpProxy[]) => Record<string, unknown> = (p) => remote(p)) {
+function gatewayOver(
+  targets: () => string[],
+  config: (proxies: TcpProxy[]) => Record<string, unknown> = (p) => remote(p),
+) {
   const g = { s: undefined as unknown as TestServer, proxies: [] as TcpProxy[] }
   beforeAll(async () => {
     for (const url of targets()) g.proxies.push(await startTcpProxy(url))
@@ -72,7 +86,12 @@ async function newHeadsClientAvoiding(s: TestServer, down: TcpProxy) {
 }
 
 /** How a failover test ends: the subscriptions run on `other` and no client was closed; then `moved` comes back. */
-async function expectMovedWithoutClosing(s: TestServer, other: TcpProxy, moved: TcpProxy, clients: { ws: WebSocket; closedWith(): unknown }[]) {
+async function expectMovedWithoutClosing(
+  s: TestServer,
+  other: TcpProxy,
+  moved: TcpProxy,
+  clients: { ws: WebSocket; closedWith(): unknown }[],
+) {
   expect(s.app.hubs.get('remote')!.upstream).toBe(other.wsUrl)
   for (const c of clients) expect(c.closedWith()).toBeUndefined()
   await moved.restore()
@@ -111,7 +130,10 @@ describe('subscriptions with two upstreams', () => {
   })
 
   it('drop WS mid-stream: newHeads moves to the other upstream, every block number once and in order, socket kept open', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const c1 = await newHeadsClient(s)
     const c2 = await newHeadsClient(s)
     const first = (await head()) + 1
@@ -128,16 +150,22 @@ describe('subscriptions with two upstreams', () => {
     expect(c2.heads()).toEqual(range(first, first + 7))
     expect(s.logs.some((l) => l.msg === 'subscriptions resumed' && l.upstream === other.wsUrl)).toBe(true)
     const metrics = await (await fetch(`${s.url}/metrics`)).text()
-    expect(Number(/chaingate_subscription_moves_total\{network="remote",reason="dropped"\} (\d+)/.exec(metrics)?.[1])).toBeGreaterThanOrEqual(1)
+    expect(
+      Number(/chaingate_subscription_moves_total\{network="remote",reason="dropped"\} (\d+)/.exec(metrics)?.[1]),
+    ).toBeGreaterThanOrEqual(1)
     expect(metrics).toMatch(/chaingate_upstream_subscriptions\{network="remote"\} 1\b/)
     await expectMovedWithoutClosing(s, other, cut, [c1, c2])
   }, 60_000)
 
   it('drop WS mid-stream while blocks keep coming and many subscriptions move: newHeads still sees every block once, in order', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const c = await newHeadsClient(s)
     // More subscriptions to move: each is one more round trip while the new node's heads already flow.
-    for (let i = 0; i < 15; i++) await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
+    for (let i = 0; i < 15; i++)
+      await c.ask(call('eth_subscribe', ['logs', { address: `0x${(i + 1).toString(16).padStart(40, '0')}` }], 100 + i))
     const first = await mineSeen([c])
     let mining = true
     const miner = (async () => {
@@ -156,7 +184,10 @@ describe('subscriptions with two upstreams', () => {
   }, 60_000)
 
   it('drop WS mid-stream while logs keep coming: every log once, in order', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const hub = s.app.hubs.get('remote')!
     const c = await logsClient(s)
     const logs = () => c.logs().map((l) => l.transactionHash)
@@ -180,7 +211,10 @@ describe('subscriptions with two upstreams', () => {
   }, 60_000)
 
   it('drop WS mid-stream: logs moves to the other upstream and the missed blocks are filled by eth_getLogs, no duplicates', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const c = await logsClient(s)
     const txs: string[] = []
     for (let i = 0; i < 2; i++) txs.push((await emitLog()) as string)
@@ -200,7 +234,10 @@ describe('subscriptions with two upstreams', () => {
 })
 
 describe('subscriptions with one upstream', () => {
-  const g = gatewayOver(() => [anvil.url], (p) => remote(p, { subscriptionFailoverMs: 60_000 }))
+  const g = gatewayOver(
+    () => [anvil.url],
+    (p) => remote(p, { subscriptionFailoverMs: 60_000 }),
+  )
 
   it('the only upstream restarts: the gateway reconnects with back-off and sends the blocks made meanwhile, in order', async () => {
     const [p] = g.proxies
@@ -221,10 +258,16 @@ describe('subscriptions with one upstream', () => {
 })
 
 describe('no upstream reachable', () => {
-  const g = gatewayOver(() => [anvil.url], (p) => remote(p, { subscriptionFailoverMs: 1000 }))
+  const g = gatewayOver(
+    () => [anvil.url],
+    (p) => remote(p, { subscriptionFailoverMs: 1000 }),
+  )
 
   it('after gateway.subscriptionFailoverMs without a node, clients are closed with 1013 and may subscribe again later', async () => {
-    const { s, proxies: [p] } = g
+    const {
+      s,
+      proxies: [p],
+    } = g
     const c = await connect(s)
     await c.ask(call('eth_subscribe', ['newHeads'], 1))
     await p.cut()
@@ -241,10 +284,16 @@ describe('no upstream reachable', () => {
 })
 
 describe('an upstream that hangs', () => {
-  const g = gatewayOver(() => [anvil.url, anvil.url], (p) => remote(p, { subscriptionHeartbeatMs: 300 }))
+  const g = gatewayOver(
+    () => [anvil.url, anvil.url],
+    (p) => remote(p, { subscriptionHeartbeatMs: 300 }),
+  )
 
   it('hang mid-stream (socket open, nothing sent): found by the heartbeat, newHeads moves to the other upstream, every block once', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const c = await newHeadsClient(s)
     const first = await mineSeen([c])
     const { current: hanging, other } = subscriptionProxies(s, a, b)
@@ -254,7 +303,11 @@ describe('an upstream that hangs', () => {
     await mineOne()
     await allHave([c], first + 4)
     expect(c.heads()).toEqual(range(first, first + 4))
-    expect(s.logs.some((l) => l.msg === 'subscription node stopped answering: moving subscriptions' && l.upstream === hanging.wsUrl)).toBe(true)
+    expect(
+      s.logs.some(
+        (l) => l.msg === 'subscription node stopped answering: moving subscriptions' && l.upstream === hanging.wsUrl,
+      ),
+    ).toBe(true)
     await expectMovedWithoutClosing(s, other, hanging, [c])
   }, 60_000)
 })
@@ -268,7 +321,10 @@ describe('upstreams at different heights', () => {
   const g = gatewayOver(() => [anvil.url, behind.url])
 
   it('the next upstream is behind: heads the client already has are dropped, numbers go on once it passes them', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const hub = s.app.hubs.get('remote')!
     // Subscriptions start on the node that is ahead.
     await a.restore()
@@ -311,7 +367,10 @@ describe('a subscription node the pool finds lagging', () => {
   )
 
   it('is left for a healthy node once the pool sees it lag; heads go on from the healthy node without a gap', async () => {
-    const { s, proxies: [a, b] } = g
+    const {
+      s,
+      proxies: [a, b],
+    } = g
     const hub = s.app.hubs.get('remote')!
     const onAhead = (method: string, params: unknown[] = []) => rpcAt(ahead.url, method, params)
     await onAhead('anvil_mine', ['0x14']) // well ahead (more than maxLagBlocks)
@@ -323,7 +382,8 @@ describe('a subscription node the pool finds lagging', () => {
     // Calls make the pool poll the nodes' heads: it finds the subscription node behind the served tip.
     const deadline = Date.now() + 30_000
     while (hub.upstream !== a.wsUrl) {
-      if (Date.now() > deadline) throw new Error(`still on ${hub.upstream}: ${JSON.stringify(s.app.pools.get('remote')!.status())}`)
+      if (Date.now() > deadline)
+        throw new Error(`still on ${hub.upstream}: ${JSON.stringify(s.app.pools.get('remote')!.status())}`)
       await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       await new Promise((r) => setTimeout(r, 200))
     }
@@ -332,7 +392,12 @@ describe('a subscription node the pool finds lagging', () => {
     await allHave([c], top, 30_000)
     const seen = c.heads()
     expect(seen).toEqual(range(seen[0]!, top))
-    expect(s.logs.some((l) => l.msg === 'subscription node lagging or failing for the pool: moving subscriptions' && l.upstream === b.wsUrl)).toBe(true)
+    expect(
+      s.logs.some(
+        (l) =>
+          l.msg === 'subscription node lagging or failing for the pool: moving subscriptions' && l.upstream === b.wsUrl,
+      ),
+    ).toBe(true)
     expect(c.closedWith()).toBeUndefined()
     c.ws.close()
   }, 90_000)

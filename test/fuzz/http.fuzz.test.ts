@@ -13,13 +13,19 @@ import { DOCUMENTED_STATUSES, expectAnswers, expectAnswerShape, expectedCredits,
 let s: TestServer
 let key: { id: string; key: string }
 beforeAll(async () => {
-  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }] }) // served = Infura's list only (arbitraries.ts)
+  s = await startTestServer({
+    networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }],
+  }) // served = Infura's list only (arbitraries.ts)
   key = (await s.newKey('dev')).key
 })
 afterAll(async () => s?.stop())
 
 async function post(body: string | Buffer) {
-  const res = await httpRequest(s.endpoint('devnet-a', key.key), { method: 'POST', headers: { 'content-type': 'application/json' }, body })
+  const res = await httpRequest(s.endpoint('devnet-a', key.key), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body,
+  })
   const text = await res.body.text()
   return { status: res.statusCode, text, credits: Number(res.headers['x-credits-charged']) }
 }
@@ -65,6 +71,10 @@ describe('fuzz: HTTP', () => {
       { seed: FUZZ.seed, numRuns: FUZZ.runs(250) },
     )
     // Still serving after all of it.
-    expect(JSON.parse((await post('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}')).text)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a69' })
+    expect(JSON.parse((await post('{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}')).text)).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      result: '0x7a69',
+    })
   })
 })

@@ -31,7 +31,9 @@ export async function ledgerCredits(s: TestServer, keyId: string, expected?: num
 }
 
 /** A JSON-RPC 2.0 answer object: `jsonrpc`, `id`, and exactly one of `result` / `error` ({code, message}). */
-export function expectAnswerShape(a: unknown): asserts a is { id: unknown; result?: unknown; error?: { code: number; message: string } } {
+export function expectAnswerShape(
+  a: unknown,
+): asserts a is { id: unknown; result?: unknown; error?: { code: number; message: string } } {
   expect(a).toBeTypeOf('object')
   expect(a).not.toBeNull()
   const o = a as Record<string, unknown>

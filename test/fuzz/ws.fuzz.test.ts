@@ -18,7 +18,9 @@ const inbox: unknown[] = []
 let wake: (() => void) | undefined
 
 beforeAll(async () => {
-  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }] }) // served = Infura's list only (arbitraries.ts)
+  s = await startTestServer({
+    networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 }, devMethods: false }],
+  }) // served = Infura's list only (arbitraries.ts)
   key = (await s.newKey('dev')).key
   ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/devnet-a/ws/v3/${key.key}`)
   ws.on('message', (d) => {
@@ -52,7 +54,9 @@ describe('fuzz: WebSocket', () => {
     let total = await ledgerCredits(s, key.id)
     // A message of notifications only gets no answer at all: nothing to wait for, so none is sent here.
     // Messages over gateway.maxWsMessageBytes (1 MiB) close the connection (1009, documented): kept below it.
-    const answered = request.filter((r) => r.entries.some((e) => e.expect.id !== undefined) && bodyOf(r).length < 1024 * 1024)
+    const answered = request.filter(
+      (r) => r.entries.some((e) => e.expect.id !== undefined) && bodyOf(r).length < 1024 * 1024,
+    )
     await fc.assert(
       fc.asyncProperty(answered, async (r) => {
         ws.send(bodyOf(r))

@@ -14,9 +14,18 @@ import { walletAppService } from '../compose.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS } from '../drain.ts'
-import { EMBEDDED_URLS_ENV, isWorkerMessage, WORKER_NUMBER_ENV, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
+import {
+  EMBEDDED_URLS_ENV,
+  isWorkerMessage,
+  WORKER_NUMBER_ENV,
+  type EmbeddedUrls,
+  type PrimaryMessage,
+} from './protocol.ts'
 
-/** A dead worker is replaced after this; one that died within RESTART_STABLE_MS of its start waits twice as long as the last time, up to RESTART_MAX_DELAY_MS (a crash loop does not spin). */
+/**
+ * A dead worker is replaced after this; one that died within RESTART_STABLE_MS of its start waits twice as long as the
+ * last time, up to RESTART_MAX_DELAY_MS (a crash loop does not spin).
+ */
 const RESTART_DELAY_MS = 1000
 const RESTART_STABLE_MS = 10_000
 const RESTART_MAX_DELAY_MS = 30_000
@@ -50,7 +59,11 @@ export async function startCluster(config: Config, workers: number, logger: Logg
   primaryConfig.gateway.port = 0
   primaryConfig.gateway.host = '127.0.0.1'
   primaryConfig.gateway.operations.listen = null
-  const app = await startApp({ config: primaryConfig, logger: logger.child({ worker: 'primary' }), services: [walletAppService()] })
+  const app = await startApp({
+    config: primaryConfig,
+    logger: logger.child({ worker: 'primary' }),
+    services: [walletAppService()],
+  })
 
   const embedded: EmbeddedUrls = {}
   for (const n of config.networks) if (n.embedded) embedded[n.name] = app.upstreamUrls.get(n.name)!
@@ -65,7 +78,8 @@ export async function startCluster(config: Config, workers: number, logger: Logg
     const worker = cluster.fork({ [EMBEDDED_URLS_ENV]: JSON.stringify(embedded), [WORKER_NUMBER_ENV]: String(number) })
     exits.set(worker, new Promise((r) => worker.once('exit', () => r())))
     const listens = new Promise<void>((resolve, reject) => {
-      const onExit = (code: number | null, signal: string | null) => reject(new Error(`worker ${number} exited before listening (${signal ?? `code ${code}`})`))
+      const onExit = (code: number | null, signal: string | null) =>
+        reject(new Error(`worker ${number} exited before listening (${signal ?? `code ${code}`})`))
       worker.once('exit', onExit)
       worker.on('message', (m: unknown) => {
         if (!isWorkerMessage(m)) return
@@ -88,9 +102,15 @@ export async function startCluster(config: Config, workers: number, logger: Logg
       if (live.get(number) !== worker) return // replaced on purpose (rolling restart)
       live.delete(number)
       if (stopping) return
-      const delayMs = Date.now() - startedAt < RESTART_STABLE_MS ? Math.min(2 * (restartDelay.get(number) ?? RESTART_DELAY_MS / 2), RESTART_MAX_DELAY_MS) : RESTART_DELAY_MS
+      const delayMs =
+        Date.now() - startedAt < RESTART_STABLE_MS
+          ? Math.min(2 * (restartDelay.get(number) ?? RESTART_DELAY_MS / 2), RESTART_MAX_DELAY_MS)
+          : RESTART_DELAY_MS
       restartDelay.set(number, delayMs)
-      logger.error({ worker: number, code, signal, restartInMs: delayMs }, 'worker exited unexpectedly; starting a replacement')
+      logger.error(
+        { worker: number, code, signal, restartInMs: delayMs },
+        'worker exited unexpectedly; starting a replacement',
+      )
       setTimeout(() => {
         if (!stopping && !live.has(number)) supervise(number, fork(number))
       }, delayMs).unref()

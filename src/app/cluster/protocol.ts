@@ -1,5 +1,6 @@
 /**
- * What the `--workers N` primary and its workers tell each other (node:cluster IPC, https://nodejs.org/api/cluster.html).
+ * What the `--workers N` primary and its workers tell each other (node:cluster IPC,
+ * https://nodejs.org/api/cluster.html).
  * The primary runs the embedded chains and the wallet once; each worker runs the gateway listener (all workers share
  * its port through node:cluster) with the dashboard, on the same database and Redis.
  */
@@ -17,5 +18,9 @@ export type PrimaryMessage = { type: 'drain'; minDelayMs: number }
 export type EmbeddedUrls = Record<string, { url: string; wsUrl: string }>
 
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
-  return typeof m === 'object' && m !== null && ((m as { type?: unknown }).type === 'ready' || (m as { type?: unknown }).type === 'failed')
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    ((m as { type?: unknown }).type === 'ready' || (m as { type?: unknown }).type === 'failed')
+  )
 }

@@ -9,7 +9,13 @@ import { dashboardPlugin } from '../compose.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, drainThenStop } from '../drain.ts'
-import { EMBEDDED_URLS_ENV, WORKER_NUMBER_ENV, type EmbeddedUrls, type PrimaryMessage, type WorkerMessage } from './protocol.ts'
+import {
+  EMBEDDED_URLS_ENV,
+  WORKER_NUMBER_ENV,
+  type EmbeddedUrls,
+  type PrimaryMessage,
+  type WorkerMessage,
+} from './protocol.ts'
 
 export function isClusterWorker(): boolean {
   return cluster.isWorker && process.env[EMBEDDED_URLS_ENV] !== undefined
@@ -31,7 +37,8 @@ export async function runWorker(config: Config, logger: Logger, onStopped: () =>
     onStopped()
     // The IPC channel would keep this process alive: exit once the primary has the message.
     const exit = () => process.exit(1)
-    if (process.send) process.send({ type: 'failed', message: (err as Error)?.message ?? String(err) } satisfies WorkerMessage, exit)
+    if (process.send)
+      process.send({ type: 'failed', message: (err as Error)?.message ?? String(err) } satisfies WorkerMessage, exit)
     else exit()
     return 1
   }

@@ -14,7 +14,8 @@ describeWithServices(['redis'], 'Redis log-in limiter', () => {
     const opts = { maxAttempts: 5, windowMs: 60_000 }
     const a = createRedisAttemptLimiter(await connection(prefix), 'login', opts)
     const b = createRedisAttemptLimiter(await connection(prefix), 'login', opts)
-    for (let i = 0; i < 5; i++) expect('attempt' in (await (i % 2 ? a : b).begin(['email:x', 'ip:1'], 1000 + i * 1000))).toBe(true)
+    for (let i = 0; i < 5; i++)
+      expect('attempt' in (await (i % 2 ? a : b).begin(['email:x', 'ip:1'], 1000 + i * 1000))).toBe(true)
     expect(await a.begin(['email:x'], 6000)).toEqual({ waitMs: 55_000 })
     expect(await b.begin(['email:y', 'ip:1'], 6000)).toEqual({ waitMs: 55_000 })
     expect('attempt' in (await b.begin(['email:y', 'ip:2'], 6000))).toBe(true)
@@ -48,7 +49,10 @@ describeWithServices(['redis'], 'Redis log-in limiter', () => {
     const prefix = `test:login:${randomBytes(6).toString('hex')}:`
     const proxy = await startTcpProxy(redisUrl)
     closeLater(proxy)
-    const limiter = createRedisAttemptLimiter(await connection(prefix, `redis://127.0.0.1:${proxy.port}`), 'login', { maxAttempts: 2, windowMs: 60_000 })
+    const limiter = createRedisAttemptLimiter(await connection(prefix, `redis://127.0.0.1:${proxy.port}`), 'login', {
+      maxAttempts: 2,
+      windowMs: 60_000,
+    })
     await proxy.cut()
     expect('attempt' in (await limiter.begin(['email:a'], 0))).toBe(true)
     expect('attempt' in (await limiter.begin(['email:a'], 0))).toBe(true)

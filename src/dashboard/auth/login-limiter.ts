@@ -53,7 +53,8 @@ export function createAttemptLimiter(opts: { maxAttempts: number; windowMs: numb
       let wait = 0
       for (const s of subjects) {
         const times = recent(s, nowMs)
-        if (times.length >= opts.maxAttempts) wait = Math.max(wait, times[times.length - opts.maxAttempts]! + opts.windowMs - nowMs)
+        if (times.length >= opts.maxAttempts)
+          wait = Math.max(wait, times[times.length - opts.maxAttempts]! + opts.windowMs - nowMs)
       }
       if (wait > 0) return { waitMs: wait }
       if (attempts.size > SWEEP_AT) for (const s of [...attempts.keys()]) recent(s, nowMs)
@@ -103,7 +104,11 @@ interface ScriptedRedis extends Redis {
  * The same limiter with its windows in Redis, shared by every replica (`name` separates log-in from sign-up).
  * While Redis is unreachable each replica counts in its own memory window (as without Redis).
  */
-export function createRedisAttemptLimiter(connection: RedisConnection, name: string, opts: { maxAttempts: number; windowMs: number }): AttemptLimiter {
+export function createRedisAttemptLimiter(
+  connection: RedisConnection,
+  name: string,
+  opts: { maxAttempts: number; windowMs: number },
+): AttemptLimiter {
   const client = connection.client as ScriptedRedis
   if (typeof client.cgAttempt !== 'function') client.defineCommand('cgAttempt', { lua: BEGIN })
   const local = createAttemptLimiter(opts)
@@ -113,7 +118,14 @@ export function createRedisAttemptLimiter(connection: RedisConnection, name: str
       const id = `${nowMs}:${randomBytes(6).toString('base64url')}`
       let waitMs: number
       try {
-        waitMs = await client.cgAttempt(subjects.length, ...subjects.map(key), nowMs, opts.windowMs, opts.maxAttempts, id)
+        waitMs = await client.cgAttempt(
+          subjects.length,
+          ...subjects.map(key),
+          nowMs,
+          opts.windowMs,
+          opts.maxAttempts,
+          id,
+        )
       } catch {
         return local.begin(subjects, nowMs)
       }

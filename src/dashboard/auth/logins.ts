@@ -23,14 +23,23 @@ export async function createSession(
   ttlMs: number,
 ): Promise<{ cookieValue: string; session: Session }> {
   const cookieValue = randomToken()
-  const session: Session = { idHash: sha256(cookieValue), accountId, csrfToken: randomToken(), expiresAt: nowMs + ttlMs }
+  const session: Session = {
+    idHash: sha256(cookieValue),
+    accountId,
+    csrfToken: randomToken(),
+    expiresAt: nowMs + ttlMs,
+  }
   await sessions.insert(session, nowMs)
   // Expired sessions go away as new ones are made; no timer needed.
   await sessions.deleteExpired(nowMs)
   return { cookieValue, session }
 }
 
-export async function findSession(sessions: SessionsRepository, cookieValue: string | undefined, nowMs: number): Promise<Session | null> {
+export async function findSession(
+  sessions: SessionsRepository,
+  cookieValue: string | undefined,
+  nowMs: number,
+): Promise<Session | null> {
   if (!cookieValue || cookieValue.length > 100) return null
   const found = await sessions.find(sha256(cookieValue))
   return found && found.expiresAt > nowMs ? found : null

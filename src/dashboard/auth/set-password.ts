@@ -12,11 +12,16 @@ import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } fro
 export async function setAccountPassword(db: Db, accountId: string, password: string, nowMs: number): Promise<void> {
   const problem = passwordProblem(password)
   if (problem) throw errors.validation(problem)
-  if (!(await createCredentialsRepository(db).setPasswordHash(accountId, await hashPassword(password), nowMs))) throw errors.notFound(`account ${accountId}`)
+  if (!(await createCredentialsRepository(db).setPasswordHash(accountId, await hashPassword(password), nowMs)))
+    throw errors.notFound(`account ${accountId}`)
 }
 
 /** The account id when the email and password match; null otherwise (same time either way). */
-export async function checkLogin(credentials: CredentialsRepository, email: string, password: string): Promise<string | null> {
+export async function checkLogin(
+  credentials: CredentialsRepository,
+  email: string,
+  password: string,
+): Promise<string | null> {
   const row = await credentials.findByEmail(email)
   if (!row) return verifyAgainstDummy(password).then(() => null)
   return (await verifyPassword(password, row.passwordHash)) ? row.accountId : null

@@ -21,7 +21,12 @@ export function sameOrigin(req: FastifyRequest): boolean {
 }
 
 /** A pre-login page gets a double-submit CSRF cookie (kept if present) and the same value in its form. */
-export function preloginCtx(req: FastifyRequest, reply: FastifyReply, current: string, flash?: PageContext['flash']): PageContext {
+export function preloginCtx(
+  req: FastifyRequest,
+  reply: FastifyReply,
+  current: string,
+  flash?: PageContext['flash'],
+): PageContext {
   const token = req.cookies[PRELOGIN_CSRF_COOKIE] || randomToken()
   setDashboardCookie(reply, PRELOGIN_CSRF_COOKIE, token, 3600)
   return { csrfToken: token, current, flash }
@@ -33,13 +38,22 @@ export function preloginPostOk(req: FastifyRequest): boolean {
 }
 
 /** Every POST of a logged-in page: same origin and the session's CSRF token; otherwise answers 403 and false. */
-export async function checkPost(dash: Dash, req: FastifyRequest, reply: FastifyReply, expected: string | undefined): Promise<boolean> {
+export async function checkPost(
+  dash: Dash,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  expected: string | undefined,
+): Promise<boolean> {
   if (sameOrigin(req) && tokensEqual(expected, field(req.body, '_csrf'))) return true
   dash.logger.warn({ url: req.url.split('?')[0], ip: req.ip }, 'dashboard form refused: CSRF token missing or wrong')
   await sendPage(
     reply,
     403,
-    messagePage('Form expired', await dash.pageCtx(req, ''), 'This form is missing its security token or has expired. Reload the page and try again.'),
+    messagePage(
+      'Form expired',
+      await dash.pageCtx(req, ''),
+      'This form is missing its security token or has expired. Reload the page and try again.',
+    ),
   )
   return false
 }

@@ -13,14 +13,30 @@ describe('dashboard host names', () => {
   })
 
   test('behavior: loopback listeners are told apart from the rest', () => {
-    for (const h of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', undefined]) expect([h, isLoopbackListener(h)]).toEqual([h, true])
-    for (const h of ['0.0.0.0', '::', '192.168.1.5', 'rpc.example.com']) expect([h, isLoopbackListener(h)]).toEqual([h, false])
+    for (const h of ['127.0.0.1', '127.1.2.3', '::1', '[::1]', 'localhost', undefined])
+      expect([h, isLoopbackListener(h)]).toEqual([h, true])
+    for (const h of ['0.0.0.0', '::', '192.168.1.5', 'rpc.example.com'])
+      expect([h, isLoopbackListener(h)]).toEqual([h, false])
   })
 
   test('behavior: the loopback default admits local names, network hosts and the public base URL only', () => {
-    const allowed = hostPolicy({ listenHost: '127.0.0.1', networks: [{ name: 'a' }, { name: 'b', hosts: ['b.example.org:8545'] }], publicBaseUrl: 'https://rpc.example.com' })!
-    for (const h of ['localhost', 'x.localhost', '127.0.0.1', '[::1]', 'a.localhost', 'b.example.org', 'rpc.example.com']) expect([h, allowed(h)]).toEqual([h, true])
-    for (const h of ['evil.example', 'localhost.evil.example', 'b.example.org.evil', '192.168.1.5']) expect([h, allowed(h)]).toEqual([h, false])
+    const allowed = hostPolicy({
+      listenHost: '127.0.0.1',
+      networks: [{ name: 'a' }, { name: 'b', hosts: ['b.example.org:8545'] }],
+      publicBaseUrl: 'https://rpc.example.com',
+    })!
+    for (const h of [
+      'localhost',
+      'x.localhost',
+      '127.0.0.1',
+      '[::1]',
+      'a.localhost',
+      'b.example.org',
+      'rpc.example.com',
+    ])
+      expect([h, allowed(h)]).toEqual([h, true])
+    for (const h of ['evil.example', 'localhost.evil.example', 'b.example.org.evil', '192.168.1.5'])
+      expect([h, allowed(h)]).toEqual([h, false])
     expect(hostPolicy({ listenHost: '0.0.0.0', networks: [] })).toBeNull()
     expect(hostPolicy({ listenHost: '127.0.0.1', allowedHosts: ['*'], networks: [] })).toBeNull()
   })

@@ -13,7 +13,10 @@ import { defaultHostname } from '../../networks/rpc-paths.ts'
 import type { Dash } from '../context.ts'
 import { isGatewayPath } from '../routes/not-found.ts'
 
-/** The hostname of a Host header value (port dropped, IPs normalized by the WHATWG URL parser); undefined when malformed. */
+/**
+ * The hostname of a Host header value (port dropped, IPs normalized by the WHATWG URL parser); undefined when
+ * malformed.
+ */
 export function hostnameOf(host: string | undefined): string | undefined {
   if (!host) return undefined
   try {
@@ -25,7 +28,8 @@ export function hostnameOf(host: string | undefined): string | undefined {
   }
 }
 
-const isLoopbackName = (h: string) => h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '[::1]'
+const isLoopbackName = (h: string) =>
+  h === 'localhost' || h.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(h) || h === '[::1]'
 
 /** Whether the listener address accepts connections only from this machine. */
 export function isLoopbackListener(listenHost: string | undefined): boolean {
@@ -64,14 +68,22 @@ export function hostPolicy(opts: {
 /** Refuses dashboard requests for a Host name that is not allowed: 403 with a plain explanation. */
 export function registerHostCheck(app: FastifyInstance, dash: Dash): void {
   const { gateway, networks } = dash.deps.config
-  const allowed = hostPolicy({ listenHost: gateway.host, allowedHosts: gateway.allowedHosts, networks, publicBaseUrl: dash.cfg.publicBaseUrl })
+  const allowed = hostPolicy({
+    listenHost: gateway.host,
+    allowedHosts: gateway.allowedHosts,
+    networks,
+    publicBaseUrl: dash.cfg.publicBaseUrl,
+  })
   if (!allowed) return
   app.addHook('onRequest', async (req, reply) => {
     // RPC-like paths that reach the dashboard's 404 route go on to the gateway's answer (keys guard those).
     if (isGatewayPath(req.url)) return
     const hostname = hostnameOf(req.host)
     if (hostname !== undefined && allowed(hostname)) return
-    dash.logger.warn({ host: String(req.host).slice(0, 100), ip: req.ip }, 'dashboard request refused: host name not allowed')
+    dash.logger.warn(
+      { host: String(req.host).slice(0, 100), ip: req.ip },
+      'dashboard request refused: host name not allowed',
+    )
     return reply
       .code(403)
       .type('text/plain; charset=utf-8')

@@ -23,7 +23,11 @@ export function registerSessionMiddleware(app: FastifyInstance, dash: Dash): voi
  * The logged-in account, or null after answering: a GET goes to the log-in page (and comes back after), anything
  * else is refused with 403.
  */
-export async function requireAccount(dash: Dash, req: FastifyRequest, reply: FastifyReply): Promise<{ session: Session; account: Account } | null> {
+export async function requireAccount(
+  dash: Dash,
+  req: FastifyRequest,
+  reply: FastifyReply,
+): Promise<{ session: Session; account: Account } | null> {
   const session = req.dashboardSession
   const account = session ? await dash.accounts.get(session.accountId) : undefined
   if (session && account) return { session, account }
@@ -31,13 +35,22 @@ export async function requireAccount(dash: Dash, req: FastifyRequest, reply: Fas
     const next = req.url.startsWith('/') && !req.url.startsWith('//') ? req.url : '/'
     await reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303)
   } else {
-    await sendPage(reply, 403, messagePage('Not logged in', { csrfToken: '', current: '' }, 'Your session has ended. Log in again.'))
+    await sendPage(
+      reply,
+      403,
+      messagePage('Not logged in', { csrfToken: '', current: '' }, 'Your session has ended. Log in again.'),
+    )
   }
   return null
 }
 
 /** A new session id at every log-in (no session fixation); the old one, if any, is dropped. */
-export async function startSession(dash: Dash, req: FastifyRequest, reply: FastifyReply, accountId: string): Promise<void> {
+export async function startSession(
+  dash: Dash,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  accountId: string,
+): Promise<void> {
   if (req.dashboardSession) await dash.sessions.delete(req.dashboardSession.idHash)
   const { cookieValue } = await createSession(dash.sessions, accountId, dash.clock.now(), dash.sessionTtlMs)
   setDashboardCookie(reply, SESSION_COOKIE, cookieValue, Math.floor(dash.sessionTtlMs / 1000))

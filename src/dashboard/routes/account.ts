@@ -79,11 +79,23 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
   app.post('/signup', async (req, reply) => {
     if (!cfg.signup) return sendPage(reply, 403, signupPage(preloginCtx(req, reply, '/signup'), { enabled: false }))
     if (!preloginPostOk(req))
-      return sendPage(reply, 403, messagePage('Form expired', preloginCtx(req, reply, ''), 'This form is missing its security token or has expired. Reload the page and try again.'))
+      return sendPage(
+        reply,
+        403,
+        messagePage(
+          'Form expired',
+          preloginCtx(req, reply, ''),
+          'This form is missing its security token or has expired. Reload the page and try again.',
+        ),
+      )
     const email = field(req.body, 'email').trim().toLowerCase()
     const password = field(req.body, 'password')
     const fail = (status: number, message: string) =>
-      sendPage(reply, status, signupPage(preloginCtx(req, reply, '/signup', { kind: 'error', message }), { email, enabled: true }))
+      sendPage(
+        reply,
+        status,
+        signupPage(preloginCtx(req, reply, '/signup', { kind: 'error', message }), { email, enabled: true }),
+      )
     const problem = passwordProblem(password)
     if (problem) return fail(400, `Choose another password: ${problem}.`)
     const admitted = await dash.signupLimiter.begin([`ip:${req.ip}`], clock.now())
@@ -111,7 +123,11 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
     if (req.dashboardSession) return reply.redirect(HOME, 303)
     const q = req.query as Record<string, string | undefined>
     const flash =
-      q.signup === 'done' ? { kind: 'ok' as const, message: SIGNED_UP } : q.deleted === 'done' ? { kind: 'ok' as const, message: ACCOUNT_DELETED } : undefined
+      q.signup === 'done'
+        ? { kind: 'ok' as const, message: SIGNED_UP }
+        : q.deleted === 'done'
+          ? { kind: 'ok' as const, message: ACCOUNT_DELETED }
+          : undefined
     return sendPage(reply, 200, loginPage(preloginCtx(req, reply, '/login', flash), { next: safeNext(q.next) }))
   })
 

@@ -19,7 +19,13 @@ import { checkPost } from '../middleware/csrf.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { capitalize, renderKey } from './keys.ts'
 
-type Action = (key: ApiKey, body: unknown, req: FastifyRequest, reply: FastifyReply, planName: string) => Promise<string | FastifyReply>
+type Action = (
+  key: ApiKey,
+  body: unknown,
+  req: FastifyRequest,
+  reply: FastifyReply,
+  planName: string,
+) => Promise<string | FastifyReply>
 
 const validation = (message: string) => errors.validation(message)
 
@@ -41,7 +47,10 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
       if (!key) return dash.notFound(req, reply)
       if (!(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
       if (key.revokedAt !== null)
-        return renderKey(dash, req, reply, key, who.account.plan, { status: 409, flash: { kind: 'error', message: 'This key is revoked and can no longer be changed.' } })
+        return renderKey(dash, req, reply, key, who.account.plan, {
+          status: 409,
+          flash: { kind: 'error', message: 'This key is revoked and can no longer be changed.' },
+        })
       try {
         const result = await run(key, req.body, req, reply, who.account.plan)
         if (typeof result !== 'string') return result
@@ -50,7 +59,10 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
       } catch (err) {
         if (!isChaingateError(err) || (err.code !== 'VALIDATION' && err.code !== 'CONFLICT')) throw err
         const fresh = (await dash.keys.get(key.id)) ?? key
-        return renderKey(dash, req, reply, fresh, who.account.plan, { status: 400, flash: { kind: 'error', message: capitalize(err.message) + '.' } })
+        return renderKey(dash, req, reply, fresh, who.account.plan, {
+          status: 400,
+          flash: { kind: 'error', message: `${capitalize(err.message)}.` },
+        })
       }
     })
 
@@ -75,7 +87,10 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
   keyAction('secret', async (key, _body, req, reply, planName) => {
     const secret = await rotateKeySecret(db, key.id, clock.now())
     logger.info({ keyId: key.id }, 'dashboard key secret rotated')
-    return renderKey(dash, req, reply, key, planName, { flash: { kind: 'ok', message: 'New secret created.' }, newSecret: secret })
+    return renderKey(dash, req, reply, key, planName, {
+      flash: { kind: 'ok', message: 'New secret created.' },
+      newSecret: secret,
+    })
   })
 
   keyAction('security', async (key, body) => {
@@ -90,7 +105,9 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
 
   keyAction('allowlists', async (key, body) => {
     const type = allowlistType(field(body, 'type'))
-    const entries = field(body, 'entries').split(/[\s,]+/).filter((e) => e !== '')
+    const entries = field(body, 'entries')
+      .split(/[\s,]+/)
+      .filter((e) => e !== '')
     if (entries.length === 0) throw validation('Enter at least one entry')
     await addAllowlistEntriesTo(db, key.id, type, entries, clock.now())
     return 'allowlist-added'
@@ -102,7 +119,12 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
   })
 
   keyAction('jwt', async (key, body) => {
-    await addJwtKey(db, key.id, { name: field(body, 'name'), alg: field(body, 'alg'), publicKeyPem: field(body, 'publicKeyPem') }, clock.now())
+    await addJwtKey(
+      db,
+      key.id,
+      { name: field(body, 'name'), alg: field(body, 'alg'), publicKeyPem: field(body, 'publicKeyPem') },
+      clock.now(),
+    )
     return 'jwt-added'
   })
 
@@ -118,7 +140,10 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
       if (!/^\d{1,15}$/.test(raw)) throw validation('Limits are whole numbers of credits (0 for the plan default)')
       return Number(raw)
     }
-    await dash.keys.setLimits(key.id, { creditsPerSecond: parse('creditsPerSecond'), creditsPerDay: parse('creditsPerDay') })
+    await dash.keys.setLimits(key.id, {
+      creditsPerSecond: parse('creditsPerSecond'),
+      creditsPerDay: parse('creditsPerDay'),
+    })
     return 'limits-saved'
   })
 }

@@ -58,7 +58,8 @@ export async function renderKey(
       endpoints,
       snippets,
       // Keeps the chosen network in the address bar (the page script moves it to this address).
-      canonical: shown && shown.network === asked ? `/keys/${key.id}?network=${encodeURIComponent(shown.network)}` : undefined,
+      canonical:
+        shown && shown.network === asked ? `/keys/${key.id}?network=${encodeURIComponent(shown.network)}` : undefined,
       newSecret: opts.newSecret,
       plan: dash.planOf(planName),
     }),
@@ -75,7 +76,12 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
     return sendPage(
       reply,
       200,
-      keysPage(await dash.pageCtx(req, '/keys'), { keys: list, planName: who.account.plan, plan: dash.planOf(who.account.plan), networkCount: dash.networkNames.length }),
+      keysPage(await dash.pageCtx(req, '/keys'), {
+        keys: list,
+        planName: who.account.plan,
+        plan: dash.planOf(who.account.plan),
+        networkCount: dash.networkNames.length,
+      }),
     )
   })
 
@@ -85,17 +91,22 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
     const name = field(req.body, 'name')
     try {
       const key = await dash.keys.create({ accountId: who.account.id, name }, clock.now())
-      // Infura shows a new key's secret once, at creation (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/api-key-secret/).
+      // Infura shows a new key's secret once, at creation
+      // (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/api-key-secret/).
       const secret = await rotateKeySecret(dash.deps.db, key.id, clock.now())
       logger.info({ accountId: who.account.id, keyId: key.id }, 'dashboard key created')
-      return renderKey(dash, req, reply, key, who.account.plan, { status: 201, flash: { kind: 'ok', message: `Key "${key.name}" created.` }, newSecret: secret })
+      return renderKey(dash, req, reply, key, who.account.plan, {
+        status: 201,
+        flash: { kind: 'ok', message: `Key "${key.name}" created.` },
+        newSecret: secret,
+      })
     } catch (err) {
       if (!isChaingateError(err) || (err.code !== 'CONFLICT' && err.code !== 'VALIDATION')) throw err
       const list = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
       return sendPage(
         reply,
         err.code === 'CONFLICT' ? 409 : 400,
-        keysPage(await dash.pageCtx(req, '/keys', { kind: 'error', message: capitalize(err.message) + '.' }), {
+        keysPage(await dash.pageCtx(req, '/keys', { kind: 'error', message: `${capitalize(err.message)}.` }), {
           keys: list,
           planName: who.account.plan,
           plan: dash.planOf(who.account.plan),

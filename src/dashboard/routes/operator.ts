@@ -17,7 +17,10 @@ import type { PageContext } from '../pages.ts'
 export function registerOperatorRoutes(app: FastifyInstance, dash: Dash): void {
   const { clock, logger } = dash
 
-  const requireOperator = async (req: FastifyRequest, reply: FastifyReply): Promise<Awaited<ReturnType<typeof requireAccount>>> => {
+  const requireOperator = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+  ): Promise<Awaited<ReturnType<typeof requireAccount>>> => {
     const who = await requireAccount(dash, req, reply)
     if (!who) return null
     if (who.account.role === 'operator') return who
@@ -45,7 +48,12 @@ export function registerOperatorRoutes(app: FastifyInstance, dash: Dash): void {
     return sendPage(
       reply,
       status,
-      accountsPage(await dash.pageCtx(req, '/accounts', flash), { rows, plans: dash.deps.config.plans, totalCreditsToday: total, deletedCreditsToday: deleted }),
+      accountsPage(await dash.pageCtx(req, '/accounts', flash), {
+        rows,
+        plans: dash.deps.config.plans,
+        totalCreditsToday: total,
+        deletedCreditsToday: deleted,
+      }),
     )
   }
 
@@ -53,7 +61,12 @@ export function registerOperatorRoutes(app: FastifyInstance, dash: Dash): void {
     if (!(await requireOperator(req, reply))) return reply
     const q = req.query as Record<string, string | undefined>
     const changed = q.changed ? await dash.accounts.get(q.changed) : undefined
-    return render(req, reply, 200, changed ? { kind: 'ok', message: `${changed.email} is now on the ${changed.plan} plan.` } : undefined)
+    return render(
+      req,
+      reply,
+      200,
+      changed ? { kind: 'ok', message: `${changed.email} is now on the ${changed.plan} plan.` } : undefined,
+    )
   })
 
   app.post('/accounts/:id/plan', async (req, reply) => {
@@ -68,7 +81,10 @@ export function registerOperatorRoutes(app: FastifyInstance, dash: Dash): void {
       if (!isChaingateError(err) || err.code !== 'VALIDATION') throw err
       return render(req, reply, 400, { kind: 'error', message: `${capitalize(err.message)}.` })
     }
-    logger.info({ operatorId: who.account.id, accountId: target.id, plan: field(req.body, 'plan') }, 'dashboard plan changed by operator')
+    logger.info(
+      { operatorId: who.account.id, accountId: target.id, plan: field(req.body, 'plan') },
+      'dashboard plan changed by operator',
+    )
     return reply.redirect(`/accounts?changed=${encodeURIComponent(target.id)}`, 303)
   })
 }

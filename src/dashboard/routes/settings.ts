@@ -13,24 +13,40 @@ import { endSession, requireAccount, startSession } from '../middleware/session.
 import { settingsPage } from '../pages-account.ts'
 import type { PageContext } from '../pages.ts'
 
-const DONE: Record<string, string> = { password: 'Password changed. Every other session of this account was logged out.' }
+const DONE: Record<string, string> = {
+  password: 'Password changed. Every other session of this account was logged out.',
+}
 
 export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
   const { clock, logger } = dash
 
-  const render = async (req: FastifyRequest, reply: FastifyReply, account: Account, status = 200, flash?: PageContext['flash']) => {
+  const render = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    account: Account,
+    status = 200,
+    flash?: PageContext['flash'],
+  ) => {
     const activeKeys = (await dash.keys.list({ accountId: account.id })).length
     return sendPage(reply, status, settingsPage(await dash.pageCtx(req, '/account', flash), { account, activeKeys }))
   }
 
   /** The password check of a settings form: rate-limited like log-in; answers the page itself when it fails. */
-  const passwordOk = async (req: FastifyRequest, reply: FastifyReply, account: Account, password: string): Promise<boolean> => {
+  const passwordOk = async (
+    req: FastifyRequest,
+    reply: FastifyReply,
+    account: Account,
+    password: string,
+  ): Promise<boolean> => {
     const subject = `email:${account.email}`
     const admitted = await dash.loginLimiter.begin([subject, `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)
       reply.header('retry-after', String(seconds))
-      await render(req, reply, account, 429, { kind: 'error', message: `Too many wrong passwords. Try again in ${seconds} seconds.` })
+      await render(req, reply, account, 429, {
+        kind: 'error',
+        message: `Too many wrong passwords. Try again in ${seconds} seconds.`,
+      })
       return false
     }
     const stored = await dash.credentials.findByEmail(account.email)
@@ -56,9 +72,13 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
     const next = field(req.body, 'newPassword')
     const problem = passwordProblem(next)
-    if (problem) return render(req, reply, who.account, 400, { kind: 'error', message: `Choose another password: ${problem}.` })
+    if (problem)
+      return render(req, reply, who.account, 400, { kind: 'error', message: `Choose another password: ${problem}.` })
     if (next !== field(req.body, 'confirmPassword'))
-      return render(req, reply, who.account, 400, { kind: 'error', message: 'The two new passwords differ. Type the same one twice.' })
+      return render(req, reply, who.account, 400, {
+        kind: 'error',
+        message: 'The two new passwords differ. Type the same one twice.',
+      })
     if (!(await passwordOk(req, reply, who.account, field(req.body, 'currentPassword')))) return reply
     // Replacing the hash ends every session of the account (this one too); this browser gets a fresh one.
     await dash.credentials.setPasswordHash(who.account.id, await hashPassword(next), clock.now())
@@ -71,7 +91,10 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     const who = await requireAccount(dash, req, reply)
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
     if (field(req.body, 'confirm') !== 'yes')
-      return render(req, reply, who.account, 400, { kind: 'error', message: 'Tick the confirmation box to delete the account.' })
+      return render(req, reply, who.account, 400, {
+        kind: 'error',
+        message: 'Tick the confirmation box to delete the account.',
+      })
     if (!(await passwordOk(req, reply, who.account, field(req.body, 'password')))) return reply
     const { revokedKeys } = await dash.accounts.delete(who.account.id, clock.now())
     await endSession(dash, who.session, reply)

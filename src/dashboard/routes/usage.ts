@@ -1,6 +1,15 @@
 /** The usage page: charts and totals for one account over 24 h, 7 d or 30 d (src/usage/queries.ts). */
 import type { FastifyInstance } from 'fastify'
-import { bucketsFor, creditsUsedToday, dailyCredits, usageReport, USAGE_DIMENSIONS, USAGE_RANGES, type UsageDimension, type UsageRange } from '../../usage/queries.ts'
+import {
+  bucketsFor,
+  creditsUsedToday,
+  dailyCredits,
+  usageReport,
+  USAGE_DIMENSIONS,
+  USAGE_RANGES,
+  type UsageDimension,
+  type UsageRange,
+} from '../../usage/queries.ts'
 import { queryUpstreamUsage } from '../../usage/upstream-usage.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { requireAccount } from '../middleware/session.ts'
@@ -13,7 +22,9 @@ export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
     if (!who) return reply
     const q = req.query as Record<string, string | undefined>
     const range: UsageRange = USAGE_RANGES.includes(q.range as UsageRange) ? (q.range as UsageRange) : '24h'
-    const dimension: UsageDimension = USAGE_DIMENSIONS.includes(q.by as UsageDimension) ? (q.by as UsageDimension) : 'method'
+    const dimension: UsageDimension = USAGE_DIMENSIONS.includes(q.by as UsageDimension)
+      ? (q.by as UsageDimension)
+      : 'method'
     let keyId: string | undefined
     if (q.key) {
       if (!(await dash.ownedKey(who.account.id, q.key))) return dash.notFound(req, reply)
@@ -25,7 +36,10 @@ export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
     const buckets = bucketsFor(range, now)
     const upstreams =
       who.account.role === 'operator'
-        ? await queryUpstreamUsage(db, { fromSec: buckets.starts[0]!, toSec: buckets.starts[buckets.starts.length - 1]! + buckets.size })
+        ? await queryUpstreamUsage(db, {
+            fromSec: buckets.starts[0]!,
+            toSec: buckets.starts[buckets.starts.length - 1]! + buckets.size,
+          })
         : undefined
     return sendPage(
       reply,

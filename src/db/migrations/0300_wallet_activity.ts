@@ -1,13 +1,18 @@
 import type { Kysely } from 'kysely'
 import { intType } from '../dialect.ts'
 
-/** The wallet's activity list (console): what was approved, rejected, signed and sent, with transaction hashes and receipts. */
+/**
+ * The wallet's activity list (console): what was approved, rejected, signed and sent, with transaction hashes and
+ * receipts.
+ */
 export async function up(db: Kysely<any>): Promise<void> {
   const int = intType(db)
   await db.schema
     .createTable('wallet_activity')
     // SQLite: `integer primary key autoincrement` (as landed); PostgreSQL: an identity column.
-    .addColumn('id', int, (c) => (int === 'bigint' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement()))
+    .addColumn('id', int, (c) =>
+      int === 'bigint' ? c.primaryKey().generatedByDefaultAsIdentity() : c.primaryKey().autoIncrement(),
+    )
     .addColumn('at', int, (c) => c.notNull())
     .addColumn('origin', 'text', (c) => c.notNull())
     .addColumn('kind', 'text', (c) => c.notNull()) // session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction

@@ -10,7 +10,10 @@ import { intType } from '../dialect.ts'
 
 export async function up(db: Kysely<any>): Promise<void> {
   const int = intType(db)
-  await db.schema.alterTable('accounts').addColumn('role', 'text', (c) => c.notNull().defaultTo('user')).execute()
+  await db.schema
+    .alterTable('accounts')
+    .addColumn('role', 'text', (c) => c.notNull().defaultTo('user'))
+    .execute()
   await db.schema.alterTable('accounts').addColumn('deleted_at', int).execute()
 }
 

@@ -8,14 +8,23 @@ describe("Infura's bodies, written in one place", () => {
     expect(refusal('JWT_INVALID')).toMatchObject({ status: 401, body: 'invalid JWT' })
     const forbidden = refusal('KEY_SETTINGS_REJECTED')
     expect(forbidden).toMatchObject({ status: 403, contentType: 'text/plain; charset=utf-8' })
-    expect(forbidden.body).toBe('{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n')
+    expect(forbidden.body).toBe(
+      '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n',
+    )
     expect(Buffer.byteLength(BODIES.KEY_SETTINGS_REJECTED)).toBe(90)
     expect(JSON.parse(forbidden.body)).not.toHaveProperty('id')
   })
 
   it('an unknown key carries WWW-Authenticate; an unknown network names the known ones', () => {
-    expect(refusal('KEY_INVALID')).toEqual({ status: 401, contentType: 'text/plain; charset=utf-8', body: 'invalid project id\n', headers: { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' } })
-    expect(refusal('NETWORK_UNKNOWN', 'unknown network "x": known networks are a').body).toBe('unknown network "x": known networks are a\n')
+    expect(refusal('KEY_INVALID')).toEqual({
+      status: 401,
+      contentType: 'text/plain; charset=utf-8',
+      body: 'invalid project id\n',
+      headers: { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' },
+    })
+    expect(refusal('NETWORK_UNKNOWN', 'unknown network "x": known networks are a').body).toBe(
+      'unknown network "x": known networks are a\n',
+    )
   })
 
   it('limit answers: one per id, Infura members in order', () => {
@@ -27,7 +36,11 @@ describe("Infura's bodies, written in one place", () => {
       ['a', -33300],
       [null, -33300],
     ])
-    expect(JSON.parse(settingsRejectedAnswers([1], false))).toEqual({ jsonrpc: '2.0', id: 1, error: { code: -32002, message: 'rejected due to project ID settings' } })
+    expect(JSON.parse(settingsRejectedAnswers([1], false))).toEqual({
+      jsonrpc: '2.0',
+      id: 1,
+      error: { code: -32002, message: 'rejected due to project ID settings' },
+    })
   })
 
   it('every whole-request refusal has a status from the registry and a body', () => {

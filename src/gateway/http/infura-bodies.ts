@@ -20,12 +20,15 @@ export const BODIES = {
   // Observed with a newline, no `id`, JSON sent as text/plain.
   KEY_SETTINGS_REJECTED: '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n',
   METHOD_NOT_ALLOWED: 'method not allowed: send JSON-RPC with POST\n',
-  NOT_AN_ENDPOINT: 'no JSON-RPC endpoint here: POST to /v3/<key> or /networks/<name>/v3/<key>; WebSocket: /ws/v3/<key> or /networks/<name>/ws/v3/<key>\n',
+  NOT_AN_ENDPOINT:
+    'no JSON-RPC endpoint here: POST to /v3/<key> or /networks/<name>/v3/<key>; WebSocket: /ws/v3/<key> or /networks/<name>/ws/v3/<key>\n',
   WS_NOT_AN_ENDPOINT: 'no WebSocket endpoint here: use /ws/v3/<key>\n',
   UNAUTHORIZED: 'unauthorized: send the configured bearer token\n',
 } as const
 
-export const KEY_INVALID_HEADERS: Record<string, string> = { 'www-authenticate': 'Basic realm="Auth failure, invalid project id"' }
+export const KEY_INVALID_HEADERS: Record<string, string> = {
+  'www-authenticate': 'Basic realm="Auth failure, invalid project id"',
+}
 
 /** A whole-request refusal as text: status, content type, body, extra headers. */
 export interface Refusal {
@@ -86,10 +89,14 @@ export function limitAnswers(code: LimitCode, ids: readonly RpcId[], batch: bool
 
 /** A WebSocket message refused by the key's allowlists: -32002 per call, with the call's id. */
 export function settingsRejectedAnswers(ids: readonly RpcId[], batch: boolean): string {
-  const one = (id: RpcId) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32002,"message":"rejected due to project ID settings"}}`
+  const one = (id: RpcId) =>
+    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32002,"message":"rejected due to project ID settings"}}`
   return batch ? `[${ids.map(one).join(',')}]` : one(ids[0] ?? null)
 }
 
 /** Whether a code is one of the limit store's. */
 export const isLimitCode = (code: ErrorCode | undefined): code is LimitCode =>
-  code === 'DAILY_CREDITS_EXHAUSTED' || code === 'KEY_DAILY_CREDITS_EXHAUSTED' || code === 'ACCOUNT_THROUGHPUT_EXCEEDED' || code === 'KEY_THROUGHPUT_EXCEEDED'
+  code === 'DAILY_CREDITS_EXHAUSTED' ||
+  code === 'KEY_DAILY_CREDITS_EXHAUSTED' ||
+  code === 'ACCOUNT_THROUGHPUT_EXCEEDED' ||
+  code === 'KEY_THROUGHPUT_EXCEEDED'

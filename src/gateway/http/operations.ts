@@ -40,13 +40,19 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
     if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
     const [h, storage] = await Promise.all([health(), deps.storage?.()])
     if (!storage) return reply.code(200).send(h)
-    return reply.code(200).send({ ...h, status: h.status === 'ok' && storage.status === 'ok' ? 'ok' : 'degraded', storage })
+    return reply
+      .code(200)
+      .send({ ...h, status: h.status === 'ok' && storage.status === 'ok' ? 'ok' : 'degraded', storage })
   })
-  app.get('/metrics', { onRequest: allowed }, async (_req, reply) => reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()))
+  app.get('/metrics', { onRequest: allowed }, async (_req, reply) =>
+    reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
+  )
 }
 
 /** The separate operations listener (config gateway.operations.listen): only /healthz and /metrics. */
-export async function startOperationsServer(deps: OperationsDeps & { host: string; port: number }): Promise<{ url: string; close(): Promise<void> }> {
+export async function startOperationsServer(
+  deps: OperationsDeps & { host: string; port: number },
+): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify({ logger: false, forceCloseConnections: true })
   registerOperations(app, deps)
   const url = await app.listen({ host: deps.host, port: deps.port })

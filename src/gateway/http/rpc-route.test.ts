@@ -35,13 +35,32 @@ describe('matchRpcPath', () => {
   })
 
   it('has no key when it is missing or followed by more path (401 "project id required")', () => {
-    for (const url of ['/v3', '/v3/', `/v3/${KEY}/`, `/v3/${KEY}/more`, '/v3?x=/y', '/networks/devnet-a/v3', '/networks/devnet-a/v3/', `/networks/devnet-a/v3/${KEY}/`])
+    for (const url of [
+      '/v3',
+      '/v3/',
+      `/v3/${KEY}/`,
+      `/v3/${KEY}/more`,
+      '/v3?x=/y',
+      '/networks/devnet-a/v3',
+      '/networks/devnet-a/v3/',
+      `/networks/devnet-a/v3/${KEY}/`,
+    ])
       expect(match(url), url).toMatchObject({ key: undefined })
     expect(match('/v3?k=/')?.network).toBe('devnet-a')
   })
 
   it('is not an RPC path otherwise', () => {
-    for (const url of ['/', '/v3x', `/v33/${KEY}`, '/healthz', '/networks/', '/networks/devnet-a', '/networks/devnet-a/v4/x', `/networks/devnet-a/v3x/${KEY}`, '/networks?x=/v3/'])
+    for (const url of [
+      '/',
+      '/v3x',
+      `/v33/${KEY}`,
+      '/healthz',
+      '/networks/',
+      '/networks/devnet-a',
+      '/networks/devnet-a/v4/x',
+      `/networks/devnet-a/v3x/${KEY}`,
+      '/networks?x=/v3/',
+    ])
       expect(match(url), url).toBeUndefined()
   })
 })
@@ -51,7 +70,14 @@ describe('rpc route faults', () => {
   async function serve(handleHttp: () => Promise<Outcome>) {
     const logged: string[] = []
     const logger = createLogger('info', { write: (l: string) => void logged.push(l) })
-    const route = createRpcRoute({ gateway: { handleHttp } as unknown as Gateway, networks, maxBodyBytes: 1000, logRequests: false, requestLog: { write() {}, flush() {} }, logger })
+    const route = createRpcRoute({
+      gateway: { handleHttp } as unknown as Gateway,
+      networks,
+      maxBodyBytes: 1000,
+      logRequests: false,
+      requestLog: { write() {}, flush() {} },
+      logger,
+    })
     const server = createServer((req, res) => {
       if (!route(req, res)) res.writeHead(404).end()
     })
@@ -66,13 +92,27 @@ describe('rpc route faults', () => {
 
   it('a failing gateway gets a JSON-RPC internal error (500) and a logged stack; the server keeps answering', async () => {
     const s = await serve(() => Promise.reject(new Error('boom')))
-    for (let i = 0; i < 2; i++) expect(await post(s.url)).toEqual({ status: 500, text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}' })
+    for (let i = 0; i < 2; i++)
+      expect(await post(s.url)).toEqual({
+        status: 500,
+        text: '{"jsonrpc":"2.0","id":null,"error":{"code":-32603,"message":"Internal error"}}',
+      })
     expect(s.logged.join('')).toContain('boom')
     await s.close()
   })
 
   it('an answer that cannot be written (a body that is not bytes) also ends as a 500, not a crash', async () => {
-    const bad = outcome({ code: undefined, body: 42 as never, ids: undefined, batch: false, detail: undefined, credits: 0, keyId: undefined, method: 'eth_chainId', calls: 1 })
+    const bad = outcome({
+      code: undefined,
+      body: 42 as never,
+      ids: undefined,
+      batch: false,
+      detail: undefined,
+      credits: 0,
+      keyId: undefined,
+      method: 'eth_chainId',
+      calls: 1,
+    })
     const s = await serve(() => Promise.resolve(bad))
     expect((await post(s.url)).status).toBe(500)
     expect(s.logged.join('')).toContain('gateway request failed')
@@ -82,7 +122,17 @@ describe('rpc route faults', () => {
 
 describe('acceptsGzip', () => {
   it('reads Accept-Encoding as RFC 9110 does for gzip', () => {
-    for (const yes of ['gzip', 'GZIP', 'br, gzip, deflate', 'gzip;q=0.5', '*', 'identity, *;q=0.1', ' deflate ,gzip ; q=1']) expect(acceptsGzip(yes), yes).toBe(true)
-    for (const no of [undefined, '', 'identity', 'br', 'gzip;q=0', 'gzip; q=0.0', 'x-gzip2']) expect(acceptsGzip(no), String(no)).toBe(false)
+    for (const yes of [
+      'gzip',
+      'GZIP',
+      'br, gzip, deflate',
+      'gzip;q=0.5',
+      '*',
+      'identity, *;q=0.1',
+      ' deflate ,gzip ; q=1',
+    ])
+      expect(acceptsGzip(yes), yes).toBe(true)
+    for (const no of [undefined, '', 'identity', 'br', 'gzip;q=0', 'gzip; q=0.0', 'x-gzip2'])
+      expect(acceptsGzip(no), String(no)).toBe(false)
   })
 })

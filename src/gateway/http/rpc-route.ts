@@ -33,7 +33,12 @@ export interface RpcTarget {
 }
 
 /** Which network and key a request target names (src/networks/rpc-paths.ts); undefined when not an RPC path. */
-export function rpcTarget(url: string, host: string | undefined, transport: RpcTransport, networks: NetworkRegistry): RpcTarget | undefined {
+export function rpcTarget(
+  url: string,
+  host: string | undefined,
+  transport: RpcTransport,
+  networks: NetworkRegistry,
+): RpcTarget | undefined {
   const m = matchRpcPath(url, transport)
   if (m === undefined) return undefined
   if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
@@ -67,7 +72,11 @@ export function httpAnswer(out: Outcome): { head: Head; body: string | Buffer | 
   if (code === undefined) return { head: out.body === undefined ? NO_CONTENT : OK, body: out.body }
   const status = ERROR_REGISTRY[code].httpStatus
   if (out.body !== undefined) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: out.body }
-  if (out.ids !== undefined && isLimitCode(code)) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: limitAnswers(code, out.ids, out.batch) }
+  if (out.ids !== undefined && isLimitCode(code))
+    return {
+      head: { status, contentType: JSON_TYPE, headers: undefined },
+      body: limitAnswers(code, out.ids, out.batch),
+    }
   const r = refusal(code, out.detail)
   return { head: { status: r.status, contentType: r.contentType, headers: r.headers }, body: r.body }
 }
@@ -88,12 +97,29 @@ export function createRpcRoute(deps: {
   const gzipMinBytes = deps.gzipMinBytes ?? null
 
   /** `encoding`: the body's content-encoding when compressed, '' when it could have been, undefined otherwise. */
-  const send = (res: ServerResponse, out: Outcome, head: Head, body: string | Buffer | undefined, encoding: string | undefined, network: string, started: number) => {
+  const send = (
+    res: ServerResponse,
+    out: Outcome,
+    head: Head,
+    body: string | Buffer | undefined,
+    encoding: string | undefined,
+    network: string,
+    started: number,
+  ) => {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
       body === undefined
         ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
-        : ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits), 'content-type', head.contentType, 'content-length', String(Buffer.byteLength(body))]
+        : [
+            'access-control-allow-origin',
+            '*',
+            'x-credits-charged',
+            String(out.credits),
+            'content-type',
+            head.contentType,
+            'content-length',
+            String(Buffer.byteLength(body)),
+          ]
     if (encoding !== undefined) {
       headers.push('vary', 'accept-encoding')
       if (encoding !== '') headers.push('content-encoding', encoding)
@@ -102,7 +128,16 @@ export function createRpcRoute(deps: {
     res.writeHead(head.status, headers)
     res.end(body)
     if (deps.logRequests)
-      deps.requestLog.write(out.keyId, network, out.method, out.calls, head.status, out.credits, performance.now() - started, out.source)
+      deps.requestLog.write(
+        out.keyId,
+        network,
+        out.method,
+        out.calls,
+        head.status,
+        out.credits,
+        performance.now() - started,
+        out.source,
+      )
   }
 
   const write = (req: IncomingMessage, res: ServerResponse, out: Outcome, network: string, started: number) => {
@@ -143,7 +178,17 @@ export function createRpcRoute(deps: {
 
   const tooLarge = (res: ServerResponse) => {
     const body = serializeError(null, toErrorObject(errors.bodyTooLarge(deps.maxBodyBytes)))
-    res.writeHead(413, [...CORS_FLAT, 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body)), 'connection', 'close'])
+    res.writeHead(413, [
+      ...CORS_FLAT,
+      'x-credits-charged',
+      '0',
+      'content-type',
+      'application/json',
+      'content-length',
+      String(Buffer.byteLength(body)),
+      'connection',
+      'close',
+    ])
     res.end(body)
   }
 
@@ -155,7 +200,16 @@ export function createRpcRoute(deps: {
       return
     }
     const body = serializeError(null, { code: -32603, message: 'Internal error' })
-    res.writeHead(500, ['access-control-allow-origin', '*', 'x-credits-charged', '0', 'content-type', 'application/json', 'content-length', String(Buffer.byteLength(body))])
+    res.writeHead(500, [
+      'access-control-allow-origin',
+      '*',
+      'x-credits-charged',
+      '0',
+      'content-type',
+      'application/json',
+      'content-length',
+      String(Buffer.byteLength(body)),
+    ])
     res.end(body)
   }
 

@@ -42,8 +42,16 @@ export interface GatewayServerDeps {
   /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
   /** /healthz and /metrics: here unless `separate`; a bearer token when `token` is set. */
-  operations: { token: string | null; separate: boolean; healthCacheMs: number; isDraining?: () => boolean; storage?: () => Promise<{ status: 'ok' | 'degraded' }> }
-  /** fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes. */
+  operations: {
+    token: string | null
+    separate: boolean
+    healthCacheMs: number
+    isDraining?: () => boolean
+    storage?: () => Promise<{ status: 'ok' | 'degraded' }>
+  }
+  /**
+   * fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes.
+   */
   trustProxy?: boolean | string | string[]
   /** Extra routes (dashboard), registered on the same listener. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[]
@@ -65,12 +73,26 @@ export interface GatewayServer {
 
 /** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
 const CORS = { ...Object.fromEntries(CORS_HEADERS), 'x-credits-charged': '0' }
-const STATUS_TEXT: Record<number, string> = { 401: 'Unauthorized', 402: 'Payment Required', 403: 'Forbidden', 404: 'Not Found', 429: 'Too Many Requests' }
+const STATUS_TEXT: Record<number, string> = {
+  401: 'Unauthorized',
+  402: 'Payment Required',
+  403: 'Forbidden',
+  404: 'Not Found',
+  429: 'Too Many Requests',
+}
 const TOO_SLOW = 'too much unread data: the client is not reading its messages'
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const requestLog = createRequestLog(deps.logger)
-  const rpcRoute = createRpcRoute({ gateway: deps.gateway, networks: deps.networks, maxBodyBytes: deps.maxBodyBytes, gzipMinBytes: deps.gzipMinBytes, logRequests: deps.logRequests, requestLog, logger: deps.logger })
+  const rpcRoute = createRpcRoute({
+    gateway: deps.gateway,
+    networks: deps.networks,
+    maxBodyBytes: deps.maxBodyBytes,
+    gzipMinBytes: deps.gzipMinBytes,
+    logRequests: deps.logRequests,
+    requestLog,
+    logger: deps.logger,
+  })
   const { timeouts } = deps
   const app = Fastify({
     logger: false,
@@ -103,14 +125,23 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   app.setErrorHandler((err: { code?: string; statusCode?: number }, _req, reply) => {
     if (err.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       const e = errors.bodyTooLarge(deps.maxBodyBytes)
-      return reply.code(413).type(JSON_TYPE).headers(CORS).send(serializeError(null, toErrorObject(e)))
+      return reply
+        .code(413)
+        .type(JSON_TYPE)
+        .headers(CORS)
+        .send(serializeError(null, toErrorObject(e)))
     }
     const status = err.statusCode && err.statusCode >= 400 && err.statusCode < 500 ? err.statusCode : 500
     if (status === 500) deps.logger.error({ err }, 'unhandled error in HTTP handler')
     return reply
       .code(status)
       .type(JSON_TYPE)
-      .send(serializeError(null, { code: status === 500 ? -32603 : -32600, message: status === 500 ? 'Internal error' : 'Bad request' }))
+      .send(
+        serializeError(null, {
+          code: status === 500 ? -32603 : -32600,
+          message: status === 500 ? 'Internal error' : 'Bad request',
+        }),
+      )
   })
 
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
@@ -130,7 +161,15 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   })
 
   if (!deps.operations.separate)
-    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, token: deps.operations.token, healthCacheMs: deps.operations.healthCacheMs, ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}), ...(deps.operations.storage ? { storage: deps.operations.storage } : {}) })
+    registerOperations(app, {
+      networks: deps.networks,
+      pools: deps.pools,
+      metrics: deps.metrics,
+      token: deps.operations.token,
+      healthCacheMs: deps.operations.healthCacheMs,
+      ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}),
+      ...(deps.operations.storage ? { storage: deps.operations.storage } : {}),
+    })
 
   // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })
@@ -139,8 +178,17 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
   }
 
-  const rejectUpgrade = (socket: Duplex, status: number, contentType: string, body: string, credits: number, headers?: Record<string, string>) => {
-    const extra = Object.entries(headers ?? {}).map(([k, v]) => `${k}: ${v}\r\n`).join('')
+  const rejectUpgrade = (
+    socket: Duplex,
+    status: number,
+    contentType: string,
+    body: string,
+    credits: number,
+    headers?: Record<string, string>,
+  ) => {
+    const extra = Object.entries(headers ?? {})
+      .map(([k, v]) => `${k}: ${v}\r\n`)
+      .join('')
     socket.end(
       `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
         `content-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${credits}\r\nconnection: close\r\n${extra}\r\n${body}`,
@@ -166,11 +214,21 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       rejectUpgrade(socket, 404, TEXT, BODIES.WS_NOT_AN_ENDPOINT, 0)
       return
     }
-    const headers = { authorization: req.headers.authorization, origin: req.headers.origin, userAgent: req.headers['user-agent'] }
-    const auth = await deps.gateway.connect({ network: target.network, networkLabel: target.label, key: target.key, ...headers })
+    const headers = {
+      authorization: req.headers.authorization,
+      origin: req.headers.origin,
+      userAgent: req.headers['user-agent'],
+    }
+    const auth = await deps.gateway.connect({
+      network: target.network,
+      networkLabel: target.label,
+      key: target.key,
+      ...headers,
+    })
     if (auth.ctx === undefined) {
       const code = auth.code!
-      if (isLimitCode(code)) rejectUpgrade(socket, ERROR_REGISTRY[code].httpStatus, JSON_TYPE, limitAnswer(code, null), auth.credits)
+      if (isLimitCode(code))
+        rejectUpgrade(socket, ERROR_REGISTRY[code].httpStatus, JSON_TYPE, limitAnswer(code, null), auth.credits)
       else {
         const r = refusal(code, auth.detail)
         rejectUpgrade(socket, r.status, r.contentType, r.body, auth.credits, r.headers)
@@ -192,10 +250,12 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       })
       sessions.set(ws, session)
       ws.on('message', (data, isBinary) => {
-        void session.handleMessage(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString()).catch((err) => {
-          deps.logger.error({ err, keyId: session.keyId }, 'websocket message failed')
-          sendTo(ws, serializeError(null, { code: -32603, message: 'Internal error' }))
-        })
+        void session
+          .handleMessage(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString())
+          .catch((err) => {
+            deps.logger.error({ err, keyId: session.keyId }, 'websocket message failed')
+            sendTo(ws, serializeError(null, { code: -32603, message: 'Internal error' }))
+          })
       })
       ws.on('close', () => {
         sessions.delete(ws)

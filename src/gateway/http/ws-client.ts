@@ -58,7 +58,7 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   // Limits and plans may change while the socket is open: the newest view of the key for each message.
   const context = (): CallContext | undefined => {
     const entry = deps.keys.byId(keyId)
-    return entry && entry.networks.has(network) ? { ...initial, entry, local: subs.local, deliver } : undefined
+    return entry?.networks.has(network) ? { ...initial, entry, local: subs.local, deliver } : undefined
   }
 
   return {

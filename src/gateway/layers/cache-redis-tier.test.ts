@@ -42,7 +42,7 @@ describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
     expect(await a.get(key)).toBeUndefined()
   })
 
-  it('delete and clear(network) reach Redis and every replica\'s memory; other networks stay', async () => {
+  it("delete and clear(network) reach Redis and every replica's memory; other networks stay", async () => {
     const prefix = newPrefix()
     const a = await tier(prefix)
     const b = await tier(prefix)

@@ -29,7 +29,11 @@ export interface RedisCacheTier extends CacheStore {
   close(): Promise<void>
 }
 
-export function createRedisCacheTier(memory: CacheStore, connection: RedisConnection, opts: { now?: () => number } = {}): RedisCacheTier {
+export function createRedisCacheTier(
+  memory: CacheStore,
+  connection: RedisConnection,
+  opts: { now?: () => number } = {},
+): RedisCacheTier {
   const client = connection.client
   const now = opts.now ?? Date.now
   const prefix = `${connection.prefix}c:`
@@ -152,17 +156,13 @@ export function createRedisHeadFloorStore(connection: RedisConnection): RedisHea
     raise(keyId, network, block) {
       const before = local.get(keyId, network)
       const floor = local.raise(keyId, network, block)
-      if (floor > before) client.cgFloorRaise(hash(network), channel, keyId, floor, `r\0${network}\0${keyId}\0${floor}`).catch(ignore)
+      if (floor > before)
+        client.cgFloorRaise(hash(network), channel, keyId, floor, `r\0${network}\0${keyId}\0${floor}`).catch(ignore)
       return floor
     },
     reset(network) {
       local.reset(network)
-      client
-        .multi()
-        .del(hash(network))
-        .publish(channel, `x\0${network}`)
-        .exec()
-        .catch(ignore)
+      client.multi().del(hash(network)).publish(channel, `x\0${network}`).exec().catch(ignore)
     },
     async start(networks) {
       sub = connection.duplicate()

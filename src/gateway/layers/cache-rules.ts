@@ -10,7 +10,10 @@ export type CacheRule =
   | { kind: 'hash' }
   /** Keyed by a transaction hash: immutable once its block is finalized (the answer names the block). */
   | { kind: 'tx' }
-  /** Reads at a block given by the parameter at `at`: a number, `earliest`, or an EIP-1898 object; tags are never cached. */
+  /**
+   * Reads at a block given by the parameter at `at`: a number, `earliest`, or an EIP-1898 object; tags are never
+   * cached.
+   */
   | { kind: 'block'; at: number; blockData: boolean }
   /** eth_blockNumber: one answer per served head. */
   | { kind: 'head' }
@@ -80,7 +83,13 @@ export const UNSHARED_READS: ReadonlySet<string> = new Set([
 export const isRead = (method: string): boolean => CACHE_RULES.has(method) || SHARED_READS.has(method)
 
 /** Devnet methods that only add blocks (history stays as it was). */
-const MINES: ReadonlySet<string> = new Set(['evm_mine', 'evm_mine_detailed', 'anvil_mine', 'anvil_mine_detailed', 'hardhat_mine'])
+const MINES: ReadonlySet<string> = new Set([
+  'evm_mine',
+  'evm_mine_detailed',
+  'anvil_mine',
+  'anvil_mine_detailed',
+  'hardhat_mine',
+])
 
 /**
  * Devnet methods (evm_*, anvil_*, hardhat_*) other than mining may move a chain back in time or rewrite its state
@@ -110,8 +119,10 @@ export function blockRefOf(param: unknown): BlockRef {
   }
   if (param !== null && typeof param === 'object') {
     const o = param as { blockNumber?: unknown; blockHash?: unknown; requireCanonical?: unknown }
-    if (typeof o.blockHash === 'string' && HASH.test(o.blockHash) && o.requireCanonical !== true) return { hash: o.blockHash.toLowerCase() }
-    if (typeof o.blockNumber === 'string' && QUANTITY.test(o.blockNumber)) return { number: Number.parseInt(o.blockNumber, 16) }
+    if (typeof o.blockHash === 'string' && HASH.test(o.blockHash) && o.requireCanonical !== true)
+      return { hash: o.blockHash.toLowerCase() }
+    if (typeof o.blockNumber === 'string' && QUANTITY.test(o.blockNumber))
+      return { number: Number.parseInt(o.blockNumber, 16) }
   }
   // Absent means latest (eth_call, eth_getBalance, …).
   return { tag: 'latest' }

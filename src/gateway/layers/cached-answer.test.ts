@@ -38,7 +38,9 @@ describe('answer splicing', () => {
     const big = b(`"0x${'ab'.repeat(400)}"`)
     for (const id of [0, 1, 9, 10, 11, 99, 100, 12345, 2 ** 53 - 1, -1, -0, -10, 'a', '', '12', null])
       for (const result of [b('"0x7a69"'), b('null'), big])
-        expect(resultAnswer(id, result).toString()).toBe(`{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.toString()}}`)
+        expect(resultAnswer(id, result).toString()).toBe(
+          `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.toString()}}`,
+        )
   })
 
   it('null, [] and {} are empty; "0x" and objects with members are not', () => {

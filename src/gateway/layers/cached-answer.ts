@@ -77,10 +77,12 @@ const copyIn = (to: Buffer, at: number, from: Buffer): number => {
  */
 export function resultAnswer(id: RpcId, result: Buffer): Buffer {
   let digits = 0
-  if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0) for (let x = id, d = 1; ; x = Math.floor(x / 10), d++) if (x < 10) {
-    digits = d
-    break
-  }
+  if (typeof id === 'number' && Number.isSafeInteger(id) && id >= 0)
+    for (let x = id, d = 1; ; x = Math.floor(x / 10), d++)
+      if (x < 10) {
+        digits = d
+        break
+      }
   const idText = digits > 0 ? undefined : JSON.stringify(id)
   const idBytes = idText === undefined ? digits : Buffer.byteLength(idText)
   const n = result.length

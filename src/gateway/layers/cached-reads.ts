@@ -1,5 +1,6 @@
 /**
- * The finality-aware cache read/write layer (docs/caching.md, rules in src/gateway/layers/cache-rules.ts): finalized data,
+ * The finality-aware cache read/write layer (docs/caching.md, rules in src/gateway/layers/cache-rules.ts): finalized
+ * data,
  * by-hash lookups and receipts of finalized transactions are kept until evicted; unfinalized data is keyed on its
  * block hash (from the heads seen) and dropped on a reorg; empty answers for unfinalized data are not kept.
  */
@@ -18,8 +19,17 @@ const MAX_UNFINALIZED = 50_000
 /** Set options of what is kept until evicted. */
 export const IMMUTABLE: CacheSetOptions = { immutable: true }
 
-/** An answer from the in-process tier comes back as it is, not wrapped in a promise (the pipeline then answers synchronously). */
-export type CachedSend = (key: string, call: RpcCall, raw: Buffer | string, opts: SendOptions | undefined, keep: (result: Buffer, empty: boolean) => void) => MaybePromise<LayerAnswer>
+/**
+ * An answer from the in-process tier comes back as it is, not wrapped in a promise (the pipeline then answers
+ * synchronously).
+ */
+export type CachedSend = (
+  key: string,
+  call: RpcCall,
+  raw: Buffer | string,
+  opts: SendOptions | undefined,
+  keep: (result: Buffer, empty: boolean) => void,
+) => MaybePromise<LayerAnswer>
 
 export interface CachedReads {
   /**
@@ -48,13 +58,21 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
   const hit = (result: Buffer, id: RpcId): LayerAnswer => {
     stats.hits++
     // isError false: the pipeline need not scan the answer again (a stored answer is always a result).
-    return { body: resultAnswer(id, result), latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache', isError: false }
+    return {
+      body: resultAnswer(id, result),
+      latencyMs: 0,
+      upstream: 'cache',
+      attempts: 0,
+      source: 'cache',
+      isError: false,
+    }
   }
 
   /** The result bytes of a successful answer, or undefined (an error, not JSON-RPC, too large to keep). */
   const resultOf = (body: Buffer): { spans: AnswerSpans; result: Buffer } | undefined => {
     const spans = answerSpans(body)
-    if (spans === undefined || spans.resultStart < 0 || spans.resultEnd - spans.resultStart > o.maxItemBytes) return undefined
+    if (spans === undefined || spans.resultStart < 0 || spans.resultEnd - spans.resultStart > o.maxItemBytes)
+      return undefined
     return { spans, result: body.subarray(spans.resultStart, spans.resultEnd) }
   }
 
@@ -66,7 +84,13 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     }
     return miss(key, call, raw, opts, keep)
   }
-  const miss = (key: string, call: RpcCall, raw: Buffer | string, opts: SendOptions | undefined, keep: (result: Buffer, empty: boolean) => void): Promise<LayerAnswer> => {
+  const miss = (
+    key: string,
+    call: RpcCall,
+    raw: Buffer | string,
+    opts: SendOptions | undefined,
+    keep: (result: Buffer, empty: boolean) => void,
+  ): Promise<LayerAnswer> => {
     const leading = !o.dedup || inflight.get(key)?.generation !== s.generation
     const sentAt = s.generation
     const p = shared(key, raw, call, opts)
@@ -93,32 +117,62 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     }
   }
 
-  const byBlock = (rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer> => {
+  const byBlock = (
+    rule: CacheRule & { kind: 'block' },
+    call: RpcCall,
+    raw: Buffer | string,
+  ): MaybePromise<LayerAnswer> => {
     const params = call.params as unknown[] | undefined
     const ref = blockRefOf(Array.isArray(params) ? params[rule.at] : undefined)
     const tip = heads?.latest()
     if ('tag' in ref) {
       // latest/pending/safe/finalized are never cached; latest and tag-less reads go to an upstream at the tip.
-      return shared(paramsKey(prefix, call), raw, call, ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined)
+      return shared(
+        paramsKey(prefix, call),
+        raw,
+        call,
+        ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined,
+      )
     }
     const key = paramsKey(prefix, call)
-    if ('hash' in ref) return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE))
+    if ('hash' in ref)
+      return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE))
     const n = ref.number
     if (tip !== undefined && n > tip) {
       if (o.multiUpstream && rule.blockData && performance.now() - s.lastHeadAt < o.headIdleMs) {
         // Not yet a block for the gateway: the same answer whichever node would have been asked. Only while heads
         // are being polled: after an idle spell the tip is old until the next poll, and a node is asked.
         stats.aboveTip++
-        return { body: resultAnswer(call.id, NULL), latencyMs: 0, upstream: 'gateway', attempts: 0, source: 'cache', isError: false }
+        return {
+          body: resultAnswer(call.id, NULL),
+          latencyMs: 0,
+          upstream: 'gateway',
+          attempts: 0,
+          source: 'cache',
+          isError: false,
+        }
       }
       return shared(key, raw, call, atLeast(call.method, n))
     }
     const finalized = heads?.finalized()
-    if (finalized !== undefined && n <= finalized) return cached(key, call, raw, undefined, (result, empty) => (empty && rule.blockData) || store.set(key, result, IMMUTABLE))
+    if (finalized !== undefined && n <= finalized)
+      return cached(
+        key,
+        call,
+        raw,
+        undefined,
+        (result, empty) => (empty && rule.blockData) || store.set(key, result, IMMUTABLE),
+      )
     const hash = recent.get(n)
     if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n))
     const hashed = `${key}@${hash}`
-    return cached(hashed, call, raw, atLeast(call.method, n), (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)))
+    return cached(
+      hashed,
+      call,
+      raw,
+      atLeast(call.method, n),
+      (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)),
+    )
   }
 
   const byTx = (call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer> => {
@@ -163,7 +217,8 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         const params = call.params as unknown[] | undefined
         const ref = blockRefOf(Array.isArray(params) ? params[rule.at] : undefined)
         const finalized = heads?.finalized()
-        if (!('hash' in ref) && !('number' in ref && finalized !== undefined && ref.number <= finalized)) return undefined
+        if (!('hash' in ref) && !('number' in ref && finalized !== undefined && ref.number <= finalized))
+          return undefined
       }
       key = paramsKey(prefix, call)
       if (unfinalized.has(key)) return undefined

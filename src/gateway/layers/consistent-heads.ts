@@ -29,13 +29,23 @@ export function watchHeads(s: LayerState) {
 }
 
 /** eth_blockNumber: the served tip, never below what this key was told before. Built once per network. */
-export function createBlockNumber(s: LayerState, shared: SharedSend): (call: RpcCall, raw: Buffer | string, keyId: string) => MaybePromise<LayerAnswer> {
+export function createBlockNumber(
+  s: LayerState,
+  shared: SharedSend,
+): (call: RpcCall, raw: Buffer | string, keyId: string) => MaybePromise<LayerAnswer> {
   const { o, prefix, stats } = s
   const { network, heads, floors } = o
   return (call, raw, keyId) => {
     const tip = heads?.latest()
     const e = s.headEntry
-    if (o.cache && e !== undefined && e.generation === s.generation && e.tip === tip && tip !== undefined && performance.now() < e.until) {
+    if (
+      o.cache &&
+      e !== undefined &&
+      e.generation === s.generation &&
+      e.tip === tip &&
+      tip !== undefined &&
+      performance.now() < e.until
+    ) {
       stats.hits++
       return numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined)
     }
@@ -49,7 +59,8 @@ export function createBlockNumber(s: LayerState, shared: SharedSend): (call: Rpc
       // A node behind the served tip is lifted to it (the tip is a block a healthy upstream has). Not with one node:
       // its own answer is the truth, and a devnet may go back in time (evm_revert) below a tip already seen.
       const value = o.multiUpstream && tip !== undefined && tip > answered ? tip : answered
-      if (sentAt === s.generation && heads !== undefined) s.headEntry = { tip, generation: sentAt, value, until: performance.now() + o.blockNumberTtlMs }
+      if (sentAt === s.generation && heads !== undefined)
+        s.headEntry = { tip, generation: sentAt, value, until: performance.now() + o.blockNumberTtlMs }
       const served = floors.raise(keyId, network, value)
       return served === answered ? a : numberAnswer(call.id, served, a)
     })
@@ -59,5 +70,7 @@ export function createBlockNumber(s: LayerState, shared: SharedSend): (call: Rpc
 /** An eth_blockNumber answer with the number the gateway serves (from the cache, or lifted to the tip or floor). */
 const numberAnswer = (id: RpcId, value: number, from: LayerAnswer | undefined): LayerAnswer => {
   const body = resultAnswer(id, Buffer.from(`"0x${value.toString(16)}"`))
-  return from === undefined ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache', isError: false } : { ...from, body }
+  return from === undefined
+    ? { body, latencyMs: 0, upstream: 'cache', attempts: 0, source: 'cache', isError: false }
+    : { ...from, body }
 }

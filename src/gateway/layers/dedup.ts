@@ -7,14 +7,20 @@ import type { SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, withId, type AnswerSpans } from './cached-answer.ts'
 import { methodOnly, type InFlight, type LayerAnswer, type LayerState } from './state.ts'
 
-export type SharedSend = (key: string, raw: Buffer | string, call: RpcCall, opts: SendOptions | undefined) => Promise<LayerAnswer>
+export type SharedSend = (
+  key: string,
+  raw: Buffer | string,
+  call: RpcCall,
+  opts: SendOptions | undefined,
+) => Promise<LayerAnswer>
 
 /** The network's `shared` send: built once per network. */
 export function createSharedSend(s: LayerState): SharedSend {
   const { o, stats, inflight } = s
   const { pool } = o
 
-  const spansOf = (f: InFlight, body: Buffer): AnswerSpans | undefined => (f.spans === undefined ? (f.spans = answerSpans(body) ?? null) : f.spans) ?? undefined
+  const spansOf = (f: InFlight, body: Buffer): AnswerSpans | undefined =>
+    (f.spans === undefined ? (f.spans = answerSpans(body) ?? null) : f.spans) ?? undefined
 
   /** Sends, or joins an identical call in flight of the same write generation. */
   return (key, raw, call, opts) => {

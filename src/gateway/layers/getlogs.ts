@@ -32,14 +32,24 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     if (spans === undefined || spans.resultStart < 0) return a
     const { count, overAt } = countLogs(a.body, spans.resultStart, limits.maxResults)
     if (count <= limits.maxResults) return a
-    throw tooManyResults(limits.maxResults, from, from === undefined || overAt === undefined ? undefined : fitsTo(a.body, overAt, from))
+    throw tooManyResults(
+      limits.maxResults,
+      from,
+      from === undefined || overAt === undefined ? undefined : fitsTo(a.body, overAt, from),
+    )
   }
 
   const logs = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
     // Tags are rewritten to the tip only while heads are polled (after an idle spell the tip is old).
-    const plan = planGetLogs(call.params, { tip: heads?.latest(), finalized: heads?.finalized() }, limits, o.multiUpstream && performance.now() - s.lastHeadAt < o.headIdleMs)
+    const plan = planGetLogs(
+      call.params,
+      { tip: heads?.latest(), finalized: heads?.finalized() },
+      limits,
+      o.multiUpstream && performance.now() - s.lastHeadAt < o.headIdleMs,
+    )
     if (!('kind' in plan)) return Promise.reject(plan as ChaingateError)
-    if (plan.kind === 'pass') return shared(paramsKey(prefix, call), raw, call, undefined).then((a) => capped(a, plan.from))
+    if (plan.kind === 'pass')
+      return shared(paramsKey(prefix, call), raw, call, undefined).then((a) => capped(a, plan.from))
     const { from, to, filter } = plan
     const size = limits.upstreamMaxBlockRange
     if (size !== null && to - from + 1 > size) {
@@ -48,14 +58,23 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
       return splitLogs(call, filter, parts)
     }
     const key = plan.rewritten ? `${prefix}eth_getLogs\0${JSON.stringify([filter])}` : paramsKey(prefix, call)
-    const body = plan.rewritten ? JSON.stringify({ jsonrpc: '2.0', id: call.id, method: 'eth_getLogs', params: [filter] }) : raw
+    const body = plan.rewritten
+      ? JSON.stringify({ jsonrpc: '2.0', id: call.id, method: 'eth_getLogs', params: [filter] })
+      : raw
     const finalized = heads?.finalized()
     // A range that ends at or below the finalized block has its final logs (an empty list included): kept, when
     // within the result cap.
     if (o.cache && !o.uncached.has('eth_getLogs') && finalized !== undefined && to <= finalized)
-      return Promise.resolve(cached(key, call, body, undefined, (result) => countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE))).then(
-        (a) => capped(a, from),
-      )
+      return Promise.resolve(
+        cached(
+          key,
+          call,
+          body,
+          undefined,
+          (result) =>
+            countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE),
+        ),
+      ).then((a) => capped(a, from))
     return shared(key, body, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
   }
 
@@ -63,7 +82,11 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
    * A range wider than the nodes' own limit, as consecutive sub-requests (at most `splitConcurrency` in flight),
    * merged in order. All or nothing: a sub-request that fails fails the call (its error, with the client's id).
    */
-  const splitLogs = async (call: RpcCall, filter: Record<string, unknown>, parts: [number, number][]): Promise<LayerAnswer> => {
+  const splitLogs = async (
+    call: RpcCall,
+    filter: Record<string, unknown>,
+    parts: [number, number][],
+  ): Promise<LayerAnswer> => {
     const results: (Buffer | undefined)[] = new Array(parts.length).fill(undefined)
     const counts: number[] = new Array(parts.length).fill(0)
     let next = 0
@@ -77,7 +100,12 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
       while (!stop && next < parts.length) {
         const i = next++
         const [a, b] = parts[i]!
-        const body = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getLogs', params: [{ ...filter, fromBlock: `0x${a.toString(16)}`, toBlock: `0x${b.toString(16)}` }] })
+        const body = JSON.stringify({
+          jsonrpc: '2.0',
+          id: 1,
+          method: 'eth_getLogs',
+          params: [{ ...filter, fromBlock: `0x${a.toString(16)}`, toBlock: `0x${b.toString(16)}` }],
+        })
         let answer: LayerAnswer
         try {
           answer = await pool.send(body, atLeast('eth_getLogs', b))
@@ -127,7 +155,13 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
       inner.push(r!.subarray(1, r!.length - 1))
     }
     const merged = Buffer.concat([OPEN, ...inner, CLOSE])
-    return { body: resultAnswer(call.id, merged), latencyMs: performance.now() - started, upstream: first?.upstream ?? 'split', attempts, isError: false }
+    return {
+      body: resultAnswer(call.id, merged),
+      latencyMs: performance.now() - started,
+      upstream: first?.upstream ?? 'split',
+      attempts,
+      isError: false,
+    }
   }
 
   return {
@@ -142,7 +176,11 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
       const from = 'kind' in plan ? plan.from : undefined
       const over = (result[limits.maxResults] as { blockNumber?: unknown } | undefined)?.blockNumber
       const overBlock = typeof over === 'string' ? Number.parseInt(over, 16) : Number.NaN
-      return tooManyResults(limits.maxResults, from, from === undefined || !Number.isSafeInteger(overBlock) ? undefined : Math.max(from, overBlock - 1))
+      return tooManyResults(
+        limits.maxResults,
+        from,
+        from === undefined || !Number.isSafeInteger(overBlock) ? undefined : Math.max(from, overBlock - 1),
+      )
     },
   }
 }

@@ -5,7 +5,12 @@
 import type { Config } from '../../config/schema.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { createCallLayers, type CallLayers } from './layers.ts'
-import { createMemoryCacheStore, createMemoryHeadFloorStore, type CacheStore, type HeadFloorStore } from './cache-store.ts'
+import {
+  createMemoryCacheStore,
+  createMemoryHeadFloorStore,
+  type CacheStore,
+  type HeadFloorStore,
+} from './cache-store.ts'
 
 export type { CallLayers } from './layers.ts'
 

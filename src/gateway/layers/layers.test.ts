@@ -17,7 +17,12 @@ function stubPool(answer: (method: string, params: unknown[]) => unknown, delayM
       sent.push({ method: req.method, params: req.params, opts })
       const result = answer(req.method, req.params)
       const text = JSON.stringify({ jsonrpc: '2.0', id: req.id, result })
-      return new Promise((resolve) => setTimeout(() => resolve({ body: Buffer.from(text), latencyMs: delayMs, upstream: 'stub', attempts: 1 }), delayMs))
+      return new Promise((resolve) =>
+        setTimeout(
+          () => resolve({ body: Buffer.from(text), latencyMs: delayMs, upstream: 'stub', attempts: 1 }),
+          delayMs,
+        ),
+      )
     },
   } as unknown as UpstreamPool
   return { pool, sent, heads }
@@ -44,12 +49,24 @@ function layersFor(stub: ReturnType<typeof stubPool>, over: Partial<CallLayerOpt
     multiUpstream: false,
     headIdleMs: 60_000,
     devnet: false,
-    getLogs: { maxBlockRange: 10_000, maxResults: 10_000, upstreamMaxBlockRange: null, splitConcurrency: 4, maxSplits: 20 },
+    getLogs: {
+      maxBlockRange: 10_000,
+      maxResults: 10_000,
+      upstreamMaxBlockRange: null,
+      splitConcurrency: 4,
+      maxSplits: 20,
+    },
     ...over,
   })
 }
 
-const send = async (l: ReturnType<typeof createCallLayers>, id: number | string, method: string, params: unknown[] = [], keyId = 'k') => {
+const send = async (
+  l: ReturnType<typeof createCallLayers>,
+  id: number | string,
+  method: string,
+  params: unknown[] = [],
+  keyId = 'k',
+) => {
   const { call, raw } = callOf(id, method, params)
   const a = await l.send(call, raw, keyId)
   return { json: JSON.parse(a.body.toString()) as { id: unknown; result?: unknown }, source: a.source }
@@ -98,7 +115,9 @@ describe('call layers', () => {
       const first = send(l, 1, 'eth_gasPrice')
       const poll = send(l, 2, between, ['0xc01abcd01'])
       await Promise.all([first, poll, send(l, 3, 'eth_gasPrice')])
-      expect(stub.sent.map((s) => s.method)).toEqual(shares ? ['eth_gasPrice', between] : ['eth_gasPrice', between, 'eth_gasPrice'])
+      expect(stub.sent.map((s) => s.method)).toEqual(
+        shares ? ['eth_gasPrice', between] : ['eth_gasPrice', between, 'eth_gasPrice'],
+      )
     }
   })
 
@@ -112,7 +131,9 @@ describe('call layers', () => {
   })
 
   it('a finalized block is cached; a block above finalized without a known hash is not; tags never are', async () => {
-    const stub = stubPool((m, p) => (m === 'eth_getBlockByNumber' ? block(p[0] === 'latest' ? 100 : Number.parseInt(p[0] as string, 16)) : null))
+    const stub = stubPool((m, p) =>
+      m === 'eth_getBlockByNumber' ? block(p[0] === 'latest' ? 100 : Number.parseInt(p[0] as string, 16)) : null,
+    )
     stub.heads.report({ number: 100, hash: '0xaa' })
     stub.heads.reportFinalized(90)
     const l = layersFor(stub, { multiUpstream: true })
@@ -123,11 +144,14 @@ describe('call layers', () => {
     }
     expect(stub.sent.map((s) => s.params[0])).toEqual(['0x5a', '0x5b', 'latest', '0x5b', 'latest'])
     // latest goes to an upstream at the served tip (there is a choice: several upstreams).
-    expect(stub.sent.find((s) => s.params[0] === 'latest')!.opts).toEqual({ method: 'eth_getBlockByNumber', minBlock: 100 })
+    expect(stub.sent.find((s) => s.params[0] === 'latest')!.opts).toEqual({
+      method: 'eth_getBlockByNumber',
+      minBlock: 100,
+    })
   })
 
   it('an unfinalized block is cached under its hash and dropped when a reorg replaces it', async () => {
-    let hash = '0x' + 'b'.repeat(64)
+    let hash = `0x${'b'.repeat(64)}`
     const stub = stubPool(() => block(101, hash))
     const l = layersFor(stub) // before the heads: it learns hashes from the heads announced
     stub.heads.report({ number: 100, hash: '0xa0' })
@@ -135,7 +159,7 @@ describe('call layers', () => {
     stub.heads.reportFinalized(50)
     await send(l, 1, 'eth_getBlockByNumber', ['0x65', false])
     expect((await send(l, 2, 'eth_getBlockByNumber', ['0x65', false])).source).toBe('cache')
-    hash = '0x' + 'c'.repeat(64)
+    hash = `0x${'c'.repeat(64)}`
     stub.heads.report({ number: 101, hash, parentHash: '0xa0' }) // same height, another hash: a reorg
     const after = await send(l, 3, 'eth_getBlockByNumber', ['0x65', false])
     expect(after.source).toBeUndefined()
@@ -144,7 +168,9 @@ describe('call layers', () => {
 
   it('eth_blockNumber is served for one head until a write passes or the tip moves', async () => {
     let chain = 10
-    const stub = stubPool((m) => (m === 'eth_blockNumber' ? `0x${chain.toString(16)}` : m === 'anvil_mine' ? (chain++, null) : null))
+    const stub = stubPool((m) =>
+      m === 'eth_blockNumber' ? `0x${chain.toString(16)}` : m === 'anvil_mine' ? (chain++, null) : null,
+    )
     stub.heads.report({ number: 10, hash: '0x0a' })
     const l = layersFor(stub)
     expect((await send(l, 1, 'eth_blockNumber')).json.result).toBe('0xa')
@@ -179,7 +205,11 @@ describe('call layers', () => {
     const stub = stubPool(() => block(7))
     const l = layersFor(stub, { multiUpstream: true, headIdleMs: 50 })
     stub.heads.report({ number: 5, hash: '0x05' })
-    expect((await send(l, 9, 'eth_getBlockByNumber', ['0x6', false])).json).toEqual({ jsonrpc: '2.0', id: 9, result: null })
+    expect((await send(l, 9, 'eth_getBlockByNumber', ['0x6', false])).json).toEqual({
+      jsonrpc: '2.0',
+      id: 9,
+      result: null,
+    })
     expect(stub.sent).toHaveLength(0)
     // No head announced for longer than the pool's idle spell: the tip may be old, a node is asked.
     await new Promise((r) => setTimeout(r, 80))
@@ -195,7 +225,7 @@ describe('call layers', () => {
     const stub = stubPool(() => [{ status: '0x1' }])
     stub.heads.report({ number: 5, hash: '0x05' })
     const l = layersFor(stub, { multiUpstream: true })
-    const hash = '0x' + 'ab'.repeat(32)
+    const hash = `0x${'ab'.repeat(32)}`
     expect((await send(l, 1, 'eth_getBlockReceipts', [hash])).json.result).toEqual([{ status: '0x1' }])
     expect((await send(l, 2, 'eth_getBlockReceipts', [hash])).source).toBe('cache')
     expect(stub.sent).toHaveLength(1)
@@ -203,7 +233,13 @@ describe('call layers', () => {
 
   it('a devnet rewind (evm_revert) forgets finalized entries and block-number floors', async () => {
     let n = 30
-    const stub = stubPool((m, p) => (m === 'eth_blockNumber' ? `0x${n.toString(16)}` : m === 'evm_revert' ? ((n = 3), true) : block(Number.parseInt(p[0] as string, 16))))
+    const stub = stubPool((m, p) =>
+      m === 'eth_blockNumber'
+        ? `0x${n.toString(16)}`
+        : m === 'evm_revert'
+          ? ((n = 3), true)
+          : block(Number.parseInt(p[0] as string, 16)),
+    )
     stub.heads.report({ number: 30, hash: '0x1e' })
     stub.heads.reportFinalized(20)
     const l = layersFor(stub, { devnet: true })
@@ -232,11 +268,14 @@ describe('call layers', () => {
     stub.heads.report({ number: 100, hash: '0x64' })
     stub.heads.reportFinalized(90)
     const l = layersFor(stub)
-    const tx = '0x' + '1'.repeat(64)
+    const tx = `0x${'1'.repeat(64)}`
     await send(l, 1, 'eth_getTransactionReceipt', [tx])
-    receipt = { blockNumber: '0x50', blockHash: '0x' + '2'.repeat(64), status: '0x1' }
+    receipt = { blockNumber: '0x50', blockHash: `0x${'2'.repeat(64)}`, status: '0x1' }
     expect((await send(l, 2, 'eth_getTransactionReceipt', [tx])).json.result).toEqual(receipt)
-    expect(await send(l, 3, 'eth_getTransactionReceipt', [tx])).toMatchObject({ json: { id: 3, result: receipt }, source: 'cache' })
+    expect(await send(l, 3, 'eth_getTransactionReceipt', [tx])).toMatchObject({
+      json: { id: 3, result: receipt },
+      source: 'cache',
+    })
     expect(stub.sent).toHaveLength(2)
   })
 })

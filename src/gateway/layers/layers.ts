@@ -1,7 +1,8 @@
 /**
  * What stands between the forward step and a network's upstream pool for a single call (docs/caching.md):
  *
- * - cache: finality-aware (src/gateway/layers/cache-rules.ts): finalized data, by-hash lookups and receipts of finalized
+ * - cache: finality-aware (src/gateway/layers/cache-rules.ts): finalized data, by-hash lookups and receipts of
+ * finalized
  *   transactions are kept until evicted; unfinalized data is keyed on its block hash (from the heads seen) and
  *   dropped on a reorg; tags are never cached except eth_blockNumber for one served head; empty answers for
  *   unfinalized data are not kept (cached-reads.ts);
@@ -9,7 +10,8 @@
  *   id (the id is spliced into the node's bytes, nothing is re-serialized; dedup.ts);
  * - consistent heads: eth_blockNumber never goes backwards for a key (HeadFloorStore), latest and tag-less reads
  *   ask an upstream at the served tip (`minBlock`), a block above the tip answers null when several upstreams could
- *   disagree (one trusted node is asked instead: a block its client just mined must not be hidden; consistent-heads.ts);
+ *   disagree (one trusted node is asked instead: a block its client just mined must not be hidden;
+ * consistent-heads.ts);
  * - eth_getLogs: range and result caps, splitting (getlogs.ts).
  *
  * This file composes them per network over one shared state (layer-state.ts) and routes each call by its method.
@@ -23,7 +25,15 @@ import { createCachedReads, IMMUTABLE } from './cached-reads.ts'
 import { createBlockNumber, watchHeads } from './consistent-heads.ts'
 import { createSharedSend } from './dedup.ts'
 import { createGetLogsHook } from './getlogs.ts'
-import { atTip, createLayerState, methodOnly, paramsKey, type CacheStats, type CallLayerOptions, type LayerAnswer } from './state.ts'
+import {
+  atTip,
+  createLayerState,
+  methodOnly,
+  paramsKey,
+  type CacheStats,
+  type CallLayerOptions,
+  type LayerAnswer,
+} from './state.ts'
 import { CACHE_RULES, isRewind, SHARED_READS, UNSHARED_READS } from './cache-rules.ts'
 
 export type { CacheStats, CallLayerOptions, LayerAnswer } from './state.ts'
@@ -110,7 +120,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
         case 'static': {
           // Takes no parameters: anything else is the node's to judge (it answers an error), not the cached answer.
           const p = call.params
-          if (p !== undefined && !(Array.isArray(p) && p.length === 0)) return shared(paramsKey(prefix, call), raw, call, undefined)
+          if (p !== undefined && !(Array.isArray(p) && p.length === 0))
+            return shared(paramsKey(prefix, call), raw, call, undefined)
           let key = staticKeys.get(m)
           if (key === undefined) staticKeys.set(m, (key = `${prefix}${m}`))
           return cached(key, call, raw, undefined, (result) => store.set(key, result, IMMUTABLE))

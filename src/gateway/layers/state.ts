@@ -67,7 +67,10 @@ export interface LayerState {
   /** `${network}\0`: every key of this network starts with it. */
   readonly prefix: string
   readonly stats: CacheStats
-  /** Bumped by every call that may change the chain (writes, unknown methods): nothing in flight before it is shared after. */
+  /**
+   * Bumped by every call that may change the chain (writes, unknown methods): nothing in flight before it is shared
+   * after.
+   */
   generation: number
   readonly inflight: Map<string, InFlight>
   /** block number → hash, from the heads announced. */
@@ -94,7 +97,8 @@ export function createLayerState(o: CallLayerOptions): LayerState {
 }
 
 /** The key of a call by its method and parameters. */
-export const paramsKey = (prefix: string, call: RpcCall) => `${prefix}${call.method}\0${call.params === undefined ? '[]' : JSON.stringify(call.params)}`
+export const paramsKey = (prefix: string, call: RpcCall) =>
+  `${prefix}${call.method}\0${call.params === undefined ? '[]' : JSON.stringify(call.params)}`
 
 /** `{ method }` per method name, built once: the pool's retry and hedging policy reads it on every call. */
 const methodOptions = new Map<string, SendOptions>()
@@ -109,10 +113,12 @@ export const methodOnly = (method: string): SendOptions => {
 }
 
 /** Send options for a read at or after block `n` (undefined: any upstream). */
-export const atLeast = (method: string, n: number | undefined): SendOptions => (n === undefined ? methodOnly(method) : { method, minBlock: n })
+export const atLeast = (method: string, n: number | undefined): SendOptions =>
+  n === undefined ? methodOnly(method) : { method, minBlock: n }
 
 /**
  * Latest and tag-less reads go to an upstream at the served tip. With one upstream there is no other to choose:
  * no per-call options object.
  */
-export const atTip = (o: CallLayerOptions, method: string): SendOptions => (o.multiUpstream ? atLeast(method, o.heads?.latest()) : methodOnly(method))
+export const atTip = (o: CallLayerOptions, method: string): SendOptions =>
+  o.multiUpstream ? atLeast(method, o.heads?.latest()) : methodOnly(method)

@@ -14,7 +14,7 @@ import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { CostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
-import { ChaingateError, errors } from '../../errors/index.ts'
+import { type ChaingateError, errors } from '../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
@@ -57,7 +57,12 @@ interface ClientSubscription {
 
 const KINDS = ['newHeads', 'logs', 'newPendingTransactions']
 
-export function createSubscriptions(owner: { accountId: string; keyId: string; network: string }, hub: SubscriptionHub, deps: SubscriptionDeps, io: SubscriptionIo): Subscriptions {
+export function createSubscriptions(
+  owner: { accountId: string; keyId: string; network: string },
+  hub: SubscriptionHub,
+  deps: SubscriptionDeps,
+  io: SubscriptionIo,
+): Subscriptions {
   const subs = new Map<string, ClientSubscription>()
   const settle = createSettle(deps)
   let opening = 0
@@ -83,7 +88,9 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
   // behind it, so they are still delivered in order.
   let queued: Promise<void> | undefined
   const onEvent = (clientId: string, result: unknown, resultJson: string) => {
-    const run = queued ? queued.then(() => handleEvent(clientId, result, resultJson)) : handleEvent(clientId, result, resultJson)
+    const run = queued
+      ? queued.then(() => handleEvent(clientId, result, resultJson))
+      : handleEvent(clientId, result, resultJson)
     if (run === undefined) return
     const q: Promise<void> = run.then(
       () => {
@@ -125,14 +132,17 @@ export function createSubscriptions(owner: { accountId: string; keyId: string; n
     else return charging.then(send)
   }
 
-  const reply = (call: RpcCall, error: ChaingateError) => (call.hasId ? serializeError(call.id, toErrorObject(error)) : undefined)
+  const reply = (call: RpcCall, error: ChaingateError) =>
+    call.hasId ? serializeError(call.id, toErrorObject(error)) : undefined
 
   const subscribe = async (call: RpcCall): Promise<string | undefined> => {
     const params = Array.isArray(call.params) ? call.params : []
     const kind = typeof params[0] === 'string' ? params[0] : ''
-    if (!KINDS.includes(kind)) return reply(call, errors.invalidParams('parameter 1 must be one of newHeads, logs, newPendingTransactions'))
+    if (!KINDS.includes(kind))
+      return reply(call, errors.invalidParams('parameter 1 must be one of newHeads, logs, newPendingTransactions'))
     // Counted before the node answers, so a burst of eth_subscribe cannot pass the cap.
-    if (subs.size + opening >= deps.maxSubscriptions) return reply(call, errors.subscriptionLimit(deps.maxSubscriptions))
+    if (subs.size + opening >= deps.maxSubscriptions)
+      return reply(call, errors.subscriptionLimit(deps.maxSubscriptions))
     const clientId = `0x${randomBytes(16).toString('hex')}`
     opening++
     try {

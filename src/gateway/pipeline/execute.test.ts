@@ -20,7 +20,15 @@ const KEY = '0123456789abcdef0123456789abcdef'
 const config = parseConfig({ networks: [{ name: 'net', chainId: 1, upstreams: [{ url: 'http://node.invalid' }] }] })
 const networks = createNetworkRegistry(config.networks)
 
-function setup(opts: { perDay?: number; perSecond?: number; security?: KeySecurity | null; denied?: Awaited<ReturnType<AccessCheck>>; node?: (body: string) => Promise<string> } = {}) {
+function setup(
+  opts: {
+    perDay?: number
+    perSecond?: number
+    security?: KeySecurity | null
+    denied?: Awaited<ReturnType<AccessCheck>>
+    node?: (body: string) => Promise<string>
+  } = {},
+) {
   let now = Date.UTC(2026, 0, 1, 12)
   const clock = { now: () => now }
   const limits = createMemoryLimitStore()
@@ -35,14 +43,22 @@ function setup(opts: { perDay?: number; perSecond?: number; security?: KeySecuri
     heads: { latest: () => undefined, finalized: () => undefined, onHead: () => () => undefined },
     async send(body) {
       sent.push(body)
-      if (opts.node) return { body: Buffer.from(await opts.node(body.toString())), latencyMs: 1, upstream: 'fake', attempts: 1 }
+      if (opts.node)
+        return { body: Buffer.from(await opts.node(body.toString())), latencyMs: 1, upstream: 'fake', attempts: 1 }
       return { body: answer, latencyMs: 1, upstream: 'fake', attempts: 1 }
     },
     verifyChainId: async () => {},
     status: () => [],
     close: async () => {},
   }
-  const keyLimits: KeyLimits = { accountId: 'acc', keyId: 'key', accountCreditsPerDay: opts.perDay ?? 1_000_000, accountCreditsPerSecond: opts.perSecond ?? 1_000_000, keyCreditsPerDay: null, keyCreditsPerSecond: null }
+  const keyLimits: KeyLimits = {
+    accountId: 'acc',
+    keyId: 'key',
+    accountCreditsPerDay: opts.perDay ?? 1_000_000,
+    accountCreditsPerSecond: opts.perSecond ?? 1_000_000,
+    keyCreditsPerDay: null,
+    keyCreditsPerSecond: null,
+  }
   const entry = {
     id: 'key',
     accountId: 'acc',
@@ -50,25 +66,62 @@ function setup(opts: { perDay?: number; perSecond?: number; security?: KeySecuri
     networks: new Set(['net']),
     creditsPerSecond: null,
     creditsPerDay: null,
-    plan: { creditsPerDay: keyLimits.accountCreditsPerDay, creditsPerSecond: keyLimits.accountCreditsPerSecond, maxKeys: null },
+    plan: {
+      creditsPerDay: keyLimits.accountCreditsPerDay,
+      creditsPerSecond: keyLimits.accountCreditsPerSecond,
+      maxKeys: null,
+    },
     planName: 'p',
     security: opts.security ?? null,
     limits: keyLimits,
   } as KeyEntry
-  const keys = { get: (k: string) => (k === KEY ? entry : undefined), byId: (id: string) => (id === 'key' ? entry : undefined) } as KeySnapshot
+  const keys = {
+    get: (k: string) => (k === KEY ? entry : undefined),
+    byId: (id: string) => (id === 'key' ? entry : undefined),
+  } as KeySnapshot
   let checks = 0
   const checkAccess: AccessCheck = async () => {
     checks++
     return opts.denied ?? null
   }
-  const gateway = createGateway({ networks, keys, pools: new Map([['net', pool]]), costs: createCostTable(config.credits, ['net']), limits, ledger, metrics, clock, maxBatchSize: 100, checkAccess })
+  const gateway = createGateway({
+    networks,
+    keys,
+    pools: new Map([['net', pool]]),
+    costs: createCostTable(config.credits, ['net']),
+    limits,
+    ledger,
+    metrics,
+    clock,
+    maxBatchSize: 100,
+    checkAccess,
+  })
   const request = (body: string | undefined, key: string | undefined = KEY) =>
-    gateway.handleHttp({ network: networks.byName('net'), networkLabel: 'net', key, body: body === undefined ? undefined : Buffer.from(body) })
+    gateway.handleHttp({
+      network: networks.byName('net'),
+      networkLabel: 'net',
+      key,
+      body: body === undefined ? undefined : Buffer.from(body),
+    })
   const metricsText = () => metrics.registry.metrics()
-  return { gateway, request, limits, rows, sent, answer, entry, pool, metricsText, used: () => limits.usedToday('acc', now), tick: (ms: number) => (now += ms), checks: () => checks }
+  return {
+    gateway,
+    request,
+    limits,
+    rows,
+    sent,
+    answer,
+    entry,
+    pool,
+    metricsText,
+    used: () => limits.usedToday('acc', now),
+    tick: (ms: number) => (now += ms),
+    checks: () => checks,
+  }
 }
 
-const call = (method: string, id: number | string = 1, params: unknown[] = []) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
+const call = (method: string, id: number | string = 1, params: unknown[] = []) =>
+  JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 describe('gateway pipeline', () => {
   it('a single call: the client bytes go to the node and the node bytes come back untouched, charged once', async () => {
@@ -89,7 +142,14 @@ describe('gateway pipeline', () => {
   })
 
   it('a key with security settings is always checked (fail closed)', async () => {
-    const security = { secretHash: null, requireSecret: true, allowlists: { origins: [], userAgents: [], methods: [], addresses: [] }, secretOverridesAllowlists: false, requireJwt: false, jwtKeys: [] }
+    const security = {
+      secretHash: null,
+      requireSecret: true,
+      allowlists: { origins: [], userAgents: [], methods: [], addresses: [] },
+      secretOverridesAllowlists: false,
+      requireJwt: false,
+      jwtKeys: [],
+    }
     const t = setup({ security, denied: { code: 'SECRET_INVALID' } })
     const out = await t.request(call('eth_blockNumber'))
     expect(t.checks()).toBe(1)
@@ -98,10 +158,19 @@ describe('gateway pipeline', () => {
   })
 
   it('an allowlist refusal (403) is counted in chaingate_requests_total', async () => {
-    const security = { secretHash: null, requireSecret: false, allowlists: { origins: ['https://a.example'], userAgents: [], methods: [], addresses: [] }, secretOverridesAllowlists: false, requireJwt: false, jwtKeys: [] }
+    const security = {
+      secretHash: null,
+      requireSecret: false,
+      allowlists: { origins: ['https://a.example'], userAgents: [], methods: [], addresses: [] },
+      secretOverridesAllowlists: false,
+      requireJwt: false,
+      jwtKeys: [],
+    }
     const t = setup({ security, denied: { code: 'KEY_SETTINGS_REJECTED' } })
     expect(await t.request(call('eth_blockNumber'))).toMatchObject({ code: 'KEY_SETTINGS_REJECTED', credits: 5 })
-    expect(await t.metricsText()).toMatch(/chaingate_requests_total\{network="net",method="\(refused\)",outcome="http_403"\} 1/)
+    expect(await t.metricsText()).toMatch(
+      /chaingate_requests_total\{network="net",method="\(refused\)",outcome="http_403"\} 1/,
+    )
   })
 
   it('a batch refused by a limit is counted like single calls and recorded once', async () => {
@@ -115,7 +184,12 @@ describe('gateway pipeline', () => {
   })
 
   it('a batch goes to the node with the gateway own ids and comes back with the client ids', async () => {
-    const t = setup({ node: async (b) => JSON.stringify((JSON.parse(b) as { id: number }[]).map((c) => ({ jsonrpc: '2.0', id: c.id, result: `r${c.id}` }))) })
+    const t = setup({
+      node: async (b) =>
+        JSON.stringify(
+          (JSON.parse(b) as { id: number }[]).map((c) => ({ jsonrpc: '2.0', id: c.id, result: `r${c.id}` })),
+        ),
+    })
     const out = await t.request(`[${call('eth_blockNumber', 'x')},${call('eth_blockNumber', 'x')}]`)
     expect(JSON.parse(out.body!.toString())).toEqual([
       { jsonrpc: '2.0', id: 'x', result: 'r0' },
@@ -143,7 +217,13 @@ describe('gateway pipeline', () => {
 
   it('a WebSocket answer that cannot be delivered is not charged', async () => {
     const t = setup()
-    const ctx: CallContext = { entry: t.entry, network: networks.byName('net')!, pool: t.pool, transport: 'ws', deliver: () => false }
+    const ctx: CallContext = {
+      entry: t.entry,
+      network: networks.byName('net')!,
+      pool: t.pool,
+      transport: 'ws',
+      deliver: () => false,
+    }
     const out = await t.gateway.handleMessage(ctx, call('eth_blockNumber'), {})
     expect(out.credits).toBe(0)
     expect(t.used()).toBe(0)
@@ -163,9 +243,21 @@ describe('gateway pipeline', () => {
 
   it('key and network refusals are codes, worded at the edge', async () => {
     const t = setup()
-    expect((await t.gateway.handleHttp({ network: networks.byName('net'), networkLabel: 'net', key: undefined, body: undefined })).code).toBe('KEY_REQUIRED')
+    expect(
+      (
+        await t.gateway.handleHttp({
+          network: networks.byName('net'),
+          networkLabel: 'net',
+          key: undefined,
+          body: undefined,
+        })
+      ).code,
+    ).toBe('KEY_REQUIRED')
     expect((await t.request(call('eth_blockNumber'), 'f'.repeat(32))).code).toBe('KEY_INVALID')
     const unknown = await t.gateway.handleHttp({ network: undefined, networkLabel: 'nope', key: KEY, body: undefined })
-    expect(unknown).toMatchObject({ code: 'NETWORK_UNKNOWN', detail: expect.stringContaining('unknown network "nope"') })
+    expect(unknown).toMatchObject({
+      code: 'NETWORK_UNKNOWN',
+      detail: expect.stringContaining('unknown network "nope"'),
+    })
   })
 })

@@ -8,12 +8,21 @@
  * and ends as an Outcome (codes, credits, answer bytes) that src/gateway/http turns into a status, headers and body.
  */
 import type { MaybePromise } from '../../credits/limits/memory.ts'
-import { NO_UPSTREAM, type UpstreamUsage } from '../../usage/upstream-usage.ts'
+import { NO_UPSTREAM } from '../../usage/upstream-usage.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { LimitCode } from '../../errors/registry.ts'
-import { errorCodeOf, isErrorAnswer, parseBody, serializeError, serializeResult, toErrorObject, type ParsedBody, type ParsedEntry, type RpcCall } from '../../jsonrpc/envelope.ts'
-import type { Metrics } from '../../observability/metrics.ts'
-import type { UpstreamAnswer, UpstreamPool } from '../../upstreams/pool/pool.ts'
+import {
+  errorCodeOf,
+  isErrorAnswer,
+  parseBody,
+  serializeError,
+  serializeResult,
+  toErrorObject,
+  type ParsedBody,
+  type ParsedEntry,
+  type RpcCall,
+} from '../../jsonrpc/envelope.ts'
+import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import { createAdmit } from './steps/admit.ts'
 import { forwardAlone, sentAlone } from './filter-calls.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
@@ -21,12 +30,25 @@ import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward
 import { decision, priceOf } from './steps/price.ts'
 import { createRunSingle } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
-import { outcome, type CallContext, type Gateway, type GatewayDeps, type HttpRpcRequest, type Outcome, type RequestMeta } from './types.ts'
+import {
+  outcome,
+  type CallContext,
+  type Gateway,
+  type GatewayDeps,
+  type HttpRpcRequest,
+  type Outcome,
+} from './types.ts'
 
 export type { Gateway, GatewayDeps } from './types.ts'
 
 const callsOf = (parsed: ParsedBody): RpcCall[] =>
-  parsed.kind === 'single' ? (parsed.entry.ok ? [parsed.entry.call] : []) : parsed.kind === 'batch' ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : [])) : []
+  parsed.kind === 'single'
+    ? parsed.entry.ok
+      ? [parsed.entry.call]
+      : []
+    : parsed.kind === 'batch'
+      ? parsed.entries.flatMap((e) => (e.ok ? [e.call] : []))
+      : []
 
 export function createGateway(deps: GatewayDeps): Gateway {
   const { costs, metrics, clock } = deps
@@ -35,23 +57,71 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const admit = createAdmit(deps)
 
   const refusedOutcome = (a: Authorized, method: string, calls: number): Outcome =>
-    outcome({ code: a.code, body: undefined, ids: undefined, batch: false, detail: a.detail, credits: a.credits, keyId: a.keyId, method, calls })
+    outcome({
+      code: a.code,
+      body: undefined,
+      ids: undefined,
+      batch: false,
+      detail: a.detail,
+      credits: a.credits,
+      keyId: a.keyId,
+      method,
+      calls,
+    })
 
-  const limited = (ctx: CallContext, code: LimitCode, entries: readonly ParsedEntry[], batch: boolean, method: string, now: number): Outcome => {
-    settle.limited(ctx.entry, ctx.network.name, code, method, entries.map((e) => (e.ok ? e.call.method : '(invalid)')), now)
+  const limited = (
+    ctx: CallContext,
+    code: LimitCode,
+    entries: readonly ParsedEntry[],
+    batch: boolean,
+    method: string,
+    now: number,
+  ): Outcome => {
+    settle.limited(
+      ctx.entry,
+      ctx.network.name,
+      code,
+      method,
+      entries.map((e) => (e.ok ? e.call.method : '(invalid)')),
+      now,
+    )
     const ids = entries.map((e) => (e.ok ? e.call.id : e.id))
-    return outcome({ code, body: undefined, ids, batch, detail: undefined, credits: 0, keyId: ctx.entry.id, method, calls: entries.length })
+    return outcome({
+      code,
+      body: undefined,
+      ids,
+      batch,
+      detail: undefined,
+      credits: 0,
+      keyId: ctx.entry.id,
+      method,
+      calls: entries.length,
+    })
   }
 
   /** A whole body the envelope parser refused (not JSON, empty batch, ...): the input-error fee. */
-  const invalidBody = (ctx: CallContext, parsed: ParsedBody & { kind: 'invalid' }, charge: boolean): Outcome | Promise<Outcome> => {
+  const invalidBody = (
+    ctx: CallContext,
+    parsed: ParsedBody & { kind: 'invalid' },
+    charge: boolean,
+  ): Outcome | Promise<Outcome> => {
     const code = parsed.error.code
     const fee = charge ? settle.inputError(ctx.entry, ctx.network.name, code) : 0
     const answer = (credits: number) => {
       metrics.call(ctx.network.name, '(invalid)', 'error')
       const body = serializeError(null, toErrorObject(parsed.error))
       delivered(ctx, body)
-      return outcome({ code, body, ids: undefined, batch: false, detail: undefined, credits, keyId: ctx.entry.id, method: '(invalid)', calls: 0 })
+      return outcome({
+        code,
+        body,
+        ids: undefined,
+        batch: false,
+        detail: undefined,
+        credits,
+        keyId: ctx.entry.id,
+        method: '(invalid)',
+        calls: 0,
+      })
     }
     return typeof fee === 'number' ? answer(fee) : fee.then(answer)
   }
@@ -61,7 +131,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
    * it is written after, so what is checked is that the client is still connected.
    */
   const delivered = (ctx: CallContext, body: string | Buffer | undefined): boolean =>
-    body === undefined || (ctx.deliver === undefined ? ctx.client?.destroyed !== true : ctx.deliver(typeof body === 'string' ? body : body.toString()))
+    body === undefined ||
+    (ctx.deliver === undefined
+      ? ctx.client?.destroyed !== true
+      : ctx.deliver(typeof body === 'string' ? body : body.toString()))
 
   const runSingle = createRunSingle({ ...deps, settle, admit, limited, delivered })
 
@@ -108,14 +181,37 @@ export function createGateway(deps: GatewayDeps): Gateway {
         }
       } else {
         const d = decisions[i]!
-        answers[i] = !e.call.hasId ? undefined : d.kind === 'result' ? serializeResult(e.call.id, d.result) : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
+        answers[i] = !e.call.hasId
+          ? undefined
+          : d.kind === 'result'
+            ? serializeResult(e.call.id, d.result)
+            : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
       }
     })
-    if (aloneAt.length > 0) pending.push(forwardAlone(ctx, metrics, aloneAt.map((i) => (entries[i] as { call: RpcCall }).call), aloneAt, answers, failures, alone))
+    if (aloneAt.length > 0)
+      pending.push(
+        forwardAlone(
+          ctx,
+          metrics,
+          aloneAt.map((i) => (entries[i] as { call: RpcCall }).call),
+          aloneAt,
+          answers,
+          failures,
+          alone,
+        ),
+      )
     let batchAnswer: UpstreamAnswer | undefined
     if (forwardAt.length > 0)
       pending.push(
-        forwardMany(ctx, metrics, forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), forwardAt, answers, failures, deps.layers).then((a) => {
+        forwardMany(
+          ctx,
+          metrics,
+          forwardAt.map((i) => (entries[i] as { call: RpcCall }).call),
+          forwardAt,
+          answers,
+          failures,
+          deps.layers,
+        ).then((a) => {
           batchAnswer = a
         }),
       )
@@ -132,34 +228,89 @@ export function createGateway(deps: GatewayDeps): Gateway {
       total += credits
       const answer = answers[i]
       const failed = !e.ok || failure !== undefined || (answer !== undefined && isErrorAnswer(answer))
-      const errorKind = !ok ? `${ctx.transport}:undelivered` : !failed ? undefined : failure !== undefined ? `http:${failure.httpStatus}` : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
-      const result = !ok ? 'undelivered' : !failed ? 'ok' : failure !== undefined && nodeDown(failure) ? 'unavailable' : 'error'
+      const errorKind = !ok
+        ? `${ctx.transport}:undelivered`
+        : !failed
+          ? undefined
+          : failure !== undefined
+            ? `http:${failure.httpStatus}`
+            : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
+      const result = !ok
+        ? 'undelivered'
+        : !failed
+          ? 'ok'
+          : failure !== undefined && nodeDown(failure)
+            ? 'unavailable'
+            : 'error'
       settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
     })
     // Sent as one body: each call in it cost the batch's upstream requests (providers bill per call).
     for (const i of forwardAt) {
       const m = (entries[i] as { call: RpcCall }).call.method
-      if (batchAnswer !== undefined) settle.upstream(network.name, m, batchAnswer.upstream, batchAnswer.attempts, batchAnswer.source, ok && failures[i] === undefined ? prices[i]! : 0, false, t)
+      if (batchAnswer !== undefined)
+        settle.upstream(
+          network.name,
+          m,
+          batchAnswer.upstream,
+          batchAnswer.attempts,
+          batchAnswer.source,
+          ok && failures[i] === undefined ? prices[i]! : 0,
+          false,
+          t,
+        )
       else settle.upstream(network.name, m, NO_UPSTREAM, attemptsOf(failures[i]), undefined, 0, true, t)
     }
     for (const i of aloneAt) {
       const a = alone[i]
       const m = (entries[i] as { call: RpcCall }).call.method
-      settle.upstream(network.name, m, a?.upstream ?? NO_UPSTREAM, a?.attempts ?? attemptsOf(failures[i]), undefined, ok && failures[i] === undefined ? prices[i]! : 0, a === undefined, t)
+      settle.upstream(
+        network.name,
+        m,
+        a?.upstream ?? NO_UPSTREAM,
+        a?.attempts ?? attemptsOf(failures[i]),
+        undefined,
+        ok && failures[i] === undefined ? prices[i]! : 0,
+        a === undefined,
+        t,
+      )
     }
     for (const i of cachedAt) {
       metrics.served(network.name, 'cache')
-      settle.upstream(network.name, (entries[i] as { call: RpcCall }).call.method, 'cache', 0, 'cache', ok ? prices[i]! : 0, false, t)
+      settle.upstream(
+        network.name,
+        (entries[i] as { call: RpcCall }).call.method,
+        'cache',
+        0,
+        'cache',
+        ok ? prices[i]! : 0,
+        false,
+        t,
+      )
     }
     if (batch && ok && costs.batchEnvelope > 0) settle.envelope(entry, network.name, costs.batchEnvelope, t)
     settle.finish(entry, network.name, reserved, total, t)
     // A single call's status: 400 for an invalid envelope, 503/504 when the node was not reached.
     const first = entries[0]!
     const single = batch ? undefined : !first.ok ? first.error.code : failures[0]?.code
-    return outcome({ code: single, body, ids: undefined, batch, detail: undefined, credits: total, keyId: entry.id, method, calls: entries.length })
+    return outcome({
+      code: single,
+      body,
+      ids: undefined,
+      batch,
+      detail: undefined,
+      credits: total,
+      keyId: entry.id,
+      method,
+      calls: entries.length,
+    })
   }
 
-  const runAny = (ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): MaybePromise<Outcome> => {
+  const runAny = (
+    ctx: CallContext,
+    entries: ParsedEntry[],
+    batch: boolean,
+    raw: Buffer | string | undefined,
+  ): MaybePromise<Outcome> => {
     const first = entries[0]
     if (!batch && entries.length === 1 && first!.ok && raw !== undefined) return runSingle(ctx, first.call, raw)
     return runEntries(ctx, entries, batch)
@@ -169,7 +320,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return out instanceof Promise ? out : Promise.resolve(out)
   }
 
-  const afterAuthorize = (req: HttpRpcRequest, parsed: ParsedBody, calls: RpcCall[], auth: Authorized): MaybePromise<Outcome> => {
+  const afterAuthorize = (
+    req: HttpRpcRequest,
+    parsed: ParsedBody,
+    calls: RpcCall[],
+    auth: Authorized,
+  ): MaybePromise<Outcome> => {
     const ctx = auth.ctx
     if (ctx !== undefined) ctx.client = req.client
     if (ctx === undefined) {
@@ -177,7 +333,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return refusedOutcome(auth, n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)', n)
     }
     if (parsed.kind === 'invalid') return invalidBody(ctx, parsed, true)
-    if (parsed.kind === 'single') return parsed.entry.ok ? runSingle(ctx, parsed.entry.call, req.body!) : runEntries(ctx, [parsed.entry], false)
+    if (parsed.kind === 'single')
+      return parsed.entry.ok ? runSingle(ctx, parsed.entry.call, req.body!) : runEntries(ctx, [parsed.entry], false)
     return runEntries(ctx, parsed.entries, true)
   }
 
@@ -191,7 +348,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
         const parsed = parseBody(req.body, deps.maxBatchSize)
         const calls = callsOf(parsed)
         const auth = authorize(req, calls, 'http')
-        return auth instanceof Promise ? auth.then((a) => afterAuthorize(req, parsed, calls, a)) : afterAuthorize(req, parsed, calls, auth)
+        return auth instanceof Promise
+          ? auth.then((a) => afterAuthorize(req, parsed, calls, a))
+          : afterAuthorize(req, parsed, calls, auth)
       } catch (err) {
         return Promise.reject(err)
       }
@@ -219,7 +378,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
         if (denied) {
           settle.refused(ctx.network.name, denied.code)
           const ids = entries.map((e) => (e.ok ? e.call.id : e.id))
-          return outcome({ code: denied.code, body: undefined, ids, batch, detail: undefined, credits: 0, keyId: ctx.entry.id, method: batch ? 'batch' : '(refused)', calls: entries.length })
+          return outcome({
+            code: denied.code,
+            body: undefined,
+            ids,
+            batch,
+            detail: undefined,
+            credits: 0,
+            keyId: ctx.entry.id,
+            method: batch ? 'batch' : '(refused)',
+            calls: entries.length,
+          })
         }
       }
       return runAny(ctx, entries, batch, batch ? undefined : text)

@@ -2,7 +2,8 @@
  * Filter calls inside a batch on a network of several nodes (docs/upstreams.md, "Filters"). Each filter lives on
  * one node and the pool sends a filter call only to that node (src/upstreams/pool/filters.ts), so such a call does not
  * go with the rest of the batch: it is sent on its own, as a single call (the batch's filter calls one after another,
- * in order, while the rest of the batch goes as one body). Its answer takes its place in the batch (the client's id, the client's order); when its node cannot be reached it gets
+ * in order, while the rest of the batch goes as one body). Its answer takes its place in the batch (the client's id,
+ * the client's order); when its node cannot be reached it gets
  * `-32000 filter not found` (FILTER_NOT_FOUND, free) and the rest of the batch is answered as usual.
  */
 import { isFilterMethod } from '../../upstreams/pool/filters.ts'
@@ -14,7 +15,8 @@ import { unavailable } from './steps/forward.ts'
 import type { CallContext } from './types.ts'
 
 /** Whether a call of a batch must be sent on its own: a filter call on a network whose pool pins filters. */
-export const sentAlone = (ctx: CallContext, call: RpcCall): boolean => ctx.pool.pinsFilters === true && isFilterMethod(call.method)
+export const sentAlone = (ctx: CallContext, call: RpcCall): boolean =>
+  ctx.pool.pinsFilters === true && isFilterMethod(call.method)
 
 /**
  * The filter calls of a batch, one after another in the batch's order (a node runs a batch's calls in order: a poll
@@ -47,7 +49,10 @@ export async function forwardAlone(
           ? serializeError(call.id, a.error as never)
           : a !== null && typeof a === 'object' && 'result' in a
             ? serializeResult(call.id, a.result)
-            : serializeError(call.id, { code: -32603, message: `network ${network}: the node gave no answer for this call` })
+            : serializeError(call.id, {
+                code: -32603,
+                message: `network ${network}: the node gave no answer for this call`,
+              })
     } catch (err) {
       failures[i] = unavailable(err, network)
       answers[i] = call.hasId ? serializeError(call.id, toErrorObject(failures[i]!)) : undefined

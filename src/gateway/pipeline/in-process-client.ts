@@ -27,7 +27,11 @@ export class RpcCallError extends Error {
 export interface InProcessClient {
   chains(): { chainId: number; network: string }[]
   request(chainId: number, method: string, params: unknown): Promise<unknown>
-  subscribe(chainId: number, params: unknown[], onEvent: (result: unknown) => void): Promise<{ id: string; unsubscribe(): Promise<void> }>
+  subscribe(
+    chainId: number,
+    params: unknown[],
+    onEvent: (result: unknown) => void,
+  ): Promise<{ id: string; unsubscribe(): Promise<void> }>
   close(): Promise<void>
 }
 
@@ -67,19 +71,24 @@ export function createInProcessClient(deps: {
     let s = sessions.get(ctx.network.name)
     if (!s) {
       const handlers = new Map<string, (r: unknown) => void>()
-      const subs = createSubscriptions({ accountId: ctx.entry.accountId, keyId: ctx.entry.id, network: ctx.network.name }, deps.hubs.get(ctx.network.name)!, deps.subscriptions, {
-        deliver(text) {
-          const msg = JSON.parse(text) as { params: { subscription: string; result: unknown } }
-          handlers.get(msg.params.subscription)?.(msg.params.result)
-          return true
+      const subs = createSubscriptions(
+        { accountId: ctx.entry.accountId, keyId: ctx.entry.id, network: ctx.network.name },
+        deps.hubs.get(ctx.network.name)!,
+        deps.subscriptions,
+        {
+          deliver(text) {
+            const msg = JSON.parse(text) as { params: { subscription: string; result: unknown } }
+            handlers.get(msg.params.subscription)?.(msg.params.result)
+            return true
+          },
+          lost() {
+            // Subscriptions lost (node restart): drop the session; the next subscribe makes a new one.
+            sessions.delete(ctx.network.name)
+            handlers.clear()
+          },
+          exhausted() {},
         },
-        lost() {
-          // Subscriptions lost (node restart): drop the session; the next subscribe makes a new one.
-          sessions.delete(ctx.network.name)
-          handlers.clear()
-        },
-        exhausted() {},
-      })
+      )
       sessions.set(ctx.network.name, (s = { subs, handlers }))
     }
     return s
@@ -91,7 +100,11 @@ export function createInProcessClient(deps: {
     const s = sessionFor(base)
     let answer: string | undefined
     const ctx: CallContext = { ...base, local: s.subs.local, deliver: (text) => ((answer = text), true) }
-    const out = await deps.gateway.handleMessage(ctx, JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }), {})
+    const out = await deps.gateway.handleMessage(
+      ctx,
+      JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
+      {},
+    )
     return { result: unwrap(out, answer), s }
   }
 

@@ -90,7 +90,18 @@ export interface Outcome {
 }
 
 export function outcome(o: Outcome): Outcome {
-  return { code: o.code, body: o.body, ids: o.ids, batch: o.batch, detail: o.detail, credits: o.credits, keyId: o.keyId, method: o.method, calls: o.calls, source: o.source }
+  return {
+    code: o.code,
+    body: o.body,
+    ids: o.ids,
+    batch: o.batch,
+    detail: o.detail,
+    credits: o.credits,
+    keyId: o.keyId,
+    method: o.method,
+    calls: o.calls,
+    source: o.source,
+  }
 }
 
 /**
@@ -99,7 +110,12 @@ export function outcome(o: Outcome): Outcome {
  */
 export type AccessCheck = (
   security: KeySecurity,
-  request: { authorization?: string | undefined; origin?: string | undefined; userAgent?: string | undefined; calls: { method: string; params: unknown }[] },
+  request: {
+    authorization?: string | undefined
+    origin?: string | undefined
+    userAgent?: string | undefined
+    calls: { method: string; params: unknown }[]
+  },
 ) => Promise<{ code: KeySecurityCode } | null>
 
 /** What the pipeline is built from (src/gateway/pipeline/execute.ts createGateway); src/app/core.ts wires it. */
@@ -129,7 +145,11 @@ export interface Gateway {
   /** A WebSocket upgrade: the key checks of an HTTP request (no calls yet), then the daily-balance rule. */
   connect(req: RequestMeta): Promise<Authorized>
   /** One WebSocket message for a known key: parse, key security with the upgrade's headers, run. */
-  handleMessage(ctx: CallContext, text: string, headers: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>): Promise<Outcome>
+  handleMessage(
+    ctx: CallContext,
+    text: string,
+    headers: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>,
+  ): Promise<Outcome>
   /** Runs parsed calls for a known key and network (also the in-process client's way in). */
   run(ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): Promise<Outcome>
 }

@@ -1,6 +1,7 @@
 /**
  * Which addresses a call names, for the contract-address allowlist (Infura: "Any requests which query addresses
- * that aren't in the allowlist are rejected", https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/ ).
+ * that aren't in the allowlist are rejected",
+ * https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/ ).
  * Infura documents seven checked methods; here every served method that names an address is checked, and the
  * list is closed: a method that is neither known to name no address nor checked below is refused for a key with
  * an address allowlist, so a method added to a network later cannot slip past it. docs/key-security.md lists the
@@ -67,7 +68,13 @@ const EXTRACTORS = new Map<string, Extract>([
   ['eth_createAccessList', (p) => callTo(first(p))],
   ['debug_traceCall', (p) => callTo(first(p))],
   ['trace_call', (p) => callTo(first(p))],
-  ['trace_callMany', (p) => all(Array.isArray(first(p)) ? (first(p) as unknown[]).map((c) => callTo(Array.isArray(c) ? c[0] : undefined)) : [])],
+  [
+    'trace_callMany',
+    (p) =>
+      all(
+        Array.isArray(first(p)) ? (first(p) as unknown[]).map((c) => callTo(Array.isArray(c) ? c[0] : undefined)) : [],
+      ),
+  ],
   ['eth_getLogs', (p) => addressFilter(first(p))],
   ['eth_newFilter', (p) => addressFilter(first(p))],
   ['eth_getBalance', (p) => single(first(p))],
@@ -90,7 +97,12 @@ const EXTRACTORS = new Map<string, Extract>([
 export function touchedAddresses(method: string, params: unknown): string[] | null {
   if (ADDRESS_FREE_METHODS.has(method)) return null
   // eth_subscribe to newHeads / newPendingTransactions names no address; only "logs" takes an address filter.
-  if (method === 'eth_subscribe' && Array.isArray(params) && (params[0] === 'newHeads' || params[0] === 'newPendingTransactions')) return null
+  if (
+    method === 'eth_subscribe' &&
+    Array.isArray(params) &&
+    (params[0] === 'newHeads' || params[0] === 'newPendingTransactions')
+  )
+    return null
   const extract = EXTRACTORS.get(method)
   return extract === undefined ? NONE : extract(params)
 }
@@ -114,7 +126,8 @@ const callTo = (call: unknown) => (isObject(call) ? single(call.to) : NONE)
 /** `address` of a log filter: one address or a non-empty array of them; none means every address. */
 function addressFilter(filter: unknown): string[] {
   const address = isObject(filter) ? filter.address : undefined
-  if (Array.isArray(address)) return address.length > 0 && address.every(isAddress) ? address.map((a) => a.toLowerCase()) : NONE
+  if (Array.isArray(address))
+    return address.length > 0 && address.every(isAddress) ? address.map((a) => a.toLowerCase()) : NONE
   return single(address)
 }
 

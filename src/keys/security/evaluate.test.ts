@@ -27,7 +27,7 @@ async function evaluate(security: KeySecurity | null, req: Parameters<typeof eva
   return evaluateKeyAccess(security, req, OPTS)
 }
 
-describe('rejections (codes; Infura\'s bytes are written at the edge, src/gateway/http/infura-bodies.ts)', () => {
+describe("rejections (codes; Infura's bytes are written at the edge, src/gateway/http/infura-bodies.ts)", () => {
   test('error: a wrong secret is SECRET_INVALID', async () => {
     const r = await evaluate(sec({ secretHash: hashSecret(SECRET), requireSecret: true }), {
       authorization: basic('', 'nope'),
@@ -50,7 +50,9 @@ describe('rejections (codes; Infura\'s bytes are written at the edge, src/gatewa
 describe('fast path', () => {
   test('behavior: no settings at all lets everything through', async () => {
     expect(await evaluate(null, { calls: [call('eth_call')] })).toBeNull()
-    expect(await evaluate(defaultKeySecurity(), { authorization: 'Bearer x.y.z', calls: [call('eth_call')] })).toBeNull()
+    expect(
+      await evaluate(defaultKeySecurity(), { authorization: 'Bearer x.y.z', calls: [call('eth_call')] }),
+    ).toBeNull()
   })
 
   test('behavior: a secret that is set but not required is not checked', async () => {
@@ -68,7 +70,14 @@ describe('secret', () => {
   })
 
   test('error: missing, wrong, non-empty user, bearer instead, garbage header: all 401 SECRET_INVALID', async () => {
-    for (const authorization of [undefined, basic('', 'x'), basic('someone', SECRET), 'Bearer abc', 'Basic !!!', 'Digest x']) {
+    for (const authorization of [
+      undefined,
+      basic('', 'x'),
+      basic('someone', SECRET),
+      'Bearer abc',
+      'Basic !!!',
+      'Digest x',
+    ]) {
       const r = await evaluate(s, { authorization, calls: [] })
       expect(r?.code, String(authorization)).toBe('SECRET_INVALID')
     }
@@ -86,8 +95,14 @@ describe('secret', () => {
 
   test('behavior: checkCredentials reports the secret credential only when valid', async () => {
     const open = sec({ secretHash: hashSecret(SECRET) })
-    expect(await checkCredentials(open, { authorization: basic('', SECRET) }, OPTS)).toEqual({ ok: true, credential: { kind: 'secret' } })
-    expect(await checkCredentials(open, { authorization: basic('', 'bad') }, OPTS)).toEqual({ ok: true, credential: { kind: 'none' } })
+    expect(await checkCredentials(open, { authorization: basic('', SECRET) }, OPTS)).toEqual({
+      ok: true,
+      credential: { kind: 'secret' },
+    })
+    expect(await checkCredentials(open, { authorization: basic('', 'bad') }, OPTS)).toEqual({
+      ok: true,
+      credential: { kind: 'none' },
+    })
   })
 })
 
@@ -189,7 +204,9 @@ describe('methods', () => {
 
   test('behavior: exact names, every call of a batch must be listed', async () => {
     expect(await evaluate(s, { calls: [call('eth_blockNumber'), call('eth_chainId')] })).toBeNull()
-    expect((await evaluate(s, { calls: [call('eth_blockNumber'), call('eth_getBalance')] }))?.code).toBe('KEY_SETTINGS_REJECTED')
+    expect((await evaluate(s, { calls: [call('eth_blockNumber'), call('eth_getBalance')] }))?.code).toBe(
+      'KEY_SETTINGS_REJECTED',
+    )
     expect((await evaluate(s, { calls: [call('ETH_BLOCKNUMBER')] }))?.code).toBe('KEY_SETTINGS_REJECTED')
   })
 })
@@ -199,7 +216,9 @@ describe('contract addresses', () => {
   const ok = async (c: { method: string; params: unknown }) => (await evaluate(s, { calls: [c] })) === null
 
   test('behavior: eth_call and eth_estimateGas check `to`, case-insensitively', async () => {
-    expect(await ok(call('eth_call', [{ to: ADDR_A.toUpperCase().replace('0X', '0x'), data: '0x' }, 'latest']))).toBe(true)
+    expect(await ok(call('eth_call', [{ to: ADDR_A.toUpperCase().replace('0X', '0x'), data: '0x' }, 'latest']))).toBe(
+      true,
+    )
     expect(await ok(call('eth_call', [{ to: ADDR_B }, 'latest']))).toBe(false)
     expect(await ok(call('eth_estimateGas', [{ to: ADDR_A }]))).toBe(true)
     expect(await ok(call('eth_estimateGas', [{ data: '0x60' }]))).toBe(false)
@@ -224,7 +243,7 @@ describe('contract addresses', () => {
 
   test('behavior: methods without an address parameter are not address-checked', async () => {
     expect(await ok(call('eth_blockNumber'))).toBe(true)
-    expect(await ok(call('eth_getTransactionReceipt', ['0x' + 'ab'.repeat(32)]))).toBe(true)
+    expect(await ok(call('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]))).toBe(true)
     expect(await ok(call('eth_getFilterChanges', ['0x1']))).toBe(true)
     expect(await ok(call('eth_subscribe', ['newHeads']))).toBe(true)
   })
@@ -247,21 +266,36 @@ describe('contract addresses', () => {
     expect(await ok(call('eth_subscribe', ['logs', { address: ADDR_B }]))).toBe(false)
     expect(await ok(call('eth_subscribe', ['logs', {}]))).toBe(false)
     expect(await ok(call('eth_subscribe', ['logs']))).toBe(false)
-    expect(await ok(call('debug_storageRangeAt', ['0x' + '00'.repeat(32), 0, ADDR_A, '0x0', 1]))).toBe(true)
-    expect(await ok(call('debug_storageRangeAt', ['0x' + '00'.repeat(32), 0, ADDR_B, '0x0', 1]))).toBe(false)
+    expect(await ok(call('debug_storageRangeAt', [`0x${'00'.repeat(32)}`, 0, ADDR_A, '0x0', 1]))).toBe(true)
+    expect(await ok(call('debug_storageRangeAt', [`0x${'00'.repeat(32)}`, 0, ADDR_B, '0x0', 1]))).toBe(false)
     expect(await ok(call('trace_filter', [{ toAddress: [ADDR_A] }]))).toBe(true)
     expect(await ok(call('trace_filter', [{ fromAddress: [ADDR_A], toAddress: [ADDR_B] }]))).toBe(false)
     expect(await ok(call('trace_filter', [{ fromBlock: '0x0' }]))).toBe(false)
     expect(await ok(call('trace_callMany', [[[{ to: ADDR_A }, ['trace']]]]))).toBe(true)
-    expect(await ok(call('trace_callMany', [[[{ to: ADDR_A }, ['trace']], [{ to: ADDR_B }, ['trace']]]]))).toBe(false)
+    expect(
+      await ok(
+        call('trace_callMany', [
+          [
+            [{ to: ADDR_A }, ['trace']],
+            [{ to: ADDR_B }, ['trace']],
+          ],
+        ]),
+      ),
+    ).toBe(false)
   })
 
-  test('behavior: eth_sendRawTransaction checks the signed transaction\'s recipient', async () => {
+  test("behavior: eth_sendRawTransaction checks the signed transaction's recipient", async () => {
     const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
     const tx = { chainId: 31337, nonce: 0, gas: 21000n, maxFeePerGas: 10n ** 9n, maxPriorityFeePerGas: 1n, value: 1n }
-    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, to: ADDR_A as `0x${string}` })]))).toBe(true)
-    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, to: ADDR_B as `0x${string}` })]))).toBe(false)
-    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, data: '0x60' })]))).toBe(false)
+    expect(
+      await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, to: ADDR_A as `0x${string}` })])),
+    ).toBe(true)
+    expect(
+      await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, to: ADDR_B as `0x${string}` })])),
+    ).toBe(false)
+    expect(await ok(call('eth_sendRawTransaction', [await account.signTransaction({ ...tx, data: '0x60' })]))).toBe(
+      false,
+    )
     expect(await ok(call('eth_sendRawTransaction', ['0x1234']))).toBe(false)
   })
 
@@ -269,13 +303,19 @@ describe('contract addresses', () => {
     for (const m of ['eth_simulateV1', 'eth_callMany', 'eth_sendTransactionSync', 'some_newMethod'])
       expect(await ok(call(m, [{ to: ADDR_A }])), m).toBe(false)
     // A key without an address allowlist is not affected.
-    expect(await evaluate(sec({ lists: { methods: ['eth_simulateV1'] } }), { calls: [call('eth_simulateV1', [{}])] })).toBeNull()
+    expect(
+      await evaluate(sec({ lists: { methods: ['eth_simulateV1'] } }), { calls: [call('eth_simulateV1', [{}])] }),
+    ).toBeNull()
   })
 })
 
 describe('AND across types, OR within a type', () => {
   const s = sec({
-    lists: { origins: ['https://a.com', 'https://b.com'], methods: ['eth_getBalance', 'eth_chainId'], addresses: [ADDR_A] },
+    lists: {
+      origins: ['https://a.com', 'https://b.com'],
+      methods: ['eth_getBalance', 'eth_chainId'],
+      addresses: [ADDR_A],
+    },
   })
   const req = (origin: string, method: string, params: unknown[] = []) => ({ origin, calls: [call(method, params)] })
 
@@ -285,14 +325,20 @@ describe('AND across types, OR within a type', () => {
   })
 
   test('error: failing any one type rejects', async () => {
-    expect((await evaluate(s, req('https://c.com', 'eth_getBalance', [ADDR_A, 'latest'])))?.code).toBe('KEY_SETTINGS_REJECTED')
+    expect((await evaluate(s, req('https://c.com', 'eth_getBalance', [ADDR_A, 'latest'])))?.code).toBe(
+      'KEY_SETTINGS_REJECTED',
+    )
     expect((await evaluate(s, req('https://a.com', 'eth_blockNumber')))?.code).toBe('KEY_SETTINGS_REJECTED')
-    expect((await evaluate(s, req('https://a.com', 'eth_getBalance', [ADDR_B, 'latest'])))?.code).toBe('KEY_SETTINGS_REJECTED')
+    expect((await evaluate(s, req('https://a.com', 'eth_getBalance', [ADDR_B, 'latest'])))?.code).toBe(
+      'KEY_SETTINGS_REJECTED',
+    )
   })
 
   test('behavior: checkAllowlists with no calls only checks origin and user agent (WebSocket upgrade)', () => {
     expect(checkAllowlists(s, { kind: 'none' }, { origin: 'https://a.com', calls: [] })).toBeNull()
-    expect(checkAllowlists(s, { kind: 'none' }, { origin: 'https://x.com', calls: [] })?.code).toBe('KEY_SETTINGS_REJECTED')
+    expect(checkAllowlists(s, { kind: 'none' }, { origin: 'https://x.com', calls: [] })?.code).toBe(
+      'KEY_SETTINGS_REJECTED',
+    )
   })
 })
 
@@ -395,12 +441,16 @@ describe('JWT', () => {
   test('behavior: JWT claims override the key allowlist of the same type, others still apply', async () => {
     const s = sec({ jwtKeys: [rsa.key], lists: { methods: ['eth_chainId'], origins: ['https://a.com'] } })
     const t = await sign(rsa, { methods: ['eth_blockNumber'] })
-    expect(await evaluate(s, { authorization: `Bearer ${t}`, origin: 'https://a.com', calls: [call('eth_blockNumber')] })).toBeNull()
     expect(
-      (await evaluate(s, { authorization: `Bearer ${t}`, origin: 'https://a.com', calls: [call('eth_chainId')] }))?.code,
+      await evaluate(s, { authorization: `Bearer ${t}`, origin: 'https://a.com', calls: [call('eth_blockNumber')] }),
+    ).toBeNull()
+    expect(
+      (await evaluate(s, { authorization: `Bearer ${t}`, origin: 'https://a.com', calls: [call('eth_chainId')] }))
+        ?.code,
     ).toBe('KEY_SETTINGS_REJECTED')
     expect(
-      (await evaluate(s, { authorization: `Bearer ${t}`, origin: 'https://b.com', calls: [call('eth_blockNumber')] }))?.code,
+      (await evaluate(s, { authorization: `Bearer ${t}`, origin: 'https://b.com', calls: [call('eth_blockNumber')] }))
+        ?.code,
     ).toBe('KEY_SETTINGS_REJECTED')
   })
 

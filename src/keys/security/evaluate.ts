@@ -1,5 +1,6 @@
 /**
- * The key security rules Infura documents (secret, JWT, allowlists; docs/key-security.md), framework-free. The gateway calls
+ * The key security rules Infura documents (secret, JWT, allowlists; docs/key-security.md), framework-free. The gateway
+ * calls
  * `evaluateKeyAccess` once per HTTP request, at a WebSocket upgrade (no calls) and for every WebSocket message
  * (with the upgrade's headers, so settings changed while a socket is open apply), after the key and network are
  * known. A refusal is a code; the edge writes Infura's bytes for it.
@@ -98,7 +99,8 @@ export async function checkCredentials(
 }
 
 /**
- * Allowlists (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/): every non-empty list must pass (types AND), one matching entry is enough (entries OR). A valid secret
+ * Allowlists (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/): every
+ * non-empty list must pass (types AND), one matching entry is enough (entries OR). A valid secret
  * skips all lists when the key says so. A verified JWT's allowlist claims replace the key's list of the same type
  * (Infura: "JWT allowlists override all other security settings"); types the token does not name keep the key's
  * list. Batches: every call must pass, else the whole request is refused (Infura leaves batches undocumented).
@@ -187,7 +189,8 @@ const CLAIMS: readonly [claim: string, list: keyof Allowlists][] = [
 ]
 
 /**
- * JWT (https://docs.metamask.io/services/how-to/json-web-token-jwt/): header alg RS256/ES256 and a `kid` naming one of the key's registered public keys (whose alg must
+ * JWT (https://docs.metamask.io/services/how-to/json-web-token-jwt/): header alg RS256/ES256 and a `kid` naming one of
+ * the key's registered public keys (whose alg must
  * match), signature valid, `exp` present and not passed, `aud` the configured audience. Returns the allowlist
  * claims, or null when anything is wrong.
  */

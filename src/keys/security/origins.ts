@@ -1,5 +1,6 @@
 /**
- * Origin allowlist matching, Infura's "Origins" allowlist (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/):
+ * Origin allowlist matching, Infura's "Origins" allowlist
+ * (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/use-an-allowlist/):
  * - wildcard subdomains: `https://*.example.com` matches `https://a.example.com` (any depth), not `example.com`;
  * - the scheme is optional, but must match when given (`mydapp.example.com` matches http and https);
  * - an entry that is only a scheme (`https://`, `chrome-extension://`) allows every origin of that scheme;

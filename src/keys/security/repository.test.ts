@@ -21,10 +21,22 @@ describeEachDatabase('key security repository', (open) => {
   let opened: OpenedDatabase
   beforeEach(async () => {
     opened = await open()
-    await opened.db.insertInto('accounts').values({ id: 'acc', email: 'a@b.c', plan: 'free', created_at: NOW }).execute()
+    await opened.db
+      .insertInto('accounts')
+      .values({ id: 'acc', email: 'a@b.c', plan: 'free', created_at: NOW })
+      .execute()
     await opened.db
       .insertInto('api_keys')
-      .values({ id: 'k1', key: 'a'.repeat(32), account_id: 'acc', name: 'one', created_at: NOW, revoked_at: null, credits_per_second: null, credits_per_day: null })
+      .values({
+        id: 'k1',
+        key: 'a'.repeat(32),
+        account_id: 'acc',
+        name: 'one',
+        created_at: NOW,
+        revoked_at: null,
+        credits_per_second: null,
+        credits_per_day: null,
+      })
       .execute()
   })
   afterEach(async () => opened.close())
@@ -48,8 +60,12 @@ describeEachDatabase('key security repository', (open) => {
   })
 
   test('error: requiring a secret before one exists, or both secret and JWT, is refused', async () => {
-    await expect(setSecurityFlags(opened.db, 'k1', { requireSecret: true }, NOW)).rejects.toMatchObject({ code: 'VALIDATION' })
-    await expect(setSecurityFlags(opened.db, 'k1', { requireJwt: true }, NOW)).rejects.toMatchObject({ code: 'VALIDATION' })
+    await expect(setSecurityFlags(opened.db, 'k1', { requireSecret: true }, NOW)).rejects.toMatchObject({
+      code: 'VALIDATION',
+    })
+    await expect(setSecurityFlags(opened.db, 'k1', { requireJwt: true }, NOW)).rejects.toMatchObject({
+      code: 'VALIDATION',
+    })
     await rotateKeySecret(opened.db, 'k1', NOW)
     await setSecurityFlags(opened.db, 'k1', { requireSecret: true }, NOW)
     expect((await getKeySecurity(opened.db, 'k1')).requireSecret).toBe(true)
@@ -58,11 +74,19 @@ describeEachDatabase('key security repository', (open) => {
   test('behavior: allowlist entries are normalised, deduplicated, capped at 30, removable', async () => {
     await addAllowlistEntriesTo(opened.db, 'k1', 'addresses', ['0xFE05A3E72235C9F92FD9F2282F41A8154D6D342B'], NOW)
     await addAllowlistEntriesTo(opened.db, 'k1', 'addresses', ['0xfe05a3e72235c9f92fd9f2282f41a8154d6d342b'], NOW)
-    expect((await getKeySecurity(opened.db, 'k1')).allowlists.addresses).toEqual(['0xfe05a3e72235c9f92fd9f2282f41a8154d6d342b'])
-    await expect(addAllowlistEntriesTo(opened.db, 'k1', 'addresses', ['0x12'], NOW)).rejects.toMatchObject({ code: 'VALIDATION' })
-    await expect(addAllowlistEntriesTo(opened.db, 'k1', 'origins', ['https://exa mple.com'], NOW)).rejects.toMatchObject({ code: 'VALIDATION' })
+    expect((await getKeySecurity(opened.db, 'k1')).allowlists.addresses).toEqual([
+      '0xfe05a3e72235c9f92fd9f2282f41a8154d6d342b',
+    ])
+    await expect(addAllowlistEntriesTo(opened.db, 'k1', 'addresses', ['0x12'], NOW)).rejects.toMatchObject({
+      code: 'VALIDATION',
+    })
+    await expect(
+      addAllowlistEntriesTo(opened.db, 'k1', 'origins', ['https://exa mple.com'], NOW),
+    ).rejects.toMatchObject({ code: 'VALIDATION' })
     const many = Array.from({ length: 30 }, (_, i) => `m${i}`)
-    await expect(addAllowlistEntriesTo(opened.db, 'k1', 'methods', many.concat('m30'), NOW)).rejects.toThrow(/at most 30/)
+    await expect(addAllowlistEntriesTo(opened.db, 'k1', 'methods', many.concat('m30'), NOW)).rejects.toThrow(
+      /at most 30/,
+    )
     await addAllowlistEntriesTo(opened.db, 'k1', 'methods', many, NOW)
     await removeAllowlistEntry(opened.db, 'k1', 'methods', 'm3', NOW)
     expect((await getKeySecurity(opened.db, 'k1')).allowlists.methods).toHaveLength(29)
@@ -72,14 +96,21 @@ describeEachDatabase('key security repository', (open) => {
 
   test('behavior: JWT keys: at most 3, fingerprints computed, removing the last drops "require JWT"', async () => {
     const pems: string[] = []
-    for (let i = 0; i < 4; i++) pems.push(await exportSPKI((await generateKeyPair('ES256', { extractable: true })).publicKey))
+    for (let i = 0; i < 4; i++)
+      pems.push(await exportSPKI((await generateKeyPair('ES256', { extractable: true })).publicKey))
     const k0 = await addJwtKey(opened.db, 'k1', { name: 'a', alg: 'ES256', publicKeyPem: pems[0]! }, NOW)
     expect(k0.fingerprint).toMatch(/^[A-Za-z0-9+/]{43}=$/)
-    await expect(addJwtKey(opened.db, 'k1', { name: 'dup', alg: 'ES256', publicKeyPem: pems[0]! }, NOW)).rejects.toThrow(/already/)
-    await expect(addJwtKey(opened.db, 'k1', { name: 'rsa?', alg: 'RS256', publicKeyPem: pems[1]! }, NOW)).rejects.toThrow(/RSA/)
+    await expect(
+      addJwtKey(opened.db, 'k1', { name: 'dup', alg: 'ES256', publicKeyPem: pems[0]! }, NOW),
+    ).rejects.toThrow(/already/)
+    await expect(
+      addJwtKey(opened.db, 'k1', { name: 'rsa?', alg: 'RS256', publicKeyPem: pems[1]! }, NOW),
+    ).rejects.toThrow(/RSA/)
     await addJwtKey(opened.db, 'k1', { name: 'b', alg: 'ES256', publicKeyPem: pems[1]! }, NOW)
     await addJwtKey(opened.db, 'k1', { name: 'c', alg: 'ES256', publicKeyPem: pems[2]! }, NOW)
-    await expect(addJwtKey(opened.db, 'k1', { name: 'd', alg: 'ES256', publicKeyPem: pems[3]! }, NOW)).rejects.toThrow(/at most 3/)
+    await expect(addJwtKey(opened.db, 'k1', { name: 'd', alg: 'ES256', publicKeyPem: pems[3]! }, NOW)).rejects.toThrow(
+      /at most 3/,
+    )
     await setSecurityFlags(opened.db, 'k1', { requireJwt: true }, NOW)
     for (const k of (await getKeySecurity(opened.db, 'k1')).jwtKeys) await removeJwtKey(opened.db, 'k1', k.id, NOW)
     const s = await getKeySecurity(opened.db, 'k1')
@@ -92,7 +123,9 @@ describeEachDatabase('key security repository', (open) => {
     const s = (await loadAllKeySecurity(opened.db)).get('k1')!
     const opts = { jwtAudience: 'chaingate', now: NOW }
     expect(await evaluateKeyAccess(s, { origin: 'https://a.com', calls: [] }, opts)).toBeNull()
-    expect((await evaluateKeyAccess(s, { origin: 'https://b.com', calls: [] }, opts))?.code).toBe('KEY_SETTINGS_REJECTED')
+    expect((await evaluateKeyAccess(s, { origin: 'https://b.com', calls: [] }, opts))?.code).toBe(
+      'KEY_SETTINGS_REJECTED',
+    )
   })
 
   test('error: unknown key → NOT_FOUND', async () => {

@@ -49,14 +49,18 @@ export interface SecurityFlags {
   requireJwt?: boolean
 }
 
-export async function setSecurityFlags(db: Db, keyId: string, flags: SecurityFlags, nowMs: number): Promise<KeySecurity> {
+export async function setSecurityFlags(
+  db: Db,
+  keyId: string,
+  flags: SecurityFlags,
+  nowMs: number,
+): Promise<KeySecurity> {
   return update(db, keyId, nowMs, (s) => {
     const next = { ...s }
     if (flags.requireSecret !== undefined) next.requireSecret = flags.requireSecret
     if (flags.secretOverridesAllowlists !== undefined) next.secretOverridesAllowlists = flags.secretOverridesAllowlists
     if (flags.requireJwt !== undefined) next.requireJwt = flags.requireJwt
-    if (next.requireSecret && next.secretHash === null)
-      throw errors.validation('create a secret before requiring it')
+    if (next.requireSecret && next.secretHash === null) throw errors.validation('create a secret before requiring it')
     if (next.requireJwt && next.jwtKeys.length === 0)
       throw errors.validation('add a JWT public key before requiring JWTs')
     // Both travel in the one Authorization header (Basic vs Bearer), so no request could satisfy both.
@@ -107,7 +111,8 @@ export async function addJwtKey(
   const key: JwtPublicKey = { id: randomUUID().replaceAll('-', ''), name, ...checked.value }
   await update(db, keyId, nowMs, (s) => {
     if (s.jwtKeys.length >= MAX_JWT_KEYS) throw errors.validation(`at most ${MAX_JWT_KEYS} JWT public keys per API key`)
-    if (s.jwtKeys.some((k) => k.fingerprint === key.fingerprint)) throw errors.validation('this public key is already registered')
+    if (s.jwtKeys.some((k) => k.fingerprint === key.fingerprint))
+      throw errors.validation('this public key is already registered')
     return { ...s, jwtKeys: [...s.jwtKeys, key] }
   })
   return key
@@ -123,7 +128,12 @@ export async function removeJwtKey(db: Db, keyId: string, jwtKeyId: string, nowM
 
 // ---- internals ------------------------------------------------------------------------------------------------
 
-async function update(db: Db, keyId: string, nowMs: number, mutate: (s: KeySecurity) => KeySecurity): Promise<KeySecurity> {
+async function update(
+  db: Db,
+  keyId: string,
+  nowMs: number,
+  mutate: (s: KeySecurity) => KeySecurity,
+): Promise<KeySecurity> {
   const exists = await db.selectFrom('api_keys').select('id').where('id', '=', keyId).executeTakeFirst()
   if (!exists) throw errors.notFound(`key ${keyId}`)
   const next = mutate(await getKeySecurity(db, keyId))

@@ -1,6 +1,8 @@
 /**
- * Per-key security settings as Infura documents them (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/ ):
- * the key secret, JWT and the four allowlists (docs/key-security.md). Plain data, no framework; the gateway keeps one per key in its snapshot.
+ * Per-key security settings as Infura documents them
+ * (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/ ):
+ * the key secret, JWT and the four allowlists (docs/key-security.md). Plain data, no framework; the gateway keeps one
+ * per key in its snapshot.
  */
 
 /** Infura: "Each API key has a maximum of 30 allowlist entries per type." */
@@ -83,7 +85,10 @@ export type Credential =
 
 export type KeyAccessCode = 'SECRET_INVALID' | 'JWT_INVALID' | 'KEY_SETTINGS_REJECTED'
 
-/** A refusal, as its error code (src/errors/registry.ts); the edge writes Infura's bytes (src/gateway/http/infura-bodies.ts). */
+/**
+ * A refusal, as its error code (src/errors/registry.ts); the edge writes Infura's bytes
+ * (src/gateway/http/infura-bodies.ts).
+ */
 export interface Rejection {
   code: KeyAccessCode
 }

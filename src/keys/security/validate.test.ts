@@ -7,16 +7,31 @@ import { addAllowlistEntries, checkAllowlistEntry, checkJwtPublicKey, generateKe
 describe('allowlist entries', () => {
   test('behavior: origin entry forms parse; junk does not', () => {
     expect(parseOriginEntry('https://*.example.com')).toEqual({ scheme: 'https', host: 'example.com', wildcard: true })
-    expect(parseOriginEntry('mydapp.example.com')).toEqual({ scheme: null, host: 'mydapp.example.com', wildcard: false })
+    expect(parseOriginEntry('mydapp.example.com')).toEqual({
+      scheme: null,
+      host: 'mydapp.example.com',
+      wildcard: false,
+    })
     expect(parseOriginEntry('localhost:3000')).toEqual({ scheme: null, host: 'localhost:3000', wildcard: false })
     expect(parseOriginEntry('https://')).toEqual({ scheme: 'https', host: null, wildcard: false })
     expect(parseOriginEntry('chrome-extension:')).toEqual({ scheme: 'chrome-extension', host: null, wildcard: false })
-    for (const bad of ['', '*', 'https://a.com/path', 'https://*.*.com', 'exa mple.com', 'a.*.com', 'https://user@a.com'])
+    for (const bad of [
+      '',
+      '*',
+      'https://a.com/path',
+      'https://*.*.com',
+      'exa mple.com',
+      'a.*.com',
+      'https://user@a.com',
+    ])
       expect(parseOriginEntry(bad), bad).toBeNull()
   })
 
   test('behavior: entries are normalised per type', () => {
-    expect(checkAllowlistEntry('origins', ' HTTPS://App.Example.com/ ')).toEqual({ ok: true, value: 'https://app.example.com' })
+    expect(checkAllowlistEntry('origins', ' HTTPS://App.Example.com/ ')).toEqual({
+      ok: true,
+      value: 'https://app.example.com',
+    })
     expect(checkAllowlistEntry('origins', 'https://')).toEqual({ ok: true, value: 'https://' })
     expect(checkAllowlistEntry('addresses', '0xFE05A3E72235C9F92FD9F2282F41A8154D6D342B')).toEqual({
       ok: true,
@@ -39,8 +54,12 @@ describe('allowlist entries', () => {
 describe('JWT public keys', () => {
   const pem = (type: 'rsa' | 'ec', opts: { modulusLength?: number; namedCurve?: string }) =>
     type === 'rsa'
-      ? generateKeyPairSync('rsa', { modulusLength: opts.modulusLength! }).publicKey.export({ type: 'spki', format: 'pem' }).toString()
-      : generateKeyPairSync('ec', { namedCurve: opts.namedCurve! }).publicKey.export({ type: 'spki', format: 'pem' }).toString()
+      ? generateKeyPairSync('rsa', { modulusLength: opts.modulusLength! })
+          .publicKey.export({ type: 'spki', format: 'pem' })
+          .toString()
+      : generateKeyPairSync('ec', { namedCurve: opts.namedCurve! })
+          .publicKey.export({ type: 'spki', format: 'pem' })
+          .toString()
 
   test('behavior: RS256 needs RSA ≥2048, ES256 needs P-256; fingerprint is base64 sha256 of the DER', () => {
     const rsa = pem('rsa', { modulusLength: 2048 })

@@ -20,7 +20,10 @@ export function checkAllowlistEntry(type: AllowlistType, raw: string): Checked<s
     case 'origins':
       return parseOriginEntry(entry)
         ? { ok: true, value: entry.toLowerCase().replace(/([^/])\/$/, '$1') }
-        : { ok: false, message: `"${entry}" is not an origin (examples: https://*.example.com, mydapp.example.com, localhost:3000, https://)` }
+        : {
+            ok: false,
+            message: `"${entry}" is not an origin (examples: https://*.example.com, mydapp.example.com, localhost:3000, https://)`,
+          }
     case 'userAgents':
       return { ok: true, value: entry }
     case 'addresses':
@@ -33,7 +36,11 @@ export function checkAllowlistEntry(type: AllowlistType, raw: string): Checked<s
 }
 
 /** Adds entries to a list: normalised, deduplicated, at most 30 (Infura's limit). */
-export function addAllowlistEntries(type: AllowlistType, list: readonly string[], raw: readonly string[]): Checked<string[]> {
+export function addAllowlistEntries(
+  type: AllowlistType,
+  list: readonly string[],
+  raw: readonly string[],
+): Checked<string[]> {
   const next = [...list]
   for (const r of raw) {
     const checked = checkAllowlistEntry(type, r)
@@ -52,7 +59,8 @@ export interface CheckedJwtKey {
 }
 
 /**
- * Accepts an SPKI PEM public key: RSA (≥2048 bits) for RS256, EC P-256 for ES256 (Infura's JWT rules). The fingerprint is
+ * Accepts an SPKI PEM public key: RSA (≥2048 bits) for RS256, EC P-256 for ES256 (Infura's JWT rules). The fingerprint
+ * is
  * base64(sha256(DER)), as Infura shows it.
  */
 export function checkJwtPublicKey(alg: string, pem: string): Checked<CheckedJwtKey> {

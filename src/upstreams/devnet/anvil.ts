@@ -8,7 +8,15 @@ import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { deriveAddresses, fundAccounts } from './accounts.ts'
-import { assertPortFree, collectOutput, exitStatus, killQuietly, pickFreePort, readPid, waitHealthy } from './process.ts'
+import {
+  assertPortFree,
+  collectOutput,
+  exitStatus,
+  killQuietly,
+  pickFreePort,
+  readPid,
+  waitHealthy,
+} from './process.ts'
 
 export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
 
@@ -41,7 +49,12 @@ export interface RunningAnvil {
   onExit(listener: (code: number | null, signal: string | null) => void): void
 }
 
-export type AnvilErrorCode = 'ANVIL_BINARY_MISSING' | 'ANVIL_PORT_IN_USE' | 'ANVIL_EXITED' | 'ANVIL_START_TIMEOUT' | 'ANVIL_BAD_MNEMONIC'
+export type AnvilErrorCode =
+  | 'ANVIL_BINARY_MISSING'
+  | 'ANVIL_PORT_IN_USE'
+  | 'ANVIL_EXITED'
+  | 'ANVIL_START_TIMEOUT'
+  | 'ANVIL_BAD_MNEMONIC'
 
 /** A devnet that could not start. `output` holds the last lines anvil printed (why it failed). */
 export class AnvilError extends Error {
@@ -120,7 +133,8 @@ export async function startAnvil(options: AnvilOptions): Promise<RunningAnvil> {
 async function launch(binary: string, host: string, port: number, options: AnvilOptions): Promise<RunningAnvil> {
   const { chainId, logger } = options
   // Derive a custom mnemonic's accounts before spawning anything: a bad mnemonic fails fast and clearly.
-  const fund = options.mnemonic && options.mnemonic.trim() !== ANVIL_TEST_MNEMONIC ? deriveAddresses(options.mnemonic) : []
+  const fund =
+    options.mnemonic && options.mnemonic.trim() !== ANVIL_TEST_MNEMONIC ? deriveAddresses(options.mnemonic) : []
   const args = ['--quiet', '--host', host, '--port', String(port), '--chain-id', String(chainId)]
   if (options.blockTimeSeconds > 0) args.push('--block-time', String(options.blockTimeSeconds))
   if (options.stateFile) {
@@ -189,7 +203,11 @@ async function launch(binary: string, host: string, port: number, options: Anvil
     await fundAccounts(url, fund)
   } catch (error) {
     await stop()
-    throw new AnvilError('ANVIL_EXITED', `anvil (chain ${chainId}) could not fund the mnemonic's accounts: ${(error as Error).message}`, output())
+    throw new AnvilError(
+      'ANVIL_EXITED',
+      `anvil (chain ${chainId}) could not fund the mnemonic's accounts: ${(error as Error).message}`,
+      output(),
+    )
   }
 
   void exited.then(({ code, signal }) => {

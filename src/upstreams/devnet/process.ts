@@ -1,5 +1,6 @@
 /**
- * The anvil child process's plumbing for src/upstreams/devnet/anvil.ts: its output and pid, its exit status, the readiness
+ * The anvil child process's plumbing for src/upstreams/devnet/anvil.ts: its output and pid, its exit status, the
+ * readiness
  * check (eth_chainId answers the expected chain id) and the port checks before spawning.
  */
 import type { ChildProcess } from 'node:child_process'
@@ -15,7 +16,12 @@ const OUTPUT_LINES_KEPT = 30
 export function collectOutput(child: ChildProcess): () => string {
   const lines: string[] = []
   const onData = (chunk: Buffer) => {
-    lines.push(...chunk.toString('utf8').split('\n').filter((line) => line.trim() !== ''))
+    lines.push(
+      ...chunk
+        .toString('utf8')
+        .split('\n')
+        .filter((line) => line.trim() !== ''),
+    )
     if (lines.length > OUTPUT_LINES_KEPT) lines.splice(0, lines.length - OUTPUT_LINES_KEPT)
   }
   child.stdout?.on('data', onData)
@@ -39,7 +45,10 @@ export function readPid(stream: Readable): Promise<number> {
 }
 
 /** The guard exits with 128+N when anvil died of signal N; report that as the signal. */
-export function exitStatus(code: number | null, signal: NodeJS.Signals | null): { code: number | null; signal: string | null } {
+export function exitStatus(
+  code: number | null,
+  signal: NodeJS.Signals | null,
+): { code: number | null; signal: string | null } {
   if (signal) return { code, signal }
   if (code !== null && code > 128) {
     const name = Object.entries(osConstants.signals).find(([, n]) => n === code - 128)?.[0]
@@ -48,7 +57,12 @@ export function exitStatus(code: number | null, signal: NodeJS.Signals | null): 
   return { code, signal: null }
 }
 
-export async function waitHealthy(url: string, chainId: number, timeoutMs: number, hasExited: () => boolean): Promise<void> {
+export async function waitHealthy(
+  url: string,
+  chainId: number,
+  timeoutMs: number,
+  hasExited: () => boolean,
+): Promise<void> {
   const deadline = Date.now() + timeoutMs
   let lastProblem = 'no answer yet'
   while (!hasExited()) {
@@ -80,7 +94,9 @@ export function pickFreePort(host: string): Promise<number> {
     server.once('error', reject)
     server.listen(0, host, () => {
       const address = server.address()
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))))
+      server.close(() =>
+        typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port')),
+      )
     })
   })
 }

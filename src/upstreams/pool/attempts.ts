@@ -4,7 +4,15 @@
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
 import { refusalError } from './classify.ts'
-import { CancelledError, counted, notDelivered, post, type Member, type RequestControl, type UpstreamAnswer } from './member.ts'
+import {
+  CancelledError,
+  counted,
+  notDelivered,
+  post,
+  type Member,
+  type RequestControl,
+  type UpstreamAnswer,
+} from './member.ts'
 import type { SendOptions } from './pool.ts'
 import type { PoolState } from './state.ts'
 import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
@@ -15,7 +23,8 @@ const fireHedge = (run: { hedge(): void }) => run.hedge()
 const expire = (run: { expire(): void }) => run.expire()
 
 /** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
-const txHashAnswer = (id: unknown, hash: string) => Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
+const txHashAnswer = (id: unknown, hash: string) =>
+  Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
 
 interface Attempt {
   m: Member
@@ -110,7 +119,8 @@ class Run {
         (answer) => this.onAnswer(a, answer),
         (err: unknown) => this.onFailure(a, err),
       )
-      if (this.hedging && this.hedgeTimer === undefined && this.next < this.healthy) this.hedgeTimer = setTimeout(fireHedge, this.pool.hedgeDelayMs, this)
+      if (this.hedging && this.hedgeTimer === undefined && this.next < this.healthy)
+        this.hedgeTimer = setTimeout(fireHedge, this.pool.hedgeDelayMs, this)
       return true
     }
     return false
@@ -144,9 +154,12 @@ class Run {
       this.running.length = 0
     }
     if (answer !== undefined && winner !== undefined) this.onWinner?.(winner.m)
-    if (answer !== undefined) this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
+    if (answer !== undefined)
+      this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
     else {
-      const e = (err ?? this.lastError ?? errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
+      const e = (err ??
+        this.lastError ??
+        errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
       this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
     }
   }
@@ -158,8 +171,17 @@ class Run {
   giveUp(): void {
     if (this.weak !== undefined) return this.finish(this.weak)
     if (this.lastError === undefined && this.overBudget)
-      return this.finish(undefined, refusalError(this.pool.network, 'rate-limited', 'the gateway reached its own limit for the nodes, upstreams[].maxRequestsPerSecond', 1000))
-    if (this.lastError === undefined && Date.now() >= this.deadline) return this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+      return this.finish(
+        undefined,
+        refusalError(
+          this.pool.network,
+          'rate-limited',
+          'the gateway reached its own limit for the nodes, upstreams[].maxRequestsPerSecond',
+          1000,
+        ),
+      )
+    if (this.lastError === undefined && Date.now() >= this.deadline)
+      return this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
     this.finish(undefined)
   }
   onAnswer(a: Attempt, answer: UpstreamAnswer): void {
@@ -168,7 +190,8 @@ class Run {
     const tx = this.tx
     if (tx !== undefined) {
       if (answer.isError) {
-        if (isAlreadySent(answer.body, this.pool.relayed.has(tx.hash))) return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
+        if (isAlreadySent(answer.body, this.pool.relayed.has(tx.hash)))
+          return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
       } else this.pool.relayed.add(tx.hash)
     }
     const w = this.kind === 'read' && this.method !== undefined ? weakAnswer(this.method, answer.body) : undefined
@@ -182,11 +205,14 @@ class Run {
     this.done(a)
     if (this.settled || err instanceof CancelledError) return
     // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
-    if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE')) return this.finish(undefined, err)
+    if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE'))
+      return this.finish(undefined, err)
     this.lastError = err
     if (this.running.length > 0) return // a hedge is still running: let it answer
     const retryable =
-      this.kind !== 'unsafe' || notDelivered.has(err as Error) || (err instanceof ChaingateError && (err.code === 'UPSTREAM_RATE_LIMITED' || err.code === 'UPSTREAM_AUTH_FAILED'))
+      this.kind !== 'unsafe' ||
+      notDelivered.has(err as Error) ||
+      (err instanceof ChaingateError && (err.code === 'UPSTREAM_RATE_LIMITED' || err.code === 'UPSTREAM_AUTH_FAILED'))
     if (retryable && this.launch()) return
     this.giveUp()
   }
@@ -205,7 +231,17 @@ export function run(
   if (order.length === 0) return Promise.reject(noneUsable(pool, now))
   if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
   const method = o?.method
-  const r = new Run(pool, body, order, pool.selectedHealthy, method, callKind(method), now, o?.timeoutMs ?? totalTimeoutMs, o?.signal)
+  const r = new Run(
+    pool,
+    body,
+    order,
+    pool.selectedHealthy,
+    method,
+    callKind(method),
+    now,
+    o?.timeoutMs ?? totalTimeoutMs,
+    o?.signal,
+  )
   r.onWinner = onWinner
   return r.start()
 }

@@ -71,7 +71,10 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
     })())
   const verifyUnknown = (force: boolean): Promise<unknown> => {
     const now = Date.now()
-    const due = (m: Member) => m.chain === 'unknown' && m.blockedUntil <= now && (force || (m.verifying === undefined && now - m.lastVerifyAt >= cooldownMs))
+    const due = (m: Member) =>
+      m.chain === 'unknown' &&
+      m.blockedUntil <= now &&
+      (force || (m.verifying === undefined && now - m.lastVerifyAt >= cooldownMs))
     return Promise.all(members.filter(due).map(verify))
   }
 
@@ -82,11 +85,21 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
       pool.started = true
       const fatal = members.filter((m) => m.chain === 'wrong' && m.onChainIdMismatch === 'fail')
       if (fatal.length > 0)
-        throw new ChaingateError('UPSTREAM_WRONG_CHAIN', `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, or set the upstream's onChainIdMismatch: exclude`)
+        throw new ChaingateError(
+          'UPSTREAM_WRONG_CHAIN',
+          `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, or set the upstream's onChainIdMismatch: exclude`,
+        )
       for (const m of members) {
-        if (m.chain === 'wrong') pool.log?.warn({ network, upstream: m.label }, `${m.chainNote}; excluded from rotation (onChainIdMismatch: exclude)`)
+        if (m.chain === 'wrong')
+          pool.log?.warn(
+            { network, upstream: m.label },
+            `${m.chainNote}; excluded from rotation (onChainIdMismatch: exclude)`,
+          )
         else if (m.chain === 'unknown')
-          pool.log?.warn({ network, upstream: m.label, reason: m.chainNote }, 'upstream not reachable at start-up: out of rotation until its chain id is confirmed (checked again when needed)')
+          pool.log?.warn(
+            { network, upstream: m.label, reason: m.chainNote },
+            'upstream not reachable at start-up: out of rotation until its chain id is confirmed (checked again when needed)',
+          )
       }
     },
   }

@@ -6,7 +6,16 @@ import { weakAnswer } from './retry-policy.ts'
 describe('provider refusals are told apart from answers to the call', () => {
   it('by HTTP status: 429/402 rate-limited, 401/403 auth-failed, anything else is not a refusal', () => {
     expect([429, 402, 401, 403, 200, 400, 404, 413, 500, 503].map(refusalOfStatus)).toEqual([
-      'rate-limited', 'rate-limited', 'auth-failed', 'auth-failed', undefined, undefined, undefined, undefined, undefined, undefined,
+      'rate-limited',
+      'rate-limited',
+      'auth-failed',
+      'auth-failed',
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
     ])
   })
 
@@ -29,27 +38,46 @@ describe('provider refusals are told apart from answers to the call', () => {
     [-32602, 'invalid argument 0: rate limit is not a hex string'], // not a provider code
     [3, 'execution reverted: limit exceeded'],
     [-32005, 'something else entirely'],
-  ])('the client\'s own error %i "%s" is an answer, relayed', (code, message) => expect(refusalOfError(code, message)).toBeUndefined())
+  ])('the client\'s own error %i "%s" is an answer, relayed', (code, message) =>
+    expect(refusalOfError(code, message)).toBeUndefined(),
+  )
 
   it('in a batch, one refused entry refuses the whole answer; malformed JSON is left to the caller', () => {
-    const batch = Buffer.from('[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit exceeded"}}]')
+    const batch = Buffer.from(
+      '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit exceeded"}}]',
+    )
     expect(refusalOfAnswer(batch)).toEqual({ refusal: 'rate-limited', code: -32005 })
-    expect(refusalOfAnswer(Buffer.from('[{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}]'))).toBeUndefined()
+    expect(
+      refusalOfAnswer(Buffer.from('[{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}]')),
+    ).toBeUndefined()
     expect(refusalOfAnswer(Buffer.from('{"error":'))).toBeUndefined()
   })
 })
 
 describe('an answer is a JSON-RPC answer to the request, or not passed on (judgeAnswer)', () => {
-  const one = '{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]}'
+  const one =
+    '{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]}'
   const judge = (answer: string, request = one) => judgeAnswer(request, Buffer.from(answer))
 
   it.each([
     ['a result', '{"jsonrpc":"2.0","id":7,"result":"0x1"}', 'result'],
     ['another key order, spaces', ' { "result" : {"a":[1,{"b":"}"}]} , "id" : 7 , "jsonrpc":"2.0" }\n', 'result'],
-    ['an error', '{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"execution reverted","data":"0x"}}', 'error'],
+    [
+      'an error',
+      '{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"execution reverted","data":"0x"}}',
+      'error',
+    ],
     ['"error": null beside a result', '{"jsonrpc":"2.0","id":7,"result":"0x1","error":null}', 'result'],
-    ['"result": null beside an error', '{"jsonrpc":"2.0","id":7,"result":null,"error":{"code":3,"message":"x"}}', 'error'],
-    ['an error with a null id (the node could not read the call: anvil over 2 MiB)', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}', 'error'],
+    [
+      '"result": null beside an error',
+      '{"jsonrpc":"2.0","id":7,"result":null,"error":{"code":3,"message":"x"}}',
+      'error',
+    ],
+    [
+      'an error with a null id (the node could not read the call: anvil over 2 MiB)',
+      '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"too large"}}',
+      'error',
+    ],
   ])('%s → %s', (_name, answer, verdict) => expect(judge(answer)).toBe(verdict))
 
   it.each([
@@ -62,12 +90,20 @@ describe('an answer is a JSON-RPC answer to the request, or not passed on (judge
     ['truncated in a nested object', '{"jsonrpc":"2.0","id":7,"result":{"a":{"b":1}}', 'cut short'],
     ['bytes after the object', '{"jsonrpc":"2.0","id":7,"result":"0x1"}{"x":1}', 'bytes after the answer'],
     ['the wrong id', '{"jsonrpc":"2.0","id":999,"result":"0x1"}', 'id 999 for a call with id 7'],
-    ['the wrong id on an error', '{"jsonrpc":"2.0","id":8,"error":{"code":3,"message":"x"}}', 'id 8 for a call with id 7'],
+    [
+      'the wrong id on an error',
+      '{"jsonrpc":"2.0","id":8,"error":{"code":3,"message":"x"}}',
+      'id 8 for a call with id 7',
+    ],
     ['a null id on a result', '{"jsonrpc":"2.0","id":null,"result":"0x1"}', 'id null for a call with id 7'],
     ['a string id for a number', '{"jsonrpc":"2.0","id":"7","result":"0x1"}', 'id "7" for a call with id 7'],
     ['no id', '{"jsonrpc":"2.0","result":"0x1"}', 'no id'],
     ['neither result nor error', '{"jsonrpc":"2.0","id":7}', 'neither a result nor an error'],
-    ['both result and error', '{"jsonrpc":"2.0","id":7,"result":"0x1","error":{"code":1,"message":"x"}}', 'both a result and an error'],
+    [
+      'both result and error',
+      '{"jsonrpc":"2.0","id":7,"result":"0x1","error":{"code":1,"message":"x"}}',
+      'both a result and an error',
+    ],
     ['an empty error object', '{"jsonrpc":"2.0","id":7,"error":{}}', 'an error without an integer code'],
     ['an error without a message', '{"jsonrpc":"2.0","id":7,"error":{"code":-32000}}', 'an error without a message'],
     ['an error that is a string', '{"jsonrpc":"2.0","id":7,"error":"boom"}', 'an error that is not an object'],
@@ -76,7 +112,9 @@ describe('an answer is a JSON-RPC answer to the request, or not passed on (judge
   ])('%s → fault "%s"', (_name, answer, fault) => expect(judge(answer)).toEqual({ fault }))
 
   it('the same id written another way is the same id; a notification expects nothing', () => {
-    expect(judge('{"jsonrpc":"2.0","id":"ab","result":1}', '{"jsonrpc":"2.0","id":"\\u0061b","method":"m"}')).toBe('result')
+    expect(judge('{"jsonrpc":"2.0","id":"ab","result":1}', '{"jsonrpc":"2.0","id":"\\u0061b","method":"m"}')).toBe(
+      'result',
+    )
     expect(judge('', '{"jsonrpc":"2.0","method":"m"}')).toBe('result')
     expect(judge('<html>', '{"jsonrpc":"2.0","method":"m"}')).toBe('result')
   })
@@ -91,34 +129,63 @@ describe('an answer is a JSON-RPC answer to the request, or not passed on (judge
   })
 
   describe('batches', () => {
-    const batch = '[{"jsonrpc":"2.0","id":0,"method":"a"},{"jsonrpc":"2.0","method":"note"},{"jsonrpc":"2.0","id":1,"method":"b"}]'
+    const batch =
+      '[{"jsonrpc":"2.0","id":0,"method":"a"},{"jsonrpc":"2.0","method":"note"},{"jsonrpc":"2.0","id":1,"method":"b"}]'
     const judgeBatch = (answer: string) => judgeAnswer(batch, Buffer.from(answer))
 
     it('one answer per call with an id, in any order', () => {
-      expect(judgeBatch('[{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"reverted"}}]')).toBe('result')
+      expect(
+        judgeBatch(
+          '[{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"reverted"}}]',
+        ),
+      ).toBe('result')
       expect(judgeAnswer('[{"jsonrpc":"2.0","method":"note"}]', Buffer.from(''))).toBe('result') // only notifications: no content
     })
 
     it.each([
       ['an entry missing', '[{"jsonrpc":"2.0","id":0,"result":"0x1"}]', 'no answer for 1 of the 2 calls'],
-      ['an extra entry', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":5,"result":"0x3"}]', 'an answer for id 5, not asked or given twice'],
-      ['a duplicate entry', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":0,"result":"0x1"}]', 'an answer for id 0, not asked or given twice'],
-      ['an entry without result or error', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1}]', 'a batch entry with neither a result nor an error'],
-      ['an entry that is not an object', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},7]', 'a batch entry with not a JSON object'],
-      ['a single object', '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}', 'not an array for a batch (the node\'s error: batch requests are not supported)'],
+      [
+        'an extra entry',
+        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":5,"result":"0x3"}]',
+        'an answer for id 5, not asked or given twice',
+      ],
+      [
+        'a duplicate entry',
+        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":0,"result":"0x1"}]',
+        'an answer for id 0, not asked or given twice',
+      ],
+      [
+        'an entry without result or error',
+        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1}]',
+        'a batch entry with neither a result nor an error',
+      ],
+      [
+        'an entry that is not an object',
+        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},7]',
+        'a batch entry with not a JSON object',
+      ],
+      [
+        'a single object',
+        '{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"batch requests are not supported"}}',
+        "not an array for a batch (the node's error: batch requests are not supported)",
+      ],
       ['an empty body', '', 'an empty answer to a batch'],
       ['cut short', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"res', 'cut short'],
-      ['an unclosed array', '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x1"}', 'cut short'],
+      [
+        'an unclosed array',
+        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x1"}',
+        'cut short',
+      ],
     ])('%s → fault "%s"', (_name, answer, fault) => expect(judgeBatch(answer)).toEqual({ fault }))
   })
 })
 
-describe('an answer under an HTTP error status (4xx/5xx): the client\'s own JSON-RPC error is an answer, anything else a node failure', () => {
+describe("an answer under an HTTP error status (4xx/5xx): the client's own JSON-RPC error is an answer, anything else a node failure", () => {
   it.each([
     [3, 'execution reverted: Ownable: caller is not the owner'],
     [-32000, 'execution reverted'],
     [-32015, 'VM execution error: revert'],
-    [-32603, 'Error: VM Exception while processing transaction: reverted with reason string \'no\''], // hardhat's code
+    [-32603, "Error: VM Exception while processing transaction: reverted with reason string 'no'"], // hardhat's code
     [-32602, 'invalid argument 0: hex string has length 3, want 40 for common.Address'],
     [-32602, 'Invalid params'],
     [-32600, 'invalid request'],
@@ -157,28 +224,56 @@ describe('an answer under an HTTP error status (4xx/5xx): the client\'s own JSON
     expect(relayed(revert)).toBe('error')
     expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32602,"message":"invalid params"}}')).toBe('error')
     expect(relayed('{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"invalid request"}}')).toBe('error')
-    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"internal error"}}')).toBe("the node's error: -32603 internal error")
-    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"header not found"}}')).toBe("the node's error: -32000 header not found")
+    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32603,"message":"internal error"}}')).toBe(
+      "the node's error: -32603 internal error",
+    )
+    expect(relayed('{"jsonrpc":"2.0","id":7,"error":{"code":-32000,"message":"header not found"}}')).toBe(
+      "the node's error: -32000 header not found",
+    )
     expect(relayed('{"jsonrpc":"2.0","id":7,"result":"0x1"}')).toBe('a result under an error status')
     expect(relayed('<html><body>502 Bad Gateway</body></html>')).toEqual({ fault: 'not a JSON object' })
     expect(relayed('')).toEqual({ fault: 'an empty body' })
     expect(relayed(revert.replace('"id":7', '"id":8'))).toEqual({ fault: 'id 8 for a call with id 7' }) // another call's revert
-    expect(notClientsOwn(Buffer.from(`{"error":{"code":-32603,"message":"${'x'.repeat(500)}"}}`))).toHaveLength("the node's error: -32603 ".length + 200)
+    expect(notClientsOwn(Buffer.from(`{"error":{"code":-32603,"message":"${'x'.repeat(500)}"}}`))).toHaveLength(
+      "the node's error: -32603 ".length + 200,
+    )
   })
 
-  it('batches: at least one error entry, and every error entry the client\'s', () => {
+  it("batches: at least one error entry, and every error entry the client's", () => {
     const batch = '[{"jsonrpc":"2.0","id":0,"method":"eth_call"},{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber"}]'
     const entries = (...e: string[]) => `[${e.join(',')}]`
     const ok = '{"jsonrpc":"2.0","id":1,"result":"0x10"}'
-    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', ok), batch)).toBe('result')
-    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}}'), batch)).toBe('result')
-    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}'), batch)).toBe("the node's error: -32603 internal error")
+    expect(
+      relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}', ok), batch),
+    ).toBe('result')
+    expect(
+      relayed(
+        entries(
+          '{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}',
+          '{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"invalid params"}}',
+        ),
+        batch,
+      ),
+    ).toBe('result')
+    expect(
+      relayed(
+        entries(
+          '{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}',
+          '{"jsonrpc":"2.0","id":1,"error":{"code":-32603,"message":"internal error"}}',
+        ),
+        batch,
+      ),
+    ).toBe("the node's error: -32603 internal error")
     expect(relayed(entries('{"jsonrpc":"2.0","id":0,"result":"0x"}', ok), batch)).toBe('a result under an error status')
-    expect(relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}'), batch)).toEqual({ fault: 'no answer for 1 of the 2 calls' })
+    expect(
+      relayed(entries('{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"execution reverted"}}'), batch),
+    ).toEqual({ fault: 'no answer for 1 of the 2 calls' })
   })
 
   it('-32601 under an error status is an answer, and (a read) is first tried on another node like on HTTP 200', () => {
-    const noMethod = Buffer.from('{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method trace_block does not exist/is not available"}}')
+    const noMethod = Buffer.from(
+      '{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method trace_block does not exist/is not available"}}',
+    )
     expect(notClientsOwn(noMethod)).toBeUndefined()
     expect(weakAnswer('trace_block', noMethod)).toBe('missing')
     expect(weakAnswer('eth_call', Buffer.from(revert))).toBeUndefined()

@@ -21,7 +21,10 @@ export function refusalOfStatus(status: number): ProviderRefusal | undefined {
   return undefined
 }
 
-/** A Retry-After value in milliseconds from `now`: seconds, or an HTTP date (RFC 9110, 10.2.3); undefined when unreadable. */
+/**
+ * A Retry-After value in milliseconds from `now`: seconds, or an HTTP date (RFC 9110, 10.2.3); undefined when
+ * unreadable.
+ */
 export function retryAfterMs(value: string, now: number): number | undefined {
   const v = value.trim()
   if (/^\d+$/.test(v)) return Number(v) * 1000
@@ -36,13 +39,16 @@ export function retryAfterMs(value: string, now: number): number | undefined {
 const PROVIDER_CODES = new Set([-32005, -32097, -32090, -32001, -32000, -32007, -32029, 429, 401, 402, 403])
 
 /** Texts of answers the client caused (relayed as they are, even with a code from the set above). */
-export const CLIENT_CAUSED = /query returned more than|more than \d+ results|block range|range (is )?too (large|wide)|response size|too many (results|logs|blocks)|execution reverted|revert|nonce|gas|insufficient funds|underpriced|invalid sender|exceeds the configured cap|invalid (argument|param|block|address)|header not found|missing trie node/i
+export const CLIENT_CAUSED =
+  /query returned more than|more than \d+ results|block range|range (is )?too (large|wide)|response size|too many (results|logs|blocks)|execution reverted|revert|nonce|gas|insufficient funds|underpriced|invalid sender|exceeds the configured cap|invalid (argument|param|block|address)|header not found|missing trie node/i
 
 /** Provider quota / rate texts (Infura, Alchemy, QuickNode, Ankr, public RPCs). */
-const RATE_LIMITED = /rate.?limit|too many requests|request count exceeded|daily request|request rate exceeded|limit exceeded|exceeded .*(capacity|quota|limit|compute units|credits)|compute units|quota|throughput|credits? (exhausted|exceeded)|upgrade your plan|request limit reached/i
+const RATE_LIMITED =
+  /rate.?limit|too many requests|request count exceeded|daily request|request rate exceeded|limit exceeded|exceeded .*(capacity|quota|limit|compute units|credits)|compute units|quota|throughput|credits? (exhausted|exceeded)|upgrade your plan|request limit reached/i
 
 /** Credential texts. */
-const AUTH_FAILED = /project id|api key|apikey|unauthori[sz]ed|not authori[sz]ed|forbidden|must be authenticated|authentication|invalid (key|token)|access denied|not allowed to access|whitelist|allowlist/i
+const AUTH_FAILED =
+  /project id|api key|apikey|unauthori[sz]ed|not authori[sz]ed|forbidden|must be authenticated|authentication|invalid (key|token)|access denied|not allowed to access|whitelist|allowlist/i
 
 /** A JSON-RPC error object (code and message) the provider refused the gateway with, or undefined for an answer. */
 export function refusalOfError(code: unknown, message: unknown): ProviderRefusal | undefined {
@@ -76,7 +82,12 @@ export function refusalOfAnswer(body: Buffer): { refusal: ProviderRefusal; code:
 }
 
 /** What the client gets when no node of the network could answer because providers refused the gateway. */
-export function refusalError(network: string, refusal: ProviderRefusal, detail: string, retryInMs: number): ChaingateError {
+export function refusalError(
+  network: string,
+  refusal: ProviderRefusal,
+  detail: string,
+  retryInMs: number,
+): ChaingateError {
   const seconds = Math.max(1, Math.ceil(retryInMs / 1000))
   return refusal === 'rate-limited'
     ? new ChaingateError(
@@ -115,13 +126,28 @@ interface Members {
 /** Key bytes, compared in place (no string per key). */
 const isId = (b: Buffer, k: number, len: number) => len === 2 && b[k] === 0x69 && b[k + 1] === 0x64
 const isResult = (b: Buffer, k: number, len: number) =>
-  len === 6 && b[k] === 0x72 && b[k + 1] === 0x65 && b[k + 2] === 0x73 && b[k + 3] === 0x75 && b[k + 4] === 0x6c && b[k + 5] === 0x74
-const isError = (b: Buffer, k: number, len: number) => len === 5 && b[k] === 0x65 && b[k + 1] === 0x72 && b[k + 2] === 0x72 && b[k + 3] === 0x6f && b[k + 4] === 0x72
+  len === 6 &&
+  b[k] === 0x72 &&
+  b[k + 1] === 0x65 &&
+  b[k + 2] === 0x73 &&
+  b[k + 3] === 0x75 &&
+  b[k + 4] === 0x6c &&
+  b[k + 5] === 0x74
+const isError = (b: Buffer, k: number, len: number) =>
+  len === 5 && b[k] === 0x65 && b[k + 1] === 0x72 && b[k + 2] === 0x72 && b[k + 3] === 0x6f && b[k + 4] === 0x72
 const isNull = (b: Buffer, v: number, end: number) => end - v === 4 && b[v] === 0x6e
 
 /** Walks one JSON object's top-level members in b[start, end); a long trailing `result` is checked at its ends only. */
 function members(b: Buffer, start: number, end: number, shortcut: boolean): Members {
-  const o: Members = { idStart: -1, idEnd: -1, result: false, nullResult: false, errStart: -1, errEnd: -1, broken: undefined }
+  const o: Members = {
+    idStart: -1,
+    idEnd: -1,
+    result: false,
+    nullResult: false,
+    errStart: -1,
+    errEnd: -1,
+    broken: undefined,
+  }
   let i = skipSpace(b, start)
   if (i >= end || b[i] !== 0x7b) return ((o.broken = i >= end ? 'an empty body' : 'not a JSON object'), o)
   i = skipSpace(b, i + 1)
@@ -169,7 +195,12 @@ function endsWithCloserOf(b: Buffer, v: number, end: number): boolean {
   j--
   while (j > v && isSpace(b[j])) j--
   const open = b[v]
-  return j > v && ((open === 0x7b && b[j] === 0x7d) || (open === 0x5b && b[j] === 0x5d) || (open === 0x22 && b[j] === 0x22 && b[j - 1] !== 0x5c))
+  return (
+    j > v &&
+    ((open === 0x7b && b[j] === 0x7d) ||
+      (open === 0x5b && b[j] === 0x5d) ||
+      (open === 0x22 && b[j] === 0x22 && b[j - 1] !== 0x5c))
+  )
 }
 
 /** The same id, written the same or not ("\u0061" and "a"): bytes first, a parse only when they differ. */
@@ -213,7 +244,9 @@ function verdictOf(b: Buffer, o: Members, req: Buffer, idStart: number, idEnd: n
   if (o.idStart < 0) return { fault: 'no id' }
   // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
   if (!sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) && !(error && isNull(b, o.idStart, o.idEnd)))
-    return { fault: `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} for a call with id ${req.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}` }
+    return {
+      fault: `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} for a call with id ${req.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}`,
+    }
   if (!error) return 'result'
   const f = errorFault(b, o.errStart, o.errEnd)
   return f === undefined ? 'error' : { fault: f }
@@ -232,7 +265,13 @@ export function judgeAnswer(request: string | Buffer, answer: Buffer): AnswerVer
   if (req[r] === 0x5b) return judgeBatch(req, r, answer)
   const call = members(req, r, req.length, false)
   if (call.idStart < 0) return 'result'
-  return verdictOf(answer, members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES), req, call.idStart, call.idEnd)
+  return verdictOf(
+    answer,
+    members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES),
+    req,
+    call.idStart,
+    call.idEnd,
+  )
 }
 
 /** A batch's answer: one answer per call with an id (notifications left out), by id, in any order. */
@@ -275,7 +314,9 @@ function judgeBatch(req: Buffer, r: number, answer: Buffer): AnswerVerdict {
   return 'result'
 }
 
-/** ` (the node's error: "<message>")` of a single error answered to a batch (a node that does not take batches says so). */
+/**
+ * ` (the node's error: "<message>")` of a single error answered to a batch (a node that does not take batches says so).
+ */
 function errorText(b: Buffer): string {
   const o = members(b, 0, b.length, false)
   if (o.broken !== undefined || o.errStart < 0) return ''

@@ -1,5 +1,6 @@
 /**
- * What a request to one node that brought no usable answer becomes (src/upstreams/pool/member.ts): the gateway error the
+ * What a request to one node that brought no usable answer becomes (src/upstreams/pool/member.ts): the gateway error
+ * the
  * call fails with, and the node answers that are the call's own (too large to send, too large to take).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
@@ -25,12 +26,19 @@ export function decode(body: Buffer, encoding: string, max: number): Buffer {
 export function refusedForSize(err: Error, status: number, requestSize: number): boolean {
   if (err instanceof UpstreamHttpError) return err.status === 413
   const code = (err as { code?: string }).code
-  return status === 0 && requestSize >= LARGE_BODY_BYTES && (code === 'EPIPE' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+  return (
+    status === 0 &&
+    requestSize >= LARGE_BODY_BYTES &&
+    (code === 'EPIPE' || code === 'ECONNRESET' || code === 'UND_ERR_SOCKET')
+  )
 }
 
 export function tooLarge(network: string, maxBytes: number | undefined) {
   const limit = maxBytes === undefined ? '' : `: at most ${maxBytes} bytes`
-  return new ChaingateError('BODY_TOO_LARGE', `request too large for network ${network}${limit}`, { rpcCode: -32600, httpStatus: 413 })
+  return new ChaingateError('BODY_TOO_LARGE', `request too large for network ${network}${limit}`, {
+    rpcCode: -32600,
+    httpStatus: 413,
+  })
 }
 
 export class UpstreamHttpError extends Error {
@@ -56,8 +64,20 @@ export function answerTooLarge(network: string, maxBytes: number) {
 export function toGatewayError(network: string, err: unknown, timeoutMs: number) {
   if (err instanceof UpstreamHttpError) return errors.upstreamUnavailable(network, err.message)
   const e = err as { name?: string; code?: string; message?: string }
-  if (e?.name === 'TimeoutError' || e?.name === 'AbortError' || err instanceof undiciErrors.HeadersTimeoutError || err instanceof undiciErrors.BodyTimeoutError)
+  if (
+    e?.name === 'TimeoutError' ||
+    e?.name === 'AbortError' ||
+    err instanceof undiciErrors.HeadersTimeoutError ||
+    err instanceof undiciErrors.BodyTimeoutError
+  )
     return errors.upstreamTimeout(network, timeoutMs)
-  const why = e?.code === 'ECONNREFUSED' ? 'the node refused the connection' : e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN' ? "the node's host name does not resolve" : e?.code === 'UND_ERR_CONNECT_TIMEOUT' ? 'no connection to the node within its connect timeout' : (e?.code ?? e?.message ?? 'unknown error')
+  const why =
+    e?.code === 'ECONNREFUSED'
+      ? 'the node refused the connection'
+      : e?.code === 'ENOTFOUND' || e?.code === 'EAI_AGAIN'
+        ? "the node's host name does not resolve"
+        : e?.code === 'UND_ERR_CONNECT_TIMEOUT'
+          ? 'no connection to the node within its connect timeout'
+          : (e?.code ?? e?.message ?? 'unknown error')
   return errors.upstreamUnavailable(network, why)
 }

@@ -7,7 +7,13 @@ import { createWalletClient, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil, type RunningAnvil } from '../devnet/anvil.ts'
 import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
-import { createUpstreamPool, DEFAULT_UPSTREAM_POLICY, type UpstreamEndpoint, type UpstreamPolicy, type UpstreamPool } from './pool.ts'
+import {
+  createUpstreamPool,
+  DEFAULT_UPSTREAM_POLICY,
+  type UpstreamEndpoint,
+  type UpstreamPolicy,
+  type UpstreamPool,
+} from './pool.ts'
 
 const CHAIN = '0x7a6d'
 const call = (method: string, params: unknown[] = [], id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
@@ -21,7 +27,11 @@ const fake = async () => {
   return n
 }
 const pool = async (endpoints: UpstreamEndpoint[], policy: Partial<UpstreamPolicy> = {}, timeoutMs = 5000) => {
-  const p = createUpstreamPool('net', endpoints, { timeoutMs, chainId: 31341, policy: { ...DEFAULT_UPSTREAM_POLICY, headPollMs: 200, ...policy } })
+  const p = createUpstreamPool('net', endpoints, {
+    timeoutMs,
+    chainId: 31341,
+    policy: { ...DEFAULT_UPSTREAM_POLICY, headPollMs: 200, ...policy },
+  })
   pools.push(p)
   await p.verifyChainId()
   return p
@@ -39,14 +49,17 @@ describe('upstream faults: a node that refuses connections', () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url }, { url: b.url }])
     await a.kill()
-    for (let i = 0; i < 20; i++) expect(resultOf((await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })).body)).toBe('0x1')
+    for (let i = 0; i < 20; i++)
+      expect(resultOf((await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })).body)).toBe('0x1')
     expect(servedBy(p, a).state).toBe('down')
     expect(servedBy(p, b).state).toBe('healthy')
   })
 
   it('refused connection, node back: it takes calls again once its cooldown is over', async () => {
     const [a, b] = [await fake(), await fake()]
-    const p = await pool([{ url: a.url }, { url: b.url }], { breaker: { failureThreshold: 100, openMs: 100, maxOpenMs: 100 } })
+    const p = await pool([{ url: a.url }, { url: b.url }], {
+      breaker: { failureThreshold: 100, openMs: 100, maxOpenMs: 100 },
+    })
     await a.kill()
     await p.send(call('eth_chainId'), { method: 'eth_chainId' })
     await p.send(call('eth_chainId'), { method: 'eth_chainId' })
@@ -67,7 +80,9 @@ describe('upstream faults: a node that resets connections', () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url }, { url: b.url }])
     a.fault({ kind: 'reset' })
-    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => p.send(call('eth_blockNumber', [], i), { method: 'eth_blockNumber' })))
+    const answers = await Promise.all(
+      Array.from({ length: 6 }, (_, i) => p.send(call('eth_blockNumber', [], i), { method: 'eth_blockNumber' })),
+    )
     expect(answers.every((x) => resultOf(x.body) === '0x1')).toBe(true)
     expect(Math.max(...answers.map((x) => x.attempts))).toBe(2)
     expect(answers.every((x) => x.upstream === b.url.replace(/\/$/, ''))).toBe(true)
@@ -77,10 +92,20 @@ describe('upstream faults: a node that resets connections', () => {
 describe('upstream faults: a node that hangs', () => {
   it('hanging node: reads are hedged to the other node well before the timeout, and its breaker opens', async () => {
     const [a, b] = [await fake(), await fake()]
-    const p = await pool([{ url: a.url }, { url: b.url }], { hedge: { enabled: true, delayMs: 50, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 } }, 30_000)
+    const p = await pool(
+      [{ url: a.url }, { url: b.url }],
+      { hedge: { enabled: true, delayMs: 50, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 } },
+      30_000,
+    )
     a.fault({ kind: 'hang' })
     const started = performance.now()
-    for (let i = 0; i < 20; i++) expect(resultOf((await p.send(call('eth_getBalance', ['0x' + '1'.repeat(40), 'latest'], i), { method: 'eth_getBalance' })).body)).toBe('0x1')
+    for (let i = 0; i < 20; i++)
+      expect(
+        resultOf(
+          (await p.send(call('eth_getBalance', [`0x${'1'.repeat(40)}`, 'latest'], i), { method: 'eth_getBalance' }))
+            .body,
+        ),
+      ).toBe('0x1')
     // 20 calls against a 30 s timeout: without hedging, half of them would wait 30 s.
     expect(performance.now() - started).toBeLessThan(10_000)
     expect(servedBy(p, a)).toMatchObject({ state: 'down', cause: 'breaker-open' })
@@ -94,7 +119,11 @@ describe('upstream faults: a node that hangs', () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url, timeoutMs: 300 }, { url: b.url }])
     a.fault({ kind: 'hang' })
-    b.answer((req) => (req.body?.method === 'eth_sendRawTransaction' ? { body: { jsonrpc: '2.0', id: req.body.id, result: '0xabc' } } : undefined))
+    b.answer((req) =>
+      req.body?.method === 'eth_sendRawTransaction'
+        ? { body: { jsonrpc: '2.0', id: req.body.id, result: '0xabc' } }
+        : undefined,
+    )
     const answer = await p.send(call('eth_sendRawTransaction', ['0x02f8']), { method: 'eth_sendRawTransaction' })
     expect(resultOf(answer.body)).toBe('0xabc')
     expect(answer.attempts).toBe(2)
@@ -102,7 +131,11 @@ describe('upstream faults: a node that hangs', () => {
 
   it('hanging node alone: the call ends at the total deadline with the timeout error', async () => {
     const a = await fake()
-    const p = await pool([{ url: a.url }, { url: (await fake()).url }], { totalTimeoutMs: 400, hedge: { ...DEFAULT_UPSTREAM_POLICY.hedge, enabled: false } }, 30_000)
+    const p = await pool(
+      [{ url: a.url }, { url: (await fake()).url }],
+      { totalTimeoutMs: 400, hedge: { ...DEFAULT_UPSTREAM_POLICY.hedge, enabled: false } },
+      30_000,
+    )
     nodes[1]!.fault({ kind: 'hang' })
     a.fault({ kind: 'hang' })
     const started = performance.now()
@@ -115,23 +148,32 @@ describe('upstream faults: a node that hangs', () => {
 describe('upstream faults: a slow node', () => {
   it('slow node: the hedge to the fast node wins, and the slow request is cancelled', async () => {
     const [a, b] = [await fake(), await fake()]
-    const p = await pool([{ url: a.url }, { url: b.url }], { hedge: { enabled: true, delayMs: 30, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 } })
+    const p = await pool([{ url: a.url }, { url: b.url }], {
+      hedge: { enabled: true, delayMs: 30, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 },
+    })
     a.fault({ kind: 'slow', ms: 4000 })
     const started = performance.now()
-    const answers = await Promise.all(Array.from({ length: 4 }, (_, i) => p.send(call('eth_getCode', ['0x' + '2'.repeat(40), 'latest'], i), { method: 'eth_getCode' })))
+    const answers = await Promise.all(
+      Array.from({ length: 4 }, (_, i) =>
+        p.send(call('eth_getCode', [`0x${'2'.repeat(40)}`, 'latest'], i), { method: 'eth_getCode' }),
+      ),
+    )
     expect(performance.now() - started).toBeLessThan(3500)
     expect(answers.every((x) => x.upstream === b.url.replace(/\/$/, ''))).toBe(true)
-    expect(answers.some((x) => x.attempts === 2)).toBe(true) // at least one went to the slow node first, then was hedged
+    // at least one went to the slow node first, then was hedged
+    expect(answers.some((x) => x.attempts === 2)).toBe(true)
   })
 
   it('slow node, hedging off: the client waits for the slow answer', async () => {
     const a = await fake()
-    const p = await pool([{ url: a.url }, { url: (await fake()).url }], { hedge: { ...DEFAULT_UPSTREAM_POLICY.hedge, enabled: false } })
+    const p = await pool([{ url: a.url }, { url: (await fake()).url }], {
+      hedge: { ...DEFAULT_UPSTREAM_POLICY.hedge, enabled: false },
+    })
     a.fault({ kind: 'slow', ms: 600 })
     const times: number[] = []
     for (let i = 0; i < 2; i++) {
       const t = performance.now()
-      await p.send(call('eth_getCode', ['0x' + '2'.repeat(40), 'latest'], i), { method: 'eth_getCode' })
+      await p.send(call('eth_getCode', [`0x${'2'.repeat(40)}`, 'latest'], i), { method: 'eth_getCode' })
       times.push(performance.now() - t)
     }
     expect(Math.max(...times)).toBeGreaterThan(500) // rotation: one of the two calls went to the slow node
@@ -141,10 +183,20 @@ describe('upstream faults: a slow node', () => {
     const [a, b] = [await fake(), await fake()]
     a.setHead(100)
     b.setHead(100)
-    const p = await pool([{ url: a.url }, { url: b.url }], { hedge: { enabled: true, delayMs: 30, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 } })
+    const p = await pool([{ url: a.url }, { url: b.url }], {
+      hedge: { enabled: true, delayMs: 30, quantile: 0.9, minDelayMs: 0, maxDelayMs: 1000 },
+    })
     // a answers null at once (block unknown to it), b has the block but is slow.
-    a.answer((req) => (req.body?.method === 'eth_getTransactionByHash' ? { body: { jsonrpc: '2.0', id: req.body.id, result: null } } : undefined))
-    b.answer((req) => (req.body?.method === 'eth_getTransactionByHash' ? { body: { jsonrpc: '2.0', id: req.body.id, result: { hash: '0x01' } } } : undefined))
+    a.answer((req) =>
+      req.body?.method === 'eth_getTransactionByHash'
+        ? { body: { jsonrpc: '2.0', id: req.body.id, result: null } }
+        : undefined,
+    )
+    b.answer((req) =>
+      req.body?.method === 'eth_getTransactionByHash'
+        ? { body: { jsonrpc: '2.0', id: req.body.id, result: { hash: '0x01' } } }
+        : undefined,
+    )
     for (let i = 0; i < 4; i++) {
       const answer = await p.send(call('eth_getTransactionByHash', ['0x01'], i), { method: 'eth_getTransactionByHash' })
       expect(resultOf(answer.body)).toEqual({ hash: '0x01' })
@@ -157,15 +209,21 @@ describe('upstream faults: HTTP 5xx and rate limits', () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url }, { url: b.url }])
     a.fault({ kind: 'status', status: 503, body: 'busy' })
-    for (let i = 0; i < 4; i++) expect(resultOf((await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })).body)).toBe('0x1')
+    for (let i = 0; i < 4; i++)
+      expect(resultOf((await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })).body)).toBe('0x1')
     expect(servedBy(p, a)).toMatchObject({ state: 'down' })
   })
 
   it('HTTP 429: the read is retried on the other node; the limited node is cordoned (rate-limited)', async () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url }, { url: b.url }])
-    a.fault({ kind: 'status', status: 429, body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'Too Many Requests' } } })
-    for (let i = 0; i < 4; i++) expect(resultOf((await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })).body)).toBe('0x1')
+    a.fault({
+      kind: 'status',
+      status: 429,
+      body: { jsonrpc: '2.0', id: 1, error: { code: -32005, message: 'Too Many Requests' } },
+    })
+    for (let i = 0; i < 4; i++)
+      expect(resultOf((await p.send(call('eth_blockNumber'), { method: 'eth_blockNumber' })).body)).toBe('0x1')
     expect(servedBy(p, a)).toMatchObject({ state: 'cordoned', cause: 'rate-limited' })
   })
 
@@ -185,13 +243,19 @@ describe('upstream faults: HTTP 5xx and rate limits', () => {
   it('a client error (execution reverted) is the answer: not retried on the other node', async () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url }, { url: b.url }])
-    const revert = (req: { body: any }) => (req.body?.method === 'eth_call' ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: 3, message: 'execution reverted' } } } : undefined)
+    const revert = (req: { body: any }) =>
+      req.body?.method === 'eth_call'
+        ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: 3, message: 'execution reverted' } } }
+        : undefined
     a.answer(revert)
     b.answer(revert)
-    const answer = await p.send(call('eth_call', [{ to: '0x' + '3'.repeat(40) }, 'latest']), { method: 'eth_call' })
+    const answer = await p.send(call('eth_call', [{ to: `0x${'3'.repeat(40)}` }, 'latest']), { method: 'eth_call' })
     expect(JSON.parse(answer.body.toString()).error.message).toBe('execution reverted')
     expect(answer.attempts).toBe(1)
-    expect(a.requests.filter((r) => r.body.method === 'eth_call').length + b.requests.filter((r) => r.body.method === 'eth_call').length).toBe(1)
+    expect(
+      a.requests.filter((r) => r.body.method === 'eth_call').length +
+        b.requests.filter((r) => r.body.method === 'eth_call').length,
+    ).toBe(1)
   })
 })
 
@@ -220,10 +284,18 @@ describe('upstream faults: a lagging node', () => {
     b.setHead(900)
     const p = await pool([{ url: a.url }, { url: b.url }], { maxLagBlocks: 500 }) // both in rotation
     const label = (n: FakeNode) => n.url.replace(/\/$/, '')
-    const withMin = await Promise.all(Array.from({ length: 6 }, (_, i) => p.send(call('eth_getBalance', ['0x' + '1'.repeat(40), '0x3e8'], i), { method: 'eth_getBalance', minBlock: 1000 })))
+    const withMin = await Promise.all(
+      Array.from({ length: 6 }, (_, i) =>
+        p.send(call('eth_getBalance', [`0x${'1'.repeat(40)}`, '0x3e8'], i), {
+          method: 'eth_getBalance',
+          minBlock: 1000,
+        }),
+      ),
+    )
     expect(new Set(withMin.map((x) => x.upstream))).toEqual(new Set([label(a)]))
     const without: string[] = []
-    for (let i = 0; i < 6; i++) without.push((await p.send(call('eth_chainId', [], i), { method: 'eth_chainId' })).upstream)
+    for (let i = 0; i < 6; i++)
+      without.push((await p.send(call('eth_chainId', [], i), { method: 'eth_chainId' })).upstream)
     expect(new Set(without)).toEqual(new Set([label(a), label(b)]))
   })
 
@@ -231,7 +303,9 @@ describe('upstream faults: a lagging node', () => {
     const [a, b] = [await fake(), await fake()]
     a.setHead(100)
     b.setHead(103) // within maxLagBlocks: both in rotation
-    const p = await pool([{ url: a.url }, { url: b.url }], { hedge: { ...DEFAULT_UPSTREAM_POLICY.hedge, enabled: false } })
+    const p = await pool([{ url: a.url }, { url: b.url }], {
+      hedge: { ...DEFAULT_UPSTREAM_POLICY.hedge, enabled: false },
+    })
     for (let i = 0; i < 4; i++) {
       const answer = await p.send(call('eth_getBlockByNumber', ['0x67', false], i), { method: 'eth_getBlockByNumber' })
       expect(resultOf(answer.body)).toMatchObject({ number: '0x67' })
@@ -259,14 +333,19 @@ describe('upstream faults: reorg', () => {
     const heads: { number: number; hash: string; reorg: boolean }[] = []
     p.heads.onHead((h) => heads.push(h))
     // Keep calls flowing so heads are polled.
-    const busy = setInterval(() => void p.send(call('eth_chainId'), { method: 'eth_chainId' }).catch(() => undefined), 50)
+    const busy = setInterval(
+      () => void p.send(call('eth_chainId'), { method: 'eth_chainId' }).catch(() => undefined),
+      50,
+    )
     try {
       a.setHead(21)
       nodes[1]!.setHead(21)
       await expect.poll(() => heads.some((h) => h.number === 21), { timeout: 5000 }).toBe(true)
       a.reorg(21)
       nodes[1]!.reorg(21)
-      await expect.poll(() => heads.find((h) => h.reorg), { timeout: 5000 }).toMatchObject({ number: 21, hash: a.hashOf(21), reorg: true })
+      await expect
+        .poll(() => heads.find((h) => h.reorg), { timeout: 5000 })
+        .toMatchObject({ number: 21, hash: a.hashOf(21), reorg: true })
       expect(p.heads.latest()).toBe(21)
       expect(p.heads.finalized()).toBe(11)
     } finally {
@@ -283,7 +362,8 @@ describe('upstream faults: roles, wrong chain, idle', () => {
     for (let i = 0; i < 6; i++) await p.send(call('eth_chainId'), { method: 'eth_chainId' })
     expect(fallback.requests.length).toBe(before)
     await primary.kill()
-    for (let i = 0; i < 6; i++) expect(resultOf((await p.send(call('eth_chainId'), { method: 'eth_chainId' })).body)).toBe(CHAIN)
+    for (let i = 0; i < 6; i++)
+      expect(resultOf((await p.send(call('eth_chainId'), { method: 'eth_chainId' })).body)).toBe(CHAIN)
     expect(fallback.requests.length).toBeGreaterThanOrEqual(before + 6)
   })
 
@@ -344,7 +424,20 @@ describe('upstream faults: the same transaction twice', () => {
     // anvil's first funded account (the well-known test mnemonic).
     const account = privateKeyToAccount('0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80')
     const wallet = createWalletClient({ account, transport: http(anvil.url) })
-    const raw = await wallet.signTransaction({ to: '0x' + '4'.repeat(40) as `0x${string}`, value: parseEther('0.001'), nonce: 0, gas: 21000n, maxFeePerGas: 10_000_000_000n, maxPriorityFeePerGas: 1n, chain: { id: 31341, name: 'x', nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 }, rpcUrls: { default: { http: [anvil.url] } } } })
+    const raw = await wallet.signTransaction({
+      to: `0x${'4'.repeat(40)}` as `0x${string}`,
+      value: parseEther('0.001'),
+      nonce: 0,
+      gas: 21000n,
+      maxFeePerGas: 10_000_000_000n,
+      maxPriorityFeePerGas: 1n,
+      chain: {
+        id: 31341,
+        name: 'x',
+        nativeCurrency: { name: 'E', symbol: 'E', decimals: 18 },
+        rpcUrls: { default: { http: [anvil.url] } },
+      },
+    })
     const first = await p.send(call('eth_sendRawTransaction', [raw], 7), { method: 'eth_sendRawTransaction' })
     const hash = resultOf(first.body)
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/)

@@ -15,7 +15,7 @@ describe('filter ids naming their node', () => {
       '0xABCDEF', // upper case: kept as the node wrote it
       'a1b2', // no 0x
       'filter-7', // not hex at all
-      '0x' + 'f'.repeat(64),
+      `0x${'f'.repeat(64)}`,
       'ünïcödé',
     ]
     for (const [position, nodeId] of nodeIds.entries()) {
@@ -32,7 +32,11 @@ describe('filter ids naming their node', () => {
 
   it('accepts an id a client upper-cased', () => {
     const id = encodeFilterId(1, fp, '0xdeadbeef')
-    expect(decodeFilterId(id.toUpperCase().replace('0X', '0x'))).toEqual({ position: 1, fingerprint: fp, nodeId: '0xdeadbeef' })
+    expect(decodeFilterId(id.toUpperCase().replace('0X', '0x'))).toEqual({
+      position: 1,
+      fingerprint: fp,
+      nodeId: '0xdeadbeef',
+    })
     expect(decodeFilterId(`0X${id.slice(2)}`)).toEqual({ position: 1, fingerprint: fp, nodeId: '0xdeadbeef' })
   })
 

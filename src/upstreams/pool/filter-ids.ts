@@ -34,11 +34,22 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export const nodeFingerprint = (network: string, label: string): string =>
   createHash('sha256').update(`${network}\n${label}`).digest('hex').slice(0, 4)
 
-/** The id the client gets for the node's `nodeId`; the node's own id when it cannot be encoded (then it is no one's). */
+/**
+ * The id the client gets for the node's `nodeId`; the node's own id when it cannot be encoded (then it is no one's).
+ */
 export function encodeFilterId(position: number, fingerprint: string, nodeId: string): string {
-  if (!Number.isInteger(position) || position < 0 || position >= MAX_FILTER_NODES || !/^[0-9a-f]{4}$/.test(fingerprint) || nodeId.length === 0) return nodeId
+  if (
+    !Number.isInteger(position) ||
+    position < 0 ||
+    position >= MAX_FILTER_NODES ||
+    !/^[0-9a-f]{4}$/.test(fingerprint) ||
+    nodeId.length === 0
+  )
+    return nodeId
   const head = `${position.toString(16).padStart(2, '0')}${fingerprint}`
-  const id = LOWER_HEX_ID.test(nodeId) ? `0x${TAG_HEX}${head}${nodeId.slice(2)}` : `0x${TAG_BYTES}${head}${Buffer.from(nodeId, 'utf8').toString('hex')}`
+  const id = LOWER_HEX_ID.test(nodeId)
+    ? `0x${TAG_HEX}${head}${nodeId.slice(2)}`
+    : `0x${TAG_BYTES}${head}${Buffer.from(nodeId, 'utf8').toString('hex')}`
   return id.length > MAX_FILTER_ID_LENGTH ? nodeId : id
 }
 

@@ -65,7 +65,9 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
 
   const create = (body: string | Buffer, o: SendOptions, now: number): Promise<UpstreamAnswer> => {
     let position = -1
-    return anyNode(body, o, now, (m) => (position = members.indexOf(m))).then((answer) => (position < 0 ? answer : pinned(answer, position, fingerprints[position]!)))
+    return anyNode(body, o, now, (m) => (position = members.indexOf(m))).then((answer) =>
+      position < 0 ? answer : pinned(answer, position, fingerprints[position]!),
+    )
   }
 
   const notFound = (attempts: number) => Promise.reject(counted(errors.filterNotFound(), attempts))
@@ -82,7 +84,10 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
     // Not an id at all (missing, a number): no filter to reach; any node judges the parameters (invalid params).
     if (typeof id !== 'string') return anyNode(body, o, now)
     const d = decodeFilterId(id)
-    const m = d !== undefined && d.position < members.length && fingerprints[d.position] === d.fingerprint ? members[d.position] : undefined
+    const m =
+      d !== undefined && d.position < members.length && fingerprints[d.position] === d.fingerprint
+        ? members[d.position]
+        : undefined
     // Out of rotation (provider back-off, wrong chain id) or breaker open: the filter cannot be reached now.
     if (m === undefined || !m.usable || !m.breaker.wouldAllow(now)) return notFound(0)
     ;(params as unknown[])[0] = d!.nodeId

@@ -16,7 +16,9 @@ const blockOf = (b: unknown): { number: number; hash: string; parentHash?: strin
   const r = (b as { result?: { number?: unknown; hash?: unknown; parentHash?: unknown } } | undefined)?.result
   if (!r || typeof r.number !== 'string' || typeof r.hash !== 'string') return undefined
   const number = Number.parseInt(r.number, 16)
-  return Number.isSafeInteger(number) ? { number, hash: r.hash, ...(typeof r.parentHash === 'string' ? { parentHash: r.parentHash } : {}) } : undefined
+  return Number.isSafeInteger(number)
+    ? { number, hash: r.hash, ...(typeof r.parentHash === 'string' ? { parentHash: r.parentHash } : {}) }
+    : undefined
 }
 
 export interface HeadPolling {
@@ -39,9 +41,16 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
     if (m.headPolling) return
     m.headPolling = true
     try {
-      const answer = await post(m, withFinalized ? HEAD_AND_FINALIZED_PROBE : HEAD_PROBE, Math.min(m.timeoutMs, 5000), settings)
+      const answer = await post(
+        m,
+        withFinalized ? HEAD_AND_FINALIZED_PROBE : HEAD_PROBE,
+        Math.min(m.timeoutMs, 5000),
+        settings,
+      )
       const parsed = JSON.parse(answer.body.toString()) as unknown
-      const [latest, finalized] = Array.isArray(parsed) ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)] : [parsed, undefined]
+      const [latest, finalized] = Array.isArray(parsed)
+        ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)]
+        : [parsed, undefined]
       const head = blockOf(latest)
       if (head !== undefined) {
         m.head = head.number
@@ -97,7 +106,8 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
     conn.request({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }).then(
       (answer) => {
         if (w.conn !== conn) return
-        if ((answer as { result?: unknown }).result === undefined) return unsubscribeHeads(w) // no newHeads here: keep polling
+        // no newHeads here: keep polling
+        if ((answer as { result?: unknown }).result === undefined) return unsubscribeHeads(w)
         w.state = 'on'
       },
       () => {

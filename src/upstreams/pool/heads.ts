@@ -1,6 +1,7 @@
 /**
  * A network's served tip: the highest latest head among its healthy nodes, and the highest finalized block any of
- * them reported. Nodes report what they saw (src/upstreams/pool/head-polling.ts polls them); this file only keeps the numbers,
+ * them reported. Nodes report what they saw (src/upstreams/pool/head-polling.ts polls them); this file only keeps the
+ * numbers,
  * tells listeners about each new tip, and says whether it replaced a block the gateway had already served (reorg).
  *
  * The served tip never goes backwards: a node at the tip going down leaves the tip where it was (a client must not
@@ -73,7 +74,11 @@ export function createHeadTracker(opts: { onListenerError?: (err: unknown) => vo
       if (tip !== undefined && h.number === tip.number && h.hash === tip.hash) return
       // Same height, another hash; or the parent of a new tip is not the block served at that height.
       const parentKnown = h.parentHash === undefined ? undefined : served.get(h.number - 1)
-      const reorg = tip !== undefined && ((h.number === tip.number && h.hash !== tip.hash) || (parentKnown !== undefined && parentKnown !== h.parentHash) || served.has(h.number) && served.get(h.number) !== h.hash)
+      const reorg =
+        tip !== undefined &&
+        ((h.number === tip.number && h.hash !== tip.hash) ||
+          (parentKnown !== undefined && parentKnown !== h.parentHash) ||
+          (served.has(h.number) && served.get(h.number) !== h.hash))
       tip = h
       remember(h)
       emit({ number: h.number, hash: h.hash, reorg })

@@ -1,7 +1,8 @@
 /**
  * Is every network's node answering? One `eth_chainId` per network, shared by concurrent askers and reused for
  * `healthCacheMs`, so a busy load balancer polling /healthz does not turn into a call to every node per request.
- * Each node's own state comes along (src/upstreams/pool/pool.ts: rate-limited, auth-failed, wrong-chain-id, …); any node
+ * Each node's own state comes along (src/upstreams/pool/pool.ts: rate-limited, auth-failed, wrong-chain-id, …); any
+ * node
  * out of rotation makes the status `degraded`, though its network may still be up.
  */
 import type { NetworkRegistry } from '../../networks/registry.ts'
@@ -16,7 +17,12 @@ export interface Health {
 
 const PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
 
-export function createHealthProbe(deps: { networks: NetworkRegistry; pools: Map<string, UpstreamPool>; healthCacheMs: number; now?: (() => number) | undefined }): () => Promise<Health> {
+export function createHealthProbe(deps: {
+  networks: NetworkRegistry
+  pools: Map<string, UpstreamPool>
+  healthCacheMs: number
+  now?: (() => number) | undefined
+}): () => Promise<Health> {
   const now = deps.now ?? Date.now
   let cached: { at: number; health: Promise<Health> } | undefined
   const probe = async (): Promise<Health> => {
@@ -31,7 +37,9 @@ export function createHealthProbe(deps: { networks: NetworkRegistry; pools: Map<
       }),
     )
     const upstreams = Object.fromEntries(deps.networks.all.map((n) => [n.name, deps.pools.get(n.name)!.status()]))
-    const allUp = checks.every(([, s]) => s === 'up') && Object.values(upstreams).every((list) => list.every((u) => u.state === 'healthy'))
+    const allUp =
+      checks.every(([, s]) => s === 'up') &&
+      Object.values(upstreams).every((list) => list.every((u) => u.state === 'healthy'))
     return { status: allUp ? 'ok' : 'degraded', networks: Object.fromEntries(checks), upstreams }
   }
   return () => {
@@ -40,4 +48,3 @@ export function createHealthProbe(deps: { networks: NetworkRegistry; pools: Map<
     return cached.health
   }
 }
-

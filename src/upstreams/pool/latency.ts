@@ -6,7 +6,14 @@
  */
 import { build, type Histogram } from 'hdr-histogram-js'
 
-const make = (): Histogram => build({ lowestDiscernibleValue: 1, highestTrackableValue: 3_600_000_000, numberOfSignificantValueDigits: 2, autoResize: false, bitBucketSize: 32 })
+const make = (): Histogram =>
+  build({
+    lowestDiscernibleValue: 1,
+    highestTrackableValue: 3_600_000_000,
+    numberOfSignificantValueDigits: 2,
+    autoResize: false,
+    bitBucketSize: 32,
+  })
 
 export class RollingStats {
   private current = make()

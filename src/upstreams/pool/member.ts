@@ -8,9 +8,25 @@
 import { errors as undiciErrors } from 'undici'
 import type { ChaingateError } from '../../errors/index.ts'
 import { isErrorAnswer } from '../../jsonrpc/envelope.ts'
-import { judgeAnswer, refusalError, refusalOfAnswer, refusalOfError, refusalOfStatus, retryAfterMs, type ProviderRefusal } from './classify.ts'
+import {
+  judgeAnswer,
+  refusalError,
+  refusalOfAnswer,
+  refusalOfError,
+  refusalOfStatus,
+  retryAfterMs,
+  type ProviderRefusal,
+} from './classify.ts'
 import { notClientsOwn } from './error-status.ts'
-import { AnswerTooLarge, answerTooLarge, decode, refusedForSize, tooLarge, toGatewayError, UpstreamHttpError } from './failures.ts'
+import {
+  AnswerTooLarge,
+  answerTooLarge,
+  decode,
+  refusedForSize,
+  tooLarge,
+  toGatewayError,
+  UpstreamHttpError,
+} from './failures.ts'
 import type { Member, RequestControl, UpstreamAnswer } from './types.ts'
 
 export { tooLarge } from './failures.ts'
@@ -32,12 +48,21 @@ export function counted<E extends Error>(err: E, attempts = 1): E {
 /** Failures where the node surely never got the request (no connection was made): safe to retry any method. */
 export const notDelivered = new WeakSet<Error>()
 /** Refused, unresolvable host, unreachable network or host, connect timeout: the request never left the gateway. */
-const NO_CONNECTION = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'])
+const NO_CONNECTION = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+])
 
 export interface SendSettings {
   network: string
   cooldownMs: number
-  /** Largest answer taken from a node (config `networks[].maxResponseBytes`); a larger one is cut off (answerTooLarge). */
+  /**
+   * Largest answer taken from a node (config `networks[].maxResponseBytes`); a larger one is cut off (answerTooLarge).
+   */
   maxResponseBytes: number
 }
 
@@ -50,7 +75,13 @@ const MIN_RATE_BACKOFF_MS = 1000
 const MAX_BACKOFF_MS = 60_000
 
 /** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
-export function post(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings, ctl?: RequestControl): Promise<UpstreamAnswer> {
+export function post(
+  m: Member,
+  body: string | Buffer,
+  timeoutMs: number,
+  s: SendSettings,
+  ctl?: RequestControl,
+): Promise<UpstreamAnswer> {
   if (m.pool === undefined) return overWebSocket(m, body, timeoutMs, s)
   const pool = m.pool
   return new Promise((resolve, reject) => {
@@ -62,11 +93,21 @@ export function post(m: Member, body: string | Buffer, timeoutMs: number, s: Sen
 }
 
 /** Takes a node out of rotation after a provider refusal; returns the error the call fails with. */
-export function block(m: Member, refusal: ProviderRefusal, detail: string, s: SendSettings, retryAfterMs?: number): ChaingateError {
+export function block(
+  m: Member,
+  refusal: ProviderRefusal,
+  detail: string,
+  s: SendSettings,
+  retryAfterMs?: number,
+): ChaingateError {
   const ms =
     refusal === 'auth-failed'
       ? AUTH_BACKOFF_MS
-      : Math.min(MAX_BACKOFF_MS, retryAfterMs ?? (m.backoffMs = Math.min(MAX_BACKOFF_MS, m.backoffMs === 0 ? MIN_RATE_BACKOFF_MS : m.backoffMs * 2)))
+      : Math.min(
+          MAX_BACKOFF_MS,
+          retryAfterMs ??
+            (m.backoffMs = Math.min(MAX_BACKOFF_MS, m.backoffMs === 0 ? MIN_RATE_BACKOFF_MS : m.backoffMs * 2)),
+        )
   m.refusal = refusal
   m.refusalDetail = detail
   m.blockedUntil = Date.now() + ms
@@ -160,7 +201,9 @@ class ForwardHandler {
       // A redirect is not followed (the upstream URL is wrong); 413 is the request's size (onError). Other 4xx and
       // 5xx are read below: only the client's own JSON-RPC error is passed on (error-status.ts).
       if (status < 400 || status === 413) {
-        this.onError(new UpstreamHttpError(status, status < 400 ? ' (a redirect: not followed; fix the upstream URL)' : ''))
+        this.onError(
+          new UpstreamHttpError(status, status < 400 ? ' (a redirect: not followed; fix the upstream URL)' : ''),
+        )
         return
       }
     }
@@ -168,7 +211,14 @@ class ForwardHandler {
       try {
         answer = decode(answer, this.encoding, this.s.maxResponseBytes)
       } catch (err) {
-        this.onError(err instanceof RangeError ? new AnswerTooLarge() : new UpstreamHttpError(status, ` with a body in an encoding it could not be read in (${this.encoding.slice(0, 40)})`))
+        this.onError(
+          err instanceof RangeError
+            ? new AnswerTooLarge()
+            : new UpstreamHttpError(
+                status,
+                ` with a body in an encoding it could not be read in (${this.encoding.slice(0, 40)})`,
+              ),
+        )
         return
       }
     }
@@ -185,7 +235,12 @@ class ForwardHandler {
     // Passed on only as an answer to this very call (its id, a result or an error object): else a node failure.
     const verdict = judgeAnswer(this.body, answer)
     if (typeof verdict === 'object') {
-      this.onError(new UpstreamHttpError(status, status >= 500 ? '' : ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`))
+      this.onError(
+        new UpstreamHttpError(
+          status,
+          status >= 500 ? '' : ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`,
+        ),
+      )
       return
     }
     if (status >= 300) {
@@ -229,7 +284,12 @@ class ForwardHandler {
 }
 
 /** A node reached only by ws(s): the body is parsed to give the call the connection's own id, and serialized back. */
-async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number, s: SendSettings): Promise<UpstreamAnswer> {
+async function overWebSocket(
+  m: Member,
+  body: string | Buffer,
+  timeoutMs: number,
+  s: SendSettings,
+): Promise<UpstreamAnswer> {
   const started = performance.now()
   let answer: unknown
   const failed = (err: Error) => {
@@ -253,7 +313,17 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
   // The connection matched the answer to the call by id; its shape is judged as over HTTP.
   const bytes = Buffer.from(JSON.stringify(answer) ?? '')
   const verdict = judgeAnswer(body, bytes)
-  if (typeof verdict === 'object') throw failed(toGatewayError(s.network, new UpstreamHttpError(0, ` over WebSocket with something that is not a JSON-RPC answer to the call: ${verdict.fault}`), timeoutMs))
+  if (typeof verdict === 'object')
+    throw failed(
+      toGatewayError(
+        s.network,
+        new UpstreamHttpError(
+          0,
+          ` over WebSocket with something that is not a JSON-RPC answer to the call: ${verdict.fault}`,
+        ),
+        timeoutMs,
+      ),
+    )
   m.downUntil = 0
   m.backoffMs = 0
   m.breaker.success()
@@ -261,4 +331,3 @@ async function overWebSocket(m: Member, body: string | Buffer, timeoutMs: number
   m.stats.recordLatency(latencyMs)
   return { body: bytes, latencyMs, upstream: m.label, attempts: 1, isError: verdict === 'error' }
 }
-

@@ -9,7 +9,10 @@ import { createUpstreamPool } from './pool.ts'
 let a: RunningAnvil
 let b: RunningAnvil
 beforeAll(async () => {
-  ;[a, b] = await Promise.all([startAnvil({ chainId: 5001, port: 0, blockTimeSeconds: 0 }), startAnvil({ chainId: 5002, port: 0, blockTimeSeconds: 0 })])
+  ;[a, b] = await Promise.all([
+    startAnvil({ chainId: 5001, port: 0, blockTimeSeconds: 0 }),
+    startAnvil({ chainId: 5002, port: 0, blockTimeSeconds: 0 }),
+  ])
 })
 afterAll(async () => {
   await a?.stop()
@@ -18,20 +21,26 @@ afterAll(async () => {
 
 const chainId = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
 const big = (bytes: number) => `{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":["${'a'.repeat(bytes)}"]}`
-const servedBy = async (pool: ReturnType<typeof createUpstreamPool>) => JSON.parse((await pool.send(chainId)).body.toString()).result as string
+const servedBy = async (pool: ReturnType<typeof createUpstreamPool>) =>
+  JSON.parse((await pool.send(chainId)).body.toString()).result as string
 
 describe('upstream pool: client input is not node health', () => {
   it('error: a body over maxRequestBytes answers BODY_TOO_LARGE (413, -32600) without contacting the node', async () => {
     const pool = createUpstreamPool('net', [{ url: 'http://127.0.0.1:1/' }], { timeoutMs: 2000, maxRequestBytes: 2048 })
     const err = await pool.send(big(4096)).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ChaingateError)
-    expect(err).toMatchObject({ code: 'BODY_TOO_LARGE', httpStatus: 413, rpcCode: -32600, message: 'request too large for network net: at most 2048 bytes' })
+    expect(err).toMatchObject({
+      code: 'BODY_TOO_LARGE',
+      httpStatus: 413,
+      rpcCode: -32600,
+      message: 'request too large for network net: at most 2048 bytes',
+    })
     // Multi-byte characters count as bytes.
     expect(await pool.send(`"${'é'.repeat(1100)}"`).catch((e: unknown) => e)).toMatchObject({ code: 'BODY_TOO_LARGE' })
     await pool.close()
   })
 
-  it('security: a large body the node stops reading (EPIPE / ECONNRESET) is the client\'s error; the node stays in rotation', async () => {
+  it("security: a large body the node stops reading (EPIPE / ECONNRESET) is the client's error; the node stays in rotation", async () => {
     // A node that drops the connection once a request passes 64 KiB (what anvil does, sometimes, above 2 MiB).
     const node = createNetServer((socket) => {
       let got = 0
@@ -42,7 +51,9 @@ describe('upstream pool: client input is not node health', () => {
         text += d.toString()
         if (text.includes('\r\n\r\n') && text.endsWith('}')) {
           const body = '{"jsonrpc":"2.0","id":1,"result":"0xfa4e"}'
-          socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`)
+          socket.write(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${body.length}\r\n\r\n${body}`,
+          )
           text = ''
         }
       })
@@ -51,7 +62,10 @@ describe('upstream pool: client input is not node health', () => {
     await new Promise<void>((r) => node.listen(0, '127.0.0.1', r))
     const url = `http://127.0.0.1:${(node.address() as AddressInfo).port}/`
     const pool = createUpstreamPool('net', [{ url }, { url: a.url }], { timeoutMs: 5000 })
-    expect(await pool.send(big(2 * 1024 * 1024)).catch((e: unknown) => e)).toMatchObject({ code: 'BODY_TOO_LARGE', httpStatus: 413 })
+    expect(await pool.send(big(2 * 1024 * 1024)).catch((e: unknown) => e)).toMatchObject({
+      code: 'BODY_TOO_LARGE',
+      httpStatus: 413,
+    })
     // With the node in cooldown, both calls would go to anvil.
     expect(new Set([await servedBy(pool), await servedBy(pool)])).toEqual(new Set(['0xfa4e', '0x1389']))
     await pool.close()
@@ -71,9 +85,12 @@ describe('upstream pool: client input is not node health', () => {
     await pool.close()
   })
 
-  it('behavior: a notification answered with no content (anvil: 204) is a healthy node\'s answer, not a failure', async () => {
+  it("behavior: a notification answered with no content (anvil: 204) is a healthy node's answer, not a failure", async () => {
     const pool = createUpstreamPool('net', [{ url: a.url }, { url: b.url }], { timeoutMs: 5000 })
-    for (const body of ['{"jsonrpc":"2.0","method":"eth_chainId","params":[]}', '[{"jsonrpc":"2.0","method":"eth_chainId","params":[]}]'])
+    for (const body of [
+      '{"jsonrpc":"2.0","method":"eth_chainId","params":[]}',
+      '[{"jsonrpc":"2.0","method":"eth_chainId","params":[]}]',
+    ])
       expect((await pool.send(body)).body.length).toBe(0)
     expect(new Set([await servedBy(pool), await servedBy(pool)])).toEqual(new Set(['0x1389', '0x138a']))
     await pool.close()
@@ -113,11 +130,25 @@ describe('upstream pool: provider refusals at the chain id check', () => {
       })
     })
     await new Promise<void>((r) => node.listen(0, '127.0.0.1', r))
-    const pool = createUpstreamPool('net', [{ url: `http://127.0.0.1:${(node.address() as AddressInfo).port}/` }], { timeoutMs: 2000, chainId: 1 })
+    const pool = createUpstreamPool('net', [{ url: `http://127.0.0.1:${(node.address() as AddressInfo).port}/` }], {
+      timeoutMs: 2000,
+      chainId: 1,
+    })
     await pool.verifyChainId()
-    for (let i = 0; i < 3; i++) expect(await pool.send(chainId).catch((e: unknown) => e)).toMatchObject({ code: 'UPSTREAM_AUTH_FAILED', httpStatus: 503 })
+    for (let i = 0; i < 3; i++)
+      expect(await pool.send(chainId).catch((e: unknown) => e)).toMatchObject({
+        code: 'UPSTREAM_AUTH_FAILED',
+        httpStatus: 503,
+      })
     expect(asked).toBe(1)
-    expect(pool.status()).toMatchObject([{ upstream: expect.any(String), state: 'down', cause: 'unverified', reason: expect.stringContaining('credentials') }])
+    expect(pool.status()).toMatchObject([
+      {
+        upstream: expect.any(String),
+        state: 'down',
+        cause: 'unverified',
+        reason: expect.stringContaining('credentials'),
+      },
+    ])
     await pool.close()
     await new Promise((r) => node.close(r))
   })

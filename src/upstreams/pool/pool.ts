@@ -31,7 +31,14 @@ import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
 import { RollingStats } from './latency.ts'
-import { DEFAULT_MAX_RESPONSE_BYTES, post, tooLarge, type Member, type SendSettings, type UpstreamAnswer } from './member.ts'
+import {
+  DEFAULT_MAX_RESPONSE_BYTES,
+  post,
+  tooLarge,
+  type Member,
+  type SendSettings,
+  type UpstreamAnswer,
+} from './member.ts'
 import type { PoolState } from './state.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
@@ -64,7 +71,9 @@ export interface UpstreamPool {
   status(): UpstreamStatus[]
   /** WebSocket URLs of the nodes, for subscriptions (those on a wrong chain id last). */
   readonly wsUrls: string[]
-  /** Several nodes: filters are pinned to their node (src/upstreams/pool/filters.ts); a batch sends filter calls alone. */
+  /**
+   * Several nodes: filters are pinned to their node (src/upstreams/pool/filters.ts); a batch sends filter calls alone.
+   */
   readonly pinsFilters?: boolean
   close(): Promise<void>
 }
@@ -128,7 +137,10 @@ export function createUpstreamPool(
     timeoutMs: number
     connections?: number
     cooldownMs?: number
-    /** Largest body sent to the node (config `networks[].maxRequestBytes`); larger ones answer 413 without contacting it. */
+    /**
+     * Largest body sent to the node (config `networks[].maxRequestBytes`); larger ones answer 413 without contacting
+     * it.
+     */
     maxRequestBytes?: number | undefined
     /** Largest answer taken from a node (config `networks[].maxResponseBytes`, default 64 MiB). */
     maxResponseBytes?: number | undefined
@@ -147,7 +159,11 @@ export function createUpstreamPool(
   const totalTimeoutMs = policy.totalTimeoutMs ?? opts.timeoutMs
   // The one-node path has no run of attempts: the node's request itself ends by the network's deadline.
   const oneNodeTimeoutMs = Math.min(endpoints[0]?.timeoutMs ?? opts.timeoutMs, totalTimeoutMs)
-  const settings: SendSettings = { network, cooldownMs, maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES }
+  const settings: SendSettings = {
+    network,
+    cooldownMs,
+    maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+  }
   const members: Member[] = endpoints.map((e) => {
     const url = new URL(e.url)
     const headers: Record<string, string> = { 'content-type': 'application/json' }
@@ -216,7 +232,10 @@ export function createUpstreamPool(
     selectedHealthy: 0,
   }
   const chainIds = createChainIdCheck(pool, opts.verifyTimeoutMs ?? Math.min(opts.timeoutMs, 3000))
-  const headPolling = createHeadPolling(pool, endpoints.map((e) => e.wsUrl ?? (isWebSocketUrl(e.url) ? e.url : undefined)))
+  const headPolling = createHeadPolling(
+    pool,
+    endpoints.map((e) => e.wsUrl ?? (isWebSocketUrl(e.url) ? e.url : undefined)),
+  )
   const filters = members.length > 1 ? createFilterRouting(pool, totalTimeoutMs) : undefined
   const bookTimer = setInterval(createBookkeeping(pool), 1000)
   bookTimer.unref()
@@ -226,11 +245,15 @@ export function createUpstreamPool(
     const now = Date.now()
     if (pool.headsIdle) headPolling.wake()
     // A filter lives on one node: created where selection picks, then used only there (docs/upstreams.md, "Filters").
-    if (filters !== undefined && o?.method !== undefined && isFilterMethod(o.method)) return filters.send(body, { ...o, method: o.method }, now)
+    if (filters !== undefined && o?.method !== undefined && isFilterMethod(o.method))
+      return filters.send(body, { ...o, method: o.method }, now)
     const order = select(pool, now, o?.minBlock)
     if (members.some((m) => m.chain === 'unknown')) {
       // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
-      if (order.length === 0) return chainIds.verifyUnknown(true).then(() => run(pool, body, o, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
+      if (order.length === 0)
+        return chainIds
+          .verifyUnknown(true)
+          .then(() => run(pool, body, o, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
       void chainIds.verifyUnknown(false)
     }
     return run(pool, body, o, now, order, totalTimeoutMs)
@@ -244,16 +267,27 @@ export function createUpstreamPool(
     get wsUrls() {
       const now = Date.now()
       const urls = endpoints.map((e, i) => ({ url: e.wsUrl ?? e.url.replace(/^http/i, 'ws'), m: members[i]! }))
-      const rank = ({ m }: { m: Member }) => (m.chain === 'wrong' ? 4 : 0) + (m.usable && isHealthy(pool, m, now, undefined) ? 0 : 2) + (m.role === 'primary' ? 0 : 1)
+      const rank = ({ m }: { m: Member }) =>
+        (m.chain === 'wrong' ? 4 : 0) +
+        (m.usable && isHealthy(pool, m, now, undefined) ? 0 : 2) +
+        (m.role === 'primary' ? 0 : 1)
       return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
     },
     send(body, sendOpts) {
       pool.calls++
       // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
-      if (body.length * 3 > maxRequestBytes && (typeof body === 'string' ? Buffer.byteLength(body) : body.length) > maxRequestBytes)
+      if (
+        body.length * 3 > maxRequestBytes &&
+        (typeof body === 'string' ? Buffer.byteLength(body) : body.length) > maxRequestBytes
+      )
         return Promise.reject(tooLarge(network, maxRequestBytes))
       // One usable node (the common case): no selection, no clock read, one promise per call.
-      if (members.length === 1 && members[0]!.usable && sendOpts?.method !== 'eth_sendRawTransaction' && !pool.headsIdle)
+      if (
+        members.length === 1 &&
+        members[0]!.usable &&
+        sendOpts?.method !== 'eth_sendRawTransaction' &&
+        !pool.headsIdle
+      )
         return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings)
       return sendSlow(body, sendOpts)
     },

@@ -8,9 +8,24 @@ const b = (s: string) => Buffer.from(s)
 
 describe('retry policy: which calls may be retried and hedged', () => {
   it('reads are reads; eth_sendRawTransaction is retry-safe; node-local and state-changing methods are not', () => {
-    expect(['eth_call', 'eth_getBalance', 'eth_blockNumber', 'eth_getLogs'].map(callKind)).toEqual(['read', 'read', 'read', 'read'])
+    expect(['eth_call', 'eth_getBalance', 'eth_blockNumber', 'eth_getLogs'].map(callKind)).toEqual([
+      'read',
+      'read',
+      'read',
+      'read',
+    ])
     expect(callKind('eth_sendRawTransaction')).toBe('send-raw')
-    expect(['evm_mine', 'anvil_setBalance', 'eth_newFilter', 'eth_getFilterChanges', 'eth_uninstallFilter', 'eth_sendTransaction', 'eth_subscribe'].map(callKind)).toEqual(Array(7).fill('unsafe'))
+    expect(
+      [
+        'evm_mine',
+        'anvil_setBalance',
+        'eth_newFilter',
+        'eth_getFilterChanges',
+        'eth_uninstallFilter',
+        'eth_sendTransaction',
+        'eth_subscribe',
+      ].map(callKind),
+    ).toEqual(Array(7).fill('unsafe'))
     expect(callKind(undefined)).toBe('batch')
   })
 
@@ -21,19 +36,34 @@ describe('retry policy: which calls may be retried and hedged', () => {
     expect(weakAnswer('eth_getLogs', b('{"jsonrpc":"2.0","id":1,"result":[]}'))).toBe('empty')
     expect(weakAnswer('eth_getCode', b('{"jsonrpc":"2.0","id":1,"result":"0x"}'))).toBe('empty')
     expect(weakAnswer('eth_getBalance', b('{"jsonrpc":"2.0","id":1,"result":"0x0"}'))).toBeUndefined()
-    expect(weakAnswer('eth_call', b('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"header not found"}}'))).toBe('missing')
-    expect(weakAnswer('eth_call', b('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"missing trie node abc"}}'))).toBe('missing')
-    expect(weakAnswer('eth_call', b('{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted"}}'))).toBeUndefined()
-    expect(weakAnswer('eth_getLogs', b(`{"jsonrpc":"2.0","id":1,"result":[${'{"x":1},'.repeat(100)}{}]}`))).toBeUndefined()
+    expect(
+      weakAnswer('eth_call', b('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"header not found"}}')),
+    ).toBe('missing')
+    expect(
+      weakAnswer('eth_call', b('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"missing trie node abc"}}')),
+    ).toBe('missing')
+    expect(
+      weakAnswer('eth_call', b('{"jsonrpc":"2.0","id":1,"error":{"code":3,"message":"execution reverted"}}')),
+    ).toBeUndefined()
+    expect(
+      weakAnswer('eth_getLogs', b(`{"jsonrpc":"2.0","id":1,"result":[${'{"x":1},'.repeat(100)}{}]}`)),
+    ).toBeUndefined()
   })
 
   it('a transaction already sent: "already known" always; "nonce too low" only for a hash the gateway relayed', () => {
-    const raw = '0x02f86c827a6980843b9aca00850df8475800825208944444444444444444444444444444444444444444872386f26fc1000080c0'
-    expect(rawTransactionOf(`{"jsonrpc":"2.0","id":"a","method":"eth_sendRawTransaction","params":["${raw}"]}`)).toEqual({ hash: keccak256(raw), id: 'a' })
+    const raw =
+      '0x02f86c827a6980843b9aca00850df8475800825208944444444444444444444444444444444444444444872386f26fc1000080c0'
+    expect(
+      rawTransactionOf(`{"jsonrpc":"2.0","id":"a","method":"eth_sendRawTransaction","params":["${raw}"]}`),
+    ).toEqual({ hash: keccak256(raw), id: 'a' })
     expect(rawTransactionOf('{"jsonrpc":"2.0","id":1,"method":"eth_sendRawTransaction","params":[42]}')).toBeUndefined()
     const known = b('{"jsonrpc":"2.0","id":1,"error":{"code":-32000,"message":"already known"}}')
     const low = b('{"jsonrpc":"2.0","id":1,"error":{"code":-32003,"message":"nonce too low"}}')
-    expect([isAlreadySent(known, false), isAlreadySent(low, false), isAlreadySent(low, true)]).toEqual([true, false, true])
+    expect([isAlreadySent(known, false), isAlreadySent(low, false), isAlreadySent(low, true)]).toEqual([
+      true,
+      false,
+      true,
+    ])
     const relayed = new RelayedTransactions(2)
     relayed.add('0x1')
     relayed.add('0x2')

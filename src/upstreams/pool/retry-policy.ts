@@ -16,7 +16,8 @@ export type CallKind =
   /** A batch (method unknown to the pool): retried on failure to answer, as a whole; never hedged. */
   | 'batch'
 
-const UNSAFE = /^(evm_|anvil_|hardhat_|debug_|personal_|miner_|admin_|eth_sendTransaction$|eth_sign|eth_submit|eth_(new|uninstall)\w*Filter$|eth_getFilter(Changes|Logs)$|eth_subscribe$|eth_unsubscribe$)/
+const UNSAFE =
+  /^(evm_|anvil_|hardhat_|debug_|personal_|miner_|admin_|eth_sendTransaction$|eth_sign|eth_submit|eth_(new|uninstall)\w*Filter$|eth_getFilter(Changes|Logs)$|eth_subscribe$|eth_unsubscribe$)/
 
 export function callKind(method: string | undefined): CallKind {
   if (method === undefined) return 'batch'
@@ -42,9 +43,11 @@ const BLOCK_BOUND = new Set([
 /**
  * Node texts for data the node does not have (pruned state, unknown block), whatever the code; and a method this
  * node does not have (-32601, or an "unsupported method" text: a node without the trace or debug namespace, say)
- * while the network serves it — another node may have it (eRPC retries those too: https://docs.erpc.cloud/reference/errors).
+ * while the network serves it — another node may have it (eRPC retries those too:
+ * https://docs.erpc.cloud/reference/errors).
  */
-export const MISSING_DATA = /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
+export const MISSING_DATA =
+  /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
 /** A method this node lacks (tested on an error's message; the body test below also looks for the -32601 code). */
 export const NO_METHOD = /method not found|unsupported method|method .{0,80}(is )?not supported/i
 /** Either, in an answer's bytes: one regular expression, one test per small error answer. */
@@ -86,7 +89,8 @@ export function rawTransactionOf(body: string | Buffer): { hash: Hex; id: unknow
   }
 }
 
-export const ALREADY_KNOWN = /already known|known transaction|already imported|transaction already exists|already in (the )?(mempool|pool)/i
+export const ALREADY_KNOWN =
+  /already known|known transaction|already imported|transaction already exists|already in (the )?(mempool|pool)/i
 const NONCE_TOO_LOW = /nonce too low|nonce has already been used|invalid nonce|oldnonce/i
 
 /**

@@ -51,7 +51,8 @@ export interface UpstreamStatus {
 }
 
 // ---- bookkeeping: windows, scores, hedge delay (once a second, off the call path) ---------------------------
-const scoreOf = (m: Member) => Math.max(SCORE_FLOOR_MS, m.stats.quantileMs(0.5) ?? 0) * (1 + 10 * m.stats.errorRate()) / m.weight
+const scoreOf = (m: Member) =>
+  (Math.max(SCORE_FLOOR_MS, m.stats.quantileMs(0.5) ?? 0) * (1 + 10 * m.stats.errorRate())) / m.weight
 /** The pool's once-a-second bookkeeping (the caller runs it on a timer). */
 export const createBookkeeping = (pool: PoolState): (() => void) => {
   const { members, policy } = pool
@@ -59,8 +60,15 @@ export const createBookkeeping = (pool: PoolState): (() => void) => {
   return () => {
     if (++ticks % WINDOW_TICKS === 0) for (const m of members) m.stats.rotate()
     if (policy.hedge.delayMs === null) {
-      const q = quantileOf(members.map((m) => m.stats), policy.hedge.quantile, HEDGE_MIN_SAMPLES)
-      pool.hedgeDelayMs = q === undefined ? policy.hedge.maxDelayMs : Math.min(policy.hedge.maxDelayMs, Math.max(policy.hedge.minDelayMs, q))
+      const q = quantileOf(
+        members.map((m) => m.stats),
+        policy.hedge.quantile,
+        HEDGE_MIN_SAMPLES,
+      )
+      pool.hedgeDelayMs =
+        q === undefined
+          ? policy.hedge.maxDelayMs
+          : Math.min(policy.hedge.maxDelayMs, Math.max(policy.hedge.minDelayMs, q))
     }
     // Hysteresis: a node joins the best band within 1.5× the best score and leaves it beyond 3×, so traffic does
     // not flap between nodes of similar speed.
@@ -89,7 +97,10 @@ export const takeToken = (m: Member, now: number): boolean => {
   return true
 }
 export const isHealthy = (pool: PoolState, m: Member, now: number, minBlock: number | undefined) =>
-  m.downUntil <= now && m.breaker.wouldAllow(now) && !isLagging(pool, m) && (minBlock === undefined || m.head === undefined || m.head >= minBlock)
+  m.downUntil <= now &&
+  m.breaker.wouldAllow(now) &&
+  !isLagging(pool, m) &&
+  (minBlock === undefined || m.head === undefined || m.head >= minBlock)
 
 /**
  * The nodes to try, in order: one healthy node of the best role picked by weighted rotation among the best
@@ -132,7 +143,8 @@ export const select = (pool: PoolState, now: number, minBlock: number | undefine
     for (const m of rest) order.push(m)
   }
   pool.selectedHealthy = order.length
-  if (spare.length > 1) spare.sort((a, b) => Math.max(a.downUntil, a.breaker.openUntil) - Math.max(b.downUntil, b.breaker.openUntil))
+  if (spare.length > 1)
+    spare.sort((a, b) => Math.max(a.downUntil, a.breaker.openUntil) - Math.max(b.downUntil, b.breaker.openUntil))
   for (const m of spare) order.push(m)
   return order
 }
@@ -140,15 +152,23 @@ export const select = (pool: PoolState, now: number, minBlock: number | undefine
 /** Why no node can take a call: a provider back-off first, then unconfirmed, then wrong chain ids. */
 export const noneUsable = (pool: PoolState, now: number): ChaingateError => {
   const { members, network, expected } = pool
-  const blocked = members.filter((m) => m.chain === 'confirmed' && m.refusal !== undefined).sort((a, b) => a.blockedUntil - b.blockedUntil)[0]
+  const blocked = members
+    .filter((m) => m.chain === 'confirmed' && m.refusal !== undefined)
+    .sort((a, b) => a.blockedUntil - b.blockedUntil)[0]
   if (blocked) return refusalError(network, blocked.refusal!, blocked.refusalDetail, blocked.blockedUntil - now)
   const unknown = members.filter((m) => m.chain === 'unknown')
   if (unknown.length > 0) {
     // Its own failure (timeout, refused connection, …) says more than "unconfirmed".
     const failed = unknown.find((m) => m.verifyError instanceof ChaingateError)?.verifyError
-    return (failed as ChaingateError | undefined) ?? errors.upstreamUnavailable(network, `no node has confirmed chain id ${expected} yet`)
+    return (
+      (failed as ChaingateError | undefined) ??
+      errors.upstreamUnavailable(network, `no node has confirmed chain id ${expected} yet`)
+    )
   }
-  return new ChaingateError('UPSTREAM_WRONG_CHAIN', `network ${network} is unavailable: every node answers a chain id other than ${expected}`)
+  return new ChaingateError(
+    'UPSTREAM_WRONG_CHAIN',
+    `network ${network} is unavailable: every node answers a chain id other than ${expected}`,
+  )
 }
 
 /** One node as /healthz and `chaingate upstreams` show it. */
@@ -168,12 +188,29 @@ export const memberStatus = (pool: PoolState, m: Member, now: number): UpstreamS
     ...(p99 === undefined ? {} : { p99Ms: Math.round(p99! * 100) / 100 }),
   }
   if (m.chain === 'wrong') return { ...base, state: 'cordoned', cause: 'wrong-chain-id', reason: m.chainNote! }
-  if (m.chain === 'unknown') return { ...base, state: 'down', cause: 'unverified', reason: m.chainNote ?? 'not checked yet' }
+  if (m.chain === 'unknown')
+    return { ...base, state: 'down', cause: 'unverified', reason: m.chainNote ?? 'not checked yet' }
   if (m.refusal !== undefined && m.blockedUntil > now)
-    return { ...base, state: 'cordoned', cause: m.refusal, reason: `${m.refusalDetail}; out of rotation for ${Math.ceil((m.blockedUntil - now) / 1000)} s` }
+    return {
+      ...base,
+      state: 'cordoned',
+      cause: m.refusal,
+      reason: `${m.refusalDetail}; out of rotation for ${Math.ceil((m.blockedUntil - now) / 1000)} s`,
+    }
   if (m.breaker.isOpen)
-    return { ...base, state: 'down', cause: 'breaker-open', reason: `${m.breaker.failures} failures in a row; ${m.breaker.openUntil > now ? `probed again in ${Math.ceil((m.breaker.openUntil - now) / 1000)} s` : 'probed on the next call'}` }
-  if (m.downUntil > now) return { ...base, state: 'down', cause: 'failing', reason: 'failed to answer; tried again shortly' }
-  if (isLagging(pool, m)) return { ...base, state: 'lagging', reason: `${lag} blocks behind the served tip (maxLagBlocks ${pool.policy.maxLagBlocks})` }
+    return {
+      ...base,
+      state: 'down',
+      cause: 'breaker-open',
+      reason: `${m.breaker.failures} failures in a row; ${m.breaker.openUntil > now ? `probed again in ${Math.ceil((m.breaker.openUntil - now) / 1000)} s` : 'probed on the next call'}`,
+    }
+  if (m.downUntil > now)
+    return { ...base, state: 'down', cause: 'failing', reason: 'failed to answer; tried again shortly' }
+  if (isLagging(pool, m))
+    return {
+      ...base,
+      state: 'lagging',
+      reason: `${lag} blocks behind the served tip (maxLagBlocks ${pool.policy.maxLagBlocks})`,
+    }
   return { ...base, state: 'healthy' }
 }

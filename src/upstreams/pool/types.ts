@@ -70,7 +70,10 @@ export interface Member {
   tokensAt: number
   /** Latency × error rate ÷ weight, lower is better; recomputed once a second (src/upstreams/pool/selection.ts). */
   score: number
-  /** Scored among the best of its role (src/upstreams/pool/selection.ts, with hysteresis); others are only retry targets. */
+  /**
+   * Scored among the best of its role (src/upstreams/pool/selection.ts, with hysteresis); others are only retry
+   * targets.
+   */
   inBand: boolean
   /** Smooth weighted round-robin counter. */
   rrCurrent: number

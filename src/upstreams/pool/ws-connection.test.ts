@@ -16,10 +16,20 @@ async function fakeNode(answer: (msg: any, socket: WebSocket, connection: number
     const n = ++connections
     socket.on('message', (data) => answer(JSON.parse(data.toString()), socket, n))
   })
-  return { url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`, connections: () => connections, close: () => new Promise((r) => server.close(r)) }
+  return {
+    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+    connections: () => connections,
+    close: () => new Promise((r) => server.close(r)),
+  }
 }
 const echo = (msg: any, socket: WebSocket) =>
-  socket.send(JSON.stringify(Array.isArray(msg) ? msg.map((m) => ({ jsonrpc: '2.0', id: m.id, result: m.method })).reverse() : { jsonrpc: '2.0', id: msg.id, result: msg.method }))
+  socket.send(
+    JSON.stringify(
+      Array.isArray(msg)
+        ? msg.map((m) => ({ jsonrpc: '2.0', id: m.id, result: m.method })).reverse()
+        : { jsonrpc: '2.0', id: msg.id, result: msg.method },
+    ),
+  )
 
 const cleanup: (() => unknown)[] = []
 afterEach(async () => {
@@ -67,20 +77,28 @@ describe('WebSocket JSON-RPC connection', () => {
 
   it('a dropped connection fails the calls in flight and is opened again for the next call', async () => {
     let closed = 0
-    const node = await fakeNode((msg, socket, connection) => (connection === 1 ? socket.terminate() : echo(msg, socket)))
+    const node = await fakeNode((msg, socket, connection) =>
+      connection === 1 ? socket.terminate() : echo(msg, socket),
+    )
     const c = createWsRpcConnection(node.url, { network: 'n', timeoutMs: 2000, onClosed: () => closed++ })
     cleanup.push(() => c.close(), node.close)
     const err = await c.request({ jsonrpc: '2.0', id: 1, method: 'm' }).catch((e: unknown) => e)
     expect((err as ChaingateError).code).toBe('UPSTREAM_UNAVAILABLE')
     expect(closed).toBe(1)
-    expect(await c.request({ jsonrpc: '2.0', id: 2, method: 'again' })).toEqual({ jsonrpc: '2.0', id: 2, result: 'again' })
+    expect(await c.request({ jsonrpc: '2.0', id: 2, method: 'again' })).toEqual({
+      jsonrpc: '2.0',
+      id: 2,
+      result: 'again',
+    })
     expect(node.connections()).toBe(2)
   })
 
   it('routes messages without an id to the notification handler', async () => {
     const notes: unknown[] = []
     const node = await fakeNode((msg, socket) => {
-      socket.send(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } }))
+      socket.send(
+        JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: '0x1', result: 42 } }),
+      )
       echo(msg, socket)
     })
     const c = createWsRpcConnection(node.url, { network: 'n', timeoutMs: 2000, onNotification: (m) => notes.push(m) })

@@ -65,14 +65,17 @@ export function createWsRpcConnection(
         resolve(ws)
       })
       ws.on('message', (data) => onMessage(data.toString()))
-      ws.on('error', (err) => refuse(`WebSocket connection failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`))
+      ws.on('error', (err) =>
+        refuse(`WebSocket connection failed: ${(err as NodeJS.ErrnoException).code ?? err.message}`),
+      )
       ws.on('close', () => {
         // Closed before it opened without an 'error' first: refuse rather than leave callers waiting on `opening`.
         refuse('the node closed the WebSocket connection while opening it')
         if (socket === ws) socket = undefined
         const lost = [...new Set(pending.values())]
         pending.clear()
-        for (const p of lost) settle(p, () => p.reject(errors.upstreamUnavailable(network, 'the node closed the WebSocket connection')))
+        for (const p of lost)
+          settle(p, () => p.reject(errors.upstreamUnavailable(network, 'the node closed the WebSocket connection')))
         opts.onClosed?.()
       })
     })
@@ -129,7 +132,10 @@ export function createWsRpcConnection(
           return { ...c, id }
         })
         ws.send(JSON.stringify(Array.isArray(payload) ? outgoing : outgoing[0]), (err) => {
-          if (err) settle(p, () => reject(errors.upstreamUnavailable(network, `sending over WebSocket failed: ${err.message}`)))
+          if (err)
+            settle(p, () =>
+              reject(errors.upstreamUnavailable(network, `sending over WebSocket failed: ${err.message}`)),
+            )
         })
       })
     },

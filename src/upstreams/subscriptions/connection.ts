@@ -3,7 +3,8 @@
  * (src/upstreams/pool/ws-connection.ts), its notifications routed to the shared subscriptions, a heartbeat that finds a
  * node that stopped answering, and the choice of the next node when it drops (healthy and preferred first, the
  * failed one last, with back-off) until `failoverMs` runs out. Planned moves while the node still works (back to
- * the preferred node; off a node the pool counts unhealthy) are make-before-break: src/upstreams/subscriptions/switch.ts.
+ * the preferred node; off a node the pool counts unhealthy) are make-before-break:
+ * src/upstreams/subscriptions/switch.ts.
  */
 import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../pool/ws-connection.ts'
@@ -39,7 +40,12 @@ export interface NodeLink {
   close(): void
 }
 
-export function createNodeLink(network: string, opts: HubOptions, shared: Map<string, Shared>, replay: Replay): NodeLink {
+export function createNodeLink(
+  network: string,
+  opts: HubOptions,
+  shared: Map<string, Shared>,
+  replay: Replay,
+): NodeLink {
   const { run, emit, onHead, onLog, sync, markResume } = replay
   const label = opts.label ?? ((u: string) => u)
   let current: Conn | undefined
@@ -93,7 +99,10 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     const lostAt = Date.now()
     connecting = establish(conn.url, opts.failoverMs)
       .then((next) => {
-        opts.log?.info({ network, upstream: next.label, afterMs: Date.now() - lostAt, subscriptions: shared.size }, 'subscriptions resumed')
+        opts.log?.info(
+          { network, upstream: next.label, afterMs: Date.now() - lostAt, subscriptions: shared.size },
+          'subscriptions resumed',
+        )
         return next
       })
       .catch((err: Error) => {
@@ -113,7 +122,15 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
 
   /** A new connection to `url` (opened by its first request), its events and drop handled here. */
   const open = (url: string): Conn => {
-    const conn: Conn = { url, label: label(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false, heartbeat: undefined }
+    const conn: Conn = {
+      url,
+      label: label(url),
+      rpc: undefined as never,
+      byNodeId: new Map(),
+      early: [],
+      dead: false,
+      heartbeat: undefined,
+    }
     conn.rpc = createWsRpcConnection(url, {
       network,
       timeoutMs: opts.timeoutMs,
@@ -149,7 +166,8 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
           if (!(err instanceof NodeRpcError)) throw err
           // This node refuses this subscription (e.g. no mempool): its clients are told, the others move on.
           shared.delete(s.key)
-          for (const l of s.listeners) l.onLost(`the node of network ${network} refused the subscription: ${err.message}`.slice(0, 120))
+          for (const l of s.listeners)
+            l.onLost(`the node of network ${network} refused the subscription: ${err.message}`.slice(0, 120))
         }
       }
       if (conn.dead || closed) throw errors.upstreamUnavailable(network, 'the node closed the WebSocket connection')
@@ -212,7 +230,8 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
     let lastError: unknown
     for (;;) {
       const all = opts.wsUrls()
-      const urls = failedUrl === undefined ? all : [...all.filter((u) => u !== failedUrl), ...all.filter((u) => u === failedUrl)]
+      const urls =
+        failedUrl === undefined ? all : [...all.filter((u) => u !== failedUrl), ...all.filter((u) => u === failedUrl)]
       for (const url of urls) {
         if (closed) throw errors.upstreamUnavailable(network, 'shutting down')
         try {
@@ -221,7 +240,8 @@ export function createNodeLink(network: string, opts: HubOptions, shared: Map<st
           lastError = err
         }
       }
-      if (closed || Date.now() - started + delayMs > forMs) throw lastError ?? errors.upstreamUnavailable(network, 'no WebSocket node configured')
+      if (closed || Date.now() - started + delayMs > forMs)
+        throw lastError ?? errors.upstreamUnavailable(network, 'no WebSocket node configured')
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, delayMs)
         timer.unref()

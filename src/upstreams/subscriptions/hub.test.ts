@@ -48,8 +48,16 @@ describe('subscription hub', () => {
     const h = hub([node.wsUrl])
     const seen1: unknown[] = []
     const seen2: string[] = []
-    const s1 = await h.subscribe(['newHeads'], (r) => seen1.push(r), () => undefined)
-    const s2 = await h.subscribe(['newHeads'], (_r, json) => seen2.push(json), () => undefined)
+    const s1 = await h.subscribe(
+      ['newHeads'],
+      (r) => seen1.push(r),
+      () => undefined,
+    )
+    const s2 = await h.subscribe(
+      ['newHeads'],
+      (_r, json) => seen2.push(json),
+      () => undefined,
+    )
     expect(sent(node, 'eth_subscribe').length).toBe(1)
     expect(node.subscriptions).toBe(1)
     node.notify('newHeads', { number: '0x5', hash: '0x05' })
@@ -67,13 +75,29 @@ describe('subscription hub', () => {
 
   it("a node's error answer to eth_subscribe reaches the caller, and the next subscribe asks the node again", async () => {
     const node = await fakeNode()
-    node.answer((req) => (req.body?.method === 'eth_subscribe' && req.body.params?.[0] === 'logs' ? { body: rpcError(req, -32602, 'invalid address') } : undefined))
+    node.answer((req) =>
+      req.body?.method === 'eth_subscribe' && req.body.params?.[0] === 'logs'
+        ? { body: rpcError(req, -32602, 'invalid address') }
+        : undefined,
+    )
     const h = hub([node.wsUrl])
-    const err = await h.subscribe(['logs', { address: 'nope' }], () => undefined, () => undefined).catch((e: unknown) => e)
+    const err = await h
+      .subscribe(
+        ['logs', { address: 'nope' }],
+        () => undefined,
+        () => undefined,
+      )
+      .catch((e: unknown) => e)
     expect(err).toBeInstanceOf(NodeRpcError)
     expect((err as NodeRpcError).error).toEqual({ code: -32602, message: 'invalid address' })
     expect(h.size).toBe(0)
-    await h.subscribe(['logs', { address: 'nope' }], () => undefined, () => undefined).catch(() => undefined)
+    await h
+      .subscribe(
+        ['logs', { address: 'nope' }],
+        () => undefined,
+        () => undefined,
+      )
+      .catch(() => undefined)
     expect(sent(node, 'eth_subscribe').length).toBe(2)
   })
 
@@ -81,7 +105,11 @@ describe('subscription hub', () => {
     const wrong = await fakeNode('0x1')
     const right = await fakeNode()
     const h = hub([wrong.wsUrl, right.wsUrl], { chainId: 31341 })
-    await h.subscribe(['newHeads'], () => undefined, () => undefined)
+    await h.subscribe(
+      ['newHeads'],
+      () => undefined,
+      () => undefined,
+    )
     expect(h.upstream).toBe(right.wsUrl)
     expect(sent(wrong, 'eth_subscribe').length).toBe(0)
     expect(sent(right, 'eth_subscribe').length).toBe(1)
@@ -91,7 +119,13 @@ describe('subscription hub', () => {
     const node = await fakeNode()
     await node.kill()
     const h = hub([node.wsUrl])
-    const err = await h.subscribe(['newHeads'], () => undefined, () => undefined).catch((e: unknown) => e)
+    const err = await h
+      .subscribe(
+        ['newHeads'],
+        () => undefined,
+        () => undefined,
+      )
+      .catch((e: unknown) => e)
     expect((err as { code?: string }).code).toBe('UPSTREAM_UNAVAILABLE')
     expect((err as Error).message).toContain('net')
   })
@@ -109,7 +143,11 @@ describe('subscription hub: planned moves, make before break', () => {
     const [a, b] = [await fakeNode(), await fakeNode()]
     const h = hub([a.wsUrl, b.wsUrl], { failbackMs: 300 })
     const seen: unknown[] = []
-    await h.subscribe(['newHeads'], (r) => seen.push(r), () => expect.fail('no client is told'))
+    await h.subscribe(
+      ['newHeads'],
+      (r) => seen.push(r),
+      () => expect.fail('no client is told'),
+    )
     expect(h.upstream).toBe(a.wsUrl)
     b.setHead(11)
     headAt(a, 11)
@@ -143,10 +181,22 @@ describe('subscription hub: planned moves, make before break', () => {
     const h = hub([a.wsUrl, b.wsUrl], { failbackMs: 200 })
     await a.kill()
     const lost: string[] = []
-    await h.subscribe(['newHeads'], () => undefined, (r) => lost.push(r))
-    await h.subscribe(['newPendingTransactions'], () => undefined, (r) => lost.push(r))
+    await h.subscribe(
+      ['newHeads'],
+      () => undefined,
+      (r) => lost.push(r),
+    )
+    await h.subscribe(
+      ['newPendingTransactions'],
+      () => undefined,
+      (r) => lost.push(r),
+    )
     expect(h.upstream).toBe(b.wsUrl)
-    a.answer((req) => (req.body?.method === 'eth_subscribe' && req.body.params?.[0] === 'newPendingTransactions' ? { body: rpcError(req, -32601, 'no mempool') } : undefined))
+    a.answer((req) =>
+      req.body?.method === 'eth_subscribe' && req.body.params?.[0] === 'newPendingTransactions'
+        ? { body: rpcError(req, -32601, 'no mempool') }
+        : undefined,
+    )
     await a.revive()
     // Two attempts, each after the node answered for failbackMs again.
     await until(() => sent(a, 'eth_subscribe').filter((r) => r.body.params[0] === 'newPendingTransactions').length >= 2)
@@ -159,9 +209,15 @@ describe('subscription hub: planned moves, make before break', () => {
   it('a preferred node that fails its check is asked again only after failbackMs; once it answers, the subscriptions go back to it', async () => {
     const [a, b] = [await fakeNode(), await fakeNode()]
     let aChain = '0x1'
-    a.answer((req) => (req.body?.method === 'eth_chainId' ? { body: { jsonrpc: '2.0', id: req.body.id, result: aChain } } : undefined))
+    a.answer((req) =>
+      req.body?.method === 'eth_chainId' ? { body: { jsonrpc: '2.0', id: req.body.id, result: aChain } } : undefined,
+    )
     const h = hub([a.wsUrl, b.wsUrl], { chainId: 31341, failbackMs: 400 })
-    await h.subscribe(['newHeads'], () => undefined, () => expect.fail('no client is told'))
+    await h.subscribe(
+      ['newHeads'],
+      () => undefined,
+      () => expect.fail('no client is told'),
+    )
     expect(h.upstream).toBe(b.wsUrl) // a is on another chain
     const asked = () => sent(a, 'eth_chainId').length
     const before = asked()
@@ -179,7 +235,11 @@ describe('subscription hub: planned moves, make before break', () => {
     let aHealthy = true
     const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, isHealthy: (u) => u !== a.wsUrl || aHealthy })
     const seen: unknown[] = []
-    await h.subscribe(['newHeads'], (r) => seen.push(r), () => expect.fail('no client is told'))
+    await h.subscribe(
+      ['newHeads'],
+      (r) => seen.push(r),
+      () => expect.fail('no client is told'),
+    )
     headAt(a, 11)
     await until(() => seen.length === 1)
     b.setHead(12)
@@ -200,16 +260,26 @@ describe('subscription hub: planned moves, make before break', () => {
   it('a subscription node that answers another chain id at the heartbeat is moved off', async () => {
     const [a, b] = [await fakeNode(), await fakeNode()]
     const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, chainId: 31341 })
-    await h.subscribe(['newHeads'], () => undefined, () => expect.fail('no client is told'))
+    await h.subscribe(
+      ['newHeads'],
+      () => undefined,
+      () => expect.fail('no client is told'),
+    )
     expect(h.upstream).toBe(a.wsUrl)
-    a.answer((req) => (req.body?.method === 'eth_chainId' ? { body: { jsonrpc: '2.0', id: req.body.id, result: '0x1' } } : undefined))
+    a.answer((req) =>
+      req.body?.method === 'eth_chainId' ? { body: { jsonrpc: '2.0', id: req.body.id, result: '0x1' } } : undefined,
+    )
     await until(() => h.upstream === b.wsUrl)
     expect(h.moves.unhealthy).toBe(1)
   })
 })
 
 describe('subscription hub: logs across a planned move', () => {
-  const log = (block: number, index = 0) => ({ blockNumber: `0x${block.toString(16)}`, logIndex: `0x${index.toString(16)}`, transactionHash: `0x${block}${index}` })
+  const log = (block: number, index = 0) => ({
+    blockNumber: `0x${block.toString(16)}`,
+    logIndex: `0x${index.toString(16)}`,
+    transactionHash: `0x${block}${index}`,
+  })
 
   it('moved to a node behind: the logs it sends again while it catches up are dropped, the next ones pass', async () => {
     const [a, b] = [await fakeNode(), await fakeNode()]
@@ -217,9 +287,16 @@ describe('subscription hub: logs across a planned move', () => {
     const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, isHealthy: (u) => u !== a.wsUrl || aHealthy })
     a.setHead(9)
     b.setHead(9)
-    for (const n of [a, b]) n.answer((req) => (req.body?.method === 'eth_getLogs' ? { body: { jsonrpc: '2.0', id: req.body.id, result: [] } } : undefined))
+    for (const n of [a, b])
+      n.answer((req) =>
+        req.body?.method === 'eth_getLogs' ? { body: { jsonrpc: '2.0', id: req.body.id, result: [] } } : undefined,
+      )
     const seen: { transactionHash: string }[] = []
-    await h.subscribe(['logs', {}], (r) => seen.push(r as never), () => expect.fail('no client is told'))
+    await h.subscribe(
+      ['logs', {}],
+      (r) => seen.push(r as never),
+      () => expect.fail('no client is told'),
+    )
     a.setHead(11)
     a.notify('logs', log(10))
     a.notify('logs', log(11))

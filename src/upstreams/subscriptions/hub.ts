@@ -30,7 +30,10 @@ export { NodeRpcError } from './connection.ts'
 export { MAX_HEAD_FILL, MAX_LOG_FILL_BLOCKS } from './replay.ts'
 
 export interface NodeSubscription {
-  /** The shared subscription's key (kind and filter); clients get their own ids from src/gateway/pipeline/client-subscriptions.ts. */
+  /**
+   * The shared subscription's key (kind and filter); clients get their own ids from
+   * src/gateway/pipeline/client-subscriptions.ts.
+   */
   id: string
   unsubscribe(): Promise<void>
 }
@@ -233,15 +236,35 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
 
 /** /metrics: node subscriptions held per network and how often they moved (docs/subscriptions.md). */
 export function registerSubscriptionMetrics(registry: Registry, hubs: ReadonlyMap<string, SubscriptionHub>): void {
-  const metric = (name: string, help: string, type: 'gauge' | 'counter', values: () => { labels: Record<string, string>; value: number }[]) =>
-    registry.registerMetric({ name, help, type, aggregator: 'sum', get: async () => ({ name, help, type, aggregator: 'sum', values: values() }) } as never)
-  metric('chaingate_upstream_subscriptions', 'Node subscriptions held, one per kind and filter shared by every client', 'gauge', () =>
-    [...hubs].map(([network, h]) => ({ labels: { network }, value: h.size })),
+  const metric = (
+    name: string,
+    help: string,
+    type: 'gauge' | 'counter',
+    values: () => { labels: Record<string, string>; value: number }[],
+  ) =>
+    registry.registerMetric({
+      name,
+      help,
+      type,
+      aggregator: 'sum',
+      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
+    } as never)
+  metric(
+    'chaingate_upstream_subscriptions',
+    'Node subscriptions held, one per kind and filter shared by every client',
+    'gauge',
+    () => [...hubs].map(([network, h]) => ({ labels: { network }, value: h.size })),
   )
   metric(
     'chaingate_subscription_moves_total',
-    'Times a network\'s subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
+    "Times a network's subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013",
     'counter',
-    () => [...hubs].flatMap(([network, h]) => (Object.keys(h.moves) as MoveReason[]).map((reason) => ({ labels: { network, reason }, value: h.moves[reason] }))),
+    () =>
+      [...hubs].flatMap(([network, h]) =>
+        (Object.keys(h.moves) as MoveReason[]).map((reason) => ({
+          labels: { network, reason },
+          value: h.moves[reason],
+        })),
+      ),
   )
 }

@@ -32,7 +32,10 @@ export const toBig = (hex: unknown): bigint | undefined => {
 }
 
 export const call = async (conn: Conn, method: string, params: unknown[]): Promise<unknown> => {
-  const answer = (await conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params })) as { result?: unknown; error?: RpcErrorObject }
+  const answer = (await conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params })) as {
+    result?: unknown
+    error?: RpcErrorObject
+  }
   if (answer.error) throw new NodeRpcError(answer.error)
   return answer.result
 }
@@ -40,5 +43,6 @@ export const call = async (conn: Conn, method: string, params: unknown[]): Promi
 /** The node's chain id, checked against the network's (when known). */
 export async function checkChainId(conn: Conn, network: string, chainId: number | undefined): Promise<void> {
   const id = toBig(await call(conn, 'eth_chainId', []))
-  if (chainId !== undefined && id !== BigInt(chainId)) throw errors.upstreamUnavailable(network, `${conn.label} is on chain ${String(id)}, not ${chainId}`)
+  if (chainId !== undefined && id !== BigInt(chainId))
+    throw errors.upstreamUnavailable(network, `${conn.label} is on chain ${String(id)}, not ${chainId}`)
 }

@@ -2,7 +2,8 @@
  * The subscription hub's events and gap replay (src/upstreams/subscriptions/hub.ts): each shared subscription's live
  * events and gap fills run in order, one task at a time, and after a move to another node what the clients missed
  * is sent before the new node's own events:
- * - newHeads: blocks missed meanwhile fetched with eth_getBlockByNumber (header fields only); heads already sent dropped;
+ * - newHeads: blocks missed meanwhile fetched with eth_getBlockByNumber (header fields only); heads already sent
+ * dropped;
  * - logs: eth_getLogs over the blocks the old node may not have covered; logs already sent dropped.
  */
 import { call, toBig, type Conn } from './node-calls.ts'
@@ -48,7 +49,8 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     for (const l of s.listeners) l.onEvent(result, json)
   }
 
-  const logKey = (log: { logIndex?: unknown; removed?: unknown }) => `${String(log.logIndex)}:${log.removed === true ? 1 : 0}`
+  const logKey = (log: { logIndex?: unknown; removed?: unknown }) =>
+    `${String(log.logIndex)}:${log.removed === true ? 1 : 0}`
 
   const sendHead = (s: Shared, head: unknown, n: bigint) => {
     s.lastHead = n
@@ -56,7 +58,11 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     emit(s, head)
   }
 
-  const sendLog = (s: Shared, log: { blockNumber?: unknown; logIndex?: unknown; removed?: unknown }, block: bigint | undefined) => {
+  const sendLog = (
+    s: Shared,
+    log: { blockNumber?: unknown; logIndex?: unknown; removed?: unknown },
+    block: bigint | undefined,
+  ) => {
     if (block !== undefined) {
       if (block !== s.lastLogBlock) {
         s.lastLogBlock = block
@@ -84,7 +90,11 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
       if (block > s.filledThrough) {
         s.filledThrough = undefined
         s.filled = new Set()
-      } else if (s.filled.has(`${block}:${logKey(log)}`) || (block === s.lastLogBlock && s.lastLogKeys.has(logKey(log)))) return
+      } else if (
+        s.filled.has(`${block}:${logKey(log)}`) ||
+        (block === s.lastLogBlock && s.lastLogKeys.has(logKey(log)))
+      )
+        return
       // A new node behind the old one sends blocks the client had logs after: already sent (a reorg's removed
       // logs excepted).
       else if (s.lastLogBlock !== undefined && block < s.lastLogBlock && log?.removed !== true) return
@@ -95,7 +105,10 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
   /** Blocks `from`..`to` from `conn`, sent as heads in order; stops at the first the node does not have. */
   const fillHeads = async (conn: Conn, s: Shared, from: bigint, to: bigint) => {
     if (to - from + 1n > BigInt(MAX_HEAD_FILL)) {
-      opts.log?.warn({ network, from: String(from), to: String(to) }, `subscription gap longer than ${MAX_HEAD_FILL} blocks: only the newest are replayed`)
+      opts.log?.warn(
+        { network, from: String(from), to: String(to) },
+        `subscription gap longer than ${MAX_HEAD_FILL} blocks: only the newest are replayed`,
+      )
       from = to - BigInt(MAX_HEAD_FILL) + 1n
     }
     for (let start = from; start <= to; start += 16n) {
@@ -132,7 +145,10 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     }
     let from = s.resumeFrom
     if (head - from + 1n > BigInt(MAX_LOG_FILL_BLOCKS)) {
-      opts.log?.warn({ network, from: String(from), to: String(head) }, `subscription gap longer than ${MAX_LOG_FILL_BLOCKS} blocks: logs replayed for the newest only`)
+      opts.log?.warn(
+        { network, from: String(from), to: String(head) },
+        `subscription gap longer than ${MAX_LOG_FILL_BLOCKS} blocks: logs replayed for the newest only`,
+      )
       from = head - BigInt(MAX_LOG_FILL_BLOCKS) + 1n
     }
     const filter = { ...((s.params[1] ?? {}) as Record<string, unknown>) }
@@ -142,7 +158,9 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     s.filledThrough = head
     for (let start = from; start <= head; start += BigInt(LOG_FILL_CHUNK)) {
       const end = start + BigInt(LOG_FILL_CHUNK - 1) < head ? start + BigInt(LOG_FILL_CHUNK - 1) : head
-      const logs = (await call(conn, 'eth_getLogs', [{ ...filter, fromBlock: hex(start), toBlock: hex(end) }])) as { blockNumber?: unknown; logIndex?: unknown }[] | null
+      const logs = (await call(conn, 'eth_getLogs', [{ ...filter, fromBlock: hex(start), toBlock: hex(end) }])) as
+        | { blockNumber?: unknown; logIndex?: unknown }[]
+        | null
       for (const log of logs ?? []) {
         const block = toBig(log?.blockNumber)
         if (block === undefined) continue

@@ -64,13 +64,17 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
         const ids = await Promise.all(todo.map((s) => call(conn, 'eth_subscribe', s.params)))
         todo.forEach((s, i) => opened.set(s, String(ids[i])))
       }
-      if (conn.dead || from.dead || ctx.current() !== from || ctx.busy()) throw errors.upstreamUnavailable(network, 'the connection changed while moving')
+      if (conn.dead || from.dead || ctx.current() !== from || ctx.busy())
+        throw errors.upstreamUnavailable(network, 'the connection changed while moving')
     } catch (err) {
       // A refusal of one subscription too: the old node still serves it, so nobody is told anything.
       conn.dead = true
       conn.rpc.close()
       moving = false
-      opts.log?.warn({ network, upstream: conn.label, err: (err as Error).message }, 'subscriptions not moved: staying on the current node')
+      opts.log?.warn(
+        { network, upstream: conn.label, err: (err as Error).message },
+        'subscriptions not moved: staying on the current node',
+      )
       return false
     }
     // The switch, in one go: events of the old node already queued are sent first, then what the new node has
@@ -95,7 +99,17 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
     from.rpc.close() // the node drops the old subscriptions with the socket
     moves[why]++
     moving = false
-    opts.log?.info({ network, from: from.label, upstream: conn.label, afterMs: Date.now() - started, subscriptions: shared.size, reason: why }, 'subscriptions moved')
+    opts.log?.info(
+      {
+        network,
+        from: from.label,
+        upstream: conn.label,
+        afterMs: Date.now() - started,
+        subscriptions: shared.size,
+        reason: why,
+      },
+      'subscriptions moved',
+    )
     return true
   }
 
@@ -108,8 +122,21 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
   const quietUntil = new Map<string, number>()
 
   const probe = async (url: string) => {
-    const conn: Conn = { url, label: (opts.label ?? String)(url), rpc: undefined as never, byNodeId: new Map(), early: [], dead: false, heartbeat: undefined }
-    conn.rpc = createWsRpcConnection(url, { network, timeoutMs: Math.min(opts.timeoutMs, Math.max(1000, failbackMs)), onNotification: () => undefined, onClosed: () => undefined })
+    const conn: Conn = {
+      url,
+      label: (opts.label ?? String)(url),
+      rpc: undefined as never,
+      byNodeId: new Map(),
+      early: [],
+      dead: false,
+      heartbeat: undefined,
+    }
+    conn.rpc = createWsRpcConnection(url, {
+      network,
+      timeoutMs: Math.min(opts.timeoutMs, Math.max(1000, failbackMs)),
+      onNotification: () => undefined,
+      onClosed: () => undefined,
+    })
     try {
       await checkChainId(conn, network, opts.chainId)
     } finally {
@@ -119,10 +146,13 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
 
   const tick = () => {
     const conn = ctx.current()
-    if (conn === undefined || conn.dead || moving || ctx.busy() || conn.byNodeId.size === 0) return void (candidate = undefined)
+    if (conn === undefined || conn.dead || moving || ctx.busy() || conn.byNodeId.size === 0)
+      return void (candidate = undefined)
     const best = opts.wsUrls()[0]
-    if (best === undefined || best === conn.url || (opts.isHealthy !== undefined && !opts.isHealthy(best))) return void (candidate = undefined)
-    if (candidate === undefined || candidate.url !== best || candidate.on !== conn) candidate = { url: best, on: conn, upSince: undefined }
+    if (best === undefined || best === conn.url || (opts.isHealthy !== undefined && !opts.isHealthy(best)))
+      return void (candidate = undefined)
+    if (candidate === undefined || candidate.url !== best || candidate.on !== conn)
+      candidate = { url: best, on: conn, upSince: undefined }
     if (probing || Date.now() < (quietUntil.get(best) ?? 0)) return
     probing = true
     const c = candidate
@@ -142,7 +172,10 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
       },
     )
   }
-  const timer = failbackMs > 0 ? setInterval(tick, Math.min(MAX_CHECK_MS, Math.max(MIN_CHECK_MS, Math.round(failbackMs / 4)))) : undefined
+  const timer =
+    failbackMs > 0
+      ? setInterval(tick, Math.min(MAX_CHECK_MS, Math.max(MIN_CHECK_MS, Math.round(failbackMs / 4))))
+      : undefined
   timer?.unref()
 
   return {

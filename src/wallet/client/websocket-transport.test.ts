@@ -40,7 +40,10 @@ describe('pairing secret', () => {
 
   test("a browser's localStorage: every transport of the page (and its reloads) presents the same secret", async () => {
     const items = new Map<string, string>()
-    ;(globalThis as { localStorage?: unknown }).localStorage = { getItem: (k: string) => items.get(k) ?? null, setItem: (k: string, v: string) => void items.set(k, v) }
+    ;(globalThis as { localStorage?: unknown }).localStorage = {
+      getItem: (k: string) => items.get(k) ?? null,
+      setItem: (k: string, v: string) => void items.set(k, v),
+    }
     try {
       const first = await connectAndGetPairing(getWebSocketTransport({ url, origin: 'https://b.example' }))
       expect(await connectAndGetPairing(getWebSocketTransport({ url, origin: 'https://b.example' }))).toBe(first)
@@ -52,9 +55,15 @@ describe('pairing secret', () => {
 
   test('a caller-provided store is used; pairingStore: false presents none', async () => {
     const store = new Map<string, string>([[url, 'c'.repeat(40)]])
-    const t = getWebSocketTransport({ url, origin: 'https://c.example', pairingStore: { get: (k) => store.get(k), set: (k, v) => void store.set(k, v) } })
+    const t = getWebSocketTransport({
+      url,
+      origin: 'https://c.example',
+      pairingStore: { get: (k) => store.get(k), set: (k, v) => void store.set(k, v) },
+    })
     expect(await connectAndGetPairing(t)).toBe('c'.repeat(40))
-    expect(await connectAndGetPairing(getWebSocketTransport({ url, origin: 'https://c.example', pairingStore: false }))).toBeNull()
+    expect(
+      await connectAndGetPairing(getWebSocketTransport({ url, origin: 'https://c.example', pairingStore: false })),
+    ).toBeNull()
   })
 })
 
@@ -63,6 +72,8 @@ describe('a failed connection', () => {
     const t = getWebSocketTransport({ url: 'ws://127.0.0.1:1/', origin: 'https://d.example' })
     await expect(t.connect()).resolves.toBeUndefined()
     expect(t.isConnected()).toBe(false)
-    await expect(t.request({ method: 'wallet_getSession' })).rejects.toThrow(/^Failed to connect to the wallet at ws:\/\/127\.0\.0\.1:1\/: .*ECONNREFUSED/)
+    await expect(t.request({ method: 'wallet_getSession' })).rejects.toThrow(
+      /^Failed to connect to the wallet at ws:\/\/127\.0\.0\.1:1\/: .*ECONNREFUSED/,
+    )
   })
 })

@@ -11,7 +11,8 @@
  * const client = getMultichainClient({
  *   transport: getWebSocketTransport({ url: 'ws://127.0.0.1:8546/', origin: 'https://my-dapp.example' }),
  * })
- * const session = await client.createSession({ optionalScopes: { 'eip155:31337': { methods: ['eth_blockNumber'], notifications: [] } } })
+ * const session = await client.createSession({ optionalScopes: { 'eip155:31337': { methods: ['eth_blockNumber'],
+ * notifications: [] } } })
  * ```
  *
  * Pairing (docs/wallet.md): the transport keeps a random pairing secret per wallet URL and presents it on every
@@ -22,7 +23,12 @@
  * unhandled (and end a Node process). So `connect()` never rejects: a failed attempt is kept, and the next request
  * tries again and rejects with that failure (`TransportError`), which reaches the caller of the client's method.
  */
-import { TransportError, TransportTimeoutError, type Transport, type TransportResponse } from '@metamask/multichain-api-client'
+import {
+  TransportError,
+  TransportTimeoutError,
+  type Transport,
+  type TransportResponse,
+} from '@metamask/multichain-api-client'
 
 export interface WebSocketTransportOptions {
   /** ws:// or wss:// URL of the wallet, e.g. `ws://127.0.0.1:8546/`. */
@@ -51,7 +57,9 @@ export interface PairingStore {
 
 function defaultPairingStore(): PairingStore {
   const memory = new Map<string, string>()
-  const storage = (globalThis as { localStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void } }).localStorage
+  const storage = (
+    globalThis as { localStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void } }
+  ).localStorage
   return {
     get(key) {
       try {
@@ -120,7 +128,10 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
   let lastFailure: TransportError | undefined
   let connecting: Promise<void> | undefined
   let nextId = Math.floor(Math.random() * 0x7fffffff)
-  const pending = new Map<number, { resolve(m: TransportResponse): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> }>()
+  const pending = new Map<
+    number,
+    { resolve(m: TransportResponse): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> }
+  >()
   const callbacks = new Set<(data: unknown) => void>()
 
   const failPending = (why: string) => {
@@ -197,7 +208,10 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
     s.addEventListener('error', () => {})
     if (!opened) {
       const why = (cause as { message?: unknown })?.message
-      lastFailure = new TransportError(`Failed to connect to the wallet at ${options.url}${typeof why === 'string' ? `: ${why}` : ''}`, cause)
+      lastFailure = new TransportError(
+        `Failed to connect to the wallet at ${options.url}${typeof why === 'string' ? `: ${why}` : ''}`,
+        cause,
+      )
       return
     }
     lastFailure = undefined
@@ -229,7 +243,10 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       const id = nextId
       const timeout = requestOptions?.timeout ?? options.defaultTimeout ?? -1
       return new Promise<any>((resolve, reject) => {
-        const entry: { resolve(m: any): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> } = { resolve, reject }
+        const entry: { resolve(m: any): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> } = {
+          resolve,
+          reject,
+        }
         if (timeout !== -1)
           entry.timer = setTimeout(() => {
             pending.delete(id)
@@ -246,7 +263,10 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       })
     },
 
-    /** Callbacks survive disconnect/connect (a reconnecting dapp keeps its listeners); call the returned function to remove one. */
+    /**
+     * Callbacks survive disconnect/connect (a reconnecting dapp keeps its listeners); call the returned function to
+     * remove one.
+     */
     onNotification(callback) {
       callbacks.add(callback)
       return () => {

@@ -27,16 +27,22 @@ describe('calldata', () => {
     expect(c.warnings).toEqual([])
   })
   test('approve of 2^256-1 is flagged unlimited; a bounded approve is not', () => {
-    const c = decodeCalldata(encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [SPENDER, maxUint256] }))!
+    const c = decodeCalldata(
+      encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [SPENDER, maxUint256] }),
+    )!
     expect(c.summary).toContain('UNLIMITED')
     expect(c.warnings[0]).toMatch(/^Unlimited approval/)
     const small = decodeCalldata(encodeFunctionData({ abi: erc20Abi, functionName: 'approve', args: [SPENDER, 5n] }))!
     expect(small.warnings).toEqual([])
   })
   test('setApprovalForAll(true) warns, (false) does not; unknown calls show their selector', () => {
-    const on = decodeCalldata(encodeFunctionData({ abi: erc721Abi, functionName: 'setApprovalForAll', args: [SPENDER, true] }))!
+    const on = decodeCalldata(
+      encodeFunctionData({ abi: erc721Abi, functionName: 'setApprovalForAll', args: [SPENDER, true] }),
+    )!
     expect(on.warnings).toHaveLength(1)
-    const off = decodeCalldata(encodeFunctionData({ abi: erc721Abi, functionName: 'setApprovalForAll', args: [SPENDER, false] }))!
+    const off = decodeCalldata(
+      encodeFunctionData({ abi: erc721Abi, functionName: 'setApprovalForAll', args: [SPENDER, false] }),
+    )!
     expect(off.warnings).toEqual([])
     expect(decodeCalldata('0xdeadbeef00')!.summary).toBe('Contract call 0xdeadbeef with 5 bytes of data (not decoded)')
     expect(decodeCalldata('0x')).toBeUndefined()
@@ -49,8 +55,19 @@ describe('transaction view', () => {
       'eth_sendTransaction',
       {
         scope: 'eip155:31337',
-        transaction: { from: ME, to: SPENDER, value: '0x38d7ea4c68000', gas: '0x5208', maxFeePerGas: '0x77359400', maxPriorityFeePerGas: '0x3b9aca00' },
-        context: { baseFeePerGas: '0x3b9aca00', nextNonce: '0x7', simulation: { ok: false, reason: 'not enough tokens' } },
+        transaction: {
+          from: ME,
+          to: SPENDER,
+          value: '0x38d7ea4c68000',
+          gas: '0x5208',
+          maxFeePerGas: '0x77359400',
+          maxPriorityFeePerGas: '0x3b9aca00',
+        },
+        context: {
+          baseFeePerGas: '0x3b9aca00',
+          nextNonce: '0x7',
+          simulation: { ok: false, reason: 'not enough tokens' },
+        },
       },
       env,
     )
@@ -68,19 +85,37 @@ describe('transaction view', () => {
 
 describe('personal_sign', () => {
   test('UTF-8 hex is text; invalid UTF-8 or control bytes stay hex', () => {
-    expect(describeMessage(stringToHex('Sign in to example.com\nNonce: 1')).text).toBe('Sign in to example.com\nNonce: 1')
+    expect(describeMessage(stringToHex('Sign in to example.com\nNonce: 1')).text).toBe(
+      'Sign in to example.com\nNonce: 1',
+    )
     expect(describeMessage('0xff00fe')).toEqual({ hex: '0xff00fe', bytes: 3 })
     expect(describeMessage('0x0001')).toEqual({ hex: '0x0001', bytes: 2 })
     expect(describeMessage('plain text').text).toBe('plain text')
-    expect(describeApproval('personal_sign', { scope: 'eip155:31337', address: ME, messageHex: '0xff00' }, env).warnings[0]).toMatch(/binary/)
+    expect(
+      describeApproval('personal_sign', { scope: 'eip155:31337', address: ME, messageHex: '0xff00' }, env).warnings[0],
+    ).toMatch(/binary/)
   })
 })
 
 describe('typed data', () => {
-  const permit = (value: bigint, domain: Record<string, unknown> = { name: 'Token', version: '1', chainId: 31337, verifyingContract: SPENDER }) => ({
+  const permit = (
+    value: bigint,
+    domain: Record<string, unknown> = { name: 'Token', version: '1', chainId: 31337, verifyingContract: SPENDER },
+  ) => ({
     types: {
-      EIP712Domain: [{ name: 'name', type: 'string' }, { name: 'version', type: 'string' }, { name: 'chainId', type: 'uint256' }, { name: 'verifyingContract', type: 'address' }].filter((f) => f.name in domain),
-      Permit: [{ name: 'owner', type: 'address' }, { name: 'spender', type: 'address' }, { name: 'value', type: 'uint256' }, { name: 'nonce', type: 'uint256' }, { name: 'deadline', type: 'uint256' }],
+      EIP712Domain: [
+        { name: 'name', type: 'string' },
+        { name: 'version', type: 'string' },
+        { name: 'chainId', type: 'uint256' },
+        { name: 'verifyingContract', type: 'address' },
+      ].filter((f) => f.name in domain),
+      Permit: [
+        { name: 'owner', type: 'address' },
+        { name: 'spender', type: 'address' },
+        { name: 'value', type: 'uint256' },
+        { name: 'nonce', type: 'uint256' },
+        { name: 'deadline', type: 'uint256' },
+      ],
     },
     primaryType: 'Permit',
     domain,
@@ -88,7 +123,12 @@ describe('typed data', () => {
   })
   test('a tree of domain and message fields; unlimited EIP-2612 permit flagged', () => {
     const v = describeTypedData(permit(maxUint256), 31337)
-    expect(v.domain.map((n) => [n.name, n.value])).toEqual([['name', 'Token'], ['version', '1'], ['chainId', '31337'], ['verifyingContract', SPENDER]])
+    expect(v.domain.map((n) => [n.name, n.value])).toEqual([
+      ['name', 'Token'],
+      ['version', '1'],
+      ['chainId', '31337'],
+      ['verifyingContract', SPENDER],
+    ])
     expect(v.message.find((n) => n.name === 'value')!.value).toBe(maxUint256.toString())
     expect(v.unlimitedPermit).toBe(true)
     expect(v.warnings).toHaveLength(1)
@@ -96,18 +136,33 @@ describe('typed data', () => {
   })
   test('missing or different domain.chainId warns', () => {
     expect(describeTypedData(permit(1n, { name: 'T' }), 31337).warnings[0]).toMatch(/no chainId/)
-    expect(describeTypedData(permit(1n, { name: 'T', chainId: 1 }), 31337).warnings[0]).toMatch(/chainId \(1\) is not the chain of this request \(31337\)/)
+    expect(describeTypedData(permit(1n, { name: 'T', chainId: 1 }), 31337).warnings[0]).toMatch(
+      /chainId \(1\) is not the chain of this request \(31337\)/,
+    )
   })
   test('Permit2 PermitSingle with max uint160 is unlimited; nested structs become children', () => {
     const v = describeTypedData(
       {
         types: {
-          PermitDetails: [{ name: 'token', type: 'address' }, { name: 'amount', type: 'uint160' }, { name: 'expiration', type: 'uint48' }, { name: 'nonce', type: 'uint48' }],
-          PermitSingle: [{ name: 'details', type: 'PermitDetails' }, { name: 'spender', type: 'address' }, { name: 'sigDeadline', type: 'uint256' }],
+          PermitDetails: [
+            { name: 'token', type: 'address' },
+            { name: 'amount', type: 'uint160' },
+            { name: 'expiration', type: 'uint48' },
+            { name: 'nonce', type: 'uint48' },
+          ],
+          PermitSingle: [
+            { name: 'details', type: 'PermitDetails' },
+            { name: 'spender', type: 'address' },
+            { name: 'sigDeadline', type: 'uint256' },
+          ],
         },
         primaryType: 'PermitSingle',
         domain: { name: 'Permit2', chainId: 31337 },
-        message: { details: { token: SPENDER, amount: maxUint160.toString(), expiration: 1, nonce: 0 }, spender: SPENDER, sigDeadline: 1 },
+        message: {
+          details: { token: SPENDER, amount: maxUint160.toString(), expiration: 1, nonce: 0 },
+          spender: SPENDER,
+          sigDeadline: 1,
+        },
       },
       31337,
     )
@@ -115,7 +170,15 @@ describe('typed data', () => {
     expect(v.message[0]!.children!.map((c) => c.name)).toEqual(['token', 'amount', 'expiration', 'nonce'])
   })
   test('self-referencing types stay bounded', () => {
-    const v = describeTypedData({ types: { A: [{ name: 'a', type: 'A[]' }] }, primaryType: 'A', domain: { chainId: 1 }, message: { a: [{ a: [{ a: [] }] }] } }, 1)
+    const v = describeTypedData(
+      {
+        types: { A: [{ name: 'a', type: 'A[]' }] },
+        primaryType: 'A',
+        domain: { chainId: 1 },
+        message: { a: [{ a: [{ a: [] }] }] },
+      },
+      1,
+    )
     expect(v.message[0]!.children![0]!.name).toBe('[0]')
   })
 })
@@ -124,9 +187,21 @@ import { encodeErrorResult, parseAbi } from 'viem'
 import { revertReason } from './revert.ts'
 describe('revert reasons', () => {
   test('Error(string) data, panic, custom error, or the node message', () => {
-    const data = encodeErrorResult({ abi: parseAbi(['error Error(string)']), errorName: 'Error', args: ['insufficient balance'] })
-    expect(revertReason({ code: 3, message: 'execution reverted: insufficient balance', data })).toBe('insufficient balance')
-    expect(revertReason({ code: 3, message: 'x', data: '0x4e487b710000000000000000000000000000000000000000000000000000000000000011' })).toBe('panic 0x11')
+    const data = encodeErrorResult({
+      abi: parseAbi(['error Error(string)']),
+      errorName: 'Error',
+      args: ['insufficient balance'],
+    })
+    expect(revertReason({ code: 3, message: 'execution reverted: insufficient balance', data })).toBe(
+      'insufficient balance',
+    )
+    expect(
+      revertReason({
+        code: 3,
+        message: 'x',
+        data: '0x4e487b710000000000000000000000000000000000000000000000000000000000000011',
+      }),
+    ).toBe('panic 0x11')
     expect(revertReason({ message: 'execution reverted: nope' })).toBe('nope')
     expect(revertReason({ message: 'execution reverted' })).toBe('execution reverted (no reason given)')
     expect(revertReason({ data: '0x12345678' })).toBe('custom error 0x12345678')
@@ -140,7 +215,11 @@ describe('robustness', () => {
     fc.assert(
       fc.property(fc.constantFrom(...kinds), fc.anything(), fc.anything(), (kind, a, b) => {
         describeApproval(kind, a, env)
-        describeApproval(kind, { scope: 'eip155:31337', transaction: a, context: b, typedData: a, messageHex: b, address: a }, env)
+        describeApproval(
+          kind,
+          { scope: 'eip155:31337', transaction: a, context: b, typedData: a, messageHex: b, address: a },
+          env,
+        )
       }),
       { seed: 20261126, numRuns: 500 },
     )

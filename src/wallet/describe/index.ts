@@ -4,7 +4,12 @@
  */
 import { eip155ChainIdOf } from '../scopes.ts'
 import { describeMessage, type MessageView } from './message.ts'
-import { describeTransaction, type ShownTransaction, type TransactionContext, type TransactionView } from './transaction.ts'
+import {
+  describeTransaction,
+  type ShownTransaction,
+  type TransactionContext,
+  type TransactionView,
+} from './transaction.ts'
 import { describeTypedData, type TypedDataView } from './typed-data.ts'
 import { accountLabel, networkOf, type DescribeEnv, type Row } from './types.ts'
 
@@ -35,7 +40,12 @@ export function describeApproval(kind: string, request: unknown, env: DescribeEn
   const chainId = typeof r.scope === 'string' ? eip155ChainIdOf(r.scope) : undefined
   const base = { title, network: networkOf(chainId, env), ...(chainId !== undefined ? { chainId } : {}) }
   if (kind === 'eth_sendTransaction') {
-    const transaction = describeTransaction((r.transaction ?? {}) as ShownTransaction, r.context as TransactionContext | undefined, chainId, env)
+    const transaction = describeTransaction(
+      (r.transaction ?? {}) as ShownTransaction,
+      r.context as TransactionContext | undefined,
+      chainId,
+      env,
+    )
     return { ...base, rows: transaction.rows, warnings: transaction.warnings, transaction }
   }
   const signer: Row = { label: 'Account', value: String(r.address ?? ''), detail: accountLabel(r.address, env) }
@@ -43,12 +53,20 @@ export function describeApproval(kind: string, request: unknown, env: DescribeEn
   if (kind === 'personal_sign') {
     const raw = typeof r.messageHex === 'string' ? r.messageHex : typeof r.message === 'string' ? r.message : ''
     const message = describeMessage(raw)
-    const warnings = message.text === undefined ? ['The message is binary data, not text: sign it only if you know what it is (it may be a transaction hash).'] : []
+    const warnings =
+      message.text === undefined
+        ? ['The message is binary data, not text: sign it only if you know what it is (it may be a transaction hash).']
+        : []
     return { ...base, rows: [network, signer], warnings, message }
   }
   if (kind === 'eth_signTypedData_v4') {
     const typedData = describeTypedData(r.typedData, chainId)
-    return { ...base, rows: [network, signer, { label: 'Type', value: typedData.primaryType }], warnings: typedData.warnings, typedData }
+    return {
+      ...base,
+      rows: [network, signer, { label: 'Type', value: typedData.primaryType }],
+      warnings: typedData.warnings,
+      typedData,
+    }
   }
   return { ...base, rows: [], warnings: [] }
 }

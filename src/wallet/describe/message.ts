@@ -1,4 +1,7 @@
-/** personal_sign messages (EIP-191): shown as text when the bytes are valid UTF-8 without control characters, else as hex. */
+/**
+ * personal_sign messages (EIP-191): shown as text when the bytes are valid UTF-8 without control characters, else as
+ * hex.
+ */
 import { hexToBytes, isHex } from 'viem'
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true })

@@ -35,7 +35,12 @@ export interface TransactionView {
   warnings: string[]
 }
 
-export function describeTransaction(shown: ShownTransaction, ctx: TransactionContext | undefined, chainId: number | undefined, env: DescribeEnv): TransactionView {
+export function describeTransaction(
+  shown: ShownTransaction,
+  ctx: TransactionContext | undefined,
+  chainId: number | undefined,
+  env: DescribeEnv,
+): TransactionView {
   // Stored JSON: treat every field as untrusted in shape.
   const tx = (shown && typeof shown === 'object' ? shown : {}) as ShownTransaction
   const context = (ctx && typeof ctx === 'object' ? ctx : undefined) as TransactionContext | undefined
@@ -45,7 +50,9 @@ export function describeTransaction(shown: ShownTransaction, ctx: TransactionCon
   const rows: Row[] = [
     { label: 'Network', value: networkOf(chainId, env) },
     { label: 'From', value: String(tx.from), detail: accountLabel(tx.from, env) },
-    tx.to ? { label: 'To', value: String(tx.to), detail: accountLabel(tx.to, env) } : { label: 'To', value: 'new contract (deployment)' },
+    tx.to
+      ? { label: 'To', value: String(tx.to), detail: accountLabel(tx.to, env) }
+      : { label: 'To', value: 'new contract (deployment)' },
     { label: 'Amount', value: eth(value) },
   ]
   if (gas !== undefined) {
@@ -58,16 +65,31 @@ export function describeTransaction(shown: ShownTransaction, ctx: TransactionCon
     } else if (maxFee !== undefined) {
       if (base !== undefined) {
         const perGas = base + priority < maxFee ? base + priority : maxFee
-        rows.push({ label: 'Estimated fee', value: eth(gas * perGas), detail: `${gas} gas × ${gwei(perGas)} (base ${gwei(base)} + tip ${gwei(priority)})` })
+        rows.push({
+          label: 'Estimated fee',
+          value: eth(gas * perGas),
+          detail: `${gas} gas × ${gwei(perGas)} (base ${gwei(base)} + tip ${gwei(priority)})`,
+        })
       }
       rows.push({ label: 'Max fee', value: eth(gas * maxFee), detail: `${gas} gas × at most ${gwei(maxFee)}` })
       rows.push({ label: 'Total at most', value: eth(value + gas * maxFee) })
     }
   }
   const nonce = toBigIntOrUndefined(tx.nonce) ?? toBigIntOrUndefined(context?.nextNonce)
-  if (nonce !== undefined) rows.push({ label: 'Nonce', value: String(nonce), detail: tx.nonce ? 'set by the dapp' : 'assigned when sent' })
+  if (nonce !== undefined)
+    rows.push({ label: 'Nonce', value: String(nonce), detail: tx.nonce ? 'set by the dapp' : 'assigned when sent' })
   const call = typeof tx.data === 'string' ? decodeCalldata(tx.data) : undefined
   if (call) warnings.push(...call.warnings)
-  if (context?.simulation && !context.simulation.ok) warnings.push(`The simulation reverted: ${String(context.simulation.reason)}. Sending it would most likely fail and still cost the fee.`)
-  return { network: networkOf(chainId, env), ...(chainId !== undefined ? { chainId } : {}), rows, ...(call ? { call } : {}), ...(context?.simulation ? { simulation: context.simulation } : {}), warnings }
+  if (context?.simulation && !context.simulation.ok)
+    warnings.push(
+      `The simulation reverted: ${String(context.simulation.reason)}. Sending it would most likely fail and still cost the fee.`,
+    )
+  return {
+    network: networkOf(chainId, env),
+    ...(chainId !== undefined ? { chainId } : {}),
+    rows,
+    ...(call ? { call } : {}),
+    ...(context?.simulation ? { simulation: context.simulation } : {}),
+    warnings,
+  }
 }

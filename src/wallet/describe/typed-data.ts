@@ -26,10 +26,19 @@ type Types = Record<string, { name: string; type: string }[]>
 const MAX_DEPTH = 16
 const MAX_NODES = 2000
 
-const DOMAIN_FIELDS: Record<string, string> = { name: 'string', version: 'string', chainId: 'uint256', verifyingContract: 'address', salt: 'bytes32' }
+const DOMAIN_FIELDS: Record<string, string> = {
+  name: 'string',
+  version: 'string',
+  chainId: 'uint256',
+  verifyingContract: 'address',
+  salt: 'bytes32',
+}
 
 const isField = (f: unknown): f is { name: string; type: string } =>
-  !!f && typeof f === 'object' && typeof (f as { name?: unknown }).name === 'string' && typeof (f as { type?: unknown }).type === 'string'
+  !!f &&
+  typeof f === 'object' &&
+  typeof (f as { name?: unknown }).name === 'string' &&
+  typeof (f as { type?: unknown }).type === 'string'
 
 function leaf(v: unknown): string {
   if (v === null || v === undefined) return '(missing)'
@@ -43,7 +52,14 @@ function leaf(v: unknown): string {
   return String(v)
 }
 
-function walk(types: Types, type: string, value: unknown, name: string, depth: number, budget: { n: number }): TreeNode {
+function walk(
+  types: Types,
+  type: string,
+  value: unknown,
+  name: string,
+  depth: number,
+  budget: { n: number },
+): TreeNode {
   budget.n += 1
   if (budget.n > MAX_NODES || depth > MAX_DEPTH) return { name, type, value: '(too deep or too large to show)' }
   const arr = /^(.*)\[(\d*)\]$/.exec(type)
@@ -54,7 +70,13 @@ function walk(types: Types, type: string, value: unknown, name: string, depth: n
   const struct = Object.hasOwn(types, type) && Array.isArray(types[type]) ? types[type]!.filter(isField) : undefined
   if (struct && value && typeof value === 'object') {
     const v = value as Record<string, unknown>
-    return { name, type, children: struct.map((f) => walk(types, f.type, Object.hasOwn(v, f.name) ? v[f.name] : undefined, f.name, depth + 1, budget)) }
+    return {
+      name,
+      type,
+      children: struct.map((f) =>
+        walk(types, f.type, Object.hasOwn(v, f.name) ? v[f.name] : undefined, f.name, depth + 1, budget),
+      ),
+    }
   }
   return { name, type, value: leaf(value) }
 }
@@ -78,7 +100,12 @@ function permitAmounts(primaryType: string, m: Record<string, any>): unknown[] |
 }
 
 export function describeTypedData(typedData: unknown, chainId: number | undefined): TypedDataView {
-  const d = (typedData && typeof typedData === 'object' ? typedData : {}) as { types?: Types; primaryType?: string; domain?: Record<string, unknown>; message?: Record<string, unknown> }
+  const d = (typedData && typeof typedData === 'object' ? typedData : {}) as {
+    types?: Types
+    primaryType?: string
+    domain?: Record<string, unknown>
+    message?: Record<string, unknown>
+  }
   const types = (d.types && typeof d.types === 'object' ? d.types : {}) as Types
   const primaryType = typeof d.primaryType === 'string' ? d.primaryType : '(none)'
   const domainValue = (d.domain && typeof d.domain === 'object' ? d.domain : {}) as Record<string, unknown>
@@ -86,18 +113,30 @@ export function describeTypedData(typedData: unknown, chainId: number | undefine
   const domainFields = Array.isArray(types.EIP712Domain)
     ? types.EIP712Domain.filter(isField)
     : Object.keys(domainValue).map((k) => ({ name: k, type: DOMAIN_FIELDS[k] ?? 'string' }))
-  const domain = domainFields.map((f) => walk(types, f.type, Object.hasOwn(domainValue, f.name) ? domainValue[f.name] : undefined, f.name, 1, budget))
+  const domain = domainFields.map((f) =>
+    walk(types, f.type, Object.hasOwn(domainValue, f.name) ? domainValue[f.name] : undefined, f.name, 1, budget),
+  )
   const root = walk(types, primaryType, d.message ?? {}, primaryType, 0, budget)
   const warnings: string[] = []
   const domainChain = toBigIntOrUndefined(domainValue.chainId)
   if (domainValue.chainId === undefined)
     warnings.push('The domain has no chainId: this signature is not tied to one chain and could be replayed on others.')
   else if (chainId === undefined || domainChain !== BigInt(chainId))
-    warnings.push(`The domain's chainId (${leaf(domainValue.chainId)}) is not the chain of this request (${chainId ?? 'none'}).`)
-  const amounts = permitAmounts(primaryType, (d.message && typeof d.message === 'object' ? d.message : {}) as Record<string, any>)
+    warnings.push(
+      `The domain's chainId (${leaf(domainValue.chainId)}) is not the chain of this request (${chainId ?? 'none'}).`,
+    )
+  const amounts = permitAmounts(
+    primaryType,
+    (d.message && typeof d.message === 'object' ? d.message : {}) as Record<string, any>,
+  )
   const unlimitedPermit = !!amounts?.some((a) => (toBigIntOrUndefined(a) ?? 0n) >= UNLIMITED_THRESHOLD)
   if (unlimitedPermit)
-    warnings.push(`Unlimited permit (${primaryType}): the spender can take ALL of this token from the account without another signature, until the permit expires.`)
-  else if (amounts) warnings.push(`This is a token permit (${primaryType}): signing it lets the spender move tokens without a transaction from you.`)
+    warnings.push(
+      `Unlimited permit (${primaryType}): the spender can take ALL of this token from the account without another signature, until the permit expires.`,
+    )
+  else if (amounts)
+    warnings.push(
+      `This is a token permit (${primaryType}): signing it lets the spender move tokens without a transaction from you.`,
+    )
   return { primaryType, domain, message: root.children ?? [root], warnings, unlimitedPermit }
 }

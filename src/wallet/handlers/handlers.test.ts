@@ -32,11 +32,20 @@ function fakeHooks(over: Partial<WalletHooks> = {}): WalletHooks & { calls: stri
     ...over,
   }
 }
-const err = async (p: Promise<unknown>) => p.then(() => expect.unreachable(), (e) => ({ code: e.code, message: e.message }))
+const err = async (p: Promise<unknown>) =>
+  p.then(
+    () => expect.unreachable(),
+    (e) => ({ code: e.code, message: e.message }),
+  )
 
 describe('handlers declare their hooks', () => {
   test('each of the four methods has one handler; selectHooks passes only the declared hooks', () => {
-    expect(WALLET_HANDLERS.map((h) => h.methodName)).toEqual(['wallet_createSession', 'wallet_getSession', 'wallet_invokeMethod', 'wallet_revokeSession'])
+    expect(WALLET_HANDLERS.map((h) => h.methodName)).toEqual([
+      'wallet_createSession',
+      'wallet_getSession',
+      'wallet_invokeMethod',
+      'wallet_revokeSession',
+    ])
     expect(Object.keys(selectHooks(fakeHooks(), walletGetSession.hookNames))).toEqual(['getSession'])
   })
 })
@@ -45,7 +54,9 @@ describe('wallet_createSession', () => {
   test('asks for approval, grants the preselected accounts, and stores the session', async () => {
     const hooks = fakeHooks()
     const r = await walletCreateSession.implementation(
-      { optionalScopes: { 'eip155:1': { methods: ['eth_chainId'], notifications: [], accounts: [`eip155:1:${ADDR}`] } } },
+      {
+        optionalScopes: { 'eip155:1': { methods: ['eth_chainId'], notifications: [], accounts: [`eip155:1:${ADDR}`] } },
+      },
       selectHooks(hooks, walletCreateSession.hookNames),
     )
     expect(r).toEqual({ sessionScopes: session.sessionScopes, sessionProperties: {} })
@@ -53,7 +64,9 @@ describe('wallet_createSession', () => {
   })
   test('a decision that keeps no chain is a rejection (4001); nothing is stored', async () => {
     const hooks = fakeHooks({ requestSessionApproval: async () => ({ scopes: [] }) })
-    const e = await err(walletCreateSession.implementation({ optionalScopes: { 'eip155:1': { methods: [], notifications: [] } } }, hooks))
+    const e = await err(
+      walletCreateSession.implementation({ optionalScopes: { 'eip155:1': { methods: [], notifications: [] } } }, hooks),
+    )
     expect(e).toEqual({ code: 4001, message: 'User rejected the request.' })
     expect(hooks.calls).toEqual([])
   })
@@ -63,7 +76,9 @@ describe('wallet_invokeMethod', () => {
   const withSession = () => fakeHooks({ getSession: async () => session })
   test('runs a granted method and wraps the result in the envelope', async () => {
     const hooks = withSession()
-    expect(await walletInvokeMethod.implementation({ scope: 'eip155:1', request: { method: 'eth_chainId' } }, hooks)).toEqual({
+    expect(
+      await walletInvokeMethod.implementation({ scope: 'eip155:1', request: { method: 'eth_chainId' } }, hooks),
+    ).toEqual({
       scope: 'eip155:1',
       result: { method: 'eth_chainId', result: '0x1' },
     })
@@ -77,8 +92,14 @@ describe('wallet_invokeMethod', () => {
       { scope: 'wallet', request: { method: 'eth_chainId' } },
     ])
       expect(await err(walletInvokeMethod.implementation(params, hooks))).toEqual(UNAUTHORIZED)
-    expect(await err(walletInvokeMethod.implementation({ scope: 'eip155:1', request: { method: 'eth_chainId' } }, fakeHooks()))).toEqual(UNAUTHORIZED)
-    expect(await err(walletInvokeMethod.implementation({ scope: 'eip155', request: { method: 'eth_chainId' } }, hooks))).toEqual({
+    expect(
+      await err(
+        walletInvokeMethod.implementation({ scope: 'eip155:1', request: { method: 'eth_chainId' } }, fakeHooks()),
+      ),
+    ).toEqual(UNAUTHORIZED)
+    expect(
+      await err(walletInvokeMethod.implementation({ scope: 'eip155', request: { method: 'eth_chainId' } }, hooks)),
+    ).toEqual({
       code: -32603,
       message: 'scopeString is not a valid InternalScopeString',
     })

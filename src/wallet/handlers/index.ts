@@ -5,6 +5,11 @@ import { walletInvokeMethod } from './wallet-invoke-method.ts'
 import { walletRevokeSession } from './wallet-revoke-session.ts'
 
 /** The four methods of the multichain API; anything else is -32601. */
-export const WALLET_HANDLERS: readonly WalletMethodHandler<any>[] = [walletCreateSession, walletGetSession, walletInvokeMethod, walletRevokeSession]
+export const WALLET_HANDLERS: readonly WalletMethodHandler<any>[] = [
+  walletCreateSession,
+  walletGetSession,
+  walletInvokeMethod,
+  walletRevokeSession,
+]
 
 export { selectHooks, type WalletHooks, type WalletMethodHandler } from './types.ts'

@@ -30,7 +30,10 @@ export interface WalletMethodHandler<K extends keyof WalletHooks = keyof WalletH
 }
 
 /** Only the hooks a handler declared (so a handler cannot reach what it did not ask for). */
-export function selectHooks<K extends keyof WalletHooks>(hooks: WalletHooks, names: { readonly [P in K]: true }): Pick<WalletHooks, K> {
+export function selectHooks<K extends keyof WalletHooks>(
+  hooks: WalletHooks,
+  names: { readonly [P in K]: true },
+): Pick<WalletHooks, K> {
   const out = {} as Pick<WalletHooks, K>
   for (const name of Object.keys(names) as K[]) out[name] = hooks[name]
   return out

@@ -4,21 +4,36 @@
  * wallet_createSession calls overwrite the previous singular session").
  */
 import { walletErrors } from '../errors.ts'
-import { buildProposal, grantSession, isPlainObject, validateCreateSessionParams, type SessionDecision, type SessionProposal } from '../scopes.ts'
+import {
+  buildProposal,
+  grantSession,
+  isPlainObject,
+  validateCreateSessionParams,
+  type SessionDecision,
+  type SessionProposal,
+} from '../scopes.ts'
 import type { WalletMethodHandler } from './types.ts'
 
 /** Keeps only what the proposal offered and accounts the wallet holds. */
-export function sanitizeDecision(decision: unknown, proposal: SessionProposal, walletAddresses: string[]): SessionDecision {
+export function sanitizeDecision(
+  decision: unknown,
+  proposal: SessionProposal,
+  walletAddresses: string[],
+): SessionDecision {
   const d = isPlainObject(decision) ? decision : {}
   const held = new Set(walletAddresses)
   const accounts = Array.isArray(d.accounts)
-    ? d.accounts.filter((a): a is string => typeof a === 'string').map((a) => a.toLowerCase()).filter((a) => held.has(a))
+    ? d.accounts
+        .filter((a): a is string => typeof a === 'string')
+        .map((a) => a.toLowerCase())
+        .filter((a) => held.has(a))
     : proposal.preselectedAccounts
   const out: SessionDecision = { accounts }
   if (Array.isArray(d.scopes)) out.scopes = d.scopes.filter((s): s is string => typeof s === 'string')
   if (isPlainObject(d.methods)) {
     out.methods = {}
-    for (const [k, v] of Object.entries(d.methods)) if (Array.isArray(v)) out.methods[k] = v.filter((m): m is string => typeof m === 'string')
+    for (const [k, v] of Object.entries(d.methods))
+      if (Array.isArray(v)) out.methods[k] = v.filter((m): m is string => typeof m === 'string')
   }
   return out
 }
@@ -27,10 +42,20 @@ export const walletCreateSession: WalletMethodHandler<
   'getServedChainIds' | 'getWalletAddresses' | 'now' | 'requestSessionApproval' | 'grantSession'
 > = {
   methodName: 'wallet_createSession',
-  hookNames: { getServedChainIds: true, getWalletAddresses: true, now: true, requestSessionApproval: true, grantSession: true },
+  hookNames: {
+    getServedChainIds: true,
+    getWalletAddresses: true,
+    now: true,
+    requestSessionApproval: true,
+    grantSession: true,
+  },
   async implementation(params, hooks) {
     const p = validateCreateSessionParams(params)
-    const proposal = buildProposal(p, { servedChainIds: hooks.getServedChainIds(), walletAddresses: hooks.getWalletAddresses(), now: hooks.now() })
+    const proposal = buildProposal(p, {
+      servedChainIds: hooks.getServedChainIds(),
+      walletAddresses: hooks.getWalletAddresses(),
+      now: hooks.now(),
+    })
     const decision = await hooks.requestSessionApproval(proposal)
     const granted = grantSession(proposal, sanitizeDecision(decision, proposal, hooks.getWalletAddresses()))
     // Dropping every chain counts as rejecting.

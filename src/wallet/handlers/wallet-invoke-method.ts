@@ -13,12 +13,14 @@ const SCOPE_PATTERN = '[-a-z0-9]{3,8}(:[-_a-zA-Z0-9]{1,32})?'
 const SCOPE_STRING = new RegExp(SCOPE_PATTERN)
 
 function validate(params: unknown): { scope: string; method: unknown; params: unknown } {
-  if (!isPlainObject(params)) throw walletErrors.invalidParams([{ path: 'params', problem: 'is not of a type(s) object' }])
+  if (!isPlainObject(params))
+    throw walletErrors.invalidParams([{ path: 'params', problem: 'is not of a type(s) object' }])
   const problems: ParamProblem[] = []
   const { scope, request } = params
   if (scope === undefined) problems.push({ path: 'scope', problem: 'is required, but is undefined' })
   else if (typeof scope !== 'string') problems.push({ path: 'scope', problem: 'is not of a type(s) string' })
-  else if (!SCOPE_STRING.test(scope)) problems.push({ path: 'scope', problem: `does not match pattern "${SCOPE_PATTERN}"` })
+  else if (!SCOPE_STRING.test(scope))
+    problems.push({ path: 'scope', problem: `does not match pattern "${SCOPE_PATTERN}"` })
   if (request === undefined) problems.push({ path: 'request', problem: 'is required, but is undefined' })
   else if (!isPlainObject(request)) problems.push({ path: 'request', problem: 'is not of a type(s) object' })
   else {
@@ -41,7 +43,8 @@ export const walletInvokeMethod: WalletMethodHandler<'getSession' | 'invokeInSco
     if (!isCaipChainId(call.scope) && call.scope !== 'wallet') throw walletErrors.invalidInternalScope()
     const session = await hooks.getSession()
     const sessionScope = session?.sessionScopes[call.scope]
-    if (!sessionScope || typeof call.method !== 'string' || !sessionScope.methods.includes(call.method)) throw walletErrors.unauthorized()
+    if (!sessionScope || typeof call.method !== 'string' || !sessionScope.methods.includes(call.method))
+      throw walletErrors.unauthorized()
     const result = await hooks.invokeInScope(call.scope, sessionScope, call.method, call.params)
     return { scope: call.scope, result: { method: call.method, result } }
   },

@@ -17,11 +17,15 @@ export const bearer = (req: FastifyRequest): string | undefined => req.headers.a
 export function consoleGuard(tokens: ConsoleTokens) {
   return (req: FastifyRequest, reply: FastifyReply, token: unknown): boolean => {
     if (!isLoopbackHostHeader(req.headers.host)) {
-      void reply.code(403).send({ error: 'the wallet console answers only on a loopback host (127.0.0.1, localhost, [::1])' })
+      void reply
+        .code(403)
+        .send({ error: 'the wallet console answers only on a loopback host (127.0.0.1, localhost, [::1])' })
       return false
     }
     if (!(typeof token === 'string' && constantTimeEqual(tokens.current(), token))) {
-      void reply.code(401).send({ error: 'missing or wrong console token (it may have been rotated: use the newest console URL)' })
+      void reply
+        .code(401)
+        .send({ error: 'missing or wrong console token (it may have been rotated: use the newest console URL)' })
       return false
     }
     return true

@@ -21,13 +21,18 @@ export function registerConsoleEvents(app: FastifyInstance, deps: WalletServerDe
 
   const checkReceipts = async () => {
     for (const p of await deps.activity.pendingReceipts()) {
-      const r = (await deps.chainAccess.request(p.chainId, 'eth_getTransactionReceipt', [p.txHash]).catch(() => null)) as { status?: string } | null
+      const r = (await deps.chainAccess
+        .request(p.chainId, 'eth_getTransactionReceipt', [p.txHash])
+        .catch(() => null)) as { status?: string } | null
       if (r?.status) await deps.activity.setReceipt(p.id, r.status === '0x1' ? 'success' : 'reverted')
     }
   }
   const startReceipts = () => {
     if (receiptTimer) return
-    receiptTimer = setInterval(() => void checkReceipts().catch((err: unknown) => deps.logger.debug({ err }, 'wallet: receipt lookup failed')), RECEIPT_POLL_MS)
+    receiptTimer = setInterval(
+      () => void checkReceipts().catch((err: unknown) => deps.logger.debug({ err }, 'wallet: receipt lookup failed')),
+      RECEIPT_POLL_MS,
+    )
     receiptTimer.unref()
   }
   const stopReceipts = () => {
@@ -36,10 +41,16 @@ export function registerConsoleEvents(app: FastifyInstance, deps: WalletServerDe
 
   app.get('/console/api/events', async (req, reply) => {
     if (!guard(req, reply, bearer(req))) return reply
-    if (streams.size >= MAX_STREAMS) return reply.code(429).send({ error: `at most ${MAX_STREAMS} console event streams at once` })
+    if (streams.size >= MAX_STREAMS)
+      return reply.code(429).send({ error: `at most ${MAX_STREAMS} console event streams at once` })
     reply.hijack()
     const res = reply.raw
-    res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-store', connection: 'keep-alive', 'x-accel-buffering': 'no' })
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-store',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    })
     res.write('retry: 1000\n\nevent: ready\ndata: {}\n\n')
     streams.add(res)
     startReceipts()
@@ -54,7 +65,10 @@ export function registerConsoleEvents(app: FastifyInstance, deps: WalletServerDe
     })
     const token = bearer(req)
     // A token rotated by the CLI is noticed here at the latest (the console's own rotation announces a change).
-    const heartbeat = setInterval(() => (token !== deps.tokens.current() ? res.end() : res.write(': keep-alive\n\n')), HEARTBEAT_MS)
+    const heartbeat = setInterval(
+      () => (token !== deps.tokens.current() ? res.end() : res.write(': keep-alive\n\n')),
+      HEARTBEAT_MS,
+    )
     heartbeat.unref()
     const done = () => {
       unsubscribe()

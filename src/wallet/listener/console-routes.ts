@@ -15,7 +15,8 @@ import { registerConsoleEvents } from './console-events.ts'
 import type { WalletServerDeps } from './server.ts'
 
 const PAGE_HEADERS = {
-  'content-security-policy': "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+  'content-security-policy':
+    "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
   'referrer-policy': 'no-referrer',
   'x-frame-options': 'DENY',
   'x-content-type-options': 'nosniff',
@@ -35,7 +36,8 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
   })
   // Static parts of the page: no secrets in them, but still loopback only.
   const asset = (type: string, body: string) => async (req: FastifyRequest, reply: FastifyReply) => {
-    if (!isLoopbackHostHeader(req.headers.host)) return reply.code(403).send({ error: 'the wallet console answers only on a loopback host' })
+    if (!isLoopbackHostHeader(req.headers.host))
+      return reply.code(403).send({ error: 'the wallet console answers only on a loopback host' })
     return reply.headers(PAGE_HEADERS).header('cache-control', 'no-cache').type(type).send(body)
   }
   app.get('/console/assets/console.css', asset('text/css; charset=utf-8', CONSOLE_STYLES))
@@ -58,7 +60,9 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
     if (!guard(req, reply, bearer(req))) return reply
     const chains = deps.chainAccess.chains()
     const entries = await deps.activity.list(100)
-    return { entries: entries.map((a) => ({ ...a, network: chains.find((c) => c.chainId === a.chainId)?.network ?? null })) }
+    return {
+      entries: entries.map((a) => ({ ...a, network: chains.find((c) => c.chainId === a.chainId)?.network ?? null })),
+    }
   })
 
   app.get('/console/api/balances', async (req, reply) => {
@@ -72,8 +76,16 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
         balances: await Promise.all(
           chains.map(async (c) => {
             try {
-              const wei = BigInt((await deps.chainAccess.request(c.chainId, 'eth_getBalance', [a.address, 'latest'])) as Hex)
-              return { chainId: c.chainId, network: c.network, wei: wei.toString(), ether: formatEther(wei), text: eth(wei) }
+              const wei = BigInt(
+                (await deps.chainAccess.request(c.chainId, 'eth_getBalance', [a.address, 'latest'])) as Hex,
+              )
+              return {
+                chainId: c.chainId,
+                network: c.network,
+                wei: wei.toString(),
+                ether: formatEther(wei),
+                text: eth(wei),
+              }
             } catch (err) {
               return { chainId: c.chainId, network: c.network, error: (err as Error).message.split('\n')[0] }
             }
@@ -88,7 +100,12 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
     if (!guard(req, reply, bearer(req))) return reply
     const { id, action } = req.params as { id: string; action: string }
     if (action !== 'approve' && action !== 'reject') return reply.code(404).send({ error: 'unknown action' })
-    const ok = await deps.approvals.decide(id, action === 'approve', action === 'approve' ? (req.body ?? {}) : undefined, 'console')
+    const ok = await deps.approvals.decide(
+      id,
+      action === 'approve',
+      action === 'approve' ? (req.body ?? {}) : undefined,
+      'console',
+    )
     if (!ok) return reply.code(409).send({ error: 'this request is no longer pending' })
     return { ok: true }
   })
@@ -100,9 +117,15 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
     const strings = (v: unknown) => (Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : undefined)
     const methods =
       b.methods && typeof b.methods === 'object'
-        ? Object.fromEntries(Object.entries(b.methods as Record<string, unknown>).map(([k, v]) => [k, strings(v) ?? []]))
+        ? Object.fromEntries(
+            Object.entries(b.methods as Record<string, unknown>).map(([k, v]) => [k, strings(v) ?? []]),
+          )
         : undefined
-    const ok = await deps.engine.editSession(b.origin, { accounts: strings(b.accounts), scopes: strings(b.scopes), methods })
+    const ok = await deps.engine.editSession(b.origin, {
+      accounts: strings(b.accounts),
+      scopes: strings(b.scopes),
+      methods,
+    })
     return ok ? { ok: true } : reply.code(404).send({ error: 'no session for this origin' })
   })
 

@@ -38,7 +38,10 @@ export interface WalletServerDeps {
 const MAX_ORIGIN_LENGTH = 255
 
 /** The origin a connection speaks for, or an error text for the 403. */
-export function resolveOrigin(headerOrigin: string | undefined, declared: string | undefined): { origin: string } | { error: string } {
+export function resolveOrigin(
+  headerOrigin: string | undefined,
+  declared: string | undefined,
+): { origin: string } | { error: string } {
   const norm = (o: string): string | undefined => {
     const t = o.trim()
     if (t === '' || t === 'null' || t.length > MAX_ORIGIN_LENGTH || /[\s\u0000-\u001f]/.test(t)) return undefined
@@ -51,7 +54,8 @@ export function resolveOrigin(headerOrigin: string | undefined, declared: string
   if (headerOrigin !== undefined) {
     const o = norm(headerOrigin)
     if (!o) return { error: `origin ${JSON.stringify(headerOrigin)} is not accepted (opaque or malformed)` }
-    if (declared !== undefined && norm(declared) !== o) return { error: 'the declared ?origin= differs from the Origin header' }
+    if (declared !== undefined && norm(declared) !== o)
+      return { error: 'the declared ?origin= differs from the Origin header' }
     return { origin: o }
   }
   if (declared !== undefined) {
@@ -83,13 +87,19 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
       if ('error' in r) return reply.code(403).send({ error: r.error })
       const pairing = q.pairing
       if (pairing !== undefined && !(typeof pairing === 'string' && PAIRING_SECRET.test(pairing)))
-        return reply.code(400).send({ error: 'the pairing secret (?pairing=) must be 32-128 characters of A-Z a-z 0-9 _ -' })
+        return reply
+          .code(400)
+          .send({ error: 'the pairing secret (?pairing=) must be 32-128 characters of A-Z a-z 0-9 _ -' })
       const r2 = req as FastifyRequest & { walletOrigin?: string; walletPairing?: string }
       r2.walletOrigin = r.origin
       r2.walletPairing = pairing as string | undefined
     },
     handler: async (_req, reply) =>
-      reply.type('text/plain').send('chaingate wallet: connect with a WebSocket (JSON-RPC 2.0, CAIP-25 multichain API). See docs/wallet.md.\n'),
+      reply
+        .type('text/plain')
+        .send(
+          'chaingate wallet: connect with a WebSocket (JSON-RPC 2.0, CAIP-25 multichain API). See docs/wallet.md.\n',
+        ),
     wsHandler: (socket: WebSocket, req: FastifyRequest) => {
       const r = req as FastifyRequest & { walletOrigin?: string; walletPairing?: string }
       handleConnection(socket, r.walletOrigin!, r.walletPairing)
@@ -133,12 +143,23 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
         return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.parse()) })
       }
       if (typeof msg !== 'object' || msg === null || Array.isArray(msg))
-        return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.invalidRequest(Array.isArray(msg) ? 'batches are not supported' : 'not an object')) })
+        return send({
+          jsonrpc: '2.0',
+          id: null,
+          error: toWireError(
+            walletErrors.invalidRequest(Array.isArray(msg) ? 'batches are not supported' : 'not an object'),
+          ),
+        })
       const m = msg as { jsonrpc?: unknown; id?: unknown; method?: unknown; params?: unknown }
       const idOk = m.id === null || typeof m.id === 'string' || (typeof m.id === 'number' && Number.isFinite(m.id))
-      if (m.id !== undefined && !idOk) return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.invalidRequest('bad id')) })
+      if (m.id !== undefined && !idOk)
+        return send({ jsonrpc: '2.0', id: null, error: toWireError(walletErrors.invalidRequest('bad id')) })
       if (m.jsonrpc !== '2.0' || typeof m.method !== 'string')
-        return send({ jsonrpc: '2.0', id: m.id ?? null, error: toWireError(walletErrors.invalidRequest('needs jsonrpc "2.0" and a method')) })
+        return send({
+          jsonrpc: '2.0',
+          id: m.id ?? null,
+          error: toWireError(walletErrors.invalidRequest('needs jsonrpc "2.0" and a method')),
+        })
       if (m.id === undefined) return // a notification from the dapp: nothing to answer
       inFlight += 1
       const started = performance.now()
@@ -151,9 +172,13 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
         (err: unknown) => {
           inFlight -= 1
           const error = toWireError(err)
-          if (error.code === -32603 && !(err as { code?: unknown })?.code) logger.error({ err, origin, method: m.method }, 'wallet: internal error')
+          if (error.code === -32603 && !(err as { code?: unknown })?.code)
+            logger.error({ err, origin, method: m.method }, 'wallet: internal error')
           send({ jsonrpc: '2.0', id: m.id, error })
-          logger.debug({ origin, method: m.method, code: error.code, ms: Math.round(performance.now() - started) }, 'wallet: request failed')
+          logger.debug(
+            { origin, method: m.method, code: error.code, ms: Math.round(performance.now() - started) },
+            'wallet: request failed',
+          )
         },
       )
       answering.add(answered)

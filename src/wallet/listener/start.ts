@@ -38,7 +38,8 @@ export function socketFilePath(socketPath: string, dataDir: string): string {
 
 /** Serves the same routes on a unix socket: its requests and upgrades go to the fastify server. */
 async function listenUnix(server: WalletServer, path: string): Promise<Server> {
-  if (process.platform === 'win32') throw new Error('wallet.socketPath: unix sockets are not available on Windows; remove the setting')
+  if (process.platform === 'win32')
+    throw new Error('wallet.socketPath: unix sockets are not available on Windows; remove the setting')
   if (!existsSync(dirname(path))) mkdirSync(dirname(path), { recursive: true, mode: 0o700 })
   // A socket file left by a crash would make listen fail with EADDRINUSE; anything else at that path is kept.
   if (existsSync(path)) {
@@ -76,8 +77,12 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
   return {
     async start() {
       if (!isLoopbackHost(config.host)) {
-        if (!config.allowNonLoopback) throw new Error('wallet.host is not a loopback address and wallet.allowNonLoopback is false')
-        logger.warn({ host: config.host }, 'wallet: listening on a NON-LOOPBACK address (wallet.allowNonLoopback): any host that reaches it can ask for sessions')
+        if (!config.allowNonLoopback)
+          throw new Error('wallet.host is not a loopback address and wallet.allowNonLoopback is false')
+        logger.warn(
+          { host: config.host },
+          'wallet: listening on a NON-LOOPBACK address (wallet.allowNonLoopback): any host that reaches it can ask for sessions',
+        )
       }
       core = await startWalletCore(deps)
       const tokens = createConsoleTokens(deps.dataDir)
@@ -120,7 +125,11 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
         await server.drain(STOP_GRACE_MS)
         const clients = [...(server.app.websocketServer?.clients ?? [])]
         await Promise.race([
-          Promise.all(clients.map((c) => new Promise((resolve) => (c.once('close', resolve), c.close(1001, 'the wallet is stopping'))))),
+          Promise.all(
+            clients.map(
+              (c) => new Promise((resolve) => (c.once('close', resolve), c.close(1001, 'the wallet is stopping'))),
+            ),
+          ),
           new Promise((resolve) => setTimeout(resolve, STOP_GRACE_MS).unref()),
         ])
         for (const c of server.app.websocketServer?.clients ?? []) c.terminate()

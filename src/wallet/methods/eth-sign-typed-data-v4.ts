@@ -14,7 +14,10 @@ const toBig = (v: unknown): bigint | undefined => {
 }
 
 export async function signTypedDataV4(
-  ctx: Pick<LocalMethodContext, 'scope' | 'chainId' | 'sessionScope' | 'signerFor' | 'approve' | 'assertStillAuthorized'>,
+  ctx: Pick<
+    LocalMethodContext,
+    'scope' | 'chainId' | 'sessionScope' | 'signerFor' | 'approve' | 'assertStillAuthorized'
+  >,
   params: unknown,
 ): Promise<Hex> {
   if (!Array.isArray(params) || params.length < 2)
@@ -28,11 +31,20 @@ export async function signTypedDataV4(
       throw walletErrors.invalidParams([{ path: 'request.params.1', problem: 'is not valid JSON typed data' }])
     }
   }
-  if (!isPlainObject(data) || !isPlainObject(data.types) || typeof data.primaryType !== 'string' || !isPlainObject(data.message))
-    throw walletErrors.invalidParams([{ path: 'request.params.1', problem: 'must have types, primaryType, domain and message' }])
+  if (
+    !isPlainObject(data) ||
+    !isPlainObject(data.types) ||
+    typeof data.primaryType !== 'string' ||
+    !isPlainObject(data.message)
+  )
+    throw walletErrors.invalidParams([
+      { path: 'request.params.1', problem: 'must have types, primaryType, domain and message' },
+    ])
   const domain = isPlainObject(data.domain) ? data.domain : {}
   if (domain.chainId !== undefined && toBig(domain.chainId) !== BigInt(ctx.chainId ?? -1))
-    throw walletErrors.invalidParams([{ path: 'request.params.1.domain.chainId', problem: `does not match the scope's chain ${ctx.chainId}` }])
+    throw walletErrors.invalidParams([
+      { path: 'request.params.1.domain.chainId', problem: `does not match the scope's chain ${ctx.chainId}` },
+    ])
   const { EIP712Domain: _ignored, ...types } = data.types as Record<string, unknown>
   const from = signer.address.toLowerCase()
   await ctx.approve('eth_signTypedData_v4', { scope: ctx.scope, address: from, typedData: data })
@@ -40,6 +52,8 @@ export async function signTypedDataV4(
   try {
     return await signer.signTypedData({ domain, types, primaryType: data.primaryType, message: data.message } as never)
   } catch (e) {
-    throw walletErrors.invalidParams([{ path: 'request.params.1', problem: `cannot be signed: ${(e as Error).message.split('\n')[0]}` }])
+    throw walletErrors.invalidParams([
+      { path: 'request.params.1', problem: `cannot be signed: ${(e as Error).message.split('\n')[0]}` },
+    ])
   }
 }

@@ -8,11 +8,15 @@ import { walletErrors } from '../errors.ts'
 import type { LocalMethodContext } from './context.ts'
 
 export async function ethSubscribe(
-  ctx: Pick<LocalMethodContext, 'scope' | 'chainId' | 'sessionScope' | 'chainAccess' | 'connection' | 'dropUnauthorizedSubscriptions'>,
+  ctx: Pick<
+    LocalMethodContext,
+    'scope' | 'chainId' | 'sessionScope' | 'chainAccess' | 'connection' | 'dropUnauthorizedSubscriptions'
+  >,
   params: unknown,
 ): Promise<string> {
   // Events only flow as wallet_notify when eth_subscription was granted for the scope.
-  if (!ctx.sessionScope.notifications.includes('eth_subscription') || ctx.chainId === undefined) throw walletErrors.unauthorized()
+  if (!ctx.sessionScope.notifications.includes('eth_subscription') || ctx.chainId === undefined)
+    throw walletErrors.unauthorized()
   if (!Array.isArray(params) || typeof params[0] !== 'string')
     throw walletErrors.invalidParams([{ path: 'request.params', problem: 'must be [kind, options?]' }])
   const conn = ctx.connection

@@ -1,4 +1,6 @@
-/** eth_unsubscribe `[subscriptionId]`: ends one of this connection's subscriptions; false when it has none by that id. */
+/**
+ * eth_unsubscribe `[subscriptionId]`: ends one of this connection's subscriptions; false when it has none by that id.
+ */
 import { walletErrors } from '../errors.ts'
 import type { LocalMethodContext } from './context.ts'
 

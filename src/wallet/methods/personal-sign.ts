@@ -11,7 +11,8 @@ export async function personalSign(
   if (!Array.isArray(params) || params.length < 2)
     throw walletErrors.invalidParams([{ path: 'request.params', problem: 'must be [message, address]' }])
   const [message, address] = params
-  if (typeof message !== 'string') throw walletErrors.invalidParams([{ path: 'request.params.0', problem: 'is not of a type(s) string' }])
+  if (typeof message !== 'string')
+    throw walletErrors.invalidParams([{ path: 'request.params.0', problem: 'is not of a type(s) string' }])
   const signer = authorizedSigner(ctx, address, 'request.params.1')
   const hex = isHex(message)
   let text: string | undefined = message
@@ -24,7 +25,12 @@ export async function personalSign(
     }
   }
   const from = signer.address.toLowerCase()
-  await ctx.approve('personal_sign', { scope: ctx.scope, address: from, message: text, messageHex: hex ? message : undefined })
+  await ctx.approve('personal_sign', {
+    scope: ctx.scope,
+    address: from,
+    message: text,
+    messageHex: hex ? message : undefined,
+  })
   await ctx.assertStillAuthorized('personal_sign', from)
   return signer.signMessage({ message: hex ? { raw: message } : message })
 }

@@ -7,7 +7,11 @@ import type { LocalMethodContext } from './context.ts'
 export const ADDRESS = /^0x[0-9a-fA-F]{40}$/
 export const QUANTITY = /^0x[0-9a-fA-F]{1,64}$/ // leading zeros tolerated: some dapps pad quantities
 
-export function authorizedSigner(ctx: Pick<LocalMethodContext, 'sessionScope' | 'signerFor'>, address: unknown, path: string): HDAccount {
+export function authorizedSigner(
+  ctx: Pick<LocalMethodContext, 'sessionScope' | 'signerFor'>,
+  address: unknown,
+  path: string,
+): HDAccount {
   if (typeof address !== 'string' || !ADDRESS.test(address))
     throw walletErrors.invalidParams([{ path, problem: 'is not a 0x-prefixed 20-byte address' }])
   const a = address.toLowerCase()

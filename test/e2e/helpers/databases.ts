@@ -42,5 +42,6 @@ export const DIALECTS: readonly DialectName[] = ['sqlite', 'postgres']
 export function describeEachDatabase(name: string, body: (open: OpenTestDatabase, dialect: DialectName) => void): void {
   const runnable = DIALECTS.filter((d) => d === 'sqlite' || missingServices(['postgres']).length === 0)
   describe.each(runnable)(`${name} [%s]`, (dialect) => body(() => openTestDatabase(dialect), dialect))
-  if (!runnable.includes('postgres')) describeWithServices(['postgres'], `${name} [postgres]`, () => body(() => openTestDatabase('postgres'), 'postgres'))
+  if (!runnable.includes('postgres'))
+    describeWithServices(['postgres'], `${name} [postgres]`, () => body(() => openTestDatabase('postgres'), 'postgres'))
 }

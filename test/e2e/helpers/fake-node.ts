@@ -77,20 +77,34 @@ export interface FakeNode {
   close(): Promise<void>
 }
 
-/** What the node answers; undefined: the default (its chain id for eth_chainId, its chain for blocks, `0x1` for anything else). */
+/**
+ * What the node answers; undefined: the default (its chain id for eth_chainId, its chain for blocks, `0x1` for anything
+ * else).
+ */
 export type Script = (req: FakeRequest) => FakeReply | undefined
 
 /** A JSON-RPC result for the call (or every call of a batch). */
 export const result = (req: FakeRequest, value: unknown): unknown =>
-  Array.isArray(req.body) ? req.body.map((c: { id: unknown }) => ({ jsonrpc: '2.0', id: c.id, result: value })) : { jsonrpc: '2.0', id: req.body.id, result: value }
+  Array.isArray(req.body)
+    ? req.body.map((c: { id: unknown }) => ({ jsonrpc: '2.0', id: c.id, result: value }))
+    : { jsonrpc: '2.0', id: req.body.id, result: value }
 
 /** A JSON-RPC error for the call. */
-export const rpcError = (req: FakeRequest, code: number, message: string): unknown => ({ jsonrpc: '2.0', id: Array.isArray(req.body) ? null : req.body.id, error: { code, message } })
+export const rpcError = (req: FakeRequest, code: number, message: string): unknown => ({
+  jsonrpc: '2.0',
+  id: Array.isArray(req.body) ? null : req.body.id,
+  error: { code, message },
+})
 
 const hex = (n: number) => `0x${n.toString(16)}`
 const isHeadPoll = (body: any): boolean => {
   const calls = Array.isArray(body) ? body : [body]
-  return calls.length > 0 && calls.every((c) => c?.method === 'eth_getBlockByNumber' && (c.params?.[0] === 'latest' || c.params?.[0] === 'finalized'))
+  return (
+    calls.length > 0 &&
+    calls.every(
+      (c) => c?.method === 'eth_getBlockByNumber' && (c.params?.[0] === 'latest' || c.params?.[0] === 'finalized'),
+    )
+  )
 }
 
 /** Starts a fake node answering as `script` says. */
@@ -103,14 +117,42 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
   let current: Script = script ?? (() => undefined)
   let fault: Fault | undefined
   const sockets = new Set<Socket>()
-  const hashOf = (n: number) => `0x${reorgs.filter((from) => from <= n).length.toString(16).padStart(8, '0')}${n.toString(16).padStart(56, '0')}`
-  const block = (n: number) => (n < 0 || n > head ? null : { number: hex(n), hash: hashOf(n), parentHash: n === 0 ? `0x${'0'.repeat(64)}` : hashOf(n - 1), transactions: [] })
+  const hashOf = (n: number) =>
+    `0x${reorgs
+      .filter((from) => from <= n)
+      .length.toString(16)
+      .padStart(8, '0')}${n.toString(16).padStart(56, '0')}`
+  const block = (n: number) =>
+    n < 0 || n > head
+      ? null
+      : {
+          number: hex(n),
+          hash: hashOf(n),
+          parentHash: n === 0 ? `0x${'0'.repeat(64)}` : hashOf(n - 1),
+          transactions: [],
+        }
   const blockOf = (tag: unknown) =>
-    tag === 'latest' || tag === 'pending' || tag === 'safe' ? block(head) : tag === 'finalized' ? block(Math.max(0, head - 10)) : tag === 'earliest' ? block(0) : typeof tag === 'string' ? block(Number.parseInt(tag, 16)) : null
+    tag === 'latest' || tag === 'pending' || tag === 'safe'
+      ? block(head)
+      : tag === 'finalized'
+        ? block(Math.max(0, head - 10))
+        : tag === 'earliest'
+          ? block(0)
+          : typeof tag === 'string'
+            ? block(Number.parseInt(tag, 16))
+            : null
   const defaultResult = (c: any): unknown =>
-    c?.method === 'eth_chainId' ? chainIdHex : c?.method === 'eth_blockNumber' ? hex(head) : c?.method === 'eth_getBlockByNumber' ? blockOf(c.params?.[0]) : '0x1'
+    c?.method === 'eth_chainId'
+      ? chainIdHex
+      : c?.method === 'eth_blockNumber'
+        ? hex(head)
+        : c?.method === 'eth_getBlockByNumber'
+          ? blockOf(c.params?.[0])
+          : '0x1'
   const fallback = (req: FakeRequest): FakeReply => ({
-    body: Array.isArray(req.body) ? req.body.map((c: any) => ({ jsonrpc: '2.0', id: c?.id, result: defaultResult(c) })) : { jsonrpc: '2.0', id: req.body?.id, result: defaultResult(req.body) },
+    body: Array.isArray(req.body)
+      ? req.body.map((c: any) => ({ jsonrpc: '2.0', id: c?.id, result: defaultResult(c) }))
+      : { jsonrpc: '2.0', id: req.body?.id, result: defaultResult(req.body) },
   })
   const write = (res: ServerResponse, reply: FakeReply) => {
     if (res.destroyed) return
@@ -134,9 +176,15 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
       const f = fault
       if (f?.kind === 'hang') return
       if (f?.kind === 'reset') return void req.socket.destroy()
-      if (f?.kind === 'status') return write(res, { status: f.status, body: f.body ?? rpcError(r, -32603, `HTTP ${f.status}`), ...(f.headers ? { headers: f.headers } : {}) })
+      if (f?.kind === 'status')
+        return write(res, {
+          status: f.status,
+          body: f.body ?? rpcError(r, -32603, `HTTP ${f.status}`),
+          ...(f.headers ? { headers: f.headers } : {}),
+        })
       const reply = current(r) ?? fallback(r)
-      if (f?.kind === 'slow' && (f.share === undefined || Math.random() < f.share)) setTimeout(() => write(res, reply), f.ms)
+      if (f?.kind === 'slow' && (f.share === undefined || Math.random() < f.share))
+        setTimeout(() => write(res, reply), f.ms)
       else write(res, reply)
     })
   })
@@ -186,7 +234,11 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
     wsUrl: `ws://127.0.0.1:${port}/`,
     wsRequests,
     notify(kind, result) {
-      for (const [id, sub] of subs) if (sub.kind === kind) sub.ws.send(JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } }))
+      for (const [id, sub] of subs)
+        if (sub.kind === kind)
+          sub.ws.send(
+            JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } }),
+          )
     },
     get subscriptions() {
       return subs.size
@@ -210,7 +262,8 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
     },
     hashOf,
     kill: stop,
-    revive: () => new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', () => resolve()).once('error', reject)),
+    revive: () =>
+      new Promise<void>((resolve, reject) => server.listen(port, '127.0.0.1', () => resolve()).once('error', reject)),
     close: stop,
   }
 }

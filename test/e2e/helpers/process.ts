@@ -27,7 +27,12 @@ export function writeConfig(dir: string, name: string, config: unknown): string 
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or throws after `timeoutMs`. */
-export async function waitFor<T>(check: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs: number, what: string, intervalMs = 50): Promise<T> {
+export async function waitFor<T>(
+  check: () => Promise<T | undefined | false> | T | undefined | false,
+  timeoutMs: number,
+  what: string,
+  intervalMs = 50,
+): Promise<T> {
   const deadline = Date.now() + timeoutMs
   let last: unknown
   for (;;) {
@@ -38,7 +43,10 @@ export async function waitFor<T>(check: () => Promise<T | undefined | false> | T
     } catch (err) {
       last = err
     }
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`)
+    if (Date.now() > deadline)
+      throw new Error(
+        `timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+      )
     await sleep(intervalMs)
   }
 }
@@ -54,7 +62,8 @@ export interface Exit {
 }
 
 function exitOf(child: ChildProcess): Promise<Exit> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
+  if (child.exitCode !== null || child.signalCode !== null)
+    return Promise.resolve({ code: child.exitCode, signal: child.signalCode })
   return new Promise((r) => child.once('exit', (code, signal) => r({ code, signal })))
 }
 
@@ -96,11 +105,17 @@ export async function runCli(args: string[], opts: { timeoutMs?: number; cwd?: s
     child.kill('SIGKILL')
     exit = await exitOf(child)
     children.delete(child)
-    throw new Error(`chaingate ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`)
+    throw new Error(
+      `chaingate ${args.join(' ')} did not finish within ${timeoutMs} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+    )
   }
   children.delete(child)
   // 'exit' can come before the pipes are drained.
-  await Promise.all([child.stdout!.closed ?? Promise.resolve(), child.stderr!.closed ?? Promise.resolve()].map((p) => Promise.race([p, sleep(1000)])))
+  await Promise.all(
+    [child.stdout!.closed ?? Promise.resolve(), child.stderr!.closed ?? Promise.resolve()].map((p) =>
+      Promise.race([p, sleep(1000)]),
+    ),
+  )
   return {
     ...exit,
     stdout,
@@ -109,7 +124,9 @@ export async function runCli(args: string[], opts: { timeoutMs?: number; cwd?: s
       try {
         return JSON.parse(stdout)
       } catch {
-        throw new Error(`chaingate ${args.join(' ')}: stdout is not JSON (exit ${exit!.code}):\n${stdout}\nstderr: ${stderr}`)
+        throw new Error(
+          `chaingate ${args.join(' ')}: stdout is not JSON (exit ${exit!.code}):\n${stdout}\nstderr: ${stderr}`,
+        )
       }
     },
   }
@@ -135,7 +152,8 @@ export function parseBanner(text: string): Banner {
   const devKey = /dev API key: (\S+)/.exec(text)?.[1]
   const curl = /^\s+(curl .*)$/m.exec(text)?.[1]
   const networks: Banner['networks'] = {}
-  for (const m of text.matchAll(/^\s+network (\S+) \(chain (\d+)\): host (\S+), or path/gm)) networks[m[1]!] = { chainId: Number(m[2]), host: m[3]! }
+  for (const m of text.matchAll(/^\s+network (\S+) \(chain (\d+)\): host (\S+), or path/gm))
+    networks[m[1]!] = { chainId: Number(m[2]), host: m[3]! }
   const endpoints: Banner['endpoints'] = {}
   const section = text.split(/^\s+endpoints:\s*$/m)[1]?.split(/^\s+try:\s*$/m)[0] ?? ''
   for (const m of section.matchAll(/^\s+([a-z0-9-]+): (https?:\/\/\S+)\s*$/gm)) endpoints[m[1]!] = m[2]!
@@ -237,7 +255,7 @@ export function processesMatching(marker: string): ProcInfo[] {
  * Anvil (and its `sh` guard) of a data dir: anvil runs with `--state <dataDir>/chains/<network>.json`. The
  * chaingate process itself has only `--data-dir <dataDir>` on its command line, so it does not match.
  */
-export const chainProcesses = (dataDir: string) => processesMatching(join(dataDir, 'chains') + '/')
+export const chainProcesses = (dataDir: string) => processesMatching(`${join(dataDir, 'chains')}/`)
 
 /** Waits (bounded) until no process matches; returns what is left (empty when all are gone). */
 export async function waitNoChainProcesses(dataDir: string, timeoutMs: number): Promise<ProcInfo[]> {
@@ -279,7 +297,12 @@ export interface Reply {
   json(): any
 }
 
-export async function rpc(url: string, method: string, params: unknown[] = [], init: { headers?: Record<string, string> } = {}): Promise<Reply> {
+export async function rpc(
+  url: string,
+  method: string,
+  params: unknown[] = [],
+  init: { headers?: Record<string, string> } = {},
+): Promise<Reply> {
   const res = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...init.headers },
@@ -287,7 +310,12 @@ export async function rpc(url: string, method: string, params: unknown[] = [], i
     signal: AbortSignal.timeout(10_000),
   })
   const text = await res.text()
-  return { status: res.status, text, credits: Number(res.headers.get('x-credits-charged') ?? 'NaN'), json: () => JSON.parse(text) }
+  return {
+    status: res.status,
+    text,
+    credits: Number(res.headers.get('x-credits-charged') ?? 'NaN'),
+    json: () => JSON.parse(text),
+  }
 }
 
 /** The `result` of a successful call; throws with the reply otherwise. */

@@ -54,7 +54,8 @@ export async function startTestServer(
   // (docs/storage.md). Otherwise SQLite in the data dir, whatever CHAINGATE_DATABASE_URL says.
   const pgMode = process.env.CHAINGATE_TEST_DATABASE === 'postgres' && !configOverrides.database
   let pgSchema = pgMode ? pgSchemas.get(dataDir) : undefined
-  if (pgMode && !pgSchema) pgSchemas.set(dataDir, (pgSchema = await (await import('./services.ts')).createPgTestSchema('srv')))
+  if (pgMode && !pgSchema)
+    pgSchemas.set(dataDir, (pgSchema = await (await import('./services.ts')).createPgTestSchema('srv')))
   if (pgSchema) process.env.CHAINGATE_DATABASE_URL = pgSchema.url
   // CHAINGATE_TEST_REDIS=lease|per-call: hot counters, cache tier and head floors in Redis (docs/scale-out.md), under a
   // key prefix of the server's own, with leases or one round trip per call: any e2e file can run on the Redis store.
@@ -74,7 +75,13 @@ export async function startTestServer(
     ...redis,
     ...configOverrides,
     database: pgSchema ? { url: pgSchema.url } : { url: null, ...(configOverrides.database as object) },
-    gateway: { port: 0, devAccount: null, usageFlushMs: 100, settingsPollMs: 100, ...(configOverrides.gateway as object) },
+    gateway: {
+      port: 0,
+      devAccount: null,
+      usageFlushMs: 100,
+      settingsPollMs: 100,
+      ...(configOverrides.gateway as object),
+    },
     networks: configOverrides.networks ?? [
       { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
       { name: 'devnet-b', chainId: 31338, embedded: { port: 0 } },
@@ -94,7 +101,10 @@ export async function startTestServer(
   let n = 0
   const newKey = async (plan = 'team', networks?: string[]) => {
     const account = await app.accounts.create({ email: `user${++n}-${Date.now()}@example.com`, plan }, app.clock.now())
-    const key = await app.keys.create({ accountId: account.id, name: 'test', ...(networks ? { networks } : {}) }, app.clock.now())
+    const key = await app.keys.create(
+      { accountId: account.id, name: 'test', ...(networks ? { networks } : {}) },
+      app.clock.now(),
+    )
     await app.keySnapshot.reload()
     return { account, key }
   }
@@ -106,7 +116,11 @@ export async function startTestServer(
     account: first.account,
     key: first.key,
     get logs() {
-      return chunks.join('').split('\n').filter(Boolean).map((l) => JSON.parse(l))
+      return chunks
+        .join('')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l))
     },
     logText: () => chunks.join(''),
     endpoint,
@@ -137,4 +151,9 @@ export async function startTestServer(
   }
 }
 
-export const call = (method: string, params: unknown[] = [], id: number | string = 1) => ({ jsonrpc: '2.0', id, method, params })
+export const call = (method: string, params: unknown[] = [], id: number | string = 1) => ({
+  jsonrpc: '2.0',
+  id,
+  method,
+  params,
+})

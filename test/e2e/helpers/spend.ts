@@ -10,7 +10,12 @@ export async function balanceCall(base: string, key: string): Promise<{ status: 
   const res = await request(`${base}/networks/remote/v3/${key}`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: ['0x0000000000000000000000000000000000000001', 'latest'] }),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_getBalance',
+      params: ['0x0000000000000000000000000000000000000001', 'latest'],
+    }),
   })
   await res.body.text()
   return { status: res.statusCode, credits: Number(res.headers['x-credits-charged'] ?? 0) }

@@ -23,7 +23,8 @@ export interface TcpProxy {
 export async function startTcpProxy(target: string | { host: string; port: number }): Promise<TcpProxy> {
   const t = typeof target === 'string' ? new URL(target) : undefined
   const host = t ? t.hostname.replace(/^\[|\]$/g, '') : (target as { host: string }).host
-  const defaultPort = t?.protocol === 'https:' || t?.protocol === 'wss:' ? 443 : t?.protocol.startsWith('redis') ? 6379 : 80
+  const defaultPort =
+    t?.protocol === 'https:' || t?.protocol === 'wss:' ? 443 : t?.protocol.startsWith('redis') ? 6379 : 80
   const port = t ? Number(t.port || defaultPort) : (target as { port: number }).port
   const path = t && t.pathname !== '/' ? t.pathname : ''
   const open = new Set<Socket>()

@@ -35,13 +35,19 @@ export async function startDevnets(): Promise<{ anvils: RunningAnvil[]; stop(): 
 export type Devnets = Awaited<ReturnType<typeof startDevnets>>
 
 /** The answer to a call the session does not allow (CAIP-25 / EIP-1193 4100). */
-export const UNAUTHORIZED = { code: 4100, message: 'The requested account and/or method has not been authorized by the user.' }
+export const UNAUTHORIZED = {
+  code: 4100,
+  message: 'The requested account and/or method has not been authorized by the user.',
+}
 
 /**
  * Two devnets and a wallet on them for the calling file (or describe block): started in a beforeAll, stopped in an
  * afterAll. `h` and `devnets` are read in tests and later hooks, once the beforeAll has run.
  */
-export function useWalletOnDevnets(overrides?: Parameters<typeof startWallet>[1], opts?: Parameters<typeof startWallet>[2]): {
+export function useWalletOnDevnets(
+  overrides?: Parameters<typeof startWallet>[1],
+  opts?: Parameters<typeof startWallet>[2],
+): {
   readonly h: WalletHarness
   readonly devnets: Devnets
 } {
@@ -77,13 +83,21 @@ export interface WalletHarness extends WalletStarted {
   /** Restarts the service on the same data dir and port (sessions must survive). */
   restart(): Promise<void>
   stop(): Promise<void>
-  console(path: string, init?: { method?: string; body?: unknown; token?: string; host?: string }): Promise<{ status: number; body: any }>
+  console(
+    path: string,
+    init?: { method?: string; body?: unknown; token?: string; host?: string },
+  ): Promise<{ status: number; body: any }>
 }
 
 export async function startWallet(
   anvils: RunningAnvil[],
   overrides: Partial<Omit<WalletConfig, 'keystore'>> & { keystore?: Partial<WalletConfig['keystore']> } = {},
-  opts: { dataDir?: string; clock?: { now(): number }; logLines?: string[]; networks?: { name: string; embedded: boolean }[] } = {},
+  opts: {
+    dataDir?: string
+    clock?: { now(): number }
+    logLines?: string[]
+    networks?: { name: string; embedded: boolean }[]
+  } = {},
 ): Promise<WalletHarness> {
   const dataDir = opts.dataDir ?? mkdtempSync(join(tmpdir(), 'chaingate-wallet-'))
   const config = WalletConfigSchema.parse({
@@ -103,7 +117,15 @@ export async function startWallet(
   const h = { dataDir, dbFile } as WalletHarness
   const boot = async (port: number) => {
     h.db = await openDatabase(dbFile)
-    h.service = createWalletService({ config: { ...config, port }, dataDir, db: h.db.db, chainAccess, networks, logger, clock: opts.clock })
+    h.service = createWalletService({
+      config: { ...config, port },
+      dataDir,
+      db: h.db.db,
+      chainAccess,
+      networks,
+      logger,
+      clock: opts.clock,
+    })
     Object.assign(h, await h.service.start())
   }
   await boot(0)
@@ -125,7 +147,13 @@ export async function startWallet(
       // fetch cannot set Host; use node:http for the DNS-rebinding check.
       return new Promise((resolve, rejectP) => {
         const req = httpRequest(
-          { host: u.hostname, port: u.port, path, method: init.method ?? 'GET', headers: { host: init.host!, authorization: `Bearer ${init.token ?? h.consoleToken}` } },
+          {
+            host: u.hostname,
+            port: u.port,
+            path,
+            method: init.method ?? 'GET',
+            headers: { host: init.host!, authorization: `Bearer ${init.token ?? h.consoleToken}` },
+          },
           (res) => {
             let text = ''
             res.on('data', (c) => (text += c))
@@ -190,7 +218,7 @@ export function dapp(url: string, origin: string, opts: { pairingStore?: Pairing
   const waiters: { pred: (n: any) => boolean; resolve(n: any): void }[] = []
   client.onNotification((n) => {
     notifications.push(n)
-    for (const w of [...waiters]) if (w.pred(n)) (waiters.splice(waiters.indexOf(w), 1), w.resolve(n))
+    for (const w of [...waiters]) if (w.pred(n)) waiters.splice(waiters.indexOf(w), 1), w.resolve(n)
   })
   return {
     client,
@@ -208,7 +236,15 @@ export function dapp(url: string, origin: string, opts: { pairingStore?: Pairing
 }
 
 /** A raw WebSocket for wire-level checks (bad JSON, floods, exact envelopes). */
-export async function rawSocket(url: string, origin?: string): Promise<{ ws: WebSocket; messages: any[]; call(msg: unknown): Promise<any>; closed: Promise<{ code: number; reason: string }> }> {
+export async function rawSocket(
+  url: string,
+  origin?: string,
+): Promise<{
+  ws: WebSocket
+  messages: any[]
+  call(msg: unknown): Promise<any>
+  closed: Promise<{ code: number; reason: string }>
+}> {
   const ws = new WebSocket(url, origin === undefined ? {} : { origin })
   const messages: any[] = []
   const listeners: ((m: any) => void)[] = []
@@ -217,7 +253,9 @@ export async function rawSocket(url: string, origin?: string): Promise<{ ws: Web
     messages.push(m)
     for (const l of [...listeners]) l(m)
   })
-  const closed = new Promise<{ code: number; reason: string }>((resolve) => ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })))
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    ws.on('close', (code, reason) => resolve({ code, reason: String(reason) })),
+  )
   await new Promise<void>((resolve, reject) => {
     ws.once('open', () => resolve())
     ws.once('error', reject)
@@ -249,7 +287,13 @@ export const invoke = (d: Dapp, scope: string, method: string, params: unknown) 
   d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
 
 /** Asks for a session with `scopes` and approves it in the console with `accounts`; resolves with the session. */
-export async function approvedSession(h: WalletHarness, d: Dapp, origin: string, scopes: Record<string, any>, accounts = [ACCOUNT_0]) {
+export async function approvedSession(
+  h: WalletHarness,
+  d: Dapp,
+  origin: string,
+  scopes: Record<string, any>,
+  accounts = [ACCOUNT_0],
+) {
   const created = d.client.createSession({ optionalScopes: scopes })
   const p = await waitForPending(h, (x) => x.origin === origin && x.kind === 'session')
   await approve(h, p.id, { accounts })
@@ -257,7 +301,11 @@ export async function approvedSession(h: WalletHarness, d: Dapp, origin: string,
 }
 
 /** Polls the console API until a pending approval shows up; returns it. */
-export async function waitForPending(h: WalletHarness, pred: (p: any) => boolean = () => true, timeoutMs = 10_000): Promise<any> {
+export async function waitForPending(
+  h: WalletHarness,
+  pred: (p: any) => boolean = () => true,
+  timeoutMs = 10_000,
+): Promise<any> {
   const until = Date.now() + timeoutMs
   while (Date.now() < until) {
     const { body } = await h.console('/console/api/state')

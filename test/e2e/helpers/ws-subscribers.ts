@@ -8,7 +8,11 @@ import { call, type TestServer } from './server.ts'
 
 /** A JSON-RPC call straight to a node (not through the gateway). */
 export const rpcAt = async (url: string, method: string, params: unknown[] = []) => {
-  const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(call(method, params)) })
+  const res = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(call(method, params)),
+  })
   const body = (await res.json()) as { result?: unknown; error?: unknown }
   if (body.error) throw new Error(JSON.stringify(body.error))
   return body.result
@@ -35,7 +39,9 @@ export async function connect(s: TestServer, key: string = s.key.key) {
     else inbox.push(m)
   })
   let closedWith: { code: number; reason: string } | undefined
-  const closed = new Promise<{ code: number; reason: string }>((r) => ws.on('close', (code, reason) => r((closedWith = { code, reason: reason.toString() }))))
+  const closed = new Promise<{ code: number; reason: string }>((r) =>
+    ws.on('close', (code, reason) => r((closedWith = { code, reason: reason.toString() }))),
+  )
   await new Promise((r, j) => {
     ws.once('open', r)
     ws.once('error', j)
@@ -48,7 +54,8 @@ export async function connect(s: TestServer, key: string = s.key.key) {
 }
 
 export const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i)
-export const headNumbers = (events: any[], sub: string) => events.filter((e) => e.subscription === sub).map((e) => Number(e.result.number))
+export const headNumbers = (events: any[], sub: string) =>
+  events.filter((e) => e.subscription === sub).map((e) => Number(e.result.number))
 
 /** A client subscribed to newHeads (request id 1): `heads()` are the block numbers it has received. */
 export async function newHeadsClient(s: TestServer, key?: string) {
@@ -66,4 +73,5 @@ export async function logsClient(s: TestServer, key?: string) {
 }
 
 /** Waits until every client has received head `n`. */
-export const allHave = (clients: HeadsClient[], n: number, timeoutMs?: number) => waitFor(() => clients.every((c) => c.heads().includes(n)), timeoutMs)
+export const allHave = (clients: HeadsClient[], n: number, timeoutMs?: number) =>
+  waitFor(() => clients.every((c) => c.heads().includes(n)), timeoutMs)

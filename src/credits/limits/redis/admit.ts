@@ -21,13 +21,32 @@ export interface LeaseAdmissionDeps {
 }
 
 export function createLeaseAdmission(s: LeaseSyncState, d: LeaseAdmissionDeps) {
-  const { client, prefix: p, replicaId, leaseRecord, epochKey, heartbeat, heartbeatMs, field, dayKey, goDown, leaseSyncMs } = s
+  const {
+    client,
+    prefix: p,
+    replicaId,
+    leaseRecord,
+    epochKey,
+    heartbeat,
+    heartbeatMs,
+    field,
+    dayKey,
+    goDown,
+    leaseSyncMs,
+  } = s
   const { store, leaseCredits, afterReset, admitOffline } = d
   const leaseMode = leaseCredits > 0
   const bucketKey = (kind: 'a' | 'k', id: string) => `${p}b:${kind}:${id}`
 
-
-  const leaseArgs = (r: KeyLimits, k: KeyState, need: number, want: number, back: number, nowMs: number, capped: boolean) =>
+  const leaseArgs = (
+    r: KeyLimits,
+    k: KeyState,
+    need: number,
+    want: number,
+    back: number,
+    nowMs: number,
+    capped: boolean,
+  ) =>
     [
       dayKey(k.day, 'a', r.accountId),
       dayKey(k.day, 'k', r.keyId),
@@ -61,7 +80,10 @@ export function createLeaseAdmission(s: LeaseSyncState, d: LeaseAdmissionDeps) {
     if (sinceMs < 100) k.scale = Math.min(MAX_LEASE_SCALE, k.scale * 2)
     else if (sinceMs > leaseSyncMs) k.scale = Math.max(1, k.scale / 2)
     k.leasedAtMs = nowMs
-    const perSecond = r.keyCreditsPerSecond === null ? r.accountCreditsPerSecond : Math.min(r.accountCreditsPerSecond, r.keyCreditsPerSecond)
+    const perSecond =
+      r.keyCreditsPerSecond === null
+        ? r.accountCreditsPerSecond
+        : Math.min(r.accountCreditsPerSecond, r.keyCreditsPerSecond)
     return Math.max(need, Math.min(leaseCredits * k.scale + need * k.waiting, Math.floor(perSecond / 4)))
   }
 
@@ -81,7 +103,10 @@ export function createLeaseAdmission(s: LeaseSyncState, d: LeaseAdmissionDeps) {
         if (reply[0] === RESET) {
           // The retry must not wait for this very request.
           if (k.inflight === ask) k.inflight = undefined
-          return afterReset(() => store.admit(r, credits, nowMs), () => admitOffline(r, credits, nowMs, k))
+          return afterReset(
+            () => store.admit(r, credits, nowMs),
+            () => admitOffline(r, credits, nowMs, k),
+          )
         }
         remember(k, reply)
         if (reply[0] !== 0) return CODES[reply[0]] ?? 'DAILY_CREDITS_EXHAUSTED'

@@ -1,5 +1,6 @@
 /**
- * What the Redis limit store (src/credits/limits/redis/store.ts) keeps per account and key on this replica, and its lease
+ * What the Redis limit store (src/credits/limits/redis/store.ts) keeps per account and key on this replica, and its
+ * lease
  * bookkeeping in Redis: checking unanswered lease scripts against the lease record, starting over when Redis lost
  * its data, adopting a reaping by another replica, and reaping the leases of replicas that are gone.
  */
@@ -60,7 +61,12 @@ export const ttlFor = (day: number, nowMs: number) => Math.max(60, Math.ceil(((d
  * This replica's account and key states, rolled over at 00:00 UTC, and the usage to write to Redis (built once per
  * store, on the store's maps).
  */
-export function createReplicaState(accounts: Map<string, AccountState>, keys: Map<string, KeyState>, pending: Map<string, Pending>, field: (day: number, accountId: string, keyId: string) => string) {
+export function createReplicaState(
+  accounts: Map<string, AccountState>,
+  keys: Map<string, KeyState>,
+  pending: Map<string, Pending>,
+  field: (day: number, accountId: string, keyId: string) => string,
+) {
   const account = (id: string, day: number): AccountState => {
     let a = accounts.get(id)
     if (a === undefined) accounts.set(id, (a = { day, knownUsed: 0, leased: 0, offline: 0 }))
@@ -78,7 +84,25 @@ export function createReplicaState(accounts: Map<string, AccountState>, keys: Ma
     let k = keys.get(r.keyId)
     if (k === undefined) {
       const acc = account(r.accountId, day)
-      keys.set(r.keyId, (k = { accountId: r.accountId, day, credits: 0, lastUseMs: 0, limits: r, account: acc, knownKeyUsed: 0, unreported: 0, inflight: undefined, waiting: 0, scale: 1, leasedAtMs: 0, sent: 0, uncertain: false }))
+      keys.set(
+        r.keyId,
+        (k = {
+          accountId: r.accountId,
+          day,
+          credits: 0,
+          lastUseMs: 0,
+          limits: r,
+          account: acc,
+          knownKeyUsed: 0,
+          unreported: 0,
+          inflight: undefined,
+          waiting: 0,
+          scale: 1,
+          leasedAtMs: 0,
+          sent: 0,
+          uncertain: false,
+        }),
+      )
     } else if (k.day !== day) {
       // 00:00 UTC: yesterday's leftover goes back to yesterday's counters (with the next sync), today starts empty.
       if (k.credits > 0) addPending(k.day, k.accountId, r.keyId, -k.credits, true)
@@ -131,7 +155,23 @@ export interface LeaseBookState {
 }
 
 export function createLeaseBook(s: LeaseBookState) {
-  const { client, prefix: p, replicaId, leaseRecord, keys, pending, retrying, reports, field, heartbeat, tombstone, addPending, goDown, clockNow, store } = s
+  const {
+    client,
+    prefix: p,
+    replicaId,
+    leaseRecord,
+    keys,
+    pending,
+    retrying,
+    reports,
+    field,
+    heartbeat,
+    tombstone,
+    addPending,
+    goDown,
+    clockNow,
+    store,
+  } = s
   let resetting: Promise<void> | undefined
 
   /**
@@ -141,7 +181,8 @@ export function createLeaseBook(s: LeaseBookState) {
    */
   async function reconcile(): Promise<void> {
     const checks: { keyId: string; k: KeyState; day: number; sent: number }[] = []
-    for (const [keyId, k] of keys) if (k.uncertain && k.inflight === undefined) checks.push({ keyId, k, day: k.day, sent: k.sent })
+    for (const [keyId, k] of keys)
+      if (k.uncertain && k.inflight === undefined) checks.push({ keyId, k, day: k.day, sent: k.sent })
     if (checks.length === 0) return
     const held = await client.hmget(leaseRecord, ...checks.map((c) => field(c.day, c.k.accountId, c.keyId)))
     checks.forEach((c, i) => {
@@ -170,7 +211,9 @@ export function createLeaseBook(s: LeaseBookState) {
       retrying.length = 0
       reports.length = 0
       const nowMs = clockNow()
-      const today = s.reseed ? await s.reseed() : { accounts: new Map<string, number>(), keys: new Map<string, number>() }
+      const today = s.reseed
+        ? await s.reseed()
+        : { accounts: new Map<string, number>(), keys: new Map<string, number>() }
       await store.seed(today.accounts, today.keys, nowMs)
       s.onReset?.()
     })().finally(() => (resetting = undefined))

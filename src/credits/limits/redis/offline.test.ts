@@ -31,21 +31,30 @@ describeWithServices(['redis'], 'Redis limit store started while Redis is unreac
   })
 
   /** A store on a connection through a proxy that is cut before it connects; `shared` reaches Redis directly. */
-  async function startedWithoutRedis(reseed?: () => Promise<{ accounts: Map<string, number>; keys: Map<string, number> }>): Promise<{ store: RedisLimitStore; proxy: TcpProxy; shared: RedisConnection; prefix: string }> {
+  async function startedWithoutRedis(
+    reseed?: () => Promise<{ accounts: Map<string, number>; keys: Map<string, number> }>,
+  ): Promise<{ store: RedisLimitStore; proxy: TcpProxy; shared: RedisConnection; prefix: string }> {
     const prefix = `test:offline-start:${randomBytes(5).toString('hex')}:`
     const proxy = await startTcpProxy(redisUrl)
     redis.closeLater(proxy)
     await proxy.cut()
     const conn = await redis.connection(prefix, `redis://127.0.0.1:${proxy.port}`)
     expect(conn.isReady()).toBe(false)
-    const store = createRedisLimitStore({ connection: conn, leaseCredits: 1000, leaseSyncMs: 100, insuranceShare: 0.5, ...(reseed ? { reseed } : {}) })
+    const store = createRedisLimitStore({
+      connection: conn,
+      leaseCredits: 1000,
+      leaseSyncMs: 100,
+      insuranceShare: 0.5,
+      ...(reseed ? { reseed } : {}),
+    })
     redis.closeLater({ close: () => store.stop() })
     store.start()
     const shared = await redis.connection(prefix)
     return { store, proxy, shared, prefix }
   }
 
-  const count = (c: RedisConnection, kind: 'a' | 'k', id: string) => c.client.get(`${c.prefix}d:${utcDay(Date.now())}:${kind}:${id}`).then((v) => (v === null ? null : Number(v)))
+  const count = (c: RedisConnection, kind: 'a' | 'k', id: string) =>
+    c.client.get(`${c.prefix}d:${utcDay(Date.now())}:${kind}:${id}`).then((v) => (v === null ? null : Number(v)))
 
   async function admitAll(store: RedisLimitStore, limits: KeyLimits, price: number): Promise<number> {
     let charged = 0
@@ -97,7 +106,10 @@ describeWithServices(['redis'], 'Redis limit store started while Redis is unreac
 
   it('Redis empty when it is reached (no epoch): seeded from the ledger as read then, the usage charged meanwhile not added twice', async () => {
     // By the time Redis is back, the ledger (written every flush interval) holds the 300 charged meanwhile.
-    const { store, proxy, shared } = await startedWithoutRedis(async () => ({ accounts: new Map([['acc3', 1300]]), keys: new Map([['key3', 1300]]) }))
+    const { store, proxy, shared } = await startedWithoutRedis(async () => ({
+      accounts: new Map([['acc3', 1300]]),
+      keys: new Map([['key3', 1300]]),
+    }))
     await store.seed(new Map([['acc3', 1000]]), new Map([['key3', 1000]]), Date.now())
     for (let i = 0; i < 3; i++) expect(await store.admit(r('acc3', 'key3'), 100, Date.now())).toBeNull()
     await proxy.restore()

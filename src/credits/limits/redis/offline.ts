@@ -41,7 +41,8 @@ export function createInsurance(o: {
         accountCreditsPerDay: Math.min(accLeft, Math.floor(r.accountCreditsPerDay * share)),
         accountCreditsPerSecond: Math.max(1, Math.floor(r.accountCreditsPerSecond * share)),
         keyCreditsPerDay: keyLeft === null ? null : Math.min(keyLeft, Math.floor(r.keyCreditsPerDay! * share)),
-        keyCreditsPerSecond: r.keyCreditsPerSecond === null ? null : Math.max(1, Math.floor(r.keyCreditsPerSecond * share)),
+        keyCreditsPerSecond:
+          r.keyCreditsPerSecond === null ? null : Math.max(1, Math.floor(r.keyCreditsPerSecond * share)),
       }
       scaled.set(r, s)
     }
@@ -54,9 +55,12 @@ export function createInsurance(o: {
       offline = createMemoryLimitStore()
       scaled = new WeakMap()
     },
-    admit: (r: KeyLimits, credits: number, nowMs: number): LimitRejection | null => offline.admit(insured(r), credits, nowMs),
-    chargeWithin: (r: KeyLimits, credits: number, nowMs: number): number => offline.chargeWithin(insured(r), credits, nowMs),
-    adjust: (accountId: string, keyId: string, delta: number, nowMs: number) => offline.adjust(accountId, keyId, delta, nowMs),
+    admit: (r: KeyLimits, credits: number, nowMs: number): LimitRejection | null =>
+      offline.admit(insured(r), credits, nowMs),
+    chargeWithin: (r: KeyLimits, credits: number, nowMs: number): number =>
+      offline.chargeWithin(insured(r), credits, nowMs),
+    adjust: (accountId: string, keyId: string, delta: number, nowMs: number) =>
+      offline.adjust(accountId, keyId, delta, nowMs),
     /** The ledger's usage today (read at start): the most an account or key is known to have used until Redis says. */
     baseline(accountUsed: Map<string, number>, keyUsed: Map<string, number>, nowMs: number) {
       const day = utcDay(nowMs)

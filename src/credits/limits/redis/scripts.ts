@@ -8,11 +8,18 @@ import type { LimitRejection } from '../memory.ts'
 /** The lease script's answer when Redis has no epoch (it lost its data). */
 export const RESET = 9
 
-export const CODES: (LimitRejection | null)[] = [null, 'DAILY_CREDITS_EXHAUSTED', 'KEY_DAILY_CREDITS_EXHAUSTED', 'ACCOUNT_THROUGHPUT_EXCEEDED', 'KEY_THROUGHPUT_EXCEEDED']
+export const CODES: (LimitRejection | null)[] = [
+  null,
+  'DAILY_CREDITS_EXHAUSTED',
+  'KEY_DAILY_CREDITS_EXHAUSTED',
+  'ACCOUNT_THROUGHPUT_EXCEEDED',
+  'KEY_THROUGHPUT_EXCEEDED',
+]
 
 // KEYS: account day, key day, account bucket, key bucket, this replica's lease record, its heartbeat, the epoch
 // (absent: Redis lost its data, answer 9 and change nothing).
-// ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped (1|0),
+// ARGV: need, want, account/day, key/day (-1: none), account/s, key/s (-1: none), now ms, give back, ttl s, capped
+// (1|0),
 // lease record field, heartbeat ms.
 // Gives `give back` (a leftover lease) back first, then: uncapped, refuses with a code (1-4) unless every limit
 // admits `need`, else reserves between need and want; capped (an input-error fee, an event), reserves what is left
@@ -74,7 +81,8 @@ end
 return {code, grant, accUsed, keyUsed}
 `
 
-// KEYS: account day, key day, applied marker, this replica's lease record, the epoch (absent: answer 9). ARGV: delta, ttl s, lease record field
+// KEYS: account day, key day, applied marker, this replica's lease record, the epoch (absent: answer 9). ARGV: delta,
+// ttl s, lease record field
 // ('' when the write is not a lease handed back). Adds usage charged while Redis was unreachable (or a correction
 // beyond a lease, or a lease handed back) exactly once: a retry with the same marker changes nothing.
 export const APPLY = `
@@ -112,7 +120,25 @@ export type LeaseReply = [number, number, number, number]
 export type ApplyReply = [number, number, number]
 
 export interface ScriptedRedis extends Redis {
-  cgLease(k1: string, k2: string, k3: string, k4: string, k5: string, k6: string, k7: string, ...argv: (string | number)[]): Promise<LeaseReply>
-  cgApply(k1: string, k2: string, k3: string, k4: string, k5: string, delta: number, ttl: number, field: string): Promise<ApplyReply>
+  cgLease(
+    k1: string,
+    k2: string,
+    k3: string,
+    k4: string,
+    k5: string,
+    k6: string,
+    k7: string,
+    ...argv: (string | number)[]
+  ): Promise<LeaseReply>
+  cgApply(
+    k1: string,
+    k2: string,
+    k3: string,
+    k4: string,
+    k5: string,
+    delta: number,
+    ttl: number,
+    field: string,
+  ): Promise<ApplyReply>
   cgReap(k1: string, k2: string, k3: string, prefix: string): Promise<number>
 }

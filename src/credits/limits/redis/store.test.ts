@@ -27,9 +27,17 @@ afterEach(async () => {
   for (const c of opened.splice(0).reverse()) await c.close()
 })
 
-async function replica(prefix: string, over: { leaseCredits?: number; insuranceShare?: number; url?: string } = {}): Promise<{ store: RedisLimitStore; conn: RedisConnection }> {
+async function replica(
+  prefix: string,
+  over: { leaseCredits?: number; insuranceShare?: number; url?: string } = {},
+): Promise<{ store: RedisLimitStore; conn: RedisConnection }> {
   const conn = await connectRedis({ url: over.url ?? redisUrl, prefix, commandTimeoutMs: 300 })
-  const store = createRedisLimitStore({ connection: conn, leaseCredits: over.leaseCredits ?? 1000, leaseSyncMs: 200, insuranceShare: over.insuranceShare ?? 0.5 })
+  const store = createRedisLimitStore({
+    connection: conn,
+    leaseCredits: over.leaseCredits ?? 1000,
+    leaseSyncMs: 200,
+    insuranceShare: over.insuranceShare ?? 0.5,
+  })
   opened.push(conn, { close: () => store.stop() })
   return { store, conn }
 }
@@ -43,7 +51,13 @@ async function redisUsed(conn: RedisConnection, accountId: string, nowMs: number
 }
 
 /** Calls until the store refuses `stopAfter` times in a row; returns the credits it admitted. */
-async function hammer(store: RedisLimitStore, r: KeyLimits, price: () => number, nowMs: () => number, stopAfter = 20): Promise<number> {
+async function hammer(
+  store: RedisLimitStore,
+  r: KeyLimits,
+  price: () => number,
+  nowMs: () => number,
+  stopAfter = 20,
+): Promise<number> {
   let charged = 0
   let refusals = 0
   while (refusals < stopAfter) {
@@ -188,7 +202,13 @@ describeWithServices(['redis'], 'Redis limit store', () => {
     opened.push(proxy)
     const outages: boolean[] = []
     const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300 })
-    const store = createRedisLimitStore({ connection: conn, leaseCredits: 100, leaseSyncMs: 100, insuranceShare: 0.25, onOutage: (down) => outages.push(down) })
+    const store = createRedisLimitStore({
+      connection: conn,
+      leaseCredits: 100,
+      leaseSyncMs: 100,
+      insuranceShare: 0.25,
+      onOutage: (down) => outages.push(down),
+    })
     store.start()
     opened.push(conn, { close: () => store.stop() })
     const other = await replica(prefix, { leaseCredits: 0 })
@@ -241,7 +261,12 @@ describeWithServices(['redis'], 'Redis limit store', () => {
   it('a replica killed without a stop: another returns its unused lease once its heartbeat is gone', async () => {
     const prefix = newPrefix()
     const killedConn = await connectRedis({ url: redisUrl, prefix, commandTimeoutMs: 300 })
-    const killed = createRedisLimitStore({ connection: killedConn, leaseCredits: 1000, leaseSyncMs: 200, insuranceShare: 0.5 })
+    const killed = createRedisLimitStore({
+      connection: killedConn,
+      leaseCredits: 1000,
+      leaseSyncMs: 200,
+      insuranceShare: 0.5,
+    })
     const r = limits({ accountCreditsPerDay: 100_000 })
     for (let i = 0; i < 30; i++) expect(await killed.admit(r, 10, Date.now())).toBeNull()
     expect(await killed.sync()).toBe(true) // reports 300 spent; 700 still leased
@@ -285,55 +310,61 @@ describeWithServices(['redis'], 'Redis limit store', () => {
   })
 
   // Needs the redis-server binary (CI installs it with Redis); skipped where only a remote Redis is reachable.
-  it.skipIf(!hasRedisServer)('Redis restarted without its data: the counters are seeded again from the ledger, not from zero', async () => {
-    // A private redis-server without persistence (the shared one on 6379 is never stopped).
-    const port = await new Promise<number>((resolve) => {
-      const srv = createServer().listen(0, '127.0.0.1', () => {
-        const p = (srv.address() as { port: number }).port
-        srv.close(() => resolve(p))
+  it.skipIf(!hasRedisServer)(
+    'Redis restarted without its data: the counters are seeded again from the ledger, not from zero',
+    async () => {
+      // A private redis-server without persistence (the shared one on 6379 is never stopped).
+      const port = await new Promise<number>((resolve) => {
+        const srv = createServer().listen(0, '127.0.0.1', () => {
+          const p = (srv.address() as { port: number }).port
+          srv.close(() => resolve(p))
+        })
       })
-    })
-    const startRedis = () => spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' })
-    let server = startRedis()
-    opened.push({ close: async () => void server.kill('SIGKILL') })
-    const url = `redis://127.0.0.1:${port}`
-    const ready = async () => {
-      const c = await connectRedis({ url, prefix: 'p', commandTimeoutMs: 300 }).catch(() => undefined)
-      await c?.close()
-      return c !== undefined
-    }
-    await expect.poll(ready, { timeout: 10_000, interval: 100 }).toBe(true)
-    let ledger = 0 // what the usage ledger holds (every charge, written at once here)
-    const conn = await connectRedis({ url, prefix: newPrefix(), commandTimeoutMs: 300 })
-    const resets: number[] = []
-    const store = createRedisLimitStore({
-      connection: conn,
-      leaseCredits: 100,
-      leaseSyncMs: 100,
-      insuranceShare: 0.5,
-      reseed: async () => ({ accounts: new Map([['acc', ledger]]), keys: new Map([['key', ledger]]) }),
-      onReset: () => resets.push(ledger),
-    })
-    store.start()
-    opened.push(conn, { close: () => store.stop() })
-    await store.seed(new Map(), new Map(), Date.now())
-    const r = limits({ accountCreditsPerDay: 2000 })
-    for (let i = 0; i < 20; i++) if ((await store.admit(r, 50, Date.now())) === null) ledger += 50
-    expect(ledger).toBe(1000)
+      const startRedis = () =>
+        spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+          stdio: 'ignore',
+        })
+      let server = startRedis()
+      opened.push({ close: async () => void server.kill('SIGKILL') })
+      const url = `redis://127.0.0.1:${port}`
+      const ready = async () => {
+        const c = await connectRedis({ url, prefix: 'p', commandTimeoutMs: 300 }).catch(() => undefined)
+        await c?.close()
+        return c !== undefined
+      }
+      await expect.poll(ready, { timeout: 10_000, interval: 100 }).toBe(true)
+      let ledger = 0 // what the usage ledger holds (every charge, written at once here)
+      const conn = await connectRedis({ url, prefix: newPrefix(), commandTimeoutMs: 300 })
+      const resets: number[] = []
+      const store = createRedisLimitStore({
+        connection: conn,
+        leaseCredits: 100,
+        leaseSyncMs: 100,
+        insuranceShare: 0.5,
+        reseed: async () => ({ accounts: new Map([['acc', ledger]]), keys: new Map([['key', ledger]]) }),
+        onReset: () => resets.push(ledger),
+      })
+      store.start()
+      opened.push(conn, { close: () => store.stop() })
+      await store.seed(new Map(), new Map(), Date.now())
+      const r = limits({ accountCreditsPerDay: 2000 })
+      for (let i = 0; i < 20; i++) if ((await store.admit(r, 50, Date.now())) === null) ledger += 50
+      expect(ledger).toBe(1000)
 
-    const exited = new Promise((resolve) => server.once('exit', resolve))
-    server.kill('SIGKILL')
-    await exited
-    server = startRedis()
-    await expect.poll(ready, { timeout: 10_000, interval: 100 }).toBe(true)
-    await expect.poll(() => store.degraded, { timeout: 15_000, interval: 100 }).toBe(false)
+      const exited = new Promise((resolve) => server.once('exit', resolve))
+      server.kill('SIGKILL')
+      await exited
+      server = startRedis()
+      await expect.poll(ready, { timeout: 10_000, interval: 100 }).toBe(true)
+      await expect.poll(() => store.degraded, { timeout: 15_000, interval: 100 }).toBe(false)
 
-    // From the ledger's 1,000, not from 0: exactly 1,000 more fit in the 2,000 balance.
-    let after = 0
-    for (let i = 0; i < 60; i++) if ((await store.admit(r, 50, Date.now())) === null) after += 50
-    expect(resets).toEqual([1000])
-    expect(after).toBe(1000)
-  })
+      // From the ledger's 1,000, not from 0: exactly 1,000 more fit in the 2,000 balance.
+      let after = 0
+      for (let i = 0; i < 60; i++) if ((await store.admit(r, 50, Date.now())) === null) after += 50
+      expect(resets).toEqual([1000])
+      expect(after).toBe(1000)
+    },
+  )
 
   it('a lease request left unanswered (Redis hangs): the lease record shows what was not handed back, and it is', async () => {
     const prefix = newPrefix()

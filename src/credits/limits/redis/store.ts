@@ -251,14 +251,41 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
 
   // Shared by the lease bookkeeping, the sync and admission through Redis (built once per store).
   const shared: LeaseSyncState = {
-    client, prefix: p, replicaId, leaseRecord, epochKey, heartbeat, heartbeatMs, tombstone, field, dayKey, clockNow,
-    accounts, keys, pending, retrying, reports, addPending, goDown, caughtUp, store: { seed: seeding.write }, connection: opts.connection,
-    leaseSyncMs: opts.leaseSyncMs, reseed: opts.reseed, onReset: opts.onReset, seedDeferred: seeding.catchUp,
+    client,
+    prefix: p,
+    replicaId,
+    leaseRecord,
+    epochKey,
+    heartbeat,
+    heartbeatMs,
+    tombstone,
+    field,
+    dayKey,
+    clockNow,
+    accounts,
+    keys,
+    pending,
+    retrying,
+    reports,
+    addPending,
+    goDown,
+    caughtUp,
+    store: { seed: seeding.write },
+    connection: opts.connection,
+    leaseSyncMs: opts.leaseSyncMs,
+    reseed: opts.reseed,
+    onReset: opts.onReset,
+    seedDeferred: seeding.catchUp,
   }
   const book = createLeaseBook(shared)
   const { afterReset } = book
   const runSync = createLeaseSync(shared, book)
-  const { leaseArgs, remember, admitRemote } = createLeaseAdmission(shared, { store, leaseCredits: opts.leaseCredits, afterReset, admitOffline })
+  const { leaseArgs, remember, admitRemote } = createLeaseAdmission(shared, {
+    store,
+    leaseCredits: opts.leaseCredits,
+    afterReset,
+    admitOffline,
+  })
 
   opts.connection.onStateChange((ready) => {
     if (!ready) goDown('connection closed')

@@ -1,5 +1,6 @@
 /**
- * The periodic sync of the Redis limit store (src/credits/limits/redis/store.ts): the heartbeat, handing back idle leases,
+ * The periodic sync of the Redis limit store (src/credits/limits/redis/store.ts): the heartbeat, handing back idle
+ * leases,
  * writing pending usage (charged while Redis was unreachable, corrections, handbacks) exactly once, reporting what
  * was spent from leases, and catching up after an outage once everything is written.
  */
@@ -24,7 +25,22 @@ export interface LeaseSyncState extends LeaseBookState {
 }
 
 export function createLeaseSync(s: LeaseSyncState, book: ReturnType<typeof createLeaseBook>) {
-  const { client, prefix: p, replicaId, leaseRecord, keys, pending, retrying, reports, field, heartbeat, tombstone, addPending, goDown, clockNow } = s
+  const {
+    client,
+    prefix: p,
+    replicaId,
+    leaseRecord,
+    keys,
+    pending,
+    retrying,
+    reports,
+    field,
+    heartbeat,
+    tombstone,
+    addPending,
+    goDown,
+    clockNow,
+  } = s
   const { connection, accounts, epochKey, heartbeatMs, leaseSyncMs, dayKey, caughtUp, seedDeferred } = s
   const { reconcile, reset, adoptReaped, reapGone } = book
   let syncs = 0
@@ -41,11 +57,12 @@ export function createLeaseSync(s: LeaseSyncState, book: ReturnType<typeof creat
     let writes: Pending[] = []
     let lost = false
     try {
-      const [[, reaped], , [, epoch]] = (await client.multi().get(tombstone(replicaId)).set(heartbeat(replicaId), '1', 'PX', heartbeatMs).exists(epochKey).exec()) as [
-        [Error | null, string | null],
-        unknown,
-        [Error | null, number],
-      ]
+      const [[, reaped], , [, epoch]] = (await client
+        .multi()
+        .get(tombstone(replicaId))
+        .set(heartbeat(replicaId), '1', 'PX', heartbeatMs)
+        .exists(epochKey)
+        .exec()) as [[Error | null, string | null], unknown, [Error | null, number]]
       if (epoch === 0) await reset()
       else if (reaped !== null) adoptReaped()
       // Started while Redis was unreachable: seed (where no replica has) before the usage charged meanwhile is added.

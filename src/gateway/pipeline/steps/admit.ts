@@ -16,7 +16,11 @@ export interface Admit {
   connection(ctx: CallContext): LimitCode | null
 }
 
-export function createAdmit(deps: { limits: LimitStore; clock: Clock; onDailyExhausted?: ((accountId: string) => void) | undefined }): Admit {
+export function createAdmit(deps: {
+  limits: LimitStore
+  clock: Clock
+  onDailyExhausted?: ((accountId: string) => void) | undefined
+}): Admit {
   const refused = (ctx: CallContext, code: LimitCode): LimitCode => {
     // Over WebSocket the session answers first, then closes; over HTTP the account's sockets close now.
     if (code === 'DAILY_CREDITS_EXHAUSTED' && ctx.transport === 'http') deps.onDailyExhausted?.(ctx.entry.accountId)

@@ -32,27 +32,52 @@ export interface AuthorizeDeps {
   settle: Settle
 }
 
-export type Authorize = (req: RequestMeta, calls: readonly RpcCall[], transport: Transport) => Authorized | Promise<Authorized>
+export type Authorize = (
+  req: RequestMeta,
+  calls: readonly RpcCall[],
+  transport: Transport,
+) => Authorized | Promise<Authorized>
 
 export function createAuthorize(deps: AuthorizeDeps): Authorize {
-  const refuse = (code: ErrorCode, network: string, credits: number, keyId: string | undefined, detail?: string): Authorized => {
+  const refuse = (
+    code: ErrorCode,
+    network: string,
+    credits: number,
+    keyId: string | undefined,
+    detail?: string,
+  ): Authorized => {
     deps.settle.refused(network, code)
     return { ctx: undefined, code, credits, keyId, detail }
   }
   /** A refusal after the key is known costs the input-error fee (a promise when the limit store asks Redis). */
   const refuseWithFee = (code: ErrorCode, network: string, entry: KeyEntry): Authorized | Promise<Authorized> => {
     const fee = deps.settle.inputError(entry, network, code)
-    return typeof fee === 'number' ? refuse(code, network, fee, entry.id) : fee.then((f) => refuse(code, network, f, entry.id))
+    return typeof fee === 'number'
+      ? refuse(code, network, fee, entry.id)
+      : fee.then((f) => refuse(code, network, f, entry.id))
   }
 
   const networkCheck = (entry: KeyEntry, network: Network, transport: Transport): Authorized | Promise<Authorized> => {
     if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry)
-    return { ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined }, code: undefined, credits: 0, keyId: entry.id, detail: undefined }
+    return {
+      ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined },
+      code: undefined,
+      credits: 0,
+      keyId: entry.id,
+      detail: undefined,
+    }
   }
 
   return (req, calls, transport) => {
     const network = req.network
-    if (!network) return refuse('NETWORK_UNKNOWN', 'unknown', 0, undefined, `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}`)
+    if (!network)
+      return refuse(
+        'NETWORK_UNKNOWN',
+        'unknown',
+        0,
+        undefined,
+        `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}`,
+      )
     if (req.key === undefined) return refuse('KEY_REQUIRED', network.name, 0, undefined)
     const entry = deps.keys.get(req.key) // any string: what is not a key is simply not found
     if (!entry) return refuse('KEY_INVALID', network.name, 0, undefined)

@@ -16,7 +16,9 @@ import type { CallContext } from '../types.ts'
 export const unavailable = (err: unknown, network: string): ChaingateError =>
   err instanceof ChaingateError ? err : new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable`)
 
-/** Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body). */
+/**
+ * Whether a call went unanswered because of the node (counted as `unavailable`), not the request (a too-large body).
+ */
 export const nodeDown = (e: ChaingateError) => e.code.startsWith('UPSTREAM_')
 
 /** Upstream requests a failed call made, when the pool says (src/upstreams/pool/pool.ts); else unknown: 0. */
@@ -32,7 +34,12 @@ export const attemptsOf = (err: unknown): number => {
  * in-process cache holds comes back as it is, without a promise. Rejects when nobody answered; the caller turns
  * that into `unavailable`.
  */
-export function forwardOne(ctx: CallContext, call: RpcCall, raw: Buffer | string, layers?: ReadonlyMap<string, CallLayers>): MaybePromise<UpstreamAnswer | string | undefined> {
+export function forwardOne(
+  ctx: CallContext,
+  call: RpcCall,
+  raw: Buffer | string,
+  layers?: ReadonlyMap<string, CallLayers>,
+): MaybePromise<UpstreamAnswer | string | undefined> {
   const local = ctx.local?.get(call.method)
   if (local !== undefined) return local(call)
   const l = layers?.get(ctx.network.name)
@@ -79,14 +86,20 @@ export async function forwardMany(
   try {
     const answer = await ctx.pool.send(body)
     metrics.upstreamLatency(network, answer.latencyMs / 1000)
-    const parsed = (answer.body.length === 0 ? [] : JSON.parse(answer.body.toString())) as unknown // no content: only notifications were sent
+    // no content: only notifications were sent
+    const parsed = (answer.body.length === 0 ? [] : JSON.parse(answer.body.toString())) as unknown
     const byId = new Map<number, Record<string, unknown>>()
-    if (Array.isArray(parsed)) for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
+    if (Array.isArray(parsed))
+      for (const a of parsed) if (a && typeof a === 'object' && typeof a.id === 'number') byId.set(a.id, a)
     at.forEach((i, j) => {
       const call = calls[j]!
       const a = byId.get(j)
       if (!call.hasId) return
-      if (!a) answers[i] = serializeError(call.id, { code: -32603, message: `network ${network}: the node gave no answer for this call` })
+      if (!a)
+        answers[i] = serializeError(call.id, {
+          code: -32603,
+          message: `network ${network}: the node gave no answer for this call`,
+        })
       else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
       else {
         const over = call.method === 'eth_getLogs' ? l?.batchLogsOverCap(call, a.result) : undefined

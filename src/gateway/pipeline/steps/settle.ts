@@ -29,12 +29,29 @@ export type CallOutcome = string
 
 export interface Settle {
   /** One call's usage row and request counter. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
-  call(entry: KeyEntry, network: string, method: string, credits: number, outcome: CallOutcome, errorKind: string | undefined, now: number): void
+  call(
+    entry: KeyEntry,
+    network: string,
+    method: string,
+    credits: number,
+    outcome: CallOutcome,
+    errorKind: string | undefined,
+    now: number,
+  ): void
   /**
    * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
    * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
    */
-  upstream(network: string, method: string, upstream: string, attempts: number, source: 'cache' | 'dedup' | undefined, credits: number, failed: boolean, now: number): void
+  upstream(
+    network: string,
+    method: string,
+    upstream: string,
+    attempts: number,
+    source: 'cache' | 'dedup' | undefined,
+    credits: number,
+    failed: boolean,
+    now: number,
+  ): void
   /** Settles a reservation: refunds (or adds) the difference, and counts the credits. */
   finish(entry: KeyEntry, network: string, reserved: number, charged: number, now: number): void
   /**
@@ -44,7 +61,14 @@ export interface Settle {
    */
   inputError(entry: KeyEntry, network: string, code: ErrorCode): MaybePromise<number>
   /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
-  limited(entry: KeyEntry, network: string, code: LimitCode, method: string, methods: readonly string[], now: number): void
+  limited(
+    entry: KeyEntry,
+    network: string,
+    code: LimitCode,
+    method: string,
+    methods: readonly string[],
+    now: number,
+  ): void
   /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
   envelope(entry: KeyEntry, network: string, credits: number, now: number): void
   /** A subscription event written to the client, and what it cost (already taken from the balance). */
@@ -60,7 +84,19 @@ export function createSettle(deps: SettleDeps): Settle {
 
   return {
     call(entry, network, method, credits, outcome, errorKind, now) {
-      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method, calls: 1, credits, errors: outcome === 'ok' ? 0 : 1, errorKind }, now)
+      ledger.record(
+        {
+          accountId: entry.accountId,
+          keyId: entry.id,
+          network,
+          method,
+          calls: 1,
+          credits,
+          errors: outcome === 'ok' ? 0 : 1,
+          errorKind,
+        },
+        now,
+      )
       metrics.call(network, method, outcome)
     },
     upstream(network, method, upstream, attempts, source, credits, failed, now) {
@@ -73,7 +109,19 @@ export function createSettle(deps: SettleDeps): Settle {
     inputError(entry, network, code) {
       const now = clock.now()
       const record = (fee: number) => {
-        ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: '(invalid)', calls: 1, credits: fee, errors: 1, errorKind: `http:${status(code)}` }, now)
+        ledger.record(
+          {
+            accountId: entry.accountId,
+            keyId: entry.id,
+            network,
+            method: '(invalid)',
+            calls: 1,
+            credits: fee,
+            errors: 1,
+            errorKind: `http:${status(code)}`,
+          },
+          now,
+        )
         metrics.credits(network, fee)
         return fee
       }
@@ -82,14 +130,40 @@ export function createSettle(deps: SettleDeps): Settle {
     },
     limited(entry, network, code, method, methods, now) {
       const s = status(code)
-      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method, calls: methods.length, credits: 0, errors: methods.length, errorKind: `http:${s}` }, now)
+      ledger.record(
+        {
+          accountId: entry.accountId,
+          keyId: entry.id,
+          network,
+          method,
+          calls: methods.length,
+          credits: 0,
+          errors: methods.length,
+          errorKind: `http:${s}`,
+        },
+        now,
+      )
       for (const m of methods) metrics.call(network, m, `http_${s}`)
     },
     envelope(entry, network, credits, now) {
-      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: 'batch', calls: 0, credits, errors: 0 }, now)
+      ledger.record(
+        { accountId: entry.accountId, keyId: entry.id, network, method: 'batch', calls: 0, credits, errors: 0 },
+        now,
+      )
     },
     event(entry, network, kind, credits, now) {
-      ledger.record({ accountId: entry.accountId, keyId: entry.id, network, method: `eth_subscription:${kind}`, calls: 1, credits, errors: 0 }, now)
+      ledger.record(
+        {
+          accountId: entry.accountId,
+          keyId: entry.id,
+          network,
+          method: `eth_subscription:${kind}`,
+          calls: 1,
+          credits,
+          errors: 0,
+        },
+        now,
+      )
       metrics.credits(network, credits)
     },
     refused(network, code) {

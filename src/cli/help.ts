@@ -20,6 +20,10 @@ Service
   migrate --copy-from FILE                migrate, then copy an embedded SQLite database's accounts,
                                           keys, usage and wallet records into the (empty) database
                                           the config names, e.g. PostgreSQL
+  config validate [FILE]                  check a config file (or --config) and exit: every problem
+                                          with its path, exit 1; for CI pipelines
+  config show                             the effective config (defaults applied, \${VAR} expanded),
+                                          secrets redacted; YAML, or JSON with --json
   upstreams                               each network's nodes as the running server sees them: state
                                           (healthy, lagging, down, cordoned), head, lag, errors, latency
 
@@ -58,12 +62,14 @@ const OPTIONS_SECTION = HELP.slice(HELP.indexOf('Options (every command)'))
 export const SUBCOMMANDS: Record<string, readonly string[]> = {
   account: ['create', 'list', 'set-plan', 'set-role', 'set-password'],
   key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke'],
+  config: ['validate', 'show'],
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
 }
 
 export const COMMANDS: readonly string[] = [
   'start',
   'migrate',
+  'config',
   'upstreams',
   'plans',
   'account',

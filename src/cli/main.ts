@@ -95,6 +95,12 @@ async function main(argv: string[]): Promise<number> {
     (values.port !== undefined || values['log-requests'] !== undefined || values.workers !== undefined)
   )
     throw new UsageError(`--port, --log-requests and --workers belong to chaingate start`)
+  if (command === 'config')
+    return (await import('./config-command.ts')).configCommand(sub, rest, {
+      config: values.config,
+      'data-dir': values['data-dir'],
+      json: values.json,
+    })
   const { loadConfig } = await import('../config/load.ts')
   const config = loadConfig(
     values.config as string | undefined,

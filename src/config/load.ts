@@ -5,6 +5,7 @@
 import { readFileSync } from 'node:fs'
 import { parse as parseYaml } from 'yaml'
 import type { z } from 'zod'
+import { expandEnv } from './env.ts'
 import { ConfigSchema, crossFieldProblems, type Config } from './schema.ts'
 
 export class ConfigError extends Error {
@@ -35,10 +36,13 @@ export function formatIssues(issues: z.core.$ZodIssue[]): string[] {
   )
 }
 
-/** Validates an already-parsed config object (defaults applied). */
-export function parseConfig(raw: unknown, source = 'config'): Config {
-  const result = ConfigSchema.safeParse(raw ?? {})
+/** Validates an already-parsed config object (`${ENV_VAR}` references expanded, defaults applied). */
+export function parseConfig(input: unknown, source = 'config'): Config {
+  const expanded = expandEnv(input ?? {})
+  const raw = expanded.value
+  const result = ConfigSchema.safeParse(raw)
   const problems = [
+    ...expanded.problems.map((p) => `${formatPath(p.path)}: ${p.message}`),
     ...(result.success ? [] : formatIssues(result.error.issues)),
     ...crossFieldProblems(raw).map((p) => `${formatPath(p.path)}: ${p.message}`),
   ]

@@ -111,6 +111,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
   let stopping = false
   let draining = false
   const isDraining = () => draining
+  let started = false
+  const isStarted = () => started
   const stopAll = async () => {
     stopping = true
     for (const stop of stops.reverse()) {
@@ -200,6 +202,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))),
     )
     metrics.watchCache(() => callLayers.store.sizeBytes)
+    if (redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)
     registerSubscriptionMetrics(metrics.registry, hubs)
     let server: GatewayServer | undefined
     const gateway = createGateway({
@@ -255,6 +258,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         separate: ops.listen !== null,
         healthCacheMs: ops.healthCacheMs,
         isDraining,
+        isStarted,
         storage: storageHealth,
       },
       plugins: (options.plugins ?? []).map((p) => (fastify: FastifyInstance) => p(fastify, app)),
@@ -312,6 +316,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
         token: ops.token,
         healthCacheMs: ops.healthCacheMs,
         isDraining,
+        isStarted,
         storage: storageHealth,
         ...ops.listen,
       })
@@ -324,6 +329,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       Object.assign(app.info, service.info ?? {})
       stops.push(() => service.stop())
     }
+    started = true
     return app
   } catch (err) {
     await stopAll()

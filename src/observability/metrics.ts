@@ -21,6 +21,8 @@ export interface Metrics {
   watchUpstreams(source: () => UpstreamGaugeSource[]): void
   /** Bytes the in-process answer cache holds (docs/caching.md), read when scraped. */
   watchCache(bytes: () => number): void
+  /** With Redis: 1 while its counters are unreachable and the replica serves under the insurance share. */
+  watchRedis(insuranceMode: () => boolean): void
   readonly registry: Registry
 }
 
@@ -29,6 +31,8 @@ export interface UpstreamGaugeSource {
   network: string
   upstream: string
   state: string
+  /** Why a node is out of rotation (`breaker-open`: its circuit breaker). */
+  cause?: string
   errorRate: number
   answers: number
   head?: number
@@ -76,6 +80,7 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const latency = new Map<string, Histogram>()
   const creditsCharged = new Map<string, number>()
   let wsOpened = 0
+  let wsOpen = 0
   // network → source → count
   const servedLocally = new Map<string, Map<string, number>>()
 
@@ -146,6 +151,31 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     ]) as never,
   )
 
+  const single = (name: string, help: string, value: () => number | undefined) =>
+    registry.registerMetric({
+      name,
+      help,
+      type: 'gauge',
+      aggregator: 'sum',
+      get: async () => {
+        const v = value()
+        return {
+          name,
+          help,
+          type: 'gauge',
+          aggregator: 'sum',
+          values: v === undefined ? [] : [{ labels: {}, value: v }],
+        }
+      },
+    } as never)
+  single('chaingate_ws_connections', 'WebSocket connections open now', () => wsOpen)
+  let redisInsurance: (() => boolean) | undefined
+  single(
+    'chaingate_redis_insurance_mode',
+    '1 while Redis is unreachable and this replica serves under its insurance share of each limit (docs/scale-out.md)',
+    () => (redisInsurance === undefined ? undefined : redisInsurance() ? 1 : 0),
+  )
+
   let upstreamSource: (() => UpstreamGaugeSource[]) | undefined
   const gauge = (name: string, help: string, values: (u: UpstreamGaugeSource) => Series[]) =>
     registry.registerMetric({
@@ -167,6 +197,9 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     'Upstream node state: 1 for its current state (healthy, lagging, down, cordoned)',
     (u) => UPSTREAM_STATES.map((state) => ({ labels: { ...labelsOf(u), state }, value: u.state === state ? 1 : 0 })),
   )
+  gauge('chaingate_upstream_breaker_open', "1 while the node's circuit breaker is open", (u) => [
+    { labels: labelsOf(u), value: u.cause === 'breaker-open' ? 1 : 0 },
+  ])
   gauge('chaingate_upstream_error_rate', 'Share of failed requests to the node over the last 10-20 s', (u) => [
     { labels: labelsOf(u), value: u.errorRate },
   ])
@@ -207,6 +240,9 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     watchCache(bytes) {
       cacheBytes = bytes
     },
+    watchRedis(insuranceMode) {
+      redisInsurance = insuranceMode
+    },
     watchUpstreams(source) {
       upstreamSource = source
     },
@@ -241,6 +277,7 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     },
     wsConnections(delta) {
       if (delta > 0) wsOpened += delta
+      wsOpen += delta
     },
   }
 }

@@ -1,7 +1,10 @@
 /**
- * The operator endpoints: `/healthz` (is every network's node answering?) and `/metrics` (Prometheus). Either can
- * be restricted (docs/config.md, "Operations endpoints"): a bearer token, and/or a separate listener so they are
- * not reachable where the gateway is. The probe itself (cached) is src/upstreams/pool/health.ts.
+ * The operator endpoints: `/healthz` (is every network's node answering?), `/metrics` (Prometheus) and the three
+ * probes an orchestrator needs (docs/deploy.md, "Probes"): `/livez` (the process answers: never asks a node or the
+ * database, so a node outage does not restart every replica), `/readyz` (route calls here: started, not draining,
+ * at least one network answering) and `/startupz` (migrations and start-up done). All can be restricted
+ * (docs/config.md, "Operations endpoints"): a bearer token, and/or a separate listener so they are not reachable
+ * where the gateway is. The probe itself (cached) is src/upstreams/pool/health.ts.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import type { NetworkRegistry } from '../../networks/registry.ts'
@@ -23,9 +26,11 @@ export interface OperationsDeps {
   isDraining?: () => boolean
   /** The database and usage ledger (src/db/health.ts); `degraded` there makes the whole answer `degraded`. */
   storage?: () => Promise<{ status: 'ok' | 'degraded' }>
+  /** True once migrations ran and every service started (/startupz, /readyz); unset: started. */
+  isStarted?: () => boolean
 }
 
-/** Registers /healthz and /metrics on `app` (the gateway listener, or the separate operations listener). */
+/** Registers /healthz, /livez, /readyz, /startupz and /metrics on `app` (the gateway listener, or the separate operations listener). */
 export function registerOperations(app: FastifyInstance, deps: OperationsDeps): void {
   const health = createHealthProbe(deps)
   const expected = deps.token === null ? null : `Bearer ${deps.token}`
@@ -44,12 +49,26 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
       .code(200)
       .send({ ...h, status: h.status === 'ok' && storage.status === 'ok' ? 'ok' : 'degraded', storage })
   })
+  const isStarted = deps.isStarted ?? (() => true)
+  app.get('/livez', { onRequest: allowed }, async (_req, reply) => reply.code(200).send({ status: 'alive' }))
+  app.get('/startupz', { onRequest: allowed }, async (_req, reply) =>
+    isStarted() ? reply.code(200).send({ status: 'started' }) : reply.code(503).send({ status: 'starting' }),
+  )
+  app.get('/readyz', { onRequest: allowed }, async (_req, reply) => {
+    if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
+    if (!isStarted()) return reply.code(503).send({ status: 'starting' })
+    const { networks } = await health()
+    // Degraded storage or one node down still serves (docs/deploy.md): only "no network answers" is not ready.
+    const names = Object.keys(networks)
+    const ready = names.length === 0 || names.some((n) => networks[n] === 'up')
+    return reply.code(ready ? 200 : 503).send({ status: ready ? 'ready' : 'no-network', networks })
+  })
   app.get('/metrics', { onRequest: allowed }, async (_req, reply) =>
     reply.type(deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics()),
   )
 }
 
-/** The separate operations listener (config gateway.operations.listen): only /healthz and /metrics. */
+/** The separate operations listener (config gateway.operations.listen): only the endpoints above. */
 export async function startOperationsServer(
   deps: OperationsDeps & { host: string; port: number },
 ): Promise<{ url: string; close(): Promise<void> }> {

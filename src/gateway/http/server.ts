@@ -47,6 +47,7 @@ export interface GatewayServerDeps {
     separate: boolean
     healthCacheMs: number
     isDraining?: () => boolean
+    isStarted?: () => boolean
     storage?: () => Promise<{ status: 'ok' | 'degraded' }>
   }
   /**
@@ -168,6 +169,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       token: deps.operations.token,
       healthCacheMs: deps.operations.healthCacheMs,
       ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}),
+      ...(deps.operations.isStarted ? { isStarted: deps.operations.isStarted } : {}),
       ...(deps.operations.storage ? { storage: deps.operations.storage } : {}),
     })
 

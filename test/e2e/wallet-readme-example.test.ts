@@ -48,6 +48,8 @@ test("the README's wallet example runs with plain node and prints the envelope",
     result: { method: 'eth_blockNumber', result: expect.stringMatching(/^0x[0-9a-f]+$/) },
   })
   expect(stdout).toMatch(/^block number: \d+$/m)
+  // The documented error shape: the wallet's code is in e.cause.code.
+  expect(stdout).toMatch(/^error code: 4100$/m)
 }, 90_000)
 
 test('npm run example:dapp completes: session, reads, newHeads, a transaction with its receipt, revoke', async () => {

@@ -2,10 +2,14 @@
 import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { WebSocketServer } from 'ws'
+import { TransportError, TransportTimeoutError } from '@metamask/multichain-api-client'
 import { getWebSocketTransport } from './websocket-transport.ts'
 
 let server: WebSocketServer
 let url: string
+/** A server that accepts connections and never answers. */
+let silent: WebSocketServer
+let silentUrl: string
 const seen: URLSearchParams[] = []
 
 beforeAll(async () => {
@@ -19,8 +23,14 @@ beforeAll(async () => {
   })
   await new Promise((r) => server.once('listening', r))
   url = `ws://127.0.0.1:${(server.address() as AddressInfo).port}/`
+  silent = new WebSocketServer({ port: 0, host: '127.0.0.1' })
+  await new Promise((r) => silent.once('listening', r))
+  silentUrl = `ws://127.0.0.1:${(silent.address() as AddressInfo).port}/`
 })
-afterAll(() => new Promise((r) => server.close(r)))
+afterAll(async () => {
+  await new Promise((r) => silent.close(r))
+  await new Promise((r) => server.close(r))
+})
 
 async function connectAndGetPairing(t: ReturnType<typeof getWebSocketTransport>): Promise<string | null> {
   await t.connect()
@@ -67,6 +77,61 @@ describe('pairing secret', () => {
   })
 })
 
+describe('pairing under concurrency (issue 20)', () => {
+  const delay = (ms: number) => new Promise((r) => setTimeout(r, ms))
+  const pairingsOfLast = (n: number) => seen.slice(-n).map((p) => p.get('pairing'))
+
+  test('two transports created together with one async store present one secret, the stored one', async () => {
+    const stored = new Map<string, string>()
+    const store = {
+      get: async (k: string) => (await delay(5), stored.get(k)),
+      set: async (k: string, v: string) => void (await delay(5), stored.set(k, v)),
+    }
+    const a = getWebSocketTransport({ url, origin: 'https://e.example', pairingStore: store })
+    const b = getWebSocketTransport({ url, origin: 'https://e.example', pairingStore: store })
+    await Promise.all([a.connect(), b.connect()])
+    const [first, second] = pairingsOfLast(2)
+    await Promise.all([a.disconnect(), b.disconnect()])
+    expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/)
+    expect(second).toBe(first)
+    expect([...stored.values()]).toEqual([first])
+  })
+
+  test('two tabs (two stores over one localStorage) both present what ends up stored', async () => {
+    const shared = new Map<string, string>()
+    // Both tabs read before either writes: each makes a secret, and the later write is the one that stays.
+    const tab = (writeDelay: number) => ({
+      get: async (k: string) => (await delay(1), shared.get(k)),
+      set: async (k: string, v: string) => void (await delay(writeDelay), shared.set(k, v)),
+    })
+    const a = getWebSocketTransport({ url, origin: 'https://f.example', pairingStore: tab(5) })
+    const b = getWebSocketTransport({ url, origin: 'https://f.example', pairingStore: tab(10) })
+    await Promise.all([a.connect(), b.connect()])
+    const presented = pairingsOfLast(2)
+    await Promise.all([a.disconnect(), b.disconnect()])
+    expect(presented).toEqual([shared.get(url), shared.get(url)])
+  })
+
+  test('two default transports of one browser page share one lookup', async () => {
+    const items = new Map<string, string>()
+    ;(globalThis as { localStorage?: unknown }).localStorage = {
+      getItem: (k: string) => items.get(k) ?? null,
+      setItem: (k: string, v: string) => void items.set(k, v),
+    }
+    try {
+      const a = getWebSocketTransport({ url: `${url}?page=g`, origin: 'https://g.example' })
+      const b = getWebSocketTransport({ url: `${url}?page=g`, origin: 'https://g.example' })
+      await Promise.all([a.connect(), b.connect()])
+      const [first, second] = pairingsOfLast(2)
+      await Promise.all([a.disconnect(), b.disconnect()])
+      expect(second).toBe(first)
+      expect([...items.values()]).toEqual([first])
+    } finally {
+      delete (globalThis as { localStorage?: unknown }).localStorage
+    }
+  })
+})
+
 describe('a failed connection', () => {
   test('connect() resolves; the next request retries and rejects with the cause', async () => {
     const t = getWebSocketTransport({ url: 'ws://127.0.0.1:1/', origin: 'https://d.example' })
@@ -75,5 +140,18 @@ describe('a failed connection', () => {
     await expect(t.request({ method: 'wallet_getSession' })).rejects.toThrow(
       /^Failed to connect to the wallet at ws:\/\/127\.0\.0\.1:1\/: .*ECONNREFUSED/,
     )
+    // A dapp's catch reads `code` (EIP-1193 4900 "Disconnected"), as on the wallet's own errors.
+    const failure = await t.request({ method: 'wallet_getSession' }).catch((e: unknown) => e)
+    expect(failure).toBeInstanceOf(TransportError)
+    expect(failure).toMatchObject({ code: 4900 })
+  })
+
+  test('a timed-out request carries code -32603 and is a TransportTimeoutError', async () => {
+    const t = getWebSocketTransport({ url: silentUrl, origin: 'https://h.example', pairingStore: false })
+    await t.connect()
+    const failure = await t.request({ method: 'wallet_getSession' }, { timeout: 50 }).catch((e: unknown) => e)
+    await t.disconnect()
+    expect(failure).toBeInstanceOf(TransportTimeoutError)
+    expect(failure).toMatchObject({ code: -32603 })
   })
 })

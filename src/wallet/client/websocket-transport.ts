@@ -29,6 +29,21 @@ import {
   type Transport,
   type TransportResponse,
 } from '@metamask/multichain-api-client'
+import { type PairingStore, defaultPairingStore, pairedUrl } from './pairing.ts'
+
+export type { PairingStore } from './pairing.ts'
+
+/** `code` of the transport's own failures: EIP-1193's "Disconnected" (could not connect or send, or it closed). */
+export const TRANSPORT_DISCONNECTED = 4900
+/** `code` of a request that timed out (`TransportTimeoutError`): JSON-RPC's internal error. */
+export const TRANSPORT_TIMEOUT = -32603
+
+/** The client package's error classes (so `instanceof` works) with a `code`, as a dapp's catch reads it. */
+export type CodedTransportError = TransportError & { code: number }
+
+const transportError = (message: string, cause?: unknown): CodedTransportError =>
+  Object.assign(new TransportError(message, cause), { code: TRANSPORT_DISCONNECTED })
+const timeoutError = (): CodedTransportError => Object.assign(new TransportTimeoutError(), { code: TRANSPORT_TIMEOUT })
 
 export interface WebSocketTransportOptions {
   /** ws:// or wss:// URL of the wallet, e.g. `ws://127.0.0.1:8546/`. */
@@ -47,55 +62,6 @@ export interface WebSocketTransportOptions {
    * without one: such a connection can only use a session it created itself, while it stays open.
    */
   pairingStore?: PairingStore | false
-}
-
-/** Keeps pairing secrets by wallet URL (may be async, e.g. a file or a keychain). */
-export interface PairingStore {
-  get(key: string): string | undefined | null | Promise<string | undefined | null>
-  set(key: string, secret: string): void | Promise<void>
-}
-
-function defaultPairingStore(): PairingStore {
-  const memory = new Map<string, string>()
-  const storage = (
-    globalThis as { localStorage?: { getItem(k: string): string | null; setItem(k: string, v: string): void } }
-  ).localStorage
-  return {
-    get(key) {
-      try {
-        if (storage) return storage.getItem(`chaingate-wallet-pairing:${key}`)
-      } catch {} // storage disabled (sandboxed frame, privacy mode): fall back to memory
-      return memory.get(key)
-    },
-    set(key, secret) {
-      try {
-        if (storage) return storage.setItem(`chaingate-wallet-pairing:${key}`, secret)
-      } catch {}
-      memory.set(key, secret)
-    },
-  }
-}
-
-function newPairingSecret(): string {
-  const bytes = globalThis.crypto.getRandomValues(new Uint8Array(32))
-  let bin = ''
-  for (const b of bytes) bin += String.fromCharCode(b)
-  return btoa(bin).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')
-}
-
-/** The URL to open: the wallet URL plus `pairing=<secret>` (created and stored on first use). */
-async function pairedUrl(url: string, store: PairingStore | false): Promise<string> {
-  if (store === false) return url
-  const u = new URL(url)
-  u.searchParams.delete('pairing')
-  const key = u.toString()
-  let secret = await store.get(key)
-  if (!secret) {
-    secret = newPairingSecret()
-    await store.set(key, secret)
-  }
-  u.searchParams.set('pairing', secret)
-  return u.toString()
 }
 
 /** The subset of the WHATWG WebSocket both the browser's and `ws`'s implement. */
@@ -137,7 +103,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
   const failPending = (why: string) => {
     for (const p of pending.values()) {
       if (p.timer) clearTimeout(p.timer)
-      p.reject(new TransportError(why))
+      p.reject(transportError(why))
     }
     pending.clear()
   }
@@ -186,7 +152,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
     try {
       s = await openSocket(await pairedUrl(options.url, pairingStore), options.origin)
     } catch (e) {
-      lastFailure = new TransportError('Failed to connect to the wallet', e)
+      lastFailure = transportError('Failed to connect to the wallet', e)
       return
     }
     let cause: unknown
@@ -208,7 +174,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
     s.addEventListener('error', () => {})
     if (!opened) {
       const why = (cause as { message?: unknown })?.message
-      lastFailure = new TransportError(
+      lastFailure = transportError(
         `Failed to connect to the wallet at ${options.url}${typeof why === 'string' ? `: ${why}` : ''}`,
         cause,
       )
@@ -238,7 +204,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
         await (connecting ??= open().finally(() => (connecting = undefined)))
       }
       const s = socket
-      if (!s || s.readyState !== OPEN) throw lastFailure ?? new TransportError('Transport not connected')
+      if (!s || s.readyState !== OPEN) throw lastFailure ?? transportError('Transport not connected')
       nextId = nextId >= 0x7fffffff ? 1 : nextId + 1
       const id = nextId
       const timeout = requestOptions?.timeout ?? options.defaultTimeout ?? -1
@@ -250,7 +216,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
         if (timeout !== -1)
           entry.timer = setTimeout(() => {
             pending.delete(id)
-            reject(new TransportTimeoutError())
+            reject(timeoutError())
           }, timeout)
         pending.set(id, entry)
         try {
@@ -258,7 +224,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
         } catch (e) {
           pending.delete(id)
           if (entry.timer) clearTimeout(entry.timer)
-          reject(new TransportError('Failed to send the request', e))
+          reject(transportError('Failed to send the request', e))
         }
       })
     },

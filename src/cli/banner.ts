@@ -7,7 +7,7 @@ import type { ApiKey } from '../keys/repository.ts'
 import type { RunningApp } from '../app/core.ts'
 import type { NetworkConfig } from '../config/schema.ts'
 import { describeTarget } from '../db/database.ts'
-import { rpcUrl } from '../networks/rpc-paths.ts'
+import { rpcUrl } from '../shared/rpc-paths.ts'
 
 export interface BannerInput {
   app: RunningApp

@@ -1,7 +1,7 @@
-/** How the CLI shows a key: with its endpoint URLs per network (built by src/networks/rpc-paths.ts). */
+/** How the CLI shows a key: with its endpoint URLs per network (built by src/shared/rpc-paths.ts). */
 import type { ApiKey } from '../keys/repository.ts'
 import type { Config } from '../config/schema.ts'
-import { rpcUrl } from '../networks/rpc-paths.ts'
+import { rpcUrl } from '../shared/rpc-paths.ts'
 
 export function endpointUrls(k: ApiKey, config: Config) {
   const h = config.gateway.host

@@ -7,7 +7,7 @@ import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { NetworkSchema } from './network-schema.ts'
-import { defaultHostname } from '../networks/rpc-paths.ts'
+import { defaultHostname } from '../shared/rpc-paths.ts'
 
 const PlanSchema = z
   .object({

@@ -1,8 +1,8 @@
-/** The endpoint URLs a key page shows, built by the one owner of the RPC paths (src/networks/rpc-paths.ts). */
+/** The endpoint URLs a key page shows, built by the one owner of the RPC paths (src/shared/rpc-paths.ts). */
 import type { FastifyRequest } from 'fastify'
 import type { ApiKey } from '../keys/repository.ts'
 import { resolvesCached } from '../networks/name-resolution.ts'
-import { rpcUrl } from '../networks/rpc-paths.ts'
+import { rpcUrl } from '../shared/rpc-paths.ts'
 import type { Dash } from './context.ts'
 import type { EndpointUrls } from './pages.ts'
 

@@ -10,23 +10,21 @@ export const MAX_MINED_BLOCKS = 10_000
 
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/i
 
-export function validateMine(method: string) {
-  return (params: unknown) => {
-    if (params === undefined) return undefined
-    if (!Array.isArray(params)) return errors.invalidParams(`${method} takes [blocks, interval], both optional`)
-    const first: unknown = params[0]
-    const blocks = first !== null && typeof first === 'object' ? (first as { blocks?: unknown }).blocks : first
-    // evm_mine's single argument may also be a bare timestamp, not a count.
-    if (blocks === undefined || blocks === null || (first === blocks && method.startsWith('evm_'))) return undefined
-    const n =
-      typeof blocks === 'number' && Number.isSafeInteger(blocks)
-        ? blocks
-        : typeof blocks === 'string' && QUANTITY.test(blocks)
-          ? Number.parseInt(blocks, 16)
-          : Number.NaN
-    if (!(n >= 0)) return errors.invalidParams(`parameter 1 (blocks) of ${method} must be a hex quantity such as "0xa"`)
-    if (n > MAX_MINED_BLOCKS)
-      return errors.invalidParams(`${method} mines at most ${MAX_MINED_BLOCKS} blocks per call (asked for ${n})`)
-    return undefined
-  }
+export function validateMine(params: unknown, method: string) {
+  if (params === undefined) return undefined
+  if (!Array.isArray(params)) return errors.invalidParams(`${method} takes [blocks, interval], both optional`)
+  const first: unknown = params[0]
+  const blocks = first !== null && typeof first === 'object' ? (first as { blocks?: unknown }).blocks : first
+  // evm_mine's single argument may also be a bare timestamp, not a count.
+  if (blocks === undefined || blocks === null || (first === blocks && method.startsWith('evm_'))) return undefined
+  const n =
+    typeof blocks === 'number' && Number.isSafeInteger(blocks)
+      ? blocks
+      : typeof blocks === 'string' && QUANTITY.test(blocks)
+        ? Number.parseInt(blocks, 16)
+        : Number.NaN
+  if (!(n >= 0)) return errors.invalidParams(`parameter 1 (blocks) of ${method} must be a hex quantity such as "0xa"`)
+  if (n > MAX_MINED_BLOCKS)
+    return errors.invalidParams(`${method} mines at most ${MAX_MINED_BLOCKS} blocks per call (asked for ${n})`)
+  return undefined
 }

@@ -1,7 +1,7 @@
 /**
  * eth_getBlockByNumber `[block, fullTransactions]` (https://ethereum.github.io/execution-apis/), both required. The
- * block is a hex quantity or a
- * tag; checked here so a wrong type gets a clear -32602 naming the parameter instead of a node-specific message.
+ * block is a hex quantity or a tag; checked here so a wrong type gets a clear -32602 naming the parameter instead of
+ * a node-specific message.
  */
 import { errors } from '../errors/index.ts'
 
@@ -14,7 +14,8 @@ export function validateGetBlockByNumber(params: unknown) {
   const [block, full] = params
   if (typeof block !== 'string' || !(TAGS.has(block) || QUANTITY.test(block)))
     return errors.invalidParams(
-      'parameter 1 (block) must be a hex quantity such as "0x1b4", or one of latest, earliest, pending, safe, finalized',
+      'parameter 1 (block) must be a hex quantity such as "0x1b4", ' +
+        'or one of latest, earliest, pending, safe, finalized',
     )
   if (typeof full !== 'boolean') return errors.invalidParams('parameter 2 (fullTransactions) must be true or false')
   return undefined

@@ -1,13 +1,13 @@
 /**
  * What the gateway does with a method before (or instead of) asking the node. A method the network does not
  * serve (served.ts: an explicit list per network) gets Infura's -32601 body; a served method is forwarded and
- * charged its cost; only methods that behave differently are listed here, each in its own file.
+ * charged its cost; a catalog entry with a params check (each in its own file) is checked first.
  */
 import type { ChaingateError } from '../errors/index.ts'
 import { errors } from '../errors/index.ts'
 import type { RpcCall } from '../jsonrpc/envelope.ts'
-import { validateMine } from './anvil_mine.ts'
-import { validateGetBlockByNumber } from './eth_getBlockByNumber.ts'
+import { CATALOG } from './catalog.ts'
+import type { MethodValidator } from './entry.ts'
 import { DEFAULT_SERVED } from './served.ts'
 
 export type MethodDecision =
@@ -16,14 +16,9 @@ export type MethodDecision =
   /** Refused for the caller's input: charged as an input error. */
   | { kind: 'error'; error: ChaingateError }
 
-const validators = new Map<string, (params: RpcCall['params']) => ChaingateError | undefined>([
-  ['eth_getBlockByNumber', validateGetBlockByNumber],
-  ['anvil_mine', validateMine('anvil_mine')],
-  ['hardhat_mine', validateMine('hardhat_mine')],
-  ['anvil_mine_detailed', validateMine('anvil_mine_detailed')],
-  ['evm_mine', validateMine('evm_mine')],
-  ['evm_mine_detailed', validateMine('evm_mine_detailed')],
-])
+/** The params checks of the catalog's entries (each in its method's own file). */
+const validators = new Map<string, MethodValidator>()
+for (const [method, e] of CATALOG) if (e.validate !== undefined) validators.set(method, e.validate)
 
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
 const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })
@@ -60,6 +55,6 @@ export function decide(
       return FORWARD
   }
   const validate = validators.get(m)
-  const invalid = validate === undefined ? undefined : validate(call.params)
+  const invalid = validate === undefined ? undefined : validate(call.params, m)
   return invalid ? { kind: 'error', error: invalid } : FORWARD
 }

@@ -1,132 +1,23 @@
 /**
  * Default credit costs, from Infura's published table
- * (https://docs.metamask.io/services/get-started/pricing/credit-cost/).
- * Methods not listed cost `credits.defaultCost` (80). The devnet methods (served on embedded networks only,
- * src/methods/served.ts DEV_METHODS) are not Infura's: mining and signing cost like a transaction, state
- * dumps like a trace, the rest like a cheap read.
+ * (https://docs.metamask.io/services/get-started/pricing/credit-cost/), read from the method catalog (catalog.ts).
+ * Methods not listed cost `credits.defaultCost` (80). The devnet methods (served on embedded networks only) are not
+ * Infura's: mining and signing cost like a transaction, state dumps like a trace, the rest like a cheap read.
  */
-export const DEFAULT_METHOD_COSTS: Record<string, number> = {
-  eth_accounts: 80,
-  eth_blobBaseFee: 300,
-  eth_blockNumber: 80,
-  eth_call: 80,
-  eth_chainId: 5,
-  eth_createAccessList: 80,
-  eth_estimateGas: 300,
-  eth_feeHistory: 80,
-  eth_gasPrice: 80,
-  eth_getBalance: 80,
-  eth_getBlockByHash: 80,
-  eth_getBlockByNumber: 80,
-  eth_getBlockReceipts: 1000,
-  eth_getBlockTransactionCountByHash: 150,
-  eth_getBlockTransactionCountByNumber: 150,
-  eth_getCode: 80,
-  eth_getLogs: 255,
-  eth_getProof: 150,
-  eth_getStorageAt: 80,
-  eth_getTransactionByBlockHashAndIndex: 150,
-  eth_getTransactionByBlockNumberAndIndex: 150,
-  eth_getTransactionByHash: 80,
-  eth_getTransactionCount: 80,
-  eth_getTransactionReceipt: 80,
-  eth_getUncleByBlockHashAndIndex: 150,
-  eth_getUncleByBlockNumberAndIndex: 150,
-  eth_getUncleCountByBlockHash: 150,
-  eth_getUncleCountByBlockNumber: 150,
-  eth_getWork: 80,
-  eth_hashrate: 5,
-  eth_maxPriorityFeePerGas: 80,
-  eth_mining: 5,
-  eth_protocolVersion: 5,
-  eth_sendRawTransaction: 80,
-  eth_sign: 80,
-  eth_submitWork: 80,
-  eth_subscribe: 5,
-  eth_syncing: 5,
-  eth_unsubscribe: 10,
-  net_listening: 5,
-  net_peerCount: 80,
-  net_version: 5,
-  web3_clientVersion: 80,
-  eth_getFilterChanges: 140,
-  eth_getFilterLogs: 255,
-  eth_newBlockFilter: 80,
-  eth_newFilter: 80,
-  eth_uninstallFilter: 80,
-  trace_block: 300,
-  trace_call: 300,
-  trace_callMany: 300,
-  trace_filter: 300,
-  trace_transaction: 300,
-  debug_storageRangeAt: 1000,
-  debug_traceBlock: 1000,
-  debug_traceBlockByHash: 1000,
-  debug_traceBlockByNumber: 1000,
-  debug_traceCall: 1000,
-  debug_traceTransaction: 1000,
+import { CATALOG } from './catalog.ts'
+
+const pricesWhere = (devnet: boolean): Record<string, number> => {
+  const out: Record<string, number> = {}
+  for (const [method, e] of CATALOG)
+    if (typeof e.credits === 'number' && (e.served === 'devnet') === devnet) out[method] = e.credits
+  return out
 }
 
-/**
- * Devnet methods (embedded networks, `networks[].devMethods`; docs/config.md). Never eth_sendTransaction nor the
- * impersonation methods that exist for it: anvil holds the wallet's devnet accounts unlocked, so any key could spend
- * them without the wallet user's approval.
- */
-export const DEV_METHOD_COSTS: Record<string, number> = {
-  evm_mine: 80,
-  evm_mine_detailed: 80,
-  anvil_mine: 80,
-  anvil_mine_detailed: 80,
-  hardhat_mine: 80,
-  anvil_dumpState: 1000,
-  anvil_loadState: 1000,
-  evm_snapshot: 20,
-  evm_revert: 20,
-  evm_increaseTime: 20,
-  evm_setNextBlockTimestamp: 20,
-  evm_setTime: 20,
-  evm_setAutomine: 20,
-  evm_setIntervalMining: 20,
-  evm_setBlockGasLimit: 20,
-  evm_setAccountNonce: 20,
-  anvil_snapshot: 20,
-  anvil_revert: 20,
-  anvil_increaseTime: 20,
-  anvil_setNextBlockTimestamp: 20,
-  anvil_setTime: 20,
-  anvil_setAutomine: 20,
-  anvil_getAutomine: 20,
-  anvil_setIntervalMining: 20,
-  anvil_setBlockGasLimit: 20,
-  anvil_setBlockTimestampInterval: 20,
-  anvil_removeBlockTimestampInterval: 20,
-  anvil_setBalance: 20,
-  anvil_addBalance: 20,
-  anvil_setCode: 20,
-  anvil_setNonce: 20,
-  anvil_setStorageAt: 20,
-  anvil_setCoinbase: 20,
-  anvil_setMinGasPrice: 20,
-  anvil_setNextBlockBaseFeePerGas: 20,
-  anvil_setLoggingEnabled: 20,
-  anvil_dropTransaction: 20,
-  anvil_dropAllTransactions: 20,
-  anvil_removePoolTransactions: 20,
-  anvil_nodeInfo: 20,
-  anvil_metadata: 20,
-  anvil_enableTraces: 20,
-  hardhat_setBalance: 20,
-  hardhat_setCode: 20,
-  hardhat_setNonce: 20,
-  hardhat_setStorageAt: 20,
-  hardhat_setCoinbase: 20,
-  hardhat_setMinGasPrice: 20,
-  hardhat_setNextBlockBaseFeePerGas: 20,
-  hardhat_setLoggingEnabled: 20,
-  hardhat_dropTransaction: 20,
-  hardhat_getAutomine: 20,
-  hardhat_metadata: 20,
-}
+/** Infura's table (every method with a price of its own, served or not). */
+export const DEFAULT_METHOD_COSTS: Record<string, number> = pricesWhere(false)
+
+/** Devnet methods (embedded networks, `networks[].devMethods`; docs/config.md). */
+export const DEV_METHOD_COSTS: Record<string, number> = pricesWhere(true)
 
 /** Cost of each delivered subscription event (charged on top of eth_subscribe). */
 export const DEFAULT_EVENT_COSTS: Record<string, number> = {

@@ -3,91 +3,16 @@
  * methods such as eth_sendTransactionSync and node controls such as debug_setHead through). The default is the
  * Ethereum list Infura documents — https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/
  * (standard, subscription, filter, trace and debug methods) — changed per network with
- * `networks[].methods.{allow,deny}` (docs/config.md). Built once per network at start; a call is one Set lookup.
+ * `networks[].methods.{allow,deny}` (docs/config.md). Built once per network at start from the method catalog
+ * (catalog.ts); a call is one Set lookup.
  */
-import { DEV_METHOD_COSTS } from './prices.ts'
+import { methodsWhere } from './catalog.ts'
 
-export const INFURA_ETHEREUM_METHODS: readonly string[] = [
-  // Standard methods.
-  'eth_accounts', // answered locally with [] (no keys are held)
-  'eth_blobBaseFee',
-  'eth_blockNumber',
-  'eth_call',
-  'eth_callMany',
-  'eth_chainId',
-  'eth_createAccessList',
-  'eth_estimateGas',
-  'eth_feeHistory',
-  'eth_gasPrice',
-  'eth_getAccount',
-  'eth_getBalance',
-  'eth_getBlockByHash',
-  'eth_getBlockByNumber',
-  'eth_getBlockReceipts',
-  'eth_getBlockTransactionCountByHash',
-  'eth_getBlockTransactionCountByNumber',
-  'eth_getCode',
-  'eth_getLogs',
-  'eth_getProof',
-  'eth_getRawTransactionByHash',
-  'eth_getStorageAt',
-  'eth_getTransactionByBlockHashAndIndex',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getTransactionByHash',
-  'eth_getTransactionCount',
-  'eth_getTransactionReceipt',
-  'eth_getUncleByBlockHashAndIndex',
-  'eth_getUncleByBlockNumberAndIndex',
-  'eth_getUncleCountByBlockHash',
-  'eth_getUncleCountByBlockNumber',
-  'eth_getWork',
-  'eth_hashrate',
-  'eth_maxPriorityFeePerGas',
-  'eth_mining',
-  'eth_protocolVersion',
-  'eth_sendRawTransaction',
-  'eth_simulateV1',
-  'eth_submitWork',
-  'eth_syncing',
-  'net_listening',
-  'net_peerCount',
-  'net_version',
-  'web3_clientVersion',
-  // Subscriptions (WebSocket only).
-  'eth_subscribe',
-  'eth_unsubscribe',
-  // Filters.
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_newBlockFilter',
-  'eth_newFilter',
-  'eth_uninstallFilter',
-  // Trace.
-  'trace_block',
-  'trace_call',
-  'trace_callMany',
-  'trace_filter',
-  'trace_transaction',
-  // Debug (tracing and storage reads only).
-  'debug_storageRangeAt',
-  'debug_traceBlock',
-  'debug_traceBlockByHash',
-  'debug_traceBlockByNumber',
-  'debug_traceCall',
-  'debug_traceTransaction',
-]
+/** Infura's Ethereum list: served on every network unless its config says otherwise. */
+export const INFURA_ETHEREUM_METHODS: readonly string[] = methodsWhere((e) => e.served === 'infura')
 
 /** Methods that sign with keys the node holds: a key holder would spend the node operator's accounts. */
-const NODE_SIGNING = new Set([
-  'eth_sendTransaction',
-  'eth_sendTransactionSync',
-  'eth_sendUnsignedTransaction',
-  'eth_sign',
-  'eth_signTransaction',
-  'eth_signTypedData',
-  'eth_signTypedData_v3',
-  'eth_signTypedData_v4',
-])
+const NODE_SIGNING: ReadonlySet<string> = new Set(methodsWhere((e) => e.nodeSigning === true))
 /** Namespaces that administer or rewrite the node (geth, anvil, hardhat, the engine API). */
 const NODE_CONTROL = /^(admin|personal|miner|anvil|evm|hardhat|engine|clique)_/
 /** The debug methods that only read; every other debug_* can change or stop the node (debug_setHead …). */
@@ -110,13 +35,9 @@ const DEFAULT_SERVED: ReadonlySet<string> = new Set(INFURA_ETHEREUM_METHODS)
 
 /**
  * What a local devnet answers (anvil's evm_*, anvil_* and their hardhat_* aliases), served on embedded networks
- * (`networks[].devMethods`). The list is the priced
- * one in src/methods/prices.ts. Left out on purpose: anvil_reset/hardhat_reset and anvil_setRpcUrl (they
- * make anvil fetch from any URL a caller names) anvil_setChainId (the network's chain id is fixed in the config), and
- * eth_sendTransaction with the
- * impersonation methods: anvil signs for the wallet's unlocked devnet accounts, so any key could spend them.
+ * (`networks[].devMethods`); the catalog says which are left out on purpose and why.
  */
-export const DEV_METHODS: readonly string[] = Object.keys(DEV_METHOD_COSTS)
+export const DEV_METHODS: readonly string[] = methodsWhere((e) => e.served === 'devnet')
 
 /**
  * A network's served methods: Infura's list (plus DEV_METHODS when `devMethods`), plus `allow`, minus `deny`.
@@ -128,7 +49,8 @@ export function servedMethods(config?: MethodsConfig, devMethods = false): Reado
   const refused = (config?.allow ?? []).filter(neverServed)
   if (refused.length > 0)
     throw new Error(
-      `networks[].methods.allow: ${refused.join(', ')} can never be served through an API key (node signing or node control; docs/config.md)`,
+      `networks[].methods.allow: ${refused.join(', ')} can never be served through an API key ` +
+        '(node signing or node control; docs/config.md)',
     )
   const set = new Set([...INFURA_ETHEREUM_METHODS, ...(devMethods ? DEV_METHODS : []), ...(config?.allow ?? [])])
   for (const m of config?.deny ?? []) set.delete(m)

@@ -4,7 +4,7 @@
  */
 import type { NetworkConfig } from '../config/schema.ts'
 import { servedMethods } from '../methods/served.ts'
-import { defaultHostname } from './rpc-paths.ts'
+import { defaultHostname } from '../shared/rpc-paths.ts'
 
 export interface Network {
   name: string

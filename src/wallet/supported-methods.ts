@@ -1,49 +1,18 @@
-/** What a session can hold: the methods and notifications the wallet answers per scope (docs/wallet.md). */
-
 /**
- * eip155 methods the wallet answers, in MetaMask's order minus what chaingate does not implement
- * (wallet_watchAsset, wallet_sendCalls & co, eth_decrypt, eth_getEncryptionPublicKey, the execution permissions).
+ * What a session can hold: the methods and notifications the wallet answers per scope (docs/wallet.md), read from
+ * the method catalog (src/methods/catalog.ts): MetaMask's eip155 list minus what chaingate does not implement
+ * (wallet_watchAsset, wallet_sendCalls & co, eth_decrypt, eth_getEncryptionPublicKey, the execution permissions) and
+ * minus what the gateway does not serve (eth_newPendingTransactionFilter: Infura does not serve it).
  */
-export const EIP155_SIGNING_METHODS = ['personal_sign', 'eth_signTypedData_v4', 'eth_sendTransaction'] as const
-export const EIP155_METHODS: readonly string[] = [
-  'personal_sign',
-  'eth_signTypedData_v4',
-  'eth_sendTransaction',
-  'web3_clientVersion',
-  'eth_subscribe',
-  'eth_unsubscribe',
-  'eth_blockNumber',
-  'eth_call',
-  'eth_chainId',
-  'eth_estimateGas',
-  'eth_feeHistory',
-  'eth_gasPrice',
-  'eth_getBalance',
-  'eth_getBlockByHash',
-  'eth_getBlockByNumber',
-  'eth_getBlockTransactionCountByHash',
-  'eth_getBlockTransactionCountByNumber',
-  'eth_getCode',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_getLogs',
-  'eth_getProof',
-  'eth_getStorageAt',
-  'eth_getTransactionByBlockHashAndIndex',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getTransactionByHash',
-  'eth_getTransactionCount',
-  'eth_getTransactionReceipt',
-  'eth_getUncleCountByBlockHash',
-  'eth_getUncleCountByBlockNumber',
-  'eth_newBlockFilter',
-  'eth_newFilter',
-  'eth_newPendingTransactionFilter',
-  'eth_sendRawTransaction',
-  'eth_syncing',
-  'eth_uninstallFilter',
-]
+import { methodsWhere } from '../methods/catalog.ts'
+
+/** Methods the wallet answers only after the user approves. */
+export const EIP155_SIGNING_METHODS: readonly string[] = methodsWhere((e) => e.wallet === 'approval')
+/** Methods of an `eip155:<n>` scope: forwarded to the chain, or answered by the wallet itself. */
+export const EIP155_METHODS: readonly string[] = methodsWhere(
+  (e) => e.wallet === 'chain' || e.wallet === 'wallet' || e.wallet === 'approval',
+)
 export const EIP155_NOTIFICATIONS: readonly string[] = ['eth_subscription']
 /** MetaMask's wallet-level eip155 scope (`{wallet: {references: ["eip155"]}}`): it carries wallet_addEthereumChain. */
 export const WALLET_EIP155 = 'wallet:eip155'
-export const WALLET_EIP155_METHODS: readonly string[] = ['wallet_addEthereumChain']
+export const WALLET_EIP155_METHODS: readonly string[] = methodsWhere((e) => e.wallet === 'wallet-scope')

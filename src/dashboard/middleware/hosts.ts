@@ -9,7 +9,7 @@
  * operator exposing the gateway names its public hosts in `gateway.allowedHosts`). See docs/dashboard.md.
  */
 import type { FastifyInstance } from 'fastify'
-import { defaultHostname } from '../../networks/rpc-paths.ts'
+import { defaultHostname } from '../../shared/rpc-paths.ts'
 import type { Dash } from '../context.ts'
 import { isGatewayPath } from '../routes/not-found.ts'
 

@@ -3,7 +3,7 @@
  * path near the RPC endpoints and for every verb but GET/HEAD, so API clients never receive a web page.
  */
 import type { FastifyInstance } from 'fastify'
-import { matchRpcPath } from '../../networks/rpc-paths.ts'
+import { matchRpcPath } from '../../shared/rpc-paths.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { errorPage } from '../pages-account.ts'
 

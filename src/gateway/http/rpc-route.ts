@@ -14,7 +14,7 @@ import type { Gateway } from '../pipeline/execute.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../../networks/registry.ts'
-import { matchRpcPath, type RpcTransport } from '../../networks/rpc-paths.ts'
+import { matchRpcPath, type RpcTransport } from '../../shared/rpc-paths.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
 import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
 
@@ -32,7 +32,7 @@ export interface RpcTarget {
   key: string | undefined
 }
 
-/** Which network and key a request target names (src/networks/rpc-paths.ts); undefined when not an RPC path. */
+/** Which network and key a request target names (src/shared/rpc-paths.ts); undefined when not an RPC path. */
 export function rpcTarget(
   url: string,
   host: string | undefined,

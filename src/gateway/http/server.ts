@@ -1,6 +1,6 @@
 /**
  * The gateway listener: the hot RPC route on bare node:http (rpc-route.ts), fastify for every other route, and
- * `ws` for WebSocket upgrades on the RPC paths (src/networks/rpc-paths.ts). The only place that sees HTTP types.
+ * `ws` for WebSocket upgrades on the RPC paths (src/shared/rpc-paths.ts). The only place that sees HTTP types.
  */
 import { createServer, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
@@ -13,7 +13,7 @@ import type { Gateway } from '../pipeline/execute.ts'
 import type { SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
-import { matchRpcPath } from '../../networks/rpc-paths.ts'
+import { matchRpcPath } from '../../shared/rpc-paths.ts'
 import { createRequestLog, type Logger } from '../../observability/logger.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'

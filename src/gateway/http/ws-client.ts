@@ -1,5 +1,5 @@
 /**
- * One client WebSocket on an RPC path (src/networks/rpc-paths.ts), at the edge: every message runs through the
+ * One client WebSocket on an RPC path (src/shared/rpc-paths.ts), at the edge: every message runs through the
  * gateway pipeline (src/gateway/pipeline/execute.ts) with this connection's subscriptions as local methods; this file
  * only turns outcomes into frames and close codes (docs/errors.md, "Gateway: WebSocket").
  */

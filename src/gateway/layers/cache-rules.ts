@@ -1,95 +1,34 @@
 /**
  * Which calls the gateway may answer from its cache or share between clients, and how their finality is judged
  * (the eRPC and web3-proxy rules: https://docs.erpc.cloud/config/database/evm-json-rpc-cache, never key on a tag,
- * key unfinalized data on its block hash).
+ * key unfinalized data on its block hash). The rules per method are the method catalog's (src/methods/catalog.ts).
  */
-export type CacheRule =
-  /** The same answer for the network's life: eth_chainId, net_version. */
-  | { kind: 'static' }
-  /** Keyed by a block hash: the block's content never changes; an empty answer (unknown hash) is not kept. */
-  | { kind: 'hash' }
-  /** Keyed by a transaction hash: immutable once its block is finalized (the answer names the block). */
-  | { kind: 'tx' }
-  /**
-   * Reads at a block given by the parameter at `at`: a number, `earliest`, or an EIP-1898 object; tags are never
-   * cached.
-   */
-  | { kind: 'block'; at: number; blockData: boolean }
-  /** eth_blockNumber: one answer per served head. */
-  | { kind: 'head' }
+import { CATALOG, methodsWhere, type CacheRule } from '../../methods/catalog.ts'
 
-const block = (at: number, blockData = false): CacheRule => ({ kind: 'block', at, blockData })
+export type { CacheRule }
 
 /** Methods whose answers may be cached (and deduplicated). */
-export const CACHE_RULES: ReadonlyMap<string, CacheRule> = new Map<string, CacheRule>([
-  ['eth_chainId', { kind: 'static' }],
-  ['net_version', { kind: 'static' }],
-  ['eth_blockNumber', { kind: 'head' }],
-  ['eth_getBlockByHash', { kind: 'hash' }],
-  ['eth_getBlockTransactionCountByHash', { kind: 'hash' }],
-  ['eth_getTransactionByBlockHashAndIndex', { kind: 'hash' }],
-  ['eth_getUncleByBlockHashAndIndex', { kind: 'hash' }],
-  ['eth_getUncleCountByBlockHash', { kind: 'hash' }],
-  ['eth_getTransactionByHash', { kind: 'tx' }],
-  ['eth_getTransactionReceipt', { kind: 'tx' }],
-  // blockData: the answer is the block itself (null above the tip), not state at it.
-  ['eth_getBlockByNumber', block(0, true)],
-  ['eth_getBlockTransactionCountByNumber', block(0, true)],
-  ['eth_getTransactionByBlockNumberAndIndex', block(0, true)],
-  ['eth_getUncleByBlockNumberAndIndex', block(0, true)],
-  ['eth_getUncleCountByBlockNumber', block(0, true)],
-  ['eth_getBlockReceipts', block(0, true)],
-  ['eth_getBalance', block(1)],
-  ['eth_getCode', block(1)],
-  ['eth_getTransactionCount', block(1)],
-  ['eth_getStorageAt', block(2)],
-  ['eth_call', block(1)],
-  ['eth_getProof', block(2)],
-])
+export const CACHE_RULES: ReadonlyMap<string, CacheRule> = new Map(
+  [...CATALOG].flatMap(([m, e]) => (typeof e.cache === 'object' ? [[m, e.cache] as const] : [])),
+)
 
 /**
  * Reads that are not cached but may share one upstream call when identical ones are in flight. Anything not
  * listed here or above (eth_sendRawTransaction, filters, devnet methods, …) is never shared.
  */
-export const SHARED_READS: ReadonlySet<string> = new Set([
-  'eth_gasPrice',
-  'eth_maxPriorityFeePerGas',
-  'eth_blobBaseFee',
-  'eth_feeHistory',
-  'eth_estimateGas',
-  'eth_createAccessList',
-  'eth_syncing',
-  'eth_getLogs',
-  'net_listening',
-  'net_peerCount',
-  'web3_clientVersion',
-  'eth_protocolVersion',
-])
+export const SHARED_READS: ReadonlySet<string> = new Set(methodsWhere((e) => e.cache === 'shared'))
 
 /**
  * Calls that are never shared (each answers its own filter's state) but change nothing other calls would read:
  * a dapp polling its filter does not end the sharing of identical reads in flight.
  */
-export const UNSHARED_READS: ReadonlySet<string> = new Set([
-  'eth_newFilter',
-  'eth_newBlockFilter',
-  'eth_newPendingTransactionFilter',
-  'eth_getFilterChanges',
-  'eth_getFilterLogs',
-  'eth_uninstallFilter',
-])
+export const UNSHARED_READS: ReadonlySet<string> = new Set(methodsWhere((e) => e.cache === 'unshared'))
 
 /** Read-only methods: a call of any other method may change what the node answers next. */
 export const isRead = (method: string): boolean => CACHE_RULES.has(method) || SHARED_READS.has(method)
 
 /** Devnet methods that only add blocks (history stays as it was). */
-const MINES: ReadonlySet<string> = new Set([
-  'evm_mine',
-  'evm_mine_detailed',
-  'anvil_mine',
-  'anvil_mine_detailed',
-  'hardhat_mine',
-])
+const MINES: ReadonlySet<string> = new Set(methodsWhere((e) => e.mines === true))
 
 /**
  * Devnet methods (evm_*, anvil_*, hardhat_*) other than mining may move a chain back in time or rewrite its state

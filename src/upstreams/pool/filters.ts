@@ -14,6 +14,7 @@
  * A network of one node (an embedded chain) does none of this: its ids are the node's own.
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
+import { methodsWhere } from '../../methods/catalog.ts'
 import { run } from './attempts.ts'
 import { decodeFilterId, encodeFilterId, nodeFingerprint } from './filter-ids.ts'
 import { CancelledError, counted, type Member, type UpstreamAnswer } from './member.ts'
@@ -21,10 +22,10 @@ import type { SendOptions } from './pool.ts'
 import type { PoolState } from './state.ts'
 import { select } from './selection.ts'
 
-/** Methods that create a filter on the node that answers them. */
-const CREATE = new Set(['eth_newFilter', 'eth_newBlockFilter', 'eth_newPendingTransactionFilter'])
+/** Methods that create a filter on the node that answers them (src/methods/catalog.ts). */
+const CREATE: ReadonlySet<string> = new Set(methodsWhere((e) => e.filter === 'create'))
 /** Methods that take a filter id as their first parameter. */
-const USE = new Set(['eth_getFilterChanges', 'eth_getFilterLogs', 'eth_uninstallFilter'])
+const USE: ReadonlySet<string> = new Set(methodsWhere((e) => e.filter === 'use'))
 
 /** Whether a method creates or uses a node's filter (so it must reach one node in particular). */
 export const isFilterMethod = (method: string): boolean => CREATE.has(method) || USE.has(method)

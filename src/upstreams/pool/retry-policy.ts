@@ -5,6 +5,7 @@
  * pruned state) are tried on another node.
  */
 import { keccak256, type Hex } from 'viem'
+import { CATALOG, methodsWhere } from '../../methods/catalog.ts'
 
 export type CallKind =
   /** Reads: retried on another node after any failure, hedged when slow. */
@@ -16,29 +17,27 @@ export type CallKind =
   /** A batch (method unknown to the pool): retried on failure to answer, as a whole; never hedged. */
   | 'batch'
 
-const UNSAFE =
-  /^(evm_|anvil_|hardhat_|debug_|personal_|miner_|admin_|eth_sendTransaction$|eth_sign|eth_submit|eth_(new|uninstall)\w*Filter$|eth_getFilter(Changes|Logs)$|eth_subscribe$|eth_unsubscribe$)/
+const KIND_OF_RETRY = { read: 'read', write: 'send-raw', 'node-local': 'unsafe' } as const
+
+/** The catalog's retry class per method (src/methods/catalog.ts). */
+const KINDS: ReadonlyMap<string, CallKind> = new Map(
+  [...CATALOG].flatMap(([m, e]) => (e.retry === undefined ? [] : [[m, KIND_OF_RETRY[e.retry]] as const])),
+)
+
+/**
+ * A method outside the catalog (a network's `methods.allow` may add any): node-local when its name says it signs,
+ * mines, administers, filters or subscribes, else a read.
+ */
+const UNSAFE_OUTSIDE_CATALOG =
+  /^(evm_|anvil_|hardhat_|debug_|personal_|miner_|admin_|eth_sign|eth_submit|eth_(new|uninstall)\w*Filter$)/
 
 export function callKind(method: string | undefined): CallKind {
   if (method === undefined) return 'batch'
-  if (method === 'eth_sendRawTransaction') return 'send-raw'
-  return UNSAFE.test(method) ? 'unsafe' : 'read'
+  return KINDS.get(method) ?? (UNSAFE_OUTSIDE_CATALOG.test(method) ? 'unsafe' : 'read')
 }
 
 /** Reads whose null answer means "not there yet" on a node behind the chain (worth asking a node further ahead). */
-const BLOCK_BOUND = new Set([
-  'eth_getBlockByNumber',
-  'eth_getBlockByHash',
-  'eth_getTransactionByHash',
-  'eth_getTransactionReceipt',
-  'eth_getBlockReceipts',
-  'eth_getTransactionByBlockHashAndIndex',
-  'eth_getTransactionByBlockNumberAndIndex',
-  'eth_getBlockTransactionCountByHash',
-  'eth_getBlockTransactionCountByNumber',
-  'eth_getUncleCountByBlockHash',
-  'eth_getUncleCountByBlockNumber',
-])
+const BLOCK_BOUND: ReadonlySet<string> = new Set(methodsWhere((e) => e.blockBound === true))
 
 /**
  * Node texts for data the node does not have (pruned state, unknown block), whatever the code; and a method this
@@ -46,8 +45,18 @@ const BLOCK_BOUND = new Set([
  * while the network serves it — another node may have it (eRPC retries those too:
  * https://docs.erpc.cloud/reference/errors).
  */
-export const MISSING_DATA =
-  /header not found|missing trie node|unknown block|block not found|could not find block|historical state .* is not available|required historical state unavailable/i
+export const MISSING_DATA = new RegExp(
+  [
+    'header not found',
+    'missing trie node',
+    'unknown block',
+    'block not found',
+    'could not find block',
+    'historical state .* is not available',
+    'required historical state unavailable',
+  ].join('|'),
+  'i',
+)
 /** A method this node lacks (tested on an error's message; the body test below also looks for the -32601 code). */
 export const NO_METHOD = /method not found|unsupported method|method .{0,80}(is )?not supported/i
 /** Either, in an answer's bytes: one regular expression, one test per small error answer. */

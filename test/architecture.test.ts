@@ -68,8 +68,10 @@ function graph(): Graph {
   return g
 }
 
-const inPart = (file: string, part: Part) =>
-  part.paths.some((p) => file.startsWith(p)) && !(part.except ?? []).some((e) => file.startsWith(e))
+export const inPart = (file: string, part: Part) =>
+  part.paths.some((p) =>
+    p.endsWith('/*') ? file.startsWith(p.slice(0, -1)) && !file.slice(p.length - 1).includes('/') : file.startsWith(p),
+  )
 
 type Graph = Map<string, { files: string[]; packages: string[] }>
 
@@ -112,6 +114,12 @@ describe('architecture', () => {
     for (const part of Object.values(PARTS)) expect([...g.keys()].some((f) => inPart(f, part))).toBe(true)
   })
 
+  it('every file is in exactly one layer: base, config or domain', () => {
+    const layers = [PARTS.base, PARTS.config, PARTS.domain]
+    const misplaced = [...g.keys()].filter((f) => layers.filter((l) => inPart(f, l)).length !== 1)
+    expect(misplaced).toEqual([])
+  })
+
   for (const rule of RULES)
     it(`${rule.from} never reaches ${rule.never.join(', ')} at run time (${rule.why})`, () => {
       expect(violations(g, rule)).toEqual([])
@@ -132,6 +140,22 @@ describe('architecture', () => {
       'credits/b.ts → gateway/http/c.ts → fastify',
       'upstreams/d.ts → @fastify/websocket',
     ])
+    const base = RULES.find((r) => r.from === 'base')!
+    const leak: Graph = new Map([
+      ['methods/catalog.ts', { files: ['shared/x.ts'], packages: [] }],
+      ['shared/x.ts', { files: ['config/schema.ts'], packages: [] }],
+    ])
+    expect(violations(leak, base)).toEqual([
+      'methods/catalog.ts → shared/x.ts → config/schema.ts',
+      'shared/x.ts → config/schema.ts',
+    ])
+  })
+
+  it('a `folder/*` path holds the files directly in the folder, not its sub-folders', () => {
+    expect(inPart('wallet/engine.ts', PARTS.walletEngine)).toBe(true)
+    expect(inPart('wallet/handlers/index.ts', PARTS.walletEngine)).toBe(true)
+    expect(inPart('wallet/listener/server.ts', PARTS.walletEngine)).toBe(false)
+    expect(inPart('walletx.ts', PARTS.walletEngine)).toBe(false)
   })
 
   it('reads only runtime imports', () => {

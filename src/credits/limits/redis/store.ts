@@ -53,6 +53,8 @@ export interface RedisLimitStoreOptions {
 export interface RedisLimitStore extends LimitStore {
   /** True while Redis is unreachable and this replica admits under its insurance limit. */
   readonly degraded: boolean
+  /** This replica's id in Redis (its lease record and heartbeat). */
+  readonly replicaId: string
   start(): void
   /** Hands back unused leases and writes pending usage (best effort), then stops the timer. */
   stop(): Promise<void>
@@ -117,6 +119,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   }
 
   const store: RedisLimitStore = {
+    replicaId,
     get degraded() {
       return down
     },

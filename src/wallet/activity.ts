@@ -5,7 +5,7 @@
 import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { Database } from '../db/tables.ts'
-import type { Approvals } from './approvals.ts'
+import type { Approvals, Asker } from './approvals.ts'
 import { describeApproval } from './describe/index.ts'
 
 export type ActivityOutcome = 'approved' | 'rejected' | 'signed' | 'sent' | 'failed'
@@ -126,16 +126,16 @@ export function recordingApprovals(
   const note = (e: Parameters<ActivityStore['record']>[0]) =>
     void activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
   async function ask(
-    origin: string,
+    asker: Asker,
     kind: Parameters<Approvals['request']>[1],
     request: unknown,
     signal: AbortSignal,
     chainId?: number,
     address?: string,
   ) {
-    const base = { origin, kind, chainId, address, summary: activitySummary(kind, request) }
+    const base = { origin: asker.origin, kind, chainId, address, summary: activitySummary(kind, request) }
     try {
-      const outcome = await approvals.request(origin, kind, request, signal)
+      const outcome = await approvals.request(asker, kind, request, signal)
       note({ ...base, at: clock.now(), outcome: 'approved' })
       return outcome
     } catch (e) {

@@ -10,8 +10,18 @@ import type { Logger } from 'pino'
 import { walletErrors } from './errors.ts'
 import type { ApprovalKind, ApprovalRow, WalletStore } from './repository.ts'
 
-/** Requests of one origin that may wait for the user at the same time. */
-export const MAX_PENDING_PER_ORIGIN = 20
+/**
+ * Requests of one pairing (a dapp's connections holding one pairing secret; an unpaired connection is its own) that
+ * may wait for the user at the same time. Counted per pairing, not per origin: a local program claiming a dapp's
+ * origin cannot fill the dapp's slots.
+ */
+export const MAX_PENDING_PER_PAIRING = 20
+
+/** Who asks: the origin shown to the user and the pairing (sha256 of its secret) the cap counts. */
+export interface Asker {
+  origin: string
+  pairing: string
+}
 
 export interface ApprovalOutcome {
   decision: unknown
@@ -20,6 +30,7 @@ export interface ApprovalOutcome {
 
 interface Waiter {
   origin: string
+  pairing: string
   kind: ApprovalKind
   request: unknown
   resolve(o: ApprovalOutcome): void
@@ -44,21 +55,21 @@ export type Approvals = ReturnType<typeof createApprovals>
 export function createApprovals(deps: ApprovalsDeps) {
   const waiters = new Map<string, Waiter>()
   /**
-   * Requests per origin counted from the moment they arrive (before the database insert), so a burst cannot pass the
-   * cap.
+   * Requests per pairing counted from the moment they arrive (before the database insert), so a burst cannot pass
+   * the cap.
    */
   const counted = new Map<string, number>()
-  const uncount = (origin: string) => {
-    const n = (counted.get(origin) ?? 1) - 1
-    if (n <= 0) counted.delete(origin)
-    else counted.set(origin, n)
+  const uncount = (pairing: string) => {
+    const n = (counted.get(pairing) ?? 1) - 1
+    if (n <= 0) counted.delete(pairing)
+    else counted.set(pairing, n)
   }
 
   const settle = (id: string, row: Pick<ApprovalRow, 'status' | 'decision' | 'decidedBy'>) => {
     const w = waiters.get(id)
     if (!w) return
     waiters.delete(id)
-    uncount(w.origin)
+    uncount(w.pairing)
     clearTimeout(w.timer)
     if (row.status === 'approved') w.resolve({ decision: row.decision, by: row.decidedBy ?? 'unknown' })
     else if (row.status === 'expired') w.reject(walletErrors.approvalTimedOut(deps.timeoutMs))
@@ -74,7 +85,7 @@ export function createApprovals(deps: ApprovalsDeps) {
      * `signal` cancels it (the dapp's connection closed).
      */
     async request(
-      origin: string,
+      { origin, pairing }: Asker,
       kind: ApprovalKind,
       request: unknown,
       signal?: AbortSignal,
@@ -84,16 +95,16 @@ export function createApprovals(deps: ApprovalsDeps) {
         deps.logger.warn({ origin, kind }, 'wallet: auto-approved (wallet.autoApprove is on)')
         return { decision: auto, by: 'auto' }
       }
-      // One origin cannot bury the console (or the database) under requests: EIP-1474 "limit exceeded".
-      const waiting = counted.get(origin) ?? 0
-      if (waiting >= MAX_PENDING_PER_ORIGIN) throw walletErrors.tooManyPending(MAX_PENDING_PER_ORIGIN)
-      counted.set(origin, waiting + 1)
+      // One dapp cannot bury the console (or the database) under requests: EIP-1474 "limit exceeded".
+      const waiting = counted.get(pairing) ?? 0
+      if (waiting >= MAX_PENDING_PER_PAIRING) throw walletErrors.tooManyPending(MAX_PENDING_PER_PAIRING)
+      counted.set(pairing, waiting + 1)
       const id = randomUUID()
       const now = deps.clock.now()
       try {
         await deps.store.insertApproval({ id, origin, kind, request, createdAt: now, expiresAt: now + deps.timeoutMs })
       } catch (e) {
-        uncount(origin)
+        uncount(pairing)
         throw e
       }
       deps.logger.info({ origin, kind, approvalId: id }, 'wallet: approval requested')
@@ -108,7 +119,7 @@ export function createApprovals(deps: ApprovalsDeps) {
           )
         }, deps.timeoutMs)
         timer.unref()
-        waiters.set(id, { origin, kind, request, resolve, reject, timer })
+        waiters.set(id, { origin, pairing, kind, request, resolve, reject, timer })
       })
       if (signal) {
         const cancel = () => {

@@ -34,6 +34,8 @@ export const walletErrors = {
   parse: () => rpcErrors.parse({ message: MESSAGES.parse }),
   invalidRequest: (why: string) =>
     rpcErrors.invalidRequest({ message: MESSAGES.invalidRequest, data: { reason: why } }),
+  /** The gateway's own answer for the same input (src/jsonrpc/body-check.ts). */
+  nestedTooDeep: (why: string) => rpcErrors.invalidRequest({ message: `Invalid request: ${why}` }),
   methodNotFound: (method: string) => rpcErrors.methodNotFound({ message: MESSAGES.methodNotFound, data: { method } }),
   /** -32602; data lists each bad field like MetaMask's validator, with an enumerable message. */
   invalidParams: (problems: ParamProblem[]) =>
@@ -59,7 +61,7 @@ export const walletErrors = {
     providerErrors.userRejectedRequest({ message: MESSAGES.userRejected, data: { reason } }),
   tooManyPending: (max: number) =>
     rpcErrors.limitExceeded({
-      message: `Too many requests are waiting for the user from this origin (at most ${max}).`,
+      message: `Too many requests are waiting for the user from this dapp (at most ${max}).`,
     }),
   /** CAIP-25 5100: no requested scope is supported. */
   scopesNotSupported: () => new JsonRpcError(5100, MESSAGES.scopesNotSupported),

@@ -22,6 +22,7 @@ import { toWireError, walletErrors } from '../errors.ts'
 import type { ChainAccess } from '../ports.ts'
 import type { WalletStore } from '../repository.ts'
 import { registerConsoleRoutes } from './console-routes.ts'
+import { NESTING_REASON, nestsDeeperThan } from './nesting.ts'
 
 export interface WalletServerDeps {
   config: WalletConfig
@@ -161,6 +162,8 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
           error: toWireError(walletErrors.invalidRequest('needs jsonrpc "2.0" and a method')),
         })
       if (m.id === undefined) return // a notification from the dapp: nothing to answer
+      if (nestsDeeperThan(text))
+        return send({ jsonrpc: '2.0', id: m.id, error: toWireError(walletErrors.nestedTooDeep(NESTING_REASON)) })
       inFlight += 1
       const started = performance.now()
       const answered = engine.handle(conn, m.method, m.params).then(

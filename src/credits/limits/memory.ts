@@ -11,6 +11,8 @@
  * the embedded default keeps its synchronous path.
  */
 import type { LimitCode } from '../../errors/registry.ts'
+import { TokenBucket } from '../../shared/token-bucket.ts'
+import type { MaybePromise } from '../../shared/types.ts'
 
 /** Why a limit refused: a code of the error registry (src/errors/registry.ts); the edge writes Infura's bodies. */
 export type LimitRejection = LimitCode
@@ -24,9 +26,6 @@ export interface KeyLimits {
   keyCreditsPerDay: number | null
   keyCreditsPerSecond: number | null
 }
-
-/** A value now, or a promise of it when the store must ask another process (Redis). */
-export type MaybePromise<T> = T | Promise<T>
 
 export interface LimitStore {
   /** Checks every limit and, only if all pass, reserves `credits`. */
@@ -60,16 +59,11 @@ interface Daily {
   used: number
 }
 
-interface Bucket {
-  tokens: number
-  atMs: number
-}
-
 export function createMemoryLimitStore(): SyncLimitStore {
   const accountDaily = new Map<string, Daily>()
   const keyDaily = new Map<string, Daily>()
-  const accountBuckets = new Map<string, Bucket>()
-  const keyBuckets = new Map<string, Bucket>()
+  const accountBuckets = new Map<string, TokenBucket>()
+  const keyBuckets = new Map<string, TokenBucket>()
 
   const daily = (map: Map<string, Daily>, id: string, day: number): Daily => {
     let d = map.get(id)
@@ -84,16 +78,18 @@ export function createMemoryLimitStore(): SyncLimitStore {
 
   // Token bucket holding at most one second of throughput. A call costing more than the whole bucket is still
   // admitted when the bucket is full, otherwise a 300-credit method could never run on a 200 credits/s key.
-  const refill = (map: Map<string, Bucket>, id: string, perSecond: number, nowMs: number): Bucket => {
+  const refill = (map: Map<string, TokenBucket>, id: string, perSecond: number, nowMs: number): TokenBucket => {
     let b = map.get(id)
-    if (b === undefined) map.set(id, (b = { tokens: perSecond, atMs: nowMs }))
-    else if (nowMs > b.atMs) {
-      b.tokens = Math.min(perSecond, b.tokens + ((nowMs - b.atMs) * perSecond) / 1000)
-      b.atMs = nowMs
+    if (b === undefined) map.set(id, (b = new TokenBucket(perSecond, perSecond, nowMs)))
+    else {
+      // The key's plan may have changed since the last call: its current rate applies.
+      b.ratePerSecond = perSecond
+      b.burst = perSecond
+      b.refill(nowMs)
     }
     return b
   }
-  const fits = (b: Bucket, credits: number, perSecond: number) => b.tokens >= Math.min(credits, perSecond)
+  const fits = (b: TokenBucket, credits: number, perSecond: number) => b.has(Math.min(credits, perSecond))
 
   return {
     admit(r, credits, nowMs) {
@@ -107,16 +103,16 @@ export function createMemoryLimitStore(): SyncLimitStore {
       }
       const accBucket = refill(accountBuckets, r.accountId, r.accountCreditsPerSecond, nowMs)
       if (!fits(accBucket, credits, r.accountCreditsPerSecond)) return 'ACCOUNT_THROUGHPUT_EXCEEDED'
-      let keyBucket: Bucket | undefined
+      let keyBucket: TokenBucket | undefined
       if (r.keyCreditsPerSecond !== null) {
         keyBucket = refill(keyBuckets, r.keyId, r.keyCreditsPerSecond, nowMs)
         if (!fits(keyBucket, credits, r.keyCreditsPerSecond)) return 'KEY_THROUGHPUT_EXCEEDED'
       }
       acc.used += credits
-      accBucket.tokens -= credits
+      accBucket.charge(credits)
       if (key) key.used += credits
       else daily(keyDaily, r.keyId, day).used += credits
-      if (keyBucket) keyBucket.tokens -= credits
+      keyBucket?.charge(credits)
       return null
     },
     adjust(accountId, keyId, delta, nowMs) {
@@ -124,10 +120,8 @@ export function createMemoryLimitStore(): SyncLimitStore {
       const day = utcDay(nowMs)
       daily(accountDaily, accountId, day).used += delta
       daily(keyDaily, keyId, day).used += delta
-      const ab = accountBuckets.get(accountId)
-      if (ab) ab.tokens -= delta
-      const kb = keyBuckets.get(keyId)
-      if (kb) kb.tokens -= delta
+      accountBuckets.get(accountId)?.charge(delta)
+      keyBuckets.get(keyId)?.charge(delta)
     },
     chargeWithin(r, credits, nowMs) {
       const day = utcDay(nowMs)
@@ -137,10 +131,8 @@ export function createMemoryLimitStore(): SyncLimitStore {
       if (r.keyCreditsPerDay !== null) charged = Math.min(charged, Math.max(0, r.keyCreditsPerDay - key.used))
       acc.used += charged
       key.used += charged
-      const ab = accountBuckets.get(r.accountId)
-      if (ab) ab.tokens -= charged
-      const kb = keyBuckets.get(r.keyId)
-      if (kb) kb.tokens -= charged
+      accountBuckets.get(r.accountId)?.charge(charged)
+      keyBuckets.get(r.keyId)?.charge(charged)
       return charged
     },
     usedToday(accountId, nowMs) {

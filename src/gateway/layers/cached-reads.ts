@@ -4,7 +4,7 @@
  * by-hash lookups and receipts of finalized transactions are kept until evicted; unfinalized data is keyed on its
  * block hash (from the heads seen) and dropped on a reorg; empty answers for unfinalized data are not kept.
  */
-import type { MaybePromise } from '../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import type { SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, isEmptyResult, resultAnswer, type AnswerSpans } from './cached-answer.ts'

@@ -2,7 +2,7 @@
  * Consistent heads (docs/caching.md): the heads the pool announces key unfinalized entries (and a reorg drops them);
  * eth_blockNumber is served for one head and never goes backwards for a key (HeadFloorStore).
  */
-import type { MaybePromise } from '../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import { answerSpans, resultAnswer } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'

@@ -18,7 +18,7 @@
  * A call of a method listed nowhere (a write, a filter, a devnet method) costs one Map and one Set lookup and goes
  * to the pool as the client's bytes, as before.
  */
-import type { MaybePromise } from '../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../shared/types.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
 import { createCachedReads, IMMUTABLE } from './cached-reads.ts'

@@ -24,6 +24,7 @@
  * (src/upstreams/pool/ws-connection.ts) for every call.
  */
 import { Pool } from 'undici'
+import { TokenBucket } from '../../shared/token-bucket.ts'
 import { run } from './attempts.ts'
 import { Breaker, type BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id.ts'
@@ -207,9 +208,7 @@ export function createUpstreamPool(
       head: undefined,
       finalized: undefined,
       headPolling: false,
-      ratePerSecond: rate,
-      tokens: Number.isFinite(rate) ? rate : 0,
-      tokensAt: 0,
+      budget: Number.isFinite(rate) ? new TokenBucket(rate, rate, 0) : undefined,
       score: 0,
       inBand: true,
       rrCurrent: 0,

@@ -88,14 +88,7 @@ export const createBookkeeping = (pool: PoolState): (() => void) => {
 
 // ---- selection -------------------------------------------------------------------------------------------
 /** A token from the node's rate budget (always, without one). */
-export const takeToken = (m: Member, now: number): boolean => {
-  if (m.ratePerSecond === Infinity) return true
-  m.tokens = Math.min(m.ratePerSecond, m.tokens + ((now - m.tokensAt) / 1000) * m.ratePerSecond)
-  m.tokensAt = now
-  if (m.tokens < 1) return false
-  m.tokens -= 1
-  return true
-}
+export const takeToken = (m: Member, now: number): boolean => m.budget === undefined || m.budget.take(1, now)
 export const isHealthy = (pool: PoolState, m: Member, now: number, minBlock: number | undefined) =>
   m.downUntil <= now &&
   m.breaker.wouldAllow(now) &&

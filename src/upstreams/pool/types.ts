@@ -3,6 +3,7 @@
  * these fields) and what one answer from it carries. Plain data: one object per node, built once.
  */
 import type { Pool } from 'undici'
+import type { TokenBucket } from '../../shared/token-bucket.ts'
 import type { ProviderRefusal } from './classify.ts'
 import type { Breaker } from './breaker.ts'
 import type { RollingStats } from './latency.ts'
@@ -64,10 +65,8 @@ export interface Member {
   head: number | undefined
   finalized: number | undefined
   headPolling: boolean
-  /** Rate budget (requests/s; Infinity: none) as a token bucket. */
-  ratePerSecond: number
-  tokens: number
-  tokensAt: number
+  /** Rate budget (requests/s) as a token bucket; undefined: none. */
+  budget: TokenBucket | undefined
   /** Latency × error rate ÷ weight, lower is better; recomputed once a second (src/upstreams/pool/selection.ts). */
   score: number
   /**

@@ -12,6 +12,7 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import type { WalletConfig } from '../../config/wallet-schema.ts'
+import { TokenBucket } from '../../shared/token-bucket.ts'
 import type { ActivityStore } from '../activity.ts'
 import type { Approvals } from '../approvals.ts'
 import type { ChangeFeed } from '../change-feed.ts'
@@ -115,8 +116,7 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
     logger.debug({ origin, connection: conn.id, paired: conn.resumable }, 'wallet: connection opened')
     // Token bucket: maxMessagesPerSecond, burst twice that. Exceeding it closes only this connection.
     const rate = config.maxMessagesPerSecond
-    let tokens = rate * 2
-    let last = Date.now()
+    const messages = new TokenBucket(rate, rate * 2, Date.now())
     let inFlight = 0
     let closing = false
     const closeFor = (code: number, why: string) => {
@@ -130,11 +130,7 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
 
     socket.on('message', (raw, isBinary) => {
       if (closing) return
-      const now = Date.now()
-      tokens = Math.min(rate * 2, tokens + ((now - last) / 1000) * rate)
-      last = now
-      if (tokens < 1) return closeFor(1008, 'message rate limit exceeded')
-      tokens -= 1
+      if (!messages.take(1, Date.now())) return closeFor(1008, 'message rate limit exceeded')
       if (inFlight >= config.maxInFlightPerConnection) return closeFor(1008, 'too many requests in flight')
       const text = isBinary ? Buffer.from(raw as Buffer).toString('utf8') : String(raw)
       let msg: unknown

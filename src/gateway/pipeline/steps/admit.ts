@@ -2,7 +2,8 @@
  * Step 3, admit: reserve a request's full price against every limit (daily balances, credits per second) before
  * anything runs, so concurrent requests cannot overshoot a limit. Refusals are registry codes.
  */
-import type { LimitStore, MaybePromise } from '../../../credits/limits/memory.ts'
+import type { LimitStore } from '../../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../../shared/types.ts'
 import type { LimitCode } from '../../../errors/registry.ts'
 import type { CallContext, Clock } from '../types.ts'
 

@@ -4,7 +4,7 @@
  * docs/benchmarks.md). Several calls go as one batch with the gateway's own ids (clients may repeat ids) and are
  * mapped back.
  */
-import type { MaybePromise } from '../../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../../shared/types.ts'
 import { ChaingateError } from '../../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../../observability/metrics.ts'

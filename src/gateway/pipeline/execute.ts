@@ -7,7 +7,7 @@
  *
  * and ends as an Outcome (codes, credits, answer bytes) that src/gateway/http turns into a status, headers and body.
  */
-import type { MaybePromise } from '../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../shared/types.ts'
 import { NO_UPSTREAM } from '../../usage/upstream-usage.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { LimitCode } from '../../errors/registry.ts'
@@ -28,6 +28,7 @@ import { forwardAlone, sentAlone } from './filter-calls.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
 import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward.ts'
 import { decision, priceOf } from './steps/price.ts'
+import { createRunEntries } from './run-entries.ts'
 import { createRunSingle } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
 import {
@@ -138,172 +139,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   const runSingle = createRunSingle({ ...deps, settle, admit, limited, delivered })
 
-  const runEntries = async (ctx: CallContext, entries: ParsedEntry[], batch: boolean): Promise<Outcome> => {
-    const { entry, network } = ctx
-    const now = clock.now()
-    const method = batch ? 'batch' : entries[0]!.ok ? entries[0]!.call.method : '(invalid)'
-    // Price every call up front and reserve it all.
-    const decisions = entries.map((e) => (e.ok ? decision(ctx, e.call) : undefined))
-    let reserved = batch ? costs.batchEnvelope : 0
-    const prices = entries.map((e, i) => {
-      const d = decisions[i]
-      const price = !e.ok || d!.kind === 'error' ? costs.inputError : priceOf(costs, ctx, e.call, d!)
-      reserved += price
-      return price
-    })
-    const admitted = admit.request(ctx, reserved, now)
-    const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
-    if (code !== null) return limited(ctx, code, entries, batch, method, now)
-
-    const answers: (string | undefined)[] = new Array(entries.length).fill(undefined)
-    const failures: (ChaingateError | undefined)[] = new Array(entries.length).fill(undefined)
-    const forwardAt: number[] = []
-    /** Calls answered from the cache (charged like the others). */
-    const cachedAt: number[] = []
-    /** Filter calls on a network of several nodes, each sent on its own to its filter's node (filter-calls.ts). */
-    const aloneAt: number[] = []
-    const alone: (UpstreamAnswer | undefined)[] = []
-    const layers = deps.layers?.get(network.name)
-    const pending: Promise<void>[] = []
-    entries.forEach((e, i) => {
-      if (!e.ok) answers[i] = serializeError(e.id, toErrorObject(e.error))
-      else if (decisions[i]!.kind === 'forward') {
-        if (ctx.local?.has(e.call.method)) pending.push(forwardLocal(ctx, e.call, i, answers, failures))
-        else if (sentAlone(ctx, e.call)) aloneAt.push(i)
-        else {
-          // Finalized and by-hash answers the cache holds need not go with the batch (docs/caching.md).
-          const hit = layers?.batchHit(e.call)
-          if (hit === undefined) forwardAt.push(i)
-          else {
-            answers[i] = e.call.hasId ? hit.toString() : undefined
-            cachedAt.push(i)
-          }
-        }
-      } else {
-        const d = decisions[i]!
-        answers[i] = !e.call.hasId
-          ? undefined
-          : d.kind === 'result'
-            ? serializeResult(e.call.id, d.result)
-            : serializeError(e.call.id, toErrorObject((d as { error: ChaingateError }).error))
-      }
-    })
-    if (aloneAt.length > 0)
-      pending.push(
-        forwardAlone(
-          ctx,
-          metrics,
-          aloneAt.map((i) => (entries[i] as { call: RpcCall }).call),
-          aloneAt,
-          answers,
-          failures,
-          alone,
-        ),
-      )
-    let batchAnswer: UpstreamAnswer | undefined
-    if (forwardAt.length > 0)
-      pending.push(
-        forwardMany(
-          ctx,
-          metrics,
-          forwardAt.map((i) => (entries[i] as { call: RpcCall }).call),
-          forwardAt,
-          answers,
-          failures,
-          deps.layers,
-        ).then((a) => {
-          batchAnswer = a
-        }),
-      )
-    await Promise.all(pending)
-
-    const present = answers.filter((a): a is string => a !== undefined)
-    const body = present.length === 0 ? undefined : batch ? `[${present.join(',')}]` : present[0]!
-    const ok = delivered(ctx, body)
-    let total = batch && ok ? costs.batchEnvelope : 0
-    const t = clock.now()
-    entries.forEach((e, i) => {
-      const failure = failures[i]
-      const credits = ok && failure === undefined ? prices[i]! : 0
-      total += credits
-      const answer = answers[i]
-      const failed = !e.ok || failure !== undefined || (answer !== undefined && isErrorAnswer(answer))
-      const errorKind = !ok
-        ? `${ctx.transport}:undelivered`
-        : !failed
-          ? undefined
-          : failure !== undefined
-            ? `http:${failure.httpStatus}`
-            : `rpc:${answer === undefined ? 'unknown' : (errorCodeOf(answer) ?? 'unknown')}`
-      const result = !ok
-        ? 'undelivered'
-        : !failed
-          ? 'ok'
-          : failure !== undefined && nodeDown(failure)
-            ? 'unavailable'
-            : 'error'
-      settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
-    })
-    // Sent as one body: each call in it cost the batch's upstream requests (providers bill per call).
-    for (const i of forwardAt) {
-      const m = (entries[i] as { call: RpcCall }).call.method
-      if (batchAnswer !== undefined)
-        settle.upstream(
-          network.name,
-          m,
-          batchAnswer.upstream,
-          batchAnswer.attempts,
-          batchAnswer.source,
-          ok && failures[i] === undefined ? prices[i]! : 0,
-          false,
-          t,
-        )
-      else settle.upstream(network.name, m, NO_UPSTREAM, attemptsOf(failures[i]), undefined, 0, true, t)
-    }
-    for (const i of aloneAt) {
-      const a = alone[i]
-      const m = (entries[i] as { call: RpcCall }).call.method
-      settle.upstream(
-        network.name,
-        m,
-        a?.upstream ?? NO_UPSTREAM,
-        a?.attempts ?? attemptsOf(failures[i]),
-        undefined,
-        ok && failures[i] === undefined ? prices[i]! : 0,
-        a === undefined,
-        t,
-      )
-    }
-    for (const i of cachedAt) {
-      metrics.served(network.name, 'cache')
-      settle.upstream(
-        network.name,
-        (entries[i] as { call: RpcCall }).call.method,
-        'cache',
-        0,
-        'cache',
-        ok ? prices[i]! : 0,
-        false,
-        t,
-      )
-    }
-    if (batch && ok && costs.batchEnvelope > 0) settle.envelope(entry, network.name, costs.batchEnvelope, t)
-    settle.finish(entry, network.name, reserved, total, t)
-    // A single call's status: 400 for an invalid envelope, 503/504 when the node was not reached.
-    const first = entries[0]!
-    const single = batch ? undefined : !first.ok ? first.error.code : failures[0]?.code
-    return outcome({
-      code: single,
-      body,
-      ids: undefined,
-      batch,
-      detail: undefined,
-      credits: total,
-      keyId: entry.id,
-      method,
-      calls: entries.length,
-    })
-  }
+  const runEntries = createRunEntries({ ...deps, settle, admit, limited, delivered })
 
   const runAny = (
     ctx: CallContext,

@@ -1,11 +1,10 @@
 /**
- * The pipeline's common case, one valid call (src/gateway/pipeline/execute.ts runs everything else): the same steps as
- * a
- * batch — price, admit, forward, deliver, settle — without arrays or per-call maps, and the node's answer goes back
- * as the bytes it sent. Nothing waits when nothing has to: an answer the in-process cache holds, a local answer
+ * The pipeline's common case, one valid call (run-entries.ts runs batches and invalid calls): the same steps as a
+ * batch — price, admit, forward, deliver, settle — without arrays or per-call maps, and the node's answer goes
+ * back as the bytes it sent. Nothing waits when nothing has to: an answer the in-process cache holds, a local answer
  * and a refusal are settled and returned as they are, without a promise or a microtask (docs/benchmarks.md).
  */
-import type { MaybePromise } from '../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../shared/types.ts'
 import { NO_UPSTREAM } from '../../usage/upstream-usage.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { LimitCode } from '../../errors/registry.ts'
@@ -23,7 +22,7 @@ import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import type { Admit } from './steps/admit.ts'
 import { attemptsOf, forwardOne, nodeDown, unavailable } from './steps/forward.ts'
 import { decision, priceOf } from './steps/price.ts'
-import type { Settle } from './steps/settle.ts'
+import type { CallOutcome, Settle } from './steps/settle.ts'
 import { outcome, type CallContext, type GatewayDeps, type Outcome } from './types.ts'
 
 export interface RunSingleDeps extends Pick<GatewayDeps, 'costs' | 'metrics' | 'clock' | 'layers'> {
@@ -42,6 +41,31 @@ export interface RunSingleDeps extends Pick<GatewayDeps, 'costs' | 'metrics' | '
   delivered(ctx: CallContext, body: string | Buffer | undefined): boolean
 }
 
+/** One call as it runs: what every step after pricing needs. */
+interface SingleRun {
+  ctx: CallContext
+  call: RpcCall
+  /** The credits reserved at admission. */
+  price: number
+  /** When it was admitted (settled at this time when the charge is the reservation). */
+  now: number
+}
+
+/** How a single call ended, for settleSingle. */
+interface SingleEnd {
+  body: string | Buffer | undefined
+  charged: number
+  result: CallOutcome
+  /** e.g. `rpc:-32000`, `http:503`; undefined for a success. */
+  errorKind?: string | undefined
+  /** Why no node answered (its code becomes the outcome's). */
+  failure?: ChaingateError | undefined
+  /** The node's (or the cache's) answer, for the upstream usage. */
+  served?: UpstreamAnswer | undefined
+  /** A forwarded call no node answered: its upstream requests (recorded as failed). */
+  failedAttempts?: number | undefined
+}
+
 export function createRunSingle(
   deps: RunSingleDeps,
 ): (ctx: CallContext, call: RpcCall, raw: Buffer | string) => MaybePromise<Outcome> {
@@ -53,74 +77,43 @@ export function createRunSingle(
     const now = clock.now()
     // A promise only when the limit store asks Redis (docs/scale-out.md): awaited only then.
     const admitted = admit.request(ctx, price, now)
-    if (admitted === null) return forwardSingle(ctx, call, raw, d, price, now)
+    if (admitted === null) return forwardSingle({ ctx, call, price, now }, raw, d)
     if (typeof admitted === 'string') return limited(ctx, admitted, [{ ok: true, call }], false, call.method, now)
     return admitted.then((code) =>
       code === null
-        ? forwardSingle(ctx, call, raw, d, price, now)
+        ? forwardSingle({ ctx, call, price, now }, raw, d)
         : limited(ctx, code, [{ ok: true, call }], false, call.method, now),
     )
   }
 
-  const forwardSingle = (
-    ctx: CallContext,
-    call: RpcCall,
-    raw: Buffer | string,
-    d: MethodDecision,
-    price: number,
-    now: number,
-  ): MaybePromise<Outcome> => {
+  const forwardSingle = (run: SingleRun, raw: Buffer | string, d: MethodDecision): MaybePromise<Outcome> => {
+    const { call, price } = run
     if (d.kind === 'result')
-      return settleSingle(
-        ctx,
-        call,
-        price,
-        now,
-        serializeResult(call.id, d.result),
-        price,
-        'ok',
-        undefined,
-        undefined,
-        undefined,
-        -1,
-      )
+      return settleSingle(run, { body: serializeResult(call.id, d.result), charged: price, result: 'ok' })
     if (d.kind === 'error')
-      return settleSingle(
-        ctx,
-        call,
-        price,
-        now,
-        serializeError(call.id, toErrorObject(d.error)),
-        price,
-        'error',
-        `rpc:${d.error.rpcCode}`,
-        undefined,
-        undefined,
-        -1,
-      )
+      return settleSingle(run, {
+        body: serializeError(call.id, toErrorObject(d.error)),
+        charged: price,
+        result: 'error',
+        errorKind: `rpc:${d.error.rpcCode}`,
+      })
     let answer: MaybePromise<UpstreamAnswer | string | undefined>
     try {
-      answer = forwardOne(ctx, call, raw, deps.layers)
+      answer = forwardOne(run.ctx, call, raw, deps.layers)
     } catch (err) {
-      return unanswered(ctx, call, price, now, err)
+      return unanswered(run, err)
     }
     if (answer instanceof Promise)
       return answer.then(
-        (a) => answered(ctx, call, price, now, a),
-        (err: unknown) => unanswered(ctx, call, price, now, err),
+        (a) => answered(run, a),
+        (err: unknown) => unanswered(run, err),
       )
-    return answered(ctx, call, price, now, answer)
+    return answered(run, answer)
   }
 
   /** The answer of a forwarded call: the node's (or the cache's) bytes, or a local method's text. */
-  const answered = (
-    ctx: CallContext,
-    call: RpcCall,
-    price: number,
-    now: number,
-    answer: UpstreamAnswer | string | undefined,
-  ): Outcome => {
-    const network = ctx.network.name
+  const answered = (run: SingleRun, answer: UpstreamAnswer | string | undefined): Outcome => {
+    const network = run.ctx.network.name
     let served: UpstreamAnswer | undefined
     let body: string | Buffer | undefined
     if (typeof answer === 'object') {
@@ -131,57 +124,37 @@ export function createRunSingle(
     } else body = answer
     // The pool already judged a node's answer (src/upstreams/pool/member.ts): no second scan of its bytes.
     if (body !== undefined && (served?.isError ?? isErrorAnswer(body)))
-      return settleSingle(
-        ctx,
-        call,
-        price,
-        now,
+      return settleSingle(run, {
         body,
-        price,
-        'error',
-        `rpc:${errorCodeOf(body) ?? 'unknown'}`,
-        undefined,
+        charged: run.price,
+        result: 'error',
+        errorKind: `rpc:${errorCodeOf(body) ?? 'unknown'}`,
         served,
-        -1,
-      )
-    return settleSingle(ctx, call, price, now, body, price, 'ok', undefined, undefined, served, -1)
+      })
+    return settleSingle(run, { body, charged: run.price, result: 'ok', served })
   }
 
   /** The node could not be reached: free (5xx). */
-  const unanswered = (ctx: CallContext, call: RpcCall, price: number, now: number, err: unknown): Outcome => {
+  const unanswered = (run: SingleRun, err: unknown): Outcome => {
+    const { ctx, call } = run
     const failure = unavailable(err, ctx.network.name)
-    const failedAttempts = ctx.local?.has(call.method) !== true ? attemptsOf(err) : -1
-    const body = serializeError(call.id, toErrorObject(failure))
-    return settleSingle(
-      ctx,
-      call,
-      price,
-      now,
-      body,
-      0,
-      nodeDown(failure) ? 'unavailable' : 'error',
-      `http:${failure.httpStatus}`,
+    return settleSingle(run, {
+      body: serializeError(call.id, toErrorObject(failure)),
+      charged: 0,
+      result: nodeDown(failure) ? 'unavailable' : 'error',
+      errorKind: `http:${failure.httpStatus}`,
       failure,
-      undefined,
-      failedAttempts,
-    )
+      // A local method (the wallet's own) asked no node.
+      failedAttempts: ctx.local?.has(call.method) !== true ? attemptsOf(err) : undefined,
+    })
   }
 
   /** Delivery (WebSocket), then the usage, upstream usage, refund and metrics of one call. */
-  const settleSingle = (
-    ctx: CallContext,
-    call: RpcCall,
-    price: number,
-    now: number,
-    body: string | Buffer | undefined,
-    charged: number,
-    result: string,
-    errorKind: string | undefined,
-    failure: ChaingateError | undefined,
-    served: UpstreamAnswer | undefined,
-    failedAttempts: number,
-  ): Outcome => {
+  const settleSingle = (run: SingleRun, end: SingleEnd): Outcome => {
+    const { ctx, call, price, now } = run
     const { entry, network } = ctx
+    const { failure, served } = end
+    let { body, charged, result, errorKind } = end
     if (!call.hasId) body = undefined
     if (!delivered(ctx, body)) {
       charged = 0
@@ -191,9 +164,27 @@ export function createRunSingle(
     const t = charged === price ? now : clock.now()
     settle.call(entry, network.name, call.method, charged, result, errorKind, t)
     if (served !== undefined)
-      settle.upstream(network.name, call.method, served.upstream, served.attempts, served.source, charged, false, t)
-    else if (failedAttempts >= 0)
-      settle.upstream(network.name, call.method, NO_UPSTREAM, failedAttempts, undefined, 0, true, t)
+      settle.upstream({
+        network: network.name,
+        method: call.method,
+        upstream: served.upstream,
+        attempts: served.attempts,
+        source: served.source,
+        credits: charged,
+        failed: false,
+        now: t,
+      })
+    else if (end.failedAttempts !== undefined)
+      settle.upstream({
+        network: network.name,
+        method: call.method,
+        upstream: NO_UPSTREAM,
+        attempts: end.failedAttempts,
+        source: undefined,
+        credits: 0,
+        failed: true,
+        now: t,
+      })
     settle.finish(entry, network.name, price, charged, t)
     // A notification gets no answer, so no error status either (204).
     return outcome({

@@ -7,7 +7,8 @@
  */
 import type { KeyEntry } from '../../../keys/snapshot.ts'
 import type { CostTable } from '../../../credits/costs.ts'
-import type { LimitStore, MaybePromise } from '../../../credits/limits/memory.ts'
+import type { LimitStore } from '../../../credits/limits/memory.ts'
+import type { MaybePromise } from '../../../shared/types.ts'
 import type { UsageLedger } from '../../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../../errors/registry.ts'
@@ -27,6 +28,22 @@ export interface SettleDeps {
 /** `ok`, `error` (an error answer), `unavailable` (no node answered), or `http_<status>` (refused whole). */
 export type CallOutcome = string
 
+/**
+ * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
+ * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
+ */
+export interface UpstreamSide {
+  network: string
+  method: string
+  /** The answering node's label; NO_UPSTREAM (src/usage/upstream-usage.ts) when none answered. */
+  upstream: string
+  attempts: number
+  source: 'cache' | 'dedup' | undefined
+  credits: number
+  failed: boolean
+  now: number
+}
+
 export interface Settle {
   /** One call's usage row and request counter. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
   call(
@@ -38,20 +55,8 @@ export interface Settle {
     errorKind: string | undefined,
     now: number,
   ): void
-  /**
-   * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
-   * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
-   */
-  upstream(
-    network: string,
-    method: string,
-    upstream: string,
-    attempts: number,
-    source: 'cache' | 'dedup' | undefined,
-    credits: number,
-    failed: boolean,
-    now: number,
-  ): void
+  /** A forwarded call's upstream side (UpstreamSide). */
+  upstream(side: UpstreamSide): void
   /** Settles a reservation: refunds (or adds) the difference, and counts the credits. */
   finish(entry: KeyEntry, network: string, reserved: number, charged: number, now: number): void
   /**
@@ -99,8 +104,8 @@ export function createSettle(deps: SettleDeps): Settle {
       )
       metrics.call(network, method, outcome)
     },
-    upstream(network, method, upstream, attempts, source, credits, failed, now) {
-      upstreamUsage?.record(network, upstream, method, attempts, source, credits, failed, now)
+    upstream(u) {
+      upstreamUsage?.record(u.network, u.upstream, u.method, u.attempts, u.source, u.credits, u.failed, u.now)
     },
     finish(entry, network, reserved, charged, now) {
       if (charged !== reserved) limits.adjust(entry.accountId, entry.id, charged - reserved, now)

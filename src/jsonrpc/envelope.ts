@@ -4,6 +4,7 @@
 import { isUtf8 } from 'node:buffer'
 import { type ChaingateError, errors } from '../errors/index.ts'
 import { checkText, type TextProblem } from './body-check.ts'
+import { MemberWalk } from './scan.ts'
 import { parseSingleCall } from './single-call.ts'
 
 export type RpcId = string | number | null
@@ -124,75 +125,13 @@ export function serializeResult(id: RpcId, result: unknown): string {
  * counts as no error (the client gets it as the node sent it).
  */
 export function isErrorAnswer(answer: string | Buffer): boolean {
-  return firstAnswerKey(typeof answer === 'string' ? Buffer.from(answer) : answer) === 'error'
-}
-
-const QUOTE = 0x22
-const BACKSLASH = 0x5c
-const RESULT = Buffer.from('result')
-const ERROR = Buffer.from('error')
-
-function firstAnswerKey(b: Buffer): 'result' | 'error' | undefined {
-  let i = skipSpace(b, 0)
-  if (b[i] !== 0x7b /* { */) return undefined
-  for (i++; ; ) {
-    i = skipSpace(b, i)
-    if (b[i] !== QUOTE) return undefined
-    const keyStart = i + 1
-    i = afterString(b, i)
-    if (i < 0) return undefined
-    const keyLength = i - 1 - keyStart
-    i = skipSpace(b, i)
-    if (b[i] !== 0x3a /* : */) return undefined
-    if (keyLength === 6 && b.compare(RESULT, 0, 6, keyStart, keyStart + 6) === 0) return 'result'
-    if (keyLength === 5 && b.compare(ERROR, 0, 5, keyStart, keyStart + 5) === 0) return 'error'
-    i = afterValue(b, skipSpace(b, i + 1))
-    if (i < 0) return undefined
-    i = skipSpace(b, i)
-    if (b[i] !== 0x2c /* , */) return undefined
-    i++
+  const b = typeof answer === 'string' ? Buffer.from(answer) : answer
+  const walk = new MemberWalk(b, 0, b.length)
+  while (walk.next()) {
+    if (walk.keyIs('result')) return false
+    if (walk.keyIs('error')) return true
   }
-}
-
-export function skipSpace(b: Buffer, i: number): number {
-  let c = b[i]
-  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i]
-  return i
-}
-
-/** `i` at an opening quote: the index after the closing one, or -1. */
-export function afterString(b: Buffer, i: number): number {
-  for (i++; i < b.length; i++) {
-    const c = b[i]
-    if (c === BACKSLASH) i++
-    else if (c === QUOTE) return i + 1
-  }
-  return -1
-}
-
-/** `i` at a value's first byte: the index after the value, or -1. */
-export function afterValue(b: Buffer, i: number): number {
-  const c = b[i]
-  if (c === QUOTE) return afterString(b, i)
-  if (c === 0x7b || c === 0x5b /* { [ */) {
-    let depth = 0
-    for (; i < b.length; i++) {
-      const d = b[i]
-      if (d === QUOTE) {
-        i = afterString(b, i) - 1
-        if (i < 0) return -1
-      } else if (d === 0x7b || d === 0x5b) depth++
-      else if ((d === 0x7d || d === 0x5d) && --depth === 0) return i + 1
-    }
-    return -1
-  }
-  // A number, true, false or null: up to the next delimiter.
-  while (i < b.length) {
-    const d = b[i]
-    if (d === 0x2c || d === 0x7d || d === 0x5d || d === 0x20 || d === 0x0a || d === 0x0d || d === 0x09) return i
-    i++
-  }
-  return -1
+  return false
 }
 
 /** Extracts the numeric `error.code` of an error answer, for the usage ledger's breakdown. */

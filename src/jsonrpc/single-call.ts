@@ -12,57 +12,14 @@
  */
 import { MAX_CALL_DEPTH } from './body-check.ts'
 import type { ParsedBody, RpcCall } from './envelope.ts'
+import { bytesAre, moreBracketsThan, plainContainerEnd, plainStringEnd, skipSpace } from './scan.ts'
 
 const QUOTE = 0x22
 
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
-const skip = (b: Buffer, i: number) => {
-  while (isSpace(b[i])) i++
-  return i
-}
-
-/** `i` at an opening quote: the index of the closing one, or -1 (not printable ASCII, an escape, no end). */
-function stringEnd(b: Buffer, i: number): number {
-  for (i++; i < b.length; i++) {
-    const c = b[i]!
-    if (c === QUOTE) return i
-    if (c < 0x20 || c > 0x7e || c === 0x5c) return -1
-  }
-  return -1
-}
-
-/** `i` at `[` or `{`: the index after the matching bracket, or -1 (same rules for strings inside). */
-function containerEnd(b: Buffer, i: number): number {
-  let depth = 0
-  for (; i < b.length; i++) {
-    const c = b[i]!
-    if (c === QUOTE) {
-      i = stringEnd(b, i)
-      if (i < 0) return -1
-    } else if (c === 0x5b || c === 0x7b) depth++
-    else if (c === 0x5d || c === 0x7d) {
-      if (--depth === 0) return i + 1
-    } else if ((c < 0x20 && !isSpace(c)) || c > 0x7e || c === 0x5c) return -1
-  }
-  return -1
-}
-
-/** Whether the key at `[start, end)` (between quotes) is `name`. */
-function keyIs(b: Buffer, start: number, end: number, name: string): boolean {
-  if (end - start !== name.length) return false
-  for (let k = 0; k < name.length; k++) if (b[start + k] !== name.charCodeAt(k)) return false
-  return true
-}
-
 /** parseBody's answer for a plain single call, or undefined: then parseBody must read it. */
 export function parseSingleCall(b: Buffer): ParsedBody | undefined {
-  let brackets = 0
-  for (let k = 0; k < b.length; k++) {
-    const c = b[k]!
-    if (c === 0x5b || c === 0x7b) brackets++
-  }
-  if (brackets > MAX_CALL_DEPTH) return undefined
-  let i = skip(b, 0)
+  if (moreBracketsThan(b, MAX_CALL_DEPTH)) return undefined
+  let i = skipSpace(b, 0)
   if (b[i] !== 0x7b) return undefined
   let jsonrpc = false
   let hasId = false
@@ -70,32 +27,32 @@ export function parseSingleCall(b: Buffer): ParsedBody | undefined {
   let method: string | undefined
   let params: RpcCall['params']
   let hasParams = false
-  i = skip(b, i + 1)
+  i = skipSpace(b, i + 1)
   for (;;) {
     if (b[i] !== QUOTE) return undefined
-    const keyEnd = stringEnd(b, i)
+    const keyEnd = plainStringEnd(b, i)
     if (keyEnd < 0) return undefined
     const keyStart = i + 1
-    i = skip(b, keyEnd + 1)
+    i = skipSpace(b, keyEnd + 1)
     if (b[i] !== 0x3a /* : */) return undefined
-    i = skip(b, i + 1)
+    i = skipSpace(b, i + 1)
     const c = b[i]
-    if (keyIs(b, keyStart, keyEnd, 'jsonrpc')) {
+    if (bytesAre(b, keyStart, keyEnd, 'jsonrpc')) {
       if (jsonrpc || c !== QUOTE || b[i + 1] !== 0x32 || b[i + 2] !== 0x2e || b[i + 3] !== 0x30 || b[i + 4] !== QUOTE)
         return undefined
       jsonrpc = true
       i += 5
-    } else if (keyIs(b, keyStart, keyEnd, 'method')) {
+    } else if (bytesAre(b, keyStart, keyEnd, 'method')) {
       if (method !== undefined || c !== QUOTE) return undefined
-      const end = stringEnd(b, i)
+      const end = plainStringEnd(b, i)
       if (end <= i + 1) return undefined
       method = b.toString('latin1', i + 1, end)
       i = end + 1
-    } else if (keyIs(b, keyStart, keyEnd, 'id')) {
+    } else if (bytesAre(b, keyStart, keyEnd, 'id')) {
       if (hasId) return undefined
       hasId = true
       if (c === QUOTE) {
-        const end = stringEnd(b, i)
+        const end = plainStringEnd(b, i)
         if (end < 0) return undefined
         id = b.toString('latin1', i + 1, end)
         i = end + 1
@@ -113,12 +70,12 @@ export function parseSingleCall(b: Buffer): ParsedBody | undefined {
         if (i === first || i - first > 15 || (b[first] === 0x30 && i - first > 1)) return undefined
         id = negative ? -n : n
       }
-    } else if (keyIs(b, keyStart, keyEnd, 'params')) {
+    } else if (bytesAre(b, keyStart, keyEnd, 'params')) {
       if (hasParams || (c !== 0x5b && c !== 0x7b)) return undefined
       hasParams = true
-      const end = containerEnd(b, i)
+      const end = plainContainerEnd(b, i)
       if (end < 0) return undefined
-      const close = skip(b, i + 1)
+      const close = skipSpace(b, i + 1)
       if (c === 0x5b && close === end - 1) params = []
       else
         try {
@@ -128,11 +85,11 @@ export function parseSingleCall(b: Buffer): ParsedBody | undefined {
         }
       i = end
     } else return undefined
-    i = skip(b, i)
+    i = skipSpace(b, i)
     if (b[i] === 0x7d /* } */) break
     if (b[i] !== 0x2c /* , */) return undefined
-    i = skip(b, i + 1)
+    i = skipSpace(b, i + 1)
   }
-  if (!jsonrpc || method === undefined || skip(b, i + 1) !== b.length) return undefined
+  if (!jsonrpc || method === undefined || skipSpace(b, i + 1) !== b.length) return undefined
   return { kind: 'single', entry: { ok: true, call: { id, hasId, method, params } } }
 }

@@ -8,7 +8,7 @@
  * runs the plan against the pool.
  */
 import { ChaingateError } from '../errors/index.ts'
-import { afterValue, skipSpace } from '../jsonrpc/envelope.ts'
+import { afterValue, skipSpace } from '../jsonrpc/scan.ts'
 
 export interface GetLogsLimits {
   maxBlockRange: number

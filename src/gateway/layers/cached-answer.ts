@@ -3,7 +3,7 @@
  * (cache hits, deduplicated calls) without parsing or re-serializing the result, only splicing the id.
  */
 import { Buffer } from 'node:buffer' // not the global: a getter in Node 20
-import { afterString, afterValue, skipSpace } from '../../jsonrpc/envelope.ts'
+import { MemberWalk, skipSpace } from '../../jsonrpc/scan.ts'
 import type { RpcId } from '../../jsonrpc/envelope.ts'
 
 export interface AnswerSpans {
@@ -15,39 +15,23 @@ export interface AnswerSpans {
   resultEnd: number
 }
 
-const ID = 0x69 // i
-const D = 0x64 // d
-
 /** Walks the top-level members once (strings and nested values skipped); undefined for anything but an object. */
 export function answerSpans(b: Buffer): AnswerSpans | undefined {
   const s: AnswerSpans = { idStart: -1, idEnd: -1, resultStart: -1, resultEnd: -1 }
-  let i = skipSpace(b, 0)
-  if (b[i] !== 0x7b /* { */) return undefined
-  i = skipSpace(b, i + 1)
-  if (b[i] === 0x7d) return s
-  for (;;) {
-    if (b[i] !== 0x22) return undefined
-    const keyStart = i + 1
-    i = afterString(b, i)
-    if (i < 0) return undefined
-    const keyLength = i - 1 - keyStart
-    i = skipSpace(b, i)
-    if (b[i] !== 0x3a /* : */) return undefined
-    const valueStart = skipSpace(b, i + 1)
-    i = afterValue(b, valueStart)
-    if (i < 0) return undefined
-    if (keyLength === 2 && b[keyStart] === ID && b[keyStart + 1] === D) {
-      s.idStart = valueStart
-      s.idEnd = i
-    } else if (keyLength === 6 && b.toString('latin1', keyStart, keyStart + 6) === 'result') {
-      s.resultStart = valueStart
-      s.resultEnd = i
+  const walk = new MemberWalk(b, 0, b.length)
+  while (walk.next()) {
+    const id = walk.keyIs('id')
+    if (!id && !walk.keyIs('result')) continue
+    if (walk.skipValue() < 0) return undefined
+    if (id) {
+      s.idStart = walk.valueStart
+      s.idEnd = walk.valueEnd
+    } else {
+      s.resultStart = walk.valueStart
+      s.resultEnd = walk.valueEnd
     }
-    i = skipSpace(b, i)
-    if (b[i] === 0x7d) return s
-    if (b[i] !== 0x2c /* , */) return undefined
-    i = skipSpace(b, i + 1)
   }
+  return walk.fault === undefined ? s : undefined
 }
 
 /** `answer` with its id replaced by `id` (the same bytes when it has no top-level id). */

@@ -10,7 +10,7 @@
  * members, never a parse of the result.
  */
 import { ChaingateError } from '../../errors/index.ts'
-import { afterString, afterValue, skipSpace } from '../../jsonrpc/envelope.ts'
+import { afterValue, isSpace, MemberWalk, skipSpace } from '../../jsonrpc/scan.ts'
 
 export type ProviderRefusal = 'rate-limited' | 'auth-failed'
 
@@ -107,7 +107,6 @@ export type AnswerVerdict = 'result' | 'error' | { fault: string }
 
 /** Answers larger than this whose result comes last (after `id`) are checked at both ends, not byte by byte. */
 const WALK_ALL_BYTES = 64 * 1024
-const isSpace = (c: number | undefined) => c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09
 
 interface Members {
   /** The top-level id's bytes [idStart, idEnd), as written; -1 when there is none. */
@@ -123,18 +122,6 @@ interface Members {
   broken: string | undefined
 }
 
-/** Key bytes, compared in place (no string per key). */
-const isId = (b: Buffer, k: number, len: number) => len === 2 && b[k] === 0x69 && b[k + 1] === 0x64
-const isResult = (b: Buffer, k: number, len: number) =>
-  len === 6 &&
-  b[k] === 0x72 &&
-  b[k + 1] === 0x65 &&
-  b[k + 2] === 0x73 &&
-  b[k + 3] === 0x75 &&
-  b[k + 4] === 0x6c &&
-  b[k + 5] === 0x74
-const isError = (b: Buffer, k: number, len: number) =>
-  len === 5 && b[k] === 0x65 && b[k + 1] === 0x72 && b[k + 2] === 0x72 && b[k + 3] === 0x6f && b[k + 4] === 0x72
 const isNull = (b: Buffer, v: number, end: number) => end - v === 4 && b[v] === 0x6e
 
 /** Walks one JSON object's top-level members in b[start, end); a long trailing `result` is checked at its ends only. */
@@ -148,42 +135,25 @@ function members(b: Buffer, start: number, end: number, shortcut: boolean): Memb
     errEnd: -1,
     broken: undefined,
   }
-  let i = skipSpace(b, start)
-  if (i >= end || b[i] !== 0x7b) return ((o.broken = i >= end ? 'an empty body' : 'not a JSON object'), o)
-  i = skipSpace(b, i + 1)
-  if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
-  for (;;) {
-    if (b[i] !== 0x22) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
-    const k = i + 1
-    i = afterString(b, i)
-    if (i < 0 || i > end) return ((o.broken = 'cut short'), o)
-    const len = i - 1 - k
-    i = skipSpace(b, i)
-    if (b[i] !== 0x3a) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
-    const v = skipSpace(b, i + 1)
-    const result = isResult(b, k, len)
+  const walk = new MemberWalk(b, start, end)
+  while (walk.next()) {
+    const v = walk.valueStart
+    const result = walk.keyIs('result')
     if (result && shortcut && o.idStart >= 0 && endsWithCloserOf(b, v, end)) return ((o.result = true), o)
-    i = afterValue(b, v)
-    if (i < 0 || i > end || i === v) return ((o.broken = 'cut short'), o)
+    const i = walk.skipValue()
+    if (i < 0) break
     if (result) {
       o.result = true
       o.nullResult = isNull(b, v, i)
-    } else if (isId(b, k, len)) {
+    } else if (walk.keyIs('id')) {
       o.idStart = v
       o.idEnd = i
-    } else if (isError(b, k, len) && !isNull(b, v, i)) {
+    } else if (walk.keyIs('error') && !isNull(b, v, i)) {
       o.errStart = v
       o.errEnd = i
     }
-    i = skipSpace(b, i)
-    if (b[i] === 0x7d) return lastByte(b, i + 1, end, o)
-    if (b[i] !== 0x2c) return ((o.broken = i >= end ? 'cut short' : 'not JSON'), o)
-    i = skipSpace(b, i + 1)
   }
-}
-
-function lastByte(b: Buffer, i: number, end: number, o: Members): Members {
-  if (skipSpace(b, i) < end) o.broken = 'bytes after the answer'
+  o.broken = walk.fault
   return o
 }
 

@@ -1,9 +1,10 @@
+/** src/jsonrpc/single-call.ts held to parseBody's exact answer, on fixed bodies and the fuzz suite's. */
 import { isUtf8 } from 'node:buffer'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { bodyOf, chaos, entry, FUZZ, request } from '../../test/fuzz/arbitraries.ts'
-import { parseBody } from './envelope.ts'
-import { parseSingleCall } from './single-call.ts'
+import { parseBody } from '../../src/jsonrpc/envelope.ts'
+import { parseSingleCall } from '../../src/jsonrpc/single-call.ts'
+import { bodyOf, chaos, entry, FUZZ, request } from './arbitraries.ts'
 
 /** A body as bytes goes through single-call.ts first; as a string (WebSocket) always the general way. */
 const same = (text: string | Buffer) => {

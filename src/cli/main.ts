@@ -86,7 +86,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (values.help || !command) {
     process.stdout.write(`${fullHelp(extras.map((e) => e.help).join(''))}\n`)
-    return command || values.help ? 0 : 1
+    return 0 // help asked for explicitly or implicitly (no command) is not an error
   }
   if (!COMMANDS.includes(command))
     throw new UsageError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; see chaingate help`)

@@ -143,7 +143,12 @@ async function launch(binary: string, host: string, port: number, options: Anvil
     args.push('--state', options.stateFile, '--state-interval', String(STATE_INTERVAL_SECONDS))
   }
 
-  const guard = spawn('/bin/sh', ['-c', GUARD_SCRIPT, binary, ...args], { stdio: ['pipe', 'pipe', 'pipe', 'pipe'] })
+  // Its own process group (detached): a terminal's Ctrl-C reaches chaingate only, which stops the chains itself;
+  // the guard's pipe still ends them with chaingate.
+  const guard = spawn('/bin/sh', ['-c', GUARD_SCRIPT, binary, ...args], {
+    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
+    detached: true,
+  })
   guard.stdin?.on('error', () => {}) // EPIPE after the guard is gone is expected
   const output = collectOutput(guard)
   let guardKilled = false

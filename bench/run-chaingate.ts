@@ -14,7 +14,7 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { startApp } from '../src/app/core.ts'
+import { startApp } from '../src/app/build.ts'
 import { parseConfig } from '../src/config/load.ts'
 import { createLogger } from '../src/observability/logger.ts'
 

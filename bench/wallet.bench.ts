@@ -10,7 +10,6 @@
  *    subscriber receiving the same block, for reference.
  */
 import { createWsRpcConnection } from '../src/upstreams/pool/ws-connection.ts'
-import { walletAppService } from '../src/app/compose.ts'
 import { startTestServer } from '../test/e2e/helpers/server.ts'
 import { dapp, startDevnets, startWallet, CHAIN_A } from '../test/e2e/helpers/wallet.ts'
 
@@ -70,7 +69,7 @@ if (process.env.BENCH_MODE === 'direct') {
       log: { level: 'warn', requests: false },
       wallet: { enabled: true, port: 0, pollMs: 500, keystore: { scryptLogN: 10 }, ...walletOverrides },
     },
-    { services: [walletAppService()] },
+    { parts: { wallet: true } },
   )
   walletUrl = s.app.info['wallet (CAIP-25 over WebSocket)']!
   const { key } = await s.newKey('dev') // the wallet's key is on the dev plan too: no throughput limit in the way

@@ -4,9 +4,9 @@
  *     polling it stops sending new calls here;
  *  2. the listener closes: no new connections, in-flight calls finish (each answer closes its keep-alive
  *     connection), WebSockets are closed with 1001; after `gateway.drainTimeoutMs` the rest are cut;
- *  3. everything else stops in reverse order, the usage ledger's last flush included (src/app/core.ts).
+ *  3. everything else stops in reverse order, the usage ledger's last flush included (src/app/stop-list.ts).
  */
-import type { RunningApp } from './core.ts'
+import type { RunningApp } from './build.ts'
 
 /**
  * A worker replaced by a rolling restart keeps serving at least this long with `connection: close` on every

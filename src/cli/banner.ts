@@ -4,7 +4,7 @@
  * and its URLs with the form that works on this machine first (the host form only where the name resolves).
  */
 import type { ApiKey } from '../keys/repository.ts'
-import type { RunningApp } from '../app/core.ts'
+import type { RunningApp } from '../app/build.ts'
 import type { NetworkConfig } from '../config/schema.ts'
 import { describeTarget } from '../db/database.ts'
 import { rpcUrl } from '../shared/rpc-paths.ts'
@@ -54,12 +54,8 @@ export function startBanner(input: BannerInput): string {
   }
   if (key) {
     const first = app.networks.all[0]!
-    lines.push(
-      '',
-      `  dev API key: ${key.key}   (account ${config.gateway.devAccount!.email}, plan ${config.gateway.devAccount!.plan})`,
-      '',
-      '  endpoints:',
-    )
+    const dev = config.gateway.devAccount!
+    lines.push('', `  dev API key: ${key.key}   (account ${dev.email}, plan ${dev.plan})`, '', '  endpoints:')
     for (const n of app.networks.all) {
       const url = (form: 'host' | 'path') =>
         rpcUrl({ base, network: n.name, key: key.key, transport: 'http', form, host: n.hosts[0] })
@@ -68,18 +64,21 @@ export function startBanner(input: BannerInput): string {
     }
     if (unresolved.length > 0)
       lines.push(
-        `    (path form first: ${unresolved.join(', ')} ${unresolved.length === 1 ? 'does' : 'do'} not resolve on this machine; browsers and curl resolve *.localhost themselves)`,
+        `    (path form first: ${unresolved.join(', ')} ${unresolved.length === 1 ? 'does' : 'do'} not resolve ` +
+          'on this machine; browsers and curl resolve *.localhost themselves)',
       )
     lines.push(
       '',
       '  try:',
-      `    curl -s ${rpcUrl({ base, network: first.name, key: key.key, transport: 'http', form: 'path' })} -H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'`,
+      `    curl -s ${rpcUrl({ base, network: first.name, key: key.key, transport: 'http', form: 'path' })} ` +
+        `-H 'content-type: application/json' -d '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'`,
     )
   }
   if (config.dashboard.enabled)
     lines.push(
       '',
-      `  dashboard: ${app.url}/  (sign up there; or give a CLI account a password: npx chaingate account set-password <email>)`,
+      `  dashboard: ${app.url}/  (sign up there; ` +
+        'or give a CLI account a password: npx chaingate account set-password <email>)',
     )
   for (const [k, v] of Object.entries(app.info)) lines.push(`  ${k}: ${v}`)
   lines.push('', '  Ctrl-C stops everything.', '')

@@ -5,9 +5,10 @@
  */
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.ts'
-import { ensureDevKey, startApp } from '../app/core.ts'
+import type { RunningApp } from '../app/build.ts'
+import { ensureDevKey } from '../app/parts/keys.ts'
+import { startRole } from '../app/roles.ts'
 import { maskKey } from '../keys/repository.ts'
-import { appOptions } from '../app/compose.ts'
 import { createServiceLog } from '../observability/log-setup.ts'
 import { checkPortsFree, lockDataDir, portInUseLine, StartRefused } from './preflight.ts'
 import { startBanner } from './banner.ts'
@@ -62,13 +63,13 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   // Looked up while the chains start; the answer orders the URLs in the banner.
   const hostsResolve = Promise.all(config.networks.map((n) => resolves(n.hosts?.[0] ?? `${n.name}.localhost`)))
 
-  let app: Awaited<ReturnType<typeof startApp>>
+  let app: RunningApp
   let cluster: RunningCluster | undefined
   try {
     if (workers > 1) {
       cluster = await (await import('../app/cluster/primary.ts')).startCluster(config, workers, log.logger)
       app = cluster.app
-    } else app = await startApp({ ...appOptions(config), logger: log.logger })
+    } else app = await startRole({ kind: 'single' }, config, log.logger)
   } catch (err) {
     log.flush()
     lock.release()
@@ -119,7 +120,10 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   })
   if (cluster) {
     // Under the gateway line: the processes that serve it.
-    const line = `  workers:   ${workers} gateway processes (pids ${cluster.workerPids().join(', ')}) share this listener; counters in Redis; SIGHUP restarts them one at a time`
+    const pids = cluster.workerPids().join(', ')
+    const line =
+      `  workers:   ${workers} gateway processes (pids ${pids}) share this listener; ` +
+      'counters in Redis; SIGHUP restarts them one at a time'
     banner = banner.replace(/^( {2}gateway: .*)$/m, `$1\n${line}`)
   }
   process.stdout.write(banner)

@@ -1,8 +1,7 @@
 /**
  * What the wallet needs from the rest of chaingate. The wallet never talks to nodes itself: reads, broadcasts and
- * subscriptions go through this port (src/app/compose.ts implements it on the in-process gateway, charged to the
- * wallet's
- * own API key; tests use `direct-chain-access.ts`).
+ * subscriptions go through this port (src/app/parts/wallet.ts implements it on the in-process gateway, charged to
+ * the wallet's own API key; tests use `direct-chain-access.ts`).
  */
 export interface ChainAccess {
   /** Chains the wallet serves (the gateway's networks). */

@@ -1,8 +1,7 @@
 /**
  * The wallet without its transport: keystore → accounts → approvals → engine → poll loop. The listener
- * (src/wallet/listener/start.ts) puts the WebSocket API and the console in front of it; `src/app/core.ts` builds it
- * with
- * the gateway-backed ChainAccess, tests with the direct one.
+ * (src/wallet/listener/start.ts) puts the WebSocket API and the console in front of it; `src/app/parts/wallet.ts`
+ * builds it with the gateway-backed ChainAccess, tests with the direct one.
  */
 import { isAbsolute, join } from 'node:path'
 import type { Kysely } from 'kysely'

@@ -7,7 +7,6 @@ import WebSocket from 'ws'
 import { privateKeyToAccount } from 'viem/accounts'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addAllowlistEntriesTo } from '../../src/keys/security/repository.ts'
-import { keySecurityOptions } from '../../src/app/compose.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const FORBIDDEN = '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n'
@@ -20,10 +19,7 @@ let s: TestServer
 let key: string
 
 beforeAll(async () => {
-  s = await startTestServer(
-    { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] },
-    { security: keySecurityOptions({ jwtAudience: 'chaingate' }) },
-  )
+  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
   const k = await s.newKey('team')
   await addAllowlistEntriesTo(s.app.database.db, k.key.id, 'addresses', [ADDR_A], Date.now())
   await s.app.keySnapshot.reload()

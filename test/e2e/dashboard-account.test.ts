@@ -5,7 +5,6 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request } from 'undici'
-import { dashboardPlugin } from '../../src/app/compose.ts'
 import { buildDashboardTestApp, csrfOf, httpClient } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { cleanupProcesses, runCli, waitFor } from './helpers/process.ts'
@@ -22,7 +21,7 @@ beforeAll(async () => {
   server = await startTestServer(
     // Many log-ins from 127.0.0.1 in this file: the limits are tested in dashboard-hardening.test.ts.
     { gateway: { defaultPlan: 'free' }, dashboard: { loginAttemptsPerMinute: 1000, signupsPerHour: 1000 } },
-    { plugins: [dashboardPlugin()] },
+    { parts: { dashboard: true } },
   )
 })
 afterAll(async () => {

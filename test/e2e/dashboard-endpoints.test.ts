@@ -6,7 +6,6 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
-import { dashboardPlugin } from '../../src/app/compose.ts'
 import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { resolves } from '../../src/networks/name-resolution.ts'
@@ -39,7 +38,7 @@ describe('endpoint URLs shown by the dashboard', () => {
     timeout: 60_000,
   }, async () => {
     // The team plan: eight calls in a row stay under its credits per second.
-    server = await startTestServer({ gateway: { defaultPlan: 'team' } }, { plugins: [dashboardPlugin()] })
+    server = await startTestServer({ gateway: { defaultPlan: 'team' } }, { parts: { dashboard: true } })
     const c = httpClient(server.url)
     expect((await c.signup('alice@example.com', PASSWORD)).statusCode).toBe(303)
     const created = await c.submit('/keys', '/keys', { name: 'endpoints' })
@@ -93,7 +92,7 @@ describe('behind a TLS-terminating proxy', () => {
   }, async () => {
     server = await startTestServer(
       { gateway: { trustProxy: '127.0.0.1' }, networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] },
-      { plugins: [dashboardPlugin()] },
+      { parts: { dashboard: true } },
     )
     const proxied = (ip: string) =>
       httpClient(server!.url, { headers: { 'x-forwarded-for': ip, 'x-forwarded-proto': 'https' } })

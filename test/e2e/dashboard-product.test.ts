@@ -7,7 +7,6 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request } from 'undici'
-import { dashboardPlugin } from '../../src/app/compose.ts'
 import { csrfOf, httpClient } from '../../src/dashboard/test-support.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { ROOT, waitFor } from './helpers/process.ts'
@@ -17,7 +16,7 @@ let server: TestServer
 let n = 0
 
 beforeAll(async () => {
-  server = await startTestServer({ gateway: { defaultPlan: 'team' } }, { plugins: [dashboardPlugin()] })
+  server = await startTestServer({ gateway: { defaultPlan: 'team' } }, { parts: { dashboard: true } })
 })
 afterAll(async () => server?.stop())
 

@@ -4,16 +4,12 @@
  */
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { keySecurityOptions } from '../../src/app/compose.ts'
 import { addAllowlistEntriesTo, rotateKeySecret, setSecurityFlags } from '../../src/keys/security/repository.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 let s: TestServer
 beforeAll(async () => {
-  s = await startTestServer(
-    { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] },
-    { security: keySecurityOptions({ jwtAudience: 'chaingate' }) },
-  )
+  s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
 })
 afterAll(async () => s?.stop())
 

@@ -7,7 +7,6 @@ import { exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { csrfOf, injectClient } from '../../src/dashboard/test-support.ts'
-import { dashboardPlugin, keySecurityOptions } from '../../src/app/compose.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const FORBIDDEN = '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n'
@@ -20,7 +19,7 @@ let n = 0
 beforeAll(async () => {
   s = await startTestServer(
     { gateway: { defaultPlan: 'team' }, dashboard: { jwtAudience: 'chaingate-test' } },
-    { security: keySecurityOptions({ jwtAudience: 'chaingate-test' }), plugins: [dashboardPlugin()] },
+    { parts: { dashboard: true } },
   )
 })
 afterAll(async () => s?.stop())

@@ -9,7 +9,6 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { dashboardPlugin } from '../../src/app/compose.ts'
 import { httpClient } from '../../src/dashboard/test-support.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import {
@@ -81,7 +80,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
         networks: networks(pg.node),
         gateway: { operations: { healthCacheMs: 0 }, defaultPlan: 'team' },
       },
-      { plugins: [dashboardPlugin()] },
+      { parts: { dashboard: true } },
     )
     // The CLI's config: the same database, its own data dir (nothing of the server's is shared but PostgreSQL).
     const cliDir = tempDir('chaingate-pg-cli-')

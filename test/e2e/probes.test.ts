@@ -21,7 +21,7 @@ async function get(url: string, token?: string) {
   return { status: res.statusCode, body: json ? JSON.parse(text) : text, headers: res.headers }
 }
 
-async function serverOnAnvil(gateway: Record<string, unknown> = {}, services: any[] = []) {
+async function serverOnAnvil(gateway: Record<string, unknown> = {}, onListening?: (url: string) => Promise<void>) {
   const anvil = await startAnvil({ chainId: 4250, port: 0, blockTimeSeconds: 0 })
   cleanups.push(() => anvil.stop())
   const s = await startTestServer(
@@ -29,7 +29,7 @@ async function serverOnAnvil(gateway: Record<string, unknown> = {}, services: an
       networks: [{ name: 'ext', chainId: 4250, upstreams: [{ url: anvil.url }] }],
       gateway: { drainDelayMs: 0, ...gateway },
     },
-    { services },
+    onListening ? { onListening } : {},
   )
   cleanups.push(() => s.stop())
   return { anvil, s }
@@ -67,12 +67,9 @@ describe('probes', () => {
 
   it('before start-up is done: /startupz and /readyz 503, /livez 200', async () => {
     const seen: Record<string, number> = {}
-    await serverOnAnvil({}, [
-      async (app: { url: string }) => {
-        for (const p of ['livez', 'startupz', 'readyz']) seen[p] = (await get(`${app.url}/${p}`)).status
-        return { stop: async () => {} }
-      },
-    ])
+    await serverOnAnvil({}, async (url) => {
+      for (const p of ['livez', 'startupz', 'readyz']) seen[p] = (await get(`${url}/${p}`)).status
+    })
     expect(seen).toEqual({ livez: 200, startupz: 503, readyz: 503 })
   })
 

@@ -7,7 +7,6 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { dashboardPlugin } from '../../src/app/compose.ts'
 import { NO_UPSTREAM, queryUpstreamUsage } from '../../src/usage/upstream-usage.ts'
 import { httpClient } from '../../src/dashboard/test-support.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
@@ -48,7 +47,7 @@ beforeAll(async () => {
         },
       ],
     },
-    { plugins: [dashboardPlugin()] },
+    { parts: { dashboard: true } },
   )
 })
 afterAll(async () => {

@@ -5,7 +5,7 @@
 import { execFile } from 'node:child_process'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
-import { walletAppService, WALLET_ACCOUNT_EMAIL } from '../../src/app/compose.ts'
+import { WALLET_ACCOUNT_EMAIL } from '../../src/app/parts/wallet.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { ACCOUNT_0, ACCOUNT_1, dapp } from './helpers/wallet.ts'
 
@@ -13,7 +13,7 @@ let s: TestServer
 beforeAll(async () => {
   s = await startTestServer(
     { wallet: { enabled: true, port: 0, autoApprove: true, pollMs: 100, keystore: { scryptLogN: 10 } } },
-    { services: [walletAppService()] },
+    { parts: { wallet: true } },
   )
 })
 afterAll(async () => s?.stop())

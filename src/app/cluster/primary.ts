@@ -9,18 +9,12 @@
  * - SIGTERM / SIGINT: every worker drains (src/app/drain.ts), then the wallet and the chains stop.
  */
 import cluster, { type Worker } from 'node:cluster'
-import { startApp, type RunningApp } from '../core.ts'
-import { walletAppService } from '../compose.ts'
+import type { RunningApp } from '../build.ts'
+import { startRole } from '../roles.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS } from '../drain.ts'
-import {
-  EMBEDDED_URLS_ENV,
-  isWorkerMessage,
-  WORKER_NUMBER_ENV,
-  type EmbeddedUrls,
-  type PrimaryMessage,
-} from './protocol.ts'
+import { isWorkerMessage, workerEnv, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
 
 /**
  * A dead worker is replaced after this; one that died within RESTART_STABLE_MS of its start waits twice as long as the
@@ -45,7 +39,11 @@ export interface RunningCluster {
 /** Why `--workers N` cannot run with this config, or undefined. */
 export function workersProblem(config: Config, workers: number): string | undefined {
   if (workers > 1 && !config.redis.url)
-    return `--workers ${workers} needs Redis for the counters the workers share (daily balances, credits/s): set redis.url in the config or CHAINGATE_REDIS_URL (docs/deploy.md); without it each worker would count alone and serve up to ${workers}× every limit`
+    return (
+      `--workers ${workers} needs Redis for the counters the workers share (daily balances, credits/s): ` +
+      'set redis.url in the config or CHAINGATE_REDIS_URL (docs/deploy.md); ' +
+      `without it each worker would count alone and serve up to ${workers}× every limit`
+    )
   return undefined
 }
 
@@ -54,16 +52,8 @@ export async function startCluster(config: Config, workers: number, logger: Logg
   // the primary passing each to a worker in turn (SCHED_RR, Linux's default): a connection the primary passed to a
   // worker as it was killed would hang unanswered, while a connection waiting in the shared queue goes to a live one.
   cluster.schedulingPolicy = cluster.SCHED_NONE
-  // The primary's gateway is only the wallet's way to the chains (in-process); it must not take the public ports.
-  const primaryConfig: Config = structuredClone(config)
-  primaryConfig.gateway.port = 0
-  primaryConfig.gateway.host = '127.0.0.1'
-  primaryConfig.gateway.operations.listen = null
-  const app = await startApp({
-    config: primaryConfig,
-    logger: logger.child({ worker: 'primary' }),
-    services: [walletAppService()],
-  })
+  // The chains and the wallet, once; its gateway listens on an internal port only (src/app/roles.ts).
+  const app = await startRole({ kind: 'cluster-primary' }, config, logger.child({ worker: 'primary' }))
 
   const embedded: EmbeddedUrls = {}
   for (const n of config.networks) if (n.embedded) embedded[n.name] = app.upstreamUrls.get(n.name)!
@@ -75,7 +65,7 @@ export async function startCluster(config: Config, workers: number, logger: Logg
   const ready = new WeakMap<Worker, Promise<void>>()
   /** Starts worker `number`; its promise (also in `ready`) resolves once it listens. */
   const fork = (number: number): Worker => {
-    const worker = cluster.fork({ [EMBEDDED_URLS_ENV]: JSON.stringify(embedded), [WORKER_NUMBER_ENV]: String(number) })
+    const worker = cluster.fork(workerEnv(number, embedded))
     exits.set(worker, new Promise((r) => worker.once('exit', () => r())))
     const listens = new Promise<void>((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null) =>

@@ -1,6 +1,6 @@
 /**
- * What the `--workers N` primary and its workers tell each other (node:cluster IPC,
- * https://nodejs.org/api/cluster.html).
+ * What the `--workers N` primary and its workers tell each other (node:cluster IPC and the forked worker's
+ * environment, https://nodejs.org/api/cluster.html).
  * The primary runs the embedded chains and the wallet once; each worker runs the gateway listener (all workers share
  * its port through node:cluster) with the dashboard, on the same database and Redis.
  */
@@ -10,6 +10,7 @@ export const EMBEDDED_URLS_ENV = 'CHAINGATE_CLUSTER_EMBEDDED_URLS'
 /** The worker's number (1…N, a replacement keeps the number of the worker it replaces), for logs. */
 export const WORKER_NUMBER_ENV = 'CHAINGATE_WORKER_NUMBER'
 
+/** From a worker: it listens (on the shared port), or it could not start. */
 export type WorkerMessage = { type: 'ready'; url: string; operationsUrl?: string } | { type: 'failed'; message: string }
 
 /** From the primary: drain now, serving at least `minDelayMs` first (rolling restart). */
@@ -17,10 +18,25 @@ export type PrimaryMessage = { type: 'drain'; minDelayMs: number }
 
 export type EmbeddedUrls = Record<string, { url: string; wsUrl: string }>
 
+/** The environment worker `number` is forked with. */
+export function workerEnv(number: number, embedded: EmbeddedUrls): Record<string, string> {
+  return { [EMBEDDED_URLS_ENV]: JSON.stringify(embedded), [WORKER_NUMBER_ENV]: String(number) }
+}
+
+/** What the primary passed in `workerEnv`, read back in the worker (`?` for a number it did not pass). */
+export function readWorkerEnv(env: Record<string, string | undefined>): {
+  number: string
+  embeddedUrls: Map<string, { url: string; wsUrl: string }>
+} {
+  const embedded = JSON.parse(env[EMBEDDED_URLS_ENV] ?? '{}') as EmbeddedUrls
+  return { number: env[WORKER_NUMBER_ENV] ?? '?', embeddedUrls: new Map(Object.entries(embedded)) }
+}
+
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    ((m as { type?: unknown }).type === 'ready' || (m as { type?: unknown }).type === 'failed')
-  )
+  const type = typeof m === 'object' && m !== null ? (m as { type?: unknown }).type : undefined
+  return type === 'ready' || type === 'failed'
+}
+
+export function isPrimaryMessage(m: unknown): m is PrimaryMessage {
+  return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'drain'
 }

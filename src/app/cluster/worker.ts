@@ -4,18 +4,12 @@
  * on SIGINT (Ctrl-C reaches the whole process group) and when the primary goes away (its IPC channel closes).
  */
 import cluster from 'node:cluster'
-import { startApp, type RunningApp } from '../core.ts'
-import { dashboardPlugin } from '../compose.ts'
+import type { RunningApp } from '../build.ts'
+import { startRole } from '../roles.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, drainThenStop } from '../drain.ts'
-import {
-  EMBEDDED_URLS_ENV,
-  WORKER_NUMBER_ENV,
-  type EmbeddedUrls,
-  type PrimaryMessage,
-  type WorkerMessage,
-} from './protocol.ts'
+import { EMBEDDED_URLS_ENV, isPrimaryMessage, readWorkerEnv, type WorkerMessage } from './protocol.ts'
 
 export function isClusterWorker(): boolean {
   return cluster.isWorker && process.env[EMBEDDED_URLS_ENV] !== undefined
@@ -23,16 +17,10 @@ export function isClusterWorker(): boolean {
 
 export async function runWorker(config: Config, logger: Logger, onStopped: () => void): Promise<number> {
   const send = (m: WorkerMessage) => process.send?.(m)
-  const embedded = JSON.parse(process.env[EMBEDDED_URLS_ENV] ?? '{}') as EmbeddedUrls
-  const number = process.env[WORKER_NUMBER_ENV] ?? '?'
+  const { number, embeddedUrls } = readWorkerEnv(process.env)
   let app: RunningApp
   try {
-    app = await startApp({
-      config,
-      logger: logger.child({ worker: number }),
-      embeddedUrls: new Map(Object.entries(embedded)),
-      plugins: [dashboardPlugin()],
-    })
+    app = await startRole({ kind: 'cluster-worker', embeddedUrls }, config, logger.child({ worker: number }))
   } catch (err) {
     onStopped()
     // The IPC channel would keep this process alive: exit once the primary has the message.
@@ -61,8 +49,8 @@ export async function runWorker(config: Config, logger: Logger, onStopped: () =>
   process.on('SIGHUP', () => {})
   // The primary is gone (even SIGKILLed): nothing supervises this worker or runs its chains any more.
   process.on('disconnect', () => shutdown('primary exited'))
-  process.on('message', (m: PrimaryMessage) => {
-    if (m?.type === 'drain') shutdown('rolling restart', m.minDelayMs)
+  process.on('message', (m: unknown) => {
+    if (isPrimaryMessage(m)) shutdown('rolling restart', m.minDelayMs)
   })
   send({ type: 'ready', url: app.url, ...(app.operationsUrl ? { operationsUrl: app.operationsUrl } : {}) })
   return -1

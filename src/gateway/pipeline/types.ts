@@ -118,7 +118,7 @@ export type AccessCheck = (
   },
 ) => Promise<{ code: KeySecurityCode } | null>
 
-/** What the pipeline is built from (src/gateway/pipeline/execute.ts createGateway); src/app/core.ts wires it. */
+/** What the pipeline is built from (src/gateway/pipeline/execute.ts createGateway); src/app/parts/gateway.ts wires it. */
 export interface GatewayDeps {
   networks: NetworkRegistry
   keys: KeySnapshot

@@ -1,19 +1,20 @@
 /**
- * Wiring for src/app/core.ts, the counting side: the limit store (shared through Redis, or in memory) seeded with
- * today's usage, the usage ledger, /healthz `storage` and the upstream usage writer. Built and started in startApp's
- * order; each stop is pushed onto startApp's list at the same point as before, so they still stop in reverse.
+ * The counting side (src/app/build.ts): the limit store (shared through Redis, or in memory) seeded with today's
+ * usage, the usage ledger, /healthz `storage` and the upstream usage writer. Each registers its stop on the app's
+ * stop list as it starts.
  */
-import type { Config } from '../config/schema.ts'
-import { createUpstreamUsage } from '../usage/upstream-usage.ts'
-import { createMemoryLimitStore, type LimitStore } from '../credits/limits/memory.ts'
-import { createRedisLimitStore } from '../credits/limits/redis/store.ts'
-import { createUsageLedger, loadTodayUsage, usageWriterFor } from '../usage/ledger.ts'
-import type { OpenedDatabase } from '../db/database.ts'
-import { createStorageHealth } from '../db/health.ts'
-import type { Clock } from '../gateway/pipeline/types.ts'
-import type { NetworkRegistry } from '../networks/registry.ts'
-import type { Logger } from '../observability/logger.ts'
-import type { RedisConnection } from '../redis/connection.ts'
+import type { Config } from '../../config/schema.ts'
+import { createUpstreamUsage } from '../../usage/upstream-usage.ts'
+import { createMemoryLimitStore, type LimitStore } from '../../credits/limits/memory.ts'
+import { createRedisLimitStore } from '../../credits/limits/redis/store.ts'
+import { createUsageLedger, loadTodayUsage, usageWriterFor } from '../../usage/ledger.ts'
+import type { OpenedDatabase } from '../../db/database.ts'
+import { createStorageHealth } from '../../db/health.ts'
+import type { Clock } from '../../gateway/pipeline/types.ts'
+import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { Logger } from '../../observability/logger.ts'
+import type { RedisConnection } from '../../redis/connection.ts'
+import type { StopList } from '../stop-list.ts'
 
 export interface UsageWiring {
   config: Config
@@ -22,8 +23,7 @@ export interface UsageWiring {
   redis: RedisConnection | undefined
   clock: Clock
   logger: Logger
-  /** startApp's stop list: pushed onto in start order. */
-  stops: (() => Promise<void> | void)[]
+  stops: StopList
   /**
    * Redis answers again and the counters have caught up (after an outage, or the first time when it was away at start).
    */
@@ -62,7 +62,7 @@ export async function startUsage(w: UsageWiring) {
   if (redisLimits) {
     redisLimits.start()
     // Before the connection closes: unused leases go back to Redis.
-    stops.push(() => redisLimits.stop())
+    stops.add('redis limits', () => redisLimits.stop())
   }
   // Methods stored and exported by name (served or priced, both bounded by the config); any other name a client
   // sends is one label (src/methods/labels.ts).
@@ -91,7 +91,7 @@ export async function startUsage(w: UsageWiring) {
         }
       }
     : databaseHealth
-  stops.push(() => ledger.stop())
+  stops.add('usage ledger', () => ledger.stop())
   // Written on the ledger's interval and at stop, through kysely (the same SQL on SQLite and PostgreSQL).
   const upstreamUsage = createUpstreamUsage(database.db, {
     flushMs: config.gateway.usageFlushMs,
@@ -100,6 +100,6 @@ export async function startUsage(w: UsageWiring) {
     maxBufferedRows: config.database.usageBufferRows,
   })
   upstreamUsage.start()
-  stops.push(() => upstreamUsage.stop())
+  stops.add('upstream usage', () => upstreamUsage.stop())
   return { limits, namedMethods, ledger, storageHealth, upstreamUsage }
 }

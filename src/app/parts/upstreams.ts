@@ -1,20 +1,26 @@
 /**
- * Wiring for src/app/core.ts, the networks' upstream side: embedded chains, upstream pools, the shared Redis (its cache
- * tier and head floors), the call layers and the subscription hubs. Built and started in startApp's order; each
- * stop is pushed onto startApp's list at the same point as before, so they still stop in reverse.
+ * The networks' upstream side (src/app/build.ts): embedded chains, upstream pools, the shared Redis (its cache tier
+ * and head floors), the call layers and the subscription hubs. Each registers its stop on the app's stop list as it
+ * starts, so they stop in reverse.
  */
 import { join } from 'node:path'
-import type { Config } from '../config/schema.ts'
-import { ensurePrivateDir } from '../db/private-files.ts'
-import { startAnvil, type RunningAnvil } from '../upstreams/devnet/anvil.ts'
-import { createNetworkLayers, type NetworkLayers } from '../gateway/layers/index.ts'
-import { createRedisCacheTier, createRedisHeadFloorStore } from '../gateway/layers/cache-redis-tier.ts'
-import { createMemoryCacheStore } from '../gateway/layers/cache-store.ts'
-import type { Logger } from '../observability/logger.ts'
-import { connectRedis, type RedisConnection } from '../redis/connection.ts'
-import { logRedisUnreachableAtStart, startWhenReachable } from '../redis/degraded-start.ts'
-import { createUpstreamPool, EMBEDDED_MAX_REQUEST_BYTES, redactUrl, type UpstreamPool } from '../upstreams/pool/pool.ts'
-import { createSubscriptionHub, type SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
+import type { Config } from '../../config/schema.ts'
+import { ensurePrivateDir } from '../../db/private-files.ts'
+import { startAnvil, type RunningAnvil } from '../../upstreams/devnet/anvil.ts'
+import { createNetworkLayers, type NetworkLayers } from '../../gateway/layers/index.ts'
+import { createRedisCacheTier, createRedisHeadFloorStore } from '../../gateway/layers/cache-redis-tier.ts'
+import { createMemoryCacheStore } from '../../gateway/layers/cache-store.ts'
+import type { Logger } from '../../observability/logger.ts'
+import { connectRedis, type RedisConnection } from '../../redis/connection.ts'
+import { logRedisUnreachableAtStart, startWhenReachable } from '../../redis/degraded-start.ts'
+import {
+  createUpstreamPool,
+  EMBEDDED_MAX_REQUEST_BYTES,
+  redactUrl,
+  type UpstreamPool,
+} from '../../upstreams/pool/pool.ts'
+import { createSubscriptionHub, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import type { StopList } from '../stop-list.ts'
 
 /** How long after an embedded chain exits the app waits to see whether it is stopping (then the exit was expected). */
 const EXIT_GRACE_MS = 500
@@ -25,11 +31,9 @@ export interface UpstreamsWiring {
   dataDir: string
   logger: Logger
   /** Node URLs of embedded networks already running elsewhere (AppOptions.embeddedUrls). */
-  embeddedUrls: Map<string, { url: string; wsUrl: string }> | undefined
-  /** startApp's stop list: pushed onto in start order. */
-  stops: (() => Promise<void> | void)[]
-  /** True once startApp has begun stopping (an embedded chain's exit is then expected). */
-  isStopping(): boolean
+  embeddedUrls?: Map<string, { url: string; wsUrl: string }> | undefined
+  /** The app's stop list (an embedded chain that exits once it is stopping was expected to). */
+  stops: StopList
 }
 
 export interface StartedUpstreams {
@@ -46,7 +50,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   // Embedded chains start in parallel; each keeps its state in the data dir.
   const upstreamUrls = new Map<string, { url: string; wsUrl: string }>()
   const anvils: RunningAnvil[] = []
-  stops.push(() => Promise.all(anvils.map((a) => a.stop())).then(() => undefined))
+  stops.add('embedded chains', () => Promise.all(anvils.map((a) => a.stop())))
   await Promise.all(
     config.networks.map(async (n) => {
       const running = n.embedded ? w.embeddedUrls?.get(n.name) : undefined
@@ -67,7 +71,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
           // Ctrl-C or a SIGTERM to the process group reaches anvil as well as chaingate: anvil may exit just before
           // the app starts stopping. Decide a moment later whether that exit was expected.
           setTimeout(() => {
-            if (w.isStopping())
+            if (stops.isStopping())
               logger.info({ network: n.name, code, signal }, 'embedded chain exited (chaingate is stopping)')
             else logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly')
           }, EXIT_GRACE_MS).unref()
@@ -106,7 +110,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
     })
     pools.set(n.name, pool)
   }
-  stops.push(async () => {
+  stops.add('subscription hubs and pools', async () => {
     await Promise.all([...hubs.values()].map((h) => h.close()))
     await Promise.all([...pools.values()].map((p) => p.close()))
   })
@@ -121,7 +125,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
         onError: (message) => logger.warn({ message }, 'Redis connection'),
       })
     : undefined
-  if (redis) stops.push(() => redis.close())
+  if (redis) stops.add('redis', () => redis.close())
   const floors = redis ? createRedisHeadFloorStore(redis) : undefined
   // Unreachable (not refusing): start anyway, in insurance mode until it is reached (src/redis/degraded-start.ts).
   if (redis?.unreachableAtStart !== undefined) logRedisUnreachableAtStart(logger, rc, redis.unreachableAtStart)
@@ -133,7 +137,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
       () => floors.start(names),
       (err) => logger.warn({ err: err.message }, 'loading head floors from Redis failed'),
     )
-    stops.push(() => {
+    stops.add('head floors', () => {
       cancel()
       return floors.close()
     })
@@ -143,9 +147,9 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   const cacheTier = redis
     ? createRedisCacheTier(createMemoryCacheStore({ maxBytes: config.cache.maxBytes }), redis)
     : undefined
-  if (cacheTier) stops.push(() => cacheTier.close())
+  if (cacheTier) stops.add('cache tier', () => cacheTier.close())
   const callLayers = createNetworkLayers(config, pools, cacheTier && floors ? { cache: cacheTier, floors } : undefined)
-  stops.push(() => callLayers.close())
+  stops.add('call layers', () => callLayers.close())
   // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
   await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
   // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).

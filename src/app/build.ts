@@ -1,0 +1,176 @@
+/**
+ * The one composition root: builds the parts of one chaingate process in order, each registering its stop on one
+ * stop list as it starts, and returns them as a plain typed object; `stop()` runs the list in reverse (the
+ * listener first, so in-flight calls finish; the usage ledger flushed; the database last). Which optional parts
+ * run is chosen per role in src/app/roles.ts (single process, `--workers` primary, `--workers` worker); tests and
+ * the bench pick them here:
+ *
+ *   startApp({ config, parts: { dashboard: true, wallet: true } })
+ *
+ * Order: database → upstream side (embedded chains, pools, Redis, call layers, hubs: parts/upstreams.ts) → tenancy
+ * (accounts, keys, key security, key snapshot: parts/keys.ts) → counting side (limits, ledger, storage health:
+ * parts/usage.ts) → serving side (pipeline, listeners; the dashboard mounted on it: parts/gateway.ts) → the wallet
+ * (parts/wallet.ts), which calls the gateway in process.
+ */
+import { join, resolve } from 'node:path'
+import type { AccountsRepository } from '../accounts/repository.ts'
+import type { Config } from '../config/schema.ts'
+import type { CostTable } from '../credits/costs.ts'
+import type { LimitStore } from '../credits/limits/memory.ts'
+import { openDatabase, type OpenedDatabase } from '../db/database.ts'
+import type { GatewayServer } from '../gateway/http/server.ts'
+import type { Gateway } from '../gateway/pipeline/execute.ts'
+import type { InProcessClient } from '../gateway/pipeline/in-process-client.ts'
+import type { Clock } from '../gateway/pipeline/types.ts'
+import type { KeysRepository } from '../keys/repository.ts'
+import type { KeySnapshot } from '../keys/snapshot.ts'
+import { createNetworkRegistry, type NetworkRegistry } from '../networks/registry.ts'
+import { createLogger, type Logger } from '../observability/logger.ts'
+import type { Metrics } from '../observability/metrics.ts'
+import type { RedisConnection } from '../redis/connection.ts'
+import type { UsageLedger } from '../usage/ledger.ts'
+import type { UpstreamUsage } from '../usage/upstream-usage.ts'
+import type { UpstreamPool } from '../upstreams/pool/pool.ts'
+import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
+import { dashboardPlugins } from './parts/dashboard.ts'
+import { startServing } from './parts/gateway.ts'
+import { startTenancy } from './parts/keys.ts'
+import { startUpstreams } from './parts/upstreams.ts'
+import { startUsage } from './parts/usage.ts'
+import { startWallet } from './parts/wallet.ts'
+import { createStopList } from './stop-list.ts'
+
+export interface AppOptions {
+  config: Config
+  logger?: Logger
+  clock?: Clock
+  /** Optional parts around the gateway core (each still off when its config says `enabled: false`). */
+  parts?: {
+    /** The dashboard on the gateway listener. */
+    dashboard?: boolean
+    /** The wallet, started after the gateway listener and stopped before it. */
+    wallet?: boolean
+  }
+  /**
+   * Node URLs of embedded networks already running elsewhere (`--workers N`: the primary runs each chain once,
+   * src/app/cluster): no anvil is started for them here.
+   */
+  embeddedUrls?: Map<string, { url: string; wsUrl: string }>
+  /** Called once the gateway listener listens, before the optional parts start and /startupz turns 200 (tests). */
+  onListening?: (url: string) => Promise<void>
+}
+
+export interface RunningApp {
+  config: Config
+  logger: Logger
+  clock: Clock
+  database: OpenedDatabase
+  networks: NetworkRegistry
+  accounts: AccountsRepository
+  keys: KeysRepository
+  keySnapshot: KeySnapshot
+  limits: LimitStore
+  /** The shared Redis (config redis.url), when configured: hot counters and log-in limits live there. */
+  redis: RedisConnection | undefined
+  ledger: UsageLedger
+  /** Upstream usage per call: which node answered, attempts, cache and dedup hits (src/usage/upstream-usage.ts). */
+  upstreamUsage: UpstreamUsage
+  gateway: Gateway
+  costs: CostTable
+  metrics: Metrics
+  server: GatewayServer
+  /** A client of this gateway inside the process, charged to `keyId` (the wallet's reads go through it). */
+  inProcessClient(keyId: string): InProcessClient
+  pools: Map<string, UpstreamPool>
+  hubs: Map<string, SubscriptionHub>
+  /** http://host:port of the gateway listener. */
+  url: string
+  /** http://host:port of the separate /healthz and /metrics listener (config gateway.operations.listen), if any. */
+  operationsUrl: string | undefined
+  /** Node URLs of each network (embedded chains: the anvil's own URL). */
+  upstreamUrls: Map<string, { url: string; wsUrl: string }>
+  /** What the optional parts reported at start (wallet URL, console token, ...). */
+  info: Record<string, string>
+  /** SIGTERM's first step: /healthz answers 503 `draining` (load balancers stop sending calls); calls still served. */
+  beginDrain(): void
+  isDraining(): boolean
+  /** Runs the stop list in reverse order of start; a failing stop is logged and the rest still run. */
+  stop(): Promise<void>
+}
+
+export async function startApp(options: AppOptions): Promise<RunningApp> {
+  const { config } = options
+  const logger = options.logger ?? createLogger(config.log.level)
+  const clock = options.clock ?? { now: () => Date.now() }
+  const stops = createStopList(logger)
+  let started = false
+  try {
+    // SQLite in the data dir, or PostgreSQL with database.url (docs/storage.md).
+    const dataDir = resolve(config.dataDir)
+    const database = await openDatabase({
+      url: config.database.url,
+      file: join(dataDir, 'chaingate.sqlite'),
+      poolSize: config.database.poolSize,
+    })
+    stops.add('database', () => database.close())
+    const networks = createNetworkRegistry(config.networks)
+    const { embeddedUrls } = options
+    const upstreams = await startUpstreams({ config, dataDir, logger, embeddedUrls, stops })
+    const { redis } = upstreams
+    const tenancy = await startTenancy({ config, database, networks, redis, clock, logger, stops })
+    const usage = await startUsage({
+      config,
+      database,
+      networks,
+      redis,
+      clock,
+      logger,
+      stops,
+      // Redis back after an outage: re-read the settings too, in case the subscription missed being cut off.
+      onRedisBack: () => void tenancy.keySnapshot.refresh(),
+    })
+    const core = { config, logger, clock, database, networks, redis, ...tenancy }
+    const serving = await startServing({
+      ...core,
+      ...upstreams,
+      ...usage,
+      plugins: options.parts?.dashboard ? dashboardPlugins(core) : [],
+      isStarted: () => started,
+      stops,
+    })
+    await options.onListening?.(serving.url)
+    const info = options.parts?.wallet ? await startWallet({ ...core, ...serving, stops }) : {}
+    started = true
+    return {
+      config,
+      logger,
+      clock,
+      database,
+      networks,
+      accounts: tenancy.accounts,
+      keys: tenancy.keys,
+      keySnapshot: tenancy.keySnapshot,
+      limits: usage.limits,
+      redis,
+      ledger: usage.ledger,
+      upstreamUsage: usage.upstreamUsage,
+      gateway: serving.gateway,
+      costs: serving.costs,
+      metrics: serving.metrics,
+      server: serving.server,
+      inProcessClient: serving.inProcessClient,
+      pools: upstreams.pools,
+      hubs: upstreams.hubs,
+      url: serving.url,
+      operationsUrl: serving.operationsUrl,
+      upstreamUrls: upstreams.upstreamUrls,
+      info,
+      beginDrain: serving.beginDrain,
+      isDraining: serving.isDraining,
+      stop: () => stops.stop(),
+    }
+  } catch (err) {
+    await stops.stop()
+    throw err
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * The serving side for src/app/build.ts: metrics, the pipeline (createGateway), the gateway listener with its
+ * routes and WebSocket upgrades (and the dashboard when the role mounts it), in-process clients (the wallet's way to
+ * the chains), and the separate /healthz and /metrics listener when configured. Each listener registers its stop
+ * as it starts listening; the clients close before the listener.
+ */
+import type { FastifyInstance } from 'fastify'
+import type { Config } from '../../config/schema.ts'
+import { registerStorageMetrics } from '../../db/health.ts'
+import { createCostTable, type CostTable } from '../../credits/costs.ts'
+import type { LimitStore } from '../../credits/limits/memory.ts'
+import type { KeySnapshot } from '../../keys/snapshot.ts'
+import type { NetworkLayers } from '../../gateway/layers/index.ts'
+import { startOperationsServer } from '../../gateway/http/operations.ts'
+import { createGatewayServer, type GatewayServer } from '../../gateway/http/server.ts'
+import type { SubscriptionDeps } from '../../gateway/pipeline/client-subscriptions.ts'
+import { createGateway, type Gateway } from '../../gateway/pipeline/execute.ts'
+import { createInProcessClient, type InProcessClient } from '../../gateway/pipeline/in-process-client.ts'
+import type { Clock } from '../../gateway/pipeline/types.ts'
+import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { Logger } from '../../observability/logger.ts'
+import type { RedisConnection } from '../../redis/connection.ts'
+import { createMetrics, type Metrics } from '../../observability/metrics.ts'
+import type { UsageLedger } from '../../usage/ledger.ts'
+import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
+import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
+import { registerSubscriptionMetrics, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import type { StopList } from '../stop-list.ts'
+import type { KeySecurity } from './keys.ts'
+
+export interface GatewayWiring {
+  config: Config
+  logger: Logger
+  clock: Clock
+  networks: NetworkRegistry
+  keySnapshot: KeySnapshot
+  security: KeySecurity
+  pools: Map<string, UpstreamPool>
+  hubs: Map<string, SubscriptionHub>
+  callLayers: NetworkLayers
+  limits: LimitStore
+  ledger: UsageLedger
+  upstreamUsage: UpstreamUsage
+  namedMethods: Set<string>
+  /** The shared Redis, when configured (its insurance mode is a metric). */
+  redis: RedisConnection | undefined
+  storageHealth: () => Promise<{ status: 'ok' | 'degraded' }>
+  /** Extra routes on the gateway listener (the dashboard). */
+  plugins: ((fastify: FastifyInstance) => Promise<void> | void)[]
+  /** True once every part has started (/startupz, /readyz). */
+  isStarted(): boolean
+  stops: StopList
+}
+
+export interface ServingParts {
+  gateway: Gateway
+  costs: CostTable
+  metrics: Metrics
+  server: GatewayServer
+  inProcessClient(keyId: string): InProcessClient
+  url: string
+  operationsUrl: string | undefined
+  beginDrain(): void
+  isDraining(): boolean
+}
+
+export async function startServing(w: GatewayWiring): Promise<ServingParts> {
+  const { config, networks, keySnapshot, pools, hubs, limits, ledger, clock, stops } = w
+  const ops = config.gateway.operations
+  let draining = false
+  const isDraining = () => draining
+  const costs = createCostTable(
+    config.credits,
+    networks.all.map((n) => n.name),
+  )
+  const metrics = createMetrics(w.namedMethods)
+  registerStorageMetrics(metrics.registry, () => ledger.health!())
+  metrics.watchUpstreams(() =>
+    [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))),
+  )
+  metrics.watchCache(() => w.callLayers.store.sizeBytes)
+  if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)
+  registerSubscriptionMetrics(metrics.registry, hubs)
+  let server: GatewayServer | undefined
+  const gateway = createGateway({
+    networks,
+    keys: keySnapshot,
+    pools,
+    costs,
+    limits,
+    ledger,
+    metrics,
+    clock,
+    maxBatchSize: config.gateway.maxBatchSize,
+    checkAccess: w.security.check,
+    layers: w.callLayers.layers,
+    upstreamUsage: w.upstreamUsage,
+    onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
+  })
+  const subscriptions: SubscriptionDeps = {
+    keys: keySnapshot,
+    costs,
+    limits,
+    ledger,
+    metrics,
+    clock,
+    maxSubscriptions: config.gateway.maxSubscriptionsPerConnection,
+  }
+  const clients: InProcessClient[] = []
+  stops.add('in-process clients', () => Promise.all(clients.map((c) => c.close())))
+  server = createGatewayServer({
+    gateway,
+    networks,
+    keys: keySnapshot,
+    pools,
+    hubs,
+    metrics,
+    logger: w.logger,
+    logRequests: config.log.requests,
+    maxBodyBytes: config.gateway.maxBodyBytes,
+    gzipMinBytes: config.gateway.gzipMinBytes,
+    maxWsMessageBytes: config.gateway.maxWsMessageBytes,
+    trustProxy: config.gateway.trustProxy,
+    maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,
+    subscriptions,
+    timeouts: {
+      requestMs: config.gateway.requestTimeoutMs,
+      headersMs: config.gateway.headersTimeoutMs,
+      keepAliveMs: config.gateway.keepAliveTimeoutMs,
+    },
+    operations: {
+      token: ops.token,
+      separate: ops.listen !== null,
+      healthCacheMs: ops.healthCacheMs,
+      isDraining,
+      isStarted: w.isStarted,
+      storage: w.storageHealth,
+    },
+    plugins: w.plugins,
+  })
+  const listening = server
+  const address = await listening.listen(config.gateway.host, config.gateway.port)
+  stops.add('gateway listener', () => listening.close(config.gateway.drainTimeoutMs))
+  let operationsUrl: string | undefined
+  if (ops.listen !== null) {
+    const opsServer = await startOperationsServer({
+      networks,
+      pools,
+      metrics,
+      token: ops.token,
+      healthCacheMs: ops.healthCacheMs,
+      isDraining,
+      isStarted: w.isStarted,
+      storage: w.storageHealth,
+      ...ops.listen,
+    })
+    stops.add('operations listener', () => opsServer.close())
+    operationsUrl = opsServer.url
+  }
+  return {
+    gateway,
+    costs,
+    metrics,
+    server: listening,
+    inProcessClient(keyId) {
+      const client = createInProcessClient({ gateway, keys: keySnapshot, networks, pools, hubs, subscriptions, keyId })
+      clients.push(client)
+      return client
+    },
+    url: address.replace('[::1]', 'localhost'),
+    operationsUrl,
+    beginDrain() {
+      draining = true
+      listening.stopKeepAlive()
+    },
+    isDraining,
+  }
+}

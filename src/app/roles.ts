@@ -1,0 +1,37 @@
+/**
+ * Which parts one chaingate process runs, per role (src/app/build.ts builds them):
+ * - `single` (`chaingate start`, `npm start`): the gateway, the dashboard and the wallet, each per config;
+ * - `cluster-primary` (`--workers N`): what must exist once — the embedded chains and the wallet, whose in-process
+ *   gateway listens on an internal port only (the workers hold the public listener and the operations listener);
+ * - `cluster-worker`: the gateway listener (shared by node:cluster) and the dashboard, over the primary's chains.
+ */
+import type { Config } from '../config/schema.ts'
+import type { Logger } from '../observability/logger.ts'
+import { startApp, type AppOptions, type RunningApp } from './build.ts'
+
+export type Role =
+  | { kind: 'single' }
+  | { kind: 'cluster-primary' }
+  | { kind: 'cluster-worker'; embeddedUrls: Map<string, { url: string; wsUrl: string }> }
+
+/** The options startApp gets for `role` (the config is copied, never changed, where the role adjusts it). */
+export function roleOptions(role: Role, config: Config, logger: Logger): AppOptions {
+  switch (role.kind) {
+    case 'single':
+      return { config, logger, parts: { dashboard: true, wallet: true } }
+    case 'cluster-primary': {
+      // The primary's gateway is only the wallet's way to the chains (in-process): it must not take the public ports.
+      const primaryConfig: Config = structuredClone(config)
+      primaryConfig.gateway.port = 0
+      primaryConfig.gateway.host = '127.0.0.1'
+      primaryConfig.gateway.operations.listen = null
+      return { config: primaryConfig, logger, parts: { wallet: true } }
+    }
+    case 'cluster-worker':
+      return { config, logger, parts: { dashboard: true }, embeddedUrls: role.embeddedUrls }
+  }
+}
+
+export function startRole(role: Role, config: Config, logger: Logger): Promise<RunningApp> {
+  return startApp(roleOptions(role, config, logger))
+}

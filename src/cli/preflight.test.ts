@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { createServer } from 'node:net'
 import { tmpdir } from 'node:os'
@@ -6,6 +6,7 @@ import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { parseConfig } from '../config/load.ts'
 import { checkPortsFree, fixedPorts, LOCK_FILE, lockDataDir, StartRefused } from './preflight.ts'
+import { portHolderClause } from './port-holder.ts'
 
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -56,6 +57,26 @@ describe('ports', () => {
       await expect(checkPortsFree(twice)).rejects.toThrow('port 40001 is configured twice')
     } finally {
       server.close()
+    }
+  })
+})
+
+describe('a busy port names its holder', () => {
+  it('says which process listens on it, as /proc tells', async () => {
+    const holder = spawn(
+      process.execPath,
+      ['-e', "require('net').createServer().listen(0,'127.0.0.1',function(){console.log(this.address().port)})"],
+      { stdio: ['ignore', 'pipe', 'ignore'] },
+    )
+    try {
+      const port = Number(await new Promise<string>((r) => holder.stdout!.once('data', (c: Buffer) => r(String(c)))))
+      const config = parseConfig({ gateway: { port }, wallet: { port: 0 } }, 'test')
+      await expect(checkPortsFree(config)).rejects.toThrow(
+        `port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port; held by pid ${holder.pid} (node)`,
+      )
+      expect(portHolderClause(1)).toBe('; the OS does not say which process holds it (another user, or no /proc)')
+    } finally {
+      holder.kill()
     }
   })
 })

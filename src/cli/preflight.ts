@@ -8,6 +8,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { Config } from '../config/schema.ts'
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../db/private-files.ts'
+import { portHolderClause } from './port-holder.ts'
 
 /** A refusal to start that the CLI prints as one line (exit code 1). */
 export class StartRefused extends Error {
@@ -107,7 +108,7 @@ export async function checkPortsFree(config: Config): Promise<void> {
     const problem = await tryBind(p.host, p.port)
     if (problem === 'EADDRINUSE')
       throw new StartRefused(
-        `port ${p.port} is already in use (${p.key}); stop the other process or choose another port`,
+        `port ${p.port} is already in use (${p.key}); stop the other process or choose another port${portHolderClause(p.port)}`,
       )
     if (problem) throw new StartRefused(`cannot listen on ${p.host}:${p.port} (${p.key}): ${problem}`)
   }
@@ -128,5 +129,6 @@ export function portInUseLine(err: unknown, config: Config): string | undefined 
   if (code !== 'EADDRINUSE' && code !== 'ANVIL_PORT_IN_USE') return undefined
   const port = e.port ?? Number(/:(\d+)/.exec(e.message ?? '')?.[1])
   const known = fixedPorts(config).find((p) => p.port === port)
-  return `port ${Number.isFinite(port) ? port : '(unknown)'} is already in use${known ? ` (${known.key})` : ''}; stop the other process or choose another port`
+  const holder = Number.isFinite(port) ? portHolderClause(port) : ''
+  return `port ${Number.isFinite(port) ? port : '(unknown)'} is already in use${known ? ` (${known.key})` : ''}; stop the other process or choose another port${holder}`
 }

@@ -49,7 +49,8 @@ function axes(scale: { max: number; ticks: number[] }, labels: string[], plotW: 
   const step = plotW / Math.max(1, labels.length)
   return html`<g class="axis">${scale.ticks.map((t) => {
     const y = PAD.top + plotH - (t / scale.max) * plotH
-    return html`<line x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" class="grid"/><text x="${PAD.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${formatNumber(t)}</text>`
+    return html`<line x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y.toFixed(1)}" y2="${y.toFixed(1)}" class="grid"/>
+      <text x="${PAD.left - 6}" y="${(y + 4).toFixed(1)}" text-anchor="end">${formatNumber(t)}</text>`
   })}${labels.map((l, i) =>
     i % every === 0
       ? html`<text x="${PAD.left + step * i + step / 2}" y="${H - 8}" text-anchor="middle">${l}</text>`
@@ -96,8 +97,11 @@ function legend(items: LegendItem[]): SafeHtml {
       it.kind === 'bar'
         ? html`<span class="swatch s${it.index % PALETTE_SIZE}" aria-hidden="true"></span>`
         : it.kind === 'reference'
-          ? html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true"><line class="reference" x1="1" x2="27" y1="5" y2="5"/></svg>`
-          : html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true"><line class="line s${it.index % PALETTE_SIZE}" x1="1" x2="27" y1="5" y2="5"${DASHES[it.index % DASHES.length] ? html` stroke-dasharray="${DASHES[it.index % DASHES.length]}"` : ''}/>${marker(it.index, 14, 5, html``)}</svg>`
+          ? html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true">
+            <line class="reference" x1="1" x2="27" y1="5" y2="5"/></svg>`
+          : html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true">
+            <line class="line s${it.index % PALETTE_SIZE}" x1="1" x2="27" y1="5" y2="5"${DASHES[it.index % DASHES.length] ? html` stroke-dasharray="${DASHES[it.index % DASHES.length]}"` : ''}/>${marker(it.index, 14, 5, html``)}
+            </svg>`
     return html`<li>${swatch}${it.label}</li>`
   })}</ul>`
 }
@@ -124,10 +128,14 @@ export function stackedBarChart(opts: { title: string; labels: string[]; series:
       if (v <= 0) return ''
       const h = (v / yMax) * plotH
       y -= h
-      return html`<rect class="bar s${si % PALETTE_SIZE}" x="${(PAD.left + step * i + (step - barW) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, h).toFixed(1)}"><title>${label} · ${s.label}: ${v.toLocaleString('en-US')}</title></rect>`
+      return html`<rect class="bar s${si % PALETTE_SIZE}" x="${(PAD.left + step * i + (step - barW) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, h).toFixed(1)}">
+        <title>${label} · ${s.label}: ${v.toLocaleString('en-US')}</title></rect>`
     })
   })
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${bars}</svg>${legend(series.length > 1 ? series.map((s, index) => ({ label: s.label, kind: 'bar' as const, index })) : [])}</figure>`
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption>
+    <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${bars}
+    </svg>${legend(series.length > 1 ? series.map((s, index) => ({ label: s.label, kind: 'bar' as const, index })) : [])}
+    </figure>`
 }
 
 /**
@@ -162,13 +170,16 @@ export function lineChart(opts: {
   const refMark = !ref
     ? ''
     : refOnScale
-      ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(ref.value).toFixed(1)}"/><text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(1)}" text-anchor="end">${ref.label}</text>`
+      ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(ref.value).toFixed(1)}"/>
+        <text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(1)}" text-anchor="end">${ref.label}</text>`
       : '' // named in the legend only: a label inside the plot would sit on the data at its top
   const items: LegendItem[] =
     series.length > 1 || ref ? series.map((s, index) => ({ label: s.label, kind: 'line' as const, index })) : []
   if (ref)
     items.push({ label: refOnScale ? ref.label : `${ref.label} (above this scale)`, kind: 'reference', index: 0 })
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}</svg>${legend(items)}</figure>`
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption>
+    <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}
+    </svg>${legend(items)}</figure>`
 }
 
 /** Horizontal bars, largest first (totals by method, network, key, error). */
@@ -189,7 +200,10 @@ export function horizontalBars(opts: {
     const w = Math.max(1, (item.value / max) * barSpace)
     const y = 4 + i * rowH
     const label = item.label.length > 24 ? `${item.label.slice(0, 23)}…` : item.label
-    return html`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${label}</text><rect class="s${i % PALETTE_SIZE}" x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}"><title>${item.label}: ${item.value.toLocaleString('en-US')}</title></rect><text x="${(labelW + w + 6).toFixed(1)}" y="${y + 16}">${formatNumber(item.value)}</text>`
+    return html`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end">${label}</text>
+      <rect class="s${i % PALETTE_SIZE}" x="${labelW}" y="${y + 3}" width="${w.toFixed(1)}" height="${rowH - 8}">
+      <title>${item.label}: ${item.value.toLocaleString('en-US')}</title></rect>
+      <text x="${(labelW + w + 6).toFixed(1)}" y="${y + 16}">${formatNumber(item.value)}</text>`
   })
   const body =
     items.length === 0 ? html`<text x="${width / 2}" y="20" text-anchor="middle">no data in this period</text>` : rows
@@ -204,5 +218,10 @@ export function quotaGauge(opts: { used: number; quota: number }): SafeHtml {
   const share = opts.quota > 0 ? Math.min(1, opts.used / opts.quota) : 0
   const level = share >= 1 ? 'full' : share >= 0.85 ? 'high' : share >= 0.75 ? 'warn' : 'ok'
   const pct = (share * 100).toFixed(share < 0.1 && share > 0 ? 2 : 1)
-  return html`<figure class="gauge"><svg viewBox="0 0 ${W} 28" role="img" aria-label="${`${pct}% of the daily quota used`}"><rect class="track" x="0" y="4" width="${W}" height="20" rx="4"/><rect class="fill ${level}" x="0" y="4" width="${(share * W).toFixed(1)}" height="20" rx="4"/></svg><figcaption><strong>${opts.used.toLocaleString('en-US')}</strong> of ${opts.quota.toLocaleString('en-US')} credits used today (${pct}%) · ${Math.max(0, opts.quota - opts.used).toLocaleString('en-US')} left · resets 00:00 UTC</figcaption></figure>`
+  return html`<figure class="gauge">
+    <svg viewBox="0 0 ${W} 28" role="img" aria-label="${`${pct}% of the daily quota used`}">
+    <rect class="track" x="0" y="4" width="${W}" height="20" rx="4"/>
+    <rect class="fill ${level}" x="0" y="4" width="${(share * W).toFixed(1)}" height="20" rx="4"/></svg><figcaption>
+    <strong>${opts.used.toLocaleString('en-US')}</strong> of ${opts.quota.toLocaleString('en-US')} credits used today (${pct}%) · ${Math.max(0, opts.quota - opts.used).toLocaleString('en-US')} left · resets 00:00 UTC</figcaption>
+    </figure>`
 }

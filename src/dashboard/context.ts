@@ -13,7 +13,7 @@ import type { Db } from '../db/database.ts'
 import { createAttemptLimiter, createRedisAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
 import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/logins.ts'
-import { messagePage, type PageContext } from './pages.ts'
+import { messagePage, type PageContext } from './pages/layout.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface DashboardLogger {

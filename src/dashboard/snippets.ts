@@ -94,6 +94,8 @@ export function snippetsSection(data: {
   )
   return html`<section class="card snippets" id="snippets" aria-labelledby="snippets-h"><h2 id="snippets-h">Code examples</h2>${data.networks.length > 1 ? html`<nav class="tabs" aria-label="Network of the examples">${links}</nav>` : ''}<p class="muted">Each reads the latest block number from ${data.network}.${data.requireSecret ? html` This key requires its secret: set <code>${SECRET_ENV}</code> in the environment first.` : ''}${data.requireJwt ? ' This key requires a JWT: send it as Authorization: Bearer <token> instead.' : ''}</p>${data.items.map(
     (s, i) =>
-      html`<details${i === 0 ? html` open` : ''}><summary>${s.library}</summary><pre class="snippet" id="snippet-${s.id}"><code>${s.code}</code></pre><button type="button" class="small secondary" data-copy="snippet-${s.id}" hidden>Copy</button></details>`,
+      html`<details${i === 0 ? html` open` : ''}><summary>${s.library}</summary>
+        <pre class="snippet" id="snippet-${s.id}"><code>${s.code}</code></pre>
+        <button type="button" class="small secondary" data-copy="snippet-${s.id}" hidden>Copy</button></details>`,
   )}</section>`
 }

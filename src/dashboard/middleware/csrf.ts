@@ -6,7 +6,7 @@
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import { PRELOGIN_CSRF_COOKIE, randomToken, tokensEqual } from '../auth/logins.ts'
 import { field, sendPage, type Dash } from '../context.ts'
-import { messagePage, type PageContext } from '../pages.ts'
+import { messagePage, type PageContext } from '../pages/layout.ts'
 import { setDashboardCookie } from './session.ts'
 
 /** When the browser sends Origin on a POST, it must be this site. */

@@ -6,7 +6,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../../accounts/repository.ts'
 import { createSession, findSession, PRELOGIN_CSRF_COOKIE, SESSION_COOKIE, type Session } from '../auth/logins.ts'
 import { sendPage, type Dash } from '../context.ts'
-import { messagePage } from '../pages.ts'
+import { messagePage } from '../pages/layout.ts'
 
 /** Sets a dashboard cookie; max age 0 deletes it. */
 export function setDashboardCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds: number): void {

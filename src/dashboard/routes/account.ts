@@ -14,7 +14,8 @@ import { hashPassword, passwordProblem } from '../auth/passwords.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'
 import { endSession, requireAccount, startSession } from '../middleware/session.ts'
-import { landingPage, loginPage, messagePage, overviewPage, signupPage } from '../pages.ts'
+import { landingPage, loginPage, overviewPage, signupPage } from '../pages/account.ts'
+import { messagePage } from '../pages/layout.ts'
 
 /** Where the dashboard goes after log-in when `next` is missing or not a page of this site. */
 export const HOME = '/keys'

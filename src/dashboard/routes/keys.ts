@@ -7,7 +7,8 @@ import { field, sendPage, type Dash } from '../context.ts'
 import { endpointsOf } from '../endpoints.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { requireAccount } from '../middleware/session.ts'
-import { keyPage, keysPage, type PageContext } from '../pages.ts'
+import { keyPage, keysPage } from '../pages/keys.ts'
+import type { PageContext } from '../pages/layout.ts'
 import { snippetsFor, snippetsSection } from '../snippets.ts'
 
 export const DONE_MESSAGES: Record<string, string> = {

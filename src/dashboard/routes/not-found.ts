@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify'
 import { matchRpcPath } from '../../shared/rpc-paths.ts'
 import { sendPage, type Dash } from '../context.ts'
-import { errorPage } from '../pages-account.ts'
+import { errorPage } from '../pages/settings.ts'
 
 /** Paths that belong to the JSON-RPC side of the listener (also malformed ones such as `/v3x` or `/ws/`). */
 export function isGatewayPath(url: string): boolean {

@@ -11,8 +11,8 @@ import { capitalize } from './keys.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { requireAccount } from '../middleware/session.ts'
-import { accountsPage } from '../pages-account.ts'
-import type { PageContext } from '../pages.ts'
+import { accountsPage } from '../pages/settings.ts'
+import type { PageContext } from '../pages/layout.ts'
 
 export function registerOperatorRoutes(app: FastifyInstance, dash: Dash): void {
   const { clock, logger } = dash

@@ -10,8 +10,8 @@ import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } fro
 import { field, sendPage, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { endSession, requireAccount, startSession } from '../middleware/session.ts'
-import { settingsPage } from '../pages-account.ts'
-import type { PageContext } from '../pages.ts'
+import { settingsPage } from '../pages/settings.ts'
+import type { PageContext } from '../pages/layout.ts'
 
 const DONE: Record<string, string> = {
   password: 'Password changed. Every other session of this account was logged out.',

@@ -13,7 +13,7 @@ import {
 import { queryUpstreamUsage } from '../../usage/upstream-usage.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { requireAccount } from '../middleware/session.ts'
-import { usagePage } from '../pages.ts'
+import { usagePage } from '../pages/usage.ts'
 
 export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
   const { db } = dash.deps

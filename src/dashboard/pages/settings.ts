@@ -1,13 +1,11 @@
 /**
  * Templates of the account's own settings (password, deletion), the operators' accounts page and the error
- * pages. Pure functions from plain data to HTML, like pages.ts.
+ * pages. Pure functions from plain data to HTML, like the other page files.
  */
-import type { Account } from '../accounts/repository.ts'
-import type { PlanConfig } from '../config/schema.ts'
-import { html } from './html.ts'
-import { layout, type PageContext } from './pages.ts'
-
-const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`
+import type { Account } from '../../accounts/repository.ts'
+import type { PlanConfig } from '../../config/schema.ts'
+import { html } from '../html.ts'
+import { csrfField, layout, type PageContext } from './layout.ts'
 
 export function settingsPage(ctx: PageContext, data: { account: Account; activeKeys: number }): string {
   const { account } = data
@@ -38,12 +36,25 @@ export function accountsPage(
   const planNames = Object.keys(data.plans)
   const rows = data.rows.map(({ account: a, activeKeys, creditsToday }) => {
     const id = `plan-${a.id}`
-    return html`<tr id="account-${a.id}"><td>${a.email}${a.role === 'operator' ? html` <span class="badge on">operator</span>` : ''}</td><td class="num" data-label="Keys">${activeKeys}</td><td class="num" data-label="Credits today">${creditsToday.toLocaleString('en-US')}</td><td data-label="Created">${new Date(a.createdAt).toISOString().slice(0, 10)}</td><td><form method="post" action="/accounts/${a.id}/plan" class="row">${csrfField(ctx.csrfToken)}<div><label class="sr-only" for="${id}">Plan of ${a.email}</label><select id="${id}" name="plan">${planNames.map((p) => html`<option value="${p}"${p === a.plan ? html` selected` : ''}>${p}</option>`)}</select></div><button type="submit" class="small secondary" aria-label="Save the plan of ${a.email}">Save</button></form></td></tr>`
+    return html`<tr id="account-${a.id}">
+      <td>${a.email}${a.role === 'operator' ? html` <span class="badge on">operator</span>` : ''}</td>
+      <td class="num" data-label="Keys">${activeKeys}</td>
+      <td class="num" data-label="Credits today">${creditsToday.toLocaleString('en-US')}</td>
+      <td data-label="Created">${new Date(a.createdAt).toISOString().slice(0, 10)}</td><td>
+      <form method="post" action="/accounts/${a.id}/plan" class="row">${csrfField(ctx.csrfToken)}<div>
+      <label class="sr-only" for="${id}">Plan of ${a.email}</label>
+      <select id="${id}" name="plan">${planNames.map((p) => html`<option value="${p}"${p === a.plan ? html` selected` : ''}>${p}</option>`)}</select>
+      </div><button type="submit" class="small secondary" aria-label="Save the plan of ${a.email}">Save</button>
+      </form></td></tr>`
   })
   return layout(
     'Accounts',
     ctx,
-    html`<section class="card" aria-labelledby="accounts-h"><h2 id="accounts-h">Every account</h2><p class="muted">You see this page because your account is an operator (<code>chaingate account set-role &lt;email&gt; operator</code>). A new plan applies to the gateway within a second: daily quota, credits per second and the key limit. ${data.totalCreditsToday.toLocaleString('en-US')} credits used today by all accounts${data.deletedCreditsToday > 0 ? `, ${data.deletedCreditsToday.toLocaleString('en-US')} of them by deleted accounts` : ''}.</p><div class="table-wrap"><table class="stack"><thead><tr><th>Email</th><th class="num">Keys</th><th class="num">Credits today</th><th>Created</th><th>Plan</th></tr></thead><tbody>${rows}</tbody></table></div></section>`,
+    html`<section class="card" aria-labelledby="accounts-h"><h2 id="accounts-h">Every account</h2>
+      <p class="muted">You see this page because your account is an operator (<code>chaingate account set-role &lt;email&gt; operator</code>). A new plan applies to the gateway within a second: daily quota, credits per second and the key limit. ${data.totalCreditsToday.toLocaleString('en-US')} credits used today by all accounts${data.deletedCreditsToday > 0 ? `, ${data.deletedCreditsToday.toLocaleString('en-US')} of them by deleted accounts` : ''}.</p>
+      <div class="table-wrap"><table class="stack"><thead><tr><th>Email</th><th class="num">Keys</th>
+      <th class="num">Credits today</th><th>Created</th><th>Plan</th></tr></thead><tbody>${rows}</tbody></table></div>
+      </section>`,
   )
 }
 
@@ -53,11 +64,16 @@ export function errorPage(ctx: PageContext, status: 404 | 500): string {
     ? layout(
         'Page not found',
         ctx,
-        html`<div class="card"><p class="status-code">404</p><p>There is no such page on this dashboard.</p><p><a href="/">Back to the dashboard</a>${ctx.account ? html` · <a href="/keys">API keys</a> · <a href="/usage">Usage</a>` : ''}</p><p class="muted">Looking for the JSON-RPC endpoint? POST to <code>/v3/&lt;key&gt;</code> or <code>/networks/&lt;network&gt;/v3/&lt;key&gt;</code>.</p></div>`,
+        html`<div class="card"><p class="status-code">404</p><p>There is no such page on this dashboard.</p><p>
+          <a href="/">Back to the dashboard</a>${ctx.account ? html` · <a href="/keys">API keys</a> · <a href="/usage">Usage</a>` : ''}</p>
+          <p class="muted">Looking for the JSON-RPC endpoint? POST to <code>/v3/&lt;key&gt;</code> or <code>/networks/&lt;network&gt;/v3/&lt;key&gt;</code>.</p>
+          </div>`,
       )
     : layout(
         'Something went wrong',
         ctx,
-        html`<div class="card"><p class="status-code">500</p><p>The dashboard hit an internal error. Try again in a moment; if it keeps happening, the gateway's log has the details for its operator.</p><p><a href="/">Back to the dashboard</a></p></div>`,
+        html`<div class="card"><p class="status-code">500</p>
+          <p>The dashboard hit an internal error. Try again in a moment; if it keeps happening, the gateway's log has the details for its operator.</p>
+          <p><a href="/">Back to the dashboard</a></p></div>`,
       )
 }

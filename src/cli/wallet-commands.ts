@@ -5,26 +5,21 @@
  * (default CHAINGATE_WALLET_PASSPHRASE) or `--passphrase-file`; a mnemonic is read from a file or stdin, never
  * from the command line (it would show in `ps` and shell history).
  */
-import { existsSync, readFileSync } from 'node:fs'
+import { readFileSync } from 'node:fs'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import type { Kysely } from 'kysely'
 import { WalletConfigSchema, isLoopbackHost, type WalletConfig } from '../config/wallet-schema.ts'
 import { openDatabase } from '../db/database.ts'
 import type { Database } from '../db/tables.ts'
-import {
-  KeystoreError,
-  encryptMnemonic,
-  isValidMnemonic,
-  newMnemonic,
-  readKeystore,
-  unlockKeyring,
-  writeKeystore,
-} from '../wallet/keystore.ts'
+import { KeystoreError, readKeystore } from '../wallet/keystore.ts'
 import { keystorePath } from '../wallet/wallet.ts'
 import { consoleTokenPath, loadOrCreateConsoleToken, rotateConsoleToken } from '../wallet/console-token.ts'
 import { createWalletStore } from '../wallet/repository.ts'
+import { approvalsCommand } from './wallet-approval-commands.ts'
+import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
 import { WALLET_HELP } from './wallet-help.ts'
+import { accountsCommand, keystoreCommand } from './wallet-keystore-commands.ts'
 
 export interface WalletCliContext {
   dataDir: string
@@ -42,9 +37,9 @@ export interface WalletCliContext {
   env?: NodeJS.ProcessEnv
   /** stdin contents for `keystore import` without --mnemonic-file (tests); default: read process.stdin. */
   stdin?: () => Promise<string>
+  /** The networks the config serves (chain id and name), to name them in `approvals list`. */
+  chains?: { chainId: number; network: string }[]
 }
-
-class UsageError extends Error {}
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
@@ -111,123 +106,34 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
     throw new UsageError(`set ${config.keystore.passphraseEnv} (or --passphrase-file) to the keystore passphrase`)
   }
 
+  const commandEnv: WalletCommandEnv = {
+    action,
+    arg,
+    values,
+    store,
+    config,
+    path,
+    now,
+    json,
+    print,
+    passphrase,
+    readStdin: ctx.stdin ?? readStdin,
+    describeEnv: async () => ({ chains: ctx.chains ?? [], accounts: await store.listAccounts() }),
+  }
+
   try {
     switch (`${group ?? ''} ${action ?? ''}`.trim()) {
       case 'keystore create':
-      case 'keystore import': {
-        if (existsSync(path) && !values.force)
-          throw new UsageError(`a keystore already exists at ${path} (--force replaces it; back it up first)`)
-        const pass = passphrase()
-        if (pass.length < 8) throw new UsageError('the passphrase must have at least 8 characters')
-        let mnemonic: string
-        if (action === 'create') {
-          const words = values.words === undefined ? 12 : Number(values.words)
-          if (words !== 12 && words !== 24) throw new UsageError('--words must be 12 or 24')
-          mnemonic = newMnemonic(words)
-        } else {
-          const source = values['mnemonic-file']
-          mnemonic = source && source !== '-' ? readFileSync(source, 'utf8') : await (ctx.stdin ?? readStdin)()
-          mnemonic = mnemonic.trim().split(/\s+/).join(' ').toLowerCase()
-          if (!isValidMnemonic(mnemonic))
-            throw new UsageError('not a valid BIP-39 mnemonic (english wordlist, 12-24 words, checksum)')
-        }
-        const file = encryptMnemonic(mnemonic, pass, {
-          scryptLogN: config.keystore.scryptLogN,
-          publicTestMnemonic: false,
-        })
-        writeKeystore(path, file, { overwrite: true })
-        const keyring = unlockKeyring(file, pass)
-        await store.clearAccounts()
-        for (let i = 0; i < config.keystore.initialAccounts; i++)
-          await store.addAccount(keyring.addressAt(i), i, '', now)
-        const accounts = await store.listAccounts()
-        if (action === 'create') {
-          // The only time the mnemonic is shown: it is the user's backup. Never logged.
-          print(
-            `created ${path}\n\nWrite down this recovery phrase and keep it offline; it is shown only now:\n\n  ${mnemonic}\n\naccounts:\n${accounts.map((a) => `  #${a.index} ${a.address}`).join('\n')}\n\nRestart a running server to use the new keystore.`,
-            { keystore: path, mnemonic, accounts },
-          )
-        } else
-          print(
-            `imported into ${path}\naccounts:\n${accounts.map((a) => `  #${a.index} ${a.address}`).join('\n')}\n\nRestart a running server to use the new keystore.`,
-            { keystore: path, accounts },
-          )
-        return 0
-      }
-      case 'accounts list': {
-        const accounts = await store.listAccounts()
-        print(
-          accounts.map((a) => `#${a.index}  ${a.address}${a.label ? `  ${a.label}` : ''}`).join('\n') ||
-            '(no accounts)',
-          accounts,
-        )
-        return 0
-      }
-      case 'accounts add': {
-        const file = readKeystore(path)
-        if (!file)
-          throw new UsageError(
-            `no keystore at ${path}: run \`chaingate wallet keystore create\` (or start the server once)`,
-          )
-        const keyring = unlockKeyring(file, passphrase())
-        const index = await store.nextAccountIndex()
-        const address = keyring.addressAt(index)
-        await store.addAccount(address, index, values.label ?? '', now)
-        print(`added #${index} ${address}`, { index, address, label: values.label ?? '' })
-        return 0
-      }
-      case 'accounts remove': {
-        if (!arg) throw new UsageError('usage: wallet accounts remove <address>')
-        if (!(await store.removeAccount(arg, now))) throw new UsageError(`the wallet holds no account ${arg}`)
-        print(`removed ${arg.toLowerCase()} (it leaves every session)`, { removed: arg.toLowerCase() })
-        return 0
-      }
-      case 'approvals list': {
-        const pending = (await store.listApprovals('pending')).filter((p) => p.expiresAt > now)
-        print(
-          pending
-            .map((p) => `${p.id}  ${p.kind.padEnd(21)} ${p.origin}\n    ${JSON.stringify(p.request)}`)
-            .join('\n') || '(nothing waiting)',
-          pending,
-        )
-        return 0
-      }
+      case 'keystore import':
+        return await keystoreCommand(commandEnv)
+      case 'accounts list':
+      case 'accounts add':
+      case 'accounts remove':
+        return await accountsCommand(commandEnv)
+      case 'approvals list':
       case 'approvals approve':
-      case 'approvals reject': {
-        if (!arg) throw new UsageError(`usage: wallet approvals ${action} <id>`)
-        const row = await store.getApproval(arg)
-        if (!row) throw new UsageError(`no approval ${arg}`)
-        if (row.status !== 'pending') throw new UsageError(`approval ${arg} is ${row.status}, not pending`)
-        let decision: unknown
-        if (action === 'approve') {
-          const list = (v: string | undefined) =>
-            v
-              ?.split(',')
-              .map((s) => s.trim())
-              .filter(Boolean)
-          const d: Record<string, unknown> = {}
-          if (row.kind === 'session') {
-            const held = new Set((await store.listAccounts()).map((a) => a.address))
-            const requested = row.request as { preselectedAccounts?: string[] }
-            const accounts = list(values.accounts)?.map((a) => a.toLowerCase())
-            for (const a of accounts ?? []) if (!held.has(a)) throw new UsageError(`the wallet holds no account ${a}`)
-            // Default: the dapp's preselected accounts, else the first account.
-            d.accounts =
-              accounts ??
-              (requested.preselectedAccounts?.length ? requested.preselectedAccounts : [...held].slice(0, 1))
-            if (values.scopes) d.scopes = list(values.scopes)
-          }
-          decision = d
-        }
-        const ok = await store.decideApproval(arg, action === 'approve' ? 'approved' : 'rejected', decision, 'cli', now)
-        if (!ok) throw new UsageError(`approval ${arg} was answered or expired meanwhile`)
-        print(`${action === 'approve' ? 'approved' : 'rejected'} ${arg}`, {
-          id: arg,
-          status: action === 'approve' ? 'approved' : 'rejected',
-          decision,
-        })
-        return 0
-      }
+      case 'approvals reject':
+        return await approvalsCommand(commandEnv)
       case 'sessions list': {
         // The pairing hash stays in the database; the listing says only whether the session is paired.
         const sessions = (await store.listSessions()).map(({ session: { pairing, ...session }, ...row }) => ({
@@ -240,10 +146,10 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
             .map(
               (s) =>
                 `${s.origin}  (pairing: ${s.pairing})\n${Object.entries(s.session.sessionScopes)
-                  .map(
-                    ([k, v]) =>
-                      `    ${k}  ${v.accounts.map((a) => a.split(':')[2]).join(',') || '(no accounts)'}  ${v.methods.length} methods`,
-                  )
+                  .map(([k, v]) => {
+                    const accounts = v.accounts.map((a) => a.split(':')[2]).join(',') || '(no accounts)'
+                    return `    ${k}  ${accounts}  ${v.methods.length} methods`
+                  })
                   .join('\n')}`,
             )
             .join('\n') || '(no sessions)',
@@ -307,7 +213,12 @@ export const walletExtraCommand = {
     args: string[],
     _options: Record<string, unknown>,
     ctx: {
-      config: { dataDir: string; wallet: WalletConfig; database?: { url: string | null } }
+      config: {
+        dataDir: string
+        wallet: WalletConfig
+        database?: { url: string | null }
+        networks?: { name: string; chainId: number }[]
+      }
       json: boolean
       out(text: string): void
     },
@@ -327,6 +238,7 @@ export const walletExtraCommand = {
       config: ctx.config.wallet,
       out: ctx.out,
       databaseUrl: ctx.config.database?.url ?? null,
+      chains: ctx.config.networks?.map((n) => ({ chainId: n.chainId, network: n.name })),
     })
   },
 }

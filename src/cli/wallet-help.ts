@@ -5,7 +5,7 @@ export const WALLET_HELP = `Wallet (works while the server runs)
   wallet accounts list                                  accounts the wallet holds
   wallet accounts add [--label L]                       derive the next BIP-44 account
   wallet accounts remove <address>                      remove an account (it leaves every session)
-  wallet approvals list                                 requests waiting for the user
+  wallet approvals list [--json]                        requests waiting for the user, as the console shows them
   wallet approvals approve <id> [--accounts 0x…,0x…] [--scopes eip155:1,…]
                                                         approve (session: accounts to share, chains to keep)
   wallet approvals reject <id>

@@ -20,8 +20,8 @@ export interface NetworkRegistry {
   byChainId(chainId: number): Network | undefined
   /** Host header → network; matches `host:port` first, then the bare host. */
   byHost(host: string | undefined): Network | undefined
-  /** A sentence naming the known networks, for 404 answers. */
-  describe(): string
+  /** A sentence naming the known networks with the path form of the transport asked on, for 404 answers. */
+  describe(transport?: 'http' | 'ws'): string
 }
 
 export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry {
@@ -50,8 +50,9 @@ export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry
       const colon = h.lastIndexOf(':')
       return colon > 0 && !h.endsWith(']') ? hosts.get(h.slice(0, colon)) : undefined
     },
-    describe() {
-      return all.map((n) => `${n.name} (host ${n.hosts.join(', ')}; path /networks/${n.name}/v3/<key>)`).join('; ')
+    describe(transport = 'http') {
+      const form = transport === 'ws' ? 'ws/v3' : 'v3'
+      return all.map((n) => `${n.name} (host ${n.hosts.join(', ')}; path /networks/${n.name}/${form}/<key>)`).join('; ')
     },
   }
 }

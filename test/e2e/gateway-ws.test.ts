@@ -224,4 +224,19 @@ describe('gateway over WebSocket', () => {
     })
     expect(refused).toEqual({ status: 401, credits: '0' })
   })
+
+  it('a WebSocket on a host that names no network is told the WebSocket path form', async () => {
+    const refused = await new Promise<{ status: number; body: string }>((resolve) => {
+      const ws = new WebSocket(`${s.url.replace('http', 'ws')}/ws/v3/${s.key.key}`)
+      ws.on('unexpected-response', (_req, res) => {
+        let body = ''
+        res.on('data', (d) => (body += d))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, body }))
+      })
+      ws.on('error', () => undefined)
+    })
+    expect(refused.status).toBe(404)
+    expect(refused.body).toContain('path /networks/devnet-a/ws/v3/<key>')
+    expect(refused.body).not.toContain('/networks/devnet-a/v3/<key>')
+  })
 })

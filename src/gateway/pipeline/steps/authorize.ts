@@ -76,7 +76,7 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
         'unknown',
         0,
         undefined,
-        `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe()}`,
+        `unknown network "${req.networkLabel}": known networks are ${deps.networks.describe(transport)}`,
       )
     if (req.key === undefined) return refuse('KEY_REQUIRED', network.name, 0, undefined)
     const entry = deps.keys.get(req.key) // any string: what is not a key is simply not found

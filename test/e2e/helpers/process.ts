@@ -200,7 +200,10 @@ export async function startChaingate(args: string[], opts: { timeoutMs?: number 
   return {
     child,
     pid: child.pid!,
-    banner: parseBanner(stdout),
+    // Parsed when asked: a production config (devAccount: null) prints no dev key to parse.
+    get banner() {
+      return parseBanner(stdout)
+    },
     stdout: () => stdout,
     stderr: () => stderr,
     exited,

@@ -3,6 +3,7 @@
  * network's never serves; one not yet confirmed (unreachable at start-up) serves once a check confirms it
  * (docs/config.md, `onChainIdMismatch`).
  */
+import { hexToNumber, isHex } from 'viem'
 import { ChaingateError } from '../../errors/index.ts'
 import { post, type Member } from './member.ts'
 import type { PoolState } from './state.ts'
@@ -11,9 +12,9 @@ import type { PoolState } from './state.ts'
 export function chainIdOf(body: Buffer): number | undefined {
   try {
     const result = (JSON.parse(body.toString()) as { result?: unknown }).result
-    if (typeof result !== 'string' || !/^0x[0-9a-fA-F]{1,16}$/.test(result)) return undefined
-    const n = Number.parseInt(result, 16)
-    return Number.isSafeInteger(n) ? n : undefined
+    // At most 16 hex digits; hexToNumber throws beyond 2^53-1 (caught: no chain id).
+    if (!isHex(result) || result.length < 3 || result.length > 18) return undefined
+    return hexToNumber(result)
   } catch {
     return undefined
   }
@@ -23,7 +24,10 @@ const both = (id: number) => `${id} (0x${id.toString(16)})`
 
 /** Names the node (its redacted URL) and both ids, in decimal and hex. */
 export function mismatchText(network: string, upstream: string, actual: number, expected: number): string {
-  return `network ${network}: upstream ${upstream} answers chain id ${both(actual)}, but the network is declared with chain id ${both(expected)}`
+  return (
+    `network ${network}: upstream ${upstream} answers chain id ${both(actual)}, ` +
+    `but the network is declared with chain id ${both(expected)}`
+  )
 }
 
 const CHAIN_ID_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
@@ -87,7 +91,8 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
       if (fatal.length > 0)
         throw new ChaingateError(
           'UPSTREAM_WRONG_CHAIN',
-          `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, or set the upstream's onChainIdMismatch: exclude`,
+          `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, ` +
+            "or set the upstream's onChainIdMismatch: exclude",
         )
       for (const m of members) {
         if (m.chain === 'wrong')
@@ -98,7 +103,8 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
         else if (m.chain === 'unknown')
           pool.log?.warn(
             { network, upstream: m.label, reason: m.chainNote },
-            'upstream not reachable at start-up: out of rotation until its chain id is confirmed (checked again when needed)',
+            'upstream not reachable at start-up: out of rotation until its chain id is confirmed ' +
+              '(checked again when needed)',
           )
       }
     },

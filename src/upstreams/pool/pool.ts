@@ -23,15 +23,13 @@
  * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
  * (src/upstreams/pool/ws-connection.ts) for every call.
  */
-import { Pool } from 'undici'
-import { TokenBucket } from '../../shared/token-bucket.ts'
 import { run } from './attempts.ts'
 import { Breaker, type BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id.ts'
 import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
-import { RollingStats } from './latency.ts'
+import { isWebSocketUrl, newMember } from './new-member.ts'
 import {
   DEFAULT_MAX_RESPONSE_BYTES,
   post,
@@ -43,7 +41,6 @@ import {
 import type { PoolState } from './state.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
-import { createWsRpcConnection } from './ws-connection.ts'
 
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
@@ -123,10 +120,7 @@ export interface PoolLog {
   error(fields: object, message: string): void
 }
 
-const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
-
-/** http://user:pass@host/path?x → host/path: node URLs often embed provider keys, never show them. */
-export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '/' ? '' : '/…'}`
+export { redactUrl } from './new-member.ts'
 
 /** How long close() waits for requests in flight before dropping them. */
 const CLOSE_GRACE_MS = 1000
@@ -165,55 +159,9 @@ export function createUpstreamPool(
     cooldownMs,
     maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   }
-  const members: Member[] = endpoints.map((e) => {
-    const url = new URL(e.url)
-    const headers: Record<string, string> = { 'content-type': 'application/json' }
-    if (url.username)
-      headers.authorization = `Basic ${Buffer.from(`${decodeURIComponent(url.username)}:${decodeURIComponent(url.password)}`).toString('base64')}`
-    const timeoutMs = e.timeoutMs ?? opts.timeoutMs
-    const rate = e.maxRequestsPerSecond ?? Infinity
-    return {
-      url,
-      path: `${url.pathname}${url.search}`,
-      headers,
-      label: redactUrl(url),
-      pool: isWebSocketUrl(e.url)
-        ? undefined
-        : new Pool(url.origin, {
-            connections: opts.connections ?? 128,
-            keepAliveTimeout: 30_000,
-            headersTimeout: timeoutMs,
-            bodyTimeout: timeoutMs,
-            connectTimeout: Math.min(timeoutMs, 5000),
-          }),
-      socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network, timeoutMs }) : undefined,
-      downUntil: 0,
-      usable: expected === undefined,
-      chain: expected === undefined ? 'confirmed' : 'unknown',
-      chainNote: expected === undefined ? undefined : 'not checked yet',
-      verifyError: undefined,
-      verifying: undefined,
-      lastVerifyAt: 0,
-      onChainIdMismatch: e.onChainIdMismatch ?? 'fail',
-      refusal: undefined,
-      refusalDetail: '',
-      blockedUntil: 0,
-      backoffMs: 0,
-      role: e.role ?? 'primary',
-      weight: e.weight ?? 1,
-      timeoutMs,
-      labels: e.labels ?? [],
-      stats: new RollingStats(),
-      breaker: new Breaker(policy.breaker),
-      head: undefined,
-      finalized: undefined,
-      headPolling: false,
-      budget: Number.isFinite(rate) ? new TokenBucket(rate, rate, 0) : undefined,
-      score: 0,
-      inBand: true,
-      rrCurrent: 0,
-    }
-  })
+  const members: Member[] = endpoints.map((e) =>
+    newMember(e, { network, timeoutMs: opts.timeoutMs, connections: opts.connections, expected, policy }),
+  )
   const pool: PoolState = {
     network,
     members,

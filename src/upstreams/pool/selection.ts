@@ -195,7 +195,11 @@ export const memberStatus = (pool: PoolState, m: Member, now: number): UpstreamS
       ...base,
       state: 'down',
       cause: 'breaker-open',
-      reason: `${m.breaker.failures} failures in a row; ${m.breaker.openUntil > now ? `probed again in ${Math.ceil((m.breaker.openUntil - now) / 1000)} s` : 'probed on the next call'}`,
+      reason: `${m.breaker.failures} failures in a row; ${
+        m.breaker.openUntil > now
+          ? `probed again in ${Math.ceil((m.breaker.openUntil - now) / 1000)} s`
+          : 'probed on the next call'
+      }`,
     }
   if (m.downUntil > now)
     return { ...base, state: 'down', cause: 'failing', reason: 'failed to answer; tried again shortly' }

@@ -22,6 +22,7 @@
  * src/upstreams/subscriptions/replay.ts.
  */
 import type { Registry } from 'prom-client'
+import { isHex } from 'viem'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
 import { createReplay } from './replay.ts'
@@ -133,7 +134,7 @@ export function subscriptionKey(params: unknown[]): string {
           .sort()
           .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
       )
-    return typeof v === 'string' && /^0x[0-9a-fA-F]*$/.test(v) ? v.toLowerCase() : v
+    return isHex(v) ? v.toLowerCase() : v
   }
   return JSON.stringify(canon(params))
 }
@@ -257,7 +258,8 @@ export function registerSubscriptionMetrics(registry: Registry, hubs: ReadonlyMa
   )
   metric(
     'chaingate_subscription_moves_total',
-    "Times a network's subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013",
+    "Times a network's subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); " +
+      'gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
     'counter',
     () =>
       [...hubs].flatMap(([network, h]) =>

@@ -2,6 +2,7 @@
  * The subscription hub's calls to a node over its WebSocket (src/upstreams/subscriptions/connection.ts): the
  * connection's record, one JSON-RPC call, a node's error answer, hex quantities, and the chain id check.
  */
+import { hexToBigInt, isHex } from 'viem'
 import type { RpcErrorObject } from '../../jsonrpc/envelope.ts'
 import { errors } from '../../errors/index.ts'
 import type { WsRpcConnection } from '../pool/ws-connection.ts'
@@ -26,10 +27,9 @@ export interface Conn {
   heartbeat: NodeJS.Timeout | undefined
 }
 
-export const toBig = (hex: unknown): bigint | undefined => {
-  if (typeof hex !== 'string' || !/^0x[0-9a-fA-F]{1,64}$/.test(hex)) return undefined
-  return BigInt(hex)
-}
+/** A quantity of 1 to 64 hex digits as a bigint; undefined for anything else. */
+export const toBig = (hex: unknown): bigint | undefined =>
+  isHex(hex) && hex.length > 2 && hex.length <= 66 ? hexToBigInt(hex) : undefined
 
 export const call = async (conn: Conn, method: string, params: unknown[]): Promise<unknown> => {
   const answer = (await conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params })) as {

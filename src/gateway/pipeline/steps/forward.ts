@@ -81,7 +81,9 @@ export async function forwardMany(
     }
   }
   // Built outside the try: a throw here is a bug, not a node failure.
-  const body = `[${calls.map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] })).join(',')}]`
+  const body = `[${calls
+    .map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] }))
+    .join(',')}]`
   const started = performance.now()
   try {
     const answer = await ctx.pool.send(body)

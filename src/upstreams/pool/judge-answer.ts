@@ -1,0 +1,204 @@
+/**
+ * Whether a node's answer is a JSON-RPC answer to the request at all (`judgeAnswer`): one walk over its top-level
+ * members (src/jsonrpc/scan.ts), never a parse of the result. A node that answers with something else (a proxy's
+ * HTML page, a body cut short, another call's id) is failing, not answering (docs/upstreams.md).
+ */
+import { afterValue, isSpace, MemberWalk, skipSpace } from '../../jsonrpc/scan.ts'
+
+/** A JSON-RPC answer to the request: a result, or an error object (`code`, `message`); else why it is not one. */
+export type AnswerVerdict = 'result' | 'error' | { fault: string }
+
+/** Answers larger than this whose result comes last (after `id`) are checked at both ends, not byte by byte. */
+const WALK_ALL_BYTES = 64 * 1024
+
+interface Members {
+  /** The top-level id's bytes [idStart, idEnd), as written; -1 when there is none. */
+  idStart: number
+  idEnd: number
+  /** A result member; `null` as its value. */
+  result: boolean
+  nullResult: boolean
+  /** An error member other than `null`: its value's bytes; -1 when there is none. */
+  errStart: number
+  errEnd: number
+  /** Why the bytes are not one JSON object (unbalanced, cut short, trailing bytes). */
+  broken: string | undefined
+}
+
+const isNull = (b: Buffer, v: number, end: number) => end - v === 4 && b[v] === 0x6e
+
+/** Walks one JSON object's top-level members in b[start, end); a long trailing `result` is checked at its ends only. */
+function members(b: Buffer, start: number, end: number, shortcut: boolean): Members {
+  const o: Members = {
+    idStart: -1,
+    idEnd: -1,
+    result: false,
+    nullResult: false,
+    errStart: -1,
+    errEnd: -1,
+    broken: undefined,
+  }
+  const walk = new MemberWalk(b, start, end)
+  while (walk.next()) {
+    const v = walk.valueStart
+    const result = walk.keyIs('result')
+    if (result && shortcut && o.idStart >= 0 && endsWithCloserOf(b, v, end)) return ((o.result = true), o)
+    const i = walk.skipValue()
+    if (i < 0) break
+    if (result) {
+      o.result = true
+      o.nullResult = isNull(b, v, i)
+    } else if (walk.keyIs('id')) {
+      o.idStart = v
+      o.idEnd = i
+    } else if (walk.keyIs('error') && !isNull(b, v, i)) {
+      o.errStart = v
+      o.errEnd = i
+    }
+  }
+  o.broken = walk.fault
+  return o
+}
+
+/** The object ends right after a value opened at `v` ({…}, […] or "…"): `}` last, the value's closer before it. */
+function endsWithCloserOf(b: Buffer, v: number, end: number): boolean {
+  let j = end - 1
+  while (j > v && isSpace(b[j])) j--
+  if (b[j] !== 0x7d) return false
+  j--
+  while (j > v && isSpace(b[j])) j--
+  const open = b[v]
+  return (
+    j > v &&
+    ((open === 0x7b && b[j] === 0x7d) ||
+      (open === 0x5b && b[j] === 0x5d) ||
+      (open === 0x22 && b[j] === 0x22 && b[j - 1] !== 0x5c))
+  )
+}
+
+/** The same id, written the same or not ("\u0061" and "a"): bytes first, a parse only when they differ. */
+function sameId(a: Buffer, aStart: number, aEnd: number, b: Buffer, bStart: number, bEnd: number): boolean {
+  if (aEnd - aStart === bEnd - bStart && a.compare(b, bStart, bEnd, aStart, aEnd) === 0) return true
+  return canonicalId(a.toString('utf8', aStart, aEnd)) === canonicalId(b.toString('utf8', bStart, bEnd))
+}
+
+function canonicalId(text: string): string {
+  try {
+    return JSON.stringify(JSON.parse(text))
+  } catch {
+    return text
+  }
+}
+
+/** Why an error member is not an object with an integer `code` and a string `message` (JSON-RPC 2.0, section 5.1). */
+function errorFault(b: Buffer, from: number, to: number): string | undefined {
+  let e: unknown
+  try {
+    e = JSON.parse(b.toString('utf8', from, to))
+  } catch {
+    return 'an error that is not JSON'
+  }
+  if (e === null || typeof e !== 'object' || Array.isArray(e)) return 'an error that is not an object'
+  const { code, message } = e as { code?: unknown; message?: unknown }
+  if (!Number.isInteger(code)) return 'an error without an integer code'
+  if (typeof message !== 'string') return 'an error without a message'
+  return undefined
+}
+
+/**
+ * One answer object's verdict, against the id it must carry (`req`'s bytes [idStart, idEnd)). Tolerated:
+ * `"error": null` beside a result, and `"result": null` beside an error (some servers write both members).
+ */
+function verdictOf(b: Buffer, o: Members, req: Buffer, idStart: number, idEnd: number): AnswerVerdict {
+  if (o.broken !== undefined) return { fault: o.broken }
+  const error = o.errStart >= 0
+  if (o.result && error && !o.nullResult) return { fault: 'both a result and an error' }
+  if (!o.result && !error) return { fault: 'neither a result nor an error' }
+  if (o.idStart < 0) return { fault: 'no id' }
+  // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
+  if (!sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) && !(error && isNull(b, o.idStart, o.idEnd)))
+    return {
+      fault:
+        `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} ` +
+        `for a call with id ${req.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}`,
+    }
+  if (!error) return 'result'
+  const f = errorFault(b, o.errStart, o.errEnd)
+  return f === undefined ? 'error' : { fault: f }
+}
+
+/**
+ * Whether `answer` is a JSON-RPC answer to `request` (a single call or a batch, as sent): one JSON object with the
+ * call's id (or `null` on an error: the node could not read the call) and either a result or an error object with
+ * an integer code and a string message; for a batch, an array with one such answer per call that has an id, in any
+ * order, none missing, unknown or twice. A notification (no id) expects nothing: any answer, an empty one
+ * included, is fine. Never throws; a single call's answer costs one walk of both bodies' top-level members.
+ */
+export function judgeAnswer(request: string | Buffer, answer: Buffer): AnswerVerdict {
+  const req = typeof request === 'string' ? Buffer.from(request) : request
+  const r = skipSpace(req, 0)
+  if (req[r] === 0x5b) return judgeBatch(req, r, answer)
+  const call = members(req, r, req.length, false)
+  if (call.idStart < 0) return 'result'
+  return verdictOf(
+    answer,
+    members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES),
+    req,
+    call.idStart,
+    call.idEnd,
+  )
+}
+
+/** A batch's answer: one answer per call with an id (notifications left out), by id, in any order. */
+function judgeBatch(req: Buffer, r: number, answer: Buffer): AnswerVerdict {
+  const left = new Map<string, number>()
+  let calls = 0
+  for (let i = skipSpace(req, r + 1); i < req.length && req[i] !== 0x5d; ) {
+    const end = afterValue(req, i)
+    if (end < 0) break
+    const c = members(req, i, end, false)
+    if (c.idStart >= 0) {
+      left.set(canonicalId(req.toString('utf8', c.idStart, c.idEnd)), 0)
+      calls++
+    }
+    i = skipSpace(req, end)
+    if (req[i] !== 0x2c) break
+    i = skipSpace(req, i + 1)
+  }
+  if (calls === 0) return 'result'
+  let i = skipSpace(answer, 0)
+  if (i >= answer.length) return { fault: 'an empty answer to a batch' }
+  if (answer[i] !== 0x5b) return { fault: `not an array for a batch${errorText(answer)}` }
+  i = skipSpace(answer, i + 1)
+  while (answer[i] !== 0x5d) {
+    const end = afterValue(answer, i)
+    if (end < 0 || i >= answer.length) return { fault: 'cut short' }
+    const o = members(answer, i, end, false)
+    if (o.broken === undefined && o.idStart >= 0) {
+      const id = canonicalId(answer.toString('utf8', o.idStart, o.idEnd))
+      if (!left.delete(id)) return { fault: `an answer for id ${id.slice(0, 40)}, not asked or given twice` }
+    }
+    const v = verdictOf(answer, o, answer, o.idStart, o.idEnd)
+    if (typeof v === 'object') return { fault: `a batch entry with ${v.fault}` }
+    i = skipSpace(answer, end)
+    if (answer[i] === 0x2c) i = skipSpace(answer, i + 1)
+    else if (answer[i] !== 0x5d) return { fault: i >= answer.length ? 'cut short' : 'not JSON' }
+  }
+  if (skipSpace(answer, i + 1) < answer.length) return { fault: 'bytes after the answer' }
+  if (left.size > 0) return { fault: `no answer for ${left.size} of the ${calls} calls` }
+  return 'result'
+}
+
+/**
+ * ` (the node's error: "<message>")` of a single error answered to a batch (a node that does not take batches says so).
+ */
+function errorText(b: Buffer): string {
+  const o = members(b, 0, b.length, false)
+  if (o.broken !== undefined || o.errStart < 0) return ''
+  try {
+    const m = (JSON.parse(b.toString('utf8', o.errStart, o.errEnd)) as { message?: unknown } | null)?.message
+    return typeof m === 'string' ? ` (the node's error: ${m.slice(0, 200)})` : ''
+  } catch {
+    return ''
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * The shipped Prometheus files with the real tools: `promtool check` and `promtool test rules` on
+ * deploy/prometheus/, then a real Prometheus scraping a running chaingate (on Redis, so every metric the rules name
+ * is there): the scrape is up, the rules load, and the series part of every alert expression returns series. The
+ * Grafana dashboard (deploy/grafana/chaingate.json) names only metrics /metrics exposes, and every panel query
+ * runs. Labels stay bounded: no key or account ids.
+ */
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { randomBytes } from 'node:crypto'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { request } from 'undici'
+import { parse } from 'yaml'
+import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
+import { freePort } from './helpers/haproxy.ts'
+import { ROOT, waitFor } from './helpers/process.ts'
+import { startTestServer, call, type TestServer } from './helpers/server.ts'
+import { redisUrl, servicesRequired } from './helpers/services.ts'
+
+const DIR = join(ROOT, 'deploy', 'prometheus')
+const missing = ['prometheus', 'promtool'].filter((t) => spawnSync(t, ['--version']).status !== 0)
+const suite = missing.length > 0 && !servicesRequired ? describe.skip : describe
+if (missing.length > 0 && !servicesRequired)
+  console.warn(`deploy-prometheus: skipped, ${missing.join(' and ')} missing (apt-get install prometheus)`)
+
+interface Rule {
+  alert: string
+  expr: string
+}
+const rules: Rule[] = parse(readFileSync(join(DIR, 'alerts.yaml'), 'utf8')).groups.flatMap((g: any) => g.rules)
+
+/** `A > 1 and B == 1` → [A, B]: the series an alert compares, which must exist whatever their values. */
+function seriesParts(expr: string): string[] {
+  return expr
+    .split(/\band\b/)
+    .map((p) => p.trim().replace(/\s*(==|!=|>=|<=|>|<)\s*[0-9.e+-]+$/, ''))
+    .filter(Boolean)
+}
+
+suite('Prometheus rules and the Grafana dashboard against a running chaingate', () => {
+  let anvil: RunningAnvil
+  let s: TestServer
+  let prom: ChildProcess
+  let promUrl: string
+  let promOut = ''
+  const dir = mkdtempSync(join(tmpdir(), 'chaingate-prom-'))
+  const query = async (q: string) => {
+    const res = await request(`${promUrl}/api/v1/query?query=${encodeURIComponent(q)}`)
+    return (await res.body.json()) as { status: string; error?: string; data: { result: unknown[] } }
+  }
+
+  beforeAll(async () => {
+    anvil = await startAnvil({ chainId: 4260, port: 0, blockTimeSeconds: 0 })
+    s = await startTestServer({
+      networks: [{ name: 'ext', chainId: 4260, upstreams: [{ url: anvil.url }] }],
+      plans: { tiny: { creditsPerDay: 300, creditsPerSecond: 100_000, maxKeys: null } },
+      redis: { url: redisUrl, keyPrefix: `test-prom-${randomBytes(4).toString('hex')}:` },
+    })
+    // Traffic of every kind the rules and panels look at: answers, a node error, a refusal for credits.
+    const tiny = await s.newKey('tiny')
+    for (let i = 0; i < 20; i++) await s.rpc(call('eth_blockNumber'), { network: 'ext' })
+    await s.rpc(call('eth_getBalance', ['0xnot-an-address', 'latest']), { network: 'ext' })
+    for (let i = 0; i < 40; i++) {
+      const r = await s.rpc(call('eth_blockNumber'), { network: 'ext', key: tiny.key.key })
+      if (r.status === 402) break
+    }
+    const port = await freePort()
+    promUrl = `http://127.0.0.1:${port}`
+    const target = new URL(s.url).host
+    writeFileSync(
+      join(dir, 'prometheus.yml'),
+      JSON.stringify({
+        global: { scrape_interval: '1s', evaluation_interval: '1s' },
+        rule_files: [join(DIR, 'alerts.yaml')],
+        scrape_configs: [{ job_name: 'chaingate', static_configs: [{ targets: [target] }] }],
+      }),
+    )
+    prom = spawn(
+      'prometheus',
+      [
+        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--storage.tsdb.path=${join(dir, 'data')}`,
+        `--web.listen-address=127.0.0.1:${port}`,
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    )
+    prom.stderr!.on('data', (c: Buffer) => (promOut += c.toString()))
+    await waitFor(
+      async () => {
+        if (prom.exitCode !== null) throw new Error(`prometheus exited: ${promOut}`)
+        return (await request(`${promUrl}/-/ready`)).statusCode === 200
+      },
+      30_000,
+      'prometheus ready',
+      200,
+    )
+    // Three scrapes at least: rate() and delta() need two samples in their window.
+    await waitFor(
+      async () => (await query('count_over_time(up{job="chaingate"}[1m]) >= 3')).data.result.length === 1,
+      30_000,
+      'three scrapes',
+      250,
+    )
+  }, 120_000)
+
+  afterAll(async () => {
+    if (prom && prom.exitCode === null) {
+      const exited = new Promise((r) => prom.once('exit', r))
+      prom.kill('SIGTERM')
+      await exited
+    }
+    await s?.stop()
+    await anvil?.stop()
+    rmSync(dir, { recursive: true, force: true })
+  })
+
+  it('promtool: the rules and the compose Prometheus config check, and the rules unit tests pass', () => {
+    for (const args of [
+      ['check', 'rules', 'alerts.yaml'],
+      ['check', 'config', 'prometheus.yml'],
+      ['test', 'rules', 'alerts.test.yaml'],
+    ]) {
+      const r = spawnSync('promtool', args, { cwd: DIR, encoding: 'utf8' })
+      expect(r.status, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0)
+    }
+  })
+
+  it('the scrape is up and every rule is loaded and healthy', async () => {
+    expect((await query('up{job="chaingate"}')).data.result).toMatchObject([{ value: [expect.anything(), '1'] }])
+    const res = await request(`${promUrl}/api/v1/rules`)
+    const loaded = ((await res.body.json()) as any).data.groups.flatMap((g: any) => g.rules)
+    expect(loaded.map((r: any) => r.name).sort()).toEqual(rules.map((r) => r.alert).sort())
+    for (const r of loaded) expect(r.health, `${r.name}: ${r.lastError}`).toBe('ok')
+  })
+
+  it.each(rules.map((r) => [r.alert, r.expr] as const))('%s: the series it compares exist', async (_name, expr) => {
+    for (const part of seriesParts(expr)) {
+      const r = await query(part)
+      expect(r.status, r.error).toBe('success')
+      expect(r.data.result.length, part).toBeGreaterThan(0)
+    }
+  })
+
+  it('the Grafana dashboard names only metrics /metrics exposes, and every panel query runs', async () => {
+    const exposed = await (await request(`${s.url}/metrics`)).body.text()
+    const types = new Set([...exposed.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]))
+    const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy', 'grafana', 'chaingate.json'), 'utf8'))
+    const exprs: string[] = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr))
+    expect(exprs.length).toBeGreaterThan(15)
+    for (const expr of exprs) {
+      const names = [...expr.matchAll(/\b((?:chaingate|process|nodejs)_[a-z0-9_]+)/g)].map((m) => m[1]!)
+      expect(names.length, expr).toBeGreaterThan(0)
+      for (const name of names)
+        expect(types.has(name.replace(/_(bucket|sum|count)$/, '')) || types.has(name), name).toBe(true)
+      const q = expr.replaceAll('$__rate_interval', '1m').replaceAll('$network', '.*')
+      const r = await query(q)
+      expect(r.status, `${q}: ${r.error}`).toBe('success')
+    }
+  })
+
+  it('label cardinality is bounded: no key, account or client labels', async () => {
+    const exposed = await (await request(`${s.url}/metrics`)).body.text()
+    const labels = new Set(
+      [...exposed.matchAll(/^chaingate_\w+\{([^}]*)\}/gm)].flatMap((m) =>
+        [...m[1]!.matchAll(/(\w+)="/g)].map((l) => l[1]),
+      ),
+    )
+    expect([...labels].sort()).toEqual(expect.arrayContaining(['method', 'network', 'outcome', 'upstream']))
+    for (const l of labels)
+      expect(['le', 'method', 'network', 'outcome', 'reason', 'source', 'state', 'upstream']).toContain(l)
+    expect(exposed).not.toContain(s.key.key)
+    expect(exposed).not.toContain(s.account.id)
+  })
+})

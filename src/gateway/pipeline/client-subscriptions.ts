@@ -33,8 +33,10 @@ export interface SubscriptionDeps {
 }
 
 export interface SubscriptionIo {
-  /** Writes an event; false when it could not be delivered (then it is not charged). */
-  deliver(text: string): boolean
+  /** Writes an event's notification text; false when it could not be delivered (then it is not charged). */
+  deliver?(text: string): boolean
+  /** In process (the wallet): takes an event as a value instead of text; false as for deliver. */
+  event?(subscription: string, result: unknown): boolean
   /** The node's subscription connection dropped. */
   lost(reason: string): void
   /** The account's daily balance is used up. */
@@ -120,8 +122,13 @@ export function createSubscriptions(
         io.exhausted()
         return
       }
-      const text = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}","result":${resultJson}}}`
-      if (!io.deliver(text)) {
+      const ok = io.event
+        ? io.event(clientId, result)
+        : io.deliver!(
+            `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}",` +
+              `"result":${resultJson}}}`,
+          )
+      if (!ok) {
         if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
         return
       }

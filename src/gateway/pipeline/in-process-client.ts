@@ -1,7 +1,8 @@
 /**
  * A JSON-RPC client of the gateway inside the same process: the wallet's reads, broadcasts and subscriptions
  * go through the same pipeline as any client's (key, limits, credits, usage), charged to the wallet's own key,
- * without a socket.
+ * without a socket: calls go in as objects, and subscription events come back as values (SubscriptionIo.event),
+ * not as WebSocket messages.
  */
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import { ERROR_REGISTRY } from '../../errors/registry.ts'
@@ -57,7 +58,8 @@ export function createInProcessClient(deps: {
   }
 
   /** The answer, or the refusal as an error with the registry's JSON-RPC code. */
-  const unwrap = (out: Outcome, answer: string | Buffer | undefined): unknown => {
+  const unwrap = (out: Outcome): unknown => {
+    const answer = out.body
     if (answer === undefined && out.code !== undefined) {
       const spec = ERROR_REGISTRY[out.code]
       throw new RpcCallError({ code: spec.rpcCode ?? -32603, message: spec.summary })
@@ -65,6 +67,15 @@ export function createInProcessClient(deps: {
     const msg = JSON.parse(answer?.toString() ?? '{"result":null}') as { result?: unknown; error?: RpcErrorObject }
     if (msg.error) throw new RpcCallError(msg.error)
     return msg.result
+  }
+
+  /**
+   * One call through the pipeline: the call object is handed in as it is (no text parsed back); its text is made
+   * once, because that is what goes to the node.
+   */
+  const runCall = (ctx: CallContext, method: string, params: unknown) => {
+    const call = { jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }
+    return deps.gateway.run(ctx, [validateCall(call)], false, JSON.stringify(call)).then(unwrap)
   }
 
   const sessionFor = (ctx: CallContext) => {
@@ -76,9 +87,9 @@ export function createInProcessClient(deps: {
         deps.hubs.get(ctx.network.name)!,
         deps.subscriptions,
         {
-          deliver(text) {
-            const msg = JSON.parse(text) as { params: { subscription: string; result: unknown } }
-            handlers.get(msg.params.subscription)?.(msg.params.result)
+          // Events come as values (no notification text to parse): the wallet forwards the result.
+          event(subscription, result) {
+            handlers.get(subscription)?.(result)
             return true
           },
           lost() {
@@ -94,27 +105,17 @@ export function createInProcessClient(deps: {
     return s
   }
 
-  /** One call through the pipeline, as a WebSocket message with this network's subscriptions as local methods. */
+  /** eth_subscribe / eth_unsubscribe: this network's subscriptions as the pipeline's local methods. */
   const viaSession = async (chainId: number, method: string, params: unknown[]) => {
     const base = context(chainId)
     const s = sessionFor(base)
-    let answer: string | undefined
-    const ctx: CallContext = { ...base, local: s.subs.local, deliver: (text) => ((answer = text), true) }
-    const out = await deps.gateway.handleMessage(
-      ctx,
-      JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params }),
-      {},
-    )
-    return { result: unwrap(out, answer), s }
+    return { result: await runCall({ ...base, local: s.subs.local }, method, params), s }
   }
 
   return {
     chains: () => deps.networks.all.map((n) => ({ chainId: n.chainId, network: n.name })),
     async request(chainId, method, params) {
-      const ctx: CallContext = { ...context(chainId), transport: 'http' }
-      const raw = JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] })
-      const out = await deps.gateway.run(ctx, [validateCall(JSON.parse(raw))], false, raw)
-      return unwrap(out, out.body)
+      return runCall({ ...context(chainId), transport: 'http' }, method, params)
     },
     async subscribe(chainId, params, onEvent) {
       const { result, s } = await viaSession(chainId, 'eth_subscribe', params)

@@ -18,10 +18,13 @@ import { matchRpcPath, type RpcTransport } from '../../shared/rpc-paths.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
 import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
 
+/** Headers a browser page may read from an answer besides the CORS-safelisted ones. */
+export const EXPOSED_HEADERS = 'x-credits-charged, retry-after'
 export const CORS_HEADERS: [string, string][] = [
   ['access-control-allow-origin', '*'],
   ['access-control-allow-methods', 'POST, OPTIONS'],
   ['access-control-allow-headers', 'content-type, authorization, enable-failover'],
+  ['access-control-expose-headers', EXPOSED_HEADERS],
   ['access-control-max-age', '86400'],
 ]
 const CORS_FLAT = CORS_HEADERS.flat()
@@ -109,10 +112,19 @@ export function createRpcRoute(deps: {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
       body === undefined
-        ? ['access-control-allow-origin', '*', 'x-credits-charged', String(out.credits)]
+        ? [
+            'access-control-allow-origin',
+            '*',
+            'access-control-expose-headers',
+            EXPOSED_HEADERS,
+            'x-credits-charged',
+            String(out.credits),
+          ]
         : [
             'access-control-allow-origin',
             '*',
+            'access-control-expose-headers',
+            EXPOSED_HEADERS,
             'x-credits-charged',
             String(out.credits),
             'content-type',
@@ -203,6 +215,8 @@ export function createRpcRoute(deps: {
     res.writeHead(500, [
       'access-control-allow-origin',
       '*',
+      'access-control-expose-headers',
+      EXPOSED_HEADERS,
       'x-credits-charged',
       '0',
       'content-type',

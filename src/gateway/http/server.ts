@@ -20,7 +20,8 @@ import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { BODIES, JSON_TYPE, TEXT, isLimitCode, limitAnswer, refusal } from './infura-bodies.ts'
 import { registerOperations } from './operations.ts'
-import { CORS_HEADERS, createRpcRoute, rpcTarget } from './rpc-route.ts'
+import { createRpcRoute, rpcTarget } from './rpc-route.ts'
+import { CORS, preflight } from './cors-preflight.ts'
 import { createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
 
 export interface GatewayServerDeps {
@@ -72,8 +73,6 @@ export interface GatewayServer {
   stopKeepAlive(): void
 }
 
-/** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
-const CORS = { ...Object.fromEntries(CORS_HEADERS), 'x-credits-charged': '0' }
 const STATUS_TEXT: Record<number, string> = {
   401: 'Unauthorized',
   402: 'Payment Required',
@@ -147,7 +146,6 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
 
   const notAllowed = async (_req: FastifyRequest, reply: FastifyReply) =>
     reply.code(405).headers(CORS).header('allow', 'POST, OPTIONS').type(TEXT).send(BODIES.METHOD_NOT_ALLOWED)
-  const preflight = async (_req: FastifyRequest, reply: FastifyReply) => reply.code(204).headers(CORS).send()
 
   // POST on these paths never reaches fastify: the bare node:http route (rpc-route.ts) takes it first.
   for (const path of ['/v3', '/v3/*', '/networks/:network/v3', '/networks/:network/v3/*']) {

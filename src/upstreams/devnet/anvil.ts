@@ -135,7 +135,9 @@ async function launch(binary: string, host: string, port: number, options: Anvil
   // Derive a custom mnemonic's accounts before spawning anything: a bad mnemonic fails fast and clearly.
   const fund =
     options.mnemonic && options.mnemonic.trim() !== ANVIL_TEST_MNEMONIC ? deriveAddresses(options.mnemonic) : []
-  const args = ['--quiet', '--host', host, '--port', String(port), '--chain-id', String(chainId)]
+  // --no-cors: no Access-Control-* headers, so no web page can read anvil's answers or send it JSON (the preflight
+  // fails); chaingate is its only intended client.
+  const args = ['--quiet', '--no-cors', '--host', host, '--port', String(port), '--chain-id', String(chainId)]
   if (options.blockTimeSeconds > 0) args.push('--block-time', String(options.blockTimeSeconds))
   if (options.stateFile) {
     // anvil silently skips saving state when the folder is missing, so a restart would start from block 0.

@@ -8,26 +8,17 @@
  * and ends as an Outcome (codes, credits, answer bytes) that src/gateway/http turns into a status, headers and body.
  */
 import type { MaybePromise } from '../../shared/types.ts'
-import { NO_UPSTREAM } from '../../usage/upstream-usage.ts'
-import type { ChaingateError } from '../../errors/index.ts'
 import type { LimitCode } from '../../errors/registry.ts'
 import {
-  errorCodeOf,
-  isErrorAnswer,
   parseBody,
   serializeError,
-  serializeResult,
   toErrorObject,
   type ParsedBody,
   type ParsedEntry,
   type RpcCall,
 } from '../../jsonrpc/envelope.ts'
-import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import { createAdmit } from './steps/admit.ts'
-import { forwardAlone, sentAlone } from './filter-calls.ts'
 import { createAuthorize, type Authorized } from './steps/authorize.ts'
-import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward.ts'
-import { decision, priceOf } from './steps/price.ts'
 import { createRunEntries } from './run-entries.ts'
 import { createRunSingle } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
@@ -52,7 +43,7 @@ const callsOf = (parsed: ParsedBody): RpcCall[] =>
       : []
 
 export function createGateway(deps: GatewayDeps): Gateway {
-  const { costs, metrics, clock } = deps
+  const { metrics } = deps
   const settle = createSettle(deps)
   const authorize = createAuthorize({ ...deps, settle })
   const admit = createAdmit(deps)

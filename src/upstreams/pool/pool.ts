@@ -24,7 +24,7 @@
  * (src/upstreams/pool/ws-connection.ts) for every call.
  */
 import { run } from './attempts.ts'
-import { Breaker, type BreakerSettings } from './breaker.ts'
+import type { BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id.ts'
 import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'

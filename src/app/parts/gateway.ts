@@ -12,6 +12,7 @@ import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { NetworkLayers } from '../../gateway/layers/index.ts'
 import { startOperationsServer } from '../../gateway/http/operations.ts'
+import { openOperationsWarning, operationsExposure } from '../../gateway/http/operations-exposure.ts'
 import { createGatewayServer, type GatewayServer } from '../../gateway/http/server.ts'
 import type { SubscriptionDeps } from '../../gateway/pipeline/client-subscriptions.ts'
 import { createGateway, type Gateway } from '../../gateway/pipeline/execute.ts'
@@ -135,12 +136,15 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       isDraining,
       isStarted: w.isStarted,
       storage: w.storageHealth,
+      exposure: operationsExposure(config, config.gateway.host),
     },
     plugins: w.plugins,
   })
   const listening = server
   const address = await listening.listen(config.gateway.host, config.gateway.port)
   stops.add('gateway listener', () => listening.close(config.gateway.drainTimeoutMs))
+  const openWarning = openOperationsWarning(config)
+  if (openWarning) w.logger.warn({}, openWarning)
   let operationsUrl: string | undefined
   if (ops.listen !== null) {
     const opsServer = await startOperationsServer({
@@ -152,6 +156,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       isDraining,
       isStarted: w.isStarted,
       storage: w.storageHealth,
+      exposure: operationsExposure(config, ops.listen.host),
       ...ops.listen,
     })
     stops.add('operations listener', () => opsServer.close())

@@ -22,6 +22,9 @@ export const BODIES = {
   METHOD_NOT_ALLOWED: 'method not allowed: send JSON-RPC with POST\n',
   NOT_AN_ENDPOINT:
     'no JSON-RPC endpoint here: POST to /v3/<key> or /networks/<name>/v3/<key>; WebSocket: /ws/v3/<key> or /networks/<name>/ws/v3/<key>\n',
+  HOST_NOT_ALLOWED:
+    'this endpoint does not answer to that host name: use an address of this gateway, add the name to ' +
+    'gateway.allowedHosts, or set gateway.operations.token\n',
   WS_NOT_AN_ENDPOINT: 'no WebSocket endpoint here: use /ws/v3/<key>\n',
   UNAUTHORIZED: 'unauthorized: send the configured bearer token\n',
 } as const

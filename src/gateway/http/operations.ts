@@ -13,6 +13,7 @@ import { constantTimeEqual } from '../../shared/constant-time.ts'
 import { createHealthProbe } from '../../upstreams/pool/health.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { BODIES, TEXT } from './infura-bodies.ts'
+import { type OperationsExposure, withoutEmbeddedUrls } from './operations-exposure.ts'
 
 export interface OperationsDeps {
   networks: NetworkRegistry
@@ -28,13 +29,18 @@ export interface OperationsDeps {
   storage?: () => Promise<{ status: 'ok' | 'degraded' }>
   /** True once migrations ran and every service started (/startupz, /readyz); unset: started. */
   isStarted?: () => boolean
+  /** Host check and embedded-URL hiding when no token is set (./operations-exposure.ts); unset: neither. */
+  exposure?: OperationsExposure | undefined
 }
 
 /** Registers /healthz, /livez, /readyz, /startupz and /metrics on `app` (the gateway listener, or the separate operations listener). */
 export function registerOperations(app: FastifyInstance, deps: OperationsDeps): void {
   const health = createHealthProbe(deps)
   const expected = deps.token === null ? null : `Bearer ${deps.token}`
+  const exposure = expected === null ? deps.exposure : undefined
   const allowed = async (req: FastifyRequest, reply: FastifyReply) => {
+    if (exposure && !exposure.hostAllowed(req.headers.host))
+      return reply.code(403).type(TEXT).send(BODIES.HOST_NOT_ALLOWED)
     if (expected === null) return
     const got = req.headers.authorization
     if (got === undefined || !constantTimeEqual(expected, got))
@@ -43,7 +49,8 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
   const isDraining = deps.isDraining ?? (() => false)
   app.get('/healthz', { onRequest: allowed }, async (_req, reply) => {
     if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
-    const [h, storage] = await Promise.all([health(), deps.storage?.()])
+    const [probed, storage] = await Promise.all([health(), deps.storage?.()])
+    const h = exposure ? withoutEmbeddedUrls(probed, exposure.embeddedNetworks) : probed
     if (!storage) return reply.code(200).send(h)
     return reply
       .code(200)

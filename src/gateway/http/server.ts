@@ -19,7 +19,7 @@ import type { Metrics } from '../../observability/metrics.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { BODIES, JSON_TYPE, TEXT, isLimitCode, limitAnswer, refusal } from './infura-bodies.ts'
-import { registerOperations } from './operations.ts'
+import { type OperationsDeps, registerOperations } from './operations.ts'
 import { createRpcRoute, rpcTarget } from './rpc-route.ts'
 import { CORS, preflight } from './cors-preflight.ts'
 import { createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
@@ -43,14 +43,8 @@ export interface GatewayServerDeps {
   /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
   /** /healthz and /metrics: here unless `separate`; a bearer token when `token` is set. */
-  operations: {
-    token: string | null
-    separate: boolean
-    healthCacheMs: number
-    isDraining?: () => boolean
-    isStarted?: () => boolean
-    storage?: () => Promise<{ status: 'ok' | 'degraded' }>
-  }
+  /** The operator endpoints' settings (./operations.ts); `separate`: they have their own listener instead. */
+  operations: Omit<OperationsDeps, 'networks' | 'pools' | 'metrics'> & { separate: boolean }
   /**
    * fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes.
    */
@@ -160,16 +154,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   })
 
   if (!deps.operations.separate)
-    registerOperations(app, {
-      networks: deps.networks,
-      pools: deps.pools,
-      metrics: deps.metrics,
-      token: deps.operations.token,
-      healthCacheMs: deps.operations.healthCacheMs,
-      ...(deps.operations.isDraining ? { isDraining: deps.operations.isDraining } : {}),
-      ...(deps.operations.isStarted ? { isStarted: deps.operations.isStarted } : {}),
-      ...(deps.operations.storage ? { storage: deps.operations.storage } : {}),
-    })
+    registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, ...deps.operations })
 
   // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })

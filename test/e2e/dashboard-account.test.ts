@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request } from 'undici'
-import { buildDashboardTestApp, csrfOf, httpClient } from '../../src/dashboard/test-support.ts'
+import { buildDashboardTestApp, csrfOf, httpClient } from './helpers/dashboard.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { cleanupProcesses, runCli, waitFor } from './helpers/process.ts'
 

@@ -11,7 +11,7 @@ import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { evaluateKeyAccess } from '../../src/keys/security/evaluate.ts'
 import { loadAllKeySecurity } from '../../src/keys/security/repository.ts'
-import { buildDashboardTestApp, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
+import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
 
 const CHROMIUM = '/usr/bin/chromium'
 const PASSWORD = 'browser-test-password-1'

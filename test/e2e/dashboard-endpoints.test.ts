@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { request } from 'undici'
-import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
+import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from './helpers/dashboard.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { resolves } from '../../src/networks/name-resolution.ts'
 

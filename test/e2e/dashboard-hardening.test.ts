@@ -4,7 +4,7 @@
  * names limited against DNS rebinding.
  */
 import { afterEach, describe, expect, test } from 'vitest'
-import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
+import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from './helpers/dashboard.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 

@@ -7,7 +7,7 @@
 import { spawn } from 'node:child_process'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import { request } from 'undici'
-import { csrfOf, httpClient } from '../../src/dashboard/test-support.ts'
+import { csrfOf, httpClient } from './helpers/dashboard.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { ROOT, waitFor } from './helpers/process.ts'
 

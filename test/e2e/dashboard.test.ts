@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, test } from 'vitest'
 import { loadAllKeySecurity } from '../../src/keys/security/repository.ts'
 import { hashSecret } from '../../src/keys/security/evaluate.ts'
 import { readSettingsVersion } from '../../src/db/settings-version.ts'
-import { buildDashboardTestApp, csrfOf, injectClient, type DashboardTestApp } from '../../src/dashboard/test-support.ts'
+import { buildDashboardTestApp, csrfOf, injectClient, type DashboardTestApp } from './helpers/dashboard.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 

@@ -6,7 +6,7 @@
 import { exportSPKI, generateKeyPair, SignJWT } from 'jose'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, test } from 'vitest'
-import { csrfOf, injectClient } from '../../src/dashboard/test-support.ts'
+import { csrfOf, injectClient } from './helpers/dashboard.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const FORBIDDEN = '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n'

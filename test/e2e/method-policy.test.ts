@@ -6,7 +6,7 @@
 import { statSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { injectClient } from '../../src/dashboard/test-support.ts'
+import { injectClient } from './helpers/dashboard.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' // anvil's first funded account

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import pg from 'pg'
 import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { httpClient } from '../../src/dashboard/test-support.ts'
+import { httpClient } from './helpers/dashboard.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import {
   cleanupProcesses,

@@ -9,11 +9,11 @@ import { join } from 'node:path'
 import { Writable } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyServerOptions } from 'fastify'
 import pino from 'pino'
-import { DashboardConfigSchema, type DashboardConfig } from '../config/dashboard-schema.ts'
-import type { PlanConfig } from '../config/schema.ts'
-import { openDatabase, type OpenedDatabase } from '../db/database.ts'
+import { DashboardConfigSchema, type DashboardConfig } from '../../../src/config/dashboard-schema.ts'
+import type { PlanConfig } from '../../../src/config/schema.ts'
+import { openDatabase, type OpenedDatabase } from '../../../src/db/database.ts'
 import { request } from 'undici'
-import { registerDashboard, type DashboardDeps } from './plugin.ts'
+import { registerDashboard, type DashboardDeps } from '../../../src/dashboard/plugin.ts'
 
 export interface DashboardTestApp {
   app: FastifyInstance

@@ -212,14 +212,26 @@ export async function adminCommand(
         }
         const account = values.account ? await needAccount(values.account as string) : undefined
         const key = values.key ? await needKey(values.key as string) : undefined
-        const { queryUsage } = await import('../usage/queries.ts')
+        const { queryUsage, creditsUsedToday } = await import('../usage/queries.ts')
         const report = await queryUsage(database.db, {
           day,
           by,
           ...(account ? { accountId: account.id } : {}),
           ...(key ? { keyId: key.id } : {}),
         })
-        if (json) out(JSON.stringify(report, null, 2))
+        // The account's balance today, as the dashboard shows it (plan credits per day minus today's spend).
+        const owner = account ?? (key ? await accounts.get(key.accountId) : undefined)
+        const perDay = owner
+          ? (config.plans as Record<string, { creditsPerDay: number } | undefined>)[owner.plan]?.creditsPerDay
+          : undefined
+        const today = day === new Date(now).toISOString().slice(0, 10)
+        const used =
+          owner && today && typeof perDay === 'number' ? await creditsUsedToday(database.db, owner.id, now) : 0
+        const balance =
+          owner && today && typeof perDay === 'number'
+            ? { creditsPerDay: perDay, usedToday: used, remaining: Math.max(0, perDay - used) }
+            : undefined
+        if (json) out(JSON.stringify(balance ? { ...report, dailyBalance: balance } : report, null, 2))
         else {
           out(`usage on ${day} (UTC)${account ? ` for ${account.email}` : ''}${key ? ` key ${key.id}` : ''}`)
           out(`${by.padEnd(40)} ${'calls'.padStart(10)} ${'credits'.padStart(12)} ${'errors'.padStart(8)}`)
@@ -230,6 +242,10 @@ export async function adminCommand(
           out(
             `${'total'.padEnd(40)} ${String(report.total.calls).padStart(10)} ${String(report.total.credits).padStart(12)} ${String(report.total.errors).padStart(8)}`,
           )
+          if (balance)
+            out(
+              `daily balance: ${balance.remaining} of ${balance.creditsPerDay} credits left today (${balance.usedToday} used)`,
+            )
         }
         return 0
       }

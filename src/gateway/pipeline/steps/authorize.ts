@@ -50,15 +50,27 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     return { ctx: undefined, code, credits, keyId, detail }
   }
   /** A refusal after the key is known costs the input-error fee (a promise when the limit store asks Redis). */
-  const refuseWithFee = (code: ErrorCode, network: string, entry: KeyEntry): Authorized | Promise<Authorized> => {
-    const fee = deps.settle.inputError(entry, network, code)
+  const refuseWithFee = (
+    code: ErrorCode,
+    network: string,
+    entry: KeyEntry,
+    calls: readonly RpcCall[],
+  ): Authorized | Promise<Authorized> => {
+    // Usage shows the method refused (as the dashboard does), `batch` for several, `(invalid)` for none.
+    const method = calls.length === 1 ? calls[0]!.method : calls.length > 1 ? 'batch' : undefined
+    const fee = deps.settle.inputError(entry, network, code, method)
     return typeof fee === 'number'
       ? refuse(code, network, fee, entry.id)
       : fee.then((f) => refuse(code, network, f, entry.id))
   }
 
-  const networkCheck = (entry: KeyEntry, network: Network, transport: Transport): Authorized | Promise<Authorized> => {
-    if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry)
+  const networkCheck = (
+    entry: KeyEntry,
+    network: Network,
+    transport: Transport,
+    calls: readonly RpcCall[],
+  ): Authorized | Promise<Authorized> => {
+    if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry, calls)
     return {
       ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined },
       code: undefined,
@@ -81,7 +93,7 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     if (req.key === undefined) return refuse('KEY_REQUIRED', network.name, 0, undefined)
     const entry = deps.keys.get(req.key) // any string: what is not a key is simply not found
     if (!entry) return refuse('KEY_INVALID', network.name, 0, undefined)
-    if (!entry.security) return networkCheck(entry, network, transport)
+    if (!entry.security) return networkCheck(entry, network, transport, calls)
     return deps
       .checkAccess(entry.security, {
         authorization: req.authorization,
@@ -93,9 +105,9 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
         // Credentials (401) come before the network check; the allowlists (403) after it. (The network check
         // refuses only synchronously: a promise means a fee being charged, i.e. a refusal.)
         if (!denied || denied.code === 'KEY_SETTINGS_REJECTED') {
-          if (!denied || !entry.networks.has(network.name)) return networkCheck(entry, network, transport)
+          if (!denied || !entry.networks.has(network.name)) return networkCheck(entry, network, transport, calls)
         }
-        return refuseWithFee(denied.code, network.name, entry)
+        return refuseWithFee(denied.code, network.name, entry, calls)
       })
   }
 }

@@ -64,7 +64,8 @@ export interface Settle {
    * Never beyond what is left of the day's balance: a client at its limit cannot run up a debt with bad input.
    * A promise only when the limit store must ask Redis.
    */
-  inputError(entry: KeyEntry, network: string, code: ErrorCode): MaybePromise<number>
+  /** `method`: the call refused, when there was one (else usage records `(invalid)`). */
+  inputError(entry: KeyEntry, network: string, code: ErrorCode, method?: string): MaybePromise<number>
   /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
   limited(
     entry: KeyEntry,
@@ -111,7 +112,7 @@ export function createSettle(deps: SettleDeps): Settle {
       if (charged !== reserved) limits.adjust(entry.accountId, entry.id, charged - reserved, now)
       metrics.credits(network, charged)
     },
-    inputError(entry, network, code) {
+    inputError(entry, network, code, method) {
       const now = clock.now()
       const record = (fee: number) => {
         ledger.record(
@@ -119,7 +120,7 @@ export function createSettle(deps: SettleDeps): Settle {
             accountId: entry.accountId,
             keyId: entry.id,
             network,
-            method: '(invalid)',
+            method: method ?? '(invalid)',
             calls: 1,
             credits: fee,
             errors: 1,

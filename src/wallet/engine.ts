@@ -6,7 +6,6 @@
 import type { Logger } from 'pino'
 import type { HDAccount } from 'viem/accounts'
 import type { WalletConfig } from '../config/wallet-schema.ts'
-import { constantTimeEqual } from '../shared/constant-time.ts'
 import { activitySummary, recordingApprovals, type ActivityStore } from './activity.ts'
 import type { Approvals } from './approvals.ts'
 import { createConnectionRegistry, type WalletConnection } from './connections.ts'
@@ -23,6 +22,8 @@ import {
   type SessionScope,
   type StoredSession,
 } from './scopes.ts'
+import { consoleSessionEdits } from './session-edits.ts'
+import { authorizes, holds } from './session-holders.ts'
 import { createSessionStore, type PairedSession } from './sessions.ts'
 import type { WalletAccount, WalletStore } from './repository.ts'
 
@@ -54,25 +55,6 @@ export interface SessionApprovalRequest extends SessionProposal {
 }
 
 export type WalletEngine = Awaited<ReturnType<typeof createWalletEngine>>
-
-/** Sessions each connection was found to hold; a session object is replaced on every change, so identity is safe. */
-const held = new WeakMap<WalletConnection, PairedSession>()
-
-function holds(conn: WalletConnection, s: PairedSession | undefined): boolean {
-  if (s === undefined || s.pairing === undefined) return false
-  if (held.get(conn) === s) return true // the hot path (every wallet_invokeMethod) skips the hashing
-  const ok = constantTimeEqual(s.pairing.hash, conn.pairing)
-  if (ok) held.set(conn, s)
-  return ok
-}
-
-/** Whether `s` still authorizes a waiting signature request (its scope, method and account). */
-function authorizes(s: PairedSession | undefined, kind: string, request: unknown): boolean {
-  const r = request as { scope?: string; address?: string; transaction?: { from?: string } }
-  const scope = r.scope === undefined ? undefined : s?.sessionScopes[r.scope]
-  const address = r.address ?? r.transaction?.from
-  return !!scope && scope.methods.includes(kind) && scope.accounts.some((a) => addressOf(a) === address)
-}
 
 export async function createWalletEngine(deps: WalletEngineDeps) {
   const { store, approvals, chainAccess, keyring, clock, logger } = deps
@@ -302,53 +284,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
 
     // ---- for the console
     accounts: () => [...accounts],
-    sessionsSnapshot: () =>
-      sessions.entries().map(([origin, { pairing, ...session }]) => ({
-        origin,
-        session,
-        /** `resumable`: the dapp keeps the pairing secret; `connection`: only the creating connection held it. */
-        pairing: pairing ? (pairing.resumable ? 'resumable' : 'connection') : 'none',
-        connections: connections.ofOrigin(origin).filter((c) => holds(c, sessions.peek(origin))).length,
-      })),
-    /** Wallet-side edit: keep these accounts/scopes/methods (each optional). */
-    async editSession(
-      origin: string,
-      edit: { accounts?: string[]; scopes?: string[]; methods?: Record<string, string[]> },
-    ): Promise<boolean> {
-      if (!sessions.peek(origin)) return false
-      const held = new Set(heldAddresses())
-      await sessions.update(
-        origin,
-        (s) => {
-          const next: PairedSession = { ...s!, sessionScopes: {} }
-          for (const [key, scope] of Object.entries(s!.sessionScopes)) {
-            if (edit.scopes && !edit.scopes.includes(key)) continue
-            const keep = edit.methods?.[key]
-            next.sessionScopes[key] = {
-              methods: keep ? scope.methods.filter((m) => keep.includes(m)) : scope.methods,
-              notifications: scope.notifications,
-              accounts: edit.accounts
-                ? [...new Set(edit.accounts.map((a) => a.toLowerCase()).filter((a) => held.has(a)))].map(
-                    (a) => `${key}:${a}`,
-                  )
-                : scope.accounts,
-            }
-          }
-          return Object.keys(next.sessionScopes).length > 0 ? next : undefined
-        },
-        'edited in the console',
-      )
-      return true
-    },
-    async revokeOrigin(origin: string, scopes?: string[]): Promise<boolean> {
-      if (!sessions.peek(origin)) return false
-      await sessions.update(
-        origin,
-        (s) => (scopes && scopes.length > 0 ? removeScopes(s!, scopes) : undefined),
-        'revoked in the console',
-      )
-      return true
-    },
+    ...consoleSessionEdits({ sessions, connections, heldAddresses }),
 
     async close(): Promise<void> {
       for (const c of connections.all()) await this.closeConnection(c)

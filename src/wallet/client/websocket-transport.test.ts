@@ -99,13 +99,25 @@ describe('pairing under concurrency (issue 20)', () => {
 
   test('two tabs (two stores over one localStorage) both present what ends up stored', async () => {
     const shared = new Map<string, string>()
-    // Both tabs read before either writes: each makes a secret, and the later write is the one that stays.
-    const tab = (writeDelay: number) => ({
-      get: async (k: string) => (await delay(1), shared.get(k)),
-      set: async (k: string, v: string) => void (await delay(writeDelay), shared.set(k, v)),
+    // Both tabs read before either writes, and both write before either reads again: each made a secret, and
+    // the later write is the one that stays.
+    let writes = 0
+    let bothWrote!: () => void
+    const barrier = new Promise<void>((r) => (bothWrote = r))
+    const tab = () => ({
+      get: async (k: string) => {
+        const stored = shared.get(k)
+        await delay(1)
+        return stored
+      },
+      set: async (k: string, v: string) => {
+        shared.set(k, v)
+        if (++writes === 2) bothWrote()
+        await barrier
+      },
     })
-    const a = getWebSocketTransport({ url, origin: 'https://f.example', pairingStore: tab(5) })
-    const b = getWebSocketTransport({ url, origin: 'https://f.example', pairingStore: tab(10) })
+    const a = getWebSocketTransport({ url, origin: 'https://f.example', pairingStore: tab() })
+    const b = getWebSocketTransport({ url, origin: 'https://f.example', pairingStore: tab() })
     await Promise.all([a.connect(), b.connect()])
     const presented = pairingsOfLast(2)
     await Promise.all([a.disconnect(), b.disconnect()])

@@ -1,6 +1,5 @@
 /** wallet_invokeMethod against fake hooks: no server, no database, no chain. */
 import { describe, expect, test } from 'vitest'
-import { selectHooks } from './index.ts'
 import { UNAUTHORIZED, err, fakeHooks, session } from './handlers.test-support.ts'
 import { walletInvokeMethod } from './wallet-invoke-method.ts'
 

@@ -7,6 +7,8 @@ import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { NetworkSchema } from './network-schema.ts'
+import { CacheConfigSchema } from './cache-schema.ts'
+import { LogConfigSchema, TracingConfigSchema } from './observability-schema.ts'
 import { defaultHostname } from '../shared/rpc-paths.ts'
 
 const PlanSchema = z
@@ -149,33 +151,7 @@ export const ConfigSchema = z
       .prefault({}),
     networks: z.array(NetworkSchema).min(1).prefault(DEFAULT_NETWORKS),
     /** Answers kept in process and calls shared while in flight (docs/caching.md). */
-    cache: z
-      .object({
-        /** Finality-aware answer cache; per network: `networks[].cache.enabled`. */
-        enabled: z.boolean().default(true),
-        /** Memory budget of the in-process cache (answer bytes plus keys), shared by every network. */
-        maxBytes: z
-          .number()
-          .int()
-          .min(0)
-          .max(64 * 1024 * 1024 * 1024)
-          .default(64 * 1024 * 1024),
-        /** Largest single answer kept; larger ones are served but not cached. */
-        maxItemBytes: z
-          .number()
-          .int()
-          .min(1)
-          .max(256 * 1024 * 1024)
-          .default(1024 * 1024),
-        /** Longest life of an entry for a block not yet finalized (a reorg drops it earlier). */
-        unfinalizedTtlMs: z.number().int().min(100).max(3_600_000).default(60_000),
-        /** eth_blockNumber answered for one served head at most this long (heads are polled; an idle gateway stops). */
-        blockNumberTtlMs: z.number().int().min(0).max(60_000).default(1000),
-        /** Identical reads in flight at the same time share one upstream call. */
-        dedup: z.boolean().default(true),
-      })
-      .strict()
-      .prefault({}),
+    cache: CacheConfigSchema.prefault({}),
     /** Merged over the default plans (free, developer, team, dev): name a plan to change or add it. */
     plans: z
       .record(z.string().min(1), PlanSchema)
@@ -198,20 +174,9 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
-    log: z
-      .object({
-        level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
-        /** One log line per gateway request (at info). */
-        requests: z.boolean().default(true),
-        /**
-         * Where `chaingate start` writes info lines (requests included): `file` = <dataDir>/logs/chaingate.log (the
-         * terminal then shows only the banner, warnings and errors), `stdout` = JSON lines on stdout; `auto`: file
-         * when every network is embedded (the local setup), else stdout. `--log-requests` overrides it.
-         */
-        destination: z.enum(['auto', 'file', 'stdout']).default('auto'),
-      })
-      .strict()
-      .prefault({}),
+    log: LogConfigSchema.prefault({}),
+    /** OpenTelemetry traces (docs/deploy.md, "Traces"); the standard OTEL_* variables override it. */
+    tracing: TracingConfigSchema.prefault({}),
     /**
      * Where accounts, keys, sessions and the usage ledger live (docs/storage.md): `<dataDir>/chaingate.sqlite` by
      * default, or PostgreSQL with `url`.

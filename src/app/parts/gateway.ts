@@ -22,6 +22,7 @@ import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 import { createMetrics, type Metrics } from '../../observability/metrics.ts'
+import { startTracing, tracingSettings } from '../../observability/tracing.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
@@ -82,6 +83,9 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
   metrics.watchCache(() => w.callLayers.store.sizeBytes)
   if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)
   registerSubscriptionMetrics(metrics.registry, hubs)
+  // Off unless configured (or OTEL_TRACES_EXPORTER=otlp): then the SDK is loaded, and flushed last at stop.
+  const tracing = await startTracing(tracingSettings(config.tracing, process.env))
+  if (tracing.on) stops.add('traces', () => tracing.shutdown())
   let server: GatewayServer | undefined
   const gateway = createGateway({
     networks,
@@ -97,6 +101,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     layers: w.callLayers.layers,
     upstreamUsage: w.upstreamUsage,
     onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
+    tracing,
   })
   const subscriptions: SubscriptionDeps = {
     keys: keySnapshot,
@@ -106,6 +111,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     metrics,
     clock,
     maxSubscriptions: config.gateway.maxSubscriptionsPerConnection,
+    tracing,
   }
   const clients: InProcessClient[] = []
   stops.add('in-process clients', () => Promise.all(clients.map((c) => c.close())))

@@ -264,6 +264,7 @@ export function createRpcRoute(deps: {
         authorization: headers.authorization,
         origin: headers.origin,
         userAgent: headers['user-agent'],
+        traceparent: headers.traceparent as string | undefined,
         client: req.socket,
       })
       // A cached answer comes back as it is: written now, without a promise or a microtask.

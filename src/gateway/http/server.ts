@@ -203,6 +203,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       authorization: req.headers.authorization,
       origin: req.headers.origin,
       userAgent: req.headers['user-agent'],
+      traceparent: req.headers.traceparent as string | undefined,
     }
     const auth = await deps.gateway.connect({
       network: target.network,

@@ -48,7 +48,8 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   const keyId = initial.entry.id
   const network = initial.network.name
   let disposed = false
-  const subs = createSubscriptions({ accountId, keyId, network }, deps.hub, deps.subscriptions, {
+  const owner = { accountId, keyId, network, traceparent: deps.upgradeHeaders.traceparent }
+  const subs = createSubscriptions(owner, deps.hub, deps.subscriptions, {
     deliver: (text) => !disposed && deps.send(text),
     lost: (reason) => deps.close(WS_CLOSE.tryAgain, reason.slice(0, 120)),
     exhausted: () => deps.onDailyExhausted(accountId),

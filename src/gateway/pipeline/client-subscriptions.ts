@@ -17,6 +17,7 @@ import type { UsageLedger } from '../../usage/ledger.ts'
 import { type ChaingateError, errors } from '../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../observability/metrics.ts'
+import type { Tracing } from '../../observability/tracing.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
@@ -30,6 +31,8 @@ export interface SubscriptionDeps {
   clock: Clock
   /** Subscriptions one connection may hold (config gateway.maxSubscriptionsPerConnection). */
   maxSubscriptions: number
+  /** Traces: a span per delivered event (src/observability/tracing.ts); none: off. */
+  tracing?: Tracing
 }
 
 export interface SubscriptionIo {
@@ -59,8 +62,20 @@ interface ClientSubscription {
 
 const KINDS = ['newHeads', 'logs', 'newPendingTransactions']
 
+/** A delivered event as its own span (under the upgrade's trace when the client sent one). */
+const traceEvent = (tracing: Tracing, parent: string | undefined, kind: string, id: string, charged: number) =>
+  tracing
+    .start('eth_subscription', parent, {
+      'chaingate.transport': 'ws',
+      'chaingate.subscription.kind': kind,
+      'chaingate.subscription.id': id,
+      'chaingate.credits.charged': charged,
+    })
+    ?.end()
+
 export function createSubscriptions(
-  owner: { accountId: string; keyId: string; network: string },
+  /** `traceparent`: the WebSocket upgrade's, the parent of traced events. */
+  owner: { accountId: string; keyId: string; network: string; traceparent?: string | undefined },
   hub: SubscriptionHub,
   deps: SubscriptionDeps,
   io: SubscriptionIo,
@@ -133,6 +148,7 @@ export function createSubscriptions(
         return
       }
       settle.event(entry, network, sub.kind, charged, now)
+      if (deps.tracing?.on) traceEvent(deps.tracing, owner.traceparent, sub.kind, clientId, charged)
       if (deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) io.exhausted()
     }
     if (typeof charging === 'number') send(charging)

@@ -22,6 +22,8 @@ import { createAuthorize, type Authorized } from './steps/authorize.ts'
 import { createRunEntries } from './run-entries.ts'
 import { createRunSingle } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
+import { traced } from './trace-call.ts'
+import { TRACING_OFF, type TraceSpan } from '../../observability/tracing.ts'
 import {
   outcome,
   type CallContext,
@@ -47,6 +49,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const settle = createSettle(deps)
   const authorize = createAuthorize({ ...deps, settle })
   const admit = createAdmit(deps)
+  const tracing = deps.tracing ?? TRACING_OFF
 
   const refusedOutcome = (a: Authorized, method: string, calls: number): Outcome =>
     outcome({
@@ -152,9 +155,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
     parsed: ParsedBody,
     calls: RpcCall[],
     auth: Authorized,
+    span: TraceSpan | undefined,
   ): MaybePromise<Outcome> => {
     const ctx = auth.ctx
     if (ctx !== undefined) ctx.client = req.client
+    if (span !== undefined) {
+      span.event('authorize', auth.code === undefined ? { result: 'ok' } : { result: auth.code })
+      if (ctx !== undefined) {
+        ctx.span = span
+        span.set('chaingate.network', ctx.network.name)
+      }
+    }
     if (ctx === undefined) {
       const n = calls.length
       return refusedOutcome(auth, n === 1 ? calls[0]!.method : n > 1 ? 'batch' : '(none)', n)
@@ -163,6 +174,22 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (parsed.kind === 'single')
       return parsed.entry.ok ? runSingle(ctx, parsed.entry.call, req.body!) : runEntries(ctx, [parsed.entry], false)
     return runEntries(ctx, parsed.entries, true)
+  }
+
+  const tracedHttp = (
+    req: HttpRpcRequest,
+    parsed: ParsedBody,
+    calls: RpcCall[],
+    auth: MaybePromise<Authorized>,
+  ): MaybePromise<Outcome> => {
+    const span = tracing.start(parsed.kind === 'batch' ? 'rpc batch' : 'rpc call', req.traceparent, {
+      'chaingate.transport': 'http',
+    })
+    const out =
+      auth instanceof Promise
+        ? auth.then((a) => afterAuthorize(req, parsed, calls, a, span))
+        : afterAuthorize(req, parsed, calls, auth, span)
+    return span === undefined ? out : traced(span, out)
   }
 
   return {
@@ -175,9 +202,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
         const parsed = parseBody(req.body, deps.maxBatchSize)
         const calls = callsOf(parsed)
         const auth = authorize(req, calls, 'http')
+        if (tracing.on) return tracedHttp(req, parsed, calls, auth)
         return auth instanceof Promise
-          ? auth.then((a) => afterAuthorize(req, parsed, calls, a))
-          : afterAuthorize(req, parsed, calls, auth)
+          ? auth.then((a) => afterAuthorize(req, parsed, calls, a, undefined))
+          : afterAuthorize(req, parsed, calls, auth, undefined)
       } catch (err) {
         return Promise.reject(err)
       }
@@ -218,7 +246,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
           })
         }
       }
-      return runAny(ctx, entries, batch, batch ? undefined : text)
+      if (!tracing.on) return runAny(ctx, entries, batch, batch ? undefined : text)
+      const span = tracing.start(batch ? 'ws batch' : 'ws message', headers.traceparent, {
+        'chaingate.transport': 'ws',
+      })
+      if (span === undefined) return runAny(ctx, entries, batch, batch ? undefined : text)
+      span.set('chaingate.network', ctx.network.name)
+      ctx.span = span
+      return traced(span, runAny(ctx, entries, batch, batch ? undefined : text))
     },
   }
 }

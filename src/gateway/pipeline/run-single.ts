@@ -77,6 +77,7 @@ export function createRunSingle(
     const now = clock.now()
     // A promise only when the limit store asks Redis (docs/scale-out.md): awaited only then.
     const admitted = admit.request(ctx, price, now)
+    if (ctx.span !== undefined) ctx.span.event('price', { credits: price })
     if (admitted === null) return forwardSingle({ ctx, call, price, now }, raw, d)
     if (typeof admitted === 'string') return limited(ctx, admitted, [{ ok: true, call }], false, call.method, now)
     return admitted.then((code) =>

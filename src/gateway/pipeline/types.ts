@@ -14,6 +14,7 @@ import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { Metrics } from '../../observability/metrics.ts'
+import type { Tracing, TraceSpan } from '../../observability/tracing.ts'
 import type { CallLayers } from '../layers/layers.ts'
 import type { Authorized } from './steps/authorize.ts'
 
@@ -44,6 +45,8 @@ export interface CallContext {
    * delivered (docs/errors.md).
    */
   client?: { readonly destroyed: boolean } | undefined
+  /** This call's span when it is traced (src/observability/tracing.ts); set only then. */
+  span?: TraceSpan | undefined
 }
 
 /** What the client sent besides the body: the network and key the path named, and the headers key security reads. */
@@ -57,6 +60,8 @@ export interface RequestMeta {
   authorization?: string | undefined
   origin?: string | undefined
   userAgent?: string | undefined
+  /** W3C Trace Context header: a traced call continues the client's trace. */
+  traceparent?: string | undefined
 }
 
 export interface HttpRpcRequest extends RequestMeta {
@@ -137,6 +142,8 @@ export interface GatewayDeps {
   upstreamUsage?: UpstreamUsage | undefined
   /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
   onDailyExhausted?: (accountId: string) => void
+  /** Traces (src/observability/tracing.ts); none: off. */
+  tracing?: Tracing
 }
 
 export interface Gateway {

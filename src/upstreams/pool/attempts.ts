@@ -17,6 +17,7 @@ import type { SendOptions } from './pool.ts'
 import type { PoolState } from './state.ts'
 import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
 import { noneUsable, takeToken } from './selection.ts'
+import { sendingFor, type TraceSpan } from '../../observability/tracing.ts'
 
 const noop = () => undefined
 const fireHedge = (run: { hedge(): void }) => run.hedge()
@@ -30,7 +31,24 @@ interface Attempt {
   m: Member
   ctl: RequestControl
   startedAt: number
+  /** Traced calls only: this attempt's span (node, attempt number, retry or hedge, outcome). */
+  span: TraceSpan | undefined
 }
+
+/** Ends a traced attempt's span with how it ended. */
+const endAttempt = (a: Attempt, outcome: string, error?: string) => {
+  if (a.span === undefined) return
+  a.span.set('chaingate.upstream.outcome', outcome)
+  a.span.end(error)
+}
+
+/** A traced attempt's span, a child of the call's. */
+const attemptSpan = (call: TraceSpan, m: Member, n: number, hedge: boolean) =>
+  call.child('upstream attempt', {
+    'chaingate.upstream.node': m.label,
+    'chaingate.upstream.attempt': n,
+    'chaingate.upstream.kind': n === 1 ? 'first' : hedge ? 'hedge' : 'retry',
+  })
 
 /**
  * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one
@@ -53,6 +71,8 @@ class Run {
   onAbort: (() => void) | undefined = undefined
   /** Told which node's answer won (filter creation pins the filter to it: src/upstreams/pool/filters.ts). */
   onWinner: ((m: Member) => void) | undefined = undefined
+  /** The traced call this run is for (src/observability/tracing.ts); undefined: not traced. */
+  span: TraceSpan | undefined = undefined
   readonly body: string | Buffer
   readonly order: Member[]
   readonly method: string | undefined
@@ -113,7 +133,18 @@ class Run {
       }
       if (m.breaker.isOpen) m.breaker.allow(t) // a last resort past its open time becomes the probe
       this.attempts++
-      const a: Attempt = { m, ctl: { abort: undefined, cancelled: false }, startedAt: t }
+      const span =
+        this.span === undefined ? undefined : attemptSpan(this.span, m, this.attempts, this.running.length > 0)
+      const a: Attempt = {
+        m,
+        ctl: {
+          abort: undefined,
+          cancelled: false,
+          traceparent: span && sendingFor.propagate ? span.traceparent() : undefined,
+        },
+        startedAt: t,
+        span,
+      }
       this.running.push(a)
       post(m, this.body, Math.max(1, Math.min(m.timeoutMs, this.deadline - t)), this.pool.settings, a.ctl).then(
         (answer) => this.onAnswer(a, answer),
@@ -148,6 +179,7 @@ class Run {
           a.m.breaker.failure(at)
           a.m.stats.recordLatency(at - a.startedAt)
         } else if (a.m.breaker.probing) a.m.breaker.probing = false
+        endAttempt(a, winner === undefined ? 'abandoned' : 'lost')
         a.ctl.cancelled = true
         a.ctl.abort?.(new CancelledError('cancelled'))
       }
@@ -187,6 +219,7 @@ class Run {
   onAnswer(a: Attempt, answer: UpstreamAnswer): void {
     this.done(a)
     if (this.settled) return
+    if (a.span !== undefined) endAttempt(a, answer.isError ? 'rpc-error' : 'answer')
     const tx = this.tx
     if (tx !== undefined) {
       if (answer.isError) {
@@ -206,6 +239,7 @@ class Run {
   onFailure(a: Attempt, err: unknown): void {
     this.done(a)
     if (this.settled || err instanceof CancelledError) return
+    if (a.span !== undefined) endAttempt(a, 'failed', err instanceof Error ? err.message : String(err))
     // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
     if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE'))
       return this.finish(undefined, err)
@@ -245,5 +279,6 @@ export function run(
     o?.signal,
   )
   r.onWinner = onWinner
+  r.span = sendingFor.span
   return r.start()
 }

@@ -86,7 +86,14 @@ export function post(
   const pool = m.pool
   return new Promise((resolve, reject) => {
     pool.dispatch(
-      { method: 'POST', path: m.path, headers: m.headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      {
+        method: 'POST',
+        path: m.path,
+        headers: ctl?.traceparent === undefined ? m.headers : { ...m.headers, traceparent: ctl.traceparent },
+        body,
+        headersTimeout: timeoutMs,
+        bodyTimeout: timeoutMs,
+      },
       new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl),
     )
   })

@@ -39,6 +39,7 @@ import {
   type UpstreamAnswer,
 } from './member.ts'
 import type { PoolState } from './state.ts'
+import { sendingFor } from '../../observability/tracing.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
 
@@ -233,7 +234,8 @@ export function createUpstreamPool(
         members.length === 1 &&
         members[0]!.usable &&
         sendOpts?.method !== 'eth_sendRawTransaction' &&
-        !pool.headsIdle
+        !pool.headsIdle &&
+        sendingFor.span === undefined
       )
         return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings)
       return sendSlow(body, sendOpts)

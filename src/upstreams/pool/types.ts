@@ -82,4 +82,6 @@ export interface Member {
 export interface RequestControl {
   abort: ((err: Error) => void) | undefined
   cancelled: boolean
+  /** A traced attempt's W3C `traceparent`, sent to the node (tracing.propagateToUpstreams). */
+  traceparent?: string | undefined
 }

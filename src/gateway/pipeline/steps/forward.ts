@@ -8,6 +8,7 @@ import type { MaybePromise } from '../../../shared/types.ts'
 import { ChaingateError } from '../../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
+import { sendingFor } from '../../../observability/tracing.ts'
 import type { UpstreamAnswer } from '../../../upstreams/pool/pool.ts'
 import type { CallLayers } from '../../layers/layers.ts'
 import type { CallContext } from '../types.ts'
@@ -43,7 +44,16 @@ export function forwardOne(
   const local = ctx.local?.get(call.method)
   if (local !== undefined) return local(call)
   const l = layers?.get(ctx.network.name)
-  return l === undefined ? ctx.pool.send(raw, { method: call.method }) : l.send(call, raw, ctx.entry.id)
+  if (ctx.span === undefined)
+    return l === undefined ? ctx.pool.send(raw, { method: call.method }) : l.send(call, raw, ctx.entry.id)
+  // Traced: the pool's attempts become children of this call's span (a send that starts at once picks it up).
+  ctx.span.event('forward')
+  sendingFor.span = ctx.span
+  try {
+    return l === undefined ? ctx.pool.send(raw, { method: call.method }) : l.send(call, raw, ctx.entry.id)
+  } finally {
+    sendingFor.span = undefined
+  }
 }
 
 /**
@@ -86,7 +96,11 @@ export async function forwardMany(
     .join(',')}]`
   const started = performance.now()
   try {
-    const answer = await ctx.pool.send(body)
+    ctx.span?.event('forward', { calls: calls.length })
+    sendingFor.span = ctx.span
+    const sent = ctx.pool.send(body)
+    sendingFor.span = undefined
+    const answer = await sent
     metrics.upstreamLatency(network, answer.latencyMs / 1000)
     // no content: only notifications were sent
     const parsed = (answer.body.length === 0 ? [] : JSON.parse(answer.body.toString())) as unknown
@@ -114,6 +128,7 @@ export async function forwardMany(
     })
     return answer
   } catch (err) {
+    sendingFor.span = undefined
     const e = unavailable(err, network)
     at.forEach((i, j) => {
       failures[i] = e

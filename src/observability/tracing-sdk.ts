@@ -1,0 +1,92 @@
+/**
+ * The OpenTelemetry side of tracing.ts, imported only when tracing is on: a tracer provider with a parent-based
+ * ratio sampler, a batch processor and the OTLP/HTTP exporter (protobuf or JSON). Spans get explicit parents
+ * (the client's `traceparent`, or the call span for an attempt), so no context manager is installed.
+ */
+import {
+  defaultTextMapGetter,
+  defaultTextMapSetter,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  type Span,
+} from '@opentelemetry/api'
+import { W3CTraceContextPropagator } from '@opentelemetry/core'
+import { resourceFromAttributes } from '@opentelemetry/resources'
+import {
+  AlwaysOffSampler,
+  AlwaysOnSampler,
+  BasicTracerProvider,
+  BatchSpanProcessor,
+  ParentBasedSampler,
+  TraceIdRatioBasedSampler,
+  type Sampler,
+} from '@opentelemetry/sdk-trace-base'
+import type { Tracing, TracingSettings, TraceSpan, TraceValue } from './tracing.ts'
+
+const w3c = new W3CTraceContextPropagator()
+
+class SdkSpan implements TraceSpan {
+  readonly span: Span
+  readonly tracer: ReturnType<BasicTracerProvider['getTracer']>
+  constructor(span: Span, tracer: ReturnType<BasicTracerProvider['getTracer']>) {
+    this.span = span
+    this.tracer = tracer
+  }
+  event(name: string, attributes?: Record<string, TraceValue>): void {
+    this.span.addEvent(name, attributes)
+  }
+  set(key: string, value: TraceValue): void {
+    this.span.setAttribute(key, value)
+  }
+  child(name: string, attributes?: Record<string, TraceValue>): TraceSpan {
+    const parent = trace.setSpan(ROOT_CONTEXT, this.span)
+    return new SdkSpan(this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent), this.tracer)
+  }
+  end(error?: string): void {
+    if (error !== undefined) this.span.setStatus({ code: SpanStatusCode.ERROR, message: error })
+    this.span.end()
+  }
+  traceparent(): string {
+    const carrier: Record<string, string> = {}
+    w3c.inject(trace.setSpan(ROOT_CONTEXT, this.span), carrier, defaultTextMapSetter)
+    return carrier.traceparent ?? ''
+  }
+}
+
+function samplerOf(s: TracingSettings): Sampler {
+  const root = s.sampleRatio >= 1 ? new AlwaysOnSampler() : s.sampleRatio <= 0 ? new AlwaysOffSampler() : undefined
+  const ratio = root ?? new TraceIdRatioBasedSampler(s.sampleRatio)
+  return s.parentBased ? new ParentBasedSampler({ root: ratio }) : ratio
+}
+
+export async function createSdkTracing(s: TracingSettings): Promise<Tracing> {
+  const { OTLPTraceExporter } =
+    s.protocol === 'http/json'
+      ? await import('@opentelemetry/exporter-trace-otlp-http')
+      : await import('@opentelemetry/exporter-trace-otlp-proto')
+  const exporter = new OTLPTraceExporter({ url: s.url, headers: s.headers })
+  const delay = Number(process.env.OTEL_BSP_SCHEDULE_DELAY)
+  const provider = new BasicTracerProvider({
+    resource: resourceFromAttributes({ 'service.name': s.serviceName }),
+    sampler: samplerOf(s),
+    spanProcessors: [new BatchSpanProcessor(exporter, delay >= 0 ? { scheduledDelayMillis: delay } : {})],
+  })
+  const tracer = provider.getTracer('chaingate')
+  return {
+    on: true,
+    propagate: s.propagate,
+    start(name, traceparent, attributes) {
+      const parent =
+        traceparent === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter)
+      const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent)
+      if (!span.isRecording()) return undefined
+      return new SdkSpan(span, tracer)
+    },
+    async shutdown() {
+      await provider.forceFlush().catch(() => undefined)
+      await provider.shutdown().catch(() => undefined)
+    },
+  }
+}

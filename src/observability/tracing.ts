@@ -1,0 +1,137 @@
+/**
+ * Traces (docs/deploy.md, "Traces"): the small facade the pipeline and the upstream pool call. Off by default and
+ * free when off: TRACING_OFF makes no span, the per-call path only tests `tracing.on` or an undefined span, and the
+ * OpenTelemetry SDK (tracing-sdk.ts) is imported only when tracing is switched on, by the config's `tracing`
+ * section or the standard `OTEL_TRACES_EXPORTER=otlp` (https://opentelemetry.io/docs/specs/otel/configuration/).
+ * Spans are passed explicitly (no async context): nothing here knows the gateway or the nodes.
+ */
+
+export type TraceValue = string | number | boolean
+
+/** One span while it runs; its children (upstream attempts) and events (pipeline steps) hang under it. */
+export interface TraceSpan {
+  event(name: string, attributes?: Record<string, TraceValue>): void
+  set(key: string, value: TraceValue): void
+  /** A child span (an upstream attempt). */
+  child(name: string, attributes?: Record<string, TraceValue>): TraceSpan
+  /** Ends the span; `error`: why it failed (status ERROR). */
+  end(error?: string): void
+  /** The W3C `traceparent` naming this span, to send to a node. */
+  traceparent(): string
+}
+
+export interface Tracing {
+  readonly on: boolean
+  /** Whether upstream requests carry the attempt's `traceparent` (tracing.propagateToUpstreams). */
+  readonly propagate: boolean
+  /**
+   * A server span for one call (or batch, or WebSocket message), continuing the client's W3C `traceparent` when
+   * it sent one; undefined when off or not sampled (then nothing more is recorded for it).
+   */
+  start(name: string, traceparent: string | undefined, attributes?: Record<string, TraceValue>): TraceSpan | undefined
+  /** Exports what is buffered and stops. */
+  shutdown(): Promise<void>
+}
+
+export const TRACING_OFF: Tracing = {
+  on: false,
+  propagate: false,
+  start: () => undefined,
+  shutdown: () => Promise.resolve(),
+}
+
+/** The span the pool's next send is made for: set around a synchronous send by the pipeline (forward step). */
+export const sendingFor: { span: TraceSpan | undefined; propagate: boolean } = { span: undefined, propagate: false }
+
+/** The config's `tracing` section (src/config/tracing-schema.ts). */
+export interface TracingConfig {
+  enabled: boolean
+  endpoint: string | null
+  protocol: 'http/protobuf' | 'http/json'
+  sampleRatio: number
+  propagateToUpstreams: boolean
+  serviceName: string
+}
+
+export interface TracingSettings {
+  /** The OTLP traces URL (…/v1/traces). */
+  url: string
+  protocol: 'http/protobuf' | 'http/json'
+  /** 0..1, applied to new traces; a client's sampled flag is followed (parent-based). */
+  sampleRatio: number
+  parentBased: boolean
+  propagate: boolean
+  serviceName: string
+  /** OTEL_EXPORTER_OTLP(_TRACES)_HEADERS, parsed. */
+  headers: Record<string, string>
+}
+
+const DEFAULT_ENDPOINT = 'http://localhost:4318'
+
+function parseHeaders(s: string | undefined): Record<string, string> {
+  const out: Record<string, string> = {}
+  for (const part of (s ?? '').split(',')) {
+    const i = part.indexOf('=')
+    if (i > 0) out[decodeURIComponent(part.slice(0, i).trim())] = decodeURIComponent(part.slice(i + 1).trim())
+  }
+  return out
+}
+
+/** Sampler from OTEL_TRACES_SAMPLER / _ARG, else the config's ratio (parent-based). */
+function sampler(env: NodeJS.ProcessEnv, ratio: number): { ratio: number; parentBased: boolean } {
+  const name = env.OTEL_TRACES_SAMPLER?.trim().toLowerCase()
+  const arg = Number(env.OTEL_TRACES_SAMPLER_ARG)
+  const argRatio = env.OTEL_TRACES_SAMPLER_ARG !== undefined && arg >= 0 && arg <= 1 ? arg : 1
+  switch (name) {
+    case 'always_on':
+      return { ratio: 1, parentBased: false }
+    case 'always_off':
+      return { ratio: 0, parentBased: false }
+    case 'traceidratio':
+      return { ratio: argRatio, parentBased: false }
+    case 'parentbased_always_on':
+      return { ratio: 1, parentBased: true }
+    case 'parentbased_always_off':
+      return { ratio: 0, parentBased: true }
+    case 'parentbased_traceidratio':
+      return { ratio: argRatio, parentBased: true }
+    default:
+      return { ratio, parentBased: true }
+  }
+}
+
+/**
+ * Whether tracing is on and how: the config section, overridden by the standard OTEL_* variables.
+ * `OTEL_TRACES_EXPORTER=otlp` turns it on, `none` (or `OTEL_SDK_DISABLED=true`) off; null: off.
+ */
+export function tracingSettings(config: TracingConfig, env: NodeJS.ProcessEnv): TracingSettings | null {
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase()
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || exporter === 'none') return null
+  if (!config.enabled && exporter !== 'otlp') return null
+  const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || config.endpoint || DEFAULT_ENDPOINT
+  const url = tracesUrl || `${base.replace(/\/+$/, '')}/v1/traces`
+  const p = (env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL ?? env.OTEL_EXPORTER_OTLP_PROTOCOL)?.trim()
+  const protocol = p === 'http/json' || p === 'http/protobuf' ? p : config.protocol
+  const s = sampler(env, config.sampleRatio)
+  return {
+    url,
+    protocol,
+    sampleRatio: s.ratio,
+    parentBased: s.parentBased,
+    propagate: config.propagateToUpstreams,
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || config.serviceName,
+    headers: {
+      ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
+      ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+    },
+  }
+}
+
+/** TRACING_OFF, or the OpenTelemetry SDK loaded on demand (never imported when tracing is off). */
+export async function startTracing(settings: TracingSettings | null): Promise<Tracing> {
+  if (settings === null) return TRACING_OFF
+  const { createSdkTracing } = await import('./tracing-sdk.ts')
+  sendingFor.propagate = settings.propagate
+  return createSdkTracing(settings)
+}

@@ -163,7 +163,9 @@ describe('chaingate start', { timeout: 240_000 }, () => {
         const r = await runCli(['start', '--config', config(dir, extra), '--data-dir', data, ...args], {
           timeoutMs: 60_000,
         })
-        expect([r.code, r.stderr]).toEqual([1, `error: ${message}\n`])
+        // The holder is this test's own process, named as /proc names it.
+        const holder = `; held by pid ${process.pid} (${readFileSync(`/proc/${process.pid}/comm`, 'utf8').trim()})`
+        expect([r.code, r.stderr]).toEqual([1, `error: ${message}${holder}\n`])
         expect(chainProcesses(data)).toEqual([])
         expect(existsSync(join(data, 'chains'))).toBe(false)
         expect(existsSync(join(data, 'chaingate.sqlite'))).toBe(false)

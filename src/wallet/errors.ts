@@ -75,7 +75,9 @@ export const walletErrors = {
   unrecognizedChain: (chainId: string) =>
     providerErrors.custom({
       code: 4902,
-      message: `Unrecognized chain ID ${JSON.stringify(chainId)}: this wallet serves only the gateway's networks (add the network to chaingate's config).`,
+      message:
+        `Unrecognized chain ID ${JSON.stringify(chainId)}: this wallet serves only the gateway's networks ` +
+        "(add the network to chaingate's config).",
     }),
 }
 

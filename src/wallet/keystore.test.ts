@@ -27,7 +27,7 @@ describe('keystore (scrypt + AES-256-GCM)', () => {
     const flipped = { ...file, crypto: { ...file.crypto, ciphertext: `00${file.crypto.ciphertext.slice(2)}` } }
     expect(() => decryptMnemonic(flipped, 'right')).toThrow(/wrong passphrase/)
   })
-  test('every header field is authenticated (issue 8 item 7): publicTestMnemonic, createdAt, dklen cannot be edited', () => {
+  test('each header field is authenticated (issue 8 item 7): publicTestMnemonic, createdAt, dklen', () => {
     const file = encryptMnemonic(ANVIL_TEST_MNEMONIC, 'right', opts)
     expect(file.version).toBe(2)
     for (const edited of [

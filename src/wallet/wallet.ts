@@ -76,8 +76,10 @@ export async function openKeyring(
   const real = deps.networks.filter((n) => !n.embedded).map((n) => n.name)
   if (real.length > 0 && (file ? file.publicTestMnemonic : config.keystore.useTestMnemonic))
     throw new KeystoreError(
-      `the wallet ${file ? 'keystore holds' : 'would use'} the PUBLIC anvil test mnemonic, but ${real.join(', ')} ${real.length > 1 ? 'are not embedded devnets' : 'is not an embedded devnet'}: ` +
-        'anyone could spend from those keys there. Create or import your own keystore (`chaingate wallet keystore create`) ' +
+      `the wallet ${file ? 'keystore holds' : 'would use'} the PUBLIC anvil test mnemonic, but ${real.join(', ')} ` +
+        `${real.length > 1 ? 'are not embedded devnets' : 'is not an embedded devnet'}: ` +
+        'anyone could spend from those keys there. Create or import your own keystore (`chaingate wallet keystore ' +
+        'create`) ' +
         'and set wallet.keystore.useTestMnemonic: false, or disable the wallet (wallet.enabled: false).',
     )
   const passphrase = env[config.keystore.passphraseEnv]
@@ -118,7 +120,8 @@ export async function openKeyring(
   }
   if (file.publicTestMnemonic)
     logger.warn(
-      'wallet: using the PUBLIC anvil test mnemonic (test test … junk). Anyone can spend from these accounts: use them only on devnets.',
+      'wallet: using the PUBLIC anvil test mnemonic (test test … junk). Anyone can spend from these accounts: use ' +
+        'them only on devnets.',
     )
   return keyring
 }
@@ -132,7 +135,8 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
   const activity = createActivityStore(db, changes.notify)
   if (config.autoApprove)
     logger.warn(
-      'wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is approved without asking. Development only!',
+      'wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is ' +
+        'approved without asking. Development only!',
     )
   const keyring = await openKeyring({ ...deps, store, now: clock.now() })
   let engine: WalletEngine | undefined

@@ -40,7 +40,7 @@ async function connectAndGetPairing(t: ReturnType<typeof getWebSocketTransport>)
 }
 
 describe('pairing secret', () => {
-  test('Node default: kept in memory per transport, the same on every reconnect, different between transports', async () => {
+  test('Node default: in memory per transport, the same on every reconnect, different between transports', async () => {
     const a = getWebSocketTransport({ url, origin: 'https://a.example' })
     const first = await connectAndGetPairing(a)
     expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/)

@@ -65,7 +65,8 @@ export function decodeCalldata(data: Hex | undefined): DecodedCall | undefined {
         ],
         warnings: unlimited
           ? [
-              'Unlimited approval: the spender can move ALL of this token from the account, now and later, until the approval is revoked.',
+              'Unlimited approval: the spender can move ALL of this token from the account, now and later, until ' +
+                'the approval is revoked.',
             ]
           : [],
       }
@@ -95,7 +96,8 @@ export function decodeCalldata(data: Hex | undefined): DecodedCall | undefined {
         ],
         warnings: on
           ? [
-              'setApprovalForAll: the operator can transfer every NFT of this collection the account holds, now and later.',
+              'setApprovalForAll: the operator can transfer every NFT of this collection the account holds, now ' +
+                'and later.',
             ]
           : [],
       }

@@ -82,7 +82,8 @@ export function describeTransaction(
   if (call) warnings.push(...call.warnings)
   if (context?.simulation && !context.simulation.ok)
     warnings.push(
-      `The simulation reverted: ${String(context.simulation.reason)}. Sending it would most likely fail and still cost the fee.`,
+      `The simulation reverted: ${String(context.simulation.reason)}. Sending it would most likely fail and still ` +
+        `cost the fee.`,
     )
   return {
     network: networkOf(chainId, env),

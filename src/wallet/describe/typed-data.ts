@@ -132,11 +132,13 @@ export function describeTypedData(typedData: unknown, chainId: number | undefine
   const unlimitedPermit = !!amounts?.some((a) => (toBigIntOrUndefined(a) ?? 0n) >= UNLIMITED_THRESHOLD)
   if (unlimitedPermit)
     warnings.push(
-      `Unlimited permit (${primaryType}): the spender can take ALL of this token from the account without another signature, until the permit expires.`,
+      `Unlimited permit (${primaryType}): the spender can take ALL of this token from the account without another ` +
+        `signature, until the permit expires.`,
     )
   else if (amounts)
     warnings.push(
-      `This is a token permit (${primaryType}): signing it lets the spender move tokens without a transaction from you.`,
+      `This is a token permit (${primaryType}): signing it lets the spender move tokens without a transaction from ` +
+        `you.`,
     )
   return { primaryType, domain, message: root.children ?? [root], warnings, unlimitedPermit }
 }

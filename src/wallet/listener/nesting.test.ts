@@ -13,7 +13,7 @@ describe('nestsDeeperThan', () => {
     expect(nestsDeeperThan(`[[1],[2],[3],[4],[5]]`, 2)).toBe(false)
   })
 
-  test('the default is the gateway limit plus the two levels wrapping an invoked call; 100,000 levels in no time', () => {
+  test('the default: the gateway limit plus the two levels around an invoked call; 100,000 levels at once', () => {
     expect(MAX_MESSAGE_DEPTH).toBe(66)
     expect(nestsDeeperThan(nested(66))).toBe(false)
     expect(nestsDeeperThan(nested(67))).toBe(true)

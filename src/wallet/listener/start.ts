@@ -81,7 +81,8 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
           throw new Error('wallet.host is not a loopback address and wallet.allowNonLoopback is false')
         logger.warn(
           { host: config.host },
-          'wallet: listening on a NON-LOOPBACK address (wallet.allowNonLoopback): any host that reaches it can ask for sessions',
+          'wallet: listening on a NON-LOOPBACK address (wallet.allowNonLoopback): any host that reaches it can ask ' +
+            'for sessions',
         )
       }
       core = await startWalletCore(deps)

@@ -81,7 +81,7 @@ describe('eth_sendTransaction', () => {
     expect(f.sent).toEqual([])
   })
 
-  test('a session changed while the user decided: 4100, nothing signed; a refused broadcast resets the nonce', async () => {
+  test('session changed while the user decided: 4100, nothing signed; a refused send resets the nonce', async () => {
     const changed = fakeContext({ stillAuthorized: false })
     expect((await err(sendTransaction(changed.ctx, [{ from: ADDR, to: TO }]))).code).toBe(4100)
     expect(changed.calls).not.toContain('eth_sendRawTransaction')

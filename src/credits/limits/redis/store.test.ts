@@ -41,7 +41,13 @@ async function replica(
 }
 
 const _hasRedisServer = spawnSync('redis-server', ['--version']).status === 0
-const newPrefix = () => `test:limits:${randomBytes(6).toString('hex')}:`
+/** This file's key prefixes: its clean-up deletes only them (the other files run at the same time). */
+const prefixes: string[] = []
+const newPrefix = () => {
+  const prefix = `test:limits:${randomBytes(6).toString('hex')}:`
+  prefixes.push(prefix)
+  return prefix
+}
 
 /** Redis's day counter for an account (what every replica charged, plus leases not yet handed back). */
 async function redisUsed(conn: RedisConnection, accountId: string, nowMs: number): Promise<number> {
@@ -75,7 +81,7 @@ async function hammer(
 describeWithServices(['redis'], 'Redis limit store', () => {
   afterAll(async () => {
     const conn = await connectRedis({ url: redisUrl, prefix: 'x', commandTimeoutMs: 1000 })
-    const left = await conn.client.keys('test:limits:*')
+    const left = (await Promise.all(prefixes.map((p) => conn.client.keys(`${p}*`)))).flat()
     if (left.length) await conn.client.del(...left)
     await conn.close()
   })

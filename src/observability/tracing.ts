@@ -132,6 +132,13 @@ export function tracingSettings(config: TracingConfig, env: NodeJS.ProcessEnv): 
 export async function startTracing(settings: TracingSettings | null): Promise<Tracing> {
   if (settings === null) return TRACING_OFF
   const { createSdkTracing } = await import('./tracing-sdk.ts')
+  const sdk = await createSdkTracing(settings)
   sendingFor.propagate = settings.propagate
-  return createSdkTracing(settings)
+  return {
+    ...sdk,
+    shutdown: () => {
+      sendingFor.propagate = false
+      return sdk.shutdown()
+    },
+  }
 }

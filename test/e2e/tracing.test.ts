@@ -92,7 +92,7 @@ const childrenOf = (p: Span) => spans.filter((s) => s.parentSpanId === p.spanId 
 const hash = (i: number) => `0x${i.toString(16).padStart(64, '0')}`
 
 describe('traces over OTLP/HTTP', () => {
-  it('a cache miss retried on a second node: one call span, two attempt spans; the client trace continues', async () => {
+  it('a client traceparent is continued, and each attempt sends its own traceparent to the node', async () => {
     const {
       s,
       nodes: [a, b],
@@ -228,6 +228,25 @@ describe('traces over OTLP/HTTP', () => {
       'chaingate.subscription.kind': 'newHeads',
       'chaingate.subscription.id': inbox.find((m) => m.id === 7).result,
     })
+  })
+
+  it('OTEL_TRACES_EXPORTER=otlp turns tracing on without a config change', async () => {
+    const env = {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_SERVICE_NAME: 'edge-1',
+    }
+    Object.assign(process.env, env)
+    try {
+      const { s } = await gateway(1, {}, null)
+      await s.rpc(call('eth_getBalance', [`0x${'4'.repeat(40)}`, 'latest']), { network: 'remote' })
+    } finally {
+      for (const k of Object.keys(env)) delete process.env[k]
+    }
+    const [span] = await waitFor((x) => x.name === 'rpc call' && x.attributes['rpc.method'] === 'eth_getBalance')
+    expect(span?.service).toBe('edge-1')
   })
 
   it('off (the default): calls export nothing', async () => {

@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { startTracing, TRACING_OFF, tracingSettings, type TracingConfig } from './tracing.ts'
+
+const config: TracingConfig = {
+  enabled: false,
+  endpoint: null,
+  protocol: 'http/protobuf',
+  sampleRatio: 0.01,
+  propagateToUpstreams: false,
+  serviceName: 'chaingate',
+}
+
+describe('tracing settings', () => {
+  it('off by default: no settings, the no-op facade, no span', async () => {
+    expect(tracingSettings(config, {})).toBeNull()
+    const t = await startTracing(null)
+    expect(t).toBe(TRACING_OFF)
+    expect(t.start('rpc call', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')).toBeUndefined()
+  })
+
+  it('OTEL_TRACES_EXPORTER=otlp turns it on with the standard variables', () => {
+    const s = tracingSettings(config, {
+      OTEL_TRACES_EXPORTER: 'otlp',
+      OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318/',
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_SERVICE_NAME: 'rpc-edge',
+      OTEL_TRACES_SAMPLER: 'traceidratio',
+      OTEL_TRACES_SAMPLER_ARG: '0.25',
+      OTEL_EXPORTER_OTLP_HEADERS: 'authorization=Bearer%20x,tenant=a',
+    })
+    expect(s).toEqual({
+      url: 'http://collector:4318/v1/traces',
+      protocol: 'http/json',
+      sampleRatio: 0.25,
+      parentBased: false,
+      propagate: false,
+      serviceName: 'rpc-edge',
+      headers: { authorization: 'Bearer x', tenant: 'a' },
+    })
+  })
+
+  it('the config turns it on; OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED turn it off', () => {
+    const on = { ...config, enabled: true, endpoint: 'http://otel:4318', sampleRatio: 0.5, propagateToUpstreams: true }
+    expect(tracingSettings(on, {})).toMatchObject({
+      url: 'http://otel:4318/v1/traces',
+      protocol: 'http/protobuf',
+      sampleRatio: 0.5,
+      parentBased: true,
+      propagate: true,
+    })
+    expect(tracingSettings(on, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:1/x' })?.url).toBe('http://t:1/x')
+    expect(tracingSettings(on, { OTEL_TRACES_EXPORTER: 'none' })).toBeNull()
+    expect(tracingSettings(on, { OTEL_SDK_DISABLED: 'true' })).toBeNull()
+  })
+})

@@ -9,22 +9,20 @@
 import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../pool/ws-connection.ts'
 import type { Replay } from './replay.ts'
-import { call, checkChainId, NodeRpcError, toBig, type Conn } from './node-calls.ts'
+import { call, checkChainId, NodeRpcError, type Conn } from './node-calls.ts'
+import { startHeartbeat } from './heartbeat.ts'
 import { createSwitcher } from './switch.ts'
 import type { HubOptions, MoveReason, Shared } from './hub.ts'
 
 export { call, NodeRpcError, toBig, type Conn } from './node-calls.ts'
 
-const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred'>, string> = {
+const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred' | 'unhealthy'>, string> = {
   dropped: 'subscription connection lost: moving subscriptions',
   hung: 'subscription node stopped answering: moving subscriptions',
-  unhealthy: 'subscription node lagging or failing for the pool: moving subscriptions',
 }
 
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 5000
-/** Heartbeats in a row that find the subscription node unhealthy before it is moved off (hysteresis: no flapping). */
-const LEAVE_AFTER_CHECKS = 2
 /** Notifications that arrive before their eth_subscribe answer is processed, kept per connection. */
 const MAX_EARLY = 256
 
@@ -182,47 +180,6 @@ export function createNodeLink(
     return conn
   }
 
-  /**
-   * A node that stops answering while holding subscriptions is treated as dropped (its socket may stay open); one
-   * the pool counts unhealthy at two heartbeats in a row, or that answers another chain id, is moved off
-   * (make before break) to the first healthy node.
-   */
-  const watch = (conn: Conn) => {
-    const everyMs = opts.heartbeatMs ?? 0
-    if (everyMs <= 0) return
-    const waitMs = Math.min(opts.timeoutMs, Math.max(1000, everyMs))
-    let asking = false
-    let unhealthy = 0
-    let wrongChain = false
-    conn.heartbeat = setInterval(() => {
-      if (conn.dead || asking || conn.byNodeId.size === 0) return
-      const healthy = opts.isHealthy
-      if (wrongChain || (healthy !== undefined && !healthy(conn.url))) {
-        // Lagging (its heads late against what calls are served at), failing calls, cordoned: a healthy node is
-        // better. Until one takes the subscriptions, they stay here.
-        const to = opts.wsUrls().find((u) => u !== conn.url && (healthy === undefined || healthy(u)))
-        if ((++unhealthy >= LEAVE_AFTER_CHECKS || wrongChain) && to !== undefined && !switcher.moving) {
-          opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, MOVE_LOG.unhealthy)
-          void switcher.moveTo(to, 'unhealthy') // and still asked below: it may also have stopped answering
-        }
-      } else unhealthy = 0
-      asking = true
-      // Any answer, an error too, shows the node is there.
-      conn.rpc.request({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, waitMs).then(
-        (answer) => {
-          asking = false
-          const id = toBig((answer as { result?: unknown }).result)
-          if (opts.chainId !== undefined && id !== undefined && id !== BigInt(opts.chainId)) wrongChain = true
-        },
-        () => {
-          asking = false
-          if (!conn.dead) onClosed(conn, 'hung')
-        },
-      )
-    }, everyMs)
-    conn.heartbeat.unref()
-  }
-
   /** Tries every node (the one that just failed last); with `forMs` > 0, again with back-off until then. */
   const establish = async (failedUrl: string | undefined, forMs: number): Promise<Conn> => {
     const started = Date.now()
@@ -267,7 +224,14 @@ export function createNodeLink(
 
   const adopt = (conn: Conn) => {
     current = conn
-    watch(conn)
+    startHeartbeat(conn, {
+      opts,
+      network,
+      subscriptions: () => shared.size,
+      moving: () => switcher.moving,
+      moveTo: (url) => switcher.moveTo(url, 'unhealthy'),
+      hung: () => onClosed(conn, 'hung'),
+    })
   }
   const switcher = createSwitcher({
     opts,

@@ -1,11 +1,14 @@
 /**
  * What a request to one node that brought no usable answer becomes (src/upstreams/pool/member.ts): the gateway error
- * the
- * call fails with, and the node answers that are the call's own (too large to send, too large to take).
+ * the call fails with, what a provider refusal does to the node (`block`), and the node answers that are the call's
+ * own (too large to send, too large to take).
  */
 import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { errors as undiciErrors } from 'undici'
 import { ChaingateError, errors } from '../../errors/index.ts'
+import { refusalError, type ProviderRefusal } from './classify.ts'
+import type { SendSettings } from './member.ts'
+import type { Member } from './types.ts'
 
 /**
  * A body at least this large that the node stops reading (EPIPE / ECONNRESET while sending) was most likely
@@ -80,4 +83,56 @@ export function toGatewayError(network: string, err: unknown, timeoutMs: number)
           ? 'no connection to the node within its connect timeout'
           : (e?.code ?? e?.message ?? 'unknown error')
   return errors.upstreamUnavailable(network, why)
+}
+
+/** The gateway gave up on the request itself (hedge lost, client gone): says nothing about the node. */
+export class CancelledError extends Error {}
+
+/**
+ * A failed call's error says how many upstream requests it made (`attempts`, as on an answer): the usage record
+ * counts them. One here; the pool sets the total when it tried several nodes.
+ */
+export function counted<E extends Error>(err: E, attempts = 1): E {
+  ;(err as E & { attempts?: number }).attempts = attempts
+  return err
+}
+
+/** Failures where the node surely never got the request (no connection was made): safe to retry any method. */
+export const notDelivered = new WeakSet<Error>()
+/** Refused, unresolvable host, unreachable network or host, connect timeout: the request never left the gateway. */
+export const NO_CONNECTION = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'UND_ERR_CONNECT_TIMEOUT',
+])
+
+/** A provider refusing the gateway's credentials is not retried sooner than this (the config must change). */
+export const AUTH_BACKOFF_MS = 30_000
+const MIN_RATE_BACKOFF_MS = 1000
+const MAX_BACKOFF_MS = 60_000
+
+/** Takes a node out of rotation after a provider refusal; returns the error the call fails with. */
+export function block(
+  m: Member,
+  refusal: ProviderRefusal,
+  detail: string,
+  s: SendSettings,
+  retryAfterMs?: number,
+): ChaingateError {
+  const ms =
+    refusal === 'auth-failed'
+      ? AUTH_BACKOFF_MS
+      : Math.min(
+          MAX_BACKOFF_MS,
+          retryAfterMs ??
+            (m.backoffMs = Math.min(MAX_BACKOFF_MS, m.backoffMs === 0 ? MIN_RATE_BACKOFF_MS : m.backoffMs * 2)),
+        )
+  m.refusal = refusal
+  m.refusalDetail = detail
+  m.blockedUntil = Date.now() + ms
+  m.usable = false
+  return refusalError(s.network, refusal, detail, ms)
 }

@@ -6,21 +6,17 @@
  * or 5xx carrying the client's own JSON-RPC error (a revert, invalid params) is an answer (error-status.ts).
  */
 import { errors as undiciErrors } from 'undici'
-import type { ChaingateError } from '../../errors/index.ts'
 import { isErrorAnswer } from '../../jsonrpc/envelope.ts'
-import {
-  judgeAnswer,
-  refusalError,
-  refusalOfAnswer,
-  refusalOfError,
-  refusalOfStatus,
-  retryAfterMs,
-  type ProviderRefusal,
-} from './classify.ts'
+import { judgeAnswer, refusalOfAnswer, refusalOfStatus, retryAfterMs } from './classify.ts'
 import { notClientsOwn } from './error-status.ts'
 import {
   AnswerTooLarge,
   answerTooLarge,
+  block,
+  CancelledError,
+  counted,
+  NO_CONNECTION,
+  notDelivered,
   decode,
   refusedForSize,
   tooLarge,
@@ -28,34 +24,12 @@ import {
   UpstreamHttpError,
 } from './failures.ts'
 import type { Member, RequestControl, UpstreamAnswer } from './types.ts'
+import { overWebSocket } from './ws-send.ts'
 
 export { tooLarge } from './failures.ts'
+export { AUTH_BACKOFF_MS, block, CancelledError, counted, notDelivered } from './failures.ts'
 
 export type { Member, RequestControl, UpstreamAnswer } from './types.ts'
-
-/** The gateway gave up on the request itself (hedge lost, client gone): says nothing about the node. */
-export class CancelledError extends Error {}
-
-/**
- * A failed call's error says how many upstream requests it made (`attempts`, as on an answer): the usage record
- * counts them. One here; the pool sets the total when it tried several nodes.
- */
-export function counted<E extends Error>(err: E, attempts = 1): E {
-  ;(err as E & { attempts?: number }).attempts = attempts
-  return err
-}
-
-/** Failures where the node surely never got the request (no connection was made): safe to retry any method. */
-export const notDelivered = new WeakSet<Error>()
-/** Refused, unresolvable host, unreachable network or host, connect timeout: the request never left the gateway. */
-const NO_CONNECTION = new Set([
-  'ECONNREFUSED',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'UND_ERR_CONNECT_TIMEOUT',
-])
 
 export interface SendSettings {
   network: string
@@ -68,11 +42,6 @@ export interface SendSettings {
 
 /** Default of `networks[].maxResponseBytes`. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
-
-/** A provider refusing the gateway's credentials is not retried sooner than this (the config must change). */
-export const AUTH_BACKOFF_MS = 30_000
-const MIN_RATE_BACKOFF_MS = 1000
-const MAX_BACKOFF_MS = 60_000
 
 /** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
 export function post(
@@ -97,29 +66,6 @@ export function post(
       new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl),
     )
   })
-}
-
-/** Takes a node out of rotation after a provider refusal; returns the error the call fails with. */
-export function block(
-  m: Member,
-  refusal: ProviderRefusal,
-  detail: string,
-  s: SendSettings,
-  retryAfterMs?: number,
-): ChaingateError {
-  const ms =
-    refusal === 'auth-failed'
-      ? AUTH_BACKOFF_MS
-      : Math.min(
-          MAX_BACKOFF_MS,
-          retryAfterMs ??
-            (m.backoffMs = Math.min(MAX_BACKOFF_MS, m.backoffMs === 0 ? MIN_RATE_BACKOFF_MS : m.backoffMs * 2)),
-        )
-  m.refusal = refusal
-  m.refusalDetail = detail
-  m.blockedUntil = Date.now() + ms
-  m.usable = false
-  return refusalError(s.network, refusal, detail, ms)
 }
 
 /**
@@ -288,53 +234,4 @@ class ForwardHandler {
     if (NO_CONNECTION.has((err as { code?: string }).code ?? '')) notDelivered.add(e)
     this.reject(counted(e))
   }
-}
-
-/** A node reached only by ws(s): the body is parsed to give the call the connection's own id, and serialized back. */
-async function overWebSocket(
-  m: Member,
-  body: string | Buffer,
-  timeoutMs: number,
-  s: SendSettings,
-): Promise<UpstreamAnswer> {
-  const started = performance.now()
-  let answer: unknown
-  const failed = (err: Error) => {
-    const now = Date.now()
-    m.downUntil = now + s.cooldownMs
-    m.stats.recordFailure()
-    m.breaker.failure(now)
-    return counted(err)
-  }
-  try {
-    answer = await m.socket!.request(JSON.parse(body.toString()), timeoutMs)
-  } catch (err) {
-    throw failed(err as Error) // already a gateway error naming the network
-  }
-  const error = (answer as { error?: { code?: unknown; message?: unknown } } | null)?.error
-  const refusal = error ? refusalOfError(error.code, error.message) : undefined
-  if (refusal !== undefined) {
-    m.stats.recordFailure()
-    throw counted(block(m, refusal, `JSON-RPC error ${String(error!.code)}`, s))
-  }
-  // The connection matched the answer to the call by id; its shape is judged as over HTTP.
-  const bytes = Buffer.from(JSON.stringify(answer) ?? '')
-  const verdict = judgeAnswer(body, bytes)
-  if (typeof verdict === 'object')
-    throw failed(
-      toGatewayError(
-        s.network,
-        new UpstreamHttpError(
-          0,
-          ` over WebSocket with something that is not a JSON-RPC answer to the call: ${verdict.fault}`,
-        ),
-        timeoutMs,
-      ),
-    )
-  m.downUntil = 0
-  m.backoffMs = 0
-  m.breaker.success()
-  const latencyMs = performance.now() - started
-  m.stats.recordLatency(latencyMs)
-  return { body: bytes, latencyMs, upstream: m.label, attempts: 1, isError: verdict === 'error' }
 }

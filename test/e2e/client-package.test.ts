@@ -86,6 +86,24 @@ test('the installed package declares the client export as JavaScript with types,
   ).toMatch(/export declare function getWebSocketTransport/)
 })
 
+test("the wallet console's stylesheet and scripts are packed and read from dist/ as they are in src/", async () => {
+  const dist = join(scratch, 'node_modules/chaingate/dist')
+  // Plain node, no tsx: the compiled module finds the assets beside it (`npm run build` copies them there).
+  const { stdout } = await run(
+    process.execPath,
+    [
+      '--input-type=module',
+      '-e',
+      'const m = await import(process.argv[1]); console.log(JSON.stringify(m.consoleAssets()))',
+      join(dist, 'wallet/listener/console-assets.js'),
+    ],
+    { cwd: scratch, env: { PATH: process.env.PATH } },
+  )
+  const assets = JSON.parse(stdout) as { name: string; body: string }[]
+  expect(assets.map((a) => a.name)).toContain('console.browser.js')
+  for (const a of assets) expect(a.body).toBe(readFileSync(join(ROOT, 'src/wallet/console', a.name), 'utf8'))
+})
+
 test("plain node imports 'chaingate/client' and opens a session on a real wallet through it", async () => {
   const origin = 'https://packaged-dapp.example'
   writeFileSync(

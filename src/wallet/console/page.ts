@@ -10,7 +10,7 @@ export function renderConsolePage(): string {
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <link rel="icon" href="data:,">
 <link rel="stylesheet" href="/console/assets/console.css">
-<script src="/console/assets/console.js" defer></script>
+<script type="module" src="/console/assets/console.browser.js"></script>
 </head>
 <body>
 <header class="topbar">

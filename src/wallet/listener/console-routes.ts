@@ -5,11 +5,10 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { formatEther, type Hex } from 'viem'
-import { CONSOLE_SCRIPT } from '../console/script.ts'
-import { CONSOLE_STYLES } from '../console/styles.ts'
 import { renderConsolePage } from '../console/page.ts'
 import { describeApproval } from '../describe/index.ts'
 import { eth } from '../describe/format.ts'
+import { consoleAssets } from './console-assets.ts'
 import { bearer, consoleGuard, isLoopbackHostHeader } from './console-auth.ts'
 import { registerConsoleEvents } from './console-events.ts'
 import type { WalletServerDeps } from './server.ts'
@@ -41,8 +40,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
       return reply.code(403).send({ error: 'the wallet console answers only on a loopback host' })
     return reply.headers(PAGE_HEADERS).header('cache-control', 'no-cache').type(type).send(body)
   }
-  app.get('/console/assets/console.css', asset('text/css; charset=utf-8', CONSOLE_STYLES))
-  app.get('/console/assets/console.js', asset('text/javascript; charset=utf-8', CONSOLE_SCRIPT))
+  for (const a of consoleAssets()) app.get(`/console/assets/${a.name}`, asset(a.type, a.body))
 
   app.get('/console/api/state', async (req, reply) => {
     if (!guard(req, reply, bearer(req))) return reply

@@ -15,12 +15,10 @@ import {
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
 import { resourceFromAttributes } from '@opentelemetry/resources'
 import {
-  AlwaysOffSampler,
   AlwaysOnSampler,
   BasicTracerProvider,
   BatchSpanProcessor,
   ParentBasedSampler,
-  TraceIdRatioBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base'
 import type { Tracing, TracingSettings, TraceSpan, TraceValue } from './tracing.ts'
@@ -55,10 +53,12 @@ class SdkSpan implements TraceSpan {
   }
 }
 
+/**
+ * New traces are sampled in start() before the SDK is asked (an unsampled call then costs one random number, no
+ * span object), so the SDK's own sampler takes every trace start() lets through, and follows a client's parent.
+ */
 function samplerOf(s: TracingSettings): Sampler {
-  const root = s.sampleRatio >= 1 ? new AlwaysOnSampler() : s.sampleRatio <= 0 ? new AlwaysOffSampler() : undefined
-  const ratio = root ?? new TraceIdRatioBasedSampler(s.sampleRatio)
-  return s.parentBased ? new ParentBasedSampler({ root: ratio }) : ratio
+  return s.parentBased ? new ParentBasedSampler({ root: new AlwaysOnSampler() }) : new AlwaysOnSampler()
 }
 
 export async function createSdkTracing(s: TracingSettings): Promise<Tracing> {
@@ -78,6 +78,9 @@ export async function createSdkTracing(s: TracingSettings): Promise<Tracing> {
     on: true,
     propagate: s.propagate,
     start(name, traceparent, attributes) {
+      // A client's trace decides for itself (parent-based); otherwise the ratio, here.
+      if ((traceparent === undefined || !s.parentBased) && (s.sampleRatio <= 0 || Math.random() >= s.sampleRatio))
+        return undefined
       const parent =
         traceparent === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter)
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent)

@@ -52,4 +52,26 @@ describe('tracing settings', () => {
     expect(tracingSettings(on, { OTEL_TRACES_EXPORTER: 'none' })).toBeNull()
     expect(tracingSettings(on, { OTEL_SDK_DISABLED: 'true' })).toBeNull()
   })
+
+  it("sampling: a new trace at ratio 0 makes no span, a client's sampled trace is continued", async () => {
+    const t = await startTracing({
+      url: 'http://127.0.0.1:9/v1/traces',
+      protocol: 'http/json',
+      sampleRatio: 0,
+      parentBased: true,
+      propagate: false,
+      serviceName: 'test',
+      headers: {},
+    })
+    try {
+      expect(t.on).toBe(true)
+      expect(t.start('rpc call', undefined)).toBeUndefined()
+      expect(t.start('rpc call', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00')).toBeUndefined()
+      const span = t.start('rpc call', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')
+      expect(span?.traceparent()).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/)
+      expect(span?.child('upstream attempt').traceparent()).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-/)
+    } finally {
+      await t.shutdown()
+    }
+  })
 })

@@ -111,7 +111,7 @@ const ENTRIES: Record<string, MethodEntry> = {
   net_peerCount: read(80, { cache: 'shared', addresses: NONE }),
   net_version: read(5, { cache: STATIC, addresses: NONE }),
   web3_clientVersion: read(80, { cache: 'shared', addresses: NONE, wallet: 'wallet' }),
-  // Subscriptions: WebSocket only; the wallet keeps its own (src/wallet/methods/eth-subscribe.ts).
+  // Subscriptions: WebSocket only; the wallet keeps its own (src/wallet/methods/eth_subscribe.ts).
   eth_subscribe: read(5, {
     retry: 'node-local',
     filter: 'subscription',

@@ -18,7 +18,7 @@ export interface ShownTransaction {
   chainId?: Hex
 }
 
-/** What the wallet learned from the chain while preparing the approval (src/wallet/methods/eth-send-transaction.ts). */
+/** What the wallet learned from the chain while preparing the approval (src/wallet/methods/eth_sendTransaction.ts). */
 export interface TransactionContext {
   baseFeePerGas?: Hex
   /** The nonce the transaction will get if nothing else is sent first. */

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest'
 import { WALLET_HANDLERS, selectHooks } from './index.ts'
 import { fakeHooks } from './handlers.test-support.ts'
-import { walletGetSession } from './wallet-get-session.ts'
+import { walletGetSession } from './wallet_getSession.ts'
 
 describe('handlers declare their hooks', () => {
   test('each of the four methods has one handler; selectHooks passes only the declared hooks', () => {

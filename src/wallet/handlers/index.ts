@@ -1,8 +1,8 @@
 import type { WalletMethodHandler } from './types.ts'
-import { walletCreateSession } from './wallet-create-session.ts'
-import { walletGetSession } from './wallet-get-session.ts'
-import { walletInvokeMethod } from './wallet-invoke-method.ts'
-import { walletRevokeSession } from './wallet-revoke-session.ts'
+import { walletCreateSession } from './wallet_createSession.ts'
+import { walletGetSession } from './wallet_getSession.ts'
+import { walletInvokeMethod } from './wallet_invokeMethod.ts'
+import { walletRevokeSession } from './wallet_revokeSession.ts'
 
 /** The four methods of the multichain API; anything else is -32601. */
 export const WALLET_HANDLERS: readonly WalletMethodHandler<any>[] = [

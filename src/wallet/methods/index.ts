@@ -3,12 +3,12 @@
  * chain through ChainAccess.
  */
 import type { LocalMethod } from './context.ts'
-import { signTypedDataV4 } from './eth-sign-typed-data-v4.ts'
-import { sendTransaction } from './eth-send-transaction.ts'
-import { ethSubscribe } from './eth-subscribe.ts'
-import { ethUnsubscribe } from './eth-unsubscribe.ts'
-import { personalSign } from './personal-sign.ts'
-import { walletAddEthereumChain } from './wallet-add-ethereum-chain.ts'
+import { signTypedDataV4 } from './eth_signTypedData_v4.ts'
+import { sendTransaction } from './eth_sendTransaction.ts'
+import { ethSubscribe } from './eth_subscribe.ts'
+import { ethUnsubscribe } from './eth_unsubscribe.ts'
+import { personalSign } from './personal_sign.ts'
+import { walletAddEthereumChain } from './wallet_addEthereumChain.ts'
 
 export const WALLET_CLIENT_VERSION = 'chaingate/0.1.0'
 

@@ -4,7 +4,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 import { ADDR, err } from '../handlers/handlers.test-support.ts'
 import { ANVIL_TEST_MNEMONIC } from '../keystore.ts'
-import { signTypedDataV4 } from './eth-sign-typed-data-v4.ts'
+import { signTypedDataV4 } from './eth_signTypedData_v4.ts'
 
 const signer = mnemonicToAccount(ANVIL_TEST_MNEMONIC)
 const mail = (chainId: number | undefined) => ({

@@ -3,7 +3,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 import { ADDR, UNAUTHORIZED, err } from '../handlers/handlers.test-support.ts'
 import { ANVIL_TEST_MNEMONIC } from '../keystore.ts'
-import { personalSign } from './personal-sign.ts'
+import { personalSign } from './personal_sign.ts'
 
 describe('signing re-checks the session after the approval (issue 8 item 7)', () => {
   const signer = mnemonicToAccount(ANVIL_TEST_MNEMONIC)

@@ -2,7 +2,7 @@
 import { describe, expect, test } from 'vitest'
 import { selectHooks } from './index.ts'
 import { ADDR, err, fakeHooks, session } from './handlers.test-support.ts'
-import { walletCreateSession } from './wallet-create-session.ts'
+import { walletCreateSession } from './wallet_createSession.ts'
 
 describe('wallet_createSession', () => {
   test('asks for approval, grants the preselected accounts, and stores the session', async () => {

@@ -1,7 +1,7 @@
 /** wallet_revokeSession against fake hooks: no server, no database, no chain. */
 import { describe, expect, test } from 'vitest'
 import { err, fakeHooks } from './handlers.test-support.ts'
-import { walletRevokeSession } from './wallet-revoke-session.ts'
+import { walletRevokeSession } from './wallet_revokeSession.ts'
 
 describe('wallet_revokeSession', () => {
   test('partial or full, always true; scopes that are not a list: -32602', async () => {

@@ -1,7 +1,7 @@
 /** wallet_invokeMethod against fake hooks: no server, no database, no chain. */
 import { describe, expect, test } from 'vitest'
 import { UNAUTHORIZED, err, fakeHooks, session } from './handlers.test-support.ts'
-import { walletInvokeMethod } from './wallet-invoke-method.ts'
+import { walletInvokeMethod } from './wallet_invokeMethod.ts'
 
 describe('wallet_invokeMethod', () => {
   const withSession = () => fakeHooks({ getSession: async () => session })

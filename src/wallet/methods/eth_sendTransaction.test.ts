@@ -4,7 +4,7 @@ import { mnemonicToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
 import { ADDR, err } from '../handlers/handlers.test-support.ts'
 import { ANVIL_TEST_MNEMONIC } from '../keystore.ts'
-import { sendTransaction } from './eth-send-transaction.ts'
+import { sendTransaction } from './eth_sendTransaction.ts'
 
 const signer = mnemonicToAccount(ANVIL_TEST_MNEMONIC)
 const TO = '0x70997970c51812dc3a010c7d01b50e0d17dc79c8'

@@ -53,16 +53,10 @@ export function post(
 ): Promise<UpstreamAnswer> {
   if (m.pool === undefined) return overWebSocket(m, body, timeoutMs, s)
   const pool = m.pool
+  const headers = ctl?.traceparent === undefined ? m.headers : { ...m.headers, traceparent: ctl.traceparent }
   return new Promise((resolve, reject) => {
     pool.dispatch(
-      {
-        method: 'POST',
-        path: m.path,
-        headers: ctl?.traceparent === undefined ? m.headers : { ...m.headers, traceparent: ctl.traceparent },
-        body,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      },
+      { method: 'POST', path: m.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
       new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl),
     )
   })

@@ -14,14 +14,8 @@ import { WALLET_HANDLERS, selectHooks, type WalletHooks } from './handlers/index
 import type { Keyring } from './keystore.ts'
 import { LOCAL_METHODS, type LocalMethodContext } from './methods/index.ts'
 import type { ChainAccess } from './ports.ts'
-import {
-  addressOf,
-  eip155ChainIdOf,
-  removeScopes,
-  type SessionProposal,
-  type SessionScope,
-  type StoredSession,
-} from './scopes.ts'
+import { addressOf, eip155ChainIdOf, removeScopes, type SessionScope, type StoredSession } from './scopes.ts'
+import type { SessionProposal } from './session-proposal.ts'
 import { consoleSessionEdits } from './session-edits.ts'
 import { authorizes, holds } from './session-holders.ts'
 import { createSessionStore, type PairedSession } from './sessions.ts'

@@ -1,17 +1,15 @@
 import { describe, expect, test } from 'vitest'
 import { isWalletRpcError } from './errors.ts'
 import {
-  buildProposal,
   eip155ChainIdOf,
-  grantSession,
   isValidScope,
   mergeScopeMaps,
   normalizeScopes,
-  parseSessionProperties,
   removeAccount,
   removeScopes,
   validateCreateSessionParams,
 } from './scopes.ts'
+import { buildProposal, grantSession, parseSessionProperties } from './session-proposal.ts'
 
 const A = '0x5cfe73b6021e818b776b421b1c4db2474086a7e1'
 const B = '0x09781764c08de8ca82e156bbf156a3ca217c7950'

@@ -1,6 +1,7 @@
 /**
  * CAIP-25 scope rules for `wallet_createSession` (the older revision MetaMask implements): validation,
- * `references` expansion, duplicate merge, support filtering, dapp-supplied accounts and sessionProperties.
+ * `references` expansion, duplicate merge; the stored session's shape and its edits (partial revoke, account
+ * removed). Support filtering, dapp-supplied accounts and sessionProperties: ./session-proposal.ts.
  * Pure functions. CAIP-2/CAIP-10 grammar from `@metamask/utils`; the rules follow MetaMask's
  * chain-agnostic-permission package (https://github.com/MetaMask/core/tree/main/packages/chain-agnostic-permission).
  */
@@ -13,7 +14,6 @@ import {
   parseCaipChainId,
 } from '@metamask/utils'
 import { walletErrors, type ParamProblem } from './errors.ts'
-import { EIP155_METHODS, EIP155_NOTIFICATIONS, WALLET_EIP155, WALLET_EIP155_METHODS } from './supported-methods.ts'
 
 /** A scope as the wallet stores and shows it (CAIP-217 subset). */
 export interface SessionScope {
@@ -46,7 +46,6 @@ export {
 } from './supported-methods.ts'
 
 const EIP155_REFERENCE = /^(0|[1-9][0-9]*)$/
-const EVM_ADDRESS = /^0x[0-9a-fA-F]{40}$/
 const SCOPE_KEYS = new Set(['references', 'methods', 'notifications', 'accounts', 'rpcDocuments', 'rpcEndpoints'])
 
 export function parseScopeString(scope: string): { namespace?: string; reference?: string } {
@@ -178,116 +177,6 @@ export function mergeScopeMaps(...maps: Record<string, RequestedScope>[]): Recor
     for (const [k, s] of Object.entries(m)) out[k] = mergeScope(out[k], s)
   }
   return out
-}
-
-/** What the user is asked to approve: chains with the methods/notifications the wallet supports there. */
-export interface SessionProposal {
-  /** Scope key → narrowed methods and notifications (no accounts: the user picks those). */
-  scopes: Record<string, { methods: string[]; notifications: string[] }>
-  /** Wallet addresses (lower-case) the dapp named and the wallet holds: preselected at approval. */
-  preselectedAccounts: string[]
-  sessionProperties: SessionProperties
-}
-
-export interface ProposalContext {
-  /** eip155 chain IDs the wallet serves. */
-  servedChainIds: ReadonlySet<number>
-  /** Addresses the wallet holds (any case). */
-  walletAddresses: readonly string[]
-  now: number
-}
-
-/**
- * Turns validated `wallet_createSession` params into a proposal, with MetaMask's precedence:
- * 5302 for `{}` sessionProperties → scope drops → malformed accounts (-32603 "Invalid CAIP account ID.") → 5100
- * when nothing is left. Unlike MetaMask, granted chain methods are the requested ones the wallet supports (the
- * spec's "may be narrower"); `wallet:eip155` always carries wallet_addEthereumChain, as in MetaMask.
- */
-export function buildProposal(params: CreateSessionParams, ctx: ProposalContext): SessionProposal {
-  const sessionProperties = parseSessionProperties(params.sessionProperties, ctx.now)
-  const requested = mergeScopeMaps(normalizeScopes(params.requiredScopes), normalizeScopes(params.optionalScopes))
-  const scopes: SessionProposal['scopes'] = {}
-  const accountCandidates: string[] = []
-  for (const [key, scope] of Object.entries(requested)) {
-    if (key === WALLET_EIP155) scopes[key] = { methods: [...WALLET_EIP155_METHODS], notifications: [] }
-    else {
-      const chainId = eip155ChainIdOf(key)
-      if (chainId === undefined || !ctx.servedChainIds.has(chainId)) continue
-      scopes[key] = {
-        methods: scope.methods.filter((m) => EIP155_METHODS.includes(m)),
-        notifications: scope.notifications.filter((n) => EIP155_NOTIFICATIONS.includes(n)),
-      }
-    }
-    accountCandidates.push(...scope.accounts)
-  }
-  const held = new Set(ctx.walletAddresses.map((a) => a.toLowerCase()))
-  const preselected: string[] = []
-  for (const value of accountCandidates) {
-    if (!isCaipAccountId(value)) throw walletErrors.invalidCaipAccountId()
-    const { chain, address } = parseCaipAccountId(value)
-    // eip155: the chain reference is ignored, the address compared case-insensitively (as MetaMask does).
-    const a = address.toLowerCase()
-    if (chain.namespace === 'eip155' && EVM_ADDRESS.test(address) && held.has(a) && !preselected.includes(a))
-      preselected.push(a)
-  }
-  if (Object.keys(scopes).length === 0) throw walletErrors.scopesNotSupported()
-  return { scopes, preselectedAccounts: preselected, sessionProperties }
-}
-
-/**
- * sessionProperties: `{}` → 5302; `expiry` (ISO 8601, in the future) and `globalConfig`
- * (object) are kept; malformed values of those two → -32602 naming the field; other keys are dropped.
- */
-export function parseSessionProperties(props: Record<string, unknown> | undefined, now: number): SessionProperties {
-  if (props === undefined) return {}
-  if (Object.keys(props).length === 0) throw walletErrors.invalidSessionProperties()
-  const out: SessionProperties = {}
-  const problems: ParamProblem[] = []
-  if (props.expiry !== undefined) {
-    const t = typeof props.expiry === 'string' && ISO_8601.test(props.expiry) ? Date.parse(props.expiry) : Number.NaN
-    if (Number.isNaN(t)) problems.push({ path: 'sessionProperties.expiry', problem: 'is not an ISO 8601 date-time' })
-    else if (t <= now) problems.push({ path: 'sessionProperties.expiry', problem: 'is not in the future' })
-    else out.expiry = props.expiry as string
-  }
-  if (props.globalConfig !== undefined) {
-    if (!isPlainObject(props.globalConfig))
-      problems.push({ path: 'sessionProperties.globalConfig', problem: 'is not of a type(s) object' })
-    else out.globalConfig = props.globalConfig
-  }
-  if (problems.length > 0) throw walletErrors.invalidParams(problems)
-  return out
-}
-
-const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})$/
-
-/** The user's answer to a session proposal (console, CLI or auto-approve). */
-export interface SessionDecision {
-  /** Addresses granted in every chain scope. */
-  accounts: string[]
-  /** Chains kept (default: all proposed). */
-  scopes?: string[]
-  /** Per chain, the methods kept (default: all proposed); unknown names are ignored. */
-  methods?: Record<string, string[]>
-}
-
-/**
- * Applies a decision to a proposal. Accounts go to every scope as CAIP-10 (`<scope>:<address>`, so
- * `wallet:eip155:0x…`).
- */
-export function grantSession(proposal: SessionProposal, decision: SessionDecision): StoredSession {
-  const keep = decision.scopes ? new Set(decision.scopes) : undefined
-  const addresses = [...new Set(decision.accounts.map((a) => a.toLowerCase()))]
-  const sessionScopes: SessionScopes = {}
-  for (const [key, scope] of Object.entries(proposal.scopes)) {
-    if (keep && !keep.has(key)) continue
-    const wanted = decision.methods?.[key]
-    sessionScopes[key] = {
-      methods: wanted ? scope.methods.filter((m) => wanted.includes(m)) : [...scope.methods],
-      notifications: [...scope.notifications],
-      accounts: addresses.map((a) => `${key}:${a}`),
-    }
-  }
-  return { sessionScopes, sessionProperties: { ...proposal.sessionProperties } }
 }
 
 /** Removes scopes (partial revoke). Returns undefined when the session should end entirely. */

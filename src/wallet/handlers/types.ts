@@ -4,7 +4,8 @@
  * method, each declaring the hooks it needs; the engine binds the hooks to the calling connection.
  */
 import type { PairedSession } from '../sessions.ts'
-import type { SessionProposal, SessionScope, StoredSession } from '../scopes.ts'
+import type { SessionScope, StoredSession } from '../scopes.ts'
+import type { SessionProposal } from '../session-proposal.ts'
 
 export interface WalletHooks {
   /** The calling connection's session: undefined when the origin has none, or one of another pairing. */

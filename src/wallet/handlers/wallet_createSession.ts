@@ -4,14 +4,8 @@
  * wallet_createSession calls overwrite the previous singular session").
  */
 import { walletErrors } from '../errors.ts'
-import {
-  buildProposal,
-  grantSession,
-  isPlainObject,
-  validateCreateSessionParams,
-  type SessionDecision,
-  type SessionProposal,
-} from '../scopes.ts'
+import { isPlainObject, validateCreateSessionParams } from '../scopes.ts'
+import { buildProposal, grantSession, type SessionDecision, type SessionProposal } from '../session-proposal.ts'
 import type { WalletMethodHandler } from './types.ts'
 
 /** Keeps only what the proposal offered and accounts the wallet holds. */

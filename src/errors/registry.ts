@@ -73,13 +73,13 @@ export const ERROR_REGISTRY = {
     'free',
     'an eth_getLogs call matching more logs than networks[].getLogs.maxResults',
   ),
-  // Filters on a network of several nodes (src/upstreams/pool/filters.ts): the node's own answer for an unknown filter
+  // Filters, bound to their node and key (src/upstreams/pool/filters.ts): the node's own answer for an unknown filter
   // (geth, anvil)
   FILTER_NOT_FOUND: spec(
     -32000,
     200,
     'free',
-    'a filter id this gateway did not hand out, or whose node cannot be reached now',
+    'a filter id this gateway did not hand out to the calling key, or whose node cannot be reached now',
   ),
   // Nodes (src/upstreams)
   UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),

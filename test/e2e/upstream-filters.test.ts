@@ -4,6 +4,9 @@
  * which answers "filter not found"); over HTTP, in batches, over WebSocket and through viem; a forged id and a
  * dead node answer the node's own "filter not found", free (docs/errors.md, FILTER_NOT_FOUND).
  */
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { createPublicClient, http } from 'viem'
@@ -42,16 +45,27 @@ const heightOf = async (node: RunningAnvil) => Number(await atNode(node, 'eth_bl
  * A block filter made on the node at `position` directly, with the id the gateway would have handed out for it
  * (the scheme is stable and documented): a filter on a node of the test's choice, whatever selection would pick.
  */
-const filterOn = async (nodes: { url: string }[], position: number) =>
+const filterOn = async (nodes: { url: string }[], position: number, owner: string) =>
   encodeFilterId(
     position,
     nodeFingerprint('remote', redactUrl(new URL(nodes[position]!.url))),
     await atNode(nodes[position]!, 'eth_newBlockFilter'),
+    owner,
   )
 
-async function twoNodes(): Promise<{ nodes: RunningAnvil[]; s: TestServer; key: string; stop(): Promise<void> }> {
+async function twoNodes(): Promise<{
+  nodes: RunningAnvil[]
+  s: TestServer
+  key: string
+  /** The key's id: the owner its filter ids are bound to. */
+  keyId: string
+  dataDir: string
+  stop(): Promise<void>
+}> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-filters-'))
   const nodes = await Promise.all([0, 1].map(() => startAnvil({ chainId: CHAIN, port: 0, blockTimeSeconds: 0 })))
   const s = await startTestServer({
+    dataDir,
     networks: [
       {
         name: 'remote',
@@ -70,7 +84,12 @@ async function twoNodes(): Promise<{ nodes: RunningAnvil[]; s: TestServer; key: 
     nodes,
     s,
     key: key.key,
-    stop: async () => void (await Promise.all([s.stop(), ...nodes.map((n) => n.stop())])),
+    keyId: key.id,
+    dataDir,
+    stop: async () => {
+      await Promise.all([s.stop(), ...nodes.map((n) => n.stop())])
+      rmSync(dataDir, { recursive: true, force: true })
+    },
   }
 }
 
@@ -88,7 +107,7 @@ const result = async (method: string, params: unknown[] = [], id = 1) => {
   if (body.error) throw new Error(`${method}: ${JSON.stringify(body.error)}`)
   return body.result
 }
-const nodeOf = (id: string) => env.nodes[decodeFilterId(id)!.position]!
+const nodeOf = (id: string) => env.nodes[decodeFilterId(id, env.keyId)!.position]!
 const otherThan = (node: RunningAnvil) => env.nodes.find((n) => n !== node)!
 
 describe('filters on a network of two nodes', () => {
@@ -97,7 +116,7 @@ describe('filters on a network of two nodes', () => {
     for (let i = 0; i < 6; i++) ids.push(await result('eth_newBlockFilter'))
     for (const id of ids) {
       expect(id).toMatch(QUANTITY)
-      const d = decodeFilterId(id)!
+      const d = decodeFilterId(id, env.keyId)!
       expect(d.fingerprint).toBe(nodeFingerprint('remote', redactUrl(new URL(env.nodes[d.position]!.url))))
       expect(await atNode(env.nodes[d.position]!, 'eth_getFilterChanges', [d.nodeId])).toEqual([])
     }
@@ -145,12 +164,12 @@ describe('filters on a network of two nodes', () => {
 
   it('a forged or unknown id gets the node\'s "filter not found" from the gateway, free; no node is asked', async () => {
     const real = await result('eth_newBlockFilter')
-    const d = decodeFilterId(real)!
+    const d = decodeFilterId(real, env.keyId)!
     const forged = [
       d.nodeId, // the node's own id, as another gateway (or the node) would hand it out
       '0x1',
       '0xc00ffff1234', // a well-formed id with a fingerprint of no node
-      `0xc${(7).toString(16).padStart(2, '0')}${d.fingerprint}${d.nodeId.slice(2)}`, // a position the network does not have
+      encodeFilterId(7, d.fingerprint, d.nodeId, env.keyId), // a position the network does not have
       '0xnot-hex',
       'filter',
       `0x${'f'.repeat(2000)}`,
@@ -169,7 +188,7 @@ describe('filters on a network of two nodes', () => {
   })
 
   it('a batch mixing filter calls for both nodes with other calls: each answered in place, with its id', async () => {
-    const [a, b] = [await filterOn(env.nodes, 0), await filterOn(env.nodes, 1)]
+    const [a, b] = [await filterOn(env.nodes, 0, env.keyId), await filterOn(env.nodes, 1, env.keyId)]
     const c = await result('eth_newBlockFilter') // polled by a notification (in parallel with the others: its own filter)
     const [startA, startB] = [await heightOf(env.nodes[0]!), await heightOf(env.nodes[1]!)]
     await mine(env.nodes[0]!, 1)
@@ -288,8 +307,10 @@ describe('filters on a network of two nodes', () => {
 })
 
 describe('replicas and one-node networks', () => {
+  // The same database (replicas share one): the same keys.
   const replica = (upstreams: RunningAnvil[]) =>
     startTestServer({
+      dataDir: env.dataDir,
       networks: [
         {
           name: 'remote',
@@ -311,11 +332,14 @@ describe('replicas and one-node networks', () => {
         await mine(node, 1)
         const seen: string[] = []
         for (let j = 0; j < 6; j++)
-          seen.push(...(await other.rpc(call('eth_getFilterChanges', [id], j), { network: 'remote' })).json().result)
+          seen.push(
+            ...(await other.rpc(call('eth_getFilterChanges', [id], j), { network: 'remote', key: env.key })).json()
+              .result,
+          )
         expect(seen).toEqual(await hashesOf(node, start + 1, start + 1))
         // A config listing the nodes in another order: the id's node is not at its position there, so it is not
         // sent to whichever node is; the client is told the filter is not found (and creates a new one).
-        const r = await swapped.rpc(call('eth_getFilterChanges', [id]), { network: 'remote' })
+        const r = await swapped.rpc(call('eth_getFilterChanges', [id]), { network: 'remote', key: env.key })
         expect(r.json().error).toEqual(FILTER_NOT_FOUND)
         expect(r.credits).toBe(0)
         await result('eth_uninstallFilter', [id])
@@ -325,13 +349,15 @@ describe('replicas and one-node networks', () => {
     }
   })
 
-  it("a network of one node hands out the node's own ids, unchanged", async () => {
+  it('a network of one node binds its ids to their key too (the node gets its own id back)', async () => {
     const one = await replica([env.nodes[0]!])
     try {
       const id = (await one.rpc(call('eth_newBlockFilter'), { network: 'remote' })).json().result
-      expect(await atNode(env.nodes[0]!, 'eth_getFilterChanges', [id])).toEqual([]) // the node knows it as it is
-      expect(decodeFilterId(id)).toBeUndefined()
-      expect(one.app.pools.get('remote')!.pinsFilters).toBe(false)
+      expect(id).toMatch(QUANTITY)
+      const d = decodeFilterId(id, one.key.id)!
+      expect(await atNode(env.nodes[0]!, 'eth_getFilterChanges', [d.nodeId])).toEqual([])
+      expect((await one.rpc(call('eth_getFilterChanges', [id]), { network: 'remote' })).json().result).toEqual([])
+      expect(one.app.pools.get('remote')!.pinsFilters).toBe(true)
     } finally {
       await one.stop()
     }
@@ -343,8 +369,8 @@ describe('the node holding a filter dies', () => {
     const own = await twoNodes()
     try {
       const post = (body: unknown) => own.s.rpc(body, { network: 'remote', key: own.key })
-      const dead = [await filterOn(own.nodes, 0)]
-      const alive = [await filterOn(own.nodes, 1)]
+      const dead = [await filterOn(own.nodes, 0, own.keyId)]
+      const alive = [await filterOn(own.nodes, 1, own.keyId)]
       expect((await post(call('eth_getFilterChanges', [dead[0]]))).json().result).toEqual([]) // served while its node lives
       await own.nodes[0]!.stop()
       // First the failed request, then (breaker open, or cooling down) without asking: the same answer each time.
@@ -365,7 +391,7 @@ describe('the node holding a filter dies', () => {
       // Created from now on: on the live node only, and they work.
       for (let i = 0; i < 4; i++) {
         const id = (await post(call('eth_newBlockFilter'))).json().result
-        expect(decodeFilterId(id)!.position).toBe(1)
+        expect(decodeFilterId(id, own.keyId)!.position).toBe(1)
         expect((await post(call('eth_getFilterChanges', [id]))).json().result).toEqual([])
       }
     } finally {
@@ -390,8 +416,8 @@ describe('the node holding a filter is out of rotation or hangs (a scriptable fa
     })
     try {
       const post = (body: unknown) => s.rpc(body, { network: 'remote' })
-      const onFake = encodeFilterId(0, nodeFingerprint('remote', redactUrl(new URL(fake.url))), '0x77')
-      const onAnvil = await filterOn([fake, anvil], 1)
+      const onFake = encodeFilterId(0, nodeFingerprint('remote', redactUrl(new URL(fake.url))), '0x77', s.key.id)
+      const onAnvil = await filterOn([fake, anvil], 1, s.key.id)
       const asked = () => fake.requests.filter((q) => q.body.method === 'eth_getFilterChanges')
       // Served by its node, which gets its own id back.
       const ok = await post(call('eth_getFilterChanges', [onFake]))
@@ -427,7 +453,7 @@ describe('the node holding a filter is out of rotation or hangs (a scriptable fa
       ],
     })
     try {
-      const onFake = encodeFilterId(0, nodeFingerprint('remote', redactUrl(new URL(fake.url))), '0x77')
+      const onFake = encodeFilterId(0, nodeFingerprint('remote', redactUrl(new URL(fake.url))), '0x77', s.key.id)
       fake.fault({ kind: 'hang' })
       const started = Date.now()
       const r = await s.rpc(call('eth_getFilterLogs', [onFake]), { network: 'remote' })

@@ -112,7 +112,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
         if (m === 'eth_getLogs') return logs(call, raw)
         // Reads without a block parameter (gas price, fee history, estimates) are about the latest state.
         if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, atTip(o, m))
-        return UNSHARED_READS.has(m) ? pool.send(raw, methodOnly(m)) : write(m, raw)
+        // Filters are the calling key's own (src/upstreams/pool/filters.ts): the pool is told whose.
+        return UNSHARED_READS.has(m) ? pool.send(raw, { method: m, owner: keyId }) : write(m, raw)
       }
       if (rule.kind === 'head') return blockNumber(call, raw, keyId)
       if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, undefined)

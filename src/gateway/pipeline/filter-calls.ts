@@ -1,5 +1,5 @@
 /**
- * Filter calls inside a batch on a network of several nodes (docs/upstreams.md, "Filters"). Each filter lives on
+ * Filter calls inside a batch (docs/upstreams.md, "Filters"). Each filter lives on
  * one node and the pool sends a filter call only to that node (src/upstreams/pool/filters.ts), so such a call does not
  * go with the rest of the batch: it is sent on its own, as a single call (the batch's filter calls one after another,
  * in order, while the rest of the batch goes as one body). Its answer takes its place in the batch (the client's id,
@@ -14,7 +14,10 @@ import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import { unavailable } from './steps/forward.ts'
 import type { CallContext } from './types.ts'
 
-/** Whether a call of a batch must be sent on its own: a filter call on a network whose pool pins filters. */
+/**
+ * Whether a call of a batch must be sent on its own: a filter call on a network whose pool pins filters (its node
+ * and the key that owns it, src/upstreams/pool/filters.ts).
+ */
 export const sentAlone = (ctx: CallContext, call: RpcCall): boolean =>
   ctx.pool.pinsFilters === true && isFilterMethod(call.method)
 
@@ -39,7 +42,7 @@ export async function forwardAlone(
     // The gateway's own id (a notification has none, and the node must answer so the call is known to have run).
     const body = JSON.stringify({ jsonrpc: '2.0', id: 0, method: call.method, params: call.params ?? [] })
     try {
-      const answer = await ctx.pool.send(body, { method: call.method })
+      const answer = await ctx.pool.send(body, { method: call.method, owner: ctx.entry.id })
       served[i] = answer
       metrics.upstreamLatency(network, answer.latencyMs / 1000)
       if (!call.hasId) continue

@@ -51,7 +51,7 @@ export function createRunEntries(
     const forwardAt: number[] = []
     /** Calls answered from the cache (charged like the others). */
     const cachedAt: number[] = []
-    /** Filter calls on a network of several nodes, each sent on its own to its filter's node (filter-calls.ts). */
+    /** Filter calls, each sent on its own to its filter's node (filter-calls.ts). */
     const aloneAt: number[] = []
     const alone: (UpstreamAnswer | undefined)[] = []
     const layers = deps.layers?.get(network.name)

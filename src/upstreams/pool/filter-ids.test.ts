@@ -25,9 +25,32 @@ describe('filter ids naming their node', () => {
     }
   })
 
-  it('a hex id costs 7 digits more: tag, position, fingerprint', () => {
-    expect(encodeFilterId(3, 'abcd', '0x1234')).toBe('0xc03abcd1234')
-    expect(encodeFilterId(255, 'abcd', '0x1')).toBe('0xcffabcd1')
+  it('a hex id costs 11 digits more: tag, position, fingerprint, owner tag; the node digits are masked', () => {
+    const id = encodeFilterId(3, 'abcd', '0x1234', 'key-a')
+    expect(id).toMatch(/^0xc03abcd[0-9a-f]{4}[0-9a-f]{4}$/)
+    expect(id.endsWith('1234')).toBe(false)
+    expect(encodeFilterId(255, 'abcd', '0x1')).toMatch(/^0xcffabcd[0-9a-f]{5}$/)
+  })
+
+  it("binds the id to its owner: another owner decodes nothing, and cannot read the node's id", () => {
+    const nodeId = '0x67726b7459546539536136456f77756d'
+    for (const raw of [nodeId, 'geth-id-Ab']) {
+      const id = encodeFilterId(2, fp, raw, 'key-a')
+      expect(decodeFilterId(id, 'key-a')).toEqual({ position: 2, fingerprint: fp, nodeId: raw })
+      expect(decodeFilterId(id, 'key-b')).toBeUndefined()
+      expect(decodeFilterId(id)).toBeUndefined()
+      expect(id.includes(raw.slice(2))).toBe(false)
+    }
+    // Over many owners, a foreign id decodes almost never (16-bit tag), and never to the node's own id.
+    let passed = 0
+    const id = encodeFilterId(0, fp, nodeId, 'owner')
+    for (let i = 0; i < 2000; i++) {
+      const d = decodeFilterId(id, `other-${i}`)
+      if (d === undefined) continue
+      passed++
+      expect(d.nodeId).not.toBe(nodeId)
+    }
+    expect(passed).toBeLessThan(3)
   })
 
   it('accepts an id a client upper-cased', () => {
@@ -120,8 +143,8 @@ describe('filter ids naming their node', () => {
         expect(decodeFilterId(again)).toEqual(d)
       }
     }
-    // The fuzz reached both outcomes.
-    expect(decoded).toBeGreaterThan(100)
+    // The fuzz reached both outcomes (a changed digit almost never passes the owner tag: case changes do).
+    expect(decoded).toBeGreaterThan(5)
     expect(decoded).toBeLessThan(5000)
   })
 })

@@ -1,17 +1,19 @@
 /**
- * Filters on a network of several nodes (docs/upstreams.md, "Filters"). A filter lives on the node that created
- * it: another node answers "filter not found". So:
+ * Filters (docs/upstreams.md, "Filters"). A filter lives on the node that created it: another node answers
+ * "filter not found". So:
  *
  * - `eth_newFilter`, `eth_newBlockFilter`, `eth_newPendingTransactionFilter` go to the node selection picks (retried
  *   only when the node surely never got the request, like any node-local method) and the id in the answer is
  *   rewritten to name that node (src/upstreams/pool/filter-ids.ts: stateless, the same in every replica and worker);
  * - `eth_getFilterChanges`, `eth_getFilterLogs`, `eth_uninstallFilter` go to the node their id names, with the
  *   node's own id, and to no other node. The node's answer comes back verbatim.
- * - an id this gateway did not hand out (forged, malformed, minted under another config), or whose node is out of
- *   rotation, has its breaker open or does not answer: `FILTER_NOT_FOUND`, the node's own error for an unknown
- *   filter (`-32000 filter not found`, free: nothing was delivered), never another node.
+ * - an id this gateway did not hand out to the calling key (another key's, forged, malformed, minted under another
+ *   config), or whose node is out of rotation, has its breaker open or does not answer: `FILTER_NOT_FOUND`, the
+ *   node's own error for an unknown filter (`-32000 filter not found`, free: nothing was delivered), never another
+ *   node. Another key's id gets exactly what an unknown id gets.
  *
- * A network of one node (an embedded chain) does none of this: its ids are the node's own.
+ * Ids are bound to the API key that created them (the pipeline passes its id as the opaque `owner`), on every
+ * network, one node (an embedded chain) included, so a key cannot poll, read or remove another key's filter.
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
 import { methodsWhere } from '../../methods/catalog.ts'
@@ -27,8 +29,9 @@ const CREATE: ReadonlySet<string> = new Set(methodsWhere((e) => e.filter === 'cr
 /** Methods that take a filter id as their first parameter. */
 const USE: ReadonlySet<string> = new Set(methodsWhere((e) => e.filter === 'use'))
 
+const ANY: ReadonlySet<string> = new Set([...CREATE, ...USE])
 /** Whether a method creates or uses a node's filter (so it must reach one node in particular). */
-export const isFilterMethod = (method: string): boolean => CREATE.has(method) || USE.has(method)
+export const isFilterMethod = (method: string): boolean => ANY.has(method)
 
 export interface FilterRouting {
   /** One filter call (a single JSON-RPC call; `o.method` is a filter method). */
@@ -41,7 +44,7 @@ const attemptsOf = (err: unknown): number => {
 }
 
 /** The node's answer to a filter creation, with the id that names the node; untouched when it holds no id. */
-function pinned(answer: UpstreamAnswer, position: number, fingerprint: string): UpstreamAnswer {
+function pinned(answer: UpstreamAnswer, position: number, fingerprint: string, owner: string): UpstreamAnswer {
   if (answer.isError === true) return answer
   let reply: unknown
   try {
@@ -52,7 +55,7 @@ function pinned(answer: UpstreamAnswer, position: number, fingerprint: string): 
   if (typeof reply !== 'object' || reply === null || Array.isArray(reply)) return answer
   const r = reply as { result?: unknown }
   if (typeof r.result !== 'string') return answer
-  r.result = encodeFilterId(position, fingerprint, r.result)
+  r.result = encodeFilterId(position, fingerprint, r.result, owner)
   return { ...answer, body: Buffer.from(JSON.stringify(r)) }
 }
 
@@ -67,7 +70,7 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
   const create = (body: string | Buffer, o: SendOptions, now: number): Promise<UpstreamAnswer> => {
     let position = -1
     return anyNode(body, o, now, (m) => (position = members.indexOf(m))).then((answer) =>
-      position < 0 ? answer : pinned(answer, position, fingerprints[position]!),
+      position < 0 ? answer : pinned(answer, position, fingerprints[position]!, o.owner ?? ''),
     )
   }
 
@@ -84,7 +87,7 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
     const id: unknown = Array.isArray(params) ? params[0] : undefined
     // Not an id at all (missing, a number): no filter to reach; any node judges the parameters (invalid params).
     if (typeof id !== 'string') return anyNode(body, o, now)
-    const d = decodeFilterId(id)
+    const d = decodeFilterId(id, o.owner ?? '')
     const m =
       d !== undefined && d.position < members.length && fingerprints[d.position] === d.fingerprint
         ? members[d.position]

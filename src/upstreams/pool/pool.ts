@@ -54,6 +54,11 @@ export interface SendOptions {
   /** Consistent heads: only upstreams whose latest head is >= this block number (undefined: any). */
   minBlock?: number
   signal?: AbortSignal
+  /**
+   * Who calls (the API key's id, opaque here): a filter id is handed out to and accepted from its owner only
+   * (src/upstreams/pool/filters.ts).
+   */
+  owner?: string
 }
 
 export interface UpstreamPool {
@@ -71,7 +76,8 @@ export interface UpstreamPool {
   /** WebSocket URLs of the nodes, for subscriptions (those on a wrong chain id last). */
   readonly wsUrls: string[]
   /**
-   * Several nodes: filters are pinned to their node (src/upstreams/pool/filters.ts); a batch sends filter calls alone.
+   * Filter ids name their node and owner (src/upstreams/pool/filters.ts), on every network: a batch sends filter
+   * calls alone.
    */
   readonly pinsFilters?: boolean
   close(): Promise<void>
@@ -184,7 +190,8 @@ export function createUpstreamPool(
     pool,
     endpoints.map((e) => e.wsUrl ?? (isWebSocketUrl(e.url) ? e.url : undefined)),
   )
-  const filters = members.length > 1 ? createFilterRouting(pool, totalTimeoutMs) : undefined
+  // One node too: its ids are bound to their owner like any network's.
+  const filters = createFilterRouting(pool, totalTimeoutMs)
   const bookTimer = setInterval(createBookkeeping(pool), 1000)
   bookTimer.unref()
 
@@ -193,8 +200,7 @@ export function createUpstreamPool(
     const now = Date.now()
     if (pool.headsIdle) headPolling.wake()
     // A filter lives on one node: created where selection picks, then used only there (docs/upstreams.md, "Filters").
-    if (filters !== undefined && o?.method !== undefined && isFilterMethod(o.method))
-      return filters.send(body, { ...o, method: o.method }, now)
+    if (o?.method !== undefined && isFilterMethod(o.method)) return filters.send(body, { ...o, method: o.method }, now)
     const order = select(pool, now, o?.minBlock)
     if (members.some((m) => m.chain === 'unknown')) {
       // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
@@ -210,7 +216,7 @@ export function createUpstreamPool(
   return {
     network,
     heads: pool.heads,
-    pinsFilters: filters !== undefined,
+    pinsFilters: true,
     // Nodes on a wrong chain last; then those not healthy; primaries first (subscriptions follow this order).
     get wsUrls() {
       const now = Date.now()
@@ -234,6 +240,7 @@ export function createUpstreamPool(
         members.length === 1 &&
         members[0]!.usable &&
         sendOpts?.method !== 'eth_sendRawTransaction' &&
+        !(sendOpts?.method !== undefined && isFilterMethod(sendOpts.method)) &&
         !pool.headsIdle &&
         sendingFor.span === undefined
       )

@@ -45,12 +45,16 @@ export function forwardOne(
   if (local !== undefined) return local(call)
   const l = layers?.get(ctx.network.name)
   if (ctx.span === undefined)
-    return l === undefined ? ctx.pool.send(raw, { method: call.method }) : l.send(call, raw, ctx.entry.id)
+    return l === undefined
+      ? ctx.pool.send(raw, { method: call.method, owner: ctx.entry.id })
+      : l.send(call, raw, ctx.entry.id)
   // Traced: the pool's attempts become children of this call's span (a send that starts at once picks it up).
   ctx.span.event('forward')
   sendingFor.span = ctx.span
   try {
-    return l === undefined ? ctx.pool.send(raw, { method: call.method }) : l.send(call, raw, ctx.entry.id)
+    return l === undefined
+      ? ctx.pool.send(raw, { method: call.method, owner: ctx.entry.id })
+      : l.send(call, raw, ctx.entry.id)
   } finally {
     sendingFor.span = undefined
   }

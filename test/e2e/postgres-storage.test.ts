@@ -165,7 +165,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
       15_000,
       'the revoked key to be refused',
     )
-  })
+  }, 90_000) // four CLI processes against PostgreSQL: ~5 s each on a loaded 2-core machine
 
   it('the dashboard on PostgreSQL: sign-up, a session stored as a hash, a key made in the browser that works', async () => {
     const email = `pg-${Date.now()}@example.com`

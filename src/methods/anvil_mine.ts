@@ -3,12 +3,12 @@
  * (devnet methods, docs/config.md `devMethods`): one call can ask anvil to mine any number of blocks, and a huge
  * count ties the embedded chain up for every key. The count is capped here.
  */
+import { hexToNumber } from 'viem'
 import { errors } from '../errors/index.ts'
+import { isQuantity } from '../shared/hex.ts'
 
 /** More blocks than any test needs in one call; anvil mines about this many in a second. */
 export const MAX_MINED_BLOCKS = 10_000
-
-const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/i
 
 export function validateMine(params: unknown, method: string) {
   if (params === undefined) return undefined
@@ -20,8 +20,8 @@ export function validateMine(params: unknown, method: string) {
   const n =
     typeof blocks === 'number' && Number.isSafeInteger(blocks)
       ? blocks
-      : typeof blocks === 'string' && QUANTITY.test(blocks)
-        ? Number.parseInt(blocks, 16)
+      : isQuantity(blocks)
+        ? hexToNumber(blocks)
         : Number.NaN
   if (!(n >= 0)) return errors.invalidParams(`parameter 1 (blocks) of ${method} must be a hex quantity such as "0xa"`)
   if (n > MAX_MINED_BLOCKS)

@@ -29,6 +29,7 @@ export type LogsPlan =
   /** A numeric range: `filter` holds it as hex (tags resolved against the served tip when `rewritten`). */
   | { kind: 'range'; from: number; to: number; filter: Record<string, unknown>; rewritten: boolean }
 
+// Regex, not viem's isHex (src/shared/hex.ts): checked on every call, on the measured per-request path.
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/i
 const hex = (n: number) => `0x${n.toString(16)}`
 

@@ -38,6 +38,7 @@ const MINES: ReadonlySet<string> = new Set(methodsWhere((e) => e.mines === true)
 export const isRewind = (method: string): boolean =>
   (method.startsWith('evm_') || method.startsWith('anvil_') || method.startsWith('hardhat_')) && !MINES.has(method)
 
+// Regex, not viem's isHex (src/shared/hex.ts): checked on every call, on the measured per-request path.
 const QUANTITY = /^0x(0|[1-9a-f][0-9a-f]*)$/i
 const HASH = /^0x[0-9a-f]{64}$/i
 

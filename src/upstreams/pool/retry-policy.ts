@@ -6,6 +6,7 @@
  */
 import { keccak256, type Hex } from 'viem'
 import { CATALOG, methodsWhere } from '../../methods/catalog.ts'
+import { isHexBytes } from '../../shared/hex.ts'
 
 export type CallKind =
   /** Reads: retried on another node after any failure, hedged when slow. */
@@ -91,8 +92,8 @@ export function rawTransactionOf(body: string | Buffer): { hash: Hex; id: unknow
   try {
     const call = JSON.parse(body.toString()) as { id?: unknown; params?: unknown[] }
     const raw = call.params?.[0]
-    if (typeof raw !== 'string' || !/^0x([0-9a-fA-F]{2})+$/.test(raw)) return undefined
-    return { hash: keccak256(raw as Hex), id: call.id }
+    if (!isHexBytes(raw)) return undefined
+    return { hash: keccak256(raw), id: call.id }
   } catch {
     return undefined
   }

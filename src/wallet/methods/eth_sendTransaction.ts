@@ -8,7 +8,7 @@ import type { ShownTransaction, TransactionContext } from '../describe/transacti
 import { walletErrors } from '../errors.ts'
 import { isPlainObject } from '../scopes.ts'
 import type { LocalMethodContext } from './context.ts'
-import { ADDRESS, QUANTITY, authorizedSigner } from './signer.ts'
+import { authorizedSigner, isAddressText, isPaddedQuantity } from './signer.ts'
 
 /** The approval's transaction fields (the chain id comes from the scope), `to` checked as hex here. */
 type TxFields = Omit<ShownTransaction, 'chainId' | 'to'> & { to?: Hex }
@@ -24,8 +24,7 @@ function parseTx(
   const problems: { path: string; problem: string }[] = []
   const out: Record<string, unknown> = {}
   if (tx.to !== undefined && tx.to !== null) {
-    if (typeof tx.to !== 'string' || !ADDRESS.test(tx.to))
-      problems.push({ path: 'request.params.0.to', problem: 'is not a 20-byte address' })
+    if (!isAddressText(tx.to)) problems.push({ path: 'request.params.0.to', problem: 'is not a 20-byte address' })
     else out.to = tx.to
   }
   const data = tx.data ?? tx.input
@@ -37,8 +36,7 @@ function parseTx(
   for (const f of ['value', 'gas', 'gasPrice', 'maxFeePerGas', 'maxPriorityFeePerGas', 'nonce', 'chainId'] as const) {
     const v = tx[f] ?? (f === 'gas' ? tx.gasLimit : undefined)
     if (v === undefined) continue
-    if (typeof v !== 'string' || !QUANTITY.test(v))
-      problems.push({ path: `request.params.0.${f}`, problem: 'is not a hex quantity' })
+    if (!isPaddedQuantity(v)) problems.push({ path: `request.params.0.${f}`, problem: 'is not a hex quantity' })
     else out[f] = v
   }
   if (out.chainId !== undefined && BigInt(out.chainId as string) !== BigInt(chainId))

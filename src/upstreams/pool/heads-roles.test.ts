@@ -132,7 +132,8 @@ describe('upstream faults: reorg', () => {
         .poll(() => heads.find((h) => h.reorg), { timeout: 5000 })
         .toMatchObject({ number: 21, hash: a.hashOf(21), reorg: true })
       expect(p.heads.latest()).toBe(21)
-      expect(p.heads.finalized()).toBe(11)
+      // The finalized head is polled on its own schedule: waited for, not assumed with the latest one.
+      await expect.poll(() => p.heads.finalized(), { timeout: 5000 }).toBe(11)
     } finally {
       clearInterval(busy)
     }

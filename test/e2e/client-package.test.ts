@@ -86,22 +86,28 @@ test('the installed package declares the client export as JavaScript with types,
   ).toMatch(/export declare function getWebSocketTransport/)
 })
 
-test("the wallet console's stylesheet and scripts are packed and read from dist/ as they are in src/", async () => {
-  const dist = join(scratch, 'node_modules/chaingate/dist')
-  // Plain node, no tsx: the compiled module finds the assets beside it (`npm run build` copies them there).
-  const { stdout } = await run(
-    process.execPath,
-    [
-      '--input-type=module',
-      '-e',
-      'const m = await import(process.argv[1]); console.log(JSON.stringify(m.consoleAssets()))',
-      join(dist, 'wallet/listener/console-assets.js'),
-    ],
-    { cwd: scratch, env: { PATH: process.env.PATH } },
-  )
-  const assets = JSON.parse(stdout) as { name: string; body: string }[]
+/** Runs `expression` (with `m`, the module at `file` under the installed dist/) in plain node: no tsx. */
+async function evalInDist(file: string, expression: string): Promise<unknown> {
+  const script = `const m = await import(process.argv[1]); console.log(JSON.stringify(${expression}))`
+  const module = join(scratch, 'node_modules/chaingate/dist', file)
+  const { stdout } = await run(process.execPath, ['--input-type=module', '-e', script, module], {
+    cwd: scratch,
+    env: { PATH: process.env.PATH },
+  })
+  return JSON.parse(stdout)
+}
+
+// The compiled modules find their browser files beside them (`npm run build` copies them there).
+test("the wallet console's and dashboard's static files are packed and read from dist/ as they are in src/", async () => {
+  const assets = (await evalInDist('wallet/listener/console-assets.js', 'm.consoleAssets()')) as {
+    name: string
+    body: string
+  }[]
   expect(assets.map((a) => a.name)).toContain('console.browser.js')
   for (const a of assets) expect(a.body).toBe(readFileSync(join(ROOT, 'src/wallet/console', a.name), 'utf8'))
+  const dashboard = await evalInDist('dashboard/assets.js', '[m.CSS, m.JS, m.FAVICON_SVG]')
+  const src = (name: string) => readFileSync(join(ROOT, 'src/dashboard/static', name), 'utf8')
+  expect(dashboard).toEqual([src('app.css'), src('app.browser.js'), src('favicon.svg')])
 })
 
 test("plain node imports 'chaingate/client' and opens a session on a real wallet through it", async () => {

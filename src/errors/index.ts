@@ -84,6 +84,12 @@ export const errors = {
       httpStatus: 504,
       retryable: true,
     }),
+  tooManyDevCalls: (max: number) =>
+    new ChaingateError(
+      'TOO_MANY_DEV_CALLS',
+      `too many concurrent dev calls for this key: at most ${max} devnet method calls at once (wait for one to end)`,
+      { rpcCode: -32005, httpStatus: 429 },
+    ),
   /** geth's and anvil's exact answer to an unknown filter id: clients (viem) re-create the filter on it. */
   filterNotFound: () =>
     new ChaingateError('FILTER_NOT_FOUND', 'filter not found', { rpcCode: -32000, httpStatus: 200 }),

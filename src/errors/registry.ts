@@ -53,6 +53,8 @@ export const ERROR_REGISTRY = {
   ACCOUNT_THROUGHPUT_EXCEEDED: spec(-33200, 429, 'free', "over the plan's credits per second"),
   KEY_THROUGHPUT_EXCEEDED: spec(-33300, 429, 'free', "over the key's credits per second"),
   KEY_DAILY_CREDITS_EXHAUSTED: spec(-33400, 429, 'free', "the key's own daily credits are used up"),
+  // Devnet methods (src/gateway/pipeline/dev-calls.ts)
+  TOO_MANY_DEV_CALLS: spec(-32005, 429, 'free', "more of one key's devnet method calls at once than allowed (4)"),
   // WebSocket sessions (src/gateway/pipeline/client-subscriptions.ts, src/gateway/http/ws-client.ts)
   SUBSCRIPTION_LIMIT: spec(
     -32005,

@@ -10,6 +10,18 @@ import { isQuantity } from '../shared/hex.ts'
 /** More blocks than any test needs in one call; anvil mines about this many in a second. */
 export const MAX_MINED_BLOCKS = 10_000
 
+/**
+ * Blocks a valid mining call asks for (its price units): anvil_mine / hardhat_mine `[blocks]` (default 1), evm_mine
+ * `[{ blocks }]` (a bare evm_mine argument is a timestamp: 1 block); at least 1, at most MAX_MINED_BLOCKS.
+ */
+export function minedBlocks(params: unknown, method: string): number {
+  const first: unknown = Array.isArray(params) ? params[0] : undefined
+  const blocks = first !== null && typeof first === 'object' ? (first as { blocks?: unknown }).blocks : first
+  if (first === blocks && method.startsWith('evm_')) return 1
+  const n = typeof blocks === 'number' ? blocks : typeof blocks === 'string' ? Number.parseInt(blocks, 16) : Number.NaN
+  return Number.isFinite(n) ? Math.min(Math.max(1, n), MAX_MINED_BLOCKS) : 1
+}
+
 export function validateMine(params: unknown, method: string) {
   if (params === undefined) return undefined
   if (!Array.isArray(params)) return errors.invalidParams(`${method} takes [blocks, interval], both optional`)

@@ -8,7 +8,7 @@
  * This is the only src file that names many methods (src/methods/catalog.test.ts counts them). Base level: it
  * imports nothing of the domain.
  */
-import { validateMine } from './anvil_mine.ts'
+import { minedBlocks, validateMine } from './anvil_mine.ts'
 import {
   everyCallTo,
   firstAddress,
@@ -35,7 +35,8 @@ const NONE = 'none'
  * mining like a transaction, state dumps like a trace.
  */
 const dev = (credits: number): MethodEntry => ({ served: 'devnet', credits, retry: 'node-local' })
-const MINE: MethodEntry = { ...dev(80), mines: true, validate: validateMine }
+/** Mining: 80 credits per block mined (src/methods/anvil_mine.ts), so a key's credits/s bound how fast it mines. */
+const MINE: MethodEntry = { ...dev(80), mines: true, validate: validateMine, units: minedBlocks }
 
 /** One of Infura's methods, retried and hedged as a read. */
 const read = (credits: number | 'default', more?: MethodEntry): MethodEntry => ({

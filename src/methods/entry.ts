@@ -74,6 +74,11 @@ export interface MethodEntry {
   nodeSigning?: true
   /** A devnet method that only adds blocks (history stays); every other devnet method may rewind the chain. */
   mines?: true
+  /**
+   * The work a call asks, in units of its price (blocks mined): it costs its price times this, reserved before it
+   * runs and refused when more than the key's credits per second (src/gateway/pipeline/steps/price.ts).
+   */
+  units?: (params: unknown, method: string) => number
   /** Checks the params before the call is priced or forwarded (per-method files in src/methods/). */
   validate?: MethodValidator
 }

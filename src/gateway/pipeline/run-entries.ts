@@ -18,7 +18,7 @@ import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import { forwardAlone, sentAlone } from './filter-calls.ts'
 import type { RunSingleDeps } from './run-single.ts'
 import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward.ts'
-import { decision, priceOf } from './steps/price.ts'
+import { decision, overBudget, priceOf } from './steps/price.ts'
 import { outcome, type CallContext, type Outcome } from './types.ts'
 
 /** The same parts as the single path's. */
@@ -42,7 +42,7 @@ export function createRunEntries(
       reserved += price
       return price
     })
-    const admitted = admit.request(ctx, reserved, now)
+    const admitted = overBudget(ctx, reserved, entries) ?? admit.request(ctx, reserved, now)
     const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
     if (code !== null) return limited(ctx, code, entries, batch, method, now)
 

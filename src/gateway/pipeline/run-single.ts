@@ -21,7 +21,7 @@ import type { MethodDecision } from '../../methods/policy.ts'
 import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import type { Admit } from './steps/admit.ts'
 import { attemptsOf, forwardOne, nodeDown, unavailable } from './steps/forward.ts'
-import { decision, priceOf } from './steps/price.ts'
+import { decision, overBudget, priceOf } from './steps/price.ts'
 import type { CallOutcome, Settle } from './steps/settle.ts'
 import { outcome, type CallContext, type GatewayDeps, type Outcome } from './types.ts'
 
@@ -76,7 +76,7 @@ export function createRunSingle(
     const price = priceOf(costs, ctx, call, d)
     const now = clock.now()
     // A promise only when the limit store asks Redis (docs/scale-out.md): awaited only then.
-    const admitted = admit.request(ctx, price, now)
+    const admitted = overBudget(ctx, price, call) ?? admit.request(ctx, price, now)
     if (ctx.span !== undefined) ctx.span.event('price', { credits: price })
     if (admitted === null) return forwardSingle({ ctx, call, price, now }, raw, d)
     if (typeof admitted === 'string') return limited(ctx, admitted, [{ ok: true, call }], false, call.method, now)

@@ -5,13 +5,14 @@
  * mapped back.
  */
 import type { MaybePromise } from '../../../shared/types.ts'
-import { ChaingateError } from '../../../errors/index.ts'
+import { ChaingateError, errors } from '../../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
 import { sendingFor } from '../../../observability/tracing.ts'
 import type { UpstreamAnswer } from '../../../upstreams/pool/pool.ts'
 import type { CallLayers } from '../../layers/layers.ts'
 import type { CallContext } from '../types.ts'
+import { MAX_DEV_CALLS, inDevSlot, isDevMethod, releaseDevSlots, takeDevSlots } from '../dev-calls.ts'
 
 /** Why a call the node should have answered got no answer: free (5xx). */
 export const unavailable = (err: unknown, network: string): ChaingateError =>
@@ -43,6 +44,17 @@ export function forwardOne(
 ): MaybePromise<UpstreamAnswer | string | undefined> {
   const local = ctx.local?.get(call.method)
   if (local !== undefined) return local(call)
+  // A key's devnet calls run a few at a time (src/gateway/pipeline/dev-calls.ts).
+  if (isDevMethod(call.method)) return inDevSlot(ctx.entry.id, () => sendOne(ctx, call, raw, layers))
+  return sendOne(ctx, call, raw, layers)
+}
+
+function sendOne(
+  ctx: CallContext,
+  call: RpcCall,
+  raw: Buffer | string,
+  layers?: ReadonlyMap<string, CallLayers>,
+): MaybePromise<UpstreamAnswer | undefined> {
   const l = layers?.get(ctx.network.name)
   if (ctx.span === undefined)
     return l === undefined
@@ -73,6 +85,44 @@ export async function forwardMany(
   failures: (ChaingateError | undefined)[],
   layers?: ReadonlyMap<string, CallLayers>,
 ): Promise<UpstreamAnswer | undefined> {
+  // A key's devnet calls run a few at a time: the batch's all get slots, or they are answered TOO_MANY_DEV_CALLS.
+  const dev = calls.reduce((n, c) => (isDevMethod(c.method) ? n + 1 : n), 0)
+  if (dev > 0 && !takeDevSlots(ctx.entry.id, dev)) {
+    const refused = errors.tooManyDevCalls(MAX_DEV_CALLS)
+    const keep: number[] = []
+    calls.forEach((c, j) => {
+      if (!isDevMethod(c.method)) return void keep.push(j)
+      failures[at[j]!] = refused
+      answers[at[j]!] = c.hasId ? serializeError(c.id, toErrorObject(refused)) : undefined
+    })
+    if (keep.length === 0) return undefined
+    return forwardMany(
+      ctx,
+      metrics,
+      keep.map((j) => calls[j]!),
+      keep.map((j) => at[j]!),
+      answers,
+      failures,
+      layers,
+    )
+  }
+  try {
+    return await withLayers(ctx, metrics, calls, at, answers, failures, layers)
+  } finally {
+    if (dev > 0) releaseDevSlots(ctx.entry.id, dev)
+  }
+}
+
+/** The call layers' part of a batch (eth_getLogs caps, cache invalidation), then the node. */
+function withLayers(
+  ctx: CallContext,
+  metrics: Metrics,
+  calls: readonly RpcCall[],
+  at: readonly number[],
+  answers: (string | undefined)[],
+  failures: (ChaingateError | undefined)[],
+  layers?: ReadonlyMap<string, CallLayers>,
+): Promise<UpstreamAnswer | undefined> {
   const network = ctx.network.name
   const l = layers?.get(network)
   if (l !== undefined) {
@@ -87,13 +137,26 @@ export async function forwardMany(
         failures[at[j]!] = refused
         answers[at[j]!] = c.hasId ? serializeError(c.id, toErrorObject(refused)) : undefined
       })
-      if (keep.length === 0) return undefined
+      if (keep.length === 0) return Promise.resolve(undefined)
       if (keep.length < calls.length) {
         calls = keep.map((j) => calls[j]!)
         at = keep.map((j) => at[j]!)
       }
     }
   }
+  return sendMany(ctx, metrics, calls, at, answers, failures, l)
+}
+
+async function sendMany(
+  ctx: CallContext,
+  metrics: Metrics,
+  calls: readonly RpcCall[],
+  at: readonly number[],
+  answers: (string | undefined)[],
+  failures: (ChaingateError | undefined)[],
+  l: CallLayers | undefined,
+): Promise<UpstreamAnswer | undefined> {
+  const network = ctx.network.name
   // Built outside the try: a throw here is a bug, not a node failure.
   const body = `[${calls
     .map((c, j) => JSON.stringify({ jsonrpc: '2.0', id: j, method: c.method, params: c.params ?? [] }))

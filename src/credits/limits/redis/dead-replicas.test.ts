@@ -2,77 +2,18 @@
  * The Redis limit store against a real Redis (test/e2e/helpers/services.ts), each test under its own key prefix.
  * Two store instances on one Redis play two replicas.
  */
-import { spawn, spawnSync } from 'node:child_process'
-import { randomBytes } from 'node:crypto'
+import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
-import { afterAll, afterEach, expect, it } from 'vitest'
+import { expect, it } from 'vitest'
 import { describeWithServices, redisUrl } from '../../../../test/e2e/helpers/services.ts'
 import { startTcpProxy } from '../../../../test/e2e/helpers/tcp-proxy.ts'
-import { connectRedis, type RedisConnection } from '../../../redis/connection.ts'
-import { createRedisLimitStore, type RedisLimitStore } from './store.ts'
-import { utcDay, type KeyLimits } from '../memory.ts'
+import { connectRedis } from '../../../redis/connection.ts'
+import { createRedisLimitStore } from './store.ts'
+import { hasRedisServer, limits, reaped, redisReplicas, redisUsed } from './store.test-support.ts'
 
-const limits = (over: Partial<KeyLimits> = {}): KeyLimits => ({
-  accountId: 'acc',
-  keyId: 'key',
-  accountCreditsPerDay: 10_000,
-  accountCreditsPerSecond: 1_000_000,
-  keyCreditsPerDay: null,
-  keyCreditsPerSecond: null,
-  ...over,
-})
-
-const opened: { close(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const c of opened.splice(0).reverse()) await c.close()
-})
-
-async function replica(
-  prefix: string,
-  over: { leaseCredits?: number; insuranceShare?: number; url?: string } = {},
-): Promise<{ store: RedisLimitStore; conn: RedisConnection }> {
-  const conn = await connectRedis({ url: over.url ?? redisUrl, prefix, commandTimeoutMs: 300 })
-  const store = createRedisLimitStore({
-    connection: conn,
-    leaseCredits: over.leaseCredits ?? 1000,
-    leaseSyncMs: 200,
-    insuranceShare: over.insuranceShare ?? 0.5,
-  })
-  opened.push(conn, { close: () => store.stop() })
-  return { store, conn }
-}
-
-const hasRedisServer = spawnSync('redis-server', ['--version']).status === 0
-/** This file's key prefixes: its clean-up deletes only them (the other files run at the same time). */
-const prefixes: string[] = []
-const newPrefix = () => {
-  const prefix = `test:limits:${randomBytes(6).toString('hex')}:`
-  prefixes.push(prefix)
-  return prefix
-}
-
-/** Redis's day counter for an account (what every replica charged, plus leases not yet handed back). */
-async function redisUsed(conn: RedisConnection, accountId: string, nowMs: number): Promise<number> {
-  return Number((await conn.client.get(`${conn.prefix}d:${utcDay(nowMs)}:a:${accountId}`)) ?? 0)
-}
-
-/** Waits until the replica's heartbeat has expired and another replica's reaper has returned its lease record. */
-async function reaped(conn: RedisConnection, prefix: string, replicaId: string, sync: () => Promise<boolean>) {
-  const opts = { timeout: 20_000, interval: 100 }
-  await expect.poll(() => conn.client.exists(`${prefix}alive:${replicaId}`), opts).toBe(0)
-  await expect
-    .poll(async () => (await sync()) && (await conn.client.exists(`${prefix}reaped:${replicaId}`)), opts)
-    .toBe(1)
-}
+const { opened, newPrefix, replica } = redisReplicas()
 
 describeWithServices(['redis'], 'Redis limit store: dead replicas', () => {
-  afterAll(async () => {
-    const conn = await connectRedis({ url: redisUrl, prefix: 'x', commandTimeoutMs: 1000 })
-    const left = (await Promise.all(prefixes.map((p) => conn.client.keys(`${p}*`)))).flat()
-    if (left.length) await conn.client.del(...left)
-    await conn.close()
-  })
-
   it('a replica killed without a stop: another returns its unused lease once its heartbeat is gone', async () => {
     const prefix = newPrefix()
     const killedConn = await connectRedis({ url: redisUrl, prefix, commandTimeoutMs: 300 })

@@ -1,88 +1,17 @@
-import { randomBytes } from 'node:crypto'
-import { afterAll, afterEach, expect, it } from 'vitest'
+/**
+ * The Redis limit store when Redis is unreachable or restarted, and two replicas racing for one balance, against a
+ * real Redis (test/e2e/helpers/services.ts) behind a TCP proxy the tests cut.
+ */
+import { expect, it } from 'vitest'
 import { describeWithServices, redisUrl } from '../../../../test/e2e/helpers/services.ts'
 import { startTcpProxy } from '../../../../test/e2e/helpers/tcp-proxy.ts'
-import { connectRedis, type RedisConnection } from '../../../redis/connection.ts'
-import { createRedisLimitStore, type RedisLimitStore } from './store.ts'
-import { utcDay, type KeyLimits } from '../memory.ts'
+import { connectRedis } from '../../../redis/connection.ts'
+import { createRedisLimitStore } from './store.ts'
+import { hammer, limits, redisReplicas, redisUsed } from './store.test-support.ts'
 
-const limits = (over: Partial<KeyLimits> = {}): KeyLimits => ({
-  accountId: 'acc',
-  keyId: 'key',
-  accountCreditsPerDay: 10_000,
-  accountCreditsPerSecond: 1_000_000,
-  keyCreditsPerDay: null,
-  keyCreditsPerSecond: null,
-  ...over,
-})
-
-const opened: { close(): Promise<void> }[] = []
-afterEach(async () => {
-  for (const c of opened.splice(0).reverse()) await c.close()
-})
-
-async function replica(
-  prefix: string,
-  over: { leaseCredits?: number; insuranceShare?: number; url?: string } = {},
-): Promise<{ store: RedisLimitStore; conn: RedisConnection }> {
-  const conn = await connectRedis({ url: over.url ?? redisUrl, prefix, commandTimeoutMs: 300 })
-  const store = createRedisLimitStore({
-    connection: conn,
-    leaseCredits: over.leaseCredits ?? 1000,
-    leaseSyncMs: 200,
-    insuranceShare: over.insuranceShare ?? 0.5,
-  })
-  opened.push(conn, { close: () => store.stop() })
-  return { store, conn }
-}
-
-/** This file's key prefixes: its clean-up deletes only them (the other files run at the same time). */
-const prefixes: string[] = []
-const newPrefix = () => {
-  const prefix = `test:limits:${randomBytes(6).toString('hex')}:`
-  prefixes.push(prefix)
-  return prefix
-}
-
-/** Redis's day counter for an account (what every replica charged, plus leases not yet handed back). */
-async function redisUsed(conn: RedisConnection, accountId: string, nowMs: number): Promise<number> {
-  return Number((await conn.client.get(`${conn.prefix}d:${utcDay(nowMs)}:a:${accountId}`)) ?? 0)
-}
-
-/** Calls until the store refuses `stopAfter` times in a row; returns the credits it admitted. */
-async function hammer(
-  store: RedisLimitStore,
-  r: KeyLimits,
-  price: () => number,
-  nowMs: () => number,
-  stopAfter = 20,
-): Promise<number> {
-  let charged = 0
-  let refusals = 0
-  while (refusals < stopAfter) {
-    const credits = price()
-    const code = await store.admit(r, credits, nowMs())
-    if (code === null) {
-      charged += credits
-      refusals = 0
-    } else {
-      expect(code).toBe('DAILY_CREDITS_EXHAUSTED')
-      refusals++
-    }
-  }
-  return charged
-}
-
-/** Waits until the replica's heartbeat has expired and another replica's reaper has returned its lease record. */
+const { opened, newPrefix, replica } = redisReplicas()
 
 describeWithServices(['redis'], 'Redis limit store: outages', () => {
-  afterAll(async () => {
-    const conn = await connectRedis({ url: redisUrl, prefix: 'x', commandTimeoutMs: 1000 })
-    const left = (await Promise.all(prefixes.map((p) => conn.client.keys(`${p}*`)))).flat()
-    if (left.length) await conn.client.del(...left)
-    await conn.close()
-  })
-
   for (const leaseCredits of [0, 1000]) {
     const mode = leaseCredits === 0 ? 'one round trip per call' : 'leases of 1000'
     it(`two replicas hammering one account concurrently charge exactly its daily balance (${mode})`, async () => {

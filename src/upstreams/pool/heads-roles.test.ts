@@ -2,47 +2,15 @@
  * The pool against misbehaving nodes, one test per failure mode: real HTTP servers (the scriptable fake node of
  * the e2e tests) and a real anvil, no mocks in between. Timings are asserted loosely (the machine is shared).
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil, type RunningAnvil } from '../devnet/anvil.ts'
 import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
-import {
-  createUpstreamPool,
-  DEFAULT_UPSTREAM_POLICY,
-  type UpstreamEndpoint,
-  type UpstreamPolicy,
-  type UpstreamPool,
-} from './pool.ts'
+import { DEFAULT_UPSTREAM_POLICY } from './pool.ts'
+import { call, CHAIN, faultHarness, resultOf, servedBy } from './faults.test-support.ts'
 
-const CHAIN = '0x7a6d'
-const call = (method: string, params: unknown[] = [], id = 1) => JSON.stringify({ jsonrpc: '2.0', id, method, params })
-const resultOf = (body: Buffer) => JSON.parse(body.toString()).result
-
-let nodes: FakeNode[] = []
-let pools: UpstreamPool[] = []
-const fake = async () => {
-  const n = await startFakeNode(CHAIN)
-  nodes.push(n)
-  return n
-}
-const pool = async (endpoints: UpstreamEndpoint[], policy: Partial<UpstreamPolicy> = {}, timeoutMs = 5000) => {
-  const p = createUpstreamPool('net', endpoints, {
-    timeoutMs,
-    chainId: 31341,
-    policy: { ...DEFAULT_UPSTREAM_POLICY, headPollMs: 200, ...policy },
-  })
-  pools.push(p)
-  await p.verifyChainId()
-  return p
-}
-const servedBy = (p: UpstreamPool, n: FakeNode) => p.status().find((s) => s.upstream === n.url.replace(/\/$/, ''))!
-afterEach(async () => {
-  await Promise.all(pools.map((p) => p.close()))
-  await Promise.all(nodes.map((n) => n.close()))
-  pools = []
-  nodes = []
-})
+const { nodes, fake, pool } = faultHarness()
 
 describe('upstream faults: a lagging node', () => {
   it('lagging head: the node behind the served tip takes no calls and shows lagging, until it catches up', async () => {

@@ -188,9 +188,12 @@ async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[
   })
   let { error, results } = await migrator.migrateToLatest()
   // kysely looks for its tables across every schema of the database (has_schema_privilege per schema name): another
-  // deployment's schema dropped meanwhile fails that lookup. Not ours to worry about: look again.
-  for (let retry = 0; retry < 5 && error && droppedMeanwhile(error, schema); retry++)
-    ({ error, results } = await migrator.migrateToLatest())
+  // deployment's schema dropped meanwhile fails that lookup. Not ours to worry about: look again, after a short
+  // random pause so a burst of drops (several deployments or test files at once) is not met in step.
+  for (let retry = 0; retry < 20 && error && droppedMeanwhile(error, schema); retry++) {
+    await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40))
+    ;({ error, results } = await migrator.migrateToLatest())
+  }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'
     throw new Error(`database migration ${failed} failed: ${(error as Error).message ?? error}`)

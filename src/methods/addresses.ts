@@ -41,25 +41,25 @@ function all(lists: string[][]): string[] {
   return lists.flat()
 }
 
-/** `[call, block?]`: the call's `to` (eth_call, eth_estimateGas, eth_createAccessList, debug_traceCall, trace_call). */
+/** `[call, block?]`: the call's `to` (the catalog says which methods take a call object first). */
 export const firstCallTo: AddressExtractor = (p) => callTo(first(p))
 
-/** trace_callMany `[[[call, traceTypes], …], block?]`: every call's `to`. */
+/** `[[[call, traceTypes], …], block?]`: every call's `to`. */
 export const everyCallTo: AddressExtractor = (p) => {
   const calls = first(p)
   return all(Array.isArray(calls) ? calls.map((c) => callTo(Array.isArray(c) ? c[0] : undefined)) : [])
 }
 
-/** `[filter]` of eth_getLogs and eth_newFilter: the filter's `address`. */
+/** `[filter]` of a log query or log filter: the filter's `address`. */
 export const logFilterAddress: AddressExtractor = (p) => addressFilter(first(p))
 
-/** `[address, …]`: eth_getBalance, eth_getCode, eth_getStorageAt, eth_getProof, … */
+/** `[address, …]`: methods whose first parameter is the account asked about. */
 export const firstAddress: AddressExtractor = (p) => single(first(p))
 
-/** debug_storageRangeAt `[blockHash, txIndex, address, …]`. */
+/** `[blockHash, txIndex, address, …]`: the storage-range form. */
 export const thirdAddress: AddressExtractor = (p) => single(Array.isArray(p) ? p[2] : undefined)
 
-/** trace_filter's `fromAddress` and `toAddress` arrays: every entry must be an address, and one must be given. */
+/** A trace filter's `fromAddress` and `toAddress` arrays: every entry must be an address, and one must be given. */
 export const traceFilterAddresses: AddressExtractor = (p) => {
   const filter = first(p)
   if (!isObject(filter)) return NONE
@@ -72,7 +72,7 @@ export const traceFilterAddresses: AddressExtractor = (p) => {
   return named
 }
 
-/** eth_sendRawTransaction: the recipient of the signed transaction; creations and undecodable bytes name none. */
+/** A signed raw transaction: its recipient; creations and undecodable bytes name none. */
 export const rawTransactionTo: AddressExtractor = (p) => {
   const raw = first(p)
   if (typeof raw !== 'string' || !raw.startsWith('0x')) return NONE
@@ -83,7 +83,7 @@ export const rawTransactionTo: AddressExtractor = (p) => {
   }
 }
 
-/** eth_subscribe: newHeads and newPendingTransactions name no address; only `logs` takes an address filter. */
+/** A subscription: newHeads and newPendingTransactions name no address; only `logs` takes an address filter. */
 export const subscriptionAddresses: AddressExtractor = (p) => {
   if (!Array.isArray(p)) return NONE
   if (p[0] === 'logs') return addressFilter(p[1])

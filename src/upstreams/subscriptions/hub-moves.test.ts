@@ -1,36 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest'
-import { rpcError, startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
-import { createSubscriptionHub, type HubOptions, type SubscriptionHub } from './hub.ts'
+import { describe, expect, it } from 'vitest'
+import { rpcError, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { CHAIN, hubHarness, sent, until } from './hub.test-support.ts'
 
-const CHAIN = '0x7a6d' // 31341
-let nodes: FakeNode[] = []
-let hubs: SubscriptionHub[] = []
-afterEach(async () => {
-  await Promise.all(hubs.map((h) => h.close()))
-  await Promise.all(nodes.map((n) => n.close()))
-  hubs = []
-  nodes = []
-})
-
-async function fakeNode(chain = CHAIN) {
-  const n = await startFakeNode(chain)
-  nodes.push(n)
-  return n
-}
-function hub(urls: string[], extra: Partial<HubOptions> = {}) {
-  const h = createSubscriptionHub('net', { timeoutMs: 5000, wsUrls: () => urls, failoverMs: 2000, ...extra })
-  hubs.push(h)
-  return h
-}
-const sent = (n: FakeNode, method: string) => n.wsRequests.filter((r) => r.body?.method === method)
-
-async function until(check: () => boolean, timeoutMs = 10_000) {
-  const deadline = Date.now() + timeoutMs
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error('timed out waiting')
-    await new Promise((r) => setTimeout(r, 20))
-  }
-}
+const { fakeNode, hub } = hubHarness()
 
 const headAt = (node: FakeNode, n: number) => {
   node.setHead(n)

@@ -1,24 +1,7 @@
 import { privateKeyToAccount } from 'viem/accounts'
 import { describe, expect, test } from 'vitest'
-import { checkAllowlists, evaluateKeyAccess } from './evaluate.ts'
-import { defaultKeySecurity, type KeySecurity } from './types.ts'
-
-const NOW = Date.UTC(2026, 0, 1, 12, 0, 0)
-const OPTS = { jwtAudience: 'chaingate', now: NOW }
-const ADDR_A = '0x1937c5f8dcaa1f55d0ab1ed35a5d5c3a4ac40284'
-const ADDR_B = '0xfe05a3e72235c9f92fd9f2282f41a8154d6d342b'
-
-function sec(patch: Partial<KeySecurity> & { lists?: Partial<KeySecurity['allowlists']> } = {}): KeySecurity {
-  const base = defaultKeySecurity()
-  const { lists, ...rest } = patch
-  return { ...base, ...rest, allowlists: { ...base.allowlists, ...lists } }
-}
-
-const call = (method: string, params: unknown = []) => ({ method, params })
-
-async function evaluate(security: KeySecurity | null, req: Parameters<typeof evaluateKeyAccess>[1]) {
-  return evaluateKeyAccess(security, req, OPTS)
-}
+import { checkAllowlists } from './evaluate.ts'
+import { ADDR_A, ADDR_B, sec, call, evaluate } from './evaluate.test-support.ts'
 
 describe('origins', () => {
   async function allowed(entries: string[], origin: string | undefined): Promise<boolean> {

@@ -1,26 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { checkCredentials, evaluateKeyAccess, hashSecret } from './evaluate.ts'
-import { defaultKeySecurity, type KeySecurity } from './types.ts'
-
-const NOW = Date.UTC(2026, 0, 1, 12, 0, 0)
-const OPTS = { jwtAudience: 'chaingate', now: NOW }
-const SECRET = '0123456789abcdef0123456789abcdef'
-
-function sec(patch: Partial<KeySecurity> & { lists?: Partial<KeySecurity['allowlists']> } = {}): KeySecurity {
-  const base = defaultKeySecurity()
-  const { lists, ...rest } = patch
-  return { ...base, ...rest, allowlists: { ...base.allowlists, ...lists } }
-}
-
-function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
-}
-
-const call = (method: string, params: unknown = []) => ({ method, params })
-
-async function evaluate(security: KeySecurity | null, req: Parameters<typeof evaluateKeyAccess>[1]) {
-  return evaluateKeyAccess(security, req, OPTS)
-}
+import { checkCredentials, hashSecret } from './evaluate.ts'
+import { defaultKeySecurity } from './types.ts'
+import { OPTS, SECRET, sec, basic, call, evaluate } from './evaluate.test-support.ts'
 
 describe("rejections (codes; Infura's bytes are written at the edge, src/gateway/http/infura-bodies.ts)", () => {
   test('error: a wrong secret is SECRET_INVALID', async () => {

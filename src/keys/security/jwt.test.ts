@@ -1,30 +1,9 @@
 import { exportSPKI, generateKeyPair, SignJWT, type CryptoKey } from 'jose'
 import { beforeAll, describe, expect, test } from 'vitest'
 import { evaluateKeyAccess } from './evaluate.ts'
-import { defaultKeySecurity, type KeySecurity, type JwtPublicKey } from './types.ts'
+import type { JwtPublicKey } from './types.ts'
 import { checkJwtPublicKey } from './validate.ts'
-
-const NOW = Date.UTC(2026, 0, 1, 12, 0, 0)
-const OPTS = { jwtAudience: 'chaingate', now: NOW }
-const SECRET = '0123456789abcdef0123456789abcdef'
-const ADDR_A = '0x1937c5f8dcaa1f55d0ab1ed35a5d5c3a4ac40284'
-const ADDR_B = '0xfe05a3e72235c9f92fd9f2282f41a8154d6d342b'
-
-function sec(patch: Partial<KeySecurity> & { lists?: Partial<KeySecurity['allowlists']> } = {}): KeySecurity {
-  const base = defaultKeySecurity()
-  const { lists, ...rest } = patch
-  return { ...base, ...rest, allowlists: { ...base.allowlists, ...lists } }
-}
-
-function basic(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`
-}
-
-const call = (method: string, params: unknown = []) => ({ method, params })
-
-async function evaluate(security: KeySecurity | null, req: Parameters<typeof evaluateKeyAccess>[1]) {
-  return evaluateKeyAccess(security, req, OPTS)
-}
+import { NOW, SECRET, ADDR_A, ADDR_B, sec, basic, call, evaluate } from './evaluate.test-support.ts'
 
 describe('JWT', () => {
   let rsa: { privateKey: CryptoKey; key: JwtPublicKey }

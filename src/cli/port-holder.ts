@@ -27,6 +27,23 @@ function listeningInodes(port: number): Set<string> {
   return inodes
 }
 
+/**
+ * The program's file name from argv[0]; `comm` is only the fallback, since it holds the main thread's name, which
+ * Node 24 sets to `MainThread`.
+ */
+function programName(pid: string): string {
+  try {
+    const argv0 = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')[0] ?? ''
+    const base = argv0.slice(argv0.lastIndexOf('/') + 1)
+    if (base) return base
+  } catch {}
+  try {
+    return readFileSync(`/proc/${pid}/comm`, 'utf8').trim() || '?'
+  } catch {
+    return '?'
+  }
+}
+
 /** `pid 123 (anvil)` for each process holding a listening socket on the port; empty when it cannot tell. */
 export function portHolders(port: number): string[] {
   const inodes = listeningInodes(port)
@@ -54,11 +71,7 @@ export function portHolders(port: number): string[] {
       }
     })
     if (!holds) continue
-    let name = '?'
-    try {
-      name = readFileSync(`/proc/${pid}/comm`, 'utf8').trim()
-    } catch {}
-    found.push(`pid ${pid} (${name})`)
+    found.push(`pid ${pid} (${programName(pid)})`)
   }
   return found
 }

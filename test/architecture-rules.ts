@@ -16,7 +16,9 @@ const BASE = ['methods/', 'errors/', 'shared/', 'jsonrpc/']
 /** Everything else but config: the program. */
 const DOMAIN = [
   'accounts/',
+  'admin/',
   'app/',
+  'audit/',
   'cli/',
   'credits/',
   'dashboard/',

@@ -15,14 +15,24 @@ export interface Account {
   plan: string
   role: AccountRole
   createdAt: number
+  /** Set while an operator has the account disabled: its keys are refused like unknown ones. */
+  disabledAt: number | null
 }
 
-const toAccount = (r: { id: string; email: string; plan: string; role: string; created_at: number }): Account => ({
+const toAccount = (r: {
+  id: string
+  email: string
+  plan: string
+  role: string
+  created_at: number
+  disabled_at?: number | null
+}): Account => ({
   id: r.id,
   email: r.email,
   plan: r.plan,
   role: r.role === 'operator' ? 'operator' : 'user',
   createdAt: r.created_at,
+  disabledAt: r.disabled_at ?? null,
 })
 
 export interface AccountsRepository {
@@ -35,6 +45,8 @@ export interface AccountsRepository {
   list(): Promise<Account[]>
   setPlan(id: string, plan: string): Promise<void>
   setRole(id: string, role: AccountRole): Promise<void>
+  /** Disables (its keys stop serving within `settingsPollMs`) or enables an account; returns it as changed. */
+  setDisabled(id: string, disabled: boolean, nowMs: number): Promise<Account>
   /**
    * Deletes an account: revokes its keys, ends its sessions, drops its password and frees its email. The row
    * stays, marked deleted, so its usage rows keep counting in the operator's totals. Returns the keys revoked.
@@ -48,9 +60,9 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
   const repo: AccountsRepository = {
     async create({ email, plan }, nowMs) {
       const normalized = email.trim().toLowerCase()
-      if (!EMAIL.test(normalized)) throw errors.validation(`not an email address: ${email}`)
+      if (!EMAIL.test(normalized)) throw errors.validation(`not an email address: ${email}`, 'email')
       if (!Object.hasOwn(plans, plan))
-        throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
+        throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`, 'plan')
       if (await repo.findByEmail(normalized)) throw errors.conflict(`an account with email ${normalized} exists`)
       const row = { id: randomUUID(), email: normalized, plan, role: 'user', created_at: nowMs }
       try {
@@ -91,7 +103,7 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
     },
     async setPlan(id, plan) {
       if (!Object.hasOwn(plans, plan))
-        throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`)
+        throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`, 'plan')
       const r = await db
         .updateTable('accounts')
         .set({ plan })
@@ -103,7 +115,7 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
     },
     async setRole(id, role) {
       if (!ACCOUNT_ROLES.includes(role))
-        throw errors.validation(`unknown role ${role}; roles: ${ACCOUNT_ROLES.join(', ')}`)
+        throw errors.validation(`unknown role ${role}; roles: ${ACCOUNT_ROLES.join(', ')}`, 'role')
       const r = await db
         .updateTable('accounts')
         .set({ role })
@@ -111,6 +123,20 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
         .where('deleted_at', 'is', null)
         .executeTakeFirst()
       if (Number(r.numUpdatedRows) === 0) throw errors.notFound(`account ${id}`)
+    },
+    async setDisabled(id, disabled, nowMs) {
+      const before = await repo.get(id)
+      if (!before) throw errors.notFound(`account ${id}`)
+      if ((before.disabledAt !== null) === disabled)
+        throw errors.conflict(`account ${before.email} is already ${disabled ? 'disabled' : 'enabled'}`)
+      await db
+        .updateTable('accounts')
+        .set({ disabled_at: disabled ? nowMs : null })
+        .where('id', '=', id)
+        .execute()
+      // The gateway reloads its key snapshot, which leaves out a disabled account's keys.
+      await bumpSettingsVersion(db)
+      return { ...before, disabledAt: disabled ? nowMs : null }
     },
     async delete(id, nowMs) {
       const revokedKeys = await db.transaction().execute(async (tx) => {

@@ -32,6 +32,7 @@ import type { UsageLedger } from '../usage/ledger.ts'
 import type { UpstreamUsage } from '../usage/upstream-usage.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
+import { adminPlugins } from './parts/admin.ts'
 import { dashboardPlugins } from './parts/dashboard.ts'
 import { startServing } from './parts/gateway.ts'
 import { startTenancy } from './parts/keys.ts'
@@ -50,6 +51,8 @@ export interface AppOptions {
     dashboard?: boolean
     /** The wallet, started after the gateway listener and stopped before it. */
     wallet?: boolean
+    /** The admin API (docs/admin-api.md) on the gateway and operations listeners, when admin.token is set. */
+    admin?: boolean
   }
   /**
    * Node URLs of embedded networks already running elsewhere (`--workers N`: the primary runs each chain once,
@@ -130,11 +133,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       onRedisBack: () => void tenancy.keySnapshot.refresh(),
     })
     const core = { config, logger, clock, database, networks, redis, ...tenancy }
+    const admin = options.parts?.admin ? adminPlugins({ ...core, pools: upstreams.pools }) : []
     const serving = await startServing({
       ...core,
       ...upstreams,
       ...usage,
-      plugins: options.parts?.dashboard ? dashboardPlugins(core) : [],
+      plugins: [...(options.parts?.dashboard ? dashboardPlugins(core) : []), ...admin],
+      operationsPlugins: admin,
       isStarted: () => started,
       stops,
     })

@@ -3,8 +3,9 @@
  * Redis configured, the settings push), runs one change or report, and closes them again.
  */
 import type { ApiKey } from '../keys/repository.ts'
+import type { DayDimension } from '../usage/day-report.ts'
 import type { CliContext } from './main.ts'
-import { formatKey, keyView } from './key-view.ts'
+import { formatKey, keyView } from '../keys/view.ts'
 import { SUBCOMMANDS } from './help.ts'
 import { didYouMean } from './suggest.ts'
 import { UsageError } from './usage-error.ts'
@@ -191,62 +192,30 @@ export async function adminCommand(
         showKey(await keys.revoke((await needKey(rest[0])).id, now))
         return 0
       case 'usage': {
-        const day = (values.day as string | undefined) ?? new Date(now).toISOString().slice(0, 10)
-        if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(Date.parse(`${day}T00:00:00Z`)))
-          throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
-        const by = ((values.by as string | undefined) ?? 'method') as 'method' | 'network' | 'key' | 'upstream'
-        if (!['method', 'network', 'key', 'upstream'].includes(by))
-          throw new UsageError('--by must be method, network, key or upstream')
-        if (by === 'upstream') {
-          // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
-          if (values.account || values.key)
-            throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
-          const [{ queryUpstreamUsage, dayRange }, { upstreamUsageLines }] = await Promise.all([
-            import('../usage/upstream-usage.ts'),
-            import('./upstream-usage-view.ts'),
-          ])
-          const report = await queryUpstreamUsage(database.db, dayRange(day))
-          if (json) out(JSON.stringify({ day, ...report }, null, 2))
-          else for (const line of upstreamUsageLines(day, report)) out(line)
-          return 0
-        }
+        const [{ dayUsageReport, isUtcDay, utcDay, DAY_DIMENSIONS }, { usageLines }] = await Promise.all([
+          import('../usage/day-report.ts'),
+          import('./usage-view.ts'),
+        ])
+        const day = (values.day as string | undefined) ?? utcDay(now)
+        if (!isUtcDay(day)) throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
+        const by = ((values.by as string | undefined) ?? 'method') as DayDimension
+        if (!DAY_DIMENSIONS.includes(by)) throw new UsageError('--by must be method, network, key or upstream')
+        // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
+        if (by === 'upstream' && (values.account || values.key))
+          throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
         const account = values.account ? await needAccount(values.account as string) : undefined
         const key = values.key ? await needKey(values.key as string) : undefined
-        const { queryUsage, creditsUsedToday } = await import('../usage/queries.ts')
-        const report = await queryUsage(database.db, {
+        const report = await dayUsageReport(database.db, {
           day,
           by,
-          ...(account ? { accountId: account.id } : {}),
-          ...(key ? { keyId: key.id } : {}),
+          accountId: account?.id,
+          keyId: key?.id,
+          owner: account ?? (key ? await accounts.get(key.accountId) : undefined),
+          plans: config.plans,
+          nowMs: now,
         })
-        // The account's balance today, as the dashboard shows it (plan credits per day minus today's spend).
-        const owner = account ?? (key ? await accounts.get(key.accountId) : undefined)
-        const perDay = owner
-          ? (config.plans as Record<string, { creditsPerDay: number } | undefined>)[owner.plan]?.creditsPerDay
-          : undefined
-        const today = day === new Date(now).toISOString().slice(0, 10)
-        const used =
-          owner && today && typeof perDay === 'number' ? await creditsUsedToday(database.db, owner.id, now) : 0
-        const balance =
-          owner && today && typeof perDay === 'number'
-            ? { creditsPerDay: perDay, usedToday: used, remaining: Math.max(0, perDay - used) }
-            : undefined
-        if (json) out(JSON.stringify(balance ? { ...report, dailyBalance: balance } : report, null, 2))
-        else {
-          out(`usage on ${day} (UTC)${account ? ` for ${account.email}` : ''}${key ? ` key ${key.id}` : ''}`)
-          out(`${by.padEnd(40)} ${'calls'.padStart(10)} ${'credits'.padStart(12)} ${'errors'.padStart(8)}`)
-          for (const r of report.rows)
-            out(
-              `${r.group.padEnd(40)} ${String(r.calls).padStart(10)} ${String(r.credits).padStart(12)} ${String(r.errors).padStart(8)}`,
-            )
-          out(
-            `${'total'.padEnd(40)} ${String(report.total.calls).padStart(10)} ${String(report.total.credits).padStart(12)} ${String(report.total.errors).padStart(8)}`,
-          )
-          if (balance)
-            out(
-              `daily balance: ${balance.remaining} of ${balance.creditsPerDay} credits left today (${balance.usedToday} used)`,
-            )
-        }
+        if (json) out(JSON.stringify(report, null, 2))
+        else for (const line of usageLines(report, { day, by, account, key })) out(line)
         return 0
       }
       default:

@@ -154,7 +154,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'upstreams') return (await import('./upstreams-command.ts')).upstreamsCommand(ctx)
   if (command === 'plans') {
-    const plans = Object.entries(config.plans).map(([name, p]) => ({ name, ...p }))
+    const plans = (await import('../accounts/plans.ts')).planList(config.plans)
     if (json) out(JSON.stringify(plans, null, 2))
     else
       for (const p of plans)

@@ -6,6 +6,7 @@ import { z } from 'zod'
 import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../methods/prices.ts'
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
+import { AdminConfigSchema } from './admin-schema.ts'
 import { NetworkSchema } from './network-schema.ts'
 import { CacheConfigSchema } from './cache-schema.ts'
 import { LogConfigSchema, TracingConfigSchema } from './observability-schema.ts'
@@ -233,6 +234,7 @@ export const ConfigSchema = z
       .prefault({}),
     wallet: WalletConfigSchema.prefault({}),
     dashboard: DashboardConfigSchema.prefault({}),
+    admin: AdminConfigSchema.prefault({}),
   })
   .strict()
 

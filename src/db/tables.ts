@@ -10,6 +10,8 @@ export interface AccountsTable {
   role: ColumnType<string, string | undefined, string>
   /** Set when the account was deleted (its row stays for its usage and revoked keys). */
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>
+  /** Set while an operator has the account disabled (migration 0510_account_disabled). */
+  disabled_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export interface ApiKeysTable {
@@ -168,4 +170,20 @@ export interface UsageUpstreamHourlyTable {
 
 export interface Database {
   usage_upstream_hourly: UsageUpstreamHourlyTable
+}
+
+/** The admin audit (migration 0500_admin_audit; src/audit/repository.ts). */
+export interface AdminAuditTable {
+  id: string
+  /** Unix milliseconds. */
+  at: number
+  actor: string
+  action: string
+  target: string | null
+  summary: string
+  status: number
+}
+
+export interface Database {
+  admin_audit: AdminAuditTable
 }

@@ -95,7 +95,14 @@ export const errors = {
     new ChaingateError('FILTER_NOT_FOUND', 'filter not found', { rpcCode: -32000, httpStatus: 200 }),
   notFound: (what: string) => new ChaingateError('NOT_FOUND', `${what} not found`, { httpStatus: 404 }),
   conflict: (why: string) => new ChaingateError('CONFLICT', why, { httpStatus: 409 }),
-  validation: (why: string) => new ChaingateError('VALIDATION', why, { httpStatus: 400 }),
+  /** `field`: the input at fault, when one is (the admin API names it in its 422 answer). */
+  validation: (why: string, field?: string) =>
+    new ChaingateError('VALIDATION', why, { httpStatus: 400, data: field === undefined ? undefined : { field } }),
+  unauthorized: () => new ChaingateError('UNAUTHORIZED', 'send the admin bearer token', { httpStatus: 401 }),
+  forbidden: () => new ChaingateError('FORBIDDEN', 'this bearer token is not the admin token', { httpStatus: 403 }),
+  notAvailable: (why: string) => new ChaingateError('NOT_AVAILABLE', why, { httpStatus: 503 }),
+  invalidInput: (field: string, why: string) =>
+    new ChaingateError('INVALID_INPUT', `${field}: ${why}`, { httpStatus: 422, data: { field } }),
 }
 
 export function isChaingateError(value: unknown): value is ChaingateError {

@@ -101,11 +101,14 @@ export const ERROR_REGISTRY = {
     "a node answers a chain id other than the network's (at start-up, or no other node is left)",
   ),
   // Operator endpoints and the dashboard
-  UNAUTHORIZED: spec(null, 401, 'free', '/metrics or /healthz without the configured bearer token'),
+  UNAUTHORIZED: spec(null, 401, 'free', '/metrics, /healthz or /admin/v1 without the configured bearer token'),
+  FORBIDDEN: spec(null, 403, 'free', '/admin/v1 with a bearer token other than the configured one'),
   INTERNAL: spec(-32603, 500, 'free', 'a bug: logged with its stack'),
   NOT_FOUND: spec(null, 404, 'free', 'no such account, key or session'),
   CONFLICT: spec(null, 409, 'free', 'the change conflicts with existing data'),
   VALIDATION: spec(null, 400, 'free', 'an invalid value in a command or form'),
+  NOT_AVAILABLE: spec(null, 503, 'free', 'an admin API feature this process does not run (reload)'),
+  INVALID_INPUT: spec(null, 422, 'free', 'an admin API call with an invalid value: the answer names the field'),
 } as const satisfies Record<string, ErrorSpec>
 
 export type ErrorCode = keyof typeof ERROR_REGISTRY

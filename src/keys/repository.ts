@@ -34,6 +34,8 @@ export interface KeysRepository {
   resolve(idOrKey: string): Promise<ApiKey | undefined>
   list(filter?: { accountId?: string; includeRevoked?: boolean }): Promise<ApiKey[]>
   setNetwork(id: string, network: string, enabled: boolean): Promise<ApiKey>
+  /** Enables exactly `networks` on the key (every other network disabled). */
+  setNetworks(id: string, networks: string[]): Promise<ApiKey>
   rename(id: string, name: string): Promise<ApiKey>
   setLimits(id: string, limits: { creditsPerSecond?: number | null; creditsPerDay?: number | null }): Promise<ApiKey>
   revoke(id: string, nowMs: number): Promise<ApiKey>
@@ -46,7 +48,8 @@ export function createKeysRepository(
   const known = new Set(opts.networks)
   const postgres = dialectOf(db) === 'postgres'
   const checkNetwork = (n: string) => {
-    if (!known.has(n)) throw errors.validation(`unknown network ${n}; networks: ${opts.networks.join(', ')}`)
+    if (!known.has(n))
+      throw errors.validation(`unknown network ${n}; networks: ${opts.networks.join(', ')}`, 'networks')
   }
 
   const load = async (
@@ -116,7 +119,7 @@ export function createKeysRepository(
             `the ${account.plan} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}; revoke one or upgrade the plan`,
           )
         if (trimmed.length === 0 || trimmed.length > 100)
-          throw errors.validation('a key name needs 1 to 100 characters')
+          throw errors.validation('a key name needs 1 to 100 characters', 'name')
         enabled.forEach(checkNetwork)
         await tx
           .insertInto('api_keys')
@@ -164,9 +167,24 @@ export function createKeysRepository(
       await bumpSettingsVersion(db)
       return mustGet(id)
     },
+    async setNetworks(id, networks) {
+      networks.forEach(checkNetwork)
+      await mustGet(id)
+      await db.transaction().execute(async (tx) => {
+        await tx.deleteFrom('api_key_networks').where('key_id', '=', id).execute()
+        if (networks.length > 0)
+          await tx
+            .insertInto('api_key_networks')
+            .values([...new Set(networks)].map((network) => ({ key_id: id, network })))
+            .execute()
+      })
+      await bumpSettingsVersion(db)
+      return mustGet(id)
+    },
     async rename(id, name) {
       const trimmed = name.trim()
-      if (trimmed.length === 0 || trimmed.length > 100) throw errors.validation('a key name needs 1 to 100 characters')
+      if (trimmed.length === 0 || trimmed.length > 100)
+        throw errors.validation('a key name needs 1 to 100 characters', 'name')
       await mustGet(id)
       await db.updateTable('api_keys').set({ name: trimmed }).where('id', '=', id).execute()
       await bumpSettingsVersion(db)
@@ -180,7 +198,7 @@ export function createKeysRepository(
       if (limits.creditsPerDay !== undefined) set.credits_per_day = limits.creditsPerDay || null
       for (const v of Object.values(set))
         if (v !== null && (!Number.isInteger(v) || v < 0))
-          throw errors.validation('limits are whole numbers of credits')
+          throw errors.validation('limits are whole numbers of credits', 'limits')
       if (Object.keys(set).length > 0) await db.updateTable('api_keys').set(set).where('id', '=', id).execute()
       await bumpSettingsVersion(db)
       return mustGet(id)

@@ -77,6 +77,7 @@ export function createKeySnapshot(
         'accounts.plan',
       ])
       .where('api_keys.revoked_at', 'is', null)
+      .where('accounts.disabled_at', 'is', null)
       .execute()
     const nets = await db.selectFrom('api_key_networks').selectAll().execute()
     const security = await opts.loadSecurity(db)

@@ -47,8 +47,10 @@ export interface GatewayWiring {
   /** The shared Redis, when configured (its insurance mode is a metric). */
   redis: RedisConnection | undefined
   storageHealth: () => Promise<{ status: 'ok' | 'degraded' }>
-  /** Extra routes on the gateway listener (the dashboard). */
+  /** Extra routes on the gateway listener (the dashboard, the admin API). */
   plugins: ((fastify: FastifyInstance) => Promise<void> | void)[]
+  /** Extra routes on the separate operations listener, when configured (the admin API). */
+  operationsPlugins?: ((fastify: FastifyInstance) => Promise<void> | void)[]
   /** True once every part has started (/startupz, /readyz). */
   isStarted(): boolean
   stops: StopList
@@ -163,6 +165,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       isStarted: w.isStarted,
       storage: w.storageHealth,
       exposure: operationsExposure(config, ops.listen.host),
+      plugins: w.operationsPlugins ?? [],
       ...ops.listen,
     })
     stops.add('operations listener', () => opsServer.close())

@@ -3,7 +3,7 @@
  * The same migrations run on SQLite and PostgreSQL (column types through ../dialect.ts; on SQLite the SQL is exactly
  * what landed first, so existing databases are untouched).
  * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts,
- * 0400-0499: upstreams.
+ * 0400-0499: upstreams, 0500-0599: admin API.
  */
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'
@@ -12,6 +12,8 @@ import * as m0200 from './0200_key_security.ts'
 import * as m0300 from './0300_wallet_activity.ts'
 import * as m0310 from './0310_account_roles.ts'
 import * as m0400 from './0400_upstream_usage.ts'
+import * as m0500 from './0500_admin_audit.ts'
+import * as m0510 from './0510_account_disabled.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
@@ -20,4 +22,6 @@ export const migrations: Record<string, Migration> = {
   '0300_wallet_activity': m0300,
   '0310_account_roles': m0310,
   '0400_upstream_usage': m0400,
+  '0500_admin_audit': m0500,
+  '0510_account_disabled': m0510,
 }

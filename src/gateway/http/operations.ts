@@ -75,12 +75,18 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
   )
 }
 
-/** The separate operations listener (config gateway.operations.listen): only the endpoints above. */
+/** The separate operations listener (config gateway.operations.listen): the endpoints above and `plugins`. */
 export async function startOperationsServer(
-  deps: OperationsDeps & { host: string; port: number },
+  deps: OperationsDeps & {
+    host: string
+    port: number
+    /** Routes mounted here too (the admin API, docs/admin-api.md). */
+    plugins?: ((fastify: FastifyInstance) => Promise<void> | void)[]
+  },
 ): Promise<{ url: string; close(): Promise<void> }> {
   const app = Fastify({ logger: false, forceCloseConnections: true })
   registerOperations(app, deps)
+  for (const plugin of deps.plugins ?? []) await plugin(app)
   const url = await app.listen({ host: deps.host, port: deps.port })
   return { url, close: () => app.close() }
 }

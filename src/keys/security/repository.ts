@@ -85,6 +85,26 @@ export async function addAllowlistEntriesTo(
   })
 }
 
+/** Replaces the given allowlists (each checked like `addAllowlistEntriesTo`); types not given keep their entries. */
+export async function replaceAllowlists(
+  db: Db,
+  keyId: string,
+  lists: Partial<Allowlists>,
+  nowMs: number,
+): Promise<KeySecurity> {
+  return update(db, keyId, nowMs, (s) => {
+    const allowlists = { ...s.allowlists }
+    for (const type of ALLOWLIST_TYPES) {
+      const entries = lists[type]
+      if (entries === undefined) continue
+      const checked = addAllowlistEntries(type, [], entries)
+      if (!checked.ok) throw errors.validation(checked.message, type)
+      allowlists[type] = checked.value
+    }
+    return { ...s, allowlists }
+  })
+}
+
 export async function removeAllowlistEntry(
   db: Db,
   keyId: string,

@@ -1,5 +1,8 @@
-/** How the CLI shows a key: with its endpoint URLs per network (built by src/shared/rpc-paths.ts). */
-import type { ApiKey } from '../keys/repository.ts'
+/**
+ * How the CLI and the admin API show a key: with its endpoint URLs per network (built by src/shared/rpc-paths.ts);
+ * `keyView` is the JSON both give (`chaingate key show --json`, `GET /admin/v1/keys/:id`).
+ */
+import type { ApiKey } from './repository.ts'
 import type { Config } from '../config/schema.ts'
 import { rpcUrl } from '../shared/rpc-paths.ts'
 

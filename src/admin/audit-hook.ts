@@ -1,0 +1,27 @@
+/**
+ * Every admin call is audited before its answer leaves (so a client that reads the audit next finds its own
+ * call): who (the token, or `anonymous` when refused), what (method and route, the id acted on, the route's
+ * summary or the route's own note), when, and the answer's status. A failure to write the audit is logged and
+ * does not change the answer: the change it describes has already happened.
+ */
+import type { FastifyInstance } from 'fastify'
+import { recordAudit } from '../audit/repository.ts'
+import type { AdminDeps } from './context.ts'
+
+export function registerAuditHook(app: FastifyInstance, deps: AdminDeps): void {
+  app.addHook('onSend', async (req, reply, payload) => {
+    const note = req.adminAudit ?? { actor: 'anonymous' }
+    const route = req.routeOptions.url
+    const params = (req.params ?? {}) as { id?: unknown }
+    const summary = note.summary ?? (req.routeOptions.schema as { summary?: string } | undefined)?.summary ?? ''
+    await recordAudit(deps.db, {
+      at: deps.clock.now(),
+      actor: note.actor,
+      action: `${req.method} ${route ?? req.url.split('?')[0]}`,
+      target: note.target ?? (typeof params.id === 'string' ? params.id : null),
+      summary,
+      status: reply.statusCode,
+    }).catch((err: Error) => deps.logger.error({ err: { message: err.message } }, 'admin audit not written'))
+    return payload
+  })
+}

@@ -1,0 +1,87 @@
+/**
+ * The admin API (docs/admin-api.md): `/admin/v1/…`, JSON, for operators' tools (billing, support). Off — its paths
+ * answer 404 like any unknown path — unless `admin.token` (or CHAINGATE_ADMIN_TOKEN) is set. Mounted on the gateway
+ * listener and, when configured, on the separate operations listener too.
+ *
+ * Its own fastify context: the bearer check runs first on every path under the prefix (so an unknown path without
+ * the token is 401, not a hint), every answer is audited (./audit-hook.ts), refusals have one shape
+ * (./answers.ts), and each resource registers its routes from one file under ./routes/ with schemas from
+ * ./schemas.ts, from which @fastify/swagger builds /admin/v1/openapi.json. The routes call the same domain code as
+ * the CLI and the dashboard (src/accounts, src/keys, src/usage).
+ */
+import fastifySwagger from '@fastify/swagger'
+import type { FastifyInstance, FastifyRequest } from 'fastify'
+import { errors } from '../errors/index.ts'
+import { constantTimeEqual } from '../shared/constant-time.ts'
+import { sendRefusal } from './answers.ts'
+import { registerAuditHook } from './audit-hook.ts'
+import { createAdmin, type Admin, type AdminDeps } from './context.ts'
+import { registerAccountRoutes } from './routes/accounts.ts'
+import { registerAuditRoutes } from './routes/audit.ts'
+import { registerKeyRoutes } from './routes/keys.ts'
+import { registerPlanRoutes } from './routes/plans.ts'
+import { registerReloadRoutes } from './routes/reload.ts'
+import { registerUpstreamRoutes } from './routes/upstreams.ts'
+import { registerUsageRoutes } from './routes/usage.ts'
+
+export type { AdminDeps } from './context.ts'
+
+export const ADMIN_PREFIX = '/admin/v1'
+
+/** One registrar per resource; a new resource adds its file under ./routes/ and one line here. */
+const RESOURCES: ((app: FastifyInstance, admin: Admin) => void)[] = [
+  registerAccountRoutes,
+  registerKeyRoutes,
+  registerPlanRoutes,
+  registerUsageRoutes,
+  registerUpstreamRoutes,
+  registerAuditRoutes,
+  registerReloadRoutes,
+]
+
+/** Mounts the admin API on `app` when a token is configured; otherwise nothing. */
+export async function registerAdminApi(app: FastifyInstance, deps: AdminDeps): Promise<void> {
+  const token = deps.config.admin.token
+  if (!token) return
+  await app.register(async (instance) => adminContext(instance, deps, token), { prefix: ADMIN_PREFIX })
+}
+
+async function adminContext(app: FastifyInstance, deps: AdminDeps, token: string): Promise<void> {
+  const admin = createAdmin(deps)
+  await app.register(fastifySwagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'chaingate admin API',
+        version: '1',
+        description: 'Accounts, keys, plans, usage, upstream state, audit and reload (docs/admin-api.md).',
+      },
+      components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
+      security: [{ bearer: [] }],
+    },
+  })
+  const expected = `Bearer ${token}`
+  app.addHook('onRequest', async (req: FastifyRequest) => {
+    req.adminAudit = { actor: 'anonymous' }
+    const got = req.headers.authorization
+    if (got === undefined || !/^bearer /i.test(got)) throw errors.unauthorized()
+    // Hashed before comparing (src/shared/constant-time.ts): neither the token nor its length leaks by timing.
+    if (!constantTimeEqual(expected, `Bearer ${got.slice(7)}`)) throw errors.forbidden()
+    req.adminAudit.actor = 'admin-token'
+  })
+  registerAuditHook(app, deps)
+  app.setErrorHandler((err, _req, reply) => sendRefusal(reply, err as Error, deps.logger))
+  // A route, not only a not-found handler: the dashboard's wildcard GET would otherwise answer with a web page.
+  const unknown = async (req: FastifyRequest) => {
+    throw errors.notFound(`route ${req.method} ${req.url.split('?')[0]}`)
+  }
+  app.setNotFoundHandler(unknown)
+  app.route({
+    method: ['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'PATCH'],
+    url: '/*',
+    schema: { hide: true },
+    handler: unknown,
+  })
+  for (const register of RESOURCES) register(app, admin)
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}

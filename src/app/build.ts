@@ -30,6 +30,7 @@ import type { Metrics } from '../observability/metrics.ts'
 import type { RedisConnection } from '../redis/connection.ts'
 import type { UsageLedger } from '../usage/ledger.ts'
 import type { UpstreamUsage } from '../usage/upstream-usage.ts'
+import type { RequestRecorder } from '../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
 import { adminPlugins } from './parts/admin.ts'
@@ -78,6 +79,8 @@ export interface RunningApp {
   ledger: UsageLedger
   /** Upstream usage per call: which node answered, attempts, cache and dedup hits (src/usage/upstream-usage.ts). */
   upstreamUsage: UpstreamUsage
+  /** The request explorer's recorder (src/usage/requests); undefined when config requests.enabled is false. */
+  requests: RequestRecorder | undefined
   gateway: Gateway
   costs: CostTable
   metrics: Metrics
@@ -159,6 +162,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       redis,
       ledger: usage.ledger,
       upstreamUsage: usage.upstreamUsage,
+      requests: usage.requests,
       gateway: serving.gateway,
       costs: serving.costs,
       metrics: serving.metrics,

@@ -46,6 +46,9 @@ Accounts and keys
   usage [--account A] [--key K] [--day YYYY-MM-DD] [--by method|network|key]
                                           calls, credits and errors for a UTC day (default today)
   usage --by upstream [--day YYYY-MM-DD]  per upstream: calls, upstream attempts, cache/dedup hits, credits
+  requests --key K [--method M] [--status S] [--errors] [--limit N]
+                                          a key's recent calls, newest first: time, network, method,
+                                          status, latency, credits, served by, client (docs/requests.md)
 {{EXTRA}}
 Options (every command)
   --config FILE      YAML or JSON config (default: embedded defaults)
@@ -75,6 +78,7 @@ export const COMMANDS: readonly string[] = [
   'account',
   'key',
   'usage',
+  'requests',
   'wallet',
   'help',
 ]

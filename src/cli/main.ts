@@ -50,6 +50,10 @@ function parseOptions(argv: string[], strict: boolean) {
       by: { type: 'string' },
       'credits-per-second': { type: 'string' },
       'credits-per-day': { type: 'string' },
+      method: { type: 'string' },
+      status: { type: 'string' },
+      errors: { type: 'boolean' },
+      limit: { type: 'string' },
     },
   })
 }
@@ -152,6 +156,7 @@ async function main(argv: string[]): Promise<number> {
       )
     return 0
   }
+  if (command === 'requests') return (await import('./requests-command.ts')).requestsCommand(values, ctx)
   if (command === 'upstreams') return (await import('./upstreams-command.ts')).upstreamsCommand(ctx)
   if (command === 'plans') {
     const plans = (await import('../accounts/plans.ts')).planList(config.plans)
@@ -202,6 +207,10 @@ const OPTION_NAMES = [
   'by',
   'credits-per-second',
   'credits-per-day',
+  'method',
+  'status',
+  'errors',
+  'limit',
 ]
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */

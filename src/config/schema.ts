@@ -9,6 +9,7 @@ import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { AdminConfigSchema } from './admin-schema.ts'
 import { NetworkSchema } from './network-schema.ts'
 import { CacheConfigSchema } from './cache-schema.ts'
+import { RequestsConfigSchema } from './requests-schema.ts'
 import { LogConfigSchema, TracingConfigSchema } from './observability-schema.ts'
 import { defaultHostname } from '../shared/rpc-paths.ts'
 
@@ -178,6 +179,8 @@ export const ConfigSchema = z
     log: LogConfigSchema.prefault({}),
     /** OpenTelemetry traces (docs/deploy.md, "Traces"); the standard OTEL_* variables override it. */
     tracing: TracingConfigSchema.prefault({}),
+    /** The request explorer's per-call records and their retention (docs/requests.md). */
+    requests: RequestsConfigSchema.prefault({}),
     /**
      * Where accounts, keys, sessions and the usage ledger live (docs/storage.md): `<dataDir>/chaingate.sqlite` by
      * default, or PostgreSQL with `url`.

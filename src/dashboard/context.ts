@@ -36,6 +36,8 @@ export interface DashboardDeps {
       allowedHosts?: string[] | null | undefined
     }
     dashboard: DashboardConfig
+    /** The request explorer (docs/requests.md); absent: the key page has no requests section. */
+    requests?: { enabled: boolean; retentionHours: number } | undefined
   }
   clock: { now(): number }
   logger: DashboardLogger

@@ -187,3 +187,22 @@ export interface AdminAuditTable {
 export interface Database {
   admin_audit: AdminAuditTable
 }
+
+/** The request explorer: one row per call, bounded by config `requests` (migration 0600). */
+export interface RequestLogTable {
+  id: ColumnType<number, number | undefined, never>
+  time: number
+  key_id: string
+  account_id: string
+  network: string
+  method: string
+  status: string
+  latency_ms: number
+  credits: number
+  served: string | null
+  client: string | null
+}
+
+export interface Database {
+  request_log: RequestLogTable
+}

@@ -7,6 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config/schema.ts'
 import { registerStorageMetrics } from '../../db/health.ts'
+import { registerRequestLogMetrics } from '../../usage/requests/metrics.ts'
 import { createCostTable, type CostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
@@ -25,6 +26,7 @@ import { createMetrics, type Metrics } from '../../observability/metrics.ts'
 import { startTracing, tracingSettings } from '../../observability/tracing.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
+import type { RequestRecorder } from '../../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { registerSubscriptionMetrics, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import type { StopList } from '../stop-list.ts'
@@ -43,6 +45,8 @@ export interface GatewayWiring {
   limits: LimitStore
   ledger: UsageLedger
   upstreamUsage: UpstreamUsage
+  /** The request explorer's recorder; undefined when config requests.enabled is false. */
+  requests: RequestRecorder | undefined
   namedMethods: Set<string>
   /** The shared Redis, when configured (its insurance mode is a metric). */
   redis: RedisConnection | undefined
@@ -79,6 +83,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
   )
   const metrics = createMetrics(w.namedMethods)
   registerStorageMetrics(metrics.registry, () => ledger.health!())
+  if (w.requests) registerRequestLogMetrics(metrics.registry, w.requests.health)
   metrics.watchUpstreams(() =>
     [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))),
   )
@@ -102,6 +107,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     checkAccess: w.security.check,
     layers: w.callLayers.layers,
     upstreamUsage: w.upstreamUsage,
+    requests: w.requests,
     onDailyExhausted: (accountId) => server?.closeAccountSockets(accountId, 'daily credit limit reached'),
     tracing,
   })

@@ -1,10 +1,13 @@
 /**
  * The counting side (src/app/build.ts): the limit store (shared through Redis, or in memory) seeded with today's
- * usage, the usage ledger, /healthz `storage` and the upstream usage writer. Each registers its stop on the app's
- * stop list as it starts.
+ * usage, the usage ledger, /healthz `storage`, the upstream usage writer and the request explorer's recorder. Each
+ * registers its stop on the app's stop list as it starts.
  */
 import type { Config } from '../../config/schema.ts'
 import { createUpstreamUsage } from '../../usage/upstream-usage.ts'
+import { createRequestRecorder, type RequestRecorder } from '../../usage/requests/recorder.ts'
+import { startRequestRetention } from '../../usage/requests/retention.ts'
+import { requestWriterFor } from '../../usage/requests/writers.ts'
 import { createMemoryLimitStore, type LimitStore } from '../../credits/limits/memory.ts'
 import { createRedisLimitStore } from '../../credits/limits/redis/store.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor } from '../../usage/ledger.ts'
@@ -101,5 +104,33 @@ export async function startUsage(w: UsageWiring) {
   })
   upstreamUsage.start()
   stops.add('upstream usage', () => upstreamUsage.stop())
-  return { limits, namedMethods, ledger, storageHealth, upstreamUsage }
+  const requests = startRequestLog(w)
+  return { limits, namedMethods, ledger, storageHealth, upstreamUsage, requests }
+}
+
+/** The request explorer's records (docs/requests.md): written with the ledger's interval, pruned on a timer. */
+function startRequestLog(w: UsageWiring): RequestRecorder | undefined {
+  const { config, database, clock, logger, stops } = w
+  const rc = config.requests
+  if (!rc.enabled) return undefined
+  const recorder = createRequestRecorder(requestWriterFor(database), {
+    flushMs: config.gateway.usageFlushMs,
+    bufferRows: rc.bufferRows,
+    clock: () => clock.now(),
+    onError: (err) => logger.error({ err }, 'writing the request log failed; those records are dropped'),
+  })
+  recorder.start()
+  const retention = startRequestRetention(database.db, recorder, {
+    retentionHours: rc.retentionHours,
+    maxRowsPerKey: rc.maxRowsPerKey,
+    maxRows: rc.pruneMaxRows,
+    everyMs: rc.pruneEveryMs,
+    clock: () => clock.now(),
+    onError: (err) => logger.error({ err }, 'pruning the request log failed; will retry'),
+  })
+  stops.add('request log', async () => {
+    await retention.stop()
+    await recorder.stop()
+  })
+  return recorder
 }

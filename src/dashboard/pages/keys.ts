@@ -92,6 +92,8 @@ export function keyPage(
     plan: PlanConfig
     snippets?: SafeHtml | undefined
     canonical?: string | undefined
+    /** The request explorer (../requests-section.ts); none when the config turns it off. */
+    requests?: SafeHtml | undefined
   },
 ): string {
   const { key, security } = data
@@ -237,6 +239,6 @@ export function keyPage(
     revoked ? `${key.name} (revoked)` : key.name,
     { ...ctx, canonical: data.canonical ?? base },
     html`<p>
-      <a href="/keys">← All keys</a> · <a href="/usage?key=${key.id}">Usage of this key</a></p>${secretBanner}${details}${endpoints}${revoked ? '' : (data.snippets ?? '')}${revoked ? '' : html`${securitySection}${allowlists}${jwt}${limits}`}${danger}`,
+      <a href="/keys">← All keys</a> · <a href="/usage?key=${key.id}">Usage of this key</a></p>${secretBanner}${details}${endpoints}${revoked ? '' : (data.snippets ?? '')}${data.requests ?? ''}${revoked ? '' : html`${securitySection}${allowlists}${jwt}${limits}`}${danger}`,
   )
 }

@@ -10,6 +10,8 @@ import { requireAccount } from '../middleware/session.ts'
 import { keyPage, keysPage } from '../pages/keys.ts'
 import type { PageContext } from '../pages/layout.ts'
 import { snippetsFor, snippetsSection } from '../snippets.ts'
+import { queryRequests } from '../../usage/requests/queries.ts'
+import { requestFilters, requestsSection, REQUESTS_PER_PAGE } from '../requests-section.ts'
 
 export const DONE_MESSAGES: Record<string, string> = {
   renamed: 'Key renamed.',
@@ -50,10 +52,12 @@ export async function renderKey(
         requireJwt: security.requireJwt,
       })
     : undefined
+  const ctx = await dash.pageCtx(req, '/keys', opts.flash)
+  const requests = dash.deps.config.requests?.enabled ? await requestsOf(dash, req, key, ctx) : undefined
   return sendPage(
     reply,
     opts.status ?? 200,
-    keyPage(await dash.pageCtx(req, '/keys', opts.flash), {
+    keyPage(ctx, {
       key,
       security,
       endpoints,
@@ -63,8 +67,26 @@ export async function renderKey(
         shown && shown.network === asked ? `/keys/${key.id}?network=${encodeURIComponent(shown.network)}` : undefined,
       newSecret: opts.newSecret,
       plan: dash.planOf(planName),
+      requests,
     }),
   )
+}
+
+/** The key's recent requests, filtered and paged by the query string (the section's own GET form). */
+async function requestsOf(dash: Dash, req: FastifyRequest, key: ApiKey, ctx: PageContext) {
+  const filters = requestFilters(req.query as Record<string, string | undefined> | undefined)
+  const page = await queryRequests(dash.deps.db, {
+    keyId: key.id,
+    method: filters.method || undefined,
+    status: filters.status || undefined,
+    errorsOnly: filters.errors,
+    limit: REQUESTS_PER_PAGE,
+    offset: (filters.page - 1) * REQUESTS_PER_PAGE,
+  })
+  return requestsSection(key.id, filters, page, {
+    operator: ctx.account?.role === 'operator',
+    retentionHours: dash.deps.config.requests!.retentionHours,
+  })
 }
 
 export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {

@@ -8,7 +8,7 @@
  * and ends as an Outcome (codes, credits, answer bytes) that src/gateway/http turns into a status, headers and body.
  */
 import type { MaybePromise } from '../../shared/types.ts'
-import type { LimitCode } from '../../errors/registry.ts'
+import { ERROR_REGISTRY, type LimitCode } from '../../errors/registry.ts'
 import {
   parseBody,
   serializeError,
@@ -72,6 +72,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     method: string,
     now: number,
   ): Outcome => {
+    if (deps.requests !== undefined) {
+      const status = `http:${ERROR_REGISTRY[code].httpStatus}`
+      for (const e of entries) deps.requests.push(ctx, e.ok ? e.call.method : '(invalid)', status, 0, undefined, now)
+    }
     settle.limited(
       ctx.entry,
       ctx.network.name,

@@ -15,11 +15,30 @@ import {
   type RpcCall,
 } from '../../jsonrpc/envelope.ts'
 import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
+import type { ServedBy } from '../../usage/requests/recorder.ts'
 import { forwardAlone, sentAlone } from './filter-calls.ts'
 import type { RunSingleDeps } from './run-single.ts'
 import { attemptsOf, forwardLocal, forwardMany, nodeDown } from './steps/forward.ts'
 import { decision, overBudget, priceOf } from './steps/price.ts'
 import { outcome, type CallContext, type Outcome } from './types.ts'
+
+const FROM_CACHE: ServedBy = { upstream: 'cache', source: 'cache' }
+
+/** Who answered each call of a batch, for the request explorer (undefined: the gateway itself, or no node). */
+function servedBy(
+  n: number,
+  forwardAt: readonly number[],
+  batchAnswer: UpstreamAnswer | undefined,
+  aloneAt: readonly number[],
+  alone: readonly (UpstreamAnswer | undefined)[],
+  cachedAt: readonly number[],
+): (ServedBy | undefined)[] {
+  const via: (ServedBy | undefined)[] = new Array(n).fill(undefined)
+  if (batchAnswer !== undefined) for (const i of forwardAt) via[i] = batchAnswer
+  for (const i of aloneAt) via[i] = alone[i]
+  for (const i of cachedAt) via[i] = FROM_CACHE
+  return via
+}
 
 /** The same parts as the single path's. */
 export type RunEntriesDeps = RunSingleDeps
@@ -27,7 +46,7 @@ export type RunEntriesDeps = RunSingleDeps
 export function createRunEntries(
   deps: RunEntriesDeps,
 ): (ctx: CallContext, entries: ParsedEntry[], batch: boolean) => Promise<Outcome> {
-  const { costs, metrics, clock, settle, admit, limited, delivered } = deps
+  const { costs, metrics, clock, settle, admit, limited, delivered, requests } = deps
 
   return async (ctx: CallContext, entries: ParsedEntry[], batch: boolean): Promise<Outcome> => {
     const { entry, network } = ctx
@@ -113,6 +132,7 @@ export function createRunEntries(
     const ok = delivered(ctx, body)
     let total = batch && ok ? costs.batchEnvelope : 0
     const t = clock.now()
+    const via = requests && servedBy(entries.length, forwardAt, batchAnswer, aloneAt, alone, cachedAt)
     entries.forEach((e, i) => {
       const failure = failures[i]
       const credits = ok && failure === undefined ? prices[i]! : 0
@@ -134,6 +154,8 @@ export function createRunEntries(
             ? 'unavailable'
             : 'error'
       settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
+      if (requests !== undefined)
+        requests.push(ctx, e.ok ? e.call.method : '(invalid)', errorKind, credits, via![i], now)
     })
     // Sent as one body: each call in it cost the batch's upstream requests (providers bill per call).
     for (const i of forwardAt) {

@@ -25,7 +25,7 @@ import { decision, overBudget, priceOf } from './steps/price.ts'
 import type { CallOutcome, Settle } from './steps/settle.ts'
 import { outcome, type CallContext, type GatewayDeps, type Outcome } from './types.ts'
 
-export interface RunSingleDeps extends Pick<GatewayDeps, 'costs' | 'metrics' | 'clock' | 'layers'> {
+export interface RunSingleDeps extends Pick<GatewayDeps, 'costs' | 'metrics' | 'clock' | 'layers' | 'requests'> {
   settle: Settle
   admit: Admit
   /** A call refused by a limit (execute.ts: the same answer as for a batch). */
@@ -69,7 +69,7 @@ interface SingleEnd {
 export function createRunSingle(
   deps: RunSingleDeps,
 ): (ctx: CallContext, call: RpcCall, raw: Buffer | string) => MaybePromise<Outcome> {
-  const { costs, metrics, clock, settle, admit, limited, delivered } = deps
+  const { costs, metrics, clock, settle, admit, limited, delivered, requests } = deps
 
   const runSingle = (ctx: CallContext, call: RpcCall, raw: Buffer | string): MaybePromise<Outcome> => {
     const d = decision(ctx, call)
@@ -164,6 +164,7 @@ export function createRunSingle(
     }
     const t = charged === price ? now : clock.now()
     settle.call(entry, network.name, call.method, charged, result, errorKind, t)
+    if (requests !== undefined) requests.push(ctx, call.method, errorKind, charged, served, now)
     if (served !== undefined)
       settle.upstream({
         network: network.name,

@@ -13,6 +13,7 @@ import type { CostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
+import type { RequestRecorder } from '../../usage/requests/recorder.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { Tracing, TraceSpan } from '../../observability/tracing.ts'
 import type { CallLayers } from '../layers/layers.ts'
@@ -44,7 +45,9 @@ export interface CallContext {
    * HTTP: the client's socket. An answer ready after the client went away (destroyed) is not charged: it cannot be
    * delivered (docs/errors.md).
    */
-  client?: { readonly destroyed: boolean } | undefined
+  client?: { readonly destroyed: boolean; readonly remoteAddress?: string | undefined } | undefined
+  /** The Origin header, when the client sent one (the request explorer shows it). */
+  origin?: string | undefined
   /** This call's span when it is traced (src/observability/tracing.ts); set only then. */
   span?: TraceSpan | undefined
 }
@@ -67,7 +70,7 @@ export interface RequestMeta {
 export interface HttpRpcRequest extends RequestMeta {
   body: Buffer | undefined
   /** The client's socket, so an answer the client can no longer receive is not charged. */
-  client?: { readonly destroyed: boolean } | undefined
+  client?: { readonly destroyed: boolean; readonly remoteAddress?: string | undefined } | undefined
 }
 
 /**
@@ -140,6 +143,8 @@ export interface GatewayDeps {
   layers?: ReadonlyMap<string, CallLayers>
   /** Upstream usage per call (which node answered, attempts, cache/dedup); none: not recorded. */
   upstreamUsage?: UpstreamUsage | undefined
+  /** The request explorer's per-call records (src/usage/requests); none: not recorded. */
+  requests?: RequestRecorder | undefined
   /** Told when an account's daily balance runs out, so its WebSockets can be closed. */
   onDailyExhausted?: (accountId: string) => void
   /** Traces (src/observability/tracing.ts); none: off. */

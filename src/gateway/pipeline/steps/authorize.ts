@@ -69,10 +69,11 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     network: Network,
     transport: Transport,
     calls: readonly RpcCall[],
+    origin: string | undefined,
   ): Authorized | Promise<Authorized> => {
     if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry, calls)
     return {
-      ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined },
+      ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined, origin },
       code: undefined,
       credits: 0,
       keyId: entry.id,
@@ -93,7 +94,7 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
     if (req.key === undefined) return refuse('KEY_REQUIRED', network.name, 0, undefined)
     const entry = deps.keys.get(req.key) // any string: what is not a key is simply not found
     if (!entry) return refuse('KEY_INVALID', network.name, 0, undefined)
-    if (!entry.security) return networkCheck(entry, network, transport, calls)
+    if (!entry.security) return networkCheck(entry, network, transport, calls, req.origin)
     return deps
       .checkAccess(entry.security, {
         authorization: req.authorization,
@@ -105,7 +106,8 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
         // Credentials (401) come before the network check; the allowlists (403) after it. (The network check
         // refuses only synchronously: a promise means a fee being charged, i.e. a refusal.)
         if (!denied || denied.code === 'KEY_SETTINGS_REJECTED') {
-          if (!denied || !entry.networks.has(network.name)) return networkCheck(entry, network, transport, calls)
+          if (!denied || !entry.networks.has(network.name))
+            return networkCheck(entry, network, transport, calls, req.origin)
         }
         return refuseWithFee(denied.code, network.name, entry, calls)
       })

@@ -11,6 +11,7 @@ import type { LimitStore } from '../../../credits/limits/memory.ts'
 import type { MaybePromise } from '../../../shared/types.ts'
 import type { UsageLedger } from '../../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
+import type { RequestRecorder } from '../../../usage/requests/recorder.ts'
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../../errors/registry.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
 import type { Clock } from '../types.ts'
@@ -23,6 +24,8 @@ export interface SettleDeps {
   clock: Clock
   /** Which upstream answered each forwarded call, and at what upstream cost (src/usage/upstream-usage.ts). */
   upstreamUsage?: UpstreamUsage | undefined
+  /** The request explorer's records: here only for calls refused before they ran (the run paths record the rest). */
+  requests?: RequestRecorder | undefined
 }
 
 /** `ok`, `error` (an error answer), `unavailable` (no node answered), or `http_<status>` (refused whole). */
@@ -129,6 +132,7 @@ export function createSettle(deps: SettleDeps): Settle {
           now,
         )
         metrics.credits(network, fee)
+        deps.requests?.refused(entry, network, method ?? '(invalid)', `http:${status(code)}`, fee)
         return fee
       }
       const fee = limits.chargeWithin(entry.limits, costs.inputError, now)

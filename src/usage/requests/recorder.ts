@@ -1,0 +1,227 @@
+/**
+ * The request explorer's recorder (docs/requests.md): one record per call, taken where the pipeline settles it,
+ * written to `request_log` off the hot path. A call costs a few array writes: the records live in a ring of
+ * preallocated columns (no object per call, nothing serialized), and a timer hands them to the writer every
+ * `flushMs`. While a write is slow or failing the ring keeps filling; once full the oldest record is overwritten
+ * and counted (`droppedCalls`), so calls never wait for the database.
+ */
+import { capLabel } from '../../methods/labels.ts'
+
+/** What a call's record is read from: the pipeline's CallContext has this shape. */
+export interface RequestSource {
+  entry: { readonly id: string; readonly accountId: string }
+  network: { readonly name: string }
+  /** The Origin header, when the client sent one. */
+  origin?: string | undefined
+  /** HTTP: the client's socket (its address). */
+  client?: { readonly remoteAddress?: string | undefined } | undefined
+}
+
+/** Who answered: a node's answer (its label; the cache or a shared call in flight by `source`). */
+export interface ServedBy {
+  readonly upstream: string
+  readonly source?: 'cache' | 'dedup' | undefined
+}
+
+export interface RequestRow {
+  time: number
+  keyId: string
+  accountId: string
+  network: string
+  method: string
+  /** `ok`, `rpc:<JSON-RPC error code>`, `http:<status>` (refused or no node answered), `http:undelivered`. */
+  status: string
+  latencyMs: number
+  credits: number
+  /** `cache`, `dedup` or the answering upstream's label; null: the gateway answered itself, or no node did. */
+  served: string | null
+  /** The Origin header when sent, else the client's IP address; null when neither is known. */
+  client: string | null
+}
+
+/** Writes one batch; throws (or rejects) when it could not. */
+export interface RequestWriter {
+  write(rows: readonly RequestRow[]): void | Promise<void>
+}
+
+export interface RequestRecorder {
+  /** One settled call. `status`: undefined for a success; `startedMs`: when it was admitted (clock ms). */
+  push(
+    ctx: RequestSource,
+    method: string,
+    status: string | undefined,
+    credits: number,
+    served: ServedBy | undefined,
+    startedMs: number,
+  ): void
+  /** A call refused before it ran, where only the key is known (key security, bad input). */
+  refused(entry: RequestSource['entry'], network: string, method: string, status: string, credits: number): void
+  /** Keys with records written since the last call (the per-key cap is checked for these). */
+  takeWrittenKeys(): Set<string>
+  flush(): Promise<void>
+  start(): void
+  stop(): Promise<void>
+  /** Records waiting in memory, and records lost (buffer full while the database was slow, or a failed write). */
+  health(): { bufferedRows: number; droppedCalls: number }
+}
+
+const DONE: Promise<void> = Promise.resolve()
+/** While writes keep failing, `onError` hears of it at most this often. */
+const ERROR_REPORT_MS = 30_000
+
+export function createRequestRecorder(
+  writer: RequestWriter,
+  opts: { flushMs: number; bufferRows: number; clock: () => number; onError: (err: unknown) => void },
+): RequestRecorder {
+  const cap = opts.bufferRows
+  const clock = opts.clock
+  // Columns of the ring: index `head` is written next; the `count` before it are waiting.
+  const times = new Float64Array(cap)
+  const latencies = new Float64Array(cap)
+  const credits = new Float64Array(cap)
+  const keyIds: string[] = new Array<string>(cap).fill('')
+  const accountIds: string[] = new Array<string>(cap).fill('')
+  const networks: string[] = new Array<string>(cap).fill('')
+  const methods: string[] = new Array<string>(cap).fill('')
+  const statuses: string[] = new Array<string>(cap).fill('')
+  const serveds: (string | null)[] = new Array<string | null>(cap).fill(null)
+  const clients: (string | null)[] = new Array<string | null>(cap).fill(null)
+  let head = 0
+  let count = 0
+  let dropped = 0
+  let written = new Set<string>()
+  let inFlight: Promise<void> | undefined
+  let timer: NodeJS.Timeout | undefined
+  let lastReportMs: number | undefined
+
+  const add = (
+    keyId: string,
+    accountId: string,
+    network: string,
+    method: string,
+    status: string,
+    latency: number,
+    charged: number,
+    served: string | null,
+    client: string | null,
+    now: number,
+  ) => {
+    const i = head
+    times[i] = now
+    latencies[i] = latency
+    credits[i] = charged
+    keyIds[i] = keyId
+    accountIds[i] = accountId
+    networks[i] = network
+    methods[i] = method
+    statuses[i] = status
+    serveds[i] = served
+    clients[i] = client
+    if (++head === cap) head = 0
+    if (count < cap) count++
+    else dropped++ // the oldest waiting record was just overwritten
+  }
+
+  /** The waiting records as rows (oldest first); the ring is empty after. */
+  const take = (): RequestRow[] => {
+    const rows: RequestRow[] = new Array(count)
+    let i = (head - count + cap) % cap
+    for (let n = 0; n < count; n++) {
+      const keyId = keyIds[i]!
+      written.add(keyId)
+      const client = clients[i]!
+      rows[n] = {
+        time: times[i]!,
+        keyId,
+        accountId: accountIds[i]!,
+        network: networks[i]!,
+        // Client-chosen strings are capped (labels) before they reach the database.
+        method: capLabel(methods[i]!),
+        status: capLabel(statuses[i]!),
+        latencyMs: Math.max(0, Math.round(latencies[i]!)),
+        credits: credits[i]!,
+        served: serveds[i]!,
+        client: client === null ? null : capLabel(client),
+      }
+      // Drop the references, so a revoked key's entry or a closed socket's strings are not held.
+      clients[i] = null
+      if (++i === cap) i = 0
+    }
+    count = 0
+    return rows
+  }
+
+  const failed = (rows: readonly RequestRow[], err: unknown) => {
+    // A request log is not worth holding a failing database's backlog: counted as lost.
+    dropped += rows.length
+    const now = Date.now()
+    if (lastReportMs === undefined || now - lastReportMs >= ERROR_REPORT_MS) {
+      lastReportMs = now
+      opts.onError(err)
+    }
+  }
+
+  const writeNow = (): Promise<void> => {
+    if (count === 0) return DONE
+    const rows = take()
+    let pending: void | Promise<void>
+    try {
+      pending = writer.write(rows)
+    } catch (err) {
+      failed(rows, err)
+      return DONE
+    }
+    if (pending === undefined) return DONE
+    const p: Promise<void> = pending
+      .then(
+        () => undefined,
+        (err: unknown) => failed(rows, err),
+      )
+      .finally(() => {
+        if (inFlight === p) inFlight = undefined
+      })
+    inFlight = p
+    return p
+  }
+  // One write at a time; records pushed meanwhile go with the next one (or are dropped oldest-first when the ring fills).
+  const flush = (): Promise<void> => (inFlight ? inFlight.then(flush) : writeNow())
+
+  return {
+    push(ctx, method, status, charged, served, startedMs) {
+      const now = clock()
+      add(
+        ctx.entry.id,
+        ctx.entry.accountId,
+        ctx.network.name,
+        method,
+        status ?? 'ok',
+        now - startedMs,
+        charged,
+        served === undefined ? null : (served.source ?? served.upstream),
+        ctx.origin ?? ctx.client?.remoteAddress ?? null,
+        now,
+      )
+    },
+    refused(entry, network, method, status, charged) {
+      add(entry.id, entry.accountId, network, method, status, 0, charged, null, null, clock())
+    },
+    takeWrittenKeys() {
+      const keys = written
+      written = new Set()
+      return keys
+    },
+    flush,
+    start() {
+      timer = setInterval(() => {
+        if (!inFlight) void writeNow()
+      }, opts.flushMs)
+      timer.unref()
+    },
+    async stop() {
+      if (timer) clearInterval(timer)
+      timer = undefined
+      await flush()
+    },
+    health: () => ({ bufferedRows: count, droppedCalls: dropped }),
+  }
+}

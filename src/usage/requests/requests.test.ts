@@ -1,0 +1,116 @@
+import { afterEach, expect, it } from 'vitest'
+import type { OpenedDatabase } from '../../db/database.ts'
+import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
+import { pruneRequests } from './prune.ts'
+import { queryRequests } from './queries.ts'
+import { createRequestRecorder, type RequestSource } from './recorder.ts'
+import { requestWriterFor } from './writers.ts'
+
+const T0 = Date.parse('2026-03-01T10:15:00Z')
+const HOUR = 3_600_000
+const source = (keyId: string, over: Partial<RequestSource> = {}): RequestSource => ({
+  entry: { id: keyId, accountId: `acc-${keyId}` },
+  network: { name: 'net' },
+  client: { remoteAddress: '10.0.0.7' },
+  ...over,
+})
+
+describeEachDatabase('request log', (open) => {
+  let opened: OpenedDatabase | undefined
+  afterEach(async () => {
+    await opened?.close()
+    opened = undefined
+  })
+
+  async function setup(bufferRows = 1000) {
+    opened = await open()
+    let now = T0
+    const failures: unknown[] = []
+    const recorder = createRequestRecorder(requestWriterFor(opened), {
+      flushMs: 60_000,
+      bufferRows,
+      clock: () => now,
+      onError: (err) => failures.push(err),
+    })
+    return { recorder, db: opened.db, failures, at: (t: number) => (now = t) }
+  }
+
+  it('writes every pushed call with its fields; the query pages newest first and filters', async () => {
+    const { recorder, db, at } = await setup()
+    at(T0 + 25)
+    recorder.push(source('k1', { origin: 'https://a.example' }), 'eth_call', undefined, 80, { upstream: 'node-a' }, T0)
+    at(T0 + 1000)
+    recorder.push(source('k1'), 'eth_chainId', undefined, 0, { upstream: 'cache', source: 'cache' }, T0 + 1000)
+    at(T0 + 2000)
+    recorder.push(source('k1'), 'eth_getLogs', 'rpc:-32005', 80, { upstream: 'node-b' }, T0 + 1990)
+    recorder.refused({ id: 'k1', accountId: 'acc-k1' }, 'net', 'batch', 'http:403', 5)
+    recorder.push(source('k2'), 'eth_call', undefined, 80, { upstream: 'node-a', source: 'dedup' }, T0 + 2000)
+    expect(recorder.health()).toEqual({ bufferedRows: 5, droppedCalls: 0 })
+    await recorder.flush()
+    expect(recorder.health()).toEqual({ bufferedRows: 0, droppedCalls: 0 })
+    const page = await queryRequests(db, { keyId: 'k1' })
+    expect(page.more).toBe(false)
+    expect(page.rows.map((r) => [r.method, r.status, r.served, r.client, r.latencyMs, r.credits])).toEqual([
+      ['batch', 'http:403', null, null, 0, 5],
+      ['eth_getLogs', 'rpc:-32005', 'node-b', '10.0.0.7', 10, 80],
+      ['eth_chainId', 'ok', 'cache', '10.0.0.7', 0, 0],
+      ['eth_call', 'ok', 'node-a', 'https://a.example', 25, 80],
+    ])
+    expect(page.rows[3]).toMatchObject({ time: T0 + 25, keyId: 'k1', accountId: 'acc-k1', network: 'net' })
+    expect((await queryRequests(db, { keyId: 'k2' })).rows.map((r) => r.served)).toEqual(['dedup'])
+    expect((await queryRequests(db, { keyId: 'k1', errorsOnly: true })).rows.map((r) => r.status)).toEqual([
+      'http:403',
+      'rpc:-32005',
+    ])
+    expect((await queryRequests(db, { keyId: 'k1', status: '403' })).rows).toHaveLength(1)
+    expect((await queryRequests(db, { keyId: 'k1', method: 'eth_chainId' })).rows).toHaveLength(1)
+    const first = await queryRequests(db, { keyId: 'k1', limit: 3 })
+    expect([first.rows.length, first.more]).toEqual([3, true])
+    const second = await queryRequests(db, { keyId: 'k1', limit: 3, offset: 3 })
+    expect([second.rows.map((r) => r.method), second.more]).toEqual([['eth_call'], false])
+    expect(recorder.takeWrittenKeys()).toEqual(new Set(['k1', 'k2']))
+    expect(recorder.takeWrittenKeys()).toEqual(new Set())
+  })
+
+  it('a full buffer drops the oldest records and counts them; calls never wait', async () => {
+    const { recorder, db } = await setup(100)
+    for (let i = 0; i < 150; i++) recorder.push(source('k1'), `m${i}`, undefined, 1, undefined, T0)
+    expect(recorder.health()).toEqual({ bufferedRows: 100, droppedCalls: 50 })
+    await recorder.flush()
+    const rows = (await queryRequests(db, { keyId: 'k1', limit: 1000 })).rows
+    expect(rows).toHaveLength(100)
+    expect(new Set(rows.map((r) => r.method))).toEqual(new Set(Array.from({ length: 100 }, (_, i) => `m${i + 50}`)))
+  })
+
+  it("prune: rows past the retention, and beyond each key's newest N, in bounded runs", async () => {
+    const { recorder, db, at } = await setup(10_000)
+    // k1: 30 old rows (25 h ago) and 40 recent; k2: 5 recent.
+    for (let i = 0; i < 30; i++) {
+      at(T0 - 25 * HOUR + i)
+      recorder.push(source('k1'), 'old', undefined, 1, undefined, T0 - 25 * HOUR)
+    }
+    for (let i = 0; i < 40; i++) {
+      at(T0 + i)
+      recorder.push(source('k1'), `new${i}`, undefined, 1, undefined, T0)
+    }
+    for (let i = 0; i < 5; i++) recorder.push(source('k2'), 'k2', undefined, 1, undefined, T0)
+    await recorder.flush()
+    const count = async (keyId: string) => (await queryRequests(db, { keyId, limit: 1000 })).rows
+    // A run bounded at 20 rows: stops with work left.
+    const keys = recorder.takeWrittenKeys()
+    const opts = { nowMs: T0 + 100, retentionHours: 24, maxRowsPerKey: 25 }
+    const first = await pruneRequests(db, { ...opts, maxRows: 20, keys })
+    expect([first.deleted, first.more]).toEqual([20, true])
+    const second = await pruneRequests(db, { ...opts, maxRows: 1000, keys: first.keysLeft })
+    // The 10 old rows left, then k1's 15 oldest recent ones (40 > 25).
+    expect([second.deleted, second.more]).toEqual([25, false])
+    const k1 = await count('k1')
+    expect(k1).toHaveLength(25)
+    expect(k1.map((r) => r.method)).toEqual(Array.from({ length: 25 }, (_, i) => `new${39 - i}`))
+    expect(await count('k2')).toHaveLength(5)
+    expect(await pruneRequests(db, { ...opts, maxRows: 1000, keys: ['k1', 'k2'] })).toMatchObject({
+      deleted: 0,
+      more: false,
+    })
+  })
+})

@@ -21,6 +21,7 @@ import { registerAuditRoutes } from './routes/audit.ts'
 import { registerKeyRoutes } from './routes/keys.ts'
 import { registerPlanRoutes } from './routes/plans.ts'
 import { registerReloadRoutes } from './routes/reload.ts'
+import { registerRequestRoutes } from './routes/requests.ts'
 import { registerUpstreamRoutes } from './routes/upstreams.ts'
 import { registerUsageRoutes } from './routes/usage.ts'
 
@@ -34,6 +35,7 @@ const RESOURCES: ((app: FastifyInstance, admin: Admin) => void)[] = [
   registerKeyRoutes,
   registerPlanRoutes,
   registerUsageRoutes,
+  registerRequestRoutes,
   registerUpstreamRoutes,
   registerAuditRoutes,
   registerReloadRoutes,

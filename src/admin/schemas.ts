@@ -92,6 +92,31 @@ export const AccountUsageQuery = z.object({
   key: id.optional().describe('only this key of the account'),
 })
 
+export const RequestsQuery = z.object({
+  method: z.string().max(200).optional().describe('only this method'),
+  status: z
+    .string()
+    .max(40)
+    .optional()
+    .describe('ok, a stored status (rpc:-32000, http:429) or a bare code (429, -32000)'),
+  errors: z.boolean().optional().describe('only calls whose status is not ok'),
+  limit: z.number().int().min(1).max(1000).optional().describe('default 50'),
+  offset: z.number().int().min(0).optional().describe('rows skipped (newest first): paging'),
+})
+export const RequestRecord = z.object({
+  at: z.string().describe('ISO 8601, UTC'),
+  time: z.number().describe('unix ms'),
+  keyId: z.string(),
+  accountId: z.string(),
+  network: z.string(),
+  method: z.string(),
+  status: z.string().describe('ok, rpc:<JSON-RPC code>, http:<status>, http:undelivered'),
+  latencyMs: z.number(),
+  credits: z.number(),
+  served: z.string().nullable().describe("cache, dedup or the upstream's label; null: the gateway itself or no node"),
+  client: z.string().nullable().describe('the Origin header, else the client IP'),
+})
+
 export const AuditQuery = z.object({
   limit: z.number().int().min(1).max(1000).optional().describe('default 100'),
   before: z.number().int().optional().describe('entries older than this (unix ms): the last `at` of a page'),

@@ -1,7 +1,7 @@
 /**
  * The request explorer (docs/requests.md) on the real gateway: a key's calls over HTTP (single, batch, cached, an
  * error, an over-limit refusal) become one record each with what the gateway decided and who answered; the key's
- * dashboard page, `chaingate requests --json` and the query all show them. Runs on PostgreSQL too
+ * dashboard page, `chaingate requests --json`, the admin API and the query all show them. Runs on PostgreSQL too
  * (CHAINGATE_TEST_DATABASE=postgres).
  */
 import { rmSync } from 'node:fs'
@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { ApiKey } from '../../src/keys/repository.ts'
 import { queryRequests } from '../../src/usage/requests/queries.ts'
+import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { httpClient } from './helpers/dashboard.ts'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
 import { cleanupProcesses, runCli, tempDir } from './helpers/process.ts'
@@ -39,6 +40,7 @@ beforeAll(async () => {
   s = await startTestServer(
     {
       dataDir: join(dir, 'data'),
+      admin: { token: ADMIN_TOKEN },
       networks: [
         {
           name: 'remote',
@@ -48,7 +50,7 @@ beforeAll(async () => {
         },
       ],
     },
-    { parts: { dashboard: true } },
+    { parts: { dashboard: true, admin: true } },
   )
   // A dashboard account owning the key, so its page can be fetched.
   client = httpClient(s.url)
@@ -174,4 +176,32 @@ describe('request explorer', () => {
     const none = await runCli(['requests', '--data-dir', join(dir, 'data')], { timeoutMs: 60_000 })
     expect([none.code, none.stderr]).toEqual([2, 'error: --key is required (a key id or the key itself)\n'])
   }, 180_000)
+
+  it('GET /admin/v1/keys/:id/requests answers the same records, filtered and paged; in the OpenAPI document', async () => {
+    await s.app.requests!.flush()
+    const api = adminClient(s.url)
+    const all = await queryRequests(s.app.database.db, { keyId: key.id, limit: 1000 })
+    const first = await api.get(`/keys/${key.id}/requests?limit=10`)
+    expect(first.status).toBe(200)
+    expect(first.body.keyId).toBe(key.id)
+    expect(first.body.more).toBe(true)
+    expect(first.body.requests).toEqual(
+      all.rows.slice(0, 10).map((r) => ({ at: new Date(r.time).toISOString(), ...r })),
+    )
+    const next = await api.get(`/keys/${key.id}/requests?limit=10&offset=10`)
+    expect(next.body.requests[0].time).toBe(all.rows[10]!.time)
+    const errors = await api.get(`/keys/${key.id}/requests?errors=true`)
+    expect(errors.body.requests.map((r: { status: string }) => r.status).sort()).toEqual(['http:429', 'rpc:-32601'])
+    const byStatus = await api.get(`/keys/${key.id}/requests?status=429&method=eth_getBalance`)
+    expect(byStatus.body.requests.map((r: { status: string }) => r.status)).toEqual(['http:429'])
+    expect((await api.get('/keys/no-such-key/requests')).status).toBe(404)
+    expect((await api.get(`/keys/${key.id}/requests?limit=0`)).status).toBe(422)
+    expect((await adminClient(s.url, null).get(`/keys/${key.id}/requests`)).status).toBe(401)
+    const doc = await api.get('/openapi.json')
+    const op = doc.body.paths['/admin/v1/keys/{id}/requests'].get
+    expect(op.responses['200'].content['application/json'].schema.properties.requests).toBeDefined()
+    expect(op.parameters.map((p: { name: string }) => p.name)).toEqual(
+      expect.arrayContaining(['id', 'method', 'status', 'errors', 'limit', 'offset']),
+    )
+  })
 })

@@ -1,5 +1,5 @@
 /**
- * `chaingate account set-plan` and `account set-role`: the operator's account commands (docs/dashboard.md,
+ * `chaingate account set-plan`, `account set-role` and `account disable|enable`: the operator's account commands (docs/dashboard.md,
  * "Operators"). Both print the changed account (`--json`: the account object).
  */
 import type { AccountRole, AccountsRepository, Account } from '../accounts/repository.ts'
@@ -33,6 +33,22 @@ export async function setRoleCommand(
     io.json
       ? JSON.stringify(changed, null, 2)
       : `account ${changed.email} is now ${changed.role === 'operator' ? 'an operator (the dashboard shows it every account at /accounts)' : 'a user'}`,
+  )
+  return 0
+}
+
+export async function setDisabledCommand(
+  accounts: AccountsRepository,
+  account: Account,
+  disabled: boolean,
+  nowMs: number,
+  io: AccountCommandIo,
+): Promise<number> {
+  const changed = await accounts.setDisabled(account.id, disabled, nowMs)
+  io.out(
+    io.json
+      ? JSON.stringify(changed, null, 2)
+      : `account ${changed.email} is ${disabled ? 'disabled: its keys are refused' : 'enabled again'}`,
   )
   return 0
 }

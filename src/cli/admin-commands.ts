@@ -9,6 +9,7 @@ import { formatKey, keyView } from '../keys/view.ts'
 import { SUBCOMMANDS } from './help.ts'
 import { didYouMean } from './suggest.ts'
 import { UsageError } from './usage-error.ts'
+import { isChaingateError } from '../errors/index.ts'
 
 export async function adminCommand(
   command: string,
@@ -18,12 +19,15 @@ export async function adminCommand(
   ctx: CliContext,
 ): Promise<number> {
   const { config, json, out } = ctx
+  const name = `${command} ${sub ?? ''}`.trim()
   const ADMIN = [
     'account create',
     'account list',
     'account set-plan',
     'account set-role',
     'account set-password',
+    'account disable',
+    'account enable',
     'key create',
     'key list',
     'key show',
@@ -35,7 +39,7 @@ export async function adminCommand(
     'usage',
   ]
   // Checked before opening the database, so a typo does not create a data dir.
-  if (!ADMIN.includes(`${command} ${sub ?? ''}`.trim())) {
+  if (!ADMIN.includes(name)) {
     const hint = sub && SUBCOMMANDS[command] ? didYouMean(sub, SUBCOMMANDS[command]!, `${command} `) : ''
     throw new UsageError(
       `unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`,
@@ -63,16 +67,20 @@ export async function adminCommand(
       networks: config.networks.map((n) => n.name),
       plans: config.plans,
     })
+    // The account or key acted on, for the audit.
+    let target: string | null = null
     const needAccount = async (ref: string | undefined) => {
       if (!ref) throw new UsageError('--account is required (an account id or email)')
       const a = await accounts.resolve(ref)
       if (!a) throw new UsageError(`no account ${ref}`)
+      target = a.id
       return a
     }
     const needKey = async (ref: string | undefined) => {
       if (!ref) throw new UsageError('a key id (or the key) is required')
       const k = await keys.resolve(ref)
       if (!k) throw new UsageError(`no key ${ref}`)
+      target = k.id
       return k
     }
     const showKey = (k: ApiKey) => {
@@ -80,152 +88,201 @@ export async function adminCommand(
       else out(formatKey(k, config))
     }
 
-    switch (`${command} ${sub ?? ''}`.trim()) {
-      case 'account create': {
-        if (!values.email) throw new UsageError('--email is required')
-        const a = await accounts.create(
-          { email: values.email as string, plan: (values.plan as string) ?? config.gateway.defaultPlan },
-          now,
-        )
-        out(json ? JSON.stringify(a, null, 2) : `created account ${a.id} (${a.email}, plan ${a.plan})`)
-        return 0
-      }
-      case 'account list': {
-        const list = await accounts.list()
-        if (json) out(JSON.stringify(list, null, 2))
-        else for (const a of list) out(`${a.id}  ${a.email.padEnd(30)} ${a.plan}`)
-        return 0
-      }
-      case 'account set-plan': {
-        const a = await needAccount(rest[0])
-        if (!rest[1]) throw new UsageError('usage: account set-plan <account> <plan>')
-        return await (await import('./account-commands.ts')).setPlanCommand(accounts, a, rest[1], ctx)
-      }
-      case 'account set-role': {
-        const a = await needAccount(rest[0])
-        if (!rest[1]) throw new UsageError('usage: account set-role <account> user|operator')
-        return await (await import('./account-commands.ts')).setRoleCommand(accounts, a, rest[1], ctx)
-      }
-      case 'account set-password': {
-        const a = await needAccount(rest[0])
-        const password = (await readStdin()).replace(/\r?\n$/, '')
-        const { setAccountPassword } = await import('../dashboard/auth/set-password.ts')
-        await setAccountPassword(database.db, a.id, password, now)
-        out(
-          json
-            ? JSON.stringify({ id: a.id, email: a.email, password: 'set' })
-            : `password set for ${a.email}; log in at /login`,
-        )
-        return 0
-      }
-      case 'key create': {
-        const a = await needAccount(values.account as string | undefined)
-        const networks =
-          typeof values.networks === 'string'
-            ? values.networks
-                .split(',')
-                .map((s) => s.trim())
-                .filter(Boolean)
-            : undefined
-        const k = await keys.create(
-          { accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) },
-          now,
-        )
-        showKey(k)
-        return 0
-      }
-      case 'key list': {
-        const list = await keys.list({
-          ...(values.account ? { accountId: (await needAccount(values.account as string)).id } : {}),
-          includeRevoked: Boolean(values.all),
-        })
-        if (json)
-          out(
-            JSON.stringify(
-              list.map((k) => keyView(k, config)),
-              null,
-              2,
-            ),
+    const run = async (): Promise<number> => {
+      switch (`${command} ${sub ?? ''}`.trim()) {
+        case 'account create': {
+          if (!values.email) throw new UsageError('--email is required')
+          const a = await accounts.create(
+            { email: values.email as string, plan: (values.plan as string) ?? config.gateway.defaultPlan },
+            now,
           )
-        else
-          for (const k of list)
-            out(
-              `${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`,
-            )
-        return 0
-      }
-      case 'key show':
-        showKey(await needKey(rest[0]))
-        return 0
-      case 'key enable-network':
-      case 'key disable-network': {
-        const k = await needKey(rest[0])
-        if (!rest[1]) throw new UsageError(`usage: key ${sub} <key-id> <network>`)
-        showKey(await keys.setNetwork(k.id, rest[1], sub === 'enable-network'))
-        return 0
-      }
-      case 'key limits': {
-        const k = await needKey(rest[0])
-        const num = (v: unknown, name: string) => {
-          if (v === undefined) return undefined
-          const n = Number(v)
-          if (!Number.isInteger(n) || n < 0) throw new UsageError(`--${name} must be a whole number (0 = plan default)`)
-          return n
+          out(json ? JSON.stringify(a, null, 2) : `created account ${a.id} (${a.email}, plan ${a.plan})`)
+          return 0
         }
-        const cps = num(values['credits-per-second'], 'credits-per-second')
-        const cpd = num(values['credits-per-day'], 'credits-per-day')
-        showKey(
-          await keys.setLimits(k.id, {
-            ...(cps !== undefined ? { creditsPerSecond: cps } : {}),
-            ...(cpd !== undefined ? { creditsPerDay: cpd } : {}),
-          }),
-        )
-        return 0
+        case 'account list': {
+          const list = await accounts.list()
+          if (json) out(JSON.stringify(list, null, 2))
+          else for (const a of list) out(`${a.id}  ${a.email.padEnd(30)} ${a.plan}`)
+          return 0
+        }
+        case 'account set-plan': {
+          const a = await needAccount(rest[0])
+          if (!rest[1]) throw new UsageError('usage: account set-plan <account> <plan>')
+          return await (await import('./account-commands.ts')).setPlanCommand(accounts, a, rest[1], ctx)
+        }
+        case 'account set-role': {
+          const a = await needAccount(rest[0])
+          if (!rest[1]) throw new UsageError('usage: account set-role <account> user|operator')
+          return await (await import('./account-commands.ts')).setRoleCommand(accounts, a, rest[1], ctx)
+        }
+        case 'account disable':
+        case 'account enable': {
+          const a = await needAccount(rest[0])
+          return (await import('./account-commands.ts')).setDisabledCommand(accounts, a, sub === 'disable', now, ctx)
+        }
+        case 'account set-password': {
+          const a = await needAccount(rest[0])
+          const password = (await readStdin()).replace(/\r?\n$/, '')
+          const { setAccountPassword } = await import('../dashboard/auth/set-password.ts')
+          await setAccountPassword(database.db, a.id, password, now)
+          out(
+            json
+              ? JSON.stringify({ id: a.id, email: a.email, password: 'set' })
+              : `password set for ${a.email}; log in at /login`,
+          )
+          return 0
+        }
+        case 'key create': {
+          const a = await needAccount(values.account as string | undefined)
+          const networks =
+            typeof values.networks === 'string'
+              ? values.networks
+                  .split(',')
+                  .map((s) => s.trim())
+                  .filter(Boolean)
+              : undefined
+          const k = await keys.create(
+            { accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) },
+            now,
+          )
+          showKey(k)
+          return 0
+        }
+        case 'key list': {
+          const list = await keys.list({
+            ...(values.account ? { accountId: (await needAccount(values.account as string)).id } : {}),
+            includeRevoked: Boolean(values.all),
+          })
+          if (json)
+            out(
+              JSON.stringify(
+                list.map((k) => keyView(k, config)),
+                null,
+                2,
+              ),
+            )
+          else
+            for (const k of list)
+              out(
+                `${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`,
+              )
+          return 0
+        }
+        case 'key show':
+          showKey(await needKey(rest[0]))
+          return 0
+        case 'key enable-network':
+        case 'key disable-network': {
+          const k = await needKey(rest[0])
+          if (!rest[1]) throw new UsageError(`usage: key ${sub} <key-id> <network>`)
+          showKey(await keys.setNetwork(k.id, rest[1], sub === 'enable-network'))
+          return 0
+        }
+        case 'key limits': {
+          const k = await needKey(rest[0])
+          const num = (v: unknown, name: string) => {
+            if (v === undefined) return undefined
+            const n = Number(v)
+            if (!Number.isInteger(n) || n < 0)
+              throw new UsageError(`--${name} must be a whole number (0 = plan default)`)
+            return n
+          }
+          const cps = num(values['credits-per-second'], 'credits-per-second')
+          const cpd = num(values['credits-per-day'], 'credits-per-day')
+          showKey(
+            await keys.setLimits(k.id, {
+              ...(cps !== undefined ? { creditsPerSecond: cps } : {}),
+              ...(cpd !== undefined ? { creditsPerDay: cpd } : {}),
+            }),
+          )
+          return 0
+        }
+        case 'key rename': {
+          const k = await needKey(rest[0])
+          if (!rest[1]) throw new UsageError('usage: key rename <key-id> <name>')
+          showKey(await keys.rename(k.id, rest.slice(1).join(' ')))
+          return 0
+        }
+        case 'key revoke':
+          showKey(await keys.revoke((await needKey(rest[0])).id, now))
+          return 0
+        case 'usage': {
+          const [{ dayUsageReport, isUtcDay, utcDay, DAY_DIMENSIONS }, { usageLines }] = await Promise.all([
+            import('../usage/day-report.ts'),
+            import('./usage-view.ts'),
+          ])
+          const day = (values.day as string | undefined) ?? utcDay(now)
+          if (!isUtcDay(day)) throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
+          const by = ((values.by as string | undefined) ?? 'method') as DayDimension
+          if (!DAY_DIMENSIONS.includes(by)) throw new UsageError('--by must be method, network, key or upstream')
+          // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
+          if (by === 'upstream' && (values.account || values.key))
+            throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
+          const account = values.account ? await needAccount(values.account as string) : undefined
+          const key = values.key ? await needKey(values.key as string) : undefined
+          const report = await dayUsageReport(database.db, {
+            day,
+            by,
+            accountId: account?.id,
+            keyId: key?.id,
+            owner: account ?? (key ? await accounts.get(key.accountId) : undefined),
+            plans: config.plans,
+            nowMs: now,
+          })
+          if (json) out(JSON.stringify(report, null, 2))
+          else for (const line of usageLines(report, { day, by, account, key })) out(line)
+          return 0
+        }
+        default:
+          throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
       }
-      case 'key rename': {
-        const k = await needKey(rest[0])
-        if (!rest[1]) throw new UsageError('usage: key rename <key-id> <name>')
-        showKey(await keys.rename(k.id, rest.slice(1).join(' ')))
-        return 0
-      }
-      case 'key revoke':
-        showKey(await keys.revoke((await needKey(rest[0])).id, now))
-        return 0
-      case 'usage': {
-        const [{ dayUsageReport, isUtcDay, utcDay, DAY_DIMENSIONS }, { usageLines }] = await Promise.all([
-          import('../usage/day-report.ts'),
-          import('./usage-view.ts'),
-        ])
-        const day = (values.day as string | undefined) ?? utcDay(now)
-        if (!isUtcDay(day)) throw new UsageError('--day must be a date as YYYY-MM-DD (UTC)')
-        const by = ((values.by as string | undefined) ?? 'method') as DayDimension
-        if (!DAY_DIMENSIONS.includes(by)) throw new UsageError('--by must be method, network, key or upstream')
-        // The gateway's own cost, not an account's: per network and upstream (docs/upstream-usage.md).
-        if (by === 'upstream' && (values.account || values.key))
-          throw new UsageError('--by upstream reports the whole gateway: --account and --key do not apply')
-        const account = values.account ? await needAccount(values.account as string) : undefined
-        const key = values.key ? await needKey(values.key as string) : undefined
-        const report = await dayUsageReport(database.db, {
-          day,
-          by,
-          accountId: account?.id,
-          keyId: key?.id,
-          owner: account ?? (key ? await accounts.get(key.accountId) : undefined),
-          plans: config.plans,
-          nowMs: now,
-        })
-        if (json) out(JSON.stringify(report, null, 2))
-        else for (const line of usageLines(report, { day, by, account, key })) out(line)
-        return 0
-      }
-      default:
-        throw new UsageError(`unknown command "${[command, sub].filter(Boolean).join(' ')}"; see chaingate --help`)
+    }
+    // Account and key changes are audited like the admin API's (docs/admin-api.md, "Audit").
+    if (!AUDITED.has(name)) return await run()
+    const audit = async (status: number) =>
+      (await import('../audit/repository.ts')).recordAudit(database.db, {
+        at: Date.now(),
+        actor: 'cli',
+        action: `cli ${name}`,
+        target,
+        summary: [...rest.slice(target ? 1 : 0), ...cliOptions(values)].join(' '),
+        status,
+      })
+    try {
+      const code = await run()
+      await audit(200)
+      return code
+    } catch (err) {
+      await audit(isChaingateError(err) ? err.httpStatus : err instanceof UsageError ? 400 : 500)
+      throw err
     }
   } finally {
     await push?.close()
     await database.close()
   }
 }
+
+/** The changes the audit records (reports are not). */
+const AUDITED = new Set([
+  'account create',
+  'account set-plan',
+  'account set-role',
+  'account set-password',
+  'account disable',
+  'account enable',
+  'key create',
+  'key enable-network',
+  'key disable-network',
+  'key limits',
+  'key rename',
+  'key revoke',
+])
+
+/** The options of a command as typed, for the audit (where the files are is not what changed). */
+const cliOptions = (values: Record<string, unknown>) =>
+  Object.entries(values)
+    .filter(([k, v]) => !['config', 'data-dir', 'json'].includes(k) && v !== undefined)
+    .map(([k, v]) => (v === true ? `--${k}` : `--${k} ${String(v)}`))
 
 async function readStdin(): Promise<string> {
   if (process.stdin.isTTY) process.stderr.write('password (then Enter): ')

@@ -34,6 +34,7 @@ Accounts and keys
   account set-plan <account> <plan>       change an account's plan
   account set-role <account> <role>       user or operator (operators manage plans in the dashboard)
   account set-password <account>          set the dashboard password (read from stdin)
+  account disable <account>               refuse the account's keys (enable <account> undoes it)
   key create --account A [--name N] [--networks a,b]
                                           create a key (all networks enabled unless --networks)
   key list [--account A] [--all]          list keys (--all includes revoked ones)
@@ -49,6 +50,8 @@ Accounts and keys
   requests --key K [--method M] [--status S] [--errors] [--limit N]
                                           a key's recent calls, newest first: time, network, method,
                                           status, latency, credits, served by, client (docs/requests.md)
+  audit [--limit N]                       the admin audit, newest first: admin API calls and the
+                                          account and key changes made here (docs/admin-api.md)
 {{EXTRA}}
 Options (every command)
   --config FILE      YAML or JSON config (default: embedded defaults)
@@ -63,7 +66,7 @@ const OPTIONS_SECTION = HELP.slice(HELP.indexOf('Options (every command)'))
 
 /** Sub-commands per command (the first words of the help lines), for suggestions. */
 export const SUBCOMMANDS: Record<string, readonly string[]> = {
-  account: ['create', 'list', 'set-plan', 'set-role', 'set-password'],
+  account: ['create', 'list', 'set-plan', 'set-role', 'set-password', 'disable', 'enable'],
   key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke'],
   config: ['validate', 'show'],
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
@@ -79,6 +82,7 @@ export const COMMANDS: readonly string[] = [
   'key',
   'usage',
   'requests',
+  'audit',
   'wallet',
   'help',
 ]

@@ -157,6 +157,7 @@ async function main(argv: string[]): Promise<number> {
     return 0
   }
   if (command === 'requests') return (await import('./requests-command.ts')).requestsCommand(values, ctx)
+  if (command === 'audit') return (await import('./audit-command.ts')).auditCommand(values, ctx)
   if (command === 'upstreams') return (await import('./upstreams-command.ts')).upstreamsCommand(ctx)
   if (command === 'plans') {
     const plans = (await import('../accounts/plans.ts')).planList(config.plans)

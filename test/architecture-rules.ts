@@ -17,6 +17,7 @@ const BASE = ['methods/', 'errors/', 'shared/', 'jsonrpc/']
 const DOMAIN = [
   'accounts/',
   'admin/',
+  'alerts/',
   'app/',
   'audit/',
   'cli/',

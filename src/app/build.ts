@@ -34,6 +34,7 @@ import type { RequestRecorder } from '../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
 import { adminPlugins } from './parts/admin.ts'
+import { startAlerts, type RunningAlerts } from './parts/alerts.ts'
 import { dashboardPlugins } from './parts/dashboard.ts'
 import { startServing } from './parts/gateway.ts'
 import { startTenancy } from './parts/keys.ts'
@@ -54,6 +55,8 @@ export interface AppOptions {
     wallet?: boolean
     /** The admin API (docs/admin-api.md) on the gateway and operations listeners, when admin.token is set. */
     admin?: boolean
+    /** Usage alerts: the threshold sweep and the webhook deliverer (still off with `alerts.enabled: false`). */
+    alerts?: boolean
   }
   /**
    * Node URLs of embedded networks already running elsewhere (`--workers N`: the primary runs each chain once,
@@ -95,6 +98,8 @@ export interface RunningApp {
   operationsUrl: string | undefined
   /** Node URLs of each network (embedded chains: the anvil's own URL). */
   upstreamUrls: Map<string, { url: string; wsUrl: string }>
+  /** Usage alerts (src/alerts), when the role runs them (`parts.alerts`). */
+  alerts: RunningAlerts | undefined
   /** What the optional parts reported at start (wallet URL, console token, ...). */
   info: Record<string, string>
   /** SIGTERM's first step: /healthz answers 503 `draining` (load balancers stop sending calls); calls still served. */
@@ -147,6 +152,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       stops,
     })
     await options.onListening?.(serving.url)
+    const alerts = options.parts?.alerts ? startAlerts({ ...core, limits: usage.limits, stops }) : undefined
     const info = options.parts?.wallet ? await startWallet({ ...core, ...serving, stops }) : {}
     started = true
     return {
@@ -173,6 +179,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       url: serving.url,
       operationsUrl: serving.operationsUrl,
       upstreamUrls: upstreams.upstreamUrls,
+      alerts,
       info,
       beginDrain: serving.beginDrain,
       isDraining: serving.isDraining,

@@ -10,10 +10,10 @@ const config = () =>
   })
 
 describe('roles: which parts each process runs', () => {
-  it('single process: gateway, dashboard, admin API and wallet on the configured listeners', () => {
+  it('single process: gateway, dashboard, admin API, wallet and usage alerts on the configured listeners', () => {
     const c = config()
     const o = roleOptions({ kind: 'single' }, c, logger)
-    expect(o.parts).toEqual({ dashboard: true, wallet: true, admin: true })
+    expect(o.parts).toEqual({ dashboard: true, wallet: true, admin: true, alerts: true })
     expect(o.config).toBe(c)
     expect(o.embeddedUrls).toBeUndefined()
   })
@@ -28,11 +28,11 @@ describe('roles: which parts each process runs', () => {
     expect(c.gateway.operations.listen).toEqual({ host: '0.0.0.0', port: 9100 })
   })
 
-  it("cluster worker: gateway, dashboard and admin API on the public listener, over the primary's chains", () => {
+  it("cluster worker: gateway, dashboard, admin API and usage alerts on the public listener, over the primary's chains", () => {
     const c = config()
     const embeddedUrls = new Map([['devnet-a', { url: 'http://127.0.0.1:1', wsUrl: 'ws://127.0.0.1:1' }]])
     const o = roleOptions({ kind: 'cluster-worker', embeddedUrls }, c, logger)
-    expect(o.parts).toEqual({ dashboard: true, admin: true })
+    expect(o.parts).toEqual({ dashboard: true, admin: true, alerts: true })
     expect(o.config).toBe(c)
     expect(o.embeddedUrls).toBe(embeddedUrls)
   })

@@ -1,11 +1,11 @@
 /**
  * Which parts one chaingate process runs, per role (src/app/build.ts builds them):
- * - `single` (`chaingate start`, `npm start`): the gateway, the dashboard, the admin API and the wallet, each per
- *   config;
+ * - `single` (`chaingate start`, `npm start`): the gateway, the dashboard, the admin API, the wallet and usage
+ *   alerts, each per config;
  * - `cluster-primary` (`--workers N`): what must exist once — the embedded chains and the wallet, whose in-process
  *   gateway listens on an internal port only (the workers hold the public listener and the operations listener);
- * - `cluster-worker`: the gateway listener (shared by node:cluster), the dashboard and the admin API, over the
- *   primary's chains.
+ * - `cluster-worker`: the gateway listener (shared by node:cluster), the dashboard, the admin API and usage alerts
+ *   (each worker sweeps; the database lets one of them send each alert), over the primary's chains.
  */
 import type { Config } from '../config/schema.ts'
 import type { Logger } from '../observability/logger.ts'
@@ -20,7 +20,7 @@ export type Role =
 export function roleOptions(role: Role, config: Config, logger: Logger): AppOptions {
   switch (role.kind) {
     case 'single':
-      return { config, logger, parts: { dashboard: true, wallet: true, admin: true } }
+      return { config, logger, parts: { dashboard: true, wallet: true, admin: true, alerts: true } }
     case 'cluster-primary': {
       // The primary's gateway is only the wallet's way to the chains (in-process): it must not take the public ports.
       const primaryConfig: Config = structuredClone(config)
@@ -30,7 +30,7 @@ export function roleOptions(role: Role, config: Config, logger: Logger): AppOpti
       return { config: primaryConfig, logger, parts: { wallet: true } }
     }
     case 'cluster-worker':
-      return { config, logger, parts: { dashboard: true, admin: true }, embeddedUrls: role.embeddedUrls }
+      return { config, logger, parts: { dashboard: true, admin: true, alerts: true }, embeddedUrls: role.embeddedUrls }
   }
 }
 

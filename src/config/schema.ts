@@ -7,6 +7,7 @@ import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { AdminConfigSchema } from './admin-schema.ts'
+import { AlertsConfigSchema } from './alerts-schema.ts'
 import { NetworkSchema } from './network-schema.ts'
 import { CacheConfigSchema } from './cache-schema.ts'
 import { RequestsConfigSchema } from './requests-schema.ts'
@@ -238,6 +239,8 @@ export const ConfigSchema = z
     wallet: WalletConfigSchema.prefault({}),
     dashboard: DashboardConfigSchema.prefault({}),
     admin: AdminConfigSchema.prefault({}),
+    /** Usage alerts: thresholds checked per account, webhooks signed and retried (docs/alerts.md). */
+    alerts: AlertsConfigSchema.prefault({}),
   })
   .strict()
 

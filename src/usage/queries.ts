@@ -231,3 +231,38 @@ export async function creditsTodayByAccountAndKey(
   }
   return { accounts, keys }
 }
+
+/**
+ * Today's credits and refused calls (402 and 429: the balance or credits/s refused them) of some accounts, in two
+ * small grouped queries: the usage alerts' sweep (src/alerts/sweep.ts) reads it every few seconds, not per call.
+ */
+export async function alertUsageToday(
+  db: Db,
+  accountIds: readonly string[],
+  nowMs: number,
+): Promise<Map<string, { credits: number; refused: number }>> {
+  const out = new Map<string, { credits: number; refused: number }>()
+  if (accountIds.length === 0) return out
+  const since = dayStartSeconds(nowMs)
+  const [credits, refused] = await Promise.all([
+    db
+      .selectFrom('usage_hourly')
+      .select(['account_id', (eb) => eb.fn.sum<number>('credits').as('n')])
+      .where('hour', '>=', since)
+      .where('account_id', 'in', accountIds)
+      .groupBy('account_id')
+      .execute(),
+    db
+      .selectFrom('usage_errors')
+      .select(['account_id', (eb) => eb.fn.sum<number>('count').as('n')])
+      .where('hour', '>=', since)
+      .where('account_id', 'in', accountIds)
+      .where('error', 'in', ['http:402', 'http:429'])
+      .groupBy('account_id')
+      .execute(),
+  ])
+  for (const id of accountIds) out.set(id, { credits: 0, refused: 0 })
+  for (const r of credits) out.get(r.account_id)!.credits = Number(r.n)
+  for (const r of refused) out.get(r.account_id)!.refused = Number(r.n)
+  return out
+}

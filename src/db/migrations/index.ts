@@ -3,7 +3,7 @@
  * The same migrations run on SQLite and PostgreSQL (column types through ../dialect.ts; on SQLite the SQL is exactly
  * what landed first, so existing databases are untouched).
  * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts,
- * 0400-0499: upstreams, 0500-0599: admin API, 0600-0699: the request explorer.
+ * 0400-0499: upstreams, 0500-0599: admin API, 0600-0699: the request explorer, 0700-0799: usage alerts.
  */
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'
@@ -15,6 +15,7 @@ import * as m0400 from './0400_upstream_usage.ts'
 import * as m0500 from './0500_admin_audit.ts'
 import * as m0510 from './0510_account_disabled.ts'
 import * as m0600 from './0600_request_log.ts'
+import * as m0700 from './0700_usage_alerts.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
@@ -26,4 +27,5 @@ export const migrations: Record<string, Migration> = {
   '0500_admin_audit': m0500,
   '0510_account_disabled': m0510,
   '0600_request_log': m0600,
+  '0700_usage_alerts': m0700,
 }

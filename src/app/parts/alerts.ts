@@ -1,0 +1,73 @@
+/**
+ * Usage alerts as a part (src/app/build.ts; docs/alerts.md): the sweep that finds crossed thresholds every
+ * `alerts.sweepMs` and the deliverer that sends their webhooks, both off the gateway's call path. Started after the
+ * counting side (it reads the limit store) and stopped before the database; `alerts.enabled: false` runs neither.
+ */
+import { createDeliverer, type Deliverer } from '../../alerts/deliverer.ts'
+import { createAlertLog, type AlertLog } from '../../alerts/log.ts'
+import { createAlertSettingsRepository, type AlertSettingsRepository } from '../../alerts/settings.ts'
+import { createSweep, type Sweep } from '../../alerts/sweep.ts'
+import type { Config } from '../../config/schema.ts'
+import type { LimitStore } from '../../credits/limits/memory.ts'
+import type { OpenedDatabase } from '../../db/database.ts'
+import type { Clock } from '../../gateway/pipeline/types.ts'
+import type { Logger } from '../../observability/logger.ts'
+import type { StopList } from '../stop-list.ts'
+
+export interface RunningAlerts {
+  settings: AlertSettingsRepository
+  log: AlertLog
+  sweep: Sweep
+  deliverer: Deliverer
+}
+
+export function startAlerts(w: {
+  config: Config
+  database: OpenedDatabase
+  limits: LimitStore
+  clock: Clock
+  logger: Logger
+  stops: StopList
+}): RunningAlerts {
+  const { config, database, clock, logger, stops } = w
+  const ac = config.alerts
+  const settings = createAlertSettingsRepository(database.db, { allowedHosts: ac.allowedHosts })
+  const log = createAlertLog(database.db)
+  const deliverer = createDeliverer({ log, settings, config: ac, clock, logger })
+  const sweep = createSweep({
+    db: database.db,
+    settings,
+    log,
+    plans: config.plans,
+    limits: w.limits,
+    clock,
+    onClaimed: () => deliverer.kick(),
+  })
+  if (!ac.enabled) return { settings, log, sweep, deliverer }
+  let sweeping: Promise<unknown> | undefined
+  let failing = false
+  const tick = () => {
+    if (sweeping) return
+    sweeping = sweep
+      .run()
+      .then(
+        () => (failing = false),
+        (err) => {
+          // Once per outage, not every sweep: the database being away is reported by /healthz too.
+          if (!failing) logger.error({ err }, 'usage alerts: checking thresholds failed; will retry')
+          failing = true
+        },
+      )
+      .finally(() => (sweeping = undefined))
+  }
+  const timer = setInterval(tick, ac.sweepMs)
+  timer.unref()
+  tick()
+  deliverer.start()
+  stops.add('usage alerts', async () => {
+    clearInterval(timer)
+    await sweeping
+    await deliverer.stop()
+  })
+  return { settings, log, sweep, deliverer }
+}

@@ -52,6 +52,14 @@ Accounts and keys
                                           status, latency, credits, served by, client (docs/requests.md)
   audit [--limit N]                       the admin audit, newest first: admin API calls and the
                                           account and key changes made here (docs/admin-api.md)
+  alerts set --account A [--at 80,100] [--refusals-per-minute N] [--webhook URL] [--rotate-secret]
+                                          usage alerts (docs/alerts.md): thresholds in % of the daily
+                                          balance, refused calls a minute, a signed webhook (its secret
+                                          is shown once); "none" clears a value
+  alerts list [--account A]               accounts with alerts and their settings
+  alerts remove --account A               turn an account's alerts off
+  alerts deliveries [--account A]         the alerts that fired, newest first, and their delivery
+                                          (status, attempts, next retry, last error; --json: attempts)
 {{EXTRA}}
 Options (every command)
   --config FILE      YAML or JSON config (default: embedded defaults)
@@ -69,6 +77,7 @@ export const SUBCOMMANDS: Record<string, readonly string[]> = {
   account: ['create', 'list', 'set-plan', 'set-role', 'set-password', 'disable', 'enable'],
   key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke'],
   config: ['validate', 'show'],
+  alerts: ['set', 'list', 'remove', 'deliveries'],
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
 }
 
@@ -83,6 +92,7 @@ export const COMMANDS: readonly string[] = [
   'usage',
   'requests',
   'audit',
+  'alerts',
   'wallet',
   'help',
 ]

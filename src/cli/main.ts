@@ -54,6 +54,10 @@ function parseOptions(argv: string[], strict: boolean) {
       status: { type: 'string' },
       errors: { type: 'boolean' },
       limit: { type: 'string' },
+      at: { type: 'string' },
+      webhook: { type: 'string' },
+      'refusals-per-minute': { type: 'string' },
+      'rotate-secret': { type: 'boolean' },
     },
   })
 }
@@ -158,6 +162,7 @@ async function main(argv: string[]): Promise<number> {
   }
   if (command === 'requests') return (await import('./requests-command.ts')).requestsCommand(values, ctx)
   if (command === 'audit') return (await import('./audit-command.ts')).auditCommand(values, ctx)
+  if (command === 'alerts') return (await import('./alerts-command.ts')).alertsCommand(sub, values, ctx)
   if (command === 'upstreams') return (await import('./upstreams-command.ts')).upstreamsCommand(ctx)
   if (command === 'plans') {
     const plans = (await import('../accounts/plans.ts')).planList(config.plans)
@@ -212,6 +217,10 @@ const OPTION_NAMES = [
   'status',
   'errors',
   'limit',
+  'at',
+  'webhook',
+  'refusals-per-minute',
+  'rotate-secret',
 ]
 
 /** package.json's version (the same relative path from src/cli and from dist/cli). */

@@ -82,6 +82,20 @@ describeEachDatabase('request log', (open) => {
     expect(new Set(rows.map((r) => r.method))).toEqual(new Set(Array.from({ length: 100 }, (_, i) => `m${i + 50}`)))
   })
 
+  it('a large batch is written whole, in slices', async () => {
+    const { recorder, db } = await setup(5000)
+    for (let i = 0; i < 1234; i++) recorder.push(source('k1'), `m${i}`, undefined, 1, undefined, T0)
+    await recorder.flush()
+    expect(recorder.health()).toEqual({ bufferedRows: 0, droppedCalls: 0 })
+    const rows = (await queryRequests(db, { keyId: 'k1', limit: 1000 })).rows
+    expect(rows).toHaveLength(1000)
+    const count = await db
+      .selectFrom('request_log')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow()
+    expect(Number(count.n)).toBe(1234)
+  })
+
   it("prune: rows past the retention, and beyond each key's newest N, in bounded runs", async () => {
     const { recorder, db, at } = await setup(10_000)
     // k1: 30 old rows (25 h ago) and 40 recent; k2: 5 recent.

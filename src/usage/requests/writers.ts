@@ -1,8 +1,8 @@
 /**
  * The request explorer's writers, one per engine (./recorder.ts collects; these only write a batch). Like the usage
- * ledger's (src/usage/writers.ts) they bypass kysely: SQLite runs one prepared insert per row in one transaction on
- * the raw handle; PostgreSQL sends multi-row INSERTs with a query timeout, so a hanging connection fails the write
- * instead of holding it.
+ * ledger's (src/usage/writers.ts) they bypass kysely: SQLite runs one prepared insert per row on the raw handle, in
+ * transactions of 500 rows; PostgreSQL sends multi-row INSERTs with a query timeout, so a hanging connection fails
+ * the write instead of holding it.
  */
 import type pg from 'pg'
 import type { OpenedDatabase } from '../../db/database.ts'
@@ -11,10 +11,17 @@ import type { RequestRow, RequestWriter } from './recorder.ts'
 
 const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, credits, served, client'
 
+/**
+ * Rows per SQLite transaction: a busy second's records (thousands) are written in slices with a turn of the event
+ * loop between them, so calls are never held up behind one long write (a few milliseconds per slice at most).
+ */
+const SQLITE_ROWS_PER_SLICE = 500
+
 export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
   const insert = sqlite.prepare(`insert into request_log (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
-  const writeAll = sqlite.transaction((rows: readonly RequestRow[]) => {
-    for (const r of rows)
+  const writeSlice = sqlite.transaction((rows: readonly RequestRow[], from: number, to: number) => {
+    for (let i = from; i < to; i++) {
+      const r = rows[i]!
       insert.run(
         r.time,
         r.keyId,
@@ -27,8 +34,19 @@ export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
         r.served,
         r.client,
       )
+    }
   })
-  return { write: writeAll }
+  return {
+    write(rows) {
+      if (rows.length <= SQLITE_ROWS_PER_SLICE) return writeSlice(rows, 0, rows.length)
+      return (async () => {
+        for (let i = 0; i < rows.length; i += SQLITE_ROWS_PER_SLICE) {
+          if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
+          writeSlice(rows, i, Math.min(rows.length, i + SQLITE_ROWS_PER_SLICE))
+        }
+      })()
+    },
+  }
 }
 
 /** Rows per INSERT on PostgreSQL: 10 parameters each, well under its 65,535-parameter limit. */

@@ -72,6 +72,13 @@ async function adminContext(app: FastifyInstance, deps: AdminDeps, token: string
     req.adminAudit.actor = 'admin-token'
   })
   registerAuditHook(app, deps)
+  // A change (any successful non-GET) applies in this process before the client hears of it.
+  const refresh = deps.refreshKeys
+  if (refresh)
+    app.addHook('onSend', async (req, reply, payload) => {
+      if (req.method !== 'GET' && reply.statusCode < 300) await refresh()
+      return payload
+    })
   app.setErrorHandler((err, _req, reply) => sendRefusal(reply, err as Error, deps.logger))
   // A route, not only a not-found handler: the dashboard's wildcard GET would otherwise answer with a web page.
   const unknown = async (req: FastifyRequest) => {

@@ -16,7 +16,6 @@ const withAdmin = { parts: { admin: true } }
 async function spend(server: TestServer, api: ReturnType<typeof adminClient>) {
   const account = (await api.post('/accounts', { email: `usage-${Date.now()}@example.com` })).body
   const key = (await api.post('/keys', { account: account.id })).body
-  await server.app.keySnapshot.reload()
   const calls = [
     ['devnet-a', 'eth_blockNumber'],
     ['devnet-a', 'eth_blockNumber'],

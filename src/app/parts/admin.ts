@@ -10,6 +10,7 @@ import type { Config } from '../../config/schema.ts'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
 import type { KeysRepository } from '../../keys/repository.ts'
+import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
@@ -21,6 +22,7 @@ export interface AdminParts {
   logger: Logger
   accounts: AccountsRepository
   keys: KeysRepository
+  keySnapshot: KeySnapshot
   networks: NetworkRegistry
   pools: Map<string, UpstreamPool>
   /** Live reload of the config, when this process can do it (`POST /admin/v1/reload`). */
@@ -41,6 +43,7 @@ export function adminPlugins(app: AdminParts): ((fastify: FastifyInstance) => Pr
         keys: app.keys,
         networks: app.networks,
         pools: app.pools,
+        refreshKeys: () => app.keySnapshot.refresh(),
         reload: app.reload,
       }),
   ]

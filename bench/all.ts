@@ -12,6 +12,7 @@ const here = dirname(fileURLToPath(import.meta.url))
 /** In the order the docs present them: the per-request path first, then what the layers and scale-out add. */
 const SUITES = [
   'gateway',
+  'pinned',
   'cache',
   'upstreams',
   'subscriptions',

@@ -14,9 +14,15 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import pino from 'pino'
-import { startApp } from '../src/app/build.ts'
-import { parseConfig } from '../src/config/load.ts'
-import { createLogger } from '../src/observability/logger.ts'
+
+// BENCH_DIST=1: the compiled dist/ (`npm run build`), as `chaingate start` runs it: real function names and lines in
+// a CPU profile, and no transpiler in the process's memory.
+const from = process.env.BENCH_DIST === '1' ? { dir: '../dist', ext: 'js' } : { dir: '../src', ext: 'ts' }
+const { startApp } = (await import(`${from.dir}/app/build.${from.ext}`)) as typeof import('../src/app/build.ts')
+const { parseConfig } = (await import(`${from.dir}/config/load.${from.ext}`)) as typeof import('../src/config/load.ts')
+const { createLogger } = (await import(
+  `${from.dir}/observability/logger.${from.ext}`
+)) as typeof import('../src/observability/logger.ts')
 
 const BENCH_NETWORK = 'bench'
 

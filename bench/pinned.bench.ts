@@ -36,7 +36,13 @@ const pick = (env: string, all: string[]) => {
   return chosen.length > 0 ? chosen : all
 }
 const TARGETS = pick('BENCH_TARGETS', ['anvil', 'proxy', 'gateway', 'start'])
-const CASES: { name: string; label: string; body: Body; connections: number }[] = [
+interface Case {
+  name: string
+  label: string
+  body: Body
+  connections: number
+}
+const ALL_CASES: Case[] = [
   { name: 'uncached', label: 'eth_getBalance, new address', body: { kind: 'newAddress' }, connections: CONNECTIONS },
   {
     name: 'chainId',
@@ -56,7 +62,10 @@ const CASES: { name: string; label: string; body: Body; connections: number }[] 
     body: { kind: 'newAddress' },
     connections: OVERLOAD_CONNECTIONS,
   },
-].filter((c) => pick('BENCH_METHODS', ['uncached', 'chainId', 'blockNumber', 'overload']).includes(c.name))
+]
+const CASES = ALL_CASES.filter((c) =>
+  pick('BENCH_METHODS', ['uncached', 'chainId', 'blockNumber', 'overload']).includes(c.name),
+)
 
 const WRK = hasWrk()
 const LOAD_CORE = '1'
@@ -138,7 +147,7 @@ interface Measurement extends WrkResult {
   rssMiB: number
 }
 
-async function measure(url: string, pid: number, c: (typeof CASES)[number], seconds: number): Promise<Measurement> {
+async function measure(url: string, pid: number, c: Case, seconds: number): Promise<Measurement> {
   const before = cpuSeconds(pid)
   const opts = { connections: c.connections, seconds, threads: THREADS, prefix: ['taskset', '-c', LOAD_CORE] }
   const r = WRK ? await wrk(url, c.body, opts) : await autocannonLoad(url, c.body, opts)

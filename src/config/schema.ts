@@ -77,6 +77,11 @@ export const ConfigSchema = z
         gzipMinBytes: z.number().int().min(0).nullable().default(4096),
         /** Time allowed for an upstream node to answer. */
         upstreamTimeoutMs: z.number().int().min(100).default(30_000),
+        /**
+         * HTTP calls one process works on at once; more answer 503 OVERLOADED at once (docs/errors.md). 1024 holds
+         * ~60 ms of one core's work at ~60 µs a call, and 5,000 calls/s to nodes answering in 200 ms.
+         */
+        maxInFlight: z.number().int().min(1).max(1_000_000).default(1024),
         /** Largest WebSocket message accepted from a client. */
         maxWsMessageBytes: z
           .number()

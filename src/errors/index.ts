@@ -78,6 +78,12 @@ export const errors = {
       httpStatus: 503,
       retryable: true,
     }),
+  overloaded: () =>
+    new ChaingateError('OVERLOADED', 'server overloaded: too many calls in flight, retry shortly', {
+      rpcCode: -32005,
+      httpStatus: 503,
+      retryable: true,
+    }),
   upstreamTimeout: (network: string, timeoutMs: number) =>
     new ChaingateError('UPSTREAM_TIMEOUT', `network ${network} is unavailable: no answer within ${timeoutMs} ms`, {
       rpcCode: -32603,

@@ -83,6 +83,8 @@ export const ERROR_REGISTRY = {
     'free',
     'a filter id this gateway did not hand out to the calling key, or whose node cannot be reached now',
   ),
+  // Admission (src/gateway/http/rpc-route.ts)
+  OVERLOADED: spec(-32005, 503, 'free', 'more HTTP calls in flight in this process than gateway.maxInFlight'),
   // Nodes (src/upstreams)
   UPSTREAM_UNAVAILABLE: spec(-32603, 503, 'free', 'no node of the network could be reached'),
   UPSTREAM_TIMEOUT: spec(-32603, 504, 'free', 'no node answered within gateway.upstreamTimeoutMs'),

@@ -134,6 +134,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     logRequests: config.log.requests,
     maxBodyBytes: config.gateway.maxBodyBytes,
     gzipMinBytes: config.gateway.gzipMinBytes,
+    maxInFlight: config.gateway.maxInFlight,
     maxWsMessageBytes: config.gateway.maxWsMessageBytes,
     trustProxy: config.gateway.trustProxy,
     maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,

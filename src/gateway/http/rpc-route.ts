@@ -14,11 +14,16 @@ import type { Gateway } from '../pipeline/execute.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../../networks/registry.ts'
+import { acceptsGzip } from './accept-encoding.ts'
+import { createAdmission } from './admission.ts'
+import { callArrival } from '../../shared/call-arrival.ts'
 import { matchRpcPath, type RpcTransport } from '../../shared/rpc-paths.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
 import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
 
 /** Headers a browser page may read from an answer besides the CORS-safelisted ones. */
+export { acceptsGzip }
+
 export const EXPOSED_HEADERS = 'x-credits-charged, retry-after'
 export const CORS_HEADERS: [string, string][] = [
   ['access-control-allow-origin', '*'],
@@ -46,18 +51,6 @@ export function rpcTarget(
   if (m === undefined) return undefined
   if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
   return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
-}
-
-/** Whether an Accept-Encoding header allows gzip (`gzip` or `*`, with a q-value above 0). */
-export function acceptsGzip(header: string | undefined): boolean {
-  if (header === undefined) return false
-  for (const part of header.split(',')) {
-    const [name, ...params] = part.split(';').map((p) => p.trim().toLowerCase())
-    if (name !== 'gzip' && name !== '*') continue
-    const q = params.find((p) => p.startsWith('q='))
-    if (q === undefined || Number(q.slice(2)) > 0) return true
-  }
-  return false
 }
 
 /** Status, content type and extra headers of an answer; constants for the common cases (no object per call). */
@@ -96,8 +89,11 @@ export function createRpcRoute(deps: {
   logRequests: boolean
   requestLog: RequestLog
   logger: Logger
+  /** gateway.maxInFlight: calls worked on at once (body read, not yet answered); more answer OVERLOADED. */
+  maxInFlight?: number
 }) {
   const gzipMinBytes = deps.gzipMinBytes ?? null
+  const admission = createAdmission(deps.maxInFlight ?? Number.POSITIVE_INFINITY, deps.logger)
 
   /** `encoding`: the body's content-encoding when compressed, '' when it could have been, undefined otherwise. */
   const send = (
@@ -181,6 +177,7 @@ export function createRpcRoute(deps: {
   }
 
   const answer = (req: IncomingMessage, res: ServerResponse, out: Outcome, target: RpcTarget, started: number) => {
+    admission.leave() // the call is done: whatever writing it takes is not the pipeline's queue
     try {
       write(req, res, out, target.network?.name ?? 'unknown', started)
     } catch (err) {
@@ -227,12 +224,19 @@ export function createRpcRoute(deps: {
     res.end(body)
   }
 
+  /** A call admitted, then failed (a bug): it leaves the admission count. */
+  const failed = (res: ServerResponse, err: unknown) => {
+    admission.leave()
+    fail(res, err)
+  }
+
   /** Handles the request and returns true when it is a JSON-RPC POST; false leaves it to fastify. */
   return function handle(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'POST') return false
     const target = rpcTarget(req.url ?? '/', req.headers.host, 'http', deps.networks)
     if (!target) return false
     const started = performance.now()
+    const arrived = Date.now()
     const declared = Number(req.headers['content-length'])
     if (declared > deps.maxBodyBytes) {
       tooLarge(res)
@@ -254,24 +258,35 @@ export function createRpcRoute(deps: {
     })
     req.on('end', () => {
       if (refused) return
+      // Bounded admission: past maxInFlight the client hears at once, instead of waiting in a queue without bound.
+      if (admission.full()) return admission.refuse(res)
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       const headers = req.headers
-      const out = deps.gateway.handleHttp({
-        network: target.network,
-        networkLabel: target.label,
-        key: target.key,
-        body: body.length === 0 ? undefined : body,
-        authorization: headers.authorization,
-        origin: headers.origin,
-        userAgent: headers['user-agent'],
-        traceparent: headers.traceparent as string | undefined,
-        client: req.socket,
-      })
+      admission.enter()
+      callArrival.at = arrived
+      let out: ReturnType<Gateway['handleHttp']>
+      try {
+        out = deps.gateway.handleHttp({
+          network: target.network,
+          networkLabel: target.label,
+          key: target.key,
+          body: body.length === 0 ? undefined : body,
+          authorization: headers.authorization,
+          origin: headers.origin,
+          userAgent: headers['user-agent'],
+          traceparent: headers.traceparent as string | undefined,
+          client: req.socket,
+        })
+      } catch (err) {
+        return failed(res, err)
+      } finally {
+        callArrival.at = undefined
+      }
       // A cached answer comes back as it is: written now, without a promise or a microtask.
       if (out instanceof Promise)
         out.then(
           (o) => answer(req, res, o, target, started),
-          (err: unknown) => fail(res, err),
+          (err: unknown) => failed(res, err),
         )
       else answer(req, res, out, target, started)
     })

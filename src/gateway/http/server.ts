@@ -36,6 +36,8 @@ export interface GatewayServerDeps {
   maxBodyBytes: number
   /** Answers at least this large are gzipped for clients that accept it; null: never. */
   gzipMinBytes: number | null
+  /** gateway.maxInFlight (src/gateway/http/rpc-route.ts). */
+  maxInFlight?: number
   maxWsMessageBytes: number
   /** Unread bytes one WebSocket client may leave queued before it is closed (1008). */
   maxWsBufferedBytes: number
@@ -83,6 +85,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     networks: deps.networks,
     maxBodyBytes: deps.maxBodyBytes,
     gzipMinBytes: deps.gzipMinBytes,
+    maxInFlight: deps.maxInFlight,
     logRequests: deps.logRequests,
     requestLog,
     logger: deps.logger,

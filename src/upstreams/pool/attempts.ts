@@ -18,6 +18,7 @@ import type { PoolState } from './state.ts'
 import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
 import { noneUsable, takeToken } from './selection.ts'
 import { sendingFor, type TraceSpan } from '../../observability/tracing.ts'
+import { callArrival } from '../../shared/call-arrival.ts'
 
 const noop = () => undefined
 const fireHedge = (run: { hedge(): void }) => run.hedge()
@@ -267,6 +268,11 @@ export function run(
   if (order.length === 0) return Promise.reject(noneUsable(pool, now))
   if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
   const method = o?.method
+  const timeoutMs = o?.timeoutMs ?? totalTimeoutMs
+  // A client's HTTP call: the time it already spent in this process counts against its deadline.
+  const since = o?.timeoutMs === undefined ? callArrival.at : undefined
+  const waited = since === undefined || since > now ? 0 : now - since
+  if (waited >= timeoutMs) return Promise.reject(errors.upstreamTimeout(pool.network, timeoutMs))
   const r = new Run(
     pool,
     body,
@@ -274,8 +280,8 @@ export function run(
     pool.selectedHealthy,
     method,
     callKind(method),
-    now,
-    o?.timeoutMs ?? totalTimeoutMs,
+    now - waited,
+    timeoutMs,
     o?.signal,
   )
   r.onWinner = onWinner

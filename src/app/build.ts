@@ -24,7 +24,7 @@ import type { InProcessClient } from '../gateway/pipeline/in-process-client.ts'
 import type { Clock } from '../gateway/pipeline/types.ts'
 import type { KeysRepository } from '../keys/repository.ts'
 import type { KeySnapshot } from '../keys/snapshot.ts'
-import { createNetworkRegistry, type NetworkRegistry } from '../networks/registry.ts'
+import { createSwappableNetworkRegistry, type NetworkRegistry } from '../networks/registry.ts'
 import { createLogger, type Logger } from '../observability/logger.ts'
 import type { Metrics } from '../observability/metrics.ts'
 import type { RedisConnection } from '../redis/connection.ts'
@@ -42,6 +42,10 @@ import { startUpstreams } from './parts/upstreams.ts'
 import { startUsage } from './parts/usage.ts'
 import { startWallet } from './parts/wallet.ts'
 import { createStopList } from './stop-list.ts'
+import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
+import { readReloadConfig } from './reload/plan.ts'
+import { logReload, processLabel, toAck } from './reload/triggers.ts'
+import { listenForReloads } from '../redis/reload-channel.ts'
 
 export interface AppOptions {
   config: Config
@@ -65,6 +69,13 @@ export interface AppOptions {
   embeddedUrls?: Map<string, { url: string; wsUrl: string }>
   /** Called once the gateway listener listens, before the optional parts start and /startupz turns 200 (tests). */
   onListening?: (url: string) => Promise<void>
+  /**
+   * Reads the config again for `reload()` (`chaingate start`: the same file, with its command-line overrides);
+   * without it, `reload()` needs the new config as its argument.
+   */
+  readConfig?: () => Config
+  /** How this process names itself in reload outcomes (`single`, `primary`, `worker 2`). */
+  processRole?: string
 }
 
 export interface RunningApp {
@@ -102,6 +113,13 @@ export interface RunningApp {
   alerts: RunningAlerts | undefined
   /** What the optional parts reported at start (wallet URL, console token, ...). */
   info: Record<string, string>
+  /**
+   * Re-reads the config (AppOptions.readConfig, or `next`) and applies it in place (src/app/reload): networks,
+   * upstreams, plans, credits, log level. Never rejects: an invalid or refused config changes nothing.
+   */
+  reload(next?: Config): Promise<ReloadResult>
+  /** The config this process runs: a short hash of it, and when it was taken (/healthz shows it). */
+  configVersion(): ConfigVersion
   /** SIGTERM's first step: /healthz answers 503 `draining` (load balancers stop sending calls); calls still served. */
   beginDrain(): void
   isDraining(): boolean
@@ -124,7 +142,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       poolSize: config.database.poolSize,
     })
     stops.add('database', () => database.close())
-    const networks = createNetworkRegistry(config.networks)
+    const networks = createSwappableNetworkRegistry(config.networks)
     const { embeddedUrls } = options
     const upstreams = await startUpstreams({ config, dataDir, logger, embeddedUrls, stops })
     const { redis } = upstreams
@@ -142,6 +160,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
     const core = { config, logger, clock, database, networks, redis, ...tenancy }
     const admin = options.parts?.admin ? adminPlugins({ ...core, pools: upstreams.pools }) : []
+    // The reloader is made once the listener exists; /healthz asks it for the config version.
+    let reloader: ReturnType<typeof createReloader> | undefined
+    // Before the listener's stop: pools a reload retired close once in-flight calls had their chance.
+    stops.add('reloaded networks', () => reloader?.close())
     const serving = await startServing({
       ...core,
       ...upstreams,
@@ -149,8 +171,32 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       plugins: [...(options.parts?.dashboard ? dashboardPlugins(core) : []), ...admin],
       operationsPlugins: admin,
       isStarted: () => started,
+      configVersion: () => reloader?.current(),
       stops,
     })
+    reloader = createReloader({ ...core, ...upstreams, ...tenancy, costs: serving.costs, server: serving.server })
+    const reloading = reloader
+    const reload = async (next?: Config): Promise<ReloadResult> => {
+      const read = readReloadConfig(next, options.readConfig)
+      const result =
+        typeof read === 'string'
+          ? { ok: false, ...reloading.current(), changes: [], error: read }
+          : await reloading.apply(read)
+      logReload(logger, result)
+      return result
+    }
+    // With Redis, `chaingate reload` reaches every process of every replica over it (src/redis/reload-channel.ts).
+    if (options.readConfig && config.redis.url) {
+      const label = processLabel(options.processRole ?? 'single')
+      const listener = listenForReloads({
+        url: config.redis.url,
+        keyPrefix: config.redis.keyPrefix,
+        reload: async (id) => toAck(id, label, await reload()),
+        onError: (err) => logger.debug({ err: (err as Error)?.message }, 'reload channel'),
+      })
+      stops.add('reload channel', () => listener.close())
+      await Promise.race([listener.ready, new Promise((r) => setTimeout(r, 3000).unref())])
+    }
     await options.onListening?.(serving.url)
     const alerts = options.parts?.alerts ? startAlerts({ ...core, limits: usage.limits, stops }) : undefined
     const info = options.parts?.wallet ? await startWallet({ ...core, ...serving, stops }) : {}
@@ -181,6 +227,8 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       upstreamUrls: upstreams.upstreamUrls,
       alerts,
       info,
+      reload,
+      configVersion: () => reloading.current(),
       beginDrain: serving.beginDrain,
       isDraining: serving.isDraining,
       stop: () => stops.stop(),

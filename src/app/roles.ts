@@ -14,26 +14,42 @@ import { startApp, type AppOptions, type RunningApp } from './build.ts'
 export type Role =
   | { kind: 'single' }
   | { kind: 'cluster-primary' }
-  | { kind: 'cluster-worker'; embeddedUrls: Map<string, { url: string; wsUrl: string }> }
+  | { kind: 'cluster-worker'; embeddedUrls: Map<string, { url: string; wsUrl: string }>; number?: string }
 
-/** The options startApp gets for `role` (the config is copied, never changed, where the role adjusts it). */
-export function roleOptions(role: Role, config: Config, logger: Logger): AppOptions {
+/** The config as `role` runs it (the config is copied, never changed, where the role adjusts it). */
+function roleConfig(role: Role, config: Config): Config {
+  if (role.kind !== 'cluster-primary') return config
+  // The primary's gateway is only the wallet's way to the chains (in-process): it must not take the public ports.
+  const primaryConfig: Config = structuredClone(config)
+  primaryConfig.gateway.port = 0
+  primaryConfig.gateway.host = '127.0.0.1'
+  primaryConfig.gateway.operations.listen = null
+  return primaryConfig
+}
+
+/**
+ * The options startApp gets for `role`. `readConfig` reads the config file again for `chaingate reload`; the role's
+ * adjustments are made to what it reads too.
+ */
+export function roleOptions(role: Role, config: Config, logger: Logger, readConfig?: () => Config): AppOptions {
+  const reading = readConfig ? { readConfig: () => roleConfig(role, readConfig()) } : {}
   switch (role.kind) {
     case 'single':
-      return { config, logger, parts: { dashboard: true, wallet: true, admin: true, alerts: true } }
-    case 'cluster-primary': {
-      // The primary's gateway is only the wallet's way to the chains (in-process): it must not take the public ports.
-      const primaryConfig: Config = structuredClone(config)
-      primaryConfig.gateway.port = 0
-      primaryConfig.gateway.host = '127.0.0.1'
-      primaryConfig.gateway.operations.listen = null
-      return { config: primaryConfig, logger, parts: { wallet: true } }
-    }
+      return { config, logger, parts: { dashboard: true, wallet: true, admin: true, alerts: true }, ...reading }
+    case 'cluster-primary':
+      return { config: roleConfig(role, config), logger, parts: { wallet: true }, ...reading, processRole: 'primary' }
     case 'cluster-worker':
-      return { config, logger, parts: { dashboard: true, admin: true, alerts: true }, embeddedUrls: role.embeddedUrls }
+      return {
+        config,
+        logger,
+        parts: { dashboard: true, admin: true, alerts: true },
+        embeddedUrls: role.embeddedUrls,
+        ...reading,
+        processRole: `worker ${role.number ?? '?'}`,
+      }
   }
 }
 
-export function startRole(role: Role, config: Config, logger: Logger): Promise<RunningApp> {
-  return startApp(roleOptions(role, config, logger))
+export function startRole(role: Role, config: Config, logger: Logger, readConfig?: () => Config): Promise<RunningApp> {
+  return startApp(roleOptions(role, config, logger, readConfig))
 }

@@ -14,7 +14,10 @@ Service
                                           --port overrides gateway.port; request lines go to
                                           <data-dir>/logs/chaingate.log unless --log-requests stdout;
                                           --workers N: N gateway processes share the port (needs
-                                          redis.url); SIGHUP restarts them one at a time
+                                          redis.url); SIGUSR2 restarts them one at a time
+  reload                                  re-read the config file in every running process and apply it
+                                          in place (networks, upstreams, plans, credits, log level);
+                                          one line per process; exit 1 if any refused (SIGHUP too)
   migrate                                 apply the database migrations and exit (start does it too);
                                           SQLite in the data dir, or PostgreSQL with database.url
   migrate --copy-from FILE                migrate, then copy an embedded SQLite database's accounts,
@@ -83,6 +86,7 @@ export const SUBCOMMANDS: Record<string, readonly string[]> = {
 
 export const COMMANDS: readonly string[] = [
   'start',
+  'reload',
   'migrate',
   'config',
   'upstreams',

@@ -109,6 +109,11 @@ async function main(argv: string[]): Promise<number> {
       'data-dir': values['data-dir'],
       json: values.json,
     })
+  if (command === 'reload') {
+    if (sub !== undefined)
+      throw new UsageError('reload takes no arguments (it reads --config); see chaingate help reload')
+    return (await import('./reload-command.ts')).reloadCommand(values)
+  }
   const { loadConfig } = await import('../config/load.ts')
   const config = loadConfig(
     values.config as string | undefined,
@@ -136,7 +141,15 @@ async function main(argv: string[]): Promise<number> {
       if (!/^\d+$/.test(String(values.workers)) || workers < 1 || workers > 256)
         throw new UsageError('--workers must be a number of processes (1-256)')
     }
+    const overrides = values['data-dir'] ? { dataDir: values['data-dir'] as string } : {}
+    const readConfig = () => {
+      const again = loadConfig(values.config as string | undefined, overrides)
+      if (values.port !== undefined) again.gateway.port = config.gateway.port
+      if (logRequests === 'off') again.log.requests = false
+      return again
+    }
     return (await import('./start.ts')).runStart(config, {
+      readConfig,
       configFile: values.config as string | undefined,
       logRequests: logRequests as 'file' | 'stdout' | 'off' | undefined,
       version: version(),

@@ -16,6 +16,7 @@ import { resolves } from '../networks/name-resolution.ts'
 import { drainDeadlineMs, drainThenStop } from '../app/drain.ts'
 import { isClusterWorker, runWorker } from '../app/cluster/worker.ts'
 import type { RunningCluster } from '../app/cluster/primary.ts'
+import { processLabel, reloadOnSighup, toAck } from '../app/reload/triggers.ts'
 
 export interface StartOptions {
   configFile?: string | undefined
@@ -24,6 +25,8 @@ export interface StartOptions {
   version: string
   /** --workers N: N gateway processes sharing the listener (src/app/cluster); N > 1 needs redis.url. */
   workers?: number | undefined
+  /** Reads the config file again with the same command-line overrides (`chaingate reload`, SIGHUP). */
+  readConfig?: () => Config
 }
 
 export async function runStart(config: Config, options: StartOptions): Promise<number> {
@@ -37,7 +40,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
       file: join(dataDir, 'logs', 'chaingate.log'),
     })
     if (options.logRequests === 'off') config.log.requests = false
-    return runWorker(config, log.logger, () => log.flush())
+    return runWorker(config, log.logger, () => log.flush(), options.readConfig)
   }
   const { workersProblem } = await import('../app/cluster/primary.ts')
   const problem = workersProblem(config, workers)
@@ -67,9 +70,10 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   let cluster: RunningCluster | undefined
   try {
     if (workers > 1) {
-      cluster = await (await import('../app/cluster/primary.ts')).startCluster(config, workers, log.logger)
+      const { startCluster } = await import('../app/cluster/primary.ts')
+      cluster = await startCluster(config, workers, log.logger, options.readConfig)
       app = cluster.app
-    } else app = await startRole({ kind: 'single' }, config, log.logger)
+    } else app = await startRole({ kind: 'single' }, config, log.logger, options.readConfig)
   } catch (err) {
     log.flush()
     lock.release()
@@ -96,10 +100,18 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   }
   process.on('SIGINT', () => shutdown('SIGINT'))
   process.on('SIGTERM', () => shutdown('SIGTERM'))
-  if (cluster) {
-    const running = cluster
-    process.on('SIGHUP', () => {
-      app.logger.info({ workers }, 'SIGHUP: restarting the workers one at a time')
+  // SIGHUP: reload the config in place, every worker too (docs/config.md, "Reloading").
+  const self = processLabel(cluster ? 'primary' : 'single')
+  const running = cluster
+  reloadOnSighup(
+    dataDir,
+    async (id) => [toAck(id, self, await app.reload()), ...(running ? await running.reloadWorkers(id) : [])],
+    app.logger,
+  )
+  if (running) {
+    // SIGUSR2: a rolling restart (a new Node.js version or chaingate build), one worker at a time.
+    process.on('SIGUSR2', () => {
+      app.logger.info({ workers }, 'SIGUSR2: restarting the workers one at a time')
       running.roll().then(
         () => app.logger.info({ pids: running.workerPids() }, 'rolling restart done'),
         (err) => app.logger.error({ err }, 'rolling restart failed'),
@@ -123,7 +135,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     const pids = cluster.workerPids().join(', ')
     const line =
       `  workers:   ${workers} gateway processes (pids ${pids}) share this listener; ` +
-      'counters in Redis; SIGHUP restarts them one at a time'
+      'counters in Redis; SIGHUP reloads the config, SIGUSR2 restarts them one at a time'
     banner = banner.replace(/^( {2}gateway: .*)$/m, `$1\n${line}`)
   }
   process.stdout.write(banner)

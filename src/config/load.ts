@@ -17,6 +17,15 @@ export class ConfigError extends Error {
     this.source = source
     this.problems = problems
   }
+
+  /** The first problem on one line (`chaingate reload`), pointing at `config validate` for the rest. */
+  get line(): string {
+    const more =
+      this.problems.length > 1
+        ? ` (and ${this.problems.length - 1} more: chaingate config validate ${this.source})`
+        : ''
+    return `invalid config ${this.source}: ${this.problems[0]}${more}`
+  }
 }
 
 const formatPath = (path: PropertyKey[]) =>

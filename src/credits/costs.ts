@@ -30,3 +30,25 @@ export function createCostTable(credits: Config['credits'], networks: string[]):
     batchEnvelope: credits.batchEnvelope,
   }
 }
+
+/** A cost table that `chaingate reload` replaces in one step: a call is priced by the table current when it asks. */
+export interface SwappableCostTable extends CostTable {
+  swap(next: CostTable): void
+}
+
+export function createSwappableCostTable(initial: CostTable): SwappableCostTable {
+  let current = initial
+  return {
+    method: (network, method) => current.method(network, method),
+    event: (kind) => current.event(kind),
+    get inputError() {
+      return current.inputError
+    },
+    get batchEnvelope() {
+      return current.batchEnvelope
+    },
+    swap(next) {
+      current = next
+    },
+  }
+}

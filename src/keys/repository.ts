@@ -43,12 +43,12 @@ export interface KeysRepository {
 
 export function createKeysRepository(
   db: Db,
+  /** `networks` is read at each use: `chaingate reload` changes the array in place. */
   opts: { networks: string[]; plans: Record<string, PlanConfig> },
 ): KeysRepository {
-  const known = new Set(opts.networks)
   const postgres = dialectOf(db) === 'postgres'
   const checkNetwork = (n: string) => {
-    if (!known.has(n))
+    if (!opts.networks.includes(n))
       throw errors.validation(`unknown network ${n}; networks: ${opts.networks.join(', ')}`, 'networks')
   }
 
@@ -96,7 +96,7 @@ export function createKeysRepository(
       const trimmed = name.trim()
       // New keys have every network enabled, as on Infura
       // (https://docs.metamask.io/developer-tools/dashboard/get-started/create-api/).
-      const enabled = networks ?? opts.networks
+      const enabled = networks ?? [...opts.networks]
       const id = randomBytes(6).toString('hex')
       const key = randomBytes(16).toString('hex')
       // The plan's key count is checked and the key inserted in one transaction under a lock (the account row on

@@ -24,6 +24,27 @@ export interface NetworkRegistry {
   describe(transport?: 'http' | 'ws'): string
 }
 
+/** A registry whose networks can be replaced at once (`chaingate reload`): readers see the old or the new set. */
+export interface SwappableNetworkRegistry extends NetworkRegistry {
+  swap(configs: NetworkConfig[]): void
+}
+
+export function createSwappableNetworkRegistry(configs: NetworkConfig[]): SwappableNetworkRegistry {
+  let current = createNetworkRegistry(configs)
+  return {
+    get all() {
+      return current.all
+    },
+    byName: (name) => current.byName(name),
+    byChainId: (id) => current.byChainId(id),
+    byHost: (host) => current.byHost(host),
+    describe: (transport) => current.describe(transport),
+    swap(next) {
+      current = createNetworkRegistry(next)
+    },
+  }
+}
+
 export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry {
   const all: Network[] = configs.map((c) => ({
     name: c.name,

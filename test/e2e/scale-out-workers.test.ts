@@ -2,7 +2,7 @@
  * `chaingate start --workers N` as real processes (src/app/cluster): refused without Redis, one anvil per embedded
  * chain
  * however many workers, a change made by the CLI enforced by every worker within 1 s (pushed over Redis pub/sub: the
- * poll is a minute apart here), a SIGKILLed worker replaced while the others serve, SIGHUP rolling the workers
+ * poll is a minute apart here), a SIGKILLed worker replaced while the others serve, SIGUSR2 rolling the workers
  * with no failed call under load, and SIGTERM leaving no process behind. Then SIGTERM's drain on one process:
  * /healthz 503 while in-flight calls finish, every one answered and in the usage ledger.
  */
@@ -111,7 +111,7 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     expect(bad.stderr).toContain('--workers must be a number')
   }, 120_000)
 
-  it('two workers: one anvil, CLI revocation enforced by every worker within 1 s, a killed worker replaced, SIGHUP rolls with no failed call, SIGTERM leaves nothing', async () => {
+  it('two workers: one anvil, CLI revocation enforced by every worker within 1 s, a killed worker replaced, SIGUSR2 rolls with no failed call, SIGTERM leaves nothing', async () => {
     const dir = newDir()
     const data = join(dir, 'data')
     const node = await startFakeNode('0x1')
@@ -204,9 +204,9 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     )
     expect(replaced).toContain(workerPids[1])
 
-    // SIGHUP under load: each worker replaced after its successor listens, each drained with connection: close.
+    // SIGUSR2 under load: each worker replaced after its successor listens, each drained with connection: close.
     const rolled = (async () => {
-      process.kill(cg.pid, 'SIGHUP')
+      process.kill(cg.pid, 'SIGUSR2')
       await waitFor(
         () => {
           const now = chaingateMains(data)

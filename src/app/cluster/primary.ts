@@ -5,10 +5,13 @@
  * Redis (`redis.url`; start refuses N > 1 without it) and changes reach every worker through Redis pub/sub.
  *
  * - A worker that dies is replaced (the listener keeps serving on the others meanwhile).
- * - SIGHUP: rolling restart, one worker at a time: the new one listens before the old one drains.
+ * - SIGHUP: every process reloads its config in place (src/app/reload); SIGUSR2: rolling restart, one worker at a
+ *   time: the new one listens before the old one drains.
  * - SIGTERM / SIGINT: every worker drains (src/app/drain.ts), then the wallet and the chains stop.
  */
 import cluster, { type Worker } from 'node:cluster'
+import { hostname } from 'node:os'
+import type { ReloadAck } from '../../redis/reload-channel.ts'
 import type { RunningApp } from '../build.ts'
 import { startRole } from '../roles.ts'
 import type { Config } from '../../config/schema.ts'
@@ -23,6 +26,18 @@ import { isWorkerMessage, workerEnv, type EmbeddedUrls, type PrimaryMessage } fr
 const RESTART_DELAY_MS = 1000
 const RESTART_STABLE_MS = 10_000
 const RESTART_MAX_DELAY_MS = 30_000
+/** A worker that has not told how its reload went within this is reported as not answering. */
+const RELOAD_ANSWER_MS = 30_000
+
+const noAnswer = (id: string, number: number, pid: number | undefined): ReloadAck => ({
+  id,
+  process: `${hostname()} pid ${pid} (worker ${number})`,
+  ok: false,
+  version: '',
+  loadedAt: '',
+  changes: [],
+  error: `no answer within ${RELOAD_ANSWER_MS / 1000} s`,
+})
 
 export interface RunningCluster {
   /** The primary's own app (chains, wallet); its gateway listens on an internal port only. */
@@ -33,6 +48,8 @@ export interface RunningCluster {
   workerPids(): number[]
   /** Replaces every worker, one at a time, with no moment without a listener. */
   roll(): Promise<void>
+  /** Tells every worker to reload its config (SIGHUP to the primary); one outcome per worker. */
+  reloadWorkers(id: string): Promise<ReloadAck[]>
   stop(signal: string): Promise<void>
 }
 
@@ -47,13 +64,18 @@ export function workersProblem(config: Config, workers: number): string | undefi
   return undefined
 }
 
-export async function startCluster(config: Config, workers: number, logger: Logger): Promise<RunningCluster> {
+export async function startCluster(
+  config: Config,
+  workers: number,
+  logger: Logger,
+  readConfig?: () => Config,
+): Promise<RunningCluster> {
   // The kernel hands connections to the workers, which accept on the one shared socket (SCHED_NONE), rather than
   // the primary passing each to a worker in turn (SCHED_RR, Linux's default): a connection the primary passed to a
   // worker as it was killed would hang unanswered, while a connection waiting in the shared queue goes to a live one.
   cluster.schedulingPolicy = cluster.SCHED_NONE
   // The chains and the wallet, once; its gateway listens on an internal port only (src/app/roles.ts).
-  const app = await startRole({ kind: 'cluster-primary' }, config, logger.child({ worker: 'primary' }))
+  const app = await startRole({ kind: 'cluster-primary' }, config, logger.child({ worker: 'primary' }), readConfig)
 
   const embedded: EmbeddedUrls = {}
   for (const n of config.networks) if (n.embedded) embedded[n.name] = app.upstreamUrls.get(n.name)!
@@ -72,7 +94,7 @@ export async function startCluster(config: Config, workers: number, logger: Logg
         reject(new Error(`worker ${number} exited before listening (${signal ?? `code ${code}`})`))
       worker.once('exit', onExit)
       worker.on('message', (m: unknown) => {
-        if (!isWorkerMessage(m)) return
+        if (!isWorkerMessage(m) || m.type === 'reloaded') return
         if (m.type === 'failed') return reject(new Error(`worker ${number} could not start: ${m.message}`))
         worker.off('exit', onExit)
         listening ??= { url: m.url, ...(m.operationsUrl ? { operationsUrl: m.operationsUrl } : {}) }
@@ -155,6 +177,26 @@ export async function startCluster(config: Config, workers: number, logger: Logg
       })
       return rolling
     },
+    reloadWorkers: (id) =>
+      Promise.all(
+        [...live.entries()].map(
+          ([number, worker]) =>
+            new Promise<ReloadAck>((resolve) => {
+              const timer = setTimeout(() => {
+                worker.off('message', onMessage)
+                resolve(noAnswer(id, number, worker.process.pid))
+              }, RELOAD_ANSWER_MS)
+              const onMessage = (m: unknown) => {
+                if (!isWorkerMessage(m) || m.type !== 'reloaded' || m.ack.id !== id) return
+                clearTimeout(timer)
+                worker.off('message', onMessage)
+                resolve(m.ack)
+              }
+              worker.on('message', onMessage)
+              worker.send({ type: 'reload', id } satisfies PrimaryMessage)
+            }),
+        ),
+      ),
     async stop(signal) {
       stopping = true
       logger.info({ signal, workers: live.size }, 'stopping: draining the workers')

@@ -33,7 +33,8 @@ describe('cluster protocol: the worker environment', () => {
 })
 
 describe('cluster protocol: messages', () => {
-  it('the primary recognises ready and failed messages from a worker', () => {
+  it('the primary recognises ready, failed and reloaded messages from a worker', () => {
+    expect(isWorkerMessage({ type: 'reloaded', ack: { id: 'x', ok: true } })).toBe(true)
     expect(isWorkerMessage({ type: 'ready', url: 'http://127.0.0.1:8545' })).toBe(true)
     expect(isWorkerMessage({ type: 'ready', url: 'http://x', operationsUrl: 'http://y' })).toBe(true)
     expect(isWorkerMessage({ type: 'failed', message: 'port in use' })).toBe(true)
@@ -44,8 +45,9 @@ describe('cluster protocol: messages', () => {
       expect(isWorkerMessage(m)).toBe(false)
   })
 
-  it('a worker recognises only the drain message from the primary', () => {
+  it('a worker recognises only the drain and reload messages from the primary', () => {
     expect(isPrimaryMessage({ type: 'drain', minDelayMs: 1000 })).toBe(true)
+    expect(isPrimaryMessage({ type: 'reload', id: 'abc' })).toBe(true)
     for (const m of [null, undefined, 'drain', {}, { type: 'ready', url: 'http://x' }, { type: 'failed' }])
       expect(isPrimaryMessage(m)).toBe(false)
   })

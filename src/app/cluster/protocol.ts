@@ -10,11 +10,19 @@ export const EMBEDDED_URLS_ENV = 'CHAINGATE_CLUSTER_EMBEDDED_URLS'
 /** The worker's number (1…N, a replacement keeps the number of the worker it replaces), for logs. */
 export const WORKER_NUMBER_ENV = 'CHAINGATE_WORKER_NUMBER'
 
-/** From a worker: it listens (on the shared port), or it could not start. */
-export type WorkerMessage = { type: 'ready'; url: string; operationsUrl?: string } | { type: 'failed'; message: string }
+import type { ReloadAck } from '../../redis/reload-channel.ts'
 
-/** From the primary: drain now, serving at least `minDelayMs` first (rolling restart). */
-export type PrimaryMessage = { type: 'drain'; minDelayMs: number }
+/** From a worker: it listens (on the shared port), or it could not start; or how a reload went. */
+export type WorkerMessage =
+  | { type: 'ready'; url: string; operationsUrl?: string }
+  | { type: 'failed'; message: string }
+  | { type: 'reloaded'; ack: ReloadAck }
+
+/**
+ * From the primary: drain now, serving at least `minDelayMs` first (rolling restart); or reload the config (SIGHUP
+ * to the primary, `chaingate reload` without Redis).
+ */
+export type PrimaryMessage = { type: 'drain'; minDelayMs: number } | { type: 'reload'; id: string }
 
 export type EmbeddedUrls = Record<string, { url: string; wsUrl: string }>
 
@@ -34,9 +42,10 @@ export function readWorkerEnv(env: Record<string, string | undefined>): {
 
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
   const type = typeof m === 'object' && m !== null ? (m as { type?: unknown }).type : undefined
-  return type === 'ready' || type === 'failed'
+  return type === 'ready' || type === 'failed' || type === 'reloaded'
 }
 
 export function isPrimaryMessage(m: unknown): m is PrimaryMessage {
-  return typeof m === 'object' && m !== null && (m as { type?: unknown }).type === 'drain'
+  const type = typeof m === 'object' && m !== null ? (m as { type?: unknown }).type : undefined
+  return type === 'drain' || type === 'reload'
 }

@@ -9,18 +9,25 @@ import { startRole } from '../roles.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, drainThenStop } from '../drain.ts'
+import { processLabel, toAck } from '../reload/triggers.ts'
 import { EMBEDDED_URLS_ENV, isPrimaryMessage, readWorkerEnv, type WorkerMessage } from './protocol.ts'
 
 export function isClusterWorker(): boolean {
   return cluster.isWorker && process.env[EMBEDDED_URLS_ENV] !== undefined
 }
 
-export async function runWorker(config: Config, logger: Logger, onStopped: () => void): Promise<number> {
+export async function runWorker(
+  config: Config,
+  logger: Logger,
+  onStopped: () => void,
+  readConfig?: () => Config,
+): Promise<number> {
   const send = (m: WorkerMessage) => process.send?.(m)
   const { number, embeddedUrls } = readWorkerEnv(process.env)
   let app: RunningApp
   try {
-    app = await startRole({ kind: 'cluster-worker', embeddedUrls }, config, logger.child({ worker: number }))
+    const role = { kind: 'cluster-worker', embeddedUrls, number } as const
+    app = await startRole(role, config, logger.child({ worker: number }), readConfig)
   } catch (err) {
     onStopped()
     // The IPC channel would keep this process alive: exit once the primary has the message.
@@ -45,12 +52,15 @@ export async function runWorker(config: Config, logger: Logger, onStopped: () =>
   }
   process.on('SIGTERM', () => shutdown('SIGTERM'))
   process.on('SIGINT', () => shutdown('SIGINT'))
-  // The primary rolls workers with SIGHUP to itself, never to them: ignore one sent to the whole group.
+  // The primary passes SIGHUP on as a message (below): ignore one sent to the whole group.
   process.on('SIGHUP', () => {})
+  const label = processLabel(`worker ${number}`)
   // The primary is gone (even SIGKILLed): nothing supervises this worker or runs its chains any more.
   process.on('disconnect', () => shutdown('primary exited'))
   process.on('message', (m: unknown) => {
-    if (isPrimaryMessage(m)) shutdown('rolling restart', m.minDelayMs)
+    if (!isPrimaryMessage(m)) return
+    if (m.type === 'drain') shutdown('rolling restart', m.minDelayMs)
+    else void app.reload().then((r) => send({ type: 'reloaded', ack: toAck(m.id, label, r) }))
   })
   send({ type: 'ready', url: app.url, ...(app.operationsUrl ? { operationsUrl: app.operationsUrl } : {}) })
   return -1

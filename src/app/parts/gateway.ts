@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config/schema.ts'
 import { registerStorageMetrics } from '../../db/health.ts'
 import { registerRequestLogMetrics } from '../../usage/requests/metrics.ts'
-import { createCostTable, type CostTable } from '../../credits/costs.ts'
+import { createCostTable, createSwappableCostTable, type SwappableCostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { NetworkLayers } from '../../gateway/layers/index.ts'
@@ -57,12 +57,15 @@ export interface GatewayWiring {
   operationsPlugins?: ((fastify: FastifyInstance) => Promise<void> | void)[]
   /** True once every part has started (/startupz, /readyz). */
   isStarted(): boolean
+  /** The config version /healthz shows (src/app/reload). */
+  configVersion?: () => { version: string; loadedAt: string } | undefined
   stops: StopList
 }
 
 export interface ServingParts {
   gateway: Gateway
-  costs: CostTable
+  /** Swapped whole by `chaingate reload` (src/app/reload). */
+  costs: SwappableCostTable
   metrics: Metrics
   server: GatewayServer
   inProcessClient(keyId: string): InProcessClient
@@ -77,9 +80,11 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
   const ops = config.gateway.operations
   let draining = false
   const isDraining = () => draining
-  const costs = createCostTable(
-    config.credits,
-    networks.all.map((n) => n.name),
+  const costs = createSwappableCostTable(
+    createCostTable(
+      config.credits,
+      networks.all.map((n) => n.name),
+    ),
   )
   const metrics = createMetrics(w.namedMethods)
   registerStorageMetrics(metrics.registry, () => ledger.health!())
@@ -151,6 +156,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       isDraining,
       isStarted: w.isStarted,
       storage: w.storageHealth,
+      ...(w.configVersion ? { configVersion: w.configVersion } : {}),
       exposure: operationsExposure(config, config.gateway.host),
     },
     plugins: w.plugins,
@@ -171,6 +177,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       isDraining,
       isStarted: w.isStarted,
       storage: w.storageHealth,
+      ...(w.configVersion ? { configVersion: w.configVersion } : {}),
       exposure: operationsExposure(config, ops.listen.host),
       plugins: w.operationsPlugins ?? [],
       ...ops.listen,

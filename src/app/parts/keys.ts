@@ -40,6 +40,8 @@ export interface TenancyParts {
   keys: KeysRepository
   keySnapshot: KeySnapshot
   security: KeySecurity
+  /** The networks keys may enable; `chaingate reload` changes the array in place. */
+  networkNames: string[]
 }
 
 export async function startTenancy(w: {
@@ -85,7 +87,7 @@ export async function startTenancy(w: {
   keySnapshot.start(push ? config.gateway.settingsPushPollMs : undefined)
   stops.add('key snapshot', () => keySnapshot.stop())
   if (push) stops.add('settings push', () => push.close())
-  return { accounts, keys, keySnapshot, security }
+  return { accounts, keys, keySnapshot, security, networkNames }
 }
 
 /**

@@ -4,7 +4,7 @@
  * starts, so they stop in reverse.
  */
 import { join } from 'node:path'
-import type { Config } from '../../config/schema.ts'
+import type { Config, NetworkConfig } from '../../config/schema.ts'
 import { ensurePrivateDir } from '../../db/private-files.ts'
 import { startAnvil, type RunningAnvil } from '../../upstreams/devnet/anvil.ts'
 import { createNetworkLayers, type NetworkLayers } from '../../gateway/layers/index.ts'
@@ -42,6 +42,8 @@ export interface StartedUpstreams {
   hubs: Map<string, SubscriptionHub>
   redis: RedisConnection | undefined
   callLayers: NetworkLayers
+  /** Each network's config as the pools and hubs were built from it (`chaingate reload` replaces entries). */
+  networkConfigs: Map<string, NetworkConfig>
 }
 
 export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstreams> {
@@ -86,30 +88,8 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
 
   const pools = new Map<string, UpstreamPool>()
   const hubs = new Map<string, SubscriptionHub>()
-  for (const n of config.networks) {
-    const endpoints = n.embedded
-      ? [upstreamUrls.get(n.name)!]
-      : n.upstreams!.map((u) => ({
-          url: u.url,
-          onChainIdMismatch: u.onChainIdMismatch,
-          role: u.role,
-          weight: u.weight,
-          timeoutMs: u.timeoutMs,
-          maxRequestsPerSecond: u.maxRequestsPerSecond,
-          labels: u.labels,
-          ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}),
-        }))
-    const pool = createUpstreamPool(n.name, endpoints, {
-      timeoutMs: config.gateway.upstreamTimeoutMs,
-      maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
-      maxResponseBytes: n.maxResponseBytes,
-      // An embedded chain's id is set by chaingate: nothing to check.
-      chainId: n.embedded ? undefined : n.chainId,
-      policy: n.upstreamPolicy,
-      log: logger,
-    })
-    pools.set(n.name, pool)
-  }
+  const networkConfigs = new Map(config.networks.map((n) => [n.name, n]))
+  for (const n of config.networks) pools.set(n.name, createNetworkPool(n, config, upstreamUrls, logger))
   stops.add('subscription hubs and pools', async () => {
     await Promise.all([...hubs.values()].map((h) => h.close()))
     await Promise.all([...pools.values()].map((p) => p.close()))
@@ -153,29 +133,74 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
   await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
   // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).
-  for (const n of config.networks) {
-    const pool = pools.get(n.name)!
-    // The pool's nodes in config order (as status() lists them), by WebSocket URL (as wsUrls names them).
-    const wsOf = (n.upstreams ?? []).map((u) => u.wsUrl ?? u.url.replace(/^http/i, 'ws'))
-    hubs.set(
-      n.name,
-      createSubscriptionHub(n.name, {
-        timeoutMs: config.gateway.upstreamTimeoutMs,
-        wsUrls: () => pool.wsUrls,
-        failoverMs: config.gateway.subscriptionFailoverMs,
-        heartbeatMs: config.gateway.subscriptionHeartbeatMs,
-        failbackMs: config.gateway.subscriptionFailbackMs,
-        ...(wsOf.length > 1
-          ? {
-              isHealthy: (url: string) =>
-                wsOf.indexOf(url) < 0 || pool.status()[wsOf.indexOf(url)]?.state === 'healthy',
-            }
-          : {}),
-        chainId: n.embedded ? undefined : n.chainId,
-        label: (u) => redactUrl(new URL(u)),
-        log: logger,
-      }),
-    )
-  }
-  return { upstreamUrls, pools, hubs, redis, callLayers }
+  for (const n of config.networks) hubs.set(n.name, createNetworkHub(n.name, { config, pools, networkConfigs, logger }))
+  return { upstreamUrls, pools, hubs, redis, callLayers, networkConfigs }
+}
+
+/** One network's pool over its nodes (an embedded chain: its anvil, `upstreamUrls`); also `chaingate reload`'s. */
+export function createNetworkPool(
+  n: NetworkConfig,
+  config: Config,
+  upstreamUrls: ReadonlyMap<string, { url: string; wsUrl: string }>,
+  logger: Logger,
+): UpstreamPool {
+  const endpoints = n.embedded
+    ? [upstreamUrls.get(n.name)!]
+    : n.upstreams!.map((u) => ({
+        url: u.url,
+        onChainIdMismatch: u.onChainIdMismatch,
+        role: u.role,
+        weight: u.weight,
+        timeoutMs: u.timeoutMs,
+        maxRequestsPerSecond: u.maxRequestsPerSecond,
+        labels: u.labels,
+        ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}),
+      }))
+  return createUpstreamPool(n.name, endpoints, {
+    timeoutMs: config.gateway.upstreamTimeoutMs,
+    maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
+    maxResponseBytes: n.maxResponseBytes,
+    // An embedded chain's id is set by chaingate: nothing to check.
+    chainId: n.embedded ? undefined : n.chainId,
+    policy: n.upstreamPolicy,
+    log: logger,
+  })
+}
+
+/**
+ * One network's subscription hub. Its nodes are read from the network's pool and config as they are *now*
+ * (`pools`, `networkConfigs`): after `chaingate reload` rotates them, the next (re)connection uses the new ones.
+ */
+export function createNetworkHub(
+  name: string,
+  w: {
+    config: Config
+    pools: ReadonlyMap<string, UpstreamPool>
+    networkConfigs: ReadonlyMap<string, NetworkConfig>
+    logger: Logger
+  },
+): SubscriptionHub {
+  const { config } = w
+  const n = w.networkConfigs.get(name)!
+  // The pool's nodes in config order (as status() lists them), by WebSocket URL (as wsUrls names them).
+  const wsOf = () => (w.networkConfigs.get(name)?.upstreams ?? []).map((u) => u.wsUrl ?? u.url.replace(/^http/i, 'ws'))
+  return createSubscriptionHub(name, {
+    timeoutMs: config.gateway.upstreamTimeoutMs,
+    wsUrls: () => w.pools.get(name)?.wsUrls ?? [],
+    failoverMs: config.gateway.subscriptionFailoverMs,
+    heartbeatMs: config.gateway.subscriptionHeartbeatMs,
+    failbackMs: config.gateway.subscriptionFailbackMs,
+    ...(n.embedded
+      ? {}
+      : {
+          isHealthy: (url: string) => {
+            const urls = wsOf()
+            const i = urls.indexOf(url)
+            return urls.length < 2 || i < 0 || w.pools.get(name)?.status()[i]?.state === 'healthy'
+          },
+        }),
+    chainId: n.embedded ? undefined : n.chainId,
+    label: (u) => redactUrl(new URL(u)),
+    log: w.logger,
+  })
 }

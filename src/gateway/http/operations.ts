@@ -29,6 +29,8 @@ export interface OperationsDeps {
   storage?: () => Promise<{ status: 'ok' | 'degraded' }>
   /** True once migrations ran and every service started (/startupz, /readyz); unset: started. */
   isStarted?: () => boolean
+  /** The config this process runs (`chaingate reload`, docs/config.md): shown by /healthz, read at each request. */
+  configVersion?: () => { version: string; loadedAt: string } | undefined
   /** Host check and embedded-URL hiding when no token is set (./operations-exposure.ts); unset: neither. */
   exposure?: OperationsExposure | undefined
 }
@@ -50,7 +52,9 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
   app.get('/healthz', { onRequest: allowed }, async (_req, reply) => {
     if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
     const [probed, storage] = await Promise.all([health(), deps.storage?.()])
-    const h = exposure ? withoutEmbeddedUrls(probed, exposure.embeddedNetworks) : probed
+    const shown = exposure ? withoutEmbeddedUrls(probed, exposure.embeddedNetworks) : probed
+    const config = deps.configVersion?.()
+    const h = config ? { ...shown, config } : shown
     if (!storage) return reply.code(200).send(h)
     return reply
       .code(200)

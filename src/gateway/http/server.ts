@@ -22,7 +22,7 @@ import { BODIES, JSON_TYPE, TEXT, isLimitCode, limitAnswer, refusal } from './in
 import { type OperationsDeps, registerOperations } from './operations.ts'
 import { createRpcRoute, rpcTarget } from './rpc-route.ts'
 import { CORS, preflight } from './cors-preflight.ts'
-import { createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
+import { closeNetworkSessions, createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
 
 export interface GatewayServerDeps {
   gateway: Gateway
@@ -60,6 +60,8 @@ export interface GatewayServer {
   listen(host: string, port: number): Promise<string>
   /** Closes every WebSocket of an account (daily balance exhausted). */
   closeAccountSockets(accountId: string, reason: string): void
+  /** Closes every WebSocket on a network `chaingate reload` removed (close code 4004, docs/errors.md). */
+  closeNetworkSockets(network: string): void
   /**
    * Stops accepting, lets in-flight calls finish (answers then say `connection: close`), and after `timeoutMs`
    * (if given) cuts the connections still open.
@@ -236,6 +238,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
         send: (text) => sendTo(ws, text),
         close: (code, reason) => ws.close(code, reason),
         onDailyExhausted: (accountId) => closeAccountSockets(accountId, 'daily credit limit reached'),
+        live: { networks: deps.networks, pools: deps.pools },
       })
       sessions.set(ws, session)
       ws.on('message', (data, isBinary) => {
@@ -273,6 +276,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return app.listen({ host, port })
     },
     closeAccountSockets,
+    closeNetworkSockets: (network) => closeNetworkSessions(sessions, network),
     stopKeepAlive() {
       closing = true
     },

@@ -8,6 +8,8 @@ import type { Gateway } from '../pipeline/execute.ts'
 import { createSubscriptions, type SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
 import type { CallContext, RequestMeta } from '../pipeline/types.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { isLimitCode, limitAnswers, refusal, settingsRejectedAnswers } from './infura-bodies.ts'
 
 export const WS_CLOSE = {
@@ -16,6 +18,8 @@ export const WS_CLOSE = {
   /** No node reachable for subscriptions within gateway.subscriptionFailoverMs: resubscribe. */
   tryAgain: 1013,
   goingAway: 1001,
+  /** `chaingate reload` removed the connection's network from the config (docs/errors.md). */
+  networkRemoved: 4004,
 } as const
 
 export const REVOKED_REASON = 'this API key is revoked or no longer has access to this network'
@@ -31,6 +35,20 @@ export interface WsSessionDeps {
   send(text: string): boolean
   close(code: number, reason: string): void
   onDailyExhausted(accountId: string): void
+  /**
+   * The networks and pools as they are now: `chaingate reload` may have replaced the connection's network or pool
+   * since the upgrade (each message runs on the current ones); none: the upgrade's.
+   */
+  live?: { networks: NetworkRegistry; pools: ReadonlyMap<string, UpstreamPool> }
+}
+
+/** `chaingate reload` removed `network`: its sessions' sockets close with 4004 (docs/errors.md). */
+export function closeNetworkSessions(
+  sessions: ReadonlyMap<{ close(code: number, reason: string): void }, WsSession>,
+  network: string,
+): void {
+  const reason = `network ${network} was removed from this gateway`
+  for (const [socket, s] of sessions) if (s.network === network) socket.close(WS_CLOSE.networkRemoved, reason)
 }
 
 export interface WsSession {
@@ -59,7 +77,10 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   // Limits and plans may change while the socket is open: the newest view of the key for each message.
   const context = (): CallContext | undefined => {
     const entry = deps.keys.byId(keyId)
-    return entry?.networks.has(network) ? { ...initial, entry, local: subs.local, deliver } : undefined
+    if (!entry?.networks.has(network)) return undefined
+    const now = deps.live && { network: deps.live.networks.byName(network), pool: deps.live.pools.get(network) }
+    const current = now?.network && now.pool ? { network: now.network, pool: now.pool } : undefined
+    return { ...initial, ...current, entry, local: subs.local, deliver }
   }
 
   return {

@@ -17,6 +17,7 @@ export type { CallLayers } from './layers.ts'
 export interface NetworkLayers {
   layers: Map<string, CallLayers>
   store: CacheStore
+  floors: HeadFloorStore
   close(): void
 }
 
@@ -55,6 +56,7 @@ export function createNetworkLayers(
   return {
     layers,
     store,
+    floors,
     close() {
       for (const l of layers.values()) l.close()
     },

@@ -16,7 +16,7 @@ import type { HubOptions, MoveReason, Shared } from './hub.ts'
 
 export { call, NodeRpcError, toBig, type Conn } from './node-calls.ts'
 
-const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred' | 'unhealthy'>, string> = {
+const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred' | 'unhealthy' | 'removed'>, string> = {
   dropped: 'subscription connection lost: moving subscriptions',
   hung: 'subscription node stopped answering: moving subscriptions',
 }
@@ -25,6 +25,9 @@ const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 5000
 /** Notifications that arrive before their eth_subscribe answer is processed, kept per connection. */
 const MAX_EARLY = 256
+/** A move off a removed node that finds another move or a failover under way is tried again this often, this long. */
+const LEAVE_RETRY_MS = 100
+const LEAVE_TRIES = 50
 
 export interface NodeLink {
   /** The current connection, or the one being made. */
@@ -34,6 +37,8 @@ export interface NodeLink {
   readonly current: Conn | undefined
   readonly closed: boolean
   readonly moves: Record<MoveReason, number>
+  /** SubscriptionHub.leaveRemovedNode. */
+  leaveRemovedNode(): Promise<boolean>
   /** Shutting down: no reconnection, the subscriptions forgotten, the connection closed. */
   close(): void
 }
@@ -50,7 +55,14 @@ export function createNodeLink(
   let connecting: Promise<Conn> | undefined
   let closed = false
   let wake: (() => void) | undefined
-  const moves: Record<MoveReason, number> = { dropped: 0, hung: 0, unhealthy: 0, preferred: 0, 'gave-up': 0 }
+  const moves: Record<MoveReason, number> = {
+    dropped: 0,
+    hung: 0,
+    unhealthy: 0,
+    preferred: 0,
+    removed: 0,
+    'gave-up': 0,
+  }
 
   const onNotification = (conn: Conn, msg: { method?: string; params?: unknown }) => {
     const params = msg.params as { subscription?: string; result?: unknown } | undefined
@@ -256,6 +268,22 @@ export function createNodeLink(
       return closed
     },
     moves,
+    async leaveRemovedNode() {
+      for (let i = 0; i < LEAVE_TRIES && !closed; i++) {
+        const conn = current
+        const urls = opts.wsUrls()
+        // Not connected (the next connection reads the new list), or still on a configured node.
+        if (conn === undefined || conn.dead || urls.includes(conn.url)) return true
+        if (conn.byNodeId.size === 0) {
+          // Nothing to move: forget the connection; the next subscription connects to a configured node.
+          onClosed(conn)
+          return true
+        }
+        for (const url of urls) if (await switcher.moveTo(url, 'removed')) return true
+        await new Promise((r) => setTimeout(r, LEAVE_RETRY_MS))
+      }
+      return false
+    },
     close() {
       closed = true
       switcher.close()

@@ -50,14 +50,20 @@ export interface SubscriptionHub {
   readonly upstream: string | undefined
   /** Times the subscriptions left a node, by why; `gave-up`: no node within failoverMs (clients closed, 1013). */
   readonly moves: Readonly<Record<MoveReason, number>>
+  /**
+   * After `chaingate reload` changed the network's nodes: if the subscriptions are on a node no longer in
+   * `wsUrls()`, moves them to a configured one, make before break. False when they could not move (they stay where
+   * they are until that node drops; then the usual failover takes the new list).
+   */
+  leaveRemovedNode(): Promise<boolean>
   close(): Promise<void>
 }
 
 /**
  * dropped: the connection closed; hung: no heartbeat answer; unhealthy: the pool found the node lagging, failing or
- * cordoned; preferred: back to the node ranked first (after failbackMs).
+ * cordoned; preferred: back to the node ranked first (after failbackMs); removed: `chaingate reload` took the node out.
  */
-export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'preferred' | 'gave-up'
+export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'preferred' | 'removed' | 'gave-up'
 
 export interface HubOptions {
   timeoutMs: number
@@ -229,6 +235,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       return link.current?.label
     },
     moves: link.moves,
+    leaveRemovedNode: () => link.leaveRemovedNode(),
     async close() {
       link.close()
     },

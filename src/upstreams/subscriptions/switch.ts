@@ -8,7 +8,8 @@
  * Two reasons to move while the current node still works:
  * - preferred: the pool ranks another node first (a primary again healthy after a failover, or a better-ranked
  *   node) and it has answered `eth_chainId` on a fresh WebSocket at every check for `failbackMs` (hysteresis);
- * - unhealthy: the pool finds the current node lagging, down or cordoned (or it answers another chain id).
+ * - unhealthy: the pool finds the current node lagging, down or cordoned (or it answers another chain id);
+ * - removed: `chaingate reload` took the node out of the network's config (src/app/reload).
  */
 import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../pool/ws-connection.ts'
@@ -38,7 +39,7 @@ export interface SwitchContext {
 
 export interface Switcher {
   /** Moves every shared subscription to `url`, make before break; false (nothing changed) when it could not. */
-  moveTo(url: string, why: 'preferred' | 'unhealthy'): Promise<boolean>
+  moveTo(url: string, why: 'preferred' | 'unhealthy' | 'removed'): Promise<boolean>
   readonly moving: boolean
   close(): void
 }
@@ -48,7 +49,7 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
   let moving = false
   let stopped = false
 
-  const moveTo = async (url: string, why: 'preferred' | 'unhealthy'): Promise<boolean> => {
+  const moveTo = async (url: string, why: 'preferred' | 'unhealthy' | 'removed'): Promise<boolean> => {
     const from = ctx.current()
     if (from === undefined || from.dead || from.url === url || moving || ctx.busy()) return false
     moving = true

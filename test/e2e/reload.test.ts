@@ -1,0 +1,179 @@
+/**
+ * Reloading a running gateway in place (docs/config.md, "Reloading"): the app re-reads its config file
+ * (`readConfig`, as `chaingate start` gives it) and applies networks, upstreams, credit prices and the log level
+ * without a restart. Real anvils behind TCP proxies (so an upstream URL can be rotated to another proxy of the same
+ * chain and the old one cut), real HTTP and WebSocket clients.
+ */
+import { writeFileSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { request } from 'undici'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
+import { loadConfig } from '../../src/config/load.ts'
+import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
+import { call, startTestServer, type TestServer } from './helpers/server.ts'
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { newHeadsClient, range, rpcAt, waitFor } from './helpers/ws-subscribers.ts'
+
+const CHAIN_A = 31361
+const CHAIN_B = 31362
+let anvilA: RunningAnvil
+let anvilB: RunningAnvil
+let p1: TcpProxy
+let p2: TcpProxy
+let pB: TcpProxy
+let s: TestServer
+let dir: string
+let file: string
+
+const PLANS = { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } }
+const up = (p: TcpProxy) => ({ url: p.url, wsUrl: p.wsUrl })
+
+/** The file's config: what startTestServer runs, with these networks, prices and log level. */
+function configFile(o: {
+  remote?: TcpProxy[]
+  other?: boolean
+  added?: boolean
+  price?: number
+  level?: string
+  port?: number
+}): Record<string, unknown> {
+  const networks = [{ name: 'remote', chainId: CHAIN_A, upstreams: (o.remote ?? [p1]).map(up) }]
+  if (o.other ?? true) networks.push({ name: 'other', chainId: CHAIN_B, upstreams: [up(pB)] })
+  if (o.added) networks.push({ name: 'added', chainId: CHAIN_B, upstreams: [up(pB)] })
+  return {
+    dataDir: join(dir, 'data'),
+    database: { url: null },
+    gateway: { port: o.port ?? 0, devAccount: null, usageFlushMs: 100, settingsPollMs: 100 },
+    networks,
+    plans: PLANS,
+    credits: o.price === undefined ? {} : { methods: { eth_blockNumber: o.price } },
+    log: { level: o.level ?? 'info' },
+    wallet: { enabled: false },
+  }
+}
+const write = (raw: unknown) => writeFileSync(file, JSON.stringify(raw))
+
+const mineA = () => rpcAt(anvilA.url, 'anvil_mine', ['0x1'])
+const headA = async () => Number(await rpcAt(anvilA.url, 'eth_blockNumber'))
+
+async function post(network: string, body: unknown) {
+  const res = await request(s.endpoint(network), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  })
+  const text = await res.body.text()
+  return { status: res.statusCode, text, credits: Number(res.headers['x-credits-charged']) }
+}
+
+async function healthVersion(): Promise<string> {
+  const res = await request(`${s.url}/healthz`)
+  return ((await res.body.json()) as { config: { version: string } }).config.version
+}
+
+beforeAll(async () => {
+  ;[anvilA, anvilB] = await Promise.all([
+    startAnvil({ chainId: CHAIN_A, port: 0, blockTimeSeconds: 0 }),
+    startAnvil({ chainId: CHAIN_B, port: 0, blockTimeSeconds: 0 }),
+  ])
+  ;[p1, p2, pB] = await Promise.all([startTcpProxy(anvilA.url), startTcpProxy(anvilA.url), startTcpProxy(anvilB.url)])
+  dir = mkdtempSync(join(tmpdir(), 'chaingate-reload-'))
+  file = join(dir, 'chaingate.json')
+  const raw = configFile({})
+  write(raw)
+  s = await startTestServer(raw, { readConfig: () => loadConfig(file) })
+}, 60_000)
+
+afterAll(async () => {
+  await s?.stop()
+  await Promise.all([p1, p2, pB].map((p) => p?.close()))
+  await Promise.all([anvilA?.stop(), anvilB?.stop()])
+  rmSync(dir, { recursive: true, force: true })
+})
+
+describe('reload in place', { timeout: 120_000 }, () => {
+  it('reprices a method and changes the log level; /healthz shows the new config version', async () => {
+    const before = await healthVersion()
+    expect((await post('remote', call('eth_blockNumber'))).credits).toBe(80)
+    write(configFile({ price: 7, level: 'debug' }))
+    const r = await s.app.reload()
+    expect(r).toMatchObject({
+      ok: true,
+      changes: ['credits changed (credits.methods.eth_blockNumber)', 'log.level info → debug'],
+    })
+    expect(r.version).not.toBe(before)
+    expect(await healthVersion()).toBe(r.version)
+    expect((await post('remote', call('eth_blockNumber'))).credits).toBe(7)
+    expect(s.app.logger.level).toBe('debug')
+    // The same file again: nothing changes, the version stays.
+    expect(await s.app.reload()).toMatchObject({ ok: true, changes: [], version: r.version })
+    write(configFile({}))
+    expect((await s.app.reload()).ok).toBe(true)
+    expect(s.app.logger.level).toBe('info')
+  })
+
+  it('an invalid file or a port change changes nothing: one line naming the setting, the old config serves', async () => {
+    const version = await healthVersion()
+    write({ ...configFile({ price: 7 }), plans: { team: { creditsPerDay: -1 } } })
+    const invalid = await s.app.reload()
+    expect(invalid.ok).toBe(false)
+    expect(invalid.error).toMatch(
+      /^invalid config .*chaingate\.json: plans\.team\.creditsPerDay: .*nothing was reloaded$/,
+    )
+    write(configFile({ price: 7, port: 1 }))
+    const refused = await s.app.reload()
+    expect(refused).toMatchObject({ ok: false, version })
+    expect(refused.error).toBe(
+      'gateway.port: cannot change while chaingate runs (restart to apply it); nothing was reloaded',
+    )
+    expect((await post('remote', call('eth_blockNumber'))).credits).toBe(80)
+    expect(await healthVersion()).toBe(version)
+    write(configFile({}))
+  })
+
+  it('rotates an upstream URL: newHeads moves make-before-break, no head lost or repeated; the old node is not used', async () => {
+    const c = await newHeadsClient(s)
+    const start = await headA()
+    for (let i = 0; i < 3; i++) await mineA()
+    await waitFor(() => c.heads().includes(start + 3))
+    write(configFile({ remote: [p2] }))
+    const r = await s.app.reload()
+    expect(r).toMatchObject({ ok: true, changes: ['network remote changed (upstreams)'] })
+    expect(s.app.hubs.get('remote')!.upstream).toContain(`:${p2.port}`)
+    expect(s.app.hubs.get('remote')!.moves.removed).toBe(1)
+    await p1.cut() // the rotated-out URL stops working: nothing may need it any more
+    for (let i = 0; i < 3; i++) await mineA()
+    expect(JSON.parse((await post('remote', call('eth_blockNumber'))).text).result).toBe(
+      `0x${(start + 6).toString(16)}`,
+    )
+    await waitFor(() => c.heads().includes(start + 6))
+    expect(c.heads().filter((n) => n > start)).toEqual(range(start + 1, start + 6))
+    expect(c.closedWith()).toBeUndefined()
+    c.ws.close()
+    await p1.restore()
+  })
+
+  it('adds a network and removes one: its WebSocket clients are closed with 4004, its path answers unknown network', async () => {
+    const ws = new WebSocket(s.endpoint('other').replace('http', 'ws').replace('/v3/', '/ws/v3/'))
+    await new Promise((r, j) => ws.once('open', r).once('error', j))
+    const closed = new Promise<{ code: number; reason: string }>((r) =>
+      ws.on('close', (code, reason) => r({ code, reason: reason.toString() })),
+    )
+    write(configFile({ remote: [p2], other: false, added: true }))
+    const r = await s.app.reload()
+    expect(r).toMatchObject({ ok: true, changes: ['network added added', 'network other removed'] })
+    expect(await closed).toEqual({ code: 4004, reason: 'network other was removed from this gateway' })
+    const gone = await post('other', call('eth_chainId'))
+    expect(gone.status).toBe(404)
+    // A new network is enabled on a key like any network (here directly; `chaingate key enable-network`).
+    await s.app.keys.setNetwork(s.key.id, 'added', true)
+    await s.app.keySnapshot.reload()
+    expect(JSON.parse((await post('added', call('eth_chainId'))).text).result).toBe(`0x${CHAIN_B.toString(16)}`)
+    expect([...s.app.pools.keys()]).toEqual(['remote', 'added'])
+    write(configFile({ remote: [p2] }))
+    expect((await s.app.reload()).ok).toBe(true)
+  })
+})

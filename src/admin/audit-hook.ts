@@ -11,7 +11,9 @@ import type { AdminDeps } from './context.ts'
 export function registerAuditHook(app: FastifyInstance, deps: AdminDeps): void {
   app.addHook('onSend', async (req, reply, payload) => {
     const note = req.adminAudit ?? { actor: 'anonymous' }
-    const route = req.routeOptions.url
+    // The route's pattern (ids go to `target`); for an unknown path, the path itself.
+    const pattern = req.routeOptions.url
+    const route = pattern?.endsWith('/*') ? undefined : pattern
     const params = (req.params ?? {}) as { id?: unknown }
     const summary = note.summary ?? (req.routeOptions.schema as { summary?: string } | undefined)?.summary ?? ''
     await recordAudit(deps.db, {

@@ -109,6 +109,8 @@ describe('accounts', () => {
       const missing = await api.send(method, path, body)
       expect([missing.status, missing.body], `${method} ${path}`).toEqual([404, refusal('NOT_FOUND')])
     }
+    const badRange = await api.get(`/accounts/${id}/usage?range=1y`)
+    expect([badRange.status, badRange.body]).toEqual([422, refusal('INVALID_INPUT', 'range')])
   })
 
   it("disable refuses the account's keys at the gateway; enable serves them again; twice is 409", async () => {
@@ -157,11 +159,15 @@ describe('keys', () => {
     expect([notList.status, notList.body]).toEqual([422, refusal('INVALID_INPUT', 'networks')])
     expect((await api.put(`/keys/${key.id}/name`, { name: 'renamed' })).body.name).toBe('renamed')
 
+    const badName = await api.put(`/keys/${key.id}/name`, { name: '' })
+    expect([badName.status, badName.body]).toEqual([422, refusal('INVALID_INPUT', 'name')])
     const revoked = await api.post(`/keys/${key.id}/revoke`)
     expect(typeof revoked.body.revokedAt).toBe('number')
     expect((await server.rpc(call('eth_chainId'), { key: key.key })).status).toBe(401)
     const again = await api.post(`/keys/${key.id}/revoke`)
     expect([again.status, again.body]).toEqual([409, refusal('CONFLICT')])
+    const secretOfRevoked = await api.post(`/keys/${key.id}/secret`)
+    expect([secretOfRevoked.status, secretOfRevoked.body]).toEqual([409, refusal('CONFLICT')])
     expect((await api.get(`/keys?account=${account.id}`)).body.keys).toEqual([])
     expect((await api.get(`/keys?account=${account.id}&all=true`)).body.keys).toHaveLength(1)
   })
@@ -201,6 +207,9 @@ describe('keys', () => {
       ['GET', '/keys/nope/security', undefined],
       ['POST', '/keys', { account: 'nobody@example.com' }],
       ['GET', '/keys?account=nobody', undefined],
+      ['GET', '/usage?key=nope', undefined],
+      ['GET', '/usage?account=nobody', undefined],
+      ['GET', '/keys/nope/requests', undefined],
     ] as const) {
       const r = await api.send(method, path, body)
       expect([r.status, r.body], `${method} ${path}`).toEqual([404, refusal('NOT_FOUND')])
@@ -315,7 +324,16 @@ describe('the OpenAPI document', () => {
     expect(create.requestBody.content['application/json'].schema.required).toEqual(['account'])
     expect(create.responses['201']).toBeDefined()
     expect(create.responses['4XX'].content['application/json'].schema.properties.error).toBeDefined()
-    // Every documented path answers (not the wildcard's 404) on the real listener.
+    // Every documented route answers (not the wildcard's 404) on the real listener, and refuses without the token.
+    const anonymous = adminClient(server.url, null)
+    const wrong = adminClient(server.url, 'not-the-admin-token-at-all')
+    for (const entry of documented) {
+      const [verb, route] = entry.split(' ') as ['GET' | 'POST' | 'PUT', string]
+      const path = route.replace('/admin/v1', '').replace('{id}', 'no-such-id')
+      const body = verb === 'GET' ? undefined : {}
+      expect((await anonymous.send(verb, path, body)).status, entry).toBe(401)
+      expect((await wrong.send(verb, path, body)).status, entry).toBe(403)
+    }
     for (const entry of documented) {
       const [method, path] = entry.split(' ') as ['GET' | 'POST' | 'PUT', string]
       const r = await api.send(

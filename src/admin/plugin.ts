@@ -17,6 +17,7 @@ import { sendRefusal } from './answers.ts'
 import { registerAuditHook } from './audit-hook.ts'
 import { createAdmin, type Admin, type AdminDeps } from './context.ts'
 import { registerAccountRoutes } from './routes/accounts.ts'
+import { registerAlertRoutes } from './routes/alerts.ts'
 import { registerAuditRoutes } from './routes/audit.ts'
 import { registerKeyRoutes } from './routes/keys.ts'
 import { registerPlanRoutes } from './routes/plans.ts'
@@ -32,6 +33,7 @@ export const ADMIN_PREFIX = '/admin/v1'
 /** One registrar per resource; a new resource adds its file under ./routes/ and one line here. */
 const RESOURCES: ((app: FastifyInstance, admin: Admin) => void)[] = [
   registerAccountRoutes,
+  registerAlertRoutes,
   registerKeyRoutes,
   registerPlanRoutes,
   registerUsageRoutes,
@@ -56,7 +58,8 @@ async function adminContext(app: FastifyInstance, deps: AdminDeps, token: string
       info: {
         title: 'chaingate admin API',
         version: '1',
-        description: 'Accounts, keys, plans, usage, upstream state, audit and reload (docs/admin-api.md).',
+        description:
+          'Accounts, keys, plans, usage, usage alerts, upstream state, audit and reload (docs/admin-api.md).',
       },
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],

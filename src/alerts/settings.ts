@@ -61,10 +61,14 @@ export function parseThresholds(input: string | readonly number[]): number[] {
   for (const p of parts) {
     const n = typeof p === 'number' ? p : /^\d+$/.test(p) ? Number(p) : Number.NaN
     if (!Number.isInteger(n) || n < 1 || n > 100)
-      throw errors.validation(`creditThresholds: ${String(p)} is not a whole percentage from 1 to 100`)
+      throw errors.validation(
+        `creditThresholds: ${String(p)} is not a whole percentage from 1 to 100`,
+        'creditThresholds',
+      )
     out.add(n)
   }
-  if (out.size > MAX_THRESHOLDS) throw errors.validation(`creditThresholds: at most ${MAX_THRESHOLDS} thresholds`)
+  if (out.size > MAX_THRESHOLDS)
+    throw errors.validation(`creditThresholds: at most ${MAX_THRESHOLDS} thresholds`, 'creditThresholds')
   return [...out].sort((a, b) => a - b)
 }
 
@@ -73,7 +77,10 @@ export function parseRefusalRate(input: string | number | null): number | null {
   if (input === null || input === '' || input === 'none' || input === 0 || input === '0') return null
   const n = typeof input === 'number' ? input : /^\d+$/.test(input) ? Number(input) : Number.NaN
   if (!Number.isInteger(n) || n < 1 || n > 10_000_000)
-    throw errors.validation(`refusalsPerMinute: ${String(input)} is not a whole number of calls from 1 to 10000000`)
+    throw errors.validation(
+      `refusalsPerMinute: ${String(input)} is not a whole number of calls from 1 to 10000000`,
+      'refusalsPerMinute',
+    )
   return n
 }
 
@@ -86,11 +93,12 @@ export function checkWebhookUrl(input: string, allowedHosts: readonly string[] |
   try {
     url = new URL(input)
   } catch {
-    throw errors.validation('webhookUrl: not a URL')
+    throw errors.validation('webhookUrl: not a URL', 'webhookUrl')
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw errors.validation('webhookUrl: only http(s) URLs')
-  if (url.username || url.password) throw errors.validation('webhookUrl: no user or password in the URL')
-  if (input.length > 2048) throw errors.validation('webhookUrl: at most 2048 characters')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw errors.validation('webhookUrl: only http(s) URLs', 'webhookUrl')
+  if (url.username || url.password) throw errors.validation('webhookUrl: no user or password in the URL', 'webhookUrl')
+  if (input.length > 2048) throw errors.validation('webhookUrl: at most 2048 characters', 'webhookUrl')
   const host = url.hostname.toLowerCase()
   const allowed =
     allowedHosts === null ||
@@ -98,7 +106,8 @@ export function checkWebhookUrl(input: string, allowedHosts: readonly string[] |
       const rule = h.toLowerCase()
       return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule
     })
-  if (!allowed) throw errors.validation(`webhookUrl: host ${host} is not in the gateway's alerts.allowedHosts`)
+  if (!allowed)
+    throw errors.validation(`webhookUrl: host ${host} is not in the gateway's alerts.allowedHosts`, 'webhookUrl')
   return url.toString()
 }
 

@@ -6,6 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { createAccountsRepository, type AccountsRepository } from '../accounts/repository.ts'
 import { createCredentialsRepository, type CredentialsRepository } from '../accounts/password-repository.ts'
 import { createSessionsRepository, type SessionsRepository } from '../accounts/login-repository.ts'
+import { createAlertLog, type AlertLog } from '../alerts/log.ts'
+import { createAlertSettingsRepository, type AlertSettingsRepository } from '../alerts/settings.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from '../keys/repository.ts'
 import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
@@ -38,6 +40,8 @@ export interface DashboardDeps {
     dashboard: DashboardConfig
     /** The request explorer (docs/requests.md); absent: the key page has no requests section. */
     requests?: { enabled: boolean; retentionHours: number } | undefined
+    /** Usage alerts (docs/alerts.md): which webhook hosts are allowed; absent: any. */
+    alerts?: { allowedHosts: string[] | null } | undefined
   }
   clock: { now(): number }
   logger: DashboardLogger
@@ -63,6 +67,9 @@ export interface Dash {
   keys: KeysRepository
   credentials: CredentialsRepository
   sessions: SessionsRepository
+  /** Usage alerts: the account's settings and the alerts that fired (src/alerts). */
+  alertSettings: AlertSettingsRepository
+  alertLog: AlertLog
   networkNames: string[]
   /** Log-in attempts per email and per client IP, per minute. */
   loginLimiter: AttemptLimiter
@@ -98,6 +105,8 @@ export function createDash(deps: DashboardDeps): Dash {
     keys,
     credentials: createCredentialsRepository(db),
     sessions: createSessionsRepository(db),
+    alertSettings: createAlertSettingsRepository(db, { allowedHosts: deps.config.alerts?.allowedHosts ?? null }),
+    alertLog: createAlertLog(db),
     networkNames,
     loginLimiter: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
     signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),

@@ -4,15 +4,18 @@
  */
 import type { Account } from '../../accounts/repository.ts'
 import type { PlanConfig } from '../../config/schema.ts'
-import { html } from '../html.ts'
+import { html, type SafeHtml } from '../html.ts'
 import { csrfField, layout, type PageContext } from './layout.ts'
 
-export function settingsPage(ctx: PageContext, data: { account: Account; activeKeys: number }): string {
+export function settingsPage(
+  ctx: PageContext,
+  data: { account: Account; activeKeys: number; alerts?: SafeHtml | undefined },
+): string {
   const { account } = data
   return layout(
     'Account',
     ctx,
-    html`<section class="card" aria-labelledby="who-h"><h2 id="who-h">Your account</h2><p><strong>${account.email}</strong> · plan <strong>${account.plan}</strong>${account.role === 'operator' ? html` · operator (<a href="/accounts">all accounts</a>)` : ''} · ${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'}</p></section>
+    html`<section class="card" aria-labelledby="who-h"><h2 id="who-h">Your account</h2><p><strong>${account.email}</strong> · plan <strong>${account.plan}</strong>${account.role === 'operator' ? html` · operator (<a href="/accounts">all accounts</a>)` : ''} · ${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'}</p></section>${data.alerts ?? ''}
 <section class="card" aria-labelledby="password-h"><h2 id="password-h">Change password</h2><form method="post" action="/account/password">${csrfField(ctx.csrfToken)}<input type="text" name="username" autocomplete="username" value="${account.email}" hidden><label for="current-password">Current password</label><input id="current-password" name="currentPassword" type="password" autocomplete="current-password" required><label for="new-password">New password</label><input id="new-password" name="newPassword" type="password" autocomplete="new-password" minlength="8" required aria-describedby="new-password-hint"><p id="new-password-hint" class="muted">At least 8 characters. Your other sessions (other browsers and devices) are logged out; this one stays.</p><label for="confirm-password">New password again</label><input id="confirm-password" name="confirmPassword" type="password" autocomplete="new-password" minlength="8" required><p><button type="submit">Change password</button></p></form></section>
 <section class="card" aria-labelledby="delete-h"><h2 id="delete-h">Delete account</h2><p>Deleting the account revokes its ${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'} at once on every network, logs out every session and frees the email address. It cannot be undone. The usage already recorded stays in the gateway's totals, without your email.</p><form method="post" action="/account/delete">${csrfField(ctx.csrfToken)}<label for="delete-password">Password</label><input id="delete-password" name="password" type="password" autocomplete="current-password" required><label class="check"><input type="checkbox" name="confirm" value="yes" required> Yes, delete ${account.email} and revoke its keys</label><p><button type="submit" class="danger">Delete account</button></p></form></section>`,
   )

@@ -6,15 +6,19 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../../accounts/repository.ts'
+import { parseRefusalRate, parseThresholds } from '../../alerts/settings.ts'
+import { isChaingateError } from '../../errors/index.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { alertsSection } from '../pages/alerts.ts'
 import { settingsPage } from '../pages/settings.ts'
 import type { PageContext } from '../pages/layout.ts'
 
 const DONE: Record<string, string> = {
   password: 'Password changed. Every other session of this account was logged out.',
+  alerts: 'Usage alerts saved.',
 }
 
 export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
@@ -26,9 +30,16 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     account: Account,
     status = 200,
     flash?: PageContext['flash'],
+    secret?: string,
   ) => {
     const activeKeys = (await dash.keys.list({ accountId: account.id })).length
-    return sendPage(reply, status, settingsPage(await dash.pageCtx(req, '/account', flash), { account, activeKeys }))
+    const ctx = await dash.pageCtx(req, '/account', flash)
+    const alerts = alertsSection(ctx.csrfToken, {
+      settings: await dash.alertSettings.get(account.id),
+      recent: await dash.alertLog.recent(account.id, 20),
+      secret,
+    })
+    return sendPage(reply, status, settingsPage(ctx, { account, activeKeys, alerts }))
   }
 
   /** The password check of a settings form: rate-limited like log-in; answers the page itself when it fails. */
@@ -85,6 +96,32 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     await startSession(dash, req, reply, who.account.id)
     logger.info({ accountId: who.account.id }, 'dashboard password changed')
     return reply.redirect('/account?done=password', 303)
+  })
+
+  // Usage alerts (docs/alerts.md): saved through the same rules as the CLI and the admin API (src/alerts/settings.ts).
+  app.post('/account/alerts', async (req, reply) => {
+    const who = await requireAccount(dash, req, reply)
+    if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
+    let saved: Awaited<ReturnType<typeof dash.alertSettings.set>>
+    try {
+      saved = await dash.alertSettings.set(
+        who.account.id,
+        {
+          creditThresholds: parseThresholds(field(req.body, 'thresholds')),
+          refusalsPerMinute: parseRefusalRate(field(req.body, 'refusalsPerMinute').trim()),
+          webhookUrl: field(req.body, 'webhookUrl').trim() || null,
+          rotateSecret: field(req.body, 'rotateSecret') === 'yes',
+        },
+        clock.now(),
+      )
+    } catch (err) {
+      if (!isChaingateError(err) || err.code !== 'VALIDATION') throw err
+      return render(req, reply, who.account, 400, { kind: 'error', message: `Alerts not saved: ${err.message}` })
+    }
+    logger.info({ accountId: who.account.id }, 'dashboard usage alerts saved')
+    // The secret is shown in this answer only (a redirect would have to carry it).
+    if (saved.secret) return render(req, reply, who.account, 200, { kind: 'ok', message: DONE.alerts! }, saved.secret)
+    return reply.redirect('/account?done=alerts', 303)
   })
 
   app.post('/account/delete', async (req, reply) => {

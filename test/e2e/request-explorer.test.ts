@@ -7,6 +7,7 @@
 import { rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import WebSocket from 'ws'
 import type { ApiKey } from '../../src/keys/repository.ts'
 import { queryRequests } from '../../src/usage/requests/queries.ts'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
@@ -41,6 +42,8 @@ beforeAll(async () => {
     {
       dataDir: join(dir, 'data'),
       admin: { token: ADMIN_TOKEN },
+      // The team plan's credits/s: the paging test's 60 quick calls are not refused.
+      gateway: { defaultPlan: 'team' },
       networks: [
         {
           name: 'remote',
@@ -106,6 +109,25 @@ describe('request explorer', () => {
     expect((await records({ errorsOnly: true })).map((r) => r.method)).toEqual(['eth_noSuchMethod'])
     expect((await records({ status: '-32601' })).map((r) => r.method)).toEqual(['eth_noSuchMethod'])
     expect((await records({ method: 'eth_chainId' })).length).toBe(2)
+  })
+
+  it('a WebSocket call is recorded too, with the Origin of the upgrade or else the IP address', async () => {
+    const over = async (headers: Record<string, string>, id: number) => {
+      const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/remote/ws/v3/${key.key}`, { headers })
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+      const answer = new Promise<string>((resolve) => ws.once('message', (d) => resolve(d.toString())))
+      ws.send(JSON.stringify(call('eth_getTransactionCount', [ADDRESS, 'latest'], id)))
+      expect(JSON.parse(await answer).result).toBe('0x1')
+      ws.close()
+    }
+    await over({ origin: 'https://ws.example' }, 7)
+    await over({}, 8)
+    const rows = await records({ method: 'eth_getTransactionCount' })
+    const ws = rows.filter((r) => r.client === 'https://ws.example')
+    expect(ws).toMatchObject([{ status: 'ok', network: 'remote' }])
+    expect(ws[0]!.served).not.toBeNull()
+    // The batch's call (HTTP) and the second socket's: both by IP address.
+    expect(rows.filter((r) => /127\.0\.0\.1/.test(r.client ?? ''))).toHaveLength(2)
   })
 
   it('an over-limit refusal is recorded with its HTTP status, uncharged; never the key or params', async () => {

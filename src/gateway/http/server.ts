@@ -227,6 +227,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return
     }
     const ctx = auth.ctx
+    // The client's address, for the request explorer (delivery over WebSocket is judged by `deliver`, not by it).
+    ctx.client = socket
     wss.handleUpgrade(req, socket, head, (ws) => {
       deps.metrics.wsConnections(1)
       const session = createWsSession(ctx, {

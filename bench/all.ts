@@ -16,6 +16,7 @@ const SUITES = [
   'cache',
   'upstreams',
   'subscriptions',
+  'fanout',
   'upstream-usage',
   'limits',
   'storage',

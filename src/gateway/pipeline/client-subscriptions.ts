@@ -7,7 +7,8 @@
  * Events are charged per the event table (docs/errors.md; https://docs.metamask.io/services/get-started/pricing/):
  * newHeads per block, logs at most once per block, newPendingTransactions at most once per second. An event is
  * charged only when it is delivered, and never beyond the day's balance: the event that uses up the balance costs
- * what was left, then the connection is told the balance ran out.
+ * what was left, then the connection is told the balance ran out. The charge is reserved, refunded and written to
+ * the ledger once per key and event for all its subscribers (./event-charges.ts).
  */
 import { randomBytes } from 'node:crypto'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
@@ -19,6 +20,7 @@ import { serializeError, serializeResult, toErrorObject, type RpcCall } from '..
 import type { Metrics } from '../../observability/metrics.ts'
 import type { Tracing } from '../../observability/tracing.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import { delivered, FRAME_HEAD, joinGroup, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
 
@@ -56,6 +58,8 @@ export interface Subscriptions {
 interface ClientSubscription {
   node: NodeSubscription
   kind: string
+  /** Leaves the key's fan-out group. */
+  release(): void
   lastChargedBlock?: string | undefined
   lastChargedMs?: number | undefined
 }
@@ -84,7 +88,6 @@ export function createSubscriptions(
   const settle = createSettle(deps)
   let opening = 0
   let disposed = false
-  const { accountId, keyId, network } = owner
 
   const due = (sub: ClientSubscription, result: unknown, now: number): boolean => {
     if (sub.kind === 'logs') {
@@ -101,58 +104,19 @@ export function createSubscriptions(
     return true
   }
 
-  // With the Redis limit store a charge may wait for Redis (docs/scale-out.md): events arriving meanwhile queue
-  // behind it, so they are still delivered in order.
-  let queued: Promise<void> | undefined
-  const onEvent = (clientId: string, result: unknown, resultJson: string) => {
-    const run = queued
-      ? queued.then(() => handleEvent(clientId, result, resultJson))
-      : handleEvent(clientId, result, resultJson)
-    if (run === undefined) return
-    const q: Promise<void> = run.then(
-      () => {
-        if (queued === q) queued = undefined
-      },
-      () => {
-        if (queued === q) queued = undefined
-      },
-    )
-    queued = q
-  }
-
-  const handleEvent = (clientId: string, result: unknown, resultJson: string): Promise<void> | undefined => {
+  // The key's charge for an event is reserved once for all its subscribers before the fan-out reaches them (with
+  // Redis it may wait for Redis: the hub holds the fan-out meanwhile, so events still arrive in order).
+  const exhausted = () => io.exhausted()
+  const handleEvent = (clientId: string, result: unknown, round: Round) => {
     const sub = subs.get(clientId)
-    const entry = deps.keys.byId(keyId)
-    if (!sub || disposed || !entry) return
-    const now = deps.clock.now()
-    const price = due(sub, result, now) ? deps.costs.event(sub.kind) : 0
-    // Reserved first, never beyond the day's balance: the event that uses up the balance costs what was left.
-    const charging = price === 0 ? 0 : deps.limits.chargeWithin(entry.limits, price, now)
-    const send = (charged: number) => {
-      if (disposed) {
-        if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
-        return
-      }
-      if (price > 0 && charged === 0) {
-        io.exhausted()
-        return
-      }
-      const ok = io.event
-        ? io.event(clientId, result)
-        : io.deliver!(
-            `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${clientId}",` +
-              `"result":${resultJson}}}`,
-          )
-      if (!ok) {
-        if (charged > 0) deps.limits.adjust(accountId, keyId, -charged, now)
-        return
-      }
-      settle.event(entry, network, sub.kind, charged, now)
-      if (deps.tracing?.on) traceEvent(deps.tracing, owner.traceparent, sub.kind, clientId, charged)
-      if (deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) io.exhausted()
-    }
-    if (typeof charging === 'number') send(charging)
-    else return charging.then(send)
+    if (!sub || disposed || round.entry === undefined) return
+    const charged = take(round, due(sub, result, round.now), exhausted)
+    if (charged === undefined) return
+    const ok = io.event ? io.event(clientId, result) : io.deliver!(FRAME_HEAD + clientId + round.tail)
+    // Not written (socket closed, client not reading): not charged, its share is refunded with the round.
+    if (!ok) return
+    delivered(round, charged, exhausted)
+    if (deps.tracing?.on) traceEvent(deps.tracing, owner.traceparent, sub.kind, clientId, charged)
   }
 
   const reply = (call: RpcCall, error: ChaingateError) =>
@@ -168,26 +132,32 @@ export function createSubscriptions(
       return reply(call, errors.subscriptionLimit(deps.maxSubscriptions))
     const clientId = `0x${randomBytes(16).toString('hex')}`
     opening++
+    const { group, release } = joinGroup(deps, settle, owner, kind)
+    let kept = false
     try {
       const node = await hub.subscribe(
         params,
-        (result, resultJson) => onEvent(clientId, result, resultJson),
+        (result, _json, round) => handleEvent(clientId, result, round as Round),
         (reason) => {
           subs.delete(clientId)
+          release()
           if (!disposed) io.lost(reason)
         },
+        group,
       )
       if (disposed) {
         await node.unsubscribe()
         return undefined
       }
-      subs.set(clientId, { node, kind })
+      subs.set(clientId, { node, kind, release })
+      kept = true
       return call.hasId ? serializeResult(call.id, clientId) : undefined
     } catch (err) {
       if (err instanceof NodeRpcError) return call.hasId ? serializeError(call.id, err.error) : undefined
       throw err
     } finally {
       opening--
+      if (!kept) release()
     }
   }
 
@@ -197,6 +167,7 @@ export function createSubscriptions(
     const sub = subs.get(id)
     if (sub) {
       subs.delete(id)
+      sub.release()
       await sub.node.unsubscribe()
     }
     return call.hasId ? serializeResult(call.id, sub !== undefined) : undefined
@@ -217,6 +188,7 @@ export function createSubscriptions(
       disposed = true
       const all = [...subs.values()]
       subs.clear()
+      for (const s of all) s.release()
       await Promise.all(all.map((s) => s.node.unsubscribe().catch(() => undefined)))
     },
   }

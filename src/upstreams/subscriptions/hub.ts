@@ -25,9 +25,11 @@ import type { Registry } from 'prom-client'
 import { isHex } from 'viem'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
+import type { EventGroup, EventHandler, FanoutListener, Yield } from './fanout.ts'
 import { createReplay } from './replay.ts'
 
 export { NodeRpcError } from './connection.ts'
+export type { EventGroup, EventHandler } from './fanout.ts'
 export { MAX_HEAD_FILL, MAX_LOG_FILL_BLOCKS } from './replay.ts'
 
 export interface NodeSubscription {
@@ -39,11 +41,14 @@ export interface NodeSubscription {
   unsubscribe(): Promise<void>
 }
 
-/** Called per event with the result and its JSON text (serialized once for every client of the subscription). */
-export type EventHandler = (result: unknown, resultJson: string) => void
-
 export interface SubscriptionHub {
-  subscribe(params: unknown[], onEvent: EventHandler, onLost: (reason: string) => void): Promise<NodeSubscription>
+  /** `group`: listeners prepared and settled together per event (src/upstreams/subscriptions/fanout.ts). */
+  subscribe(
+    params: unknown[],
+    onEvent: EventHandler,
+    onLost: (reason: string) => void,
+    group?: EventGroup,
+  ): Promise<NodeSubscription>
   /** Node subscriptions currently held (one per distinct kind and filter). */
   readonly size: number
   /** The node the subscriptions are on now (redacted), if connected. */
@@ -94,10 +99,12 @@ export interface HubOptions {
   /** URL → the form logs may show (no credentials). */
   label?: (url: string) => string
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+  /** Clients per chunk of an event's fan-out, and the pause between chunks (tests; default 500, setImmediate). */
+  fanoutChunk?: number
+  fanoutYield?: Yield
 }
 
-export interface Listener {
-  onEvent: EventHandler
+export interface Listener extends FanoutListener {
   onLost(reason: string): void
 }
 
@@ -162,7 +169,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
   }
 
   return {
-    async subscribe(params, onEvent, onLost) {
+    async subscribe(params, onEvent, onLost, group) {
       if (link.closed) throw errors.upstreamUnavailable(network, 'shutting down')
       const key = subscriptionKey(params)
       let s = shared.get(key)
@@ -217,7 +224,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           if (shared.get(key) === created) shared.delete(key)
         })
       }
-      const listener: Listener = { onEvent, onLost }
+      const listener: Listener = { onEvent, onLost, group }
       const joined = s
       joined.listeners.add(listener)
       try {

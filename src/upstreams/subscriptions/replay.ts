@@ -7,6 +7,7 @@
  * - logs: eth_getLogs over the blocks the old node may not have covered; logs already sent dropped.
  */
 import { call, toBig, type Conn } from './node-calls.ts'
+import { fanOut } from './fanout.ts'
 import type { HubOptions, Shared } from './hub.ts'
 
 /** Longest gap of blocks replayed to newHeads clients after a switch; beyond it the oldest are skipped (logged). */
@@ -21,7 +22,7 @@ const hex = (n: bigint) => `0x${n.toString(16)}`
 
 export type Replay = ReturnType<typeof createReplay>
 
-export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
+export function createReplay(network: string, opts: Pick<HubOptions, 'log' | 'fanoutChunk' | 'fanoutYield'>) {
   /** Highest head the old node sent (any newHeads subscription), for where a logs gap starts. */
   let headSeen: bigint | undefined
 
@@ -44,10 +45,8 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
     s.running = false
   }
 
-  const emit = (s: Shared, result: unknown) => {
-    const json = JSON.stringify(result)
-    for (const l of s.listeners) l.onEvent(result, json)
-  }
+  /** To every client, in chunks (./fanout.ts); the next event of `s` waits for it (its task awaits this). */
+  const emit = (s: Shared, result: unknown) => fanOut(s.listeners, result, opts.fanoutChunk, opts.fanoutYield)
 
   const logKey = (log: { logIndex?: unknown; removed?: unknown }) =>
     `${String(log.logIndex)}:${log.removed === true ? 1 : 0}`
@@ -55,7 +54,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
   const sendHead = (s: Shared, head: unknown, n: bigint) => {
     s.lastHead = n
     if (headSeen === undefined || n > headSeen) headSeen = n
-    emit(s, head)
+    return emit(s, head)
   }
 
   const sendLog = (
@@ -70,7 +69,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
       }
       s.lastLogKeys.add(logKey(log))
     }
-    emit(s, log)
+    return emit(s, log)
   }
 
   const onHead = async (conn: Conn, s: Shared, head: unknown) => {
@@ -81,7 +80,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
       if (n > s.lastHead + 1n) await fillHeads(conn, s, s.lastHead + 1n, n - 1n)
       s.catchingUp = false
     }
-    sendHead(s, head, n)
+    await sendHead(s, head, n)
   }
 
   const onLog = (s: Shared, log: { blockNumber?: unknown; logIndex?: unknown; removed?: unknown }) => {
@@ -99,7 +98,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
       // logs excepted).
       else if (s.lastLogBlock !== undefined && block < s.lastLogBlock && log?.removed !== true) return
     }
-    sendLog(s, log, block)
+    return sendLog(s, log, block)
   }
 
   /** Blocks `from`..`to` from `conn`, sent as heads in order; stops at the first the node does not have. */
@@ -121,7 +120,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
         if (block === null || typeof block !== 'object') return
         const head = { ...block }
         for (const k of NOT_HEADER) delete head[k]
-        sendHead(s, head, numbers[i]!)
+        await sendHead(s, head, numbers[i]!)
       }
     }
   }
@@ -167,7 +166,7 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log'>) {
         const key = logKey(log)
         if (block === s.lastLogBlock && s.lastLogKeys.has(key)) continue
         s.filled.add(`${block}:${key}`)
-        sendLog(s, log, block)
+        await sendLog(s, log, block)
       }
       s.resumeFrom = end + 1n
     }

@@ -80,8 +80,11 @@ export interface Settle {
   ): void
   /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
   envelope(entry: KeyEntry, network: string, credits: number, now: number): void
-  /** A subscription event written to the client, and what it cost (already taken from the balance). */
-  event(entry: KeyEntry, network: string, kind: string, credits: number, now: number): void
+  /**
+   * Subscription events written to clients (`events`, default 1), and what they cost together (already taken from
+   * the balance).
+   */
+  event(entry: KeyEntry, network: string, kind: string, credits: number, now: number, events?: number): void
   /** A request refused before a key was known, or by key security: counted, not charged. */
   refused(network: string, code: ErrorCode): void
 }
@@ -161,14 +164,14 @@ export function createSettle(deps: SettleDeps): Settle {
         now,
       )
     },
-    event(entry, network, kind, credits, now) {
+    event(entry, network, kind, credits, now, events = 1) {
       ledger.record(
         {
           accountId: entry.accountId,
           keyId: entry.id,
           network,
           method: `eth_subscription:${kind}`,
-          calls: 1,
+          calls: events,
           credits,
           errors: 0,
         },

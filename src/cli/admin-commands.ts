@@ -102,7 +102,7 @@ export async function adminCommand(
         case 'account list': {
           const list = await accounts.list()
           if (json) out(JSON.stringify(list, null, 2))
-          else for (const a of list) out(`${a.id}  ${a.email.padEnd(30)} ${a.plan}`)
+          else for (const a of list) out(`${a.id}  ${a.email.padEnd(30)} ${a.plan}${a.disabledAt ? '  DISABLED' : ''}`)
           return 0
         }
         case 'account set-plan': {

@@ -26,6 +26,20 @@ afterAll(async () => server?.stop())
 const refusal = (code: string, field?: string) => ({
   error: expect.objectContaining({ code, message: expect.any(String), ...(field ? { field } : {}) }),
 })
+/** The running app's parts, for a second mount of the plugin. */
+const adminDeps = () => {
+  const a = server.app
+  return {
+    db: a.database.db,
+    config: a.config,
+    clock: a.clock,
+    logger: a.logger,
+    accounts: a.accounts,
+    keys: a.keys,
+    networks: a.networks,
+    pools: a.pools,
+  }
+}
 const email = () => `admin-${Math.random().toString(36).slice(2)}@example.com`
 
 describe('the token', () => {
@@ -243,6 +257,23 @@ describe('plans, reload, audit', () => {
     expect(r.body.error.message).toBe('reload is not available in this process')
   })
 
+  it("reload answers the process's result; a refused reload is 422 naming why", async () => {
+    const outcomes = [
+      { ok: true, version: 'abc', changes: ['plans.team'] },
+      { ok: false, version: 'abc', changes: [], error: 'gateway.port: cannot change while running' },
+    ]
+    const app = Fastify()
+    await registerAdminApi(app, { ...adminDeps(), reload: async () => outcomes.shift() })
+    const post = () =>
+      app.inject({ method: 'POST', url: '/admin/v1/reload', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    const ok = await post()
+    expect([ok.statusCode, ok.json()]).toEqual([200, { ok: true, version: 'abc', changes: ['plans.team'] }])
+    const refused = await post()
+    expect([refused.statusCode, refused.json()]).toEqual([422, refusal('INVALID_INPUT', 'config')])
+    expect(refused.json().error.message).toContain('gateway.port: cannot change while running')
+    await app.close()
+  })
+
   it('audits every call: who, what, target, status; never a key or the token', async () => {
     const account = (await api.post('/accounts', { email: email() })).body
     const key = (await api.post('/keys', { account: account.id })).body
@@ -297,17 +328,7 @@ describe('the OpenAPI document', () => {
       for (const m of ([] as string[]).concat(r.method))
         if (m !== 'HEAD' && !hidden) routes.add(`${m} ${r.url.replace(/:(\w+)/g, '{$1}')}`)
     })
-    const a = server.app
-    await registerAdminApi(app, {
-      db: a.database.db,
-      config: a.config,
-      clock: a.clock,
-      logger: a.logger,
-      accounts: a.accounts,
-      keys: a.keys,
-      networks: a.networks,
-      pools: a.pools,
-    })
+    await registerAdminApi(app, adminDeps())
     await app.ready()
     await app.close()
 

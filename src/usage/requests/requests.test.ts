@@ -2,6 +2,7 @@ import { afterEach, expect, it } from 'vitest'
 import type { OpenedDatabase } from '../../db/database.ts'
 import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
 import { pruneRequests } from './prune.ts'
+import { startRequestRetention } from './retention.ts'
 import { queryRequests } from './queries.ts'
 import { createRequestRecorder, type RequestSource } from './recorder.ts'
 import { requestWriterFor } from './writers.ts'
@@ -126,5 +127,41 @@ describeEachDatabase('request log', (open) => {
       deleted: 0,
       more: false,
     })
+  })
+
+  it('the retention timer prunes what the recorder wrote, a bounded run at a time, until done', async () => {
+    const { recorder, db, at } = await setup(10_000)
+    for (let i = 0; i < 30; i++) {
+      at(T0 - 2 * HOUR + i)
+      recorder.push(source('k1'), 'old', undefined, 1, undefined, T0 - 2 * HOUR)
+    }
+    for (let i = 0; i < 20; i++) {
+      at(T0 + i)
+      recorder.push(source('k2'), 'new', undefined, 1, undefined, T0)
+    }
+    await recorder.flush()
+    const errors: unknown[] = []
+    const retention = startRequestRetention(db, recorder, {
+      retentionHours: 1,
+      maxRowsPerKey: 5,
+      maxRows: 100,
+      everyMs: 20,
+      clock: () => T0 + 100,
+      onError: (err) => errors.push(err),
+    })
+    const total = async () =>
+      Number(
+        (
+          await db
+            .selectFrom('request_log')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    for (let i = 0; i < 100 && (await total()) > 5; i++) await new Promise((r) => setTimeout(r, 20))
+    await retention.stop()
+    expect(errors).toEqual([])
+    expect((await queryRequests(db, { keyId: 'k1' })).rows).toEqual([])
+    expect((await queryRequests(db, { keyId: 'k2' })).rows).toHaveLength(5)
   })
 })

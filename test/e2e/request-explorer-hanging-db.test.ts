@@ -70,6 +70,10 @@ describeWithServices(['postgres'], 'request explorer on a hanging PostgreSQL', (
     const median = (xs: number[]) => xs[Math.floor(xs.length / 2)]!
     expect(median(during)).toBeLessThan(Math.max(50, 5 * median(before)))
     expect(during.at(-1)!).toBeLessThan(2000)
+    const metrics = await (await fetch(`${s.url}/metrics`)).text()
+    const dropped = Number(/^chaingate_request_log_dropped_total (\d+)$/m.exec(metrics)?.[1])
+    expect(dropped).toBeGreaterThanOrEqual(health.droppedCalls)
+    expect(metrics).toMatch(/^chaingate_request_log_buffered_rows \d+$/m)
 
     await proxy.restore()
     await timedCalls(5)

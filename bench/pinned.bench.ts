@@ -14,7 +14,8 @@
  * Cases (BENCH_METHODS): uncached (eth_getBalance of a new address each call), chainId (cached eth_chainId),
  * blockNumber (served for the head), overload (uncached at BENCH_OVERLOAD_CONNECTIONS, 256: p99 against the proxy).
  * Settings: BENCH_CONNECTIONS (64), BENCH_DURATION s (8), BENCH_WARMUP s (2), BENCH_ROUNDS (2, order alternates;
- * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_CPU_PROF (a folder: proxy and gateway run under
+ * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_DIST (1: gateway and start run the compiled dist/,
+ * as in production: `npm run build` first; otherwise src/ through tsx, whose loader thread adds memory), BENCH_CPU_PROF (a folder: proxy and gateway run under
  * `node --cpu-prof` and write their profiles there).
  */
 import { execFileSync, spawn } from 'node:child_process'
@@ -118,7 +119,11 @@ async function startChaingate(): Promise<{ url: string; pid: number; stop(): Pro
       '--port',
       '0',
     ],
-    { cwd: root, env: { ...process.env, CHAINGATE_RUN_SOURCES: '1' }, stdio: ['ignore', 'pipe', 'inherit'] },
+    {
+      cwd: root,
+      env: { ...process.env, CHAINGATE_RUN_SOURCES: process.env.BENCH_DIST === '1' ? '0' : '1' },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    },
   )
   let out = ''
   child.stdout!.on('data', (c: Buffer) => (out += c.toString()))

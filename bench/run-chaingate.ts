@@ -87,6 +87,15 @@ const stop = () => {
     })
 }
 process.on('SIGTERM', stop)
+// SIGUSR2: where the memory is (RSS, V8 heap spaces, buffers), one JSON line on stderr (docs/benchmarks.md, "Memory").
+process.on('SIGUSR2', async () => {
+  const v8 = await import('node:v8')
+  const MiB = (n: number) => Math.round(n / 2 ** 20)
+  const spaces = Object.fromEntries(v8.getHeapSpaceStatistics().map((s) => [s.space_name, MiB(s.space_used_size)]))
+  const m = process.memoryUsage()
+  const memory = { rss: MiB(m.rss), heapTotal: MiB(m.heapTotal), heapUsed: MiB(m.heapUsed), external: MiB(m.external) }
+  process.stderr.write(`${JSON.stringify({ memory: { ...memory, arrayBuffers: MiB(m.arrayBuffers), spaces } })}\n`)
+})
 process.on('SIGINT', stop)
 process.stdin.on('end', stop)
 process.stdin.on('error', stop)

@@ -33,14 +33,11 @@ import type { UpstreamUsage } from '../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
-import { adminPlugins } from './parts/admin.ts'
 import { startAlerts, type RunningAlerts } from './parts/alerts.ts'
-import { dashboardPlugins } from './parts/dashboard.ts'
 import { startServing } from './parts/gateway.ts'
 import { startTenancy } from './parts/keys.ts'
 import { startUpstreams } from './parts/upstreams.ts'
 import { startUsage } from './parts/usage.ts'
-import { startWallet } from './parts/wallet.ts'
 import { createStopList } from './stop-list.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
 import { readReloadConfig } from './reload/plan.ts'
@@ -159,7 +156,15 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       onRedisBack: () => void tenancy.keySnapshot.refresh(),
     })
     const core = { config, logger, clock, database, networks, redis, ...tenancy }
-    const admin = options.parts?.admin ? adminPlugins({ ...core, pools: upstreams.pools }) : []
+    // The optional parts are imported only where they run (a worker has no wallet; tracing-sdk.ts likewise): each
+    // costs its process memory at start (npm run bench:module-cost, docs/benchmarks.md).
+    const admin = options.parts?.admin
+      ? (await import('./parts/admin.ts')).adminPlugins({ ...core, pools: upstreams.pools })
+      : []
+    const dashboard =
+      options.parts?.dashboard && config.dashboard.enabled
+        ? (await import('./parts/dashboard.ts')).dashboardPlugins(core)
+        : []
     // The reloader is made once the listener exists; /healthz asks it for the config version.
     let reloader: ReturnType<typeof createReloader> | undefined
     // Before the listener's stop: pools a reload retired close once in-flight calls had their chance.
@@ -168,7 +173,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       ...core,
       ...upstreams,
       ...usage,
-      plugins: [...(options.parts?.dashboard ? dashboardPlugins(core) : []), ...admin],
+      plugins: [...dashboard, ...admin],
       operationsPlugins: admin,
       isStarted: () => started,
       configVersion: () => reloader?.current(),
@@ -199,7 +204,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     }
     await options.onListening?.(serving.url)
     const alerts = options.parts?.alerts ? startAlerts({ ...core, limits: usage.limits, stops }) : undefined
-    const info = options.parts?.wallet ? await startWallet({ ...core, ...serving, stops }) : {}
+    const info = options.parts?.wallet
+      ? await (await import('./parts/wallet.ts')).startWallet({ ...core, ...serving, stops })
+      : {}
     started = true
     return {
       config,

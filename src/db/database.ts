@@ -7,7 +7,7 @@
  */
 import { dirname, join, resolve } from 'node:path'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely'
-import pg from 'pg'
+import type pg from 'pg'
 import { migrations } from './migrations/index.ts'
 import { openSqlite, type SqliteHandle } from './sqlite-driver.ts'
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists } from './private-files.ts'
@@ -103,14 +103,18 @@ async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
 // here is a count, credits or a millisecond timestamp, far below 2^53. Per pool, so other pg users are unaffected.
 const INT8_OID = 20
 const NUMERIC_OID = 1700
-const pgTypes = {
-  getTypeParser(oid: number, format?: 'text' | 'binary') {
-    if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value)
-    return pg.types.getTypeParser(oid, format)
-  },
-} as pg.CustomTypesConfig
+const pgTypesOf = (types: typeof pg.types) =>
+  ({
+    getTypeParser(oid: number, format?: 'text' | 'binary') {
+      if (oid === INT8_OID || oid === NUMERIC_OID) return (value: string) => Number(value)
+      return types.getTypeParser(oid, format)
+    },
+  }) as pg.CustomTypesConfig
 
 async function openPostgres(url: string, poolSize: number): Promise<OpenedDatabase> {
+  // Imported only for PostgreSQL: a SQLite process does not carry the driver (~16 MiB at start).
+  const { default: pg } = await import('pg')
+  const pgTypes = pgTypesOf(pg.types)
   const pool = new pg.Pool({
     connectionString: url,
     max: poolSize,

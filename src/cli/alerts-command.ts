@@ -6,7 +6,9 @@
 import { createAccountsRepository } from '../accounts/repository.ts'
 import { createAlertLog, type AlertRecord } from '../alerts/log.ts'
 import { createAlertSettingsRepository, parseRefusalRate, parseThresholds } from '../alerts/settings.ts'
+import { recordAudit } from '../audit/repository.ts'
 import { databaseTarget, openDatabase } from '../db/database.ts'
+import { isChaingateError } from '../errors/index.ts'
 import { didYouMean } from './suggest.ts'
 import type { CliContext } from './main.ts'
 import { UsageError } from './usage-error.ts'
@@ -24,7 +26,30 @@ export async function alertsCommand(
       `unknown command "alerts${sub ? ` ${sub}` : ''}"${sub ? didYouMean(sub, ALERTS_SUBCOMMANDS, 'alerts ') : ''}; see chaingate help alerts`,
     )
   const database = await openDatabase(databaseTarget(config))
+  // Changes are audited like the other CLI changes (docs/admin-api.md, "Audit"); a webhook URL only by its host
+  // (paths of hooks such as Slack's carry a token).
+  const audit = (status: number) =>
+    recordAudit(database.db, {
+      at: Date.now(),
+      actor: 'cli',
+      action: `cli alerts ${sub}`,
+      target: (values.account as string | undefined) ?? null,
+      summary: auditSummary(values),
+      status,
+    })
+  const changes = sub === 'set' || sub === 'remove'
   try {
+    const code = await run()
+    if (changes) await audit(200)
+    return code
+  } catch (err) {
+    if (changes) await audit(isChaingateError(err) ? err.httpStatus : err instanceof UsageError ? 400 : 500)
+    throw err
+  } finally {
+    await database.close()
+  }
+
+  async function run(): Promise<number> {
     const now = Date.now()
     const accounts = createAccountsRepository(database.db, config.plans)
     const settings = createAlertSettingsRepository(database.db, { allowedHosts: config.alerts.allowedHosts })
@@ -82,7 +107,7 @@ export async function alertsCommand(
         const recent = await log.recent(account?.id, 50)
         if (json) {
           const withAttempts = await Promise.all(
-            recent.map(async (a) => ({ ...view(a), attempts: await log.attempts(a.id) })),
+            recent.map(async (a) => ({ ...view(a), attemptLog: await log.attempts(a.id) })),
           )
           out(JSON.stringify(withAttempts, null, 2))
         } else if (recent.length === 0) out('no alerts have fired')
@@ -90,9 +115,26 @@ export async function alertsCommand(
         return 0
       }
     }
-  } finally {
-    await database.close()
   }
+}
+
+function auditSummary(values: Record<string, unknown>): string {
+  const host = (u: unknown) => {
+    if (typeof u !== 'string' || u === 'none') return u
+    try {
+      return `${new URL(u).protocol}//${new URL(u).host}/…`
+    } catch {
+      return '(not a URL)'
+    }
+  }
+  return [
+    values.at !== undefined ? `--at ${values.at}` : '',
+    values['refusals-per-minute'] !== undefined ? `--refusals-per-minute ${values['refusals-per-minute']}` : '',
+    values.webhook !== undefined ? `--webhook ${host(values.webhook)}` : '',
+    values['rotate-secret'] ? '--rotate-secret' : '',
+  ]
+    .filter(Boolean)
+    .join(' ')
 }
 
 function describe(thresholds: number[], refusals: number | null, url: string | null): string {

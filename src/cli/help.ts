@@ -62,7 +62,7 @@ Accounts and keys
   alerts list [--account A]               accounts with alerts and their settings
   alerts remove --account A               turn an account's alerts off
   alerts deliveries [--account A]         the alerts that fired, newest first, and their delivery
-                                          (status, attempts, next retry, last error; --json: attempts)
+                                          (status, attempts, next retry, last error; --json: attemptLog)
 {{EXTRA}}
 Options (every command)
   --config FILE      YAML or JSON config (default: embedded defaults)

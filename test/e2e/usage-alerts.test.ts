@@ -3,14 +3,14 @@
  * alerts on the dashboard (the secret shown once), a key spends its balance with real calls, the 80 % and 100 %
  * webhooks arrive signed with that secret, the refusal-rate alert fires on 402s, the dashboard's account page lists
  * them as delivered, and the admin API sets and reads the same settings and delivery log. Then two apps on one
- * PostgreSQL database, both sweeping: each threshold's webhook is sent once.
+ * PostgreSQL database (and Redis), both sweeping: each threshold's webhook is sent once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { verifySignature } from '../../src/alerts/webhook.ts'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { httpClient } from './helpers/dashboard.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
 import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
 
 const PRICE = 80 // eth_getBalance (src/methods/catalog.ts)
@@ -144,58 +144,67 @@ describe('usage alerts on one gateway', () => {
   })
 })
 
-describeWithServices(['postgres'], 'usage alerts: two apps on one PostgreSQL database', () => {
-  let schema: PgTestSchema
-  let receiver: Receiver
-  const servers: TestServer[] = []
-  beforeAll(async () => {
-    schema = await createPgTestSchema('alerts')
-    receiver = await startReceiver()
-    for (let i = 0; i < 2; i++)
-      servers.push(
-        await startTestServer(
-          {
-            plans,
-            alerts: alertsConfig,
-            database: { url: schema.url },
-            networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }],
-          },
-          { parts: { alerts: true } },
-        ),
-      )
-  }, 120_000)
-  afterAll(async () => {
-    for (const s of servers) await s.stop()
-    await receiver?.close()
-    await schema?.drop()
-  })
+// Two replicas on one PostgreSQL: counting in each process, or shared through Redis (leases).
+for (const shared of [false, true])
+  describeWithServices(
+    shared ? ['postgres', 'redis'] : ['postgres'],
+    `usage alerts: two apps on one PostgreSQL${shared ? ' and Redis' : ''}`,
+    () => {
+      let schema: PgTestSchema
+      let receiver: Receiver
+      const servers: TestServer[] = []
+      const keyPrefix = `test:alerts:${Math.random().toString(36).slice(2)}:`
+      beforeAll(async () => {
+        schema = await createPgTestSchema('alerts')
+        receiver = await startReceiver()
+        for (let i = 0; i < 2; i++)
+          servers.push(
+            await startTestServer(
+              {
+                plans,
+                alerts: alertsConfig,
+                database: { url: schema.url },
+                // Per-call admission (no leases): the balance is exact whichever replica makes the last call.
+                ...(shared ? { redis: { url: redisUrl, keyPrefix, leaseCredits: 0 } } : {}),
+                networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }],
+              },
+              { parts: { alerts: true } },
+            ),
+          )
+      }, 120_000)
+      afterAll(async () => {
+        for (const s of servers) await s.stop()
+        await receiver?.close()
+        await schema?.drop()
+      })
 
-  it('both sweep, each threshold is sent once', async () => {
-    const [a, b] = servers as [TestServer, TestServer]
-    const { account, key } = await a.newKey('tiny')
-    await b.app.keySnapshot.reload()
-    await a.app.alerts!.settings.set(
-      account.id,
-      { creditThresholds: [50, 80, 100], webhookUrl: receiver.url },
-      Date.now(),
-    )
-    // Half the calls through each app: each process's own counter sees half, the ledger sees all.
-    for (let i = 0; i < 10; i++) {
-      const r = await (i % 2 ? a : b).rpc(balanceCall, { key: key.key })
-      expect(r.status).toBe(200)
-    }
-    await waitFor('three webhooks', () => receiver.received.length >= 3)
-    await new Promise((r) => setTimeout(r, 1000)) // several more sweeps of both apps
-    expect(
-      bodies(receiver)
-        .map((x) => x.threshold)
-        .sort(),
-    ).toEqual([100, 50, 80])
-    const rows = await a.app.alerts!.log.recent(account.id, 10)
-    expect(rows.map((r) => [r.threshold, r.status, r.attempts]).sort()).toEqual([
-      [100, 'delivered', 1],
-      [50, 'delivered', 1],
-      [80, 'delivered', 1],
-    ])
-  }, 60_000)
-})
+      it('both sweep, each threshold is sent once', async () => {
+        const [a, b] = servers as [TestServer, TestServer]
+        const { account, key } = await a.newKey('tiny')
+        await b.app.keySnapshot.reload()
+        await a.app.alerts!.settings.set(
+          account.id,
+          { creditThresholds: [50, 80, 100], webhookUrl: receiver.url },
+          Date.now(),
+        )
+        // Half the calls through each app: each process's own counter sees half, the ledger sees all.
+        for (let i = 0; i < 10; i++) {
+          const r = await (i % 2 ? a : b).rpc(balanceCall, { key: key.key })
+          expect(r.status).toBe(200)
+        }
+        await waitFor('three webhooks', () => receiver.received.length >= 3)
+        await new Promise((r) => setTimeout(r, 1000)) // several more sweeps of both apps
+        expect(
+          bodies(receiver)
+            .map((x) => x.threshold)
+            .sort(),
+        ).toEqual([100, 50, 80])
+        const rows = await a.app.alerts!.log.recent(account.id, 10)
+        expect(rows.map((r) => [r.threshold, r.status, r.attempts]).sort()).toEqual([
+          [100, 'delivered', 1],
+          [50, 'delivered', 1],
+          [80, 'delivered', 1],
+        ])
+      }, 60_000)
+    },
+  )

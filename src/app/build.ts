@@ -156,19 +156,27 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       onRedisBack: () => void tenancy.keySnapshot.refresh(),
     })
     const core = { config, logger, clock, database, networks, redis, ...tenancy }
+    // The reloader is made once the listener exists; /healthz asks it for the config version.
+    let reloader: ReturnType<typeof createReloader> | undefined
+    let reload: (next?: Config) => Promise<ReloadResult> = async () => {
+      throw new Error('not started')
+    }
+    // Before the listener's stop: pools a reload retired close once in-flight calls had their chance.
+    stops.add('reloaded networks', () => reloader?.close())
     // The optional parts are imported only where they run (a worker has no wallet; tracing-sdk.ts likewise): each
-    // costs its process memory at start (npm run bench:module-cost, docs/benchmarks.md).
+    // costs its process memory at start (npm run bench:module-cost, docs/benchmarks.md). The admin API's
+    // POST /admin/v1/reload is the reload below (a refused one answers 422 naming the setting).
     const admin = options.parts?.admin
-      ? (await import('./parts/admin.ts')).adminPlugins({ ...core, pools: upstreams.pools })
+      ? (await import('./parts/admin.ts')).adminPlugins({
+          ...core,
+          pools: upstreams.pools,
+          ...(options.readConfig ? { reload: () => reload() } : {}),
+        })
       : []
     const dashboard =
       options.parts?.dashboard && config.dashboard.enabled
         ? (await import('./parts/dashboard.ts')).dashboardPlugins(core)
         : []
-    // The reloader is made once the listener exists; /healthz asks it for the config version.
-    let reloader: ReturnType<typeof createReloader> | undefined
-    // Before the listener's stop: pools a reload retired close once in-flight calls had their chance.
-    stops.add('reloaded networks', () => reloader?.close())
     const serving = await startServing({
       ...core,
       ...upstreams,
@@ -181,7 +189,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     })
     reloader = createReloader({ ...core, ...upstreams, ...tenancy, costs: serving.costs, server: serving.server })
     const reloading = reloader
-    const reload = async (next?: Config): Promise<ReloadResult> => {
+    reload = async (next?: Config): Promise<ReloadResult> => {
       const read = readReloadConfig(next, options.readConfig)
       const result =
         typeof read === 'string'
@@ -234,7 +242,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       upstreamUrls: upstreams.upstreamUrls,
       alerts,
       info,
-      reload,
+      reload: (next) => reload(next),
       configVersion: () => reloading.current(),
       beginDrain: serving.beginDrain,
       isDraining: serving.isDraining,

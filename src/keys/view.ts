@@ -11,7 +11,8 @@ export function endpointUrls(k: ApiKey, config: Config) {
   const base = `http://${h.includes(':') ? `[${h}]` : h}:${config.gateway.port}`
   return Object.fromEntries(
     k.networks.map((n) => {
-      const host = config.networks.find((x) => x.name === n)!.hosts?.[0]
+      // A network no longer in the config (removed by a reload) keeps its row: shown with its default host.
+      const host = config.networks.find((x) => x.name === n)?.hosts?.[0]
       const url = (transport: 'http' | 'ws', form: 'host' | 'path') =>
         rpcUrl({ base, network: n, key: k.key, transport, form, host })
       return [n, { http: url('http', 'path'), ws: url('ws', 'path'), host: url('http', 'host') }]

@@ -28,6 +28,7 @@ let s: TestServer
 let dir: string
 let file: string
 
+const ADMIN_TOKEN = 'reload-test-admin-token-0123456789'
 const PLANS = { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } }
 const up = (p: TcpProxy) => ({ url: p.url, wsUrl: p.wsUrl })
 
@@ -52,6 +53,7 @@ function configFile(o: {
     credits: o.price === undefined ? {} : { methods: { eth_blockNumber: o.price } },
     log: { level: o.level ?? 'info' },
     wallet: { enabled: false },
+    admin: { token: ADMIN_TOKEN },
   }
 }
 const write = (raw: unknown) => writeFileSync(file, JSON.stringify(raw))
@@ -84,7 +86,7 @@ beforeAll(async () => {
   file = join(dir, 'chaingate.json')
   const raw = configFile({})
   write(raw)
-  s = await startTestServer(raw, { readConfig: () => loadConfig(file) })
+  s = await startTestServer(raw, { readConfig: () => loadConfig(file), parts: { admin: true } })
 }, 60_000)
 
 afterAll(async () => {
@@ -175,5 +177,22 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect([...s.app.pools.keys()]).toEqual(['remote', 'added'])
     write(configFile({ remote: [p2] }))
     expect((await s.app.reload()).ok).toBe(true)
+  })
+
+  it('POST /admin/v1/reload applies the file like `chaingate reload`; a refused file answers 422 naming the setting', async () => {
+    const admin = (path: string) =>
+      request(`${s.url}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
+    write(configFile({ remote: [p2], price: 9 }))
+    const ok = await admin('/reload')
+    const body = (await ok.body.json()) as { ok: boolean; version: string; changes: string[] }
+    expect(ok.statusCode).toBe(200)
+    expect(body).toMatchObject({ ok: true, changes: ['credits changed (credits.methods.eth_blockNumber)'] })
+    expect(await healthVersion()).toBe(body.version)
+    expect((await post('remote', call('eth_blockNumber'))).credits).toBe(9)
+    write(configFile({ remote: [p2], port: 2 }))
+    const refused = await admin('/reload')
+    expect(refused.statusCode).toBe(422)
+    expect(JSON.stringify(await refused.body.json())).toContain('gateway.port: cannot change while chaingate runs')
+    expect((await post('remote', call('eth_blockNumber'))).credits).toBe(9)
   })
 })

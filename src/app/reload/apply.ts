@@ -39,8 +39,16 @@ export interface ReloadResult extends ConfigVersion {
   error?: string
 }
 
+/**
+ * Without what is fixed per process (listeners, data dir, storage: ./plan.ts), so every process running the same
+ * file shows the same version: the `--workers` primary (on an internal port), replicas with their own data dirs.
+ */
 export function configVersion(config: Config): string {
-  return createHash('sha256').update(JSON.stringify(config)).digest('hex').slice(0, 12)
+  const { dataDir: _d, database: _db, redis: _r, gateway, ...rest } = config
+  const { host: _h, port: _p, operations, ...gatewayRest } = gateway
+  const { listen: _l, ...operationsRest } = operations
+  const hashed = { ...rest, gateway: { ...gatewayRest, operations: operationsRest } }
+  return createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 12)
 }
 
 export interface ReloadTargets {

@@ -80,6 +80,7 @@ export function startBanner(input: BannerInput): string {
       `  dashboard: ${app.url}/  (sign up there; ` +
         'or give a CLI account a password: npx chaingate account set-password <email>)',
     )
+  if (config.admin.token) lines.push(`  admin API: ${app.url}/admin/v1  (bearer token: admin.token; docs/admin-api.md)`)
   for (const [k, v] of Object.entries(app.info)) lines.push(`  ${k}: ${v}`)
   lines.push('', '  Ctrl-C stops everything.', '')
   return `${lines.join('\n')}\n`

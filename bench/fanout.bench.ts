@@ -12,6 +12,9 @@
  *   git worktree add /tmp/before main && ln -s "$PWD/node_modules" /tmp/before/node_modules
  *   BENCH_FANOUT_BEFORE=/tmp/before npm run bench:fanout
  *
+ * BENCH_FANOUT_WORKERS=N: chaingate runs as `chaingate start --workers N` (Redis at 127.0.0.1:6379, not pinned) and
+ * the connections each worker holds are printed; CPU per delivery sums the workers.
+ *
  * Settings (environment): BENCH_SUBSCRIBERS (5000; 10000 needs `ulimit -n` ≥ 11000 for the gateway), BENCH_BLOCKS
  * (10), BENCH_CLIENT_PROCS (2), BENCH_PROBE_MS (2); BENCH_CPU_PROF=<dir>: a CPU profile of chaingate (the current
  * checkout) there (node --cpu-prof).
@@ -22,6 +25,7 @@ import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
 import { Agent, request } from 'undici'
 import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
+import { connectionsPerProcess, type Gateway, startWorkers } from './fanout-workers.ts'
 import { cpuSeconds, envInt, rpcResult, spawnTarget, stopTargets, type Target } from './support.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
@@ -30,6 +34,7 @@ const BLOCKS = Math.max(1, envInt('BENCH_BLOCKS', 10))
 const PROCS = Math.max(1, Math.min(SUBSCRIBERS, envInt('BENCH_CLIENT_PROCS', 2)))
 const PROBE_MS = Math.max(1, envInt('BENCH_PROBE_MS', 2))
 const BEFORE = process.env.BENCH_FANOUT_BEFORE
+const WORKERS = envInt('BENCH_FANOUT_WORKERS', 0)
 const cores = availableParallelism()
 const pin = (cpu: string) => (cores >= 2 ? ['taskset', '-c', cpu] : undefined)
 const OTHERS = cores >= 2 ? `1-${cores - 1}` : '0'
@@ -103,18 +108,38 @@ interface Outcome {
   cpuUsPerDelivery: number
 }
 
-async function scenario(runChaingate: string, execArgv: string[] = []): Promise<Outcome> {
-  const config = { networks: [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] }] }
-  const gateway = await spawnTarget<{ url: string; gateway: string }>('chaingate', runChaingate, [anvil.url], {
+const NETWORKS = [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] }]
+
+/** `checkout`: the repository whose chaingate runs (this one, or BENCH_FANOUT_BEFORE). */
+async function startGateway(checkout: string, execArgv: string[]): Promise<Gateway> {
+  if (WORKERS > 0) return startWorkers(checkout, WORKERS, NETWORKS)
+  const script = relative(here, join(checkout, 'bench', 'run-chaingate.ts'))
+  const target = await spawnTarget<{ url: string }>('chaingate', script, [anvil.url], {
     prefix: pin('0'),
     execArgv,
-    env: { BENCH_CHAINGATE_CONFIG: JSON.stringify(config) },
+    env: { BENCH_CHAINGATE_CONFIG: JSON.stringify({ networks: NETWORKS }) },
   })
-  const httpUrl = gateway.info.url
+  return {
+    url: target.info.url,
+    pids: () => [target.process.pid!],
+    stop: async () => {
+      const exited = new Promise((r) => target.process.once('exit', r))
+      target.process.stdin!.end()
+      await exited
+    },
+  }
+}
+
+async function scenario(checkout: string, execArgv: string[] = []): Promise<Outcome> {
+  const gateway = await startGateway(checkout, execArgv)
+  const httpUrl = gateway.url
   const wsUrl = httpUrl.replace(/^http/, 'ws').replace('/v3/', '/ws/v3/')
   const procs: Clients[] = []
   for (let i = 0; i < PROCS; i++)
     procs.push(await clients(wsUrl, Math.floor(SUBSCRIBERS / PROCS) + (i < SUBSCRIBERS % PROCS ? 1 : 0)))
+  const pids = gateway.pids()
+  const gatewayCpu = () => pids.reduce((t, pid) => t + cpuSeconds(pid), 0)
+  if (WORKERS > 0) console.log(`connections per worker: ${connectionsPerProcess(httpUrl).join(', ')}`)
   const agent = new Agent({ connections: 1, pipelining: 1 })
   const idle = await probe(httpUrl, agent, new Promise((r) => setTimeout(r, 300)))
 
@@ -125,7 +150,7 @@ async function scenario(runChaingate: string, execArgv: string[] = []): Promise<
   // One block first (not counted): connections and code paths warm.
   let cpuStart = 0
   for (let b = -1; b < BLOCKS; b++) {
-    if (b === 0) cpuStart = cpuSeconds(gateway.process.pid!)
+    if (b === 0) cpuStart = gatewayCpu()
     const n = Number(await rpcResult(anvil.url, 'eth_blockNumber', [])) + 1
     const t0 = now()
     const all = Promise.all(procs.map((p) => p.wait(n)))
@@ -141,12 +166,11 @@ async function scenario(runChaingate: string, execArgv: string[] = []): Promise<
     probeMax.push(Math.max(...p))
     await new Promise((r) => setTimeout(r, 50))
   }
-  const cpu = cpuSeconds(gateway.process.pid!) - cpuStart
+  const cpu = gatewayCpu() - cpuStart
   await agent.close()
   for (const p of procs) p.target.process.stdin!.end()
   await Promise.all(procs.map((p) => new Promise((r) => p.target.process.once('exit', r))))
-  gateway.process.stdin!.end()
-  await new Promise((r) => gateway.process.once('exit', r))
+  await gateway.stop()
   deliveries.sort((a, b) => a - b)
   probes.sort((a, b) => a - b)
   return {
@@ -170,17 +194,19 @@ const row = (name: string, o: Outcome) =>
 
 try {
   const results: [string, Outcome][] = []
-  if (BEFORE) results.push(['before', await scenario(relative(here, join(BEFORE, 'bench', 'run-chaingate.ts')))])
+  if (BEFORE) results.push(['before', await scenario(BEFORE)])
   const prof = process.env.BENCH_CPU_PROF
   results.push([
     BEFORE ? 'after' : 'chaingate',
-    await scenario('run-chaingate.ts', prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
+    await scenario(join(here, '..'), prof ? ['--cpu-prof', '--cpu-prof-dir', prof] : []),
   ])
+  const mode = WORKERS > 0 ? `--workers ${WORKERS}, not pinned` : `chaingate pinned to core 0: ${cores >= 2}`
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')
   console.log(
     `\n${SUBSCRIBERS} newHeads subscribers in ${PROCS} client processes, ${BLOCKS} blocks; ${cores} cores ` +
-      `(chaingate pinned to core 0: ${cores >= 2}); load average ${loadavg()
-        .map((l) => l.toFixed(2))
-        .join(' ')}\n`,
+      `(${mode}); load average ${load}\n`,
   )
   console.log(
     '| | mine → subscriber p50 | p99 | mine → last subscriber, median (range) | ' +

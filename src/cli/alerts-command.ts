@@ -21,10 +21,10 @@ export async function alertsCommand(
   ctx: CliContext,
 ): Promise<number> {
   const { config, json, out } = ctx
-  if (!sub || !(ALERTS_SUBCOMMANDS as readonly string[]).includes(sub))
-    throw new UsageError(
-      `unknown command "alerts${sub ? ` ${sub}` : ''}"${sub ? didYouMean(sub, ALERTS_SUBCOMMANDS, 'alerts ') : ''}; see chaingate help alerts`,
-    )
+  if (!sub || !(ALERTS_SUBCOMMANDS as readonly string[]).includes(sub)) {
+    const hint = sub ? didYouMean(sub, ALERTS_SUBCOMMANDS, 'alerts ') : ''
+    throw new UsageError(`unknown command "alerts${sub ? ` ${sub}` : ''}"${hint}; see chaingate help alerts`)
+  }
   const database = await openDatabase(databaseTarget(config))
   // Changes are audited like the other CLI changes (docs/admin-api.md, "Audit"); a webhook URL only by its host
   // (paths of hooks such as Slack's carry a token).
@@ -158,5 +158,6 @@ function line(a: AlertRecord): string {
   const when = new Date(a.createdAt).toISOString().replace('T', ' ').slice(0, 19)
   const next = a.status === 'pending' && a.nextAttemptAt ? `, next ${new Date(a.nextAttemptAt).toISOString()}` : ''
   const err = a.lastError ? `, last error: ${a.lastError}` : ''
-  return `${when}  ${a.accountId}  ${what.padEnd(32)} ${a.status} (${a.attempts} attempt${a.attempts === 1 ? '' : 's'}${next}${err})`
+  const attempts = `${a.attempts} attempt${a.attempts === 1 ? '' : 's'}`
+  return `${when}  ${a.accountId}  ${what.padEnd(32)} ${a.status} (${attempts}${next}${err})`
 }

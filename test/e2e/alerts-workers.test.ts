@@ -36,7 +36,12 @@ async function spend(url: string): Promise<number> {
     method: 'POST',
     reset: true,
     headers: { 'content-type': 'application/json' },
-    body: '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]}',
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'eth_getBalance',
+      params: ['0x0000000000000000000000000000000000000001', 'latest'],
+    }),
   })
   await res.body.dump()
   return res.statusCode

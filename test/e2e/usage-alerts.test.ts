@@ -42,7 +42,7 @@ describe('usage alerts on one gateway', () => {
     await receiver?.close()
   })
 
-  it('set on the dashboard; 80 % and 100 % fire on real calls, signed; refusals fire; the account page lists them', async () => {
+  it('set on the dashboard; 80 % and 100 % fire on real calls, signed; refusals too; listed', async () => {
     const email = `alerts-${Date.now()}@example.com`
     const web = httpClient(server.url)
     expect((await web.signup(email, 'Tr0ub4dor&3-horse-staple')).statusCode).toBe(303)

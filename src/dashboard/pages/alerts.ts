@@ -36,7 +36,8 @@ function row(a: AlertRecord): SafeHtml {
       ? `next ${new Date(a.nextAttemptAt).toISOString().slice(11, 19)} UTC`
       : '',
   ].filter(Boolean)
-  return html`<tr id="alert-${a.id}"><td data-label="When (UTC)">${new Date(a.createdAt).toISOString().replace('T', ' ').slice(0, 19)}</td>
+  const when = new Date(a.createdAt).toISOString().replace('T', ' ').slice(0, 19)
+  return html`<tr id="alert-${a.id}"><td data-label="When (UTC)">${when}</td>
     <td data-label="Alert">${what}</td>
     <td data-label="Webhook"><span class="badge ${BADGE[a.status]}">${STATUS_TEXT[a.status]}</span></td>
     <td data-label="Delivery">${a.status === 'none' ? '' : detail.join(' · ')}</td></tr>`

@@ -245,10 +245,11 @@ export function createUpstreamPool(
         !pool.headsIdle &&
         sendingFor.span === undefined
       ) {
-        // A client's HTTP call that already waited in this process takes the run of attempts, whose deadline timer
-        // counts that wait and is exact (undici's own timeouts run up to ~0.5 s late).
+        // A client's HTTP call that already waited in this process (10 ms or more: not a clock tick between its
+        // headers and its body) takes the run of attempts, whose deadline timer counts that wait and is exact
+        // (undici's own timeouts run up to ~0.5 s late).
         const since = sendOpts?.timeoutMs === undefined ? callArrival.at : undefined
-        if (since === undefined || Date.now() - since < 1)
+        if (since === undefined || Date.now() - since < 10)
           return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings)
       }
       return sendSlow(body, sendOpts)

@@ -1,7 +1,8 @@
 /**
  * Subscription events are charged per key and event in aggregate (src/gateway/pipeline/event-charges.ts): the
  * credits and usage-ledger rows must be exactly those of charging every subscriber on its own — real anvil, real
- * SQLite ledger, real WebSocket clients.
+ * SQLite ledger, real WebSocket clients. `CHAINGATE_TEST_REDIS=lease` or `per-call` runs it on the Redis limit store
+ * (per-call: every reservation waits for Redis, and the fan-out of its event with it).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'

@@ -6,7 +6,8 @@
  * is delivered — the one that uses it up pays what was left, those after it get nothing and are not sent the event —
  * and after the last one, what was not delivered is refunded in one `adjust` and the delivered events are written
  * to the usage ledger in one record. The credits and ledger totals are exactly those of charging each subscriber on
- * its own, in the same order (docs/subscriptions.md).
+ * its own, in the same order (when an account's balance runs out mid-event, its keys' groups are served one after
+ * another: docs/subscriptions.md).
  */
 import type { KeyEntry } from '../../keys/snapshot.ts'
 import type { EventGroup } from '../../upstreams/subscriptions/hub.ts'

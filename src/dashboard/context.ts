@@ -107,7 +107,10 @@ export function createDash(deps: DashboardDeps): Dash {
     sessions: createSessionsRepository(db),
     alertSettings: createAlertSettingsRepository(db, { allowedHosts: deps.config.alerts?.allowedHosts ?? null }),
     alertLog: createAlertLog(db),
-    networkNames,
+    // Read at each use: `chaingate reload` replaces the config's networks.
+    get networkNames() {
+      return deps.config.networks.map((n) => n.name)
+    },
     loginLimiter: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
     signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
     sessionTtlMs: cfg.sessionTtlHours * 3_600_000,

@@ -15,10 +15,12 @@ import { loadConfig } from '../../src/config/load.ts'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { type FakeNode, type FakeRequest, result, startFakeNode } from './helpers/fake-node.ts'
 import { newHeadsClient, range, rpcAt, waitFor } from './helpers/ws-subscribers.ts'
 
 const CHAIN_A = 31361
 const CHAIN_B = 31362
+const CHAIN_C = 31363
 let anvilA: RunningAnvil
 let anvilB: RunningAnvil
 let p1: TcpProxy
@@ -40,8 +42,12 @@ function configFile(o: {
   price?: number
   level?: string
   port?: number
+  slow?: FakeNode
 }): Record<string, unknown> {
-  const networks = [{ name: 'remote', chainId: CHAIN_A, upstreams: (o.remote ?? [p1]).map(up) }]
+  const networks: Record<string, unknown>[] = [
+    { name: 'remote', chainId: CHAIN_A, upstreams: (o.remote ?? [p1]).map(up) },
+  ]
+  if (o.slow) networks.push({ name: 'slow', chainId: CHAIN_C, upstreams: [{ url: o.slow.url }] })
   if (o.other ?? true) networks.push({ name: 'other', chainId: CHAIN_B, upstreams: [up(pB)] })
   if (o.added) networks.push({ name: 'added', chainId: CHAIN_B, upstreams: [up(pB)] })
   return {
@@ -194,5 +200,34 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect(refused.statusCode).toBe(422)
     expect(JSON.stringify(await refused.body.json())).toContain('gateway.port: cannot change while chaingate runs')
     expect((await post('remote', call('eth_blockNumber'))).credits).toBe(9)
+  })
+
+  it('a call in flight when its upstream is rotated out finishes on the old node; the next call goes to the new one', async () => {
+    const balance = (value: string) => (req: FakeRequest) =>
+      req.body?.method === 'eth_getBalance' ? { body: result(req, value) } : undefined
+    const [oldNode, newNode] = await Promise.all([
+      startFakeNode(`0x${CHAIN_C.toString(16)}`, balance('0xa')),
+      startFakeNode(`0x${CHAIN_C.toString(16)}`, balance('0xb')),
+    ])
+    try {
+      write(configFile({ remote: [p2], slow: oldNode }))
+      expect((await s.app.reload()).ok).toBe(true)
+      await s.app.keys.setNetwork(s.key.id, 'slow', true)
+      await s.app.keySnapshot.reload()
+      oldNode.fault({ kind: 'slow', ms: 1500 })
+      const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
+      const inFlight = post('slow', call('eth_getBalance', [address(1), 'latest']))
+      await waitFor(() => oldNode.requests.some((r) => r.body?.method === 'eth_getBalance'))
+      write(configFile({ remote: [p2], slow: newNode }))
+      expect(await s.app.reload()).toMatchObject({ ok: true, changes: ['network slow changed (upstreams)'] })
+      const next = await post('slow', call('eth_getBalance', [address(2), 'latest']))
+      expect(JSON.parse(next.text).result, next.text).toBe('0xb')
+      const first = await inFlight
+      expect([first.status, JSON.parse(first.text).result]).toEqual([200, '0xa'])
+    } finally {
+      write(configFile({ remote: [p2] }))
+      await s.app.reload()
+      await Promise.all([oldNode.close(), newNode.close()])
+    }
   })
 })

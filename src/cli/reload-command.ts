@@ -83,11 +83,12 @@ async function signalDataDir(dataDir: string, id: string): Promise<ReloadAck[] |
   } catch {
     return `no chaingate runs on the data dir ${dataDir} (pid ${pid} is gone); nothing was reloaded`
   }
-  const deadline = Date.now() + ANSWER_MS
+  const sent = Date.now()
+  const deadline = sent + ANSWER_MS
   while (Date.now() < deadline) {
     try {
       const result = JSON.parse(readFileSync(join(dataDir, RELOAD_RESULT_FILE), 'utf8')) as ReloadResultFile
-      if (result.id === id) return result.processes
+      if (result.id === id) return result.processes.map((p) => ({ ...p, afterMs: Date.now() - sent }))
     } catch {}
     await new Promise((r) => setTimeout(r, POLL_MS))
   }
@@ -103,7 +104,7 @@ function report(acks: ReloadAck[], expected: number, json: boolean): number {
   for (const a of acks) {
     if (a.ok) {
       const what = a.changes.length > 0 ? a.changes.join('; ') : 'no change'
-      process.stdout.write(`${a.process}: reloaded, config ${a.version} (${what})\n`)
+      process.stdout.write(`${a.process}: reloaded in ${a.afterMs} ms, config ${a.version} (${what})\n`)
     } else process.stderr.write(`error: ${a.process}: not reloaded, still config ${a.version}: ${a.error}\n`)
   }
   if (acks.length < expected)

@@ -19,6 +19,8 @@ export interface ReloadAck {
   loadedAt: string
   changes: string[]
   error?: string
+  /** Filled in by the CLI: from its request to this answer. */
+  afterMs?: number
 }
 
 export interface ReloadListener {
@@ -92,17 +94,19 @@ export async function broadcastReload(opts: {
     await Promise.all([sub.connect(), pub.connect()])
     const acks: ReloadAck[] = []
     let receivers = Number.POSITIVE_INFINITY
+    let sent = 0
     let done: () => void = () => undefined
     const all = new Promise<void>((resolve) => (done = resolve))
     sub.on('message', (_ch: string, message: string) => {
       try {
         const ack = JSON.parse(message) as ReloadAck
         if (ack.id !== opts.id) return
-        acks.push(ack)
+        acks.push({ ...ack, afterMs: Date.now() - sent })
         if (acks.length >= receivers) done()
       } catch {}
     })
     await sub.subscribe(`${opts.keyPrefix}${RELOAD_DONE_CHANNEL_SUFFIX}`)
+    sent = Date.now()
     receivers = await pub.publish(`${opts.keyPrefix}${RELOAD_CHANNEL_SUFFIX}`, JSON.stringify({ id: opts.id }))
     if (acks.length >= receivers) done()
     let timer: NodeJS.Timeout | undefined

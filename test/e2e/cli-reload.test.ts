@@ -108,7 +108,7 @@ describe('chaingate reload, one process', { timeout: 180_000 }, () => {
     const r1 = await reload()
     expect(r1.code, r1.stderr).toBe(0)
     const v1 =
-      /\(single\): reloaded, config ([0-9a-f]{12}) \(network remote changed \(upstreams\); credits changed/.exec(
+      /\(single\): reloaded in \d+ ms, config ([0-9a-f]{12}) \(network remote changed \(upstreams\); credits changed/.exec(
         r1.stdout,
       )?.[1]
     expect(v1, r1.stdout).toBeDefined()
@@ -181,7 +181,8 @@ describeWithServices(['redis'], 'chaingate reload, two replicas with --workers 2
       timeoutMs: 60_000,
     })
     expect(out.code, out.stderr).toBe(0)
-    const result = out.json() as { ok: boolean; expected: number; processes: { process: string; version: string }[] }
+    type Processes = { process: string; version: string; afterMs: number }[]
+    const result = out.json() as { ok: boolean; expected: number; processes: Processes }
     expect(result.expected).toBe(6)
     expect(result.processes.map((p) => p.process.replace(/^.* pid \d+ /, '')).sort()).toEqual([
       '(primary)',
@@ -192,6 +193,8 @@ describeWithServices(['redis'], 'chaingate reload, two replicas with --workers 2
       '(worker 2)',
     ])
     expect(new Set(result.processes.map((p) => p.version)).size).toBe(1)
+    // Every process of both replicas applied it within a second of the request.
+    for (const p of result.processes) expect(p.afterMs, p.process).toBeLessThan(1000)
     expect(Date.now() - began).toBeLessThan(10_000) // the CLI's own start included
     // Every worker of every replica charges the new price (fresh connections spread over the workers).
     for (const r of replicas)

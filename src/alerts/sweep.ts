@@ -44,6 +44,8 @@ export interface SweepDeps {
   clock: { now(): number }
   /** Told when this process claimed an alert with a webhook to send. */
   onClaimed(): void
+  /** How long the list of accounts with alerts is reused before it is read again (0: every sweep). */
+  listMaxAgeMs?: number
 }
 
 export interface Sweep {
@@ -52,6 +54,13 @@ export interface Sweep {
 }
 
 const WINDOW_MS = 60_000
+/**
+ * Accounts per usage query. On SQLite a query blocks the event loop while it runs (about 13 µs per account): the
+ * sweep yields between chunks so gateway calls are served in between.
+ */
+const CHUNK = 200
+const yieldToCalls = () => new Promise<void>((resolve) => setImmediate(resolve))
+type Watched = Awaited<ReturnType<AlertSettingsRepository['list']>>
 
 export function createSweep(deps: SweepDeps): Sweep {
   const { clock } = deps
@@ -71,6 +80,19 @@ export function createSweep(deps: SweepDeps): Sweep {
     return refused - s[0]!.refused
   }
 
+  let list: { at: number; watched: Watched } | undefined
+  const watchedAccounts = async (now: number): Promise<Watched> => {
+    if (list && now - list.at < (deps.listMaxAgeMs ?? 0)) return list.watched
+    const watched = (await deps.settings.list()).filter(
+      (a) => a.creditThresholds.length > 0 || a.refusalsPerMinute !== null,
+    )
+    list = { at: now, watched }
+    // Accounts whose alerts were removed: their refusal samples go.
+    const ids = new Set(watched.map((a) => a.accountId))
+    for (const id of samples.keys()) if (!ids.has(id)) samples.delete(id)
+    return watched
+  }
+
   return {
     async run() {
       const now = clock.now()
@@ -79,54 +101,60 @@ export function createSweep(deps: SweepDeps): Sweep {
         fired.clear()
         firedDay = day
       }
-      const accounts = await deps.settings.list()
-      const watched = accounts.filter((a) => a.creditThresholds.length > 0 || a.refusalsPerMinute !== null)
-      const usage = await alertUsageToday(
-        deps.db,
-        watched.map((a) => a.accountId),
-        now,
-      )
+      const watched = await watchedAccounts(now)
       const claimed: AlertPayload[] = []
-      for (const a of watched) {
-        const u = usage.get(a.accountId) ?? { credits: 0, refused: 0 }
-        const used = Math.max(u.credits, deps.limits?.usedToday(a.accountId, now) ?? 0)
-        const balance = deps.plans[a.plan]?.creditsPerDay ?? 0
-        const refused = refusedLastMinute(a.accountId, u.refused, now)
-        const due: [AlertKind, number][] = []
-        for (const pct of a.creditThresholds) if (balance > 0 && used * 100 >= pct * balance) due.push(['credits', pct])
-        if (a.refusalsPerMinute !== null && refused >= a.refusalsPerMinute) due.push(['refusals', a.refusalsPerMinute])
-        for (const [kind, threshold] of due) {
-          const once = `${a.accountId}|${kind}|${threshold}`
-          if (fired.has(once)) continue
-          const payload: AlertPayload = {
-            id: randomUUID(),
-            type: kind === 'credits' ? 'credits.threshold' : 'refusals.threshold',
-            accountId: a.accountId,
-            threshold,
-            used,
-            balance,
-            remaining: Math.max(0, balance - used),
-            refusedLastMinute: refused,
-            day: new Date(day * MS_PER_DAY).toISOString().slice(0, 10),
-            time: new Date(now).toISOString(),
-          }
-          const won = await deps.log.claim({
-            id: payload.id,
-            accountId: a.accountId,
-            kind,
-            threshold,
-            day,
-            payload: JSON.stringify(payload),
-            createdAt: now,
-            status: a.webhookUrl ? 'pending' : 'none',
-            nextAttemptAt: a.webhookUrl ? now : null,
-          })
-          fired.add(once)
-          if (won) claimed.push(payload)
-        }
+      for (let i = 0; i < watched.length; i += CHUNK) {
+        if (i > 0) await yieldToCalls()
+        await sweepChunk(watched.slice(i, i + CHUNK), now, day, claimed)
       }
       if (claimed.length > 0) deps.onClaimed()
       return claimed
     },
+  }
+
+  async function sweepChunk(watched: Watched, now: number, day: number, claimed: AlertPayload[]): Promise<void> {
+    const usage = await alertUsageToday(
+      deps.db,
+      watched.map((a) => a.accountId),
+      now,
+    )
+    for (const a of watched) {
+      const u = usage.get(a.accountId) ?? { credits: 0, refused: 0 }
+      const used = Math.max(u.credits, deps.limits?.usedToday(a.accountId, now) ?? 0)
+      const balance = deps.plans[a.plan]?.creditsPerDay ?? 0
+      const refused = refusedLastMinute(a.accountId, u.refused, now)
+      const due: [AlertKind, number][] = []
+      for (const pct of a.creditThresholds) if (balance > 0 && used * 100 >= pct * balance) due.push(['credits', pct])
+      if (a.refusalsPerMinute !== null && refused >= a.refusalsPerMinute) due.push(['refusals', a.refusalsPerMinute])
+      for (const [kind, threshold] of due) {
+        const once = `${a.accountId}|${kind}|${threshold}`
+        if (fired.has(once)) continue
+        const payload: AlertPayload = {
+          id: randomUUID(),
+          type: kind === 'credits' ? 'credits.threshold' : 'refusals.threshold',
+          accountId: a.accountId,
+          threshold,
+          used,
+          balance,
+          remaining: Math.max(0, balance - used),
+          refusedLastMinute: refused,
+          day: new Date(day * MS_PER_DAY).toISOString().slice(0, 10),
+          time: new Date(now).toISOString(),
+        }
+        const won = await deps.log.claim({
+          id: payload.id,
+          accountId: a.accountId,
+          kind,
+          threshold,
+          day,
+          payload: JSON.stringify(payload),
+          createdAt: now,
+          status: a.webhookUrl ? 'pending' : 'none',
+          nextAttemptAt: a.webhookUrl ? now : null,
+        })
+        fired.add(once)
+        if (won) claimed.push(payload)
+      }
+    }
   }
 }

@@ -42,6 +42,8 @@ export function startAlerts(w: {
     limits: w.limits,
     clock,
     onClaimed: () => deliverer.kick(),
+    // The settings are read again every 5 sweeps (10 s by default); usage at every sweep.
+    listMaxAgeMs: 5 * ac.sweepMs - 1,
   })
   if (!ac.enabled) return { settings, log, sweep, deliverer }
   let sweeping: Promise<unknown> | undefined

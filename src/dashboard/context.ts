@@ -55,6 +55,8 @@ export interface DashboardDeps {
 declare module 'fastify' {
   interface FastifyRequest {
     dashboardSession?: Session | null
+    /** The session's account is disabled: the session was ended at this request (middleware/session.ts). */
+    dashboardAccountDisabled?: boolean
   }
 }
 

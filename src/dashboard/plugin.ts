@@ -13,6 +13,7 @@ import fastifyFormbody from '@fastify/formbody'
 import type { FastifyInstance } from 'fastify'
 import { createDash, sendPage, type DashboardDeps } from './context.ts'
 import { registerHostCheck } from './middleware/hosts.ts'
+import { registerDashboardAudit } from './middleware/audit.ts'
 import { registerSessionMiddleware } from './middleware/session.ts'
 import { errorPage } from './pages/settings.ts'
 import { registerAccountRoutes } from './routes/account.ts'
@@ -69,6 +70,7 @@ async function dashboardContext(app: FastifyInstance, deps: DashboardDeps): Prom
 
   registerHostCheck(app, dash)
   registerSessionMiddleware(app, dash)
+  registerDashboardAudit(app, dash)
   registerAssetRoutes(app)
   registerAccountRoutes(app, dash)
   registerKeyRoutes(app, dash)

@@ -7,6 +7,7 @@ import type { Account } from '../../accounts/repository.ts'
 import { createSession, findSession, PRELOGIN_CSRF_COOKIE, SESSION_COOKIE, type Session } from '../auth/logins.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { messagePage } from '../pages/layout.ts'
+import { noteActor } from './audit.ts'
 
 /** Sets a dashboard cookie; max age 0 deletes it. */
 export function setDashboardCookie(reply: FastifyReply, name: string, value: string, maxAgeSeconds: number): void {
@@ -14,10 +15,22 @@ export function setDashboardCookie(reply: FastifyReply, name: string, value: str
 }
 
 export function registerSessionMiddleware(app: FastifyInstance, dash: Dash): void {
-  app.addHook('onRequest', async (req) => {
-    req.dashboardSession = await findSession(dash.sessions, req.cookies[SESSION_COOKIE], dash.clock.now())
+  app.addHook('onRequest', async (req, reply) => {
+    const session = await findSession(dash.sessions, req.cookies[SESSION_COOKIE], dash.clock.now())
+    req.dashboardSession = session
+    if (!session) return
+    // An account an operator disabled (or deleted) loses its log-ins at their next request, not at their expiry.
+    const account = await dash.accounts.get(session.accountId)
+    if (account && account.disabledAt === null) return
+    await endSession(dash, session, reply)
+    req.dashboardSession = null
+    req.dashboardAccountDisabled = account !== undefined
   })
 }
+
+/** Why a disabled account cannot log in (the log-in form and the page a disabled account's session ends on). */
+export const ACCOUNT_DISABLED =
+  "This account is disabled by the gateway's operator: it cannot log in and its keys are refused. Ask the operator."
 
 /**
  * The logged-in account, or null after answering: a GET goes to the log-in page (and comes back after), anything
@@ -30,7 +43,15 @@ export async function requireAccount(
 ): Promise<{ session: Session; account: Account } | null> {
   const session = req.dashboardSession
   const account = session ? await dash.accounts.get(session.accountId) : undefined
-  if (session && account) return { session, account }
+  if (session && account) {
+    noteActor(req, account.id)
+    return { session, account }
+  }
+  if (req.dashboardAccountDisabled) {
+    if (req.method === 'GET') await reply.redirect('/login?disabled=1', 303)
+    else await sendPage(reply, 403, messagePage('Account disabled', { csrfToken: '', current: '' }, ACCOUNT_DISABLED))
+    return null
+  }
   if (req.method === 'GET') {
     const next = req.url.startsWith('/') && !req.url.startsWith('//') ? req.url : '/'
     await reply.redirect(`/login?next=${encodeURIComponent(next)}`, 303)

@@ -13,7 +13,8 @@ import { checkLogin } from '../auth/set-password.ts'
 import { hashPassword, passwordProblem } from '../auth/passwords.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'
-import { endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { noteActor } from '../middleware/audit.ts'
+import { ACCOUNT_DISABLED, endSession, requireAccount, startSession } from '../middleware/session.ts'
 import { landingPage, loginPage, overviewPage, signupPage } from '../pages/account.ts'
 import { messagePage } from '../pages/layout.ts'
 
@@ -110,6 +111,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
     try {
       const account = await dash.accounts.create({ email, plan: dash.deps.config.gateway.defaultPlan }, clock.now())
       await dash.credentials.setPasswordHash(account.id, hash, clock.now())
+      noteActor(req, account.id)
       logger.info({ accountId: account.id }, 'dashboard sign-up')
     } catch (err) {
       if (isChaingateError(err) && err.code === 'VALIDATION') return fail(400, 'Enter a valid email address.')
@@ -128,7 +130,9 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
         ? { kind: 'ok' as const, message: SIGNED_UP }
         : q.deleted === 'done'
           ? { kind: 'ok' as const, message: ACCOUNT_DELETED }
-          : undefined
+          : q.disabled !== undefined
+            ? { kind: 'error' as const, message: ACCOUNT_DISABLED }
+            : undefined
     return sendPage(reply, 200, loginPage(preloginCtx(req, reply, '/login', flash), { next: safeNext(q.next) }))
   })
 
@@ -152,6 +156,11 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       return again(401, 'The email or password is wrong.')
     }
     dash.loginLimiter.forgive(admitted.attempt, `email:${email}`)
+    // Told only after the right password, so the form does not say which accounts are disabled.
+    if ((await dash.accounts.get(accountId))?.disabledAt != null) {
+      logger.info({ accountId }, 'dashboard login of a disabled account refused')
+      return again(403, ACCOUNT_DISABLED)
+    }
     await startSession(dash, req, reply, accountId)
     logger.info({ accountId }, 'dashboard login')
     return reply.redirect(next ?? HOME, 303)

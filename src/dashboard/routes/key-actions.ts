@@ -16,6 +16,7 @@ import { ALLOWLIST_TYPES, type AllowlistType } from '../../keys/security/types.t
 import { errors, isChaingateError } from '../../errors/index.ts'
 import { field, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'
+import { noteChange } from '../middleware/audit.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { capitalize, renderKey } from './keys.ts'
 
@@ -66,15 +67,17 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
       }
     })
 
-  keyAction('rename', async (key, body) => {
+  keyAction('rename', async (key, body, req) => {
     await dash.keys.rename(key.id, field(body, 'name'))
+    noteChange(req, { summary: `key renamed to ${JSON.stringify(field(body, 'name'))}` })
     return 'renamed'
   })
 
-  keyAction('networks', async (key, body) => {
+  keyAction('networks', async (key, body, req) => {
     const network = field(body, 'network')
     if (!dash.networkNames.includes(network)) throw validation('Unknown network')
     await dash.keys.setNetwork(key.id, network, field(body, 'enabled') === 'true')
+    noteChange(req, { summary: `key network ${network} ${field(body, 'enabled') === 'true' ? 'enabled' : 'disabled'}` })
     return field(body, 'enabled') === 'true' ? 'network-enabled' : 'network-disabled'
   })
 
@@ -133,16 +136,17 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
     return 'jwt-removed'
   })
 
-  keyAction('limits', async (key, body) => {
+  keyAction('limits', async (key, body, req) => {
     const parse = (name: string) => {
       const raw = field(body, name).trim()
       if (raw === '') return 0
       if (!/^\d{1,15}$/.test(raw)) throw validation('Limits are whole numbers of credits (0 for the plan default)')
       return Number(raw)
     }
-    await dash.keys.setLimits(key.id, {
-      creditsPerSecond: parse('creditsPerSecond'),
-      creditsPerDay: parse('creditsPerDay'),
+    const limits = { creditsPerSecond: parse('creditsPerSecond'), creditsPerDay: parse('creditsPerDay') }
+    await dash.keys.setLimits(key.id, limits)
+    noteChange(req, {
+      summary: `key limits: ${limits.creditsPerSecond} credits/s, ${limits.creditsPerDay} credits/day`,
     })
     return 'limits-saved'
   })

@@ -6,6 +6,7 @@ import { isChaingateError } from '../../errors/index.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { endpointsOf } from '../endpoints.ts'
 import { checkPost } from '../middleware/csrf.ts'
+import { noteChange } from '../middleware/audit.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { keyPage, keysPage } from '../pages/keys.ts'
 import type { PageContext } from '../pages/layout.ts'
@@ -117,6 +118,7 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
       // Infura shows a new key's secret once, at creation
       // (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/api-key-secret/).
       const secret = await rotateKeySecret(dash.deps.db, key.id, clock.now())
+      noteChange(req, { target: key.id, summary: `key created: ${JSON.stringify(key.name)}` })
       logger.info({ accountId: who.account.id, keyId: key.id }, 'dashboard key created')
       return renderKey(dash, req, reply, key, who.account.plan, {
         status: 201,

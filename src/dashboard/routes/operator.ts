@@ -10,6 +10,7 @@ import { isChaingateError } from '../../errors/index.ts'
 import { capitalize } from './keys.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'
+import { noteChange } from '../middleware/audit.ts'
 import { requireAccount } from '../middleware/session.ts'
 import { accountsPage } from '../pages/settings.ts'
 import type { PageContext } from '../pages/layout.ts'
@@ -81,6 +82,7 @@ export function registerOperatorRoutes(app: FastifyInstance, dash: Dash): void {
       if (!isChaingateError(err) || err.code !== 'VALIDATION') throw err
       return render(req, reply, 400, { kind: 'error', message: `${capitalize(err.message)}.` })
     }
+    noteChange(req, { target: target.id, summary: `plan set to ${field(req.body, 'plan')} (${target.email})` })
     logger.info(
       { operatorId: who.account.id, accountId: target.id, plan: field(req.body, 'plan') },
       'dashboard plan changed by operator',

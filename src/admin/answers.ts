@@ -33,7 +33,9 @@ export function asChaingateError(err: RequestError): ChaingateError {
   if (isChaingateError(err)) {
     if (err.code !== 'VALIDATION') return err
     const field = (err.data as { field?: string } | undefined)?.field ?? 'body'
-    return errors.invalidInput(field, err.message)
+    // Domain messages often name the field already (`webhookUrl: not a URL`); invalidInput adds it once.
+    const why = err.message.startsWith(`${field}: `) ? err.message.slice(field.length + 2) : err.message
+    return errors.invalidInput(field, why)
   }
   if (err.validation) {
     const v = err.validation[0]

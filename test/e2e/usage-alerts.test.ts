@@ -122,6 +122,11 @@ describe('usage alerts on one gateway', () => {
     expect((await api.get(`/accounts/${account.id}/alerts`)).body).toEqual({ settings: null })
     const bad = await api.put(`/accounts/${account.id}/alerts`, { creditThresholds: [0] })
     expect([bad.status, bad.body.error.field]).toEqual([422, 'creditThresholds'])
+    const badUrl = await api.put(`/accounts/${account.id}/alerts`, { webhookUrl: 'ftp://hooks.example.com/x' })
+    expect([badUrl.status, badUrl.body.error]).toEqual([
+      422,
+      { code: 'INVALID_INPUT', field: 'webhookUrl', message: 'webhookUrl: only http(s) URLs' },
+    ])
     const put = await api.put(`/accounts/${account.email}/alerts`, {
       creditThresholds: [50],
       webhookUrl: 'https://hooks.example.com/x',

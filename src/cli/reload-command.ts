@@ -77,6 +77,13 @@ async function signalDataDir(dataDir: string, id: string): Promise<ReloadAck[] |
   } catch {
     return `no chaingate runs on the data dir ${dataDir} (no ${LOCK_FILE}); nothing was reloaded`
   }
+  // A lock left by a crash may name a pid reused since by another program: never signal that one.
+  let cmdline = ''
+  try {
+    cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8')
+  } catch {}
+  if (cmdline !== '' && !/chaingate|node/.test(cmdline))
+    return `pid ${pid} in ${join(dataDir, LOCK_FILE)} is not chaingate (a stale lock?); nothing was reloaded`
   writeFileSync(join(dataDir, RELOAD_REQUEST_FILE), `${id}\n`, { mode: PRIVATE_FILE_MODE })
   try {
     process.kill(pid, 'SIGHUP')

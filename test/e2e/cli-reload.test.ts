@@ -4,7 +4,9 @@
  * command reaches every process. Real anvils behind TCP proxies (an upstream URL rotated to another proxy of the
  * same chain, the old proxy then cut).
  */
+import { spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
+import { writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -153,6 +155,29 @@ describe('chaingate reload, one process', { timeout: 180_000 }, () => {
     process.kill(cg.pid, 'SIGHUP')
     await waitFor(async () => (await rpc(at('remote'), 'eth_blockNumber')).credits === 11, 10_000, 'the SIGHUP reload')
     expect(cg.child.exitCode).toBeNull()
+  })
+})
+
+describe('chaingate reload, nothing to reach', () => {
+  it('no lock: exit 1 naming the data dir; a stale lock naming another program: that program is not signalled', async () => {
+    const dir = tempDir('chaingate-cli-reload-none-')
+    dirs.push(dir)
+    const none = await runCli(['reload', '--data-dir', dir])
+    expect([none.code, none.stderr]).toEqual([
+      1,
+      `error: no chaingate runs on the data dir ${dir} (no chaingate.lock); nothing was reloaded\n`,
+    ])
+    const other = spawn('sleep', ['30'])
+    try {
+      writeFileSync(join(dir, 'chaingate.lock'), `${other.pid}\n`)
+      const stale = await runCli(['reload', '--data-dir', dir])
+      expect(stale.code).toBe(1)
+      expect(stale.stderr).toContain(`pid ${other.pid} in ${join(dir, 'chaingate.lock')} is not chaingate`)
+      expect(other.exitCode).toBeNull()
+      expect(other.signalCode).toBeNull()
+    } finally {
+      other.kill('SIGKILL')
+    }
   })
 })
 

@@ -159,7 +159,7 @@ describe('chaingate reload, one process', { timeout: 180_000 }, () => {
 })
 
 describe('chaingate reload, nothing to reach', () => {
-  it('no lock: exit 1 naming the data dir; a stale lock naming another program: that program is not signalled', async () => {
+  it('no lock: exit 1 naming the data dir; the pid of another program in a stale lock is not signalled', async () => {
     const dir = tempDir('chaingate-cli-reload-none-')
     dirs.push(dir)
     const none = await runCli(['reload', '--data-dir', dir])

@@ -12,6 +12,7 @@
  * parts/usage.ts) → serving side (pipeline, listeners; the dashboard mounted on it: parts/gateway.ts) → the wallet
  * (parts/wallet.ts), which calls the gateway in process.
  */
+import { startAuditRetention } from '../audit/retention.ts'
 import { join, resolve } from 'node:path'
 import type { AccountsRepository } from '../accounts/repository.ts'
 import type { Config } from '../config/schema.ts'
@@ -139,6 +140,13 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       poolSize: config.database.poolSize,
     })
     stops.add('database', () => database.close())
+    // The admin audit (API, CLI and dashboard changes) is kept `admin.auditRetentionDays`.
+    const auditRetention = startAuditRetention(database.db, {
+      retentionDays: config.admin.auditRetentionDays,
+      clock: () => clock.now(),
+      onError: (err) => logger.error({ err }, 'pruning the admin audit failed; will retry'),
+    })
+    stops.add('audit retention', () => auditRetention.stop())
     const networks = createSwappableNetworkRegistry(config.networks)
     const { embeddedUrls } = options
     const upstreams = await startUpstreams({ config, dataDir, logger, embeddedUrls, stops })

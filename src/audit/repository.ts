@@ -31,11 +31,13 @@ const API_KEY = /\b[0-9a-f]{32}\b/g
 /** Masks anything shaped like an API key (32 hex characters), so a summary cannot carry one. */
 export const withoutSecrets = (text: string) => text.replace(API_KEY, (k) => `${k.slice(0, 4)}…${k.slice(-4)}`)
 
-export async function recordAudit(db: Db, entry: NewAuditEntry): Promise<void> {
+/** Writes one entry; its id (to update a summary later, as the refused-call counts do). */
+export async function recordAudit(db: Db, entry: NewAuditEntry): Promise<string> {
+  const id = randomUUID()
   await db
     .insertInto('admin_audit')
     .values({
-      id: randomUUID(),
+      id,
       at: entry.at,
       actor: entry.actor,
       action: withoutSecrets(entry.action).slice(0, 300),
@@ -43,6 +45,15 @@ export async function recordAudit(db: Db, entry: NewAuditEntry): Promise<void> {
       summary: withoutSecrets(entry.summary).slice(0, 500),
       status: entry.status,
     })
+    .execute()
+  return id
+}
+
+export async function updateAuditSummary(db: Db, id: string, summary: string): Promise<void> {
+  await db
+    .updateTable('admin_audit')
+    .set({ summary: withoutSecrets(summary).slice(0, 500) })
+    .where('id', '=', id)
     .execute()
 }
 

@@ -38,3 +38,12 @@ describe('admin.token', () => {
     }
   })
 })
+
+describe('admin.auditRetentionDays', () => {
+  it('90 days by default; a whole number of days from 1', () => {
+    expect(parseConfig({}).admin.auditRetentionDays).toBe(90)
+    expect(parseConfig({ admin: { auditRetentionDays: 7 } }).admin.auditRetentionDays).toBe(7)
+    for (const bad of [0, 1.5, -1])
+      expect(() => parseConfig({ admin: { auditRetentionDays: bad } })).toThrow(ConfigError)
+  })
+})

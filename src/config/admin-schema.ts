@@ -13,5 +13,10 @@ export const AdminConfigSchema = z
       .nullable()
       // prefault: a value from the environment is validated like one from the file.
       .prefault(() => process.env.CHAINGATE_ADMIN_TOKEN || null),
+    /**
+     * Days the admin audit (API, CLI and dashboard changes) is kept; older rows are pruned hourly by every process,
+     * in bounded runs (src/audit/retention.ts).
+     */
+    auditRetentionDays: z.number().int().min(1).max(36_500).default(90),
   })
   .strict()

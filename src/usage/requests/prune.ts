@@ -1,41 +1,25 @@
 /**
  * The request explorer's retention (config `requests`, docs/requests.md): records older than `retentionHours`,
  * and beyond each key's newest `maxRowsPerKey`, are deleted. Every process prunes on its own timer, so each run
- * deletes at most `maxRows` in chunks (several replicas or workers each do a bounded amount of work); the per-key
+ * deletes at most `maxRows` in chunks (src/db/prune.ts, shared with the admin audit's retention); the per-key
  * cap is checked for the keys this process wrote since its last run (a key another replica writes is checked there).
  */
 import type { Db } from '../../db/database.ts'
+import { deleteOlderThan, PRUNE_CHUNK as CHUNK, type PruneResult } from '../../db/prune.ts'
 
-/** Rows one DELETE removes: short statements, so writers are not held up behind one long delete. */
-const CHUNK = 5000
 /** Keys whose cap one run checks at most (the rest wait for the next run). */
 const MAX_KEYS_PER_RUN = 1000
-
-export interface PruneResult {
-  deleted: number
-  /** The run stopped at `maxRows` (or the key limit) with work left. */
-  more: boolean
-}
 
 export async function pruneRequests(
   db: Db,
   opts: { nowMs: number; retentionHours: number; maxRowsPerKey: number; maxRows: number; keys: Iterable<string> },
 ): Promise<PruneResult & { keysLeft: string[] }> {
-  let deleted = 0
-  const budget = () => Math.min(CHUNK, opts.maxRows - deleted)
   const cutoff = opts.nowMs - opts.retentionHours * 3_600_000
   // Old rows first: oldest by the time index, a chunk at a time.
-  for (;;) {
-    const n = budget()
-    if (n <= 0) return { deleted, more: true, keysLeft: [...opts.keys] }
-    const r = await db
-      .deleteFrom('request_log')
-      .where('id', 'in', (eb) => eb.selectFrom('request_log').select('id').where('time', '<', cutoff).limit(n))
-      .executeTakeFirst()
-    const gone = Number(r.numDeletedRows)
-    deleted += gone
-    if (gone < n) break
-  }
+  const old = await deleteOlderThan(db, { table: 'request_log', column: 'time', cutoff, maxRows: opts.maxRows })
+  let deleted = old.deleted
+  if (old.more) return { deleted, more: true, keysLeft: [...opts.keys] }
+  const budget = () => Math.min(CHUNK, opts.maxRows - deleted)
   const keys = [...opts.keys]
   let checked = 0
   for (; checked < keys.length && checked < MAX_KEYS_PER_RUN; checked++) {

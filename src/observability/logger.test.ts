@@ -1,3 +1,7 @@
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createLineEncoder, lineText } from './log-line.ts'
 import { createLogger, createRequestLog, type RequestLog } from './logger.ts'
@@ -121,5 +125,36 @@ describe('request log', () => {
     write(log, line())
     log.flush()
     expect(writes).toHaveLength(0)
+  })
+
+  it('writes the bytes straight to a log file, in order with the other lines, and all of them at stop', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cg-reqlog-'))
+    try {
+      const file = join(dir, 'log')
+      const dest = pino.destination({ dest: file, sync: false })
+      await new Promise((r) => dest.once('ready', r))
+      const logger = createLogger('info', dest)
+      const log = createRequestLog(logger, 10_000, 4096)
+      logger.info('before')
+      write(log, line({ calls: 1 }))
+      log.flush() // 'before' not yet written by the destination: this line goes after it, through it
+      await new Promise((r) => setTimeout(r, 50))
+      const viaStream: string[] = []
+      const streamWrite = dest.write.bind(dest)
+      dest.write = (text: string) => (viaStream.push(text), streamWrite(text))
+      for (let i = 1; i < 5; i++) write(log, line({ calls: i + 1 }))
+      log.flush()
+      expect(viaStream).toEqual([]) // the destination is idle: the bytes went to the file directly
+      logger.info('after')
+      dest.flushSync()
+      const entries = readFileSync(file, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+      expect(entries.map((e) => e.msg)).toEqual(['before', 'rpc', 'rpc', 'rpc', 'rpc', 'rpc', 'after'])
+      expect(entries.filter((e) => e.msg === 'rpc').map((e) => e.calls)).toEqual([1, 2, 3, 4, 5])
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })

@@ -2,6 +2,8 @@
  * pino logger. Keys are never logged (lines carry the key's id); as a second line of defence, anything that
  * looks like a credential field is redacted.
  */
+import { fstatSync, writeSync } from 'node:fs'
+import { isatty } from 'node:tty'
 import pino from 'pino'
 import { createLineEncoder, lineText } from './log-line.ts'
 
@@ -78,12 +80,16 @@ export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_53
   const encode = createLineEncoder()
   let used = 0
   let timer: NodeJS.Timeout | undefined
+  const direct = targets.length === 1 ? directFd(targets[0]!) : () => -1
   const flush = () => {
     if (timer) clearTimeout(timer)
     timer = undefined
     if (used === 0) return
+    const fd = direct()
+    let from = 0
+    if (fd >= 0) from = writeBytes(fd, buffer, used)
     // The destination may hold on to what it is given until its write completes: hand it its own string.
-    stream.write(buffer.toString('utf8', 0, used))
+    if (from < used) stream.write(buffer.toString('utf8', from, used))
     used = 0
   }
   return {
@@ -105,4 +111,53 @@ export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_53
     },
     flush,
   }
+}
+
+interface FileDestination {
+  fd: number
+  _len: number
+  _writing: boolean
+}
+
+/**
+ * The buffer's bytes go straight to the destination's file descriptor (one synchronous write per flush, no string
+ * made, copied and converted back by pino's destination: ~1.6 µs per line in bench/) when that is safe: a
+ * `pino.destination` (sonic-boom) on a file or a device like /dev/null — never a pipe or terminal, where a
+ * synchronous write could wait on the reader — and holding nothing not yet written, so lines keep their order.
+ * Returns a function giving the descriptor, or -1 when the lines go through the destination.
+ */
+function directFd(target: pino.DestinationStream): () => number {
+  const dest = target as unknown as Partial<FileDestination>
+  if (typeof dest.fd !== 'number' || typeof dest._len !== 'number') return () => -1
+  let checked = -1
+  let usable = false
+  return () => {
+    const fd = dest.fd!
+    if (fd < 0 || dest._writing || dest._len !== 0) return -1
+    if (fd !== checked) {
+      checked = fd
+      try {
+        const st = fstatSync(fd)
+        usable = st.isFile() || (st.isCharacterDevice() && !isatty(fd))
+      } catch {
+        usable = false
+      }
+    }
+    return usable ? fd : -1
+  }
+}
+
+/** Writes what it can of `buffer[0, used)`; returns how many bytes went out (the rest goes through the stream). */
+function writeBytes(fd: number, buffer: Buffer, used: number): number {
+  let from = 0
+  try {
+    while (from < used) {
+      const n = writeSync(fd, buffer, from, used - from)
+      if (n <= 0) break
+      from += n
+    }
+  } catch {
+    // EAGAIN or a closed descriptor: what is left goes through the destination, as before
+  }
+  return from
 }

@@ -6,6 +6,8 @@
  * when every subscriber had the block (p50, p99 and last across subscribers), and meanwhile the latency of an HTTP
  * eth_chainId sent every BENCH_PROBE_MS to the same gateway (max and p99: how long a call waits behind the fan-out).
  * With two or more cores, chaingate is pinned to core 0 and anvil, the clients and the probe to the others (taskset).
+ * The same scenario runs first against bench/minimal-fanout.ts (the reference: ws writing one head to every client
+ * in one loop, nothing else), so chaingate's figures come with the floor of this machine in the same run.
  *
  * Before/after in one run: BENCH_FANOUT_BEFORE=<a checkout of an older commit> (with node_modules) runs the same
  * scenario against that checkout's bench/run-chaingate.ts first, e.g.
@@ -110,15 +112,21 @@ interface Outcome {
 
 const NETWORKS = [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] }]
 
-/** `checkout`: the repository whose chaingate runs (this one, or BENCH_FANOUT_BEFORE). */
-async function startGateway(checkout: string, execArgv: string[]): Promise<Gateway> {
-  if (WORKERS > 0) return startWorkers(checkout, WORKERS, NETWORKS)
-  const script = relative(here, join(checkout, 'bench', 'run-chaingate.ts'))
-  const target = await spawnTarget<{ url: string }>('chaingate', script, [anvil.url], {
-    prefix: pin('0'),
-    execArgv,
-    env: { BENCH_CHAINGATE_CONFIG: JSON.stringify({ networks: NETWORKS }) },
-  })
+/**
+ * `checkout`: the repository whose chaingate runs (this one, or BENCH_FANOUT_BEFORE); `reference`: the minimal
+ * fan-out (bench/minimal-fanout.ts) instead, pinned the same way.
+ */
+async function startGateway(checkout: string | 'reference', execArgv: string[]): Promise<Gateway> {
+  if (WORKERS > 0 && checkout !== 'reference') return startWorkers(checkout, WORKERS, NETWORKS)
+  const target =
+    checkout === 'reference'
+      ? await spawnTarget<{ url: string }>('minimal fan-out', 'minimal-fanout.ts', [anvil.wsUrl], { prefix: pin('0') })
+      : await spawnTarget<{ url: string }>(
+          'chaingate',
+          relative(here, join(checkout, 'bench', 'run-chaingate.ts')),
+          [anvil.url],
+          { prefix: pin('0'), execArgv, env: { BENCH_CHAINGATE_CONFIG: JSON.stringify({ networks: NETWORKS }) } },
+        )
   return {
     url: target.info.url,
     pids: () => [target.process.pid!],
@@ -130,7 +138,7 @@ async function startGateway(checkout: string, execArgv: string[]): Promise<Gatew
   }
 }
 
-async function scenario(checkout: string, execArgv: string[] = []): Promise<Outcome> {
+async function scenario(checkout: string | 'reference', execArgv: string[] = []): Promise<Outcome> {
   const gateway = await startGateway(checkout, execArgv)
   const httpUrl = gateway.url
   const wsUrl = httpUrl.replace(/^http/, 'ws').replace('/v3/', '/ws/v3/')
@@ -193,7 +201,7 @@ const row = (name: string, o: Outcome) =>
   `${o.idleProbeMax.toFixed(1)} ms | ${o.cpuUsPerDelivery.toFixed(1)} µs |`
 
 try {
-  const results: [string, Outcome][] = []
+  const results: [string, Outcome][] = [['minimal fan-out (reference)', await scenario('reference')]]
   if (BEFORE) results.push(['before', await scenario(BEFORE)])
   const prof = process.env.BENCH_CPU_PROF
   results.push([
@@ -214,6 +222,12 @@ try {
   )
   console.log('|---|---|---|---|---|---|---|---|')
   for (const [name, o] of results) console.log(row(name, o))
+  const ref = results[0]![1]
+  const ours = results[results.length - 1]![1]
+  console.log(
+    `\nchaingate / reference: last subscriber ${(quantile(ours.last, 0.5) / quantile(ref.last, 0.5)).toFixed(2)}×, ` +
+      `CPU per delivery ${(ours.cpuUsPerDelivery / ref.cpuUsPerDelivery).toFixed(2)}×`,
+  )
   console.log(`\n(probe: eth_chainId every ${PROBE_MS} ms over one keep-alive connection while a block fans out)`)
 } finally {
   await stopTargets()

@@ -37,7 +37,7 @@ Accounts and keys
   account set-plan <account> <plan>       change an account's plan
   account set-role <account> <role>       user or operator (operators manage plans in the dashboard)
   account set-password <account>          set the dashboard password (read from stdin)
-  account disable <account>               refuse the account's keys (enable <account> undoes it)
+  account disable <account>               refuse its keys and dashboard log-in (enable <account> undoes it)
   key create --account A [--name N] [--networks a,b]
                                           create a key (all networks enabled unless --networks)
   key list [--account A] [--all]          list keys (--all includes revoked ones)

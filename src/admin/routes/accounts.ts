@@ -67,7 +67,7 @@ export function registerAccountRoutes(app: FastifyInstance, admin: Admin): void 
       {
         schema: routeSchema({
           tag,
-          summary: disabled ? 'disable an account (its keys are refused)' : 'enable a disabled account',
+          summary: disabled ? 'disable an account (its keys and dashboard log-in are refused)' : 'enable a disabled account',
           params: IdParams,
           response: Account,
         }),

@@ -51,6 +51,17 @@ describe('one audit, bounded', () => {
     expect(entries).toContainEqual(expect.objectContaining({ actor: 'admin-token', action: 'GET /admin/v1/audit' }))
   })
 
+  it('an account disabled through the API is logged out of the dashboard and refused at log-in', async () => {
+    const c = httpClient(server.url)
+    const address = `disabled-${Date.now()}@example.com`
+    expect((await c.signup(address, 'Tr0ub4dor&3-horse-staple')).statusCode).toBe(303)
+    expect((await c.get('/keys')).statusCode).toBe(200)
+    expect((await api.post(`/accounts/${address}/disable`)).status).toBe(200)
+    expect((await c.get('/keys')).headers.location).toBe('/login?disabled=1')
+    const again = await httpClient(server.url).login(address, 'Tr0ub4dor&3-horse-staple')
+    expect([again.statusCode, again.body.includes('This account is disabled')]).toEqual([403, true])
+  })
+
   it('a flood of bad tokens from one address is one row a minute, not a row a call', async () => {
     const before = (await rowsOf('anonymous')).length
     const answers = await Promise.all(

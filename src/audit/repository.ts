@@ -1,8 +1,9 @@
 /**
  * The admin audit (table `admin_audit`, migration 0500_admin_audit): who changed or read what, when, and how it
  * ended. The admin API records every call (src/admin/audit-hook.ts), the CLI its account and key changes, the
- * dashboard its changes (src/dashboard/middleware/audit.ts); the API and the CLI list it (`GET /admin/v1/audit`, `chaingate audit`). A summary never holds a secret: full keys, key secrets and
- * tokens are left out by the callers, and `withoutSecrets` masks a 32-hex API key that slipped in anyway.
+ * dashboard its changes (src/dashboard/middleware/audit.ts); the API and the CLI list it (`GET /admin/v1/audit`,
+ * `chaingate audit`). A summary never holds a secret: full keys, key secrets and tokens are left out by the
+ * callers, and `withoutSecrets` masks a 32-hex API key that slipped in anyway.
  */
 import { randomUUID } from 'node:crypto'
 import type { Db } from '../db/database.ts'

@@ -67,7 +67,9 @@ export function registerAccountRoutes(app: FastifyInstance, admin: Admin): void 
       {
         schema: routeSchema({
           tag,
-          summary: disabled ? 'disable an account (its keys and dashboard log-in are refused)' : 'enable a disabled account',
+          summary: disabled
+            ? 'disable an account (its keys and dashboard log-in are refused)'
+            : 'enable a disabled account',
           params: IdParams,
           response: Account,
         }),

@@ -9,7 +9,7 @@ import { dirname, join, resolve } from 'node:path'
 import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely'
 import type pg from 'pg'
 import { migrations } from './migrations/index.ts'
-import { openSqlite, type SqliteHandle } from './sqlite-driver.ts'
+import { openSqlite, type SqliteEngine, type SqliteHandle, sqliteEngine } from './sqlite-driver.ts'
 import { ensurePrivateDir, ensurePrivateFile, tightenIfExists } from './private-files.ts'
 import type { DialectName } from './dialect.ts'
 import type { Database } from './tables.ts'
@@ -21,6 +21,9 @@ export interface OpenedDatabase {
   dialect: DialectName
   /** SQLite only: the raw synchronous handle, for hot-path statements (usage flush). */
   sqlite?: SqliteHandle
+  /** SQLite only: the database file (undefined for `:memory:`) and the engine opened on it, for a second connection. */
+  file?: string
+  sqliteEngine?: SqliteEngine
   /** PostgreSQL only: the pool kysely uses, for the usage flush's multi-row upsert. */
   pool?: pg.Pool
   /** Migrations applied by this open (empty when the schema was already current). */
@@ -69,7 +72,8 @@ async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
     ensurePrivateDir(dirname(file))
     ensurePrivateFile(file)
   }
-  const sqlite = await openSqlite(file)
+  const engine = sqliteEngine()
+  const sqlite = await openSqlite(file, engine)
   sqlite.pragma('journal_mode = WAL')
   sqlite.pragma('synchronous = NORMAL')
   sqlite.pragma('foreign_keys = ON')
@@ -89,6 +93,7 @@ async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
     db,
     dialect: 'sqlite',
     sqlite,
+    ...(onDisk ? { file, sqliteEngine: engine } : {}),
     migrated,
     async ping() {
       return true // an open file; nothing can go away underneath

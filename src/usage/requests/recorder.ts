@@ -42,6 +42,8 @@ export interface RequestRow {
 /** Writes one batch; throws (or rejects) when it could not. */
 export interface RequestWriter {
   write(rows: readonly RequestRow[]): void | Promise<void>
+  /** Releases what the writer holds (a thread), after the last write; called by `stop`. */
+  close?(): Promise<void>
 }
 
 export interface RequestRecorder {
@@ -221,6 +223,7 @@ export function createRequestRecorder(
       if (timer) clearInterval(timer)
       timer = undefined
       await flush()
+      await writer.close?.()
     },
     health: () => ({ bufferedRows: count, droppedCalls: dropped }),
   }

@@ -1,6 +1,7 @@
 /**
  * The request explorer's writers, one per engine (./recorder.ts collects; these only write a batch). Like the usage
- * ledger's (src/usage/writers.ts) they bypass kysely: SQLite runs one prepared insert per row on the raw handle, in
+ * ledger's (src/usage/writers.ts) they bypass kysely. A SQLite file is written from a worker thread
+ * (./sqlite-worker.ts); an in-memory SQLite database (tests) runs prepared multi-row inserts on the raw handle, in
  * transactions of 500 rows; PostgreSQL sends multi-row INSERTs with a query timeout, so a hanging connection fails
  * the write instead of holding it.
  */
@@ -8,6 +9,7 @@ import type pg from 'pg'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { SqliteHandle } from '../../db/sqlite-driver.ts'
 import type { RequestRow, RequestWriter } from './recorder.ts'
+import { createSqliteWorkerWriter } from './sqlite-worker.ts'
 
 const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, credits, served, client'
 
@@ -16,24 +18,45 @@ const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, 
  * loop between them, so calls are never held up behind one long write (a few milliseconds per slice at most).
  */
 const SQLITE_ROWS_PER_SLICE = 500
+/**
+ * Rows per INSERT statement, largest first: one execution binds many rows, which costs a fraction of one execution
+ * per row. Three statements, prepared once and reused (a batch's tail uses the smaller ones).
+ */
+const SQLITE_ROWS_PER_STATEMENT = [100, 10, 1] as const
+const FIELDS = 10
 
 export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
-  const insert = sqlite.prepare(`insert into request_log (${COLUMNS}) values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`)
+  const statements = SQLITE_ROWS_PER_STATEMENT.map((n) => ({
+    rows: n,
+    stmt: sqlite.prepare(
+      `insert into request_log (${COLUMNS}) values ${tuples(n, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')}`,
+    ),
+    // Reused for every execution: no array per statement run.
+    params: new Array<unknown>(n * FIELDS),
+  }))
   const writeSlice = sqlite.transaction((rows: readonly RequestRow[], from: number, to: number) => {
-    for (let i = from; i < to; i++) {
-      const r = rows[i]!
-      insert.run(
-        r.time,
-        r.keyId,
-        r.accountId,
-        r.network,
-        r.method,
-        r.status,
-        r.latencyMs,
-        r.credits,
-        r.served,
-        r.client,
-      )
+    let i = from
+    for (const s of statements) {
+      const { params } = s
+      for (; to - i >= s.rows; i += s.rows) {
+        let p = 0
+        for (let r = i; r < i + s.rows; r++) {
+          const row = rows[r]!
+          params[p++] = row.time
+          params[p++] = row.keyId
+          params[p++] = row.accountId
+          params[p++] = row.network
+          params[p++] = row.method
+          params[p++] = row.status
+          params[p++] = row.latencyMs
+          params[p++] = row.credits
+          params[p++] = row.served
+          params[p++] = row.client
+        }
+        s.stmt.run(params)
+      }
+      // Strings of the last rows are not kept alive by the reused array until the next batch.
+      params.fill(null)
     }
   })
   return {
@@ -47,6 +70,13 @@ export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
       })()
     },
   }
+}
+
+/** `n` comma-separated tuples. */
+function tuples(n: number, tuple: (index: number) => string): string {
+  const out: string[] = new Array(n)
+  for (let i = 0; i < n; i++) out[i] = tuple(i)
+  return out.join(', ')
 }
 
 /** Rows per INSERT on PostgreSQL: 10 parameters each, well under its 65,535-parameter limit. */
@@ -80,8 +110,9 @@ export function createPostgresRequestWriter(pool: pg.Pool, opts: { timeoutMs?: n
   }
 }
 
-/** The writer for an opened database's engine. */
+/** The writer for an opened database's engine: a SQLite file is written from a worker thread (./sqlite-worker.ts). */
 export function requestWriterFor(database: OpenedDatabase): RequestWriter {
   if (database.dialect === 'postgres') return createPostgresRequestWriter(database.pool!)
+  if (database.file !== undefined) return createSqliteWorkerWriter(database.file, database.sqliteEngine!)
   return createSqliteRequestWriter(database.sqlite!)
 }

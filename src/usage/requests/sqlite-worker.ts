@@ -1,0 +1,160 @@
+/**
+ * The request explorer's SQLite writer for a database file: a worker thread with its own connection runs the
+ * inserts, so the gateway's event loop only encodes a batch (a string table and two typed arrays, handed over
+ * without a copy) — SQLite's own work per row (the table and its index) is several microseconds, too much for the
+ * loop at thousands of calls a second. WAL lets the two connections share the file; each waits for the other
+ * (busy_timeout) and the worker commits every 500 rows, so the main connection never waits long.
+ */
+import { createRequire } from 'node:module'
+import { Worker } from 'node:worker_threads'
+import type { SqliteEngine } from '../../db/sqlite-driver.ts'
+import type { RequestRow, RequestWriter } from './recorder.ts'
+
+/** A null string field. */
+const NONE = 0xffff_ffff
+/** Rows per transaction: the main connection (the usage ledger) waits at most one such commit. */
+const SLICE = 500
+/** String fields per row (then numbers: time, latency_ms, credits). */
+const STRINGS = 7
+
+// Plain CommonJS, run with `eval`: nothing to compile or resolve at run time (the engine's path is passed in).
+const WORKER_SOURCE = `
+const { parentPort, workerData } = require('node:worker_threads')
+const { file, engine, modulePath } = workerData
+const emitWarning = process.emitWarning
+process.emitWarning = (w, ...rest) =>
+  /SQLite is an experimental feature/.test(String(typeof w === 'string' ? w : w && w.message))
+    ? undefined : emitWarning.call(process, w, ...rest)
+const db = engine === 'node:sqlite' ? new (require('node:sqlite').DatabaseSync)(file) : new (require(modulePath))(file)
+db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL')
+const SLICE = ${SLICE}
+const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, credits, served, client'
+const TUPLE = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
+const prepared = [100, 1].map((n) => ({
+  rows: n,
+  stmt: db.prepare('insert into request_log (' + COLUMNS + ') values ' + new Array(n).fill(TUPLE).join(', ')),
+  params: new Array(n * 10),
+}))
+parentPort.on('message', (m) => {
+  const { id, strings, refs, nums, count } = m
+  const str = (k) => (refs[k] === ${NONE} ? null : strings[refs[k]])
+  try {
+    for (let from = 0; from < count; from += SLICE) {
+      const to = Math.min(count, from + SLICE)
+      db.exec('BEGIN IMMEDIATE')
+      try {
+        for (let i = from; i < to; ) {
+          const s = to - i >= 100 ? prepared[0] : prepared[1]
+          const p = s.params
+          let k = 0
+          for (let r = i; r < i + s.rows; r++) {
+            const a = r * ${STRINGS}
+            p[k++] = nums[r * 3]
+            p[k++] = str(a); p[k++] = str(a + 1); p[k++] = str(a + 2); p[k++] = str(a + 3); p[k++] = str(a + 4)
+            p[k++] = nums[r * 3 + 1]
+            p[k++] = nums[r * 3 + 2]
+            p[k++] = str(a + 5); p[k++] = str(a + 6)
+          }
+          s.stmt.run(...p)
+          i += s.rows
+        }
+        db.exec('COMMIT')
+      } catch (err) {
+        try { db.exec('ROLLBACK') } catch {}
+        throw err
+      }
+    }
+    parentPort.postMessage({ id })
+  } catch (err) {
+    parentPort.postMessage({ id, error: String((err && err.message) || err) })
+  }
+})
+`
+
+export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): RequestWriter {
+  const modulePath = engine === 'better-sqlite3' ? createRequire(import.meta.url).resolve('better-sqlite3') : ''
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { file, engine, modulePath } })
+  // Idle, the worker keeps nothing alive; while a write is in flight it does (a clean stop waits for it).
+  worker.unref()
+  const waiting = new Map<number, { resolve: () => void; reject: (err: Error) => void }>()
+  const inFlight = new Set<Promise<void>>()
+  let nextId = 0
+  let dead: Error | undefined
+  const settle = (id: number, err?: Error) => {
+    const w = waiting.get(id)
+    if (!w) return
+    waiting.delete(id)
+    if (waiting.size === 0) worker.unref()
+    if (err) w.reject(err)
+    else w.resolve()
+  }
+  const fail = (err: Error) => {
+    dead ??= err
+    for (const id of [...waiting.keys()]) settle(id, err)
+  }
+  worker.on('message', (m: { id: number; error?: string }) =>
+    settle(m.id, m.error === undefined ? undefined : new Error(m.error)),
+  )
+  worker.on('error', fail)
+  worker.on('exit', (code) => fail(new Error(`the request log's writer thread exited (code ${code})`)))
+
+  return {
+    write(rows) {
+      if (dead) throw dead
+      const msg = encode(rows)
+      const id = nextId++
+      const done = new Promise<void>((resolve, reject) => waiting.set(id, { resolve, reject }))
+      worker.ref()
+      worker.postMessage({ id, ...msg }, [msg.refs.buffer, msg.nums.buffer])
+      inFlight.add(done)
+      const forget = () => inFlight.delete(done)
+      done.then(forget, forget)
+      return done
+    },
+    async close() {
+      await Promise.allSettled(inFlight)
+      await worker.terminate()
+    },
+  }
+}
+
+/** A batch as a string table (each distinct string once) and typed arrays: cheap to build and to hand over. */
+function encode(rows: readonly RequestRow[]) {
+  const count = rows.length
+  const table = new Map<string, number>()
+  const strings: string[] = []
+  const refs = new Uint32Array(count * STRINGS)
+  const nums = new Float64Array(count * 3)
+  // Per column, the previous row's string and its index: consecutive calls mostly repeat them (no map lookup).
+  const lastString: (string | null)[] = new Array(STRINGS).fill(null)
+  const lastRef = new Uint32Array(STRINGS).fill(NONE)
+  const ref = (column: number, s: string | null): number => {
+    if (s === lastString[column]) return lastRef[column]!
+    let j = NONE
+    if (s !== null) {
+      j = table.get(s) ?? -1
+      if (j === -1) {
+        j = strings.length
+        strings.push(s)
+        table.set(s, j)
+      }
+    }
+    lastString[column] = s
+    lastRef[column] = j
+    return j
+  }
+  for (let r = 0, a = 0, n = 0; r < count; r++) {
+    const row = rows[r]!
+    refs[a++] = ref(0, row.keyId)
+    refs[a++] = ref(1, row.accountId)
+    refs[a++] = ref(2, row.network)
+    refs[a++] = ref(3, row.method)
+    refs[a++] = ref(4, row.status)
+    refs[a++] = ref(5, row.served)
+    refs[a++] = ref(6, row.client)
+    nums[n++] = row.time
+    nums[n++] = row.latencyMs
+    nums[n++] = row.credits
+  }
+  return { count, strings, refs, nums }
+}

@@ -85,29 +85,43 @@ const PG_WRITE_TIMEOUT_MS = 30_000
 
 export function createPostgresRequestWriter(pool: pg.Pool, opts: { timeoutMs?: number } = {}): RequestWriter {
   const query_timeout = opts.timeoutMs ?? PG_WRITE_TIMEOUT_MS
+  // A full chunk's statement text is always the same: built once (a batch's tail builds its own).
+  const fullText = pgInsertText(PG_ROWS_PER_STATEMENT)
   return {
     async write(rows) {
       for (let i = 0; i < rows.length; i += PG_ROWS_PER_STATEMENT) {
-        const chunk = rows.slice(i, i + PG_ROWS_PER_STATEMENT)
-        const params: unknown[] = []
-        const tuples: string[] = []
-        for (const r of chunk) {
-          const p = params.length
-          tuples.push(
-            `($${p + 1}, $${p + 2}, $${p + 3}, $${p + 4}, $${p + 5}, $${p + 6}, $${p + 7}, $${p + 8}, $${p + 9}, $${p + 10})`,
-          )
-          params.push(r.time, r.keyId, r.accountId, r.network, r.method, r.status, r.latencyMs, r.credits, r.served)
-          params.push(r.client)
+        const end = Math.min(rows.length, i + PG_ROWS_PER_STATEMENT)
+        const params: unknown[] = new Array((end - i) * 10)
+        let p = 0
+        for (let r = i; r < end; r++) {
+          const row = rows[r]!
+          params[p++] = row.time
+          params[p++] = row.keyId
+          params[p++] = row.accountId
+          params[p++] = row.network
+          params[p++] = row.method
+          params[p++] = row.status
+          params[p++] = row.latencyMs
+          params[p++] = row.credits
+          params[p++] = row.served
+          params[p++] = row.client
         }
         // pool.query releases a connection that failed (timed out) as broken: the next write gets a new one.
         await pool.query({
-          text: `insert into request_log (${COLUMNS}) values ${tuples.join(', ')}`,
+          text: end - i === PG_ROWS_PER_STATEMENT ? fullText : pgInsertText(end - i),
           values: params,
           query_timeout,
         } as pg.QueryConfig)
       }
     },
   }
+}
+
+function pgInsertText(rows: number): string {
+  return `insert into request_log (${COLUMNS}) values ${tuples(rows, (r) => {
+    const p = r * 10
+    return `(${Array.from({ length: 10 }, (_, k) => `$${p + k + 1}`).join(', ')})`
+  })}`
 }
 
 /** The writer for an opened database's engine: a SQLite file is written from a worker thread (./sqlite-worker.ts). */

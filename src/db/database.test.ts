@@ -1,3 +1,7 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterEach, expect, it } from 'vitest'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../../test/e2e/helpers/services.ts'
 import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
@@ -129,4 +133,29 @@ describeWithServices(['postgres'], 'opening PostgreSQL', () => {
     expect(await o.ping(2_000)).toBe(true)
     await proxy.close()
   })
+})
+
+it('SQLite: a transaction takes the write lock when it begins, so one that reads then writes never fails on another process', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'chaingate-immediate-'))
+  const file = join(dir, 'chaingate.sqlite')
+  const a = await openDatabase(file)
+  const b = await openDatabase(file)
+  try {
+    b.sqlite!.pragma('busy_timeout = 0') // b does not wait: it shows who holds the lock
+    const bump = sql`update settings_version set version = version + 1 where id = 1`
+    const version = () => b.db.selectFrom('settings_version').select('version').executeTakeFirstOrThrow()
+    const before = (await version()).version
+    await a.db.transaction().execute(async (trx) => {
+      await trx.selectFrom('settings_version').select('version').execute()
+      // With a deferred BEGIN, b's write would succeed here and a's write below fail with "database is locked".
+      await expect(bump.execute(b.db)).rejects.toThrow(/locked|busy/i)
+      await bump.execute(trx)
+    })
+    await bump.execute(b.db)
+    expect((await version()).version).toBe(before + 2)
+  } finally {
+    await a.close()
+    await b.close()
+    rmSync(dir, { recursive: true, force: true })
+  }
 })

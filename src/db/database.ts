@@ -6,7 +6,19 @@
  *   kysely's migration lock (an advisory lock on PostgreSQL), so replicas starting together migrate once.
  */
 import { dirname, join, resolve } from 'node:path'
-import { Kysely, Migrator, PostgresDialect, SqliteDialect, sql, type Migration, type MigrationProvider } from 'kysely'
+import {
+  CompiledQuery,
+  type DatabaseConnection,
+  Kysely,
+  Migrator,
+  PostgresDialect,
+  SqliteDialect,
+  type SqliteDriver,
+  sql,
+  type Driver,
+  type Migration,
+  type MigrationProvider,
+} from 'kysely'
 import type pg from 'pg'
 import { migrations } from './migrations/index.ts'
 import { openSqlite, type SqliteEngine, type SqliteHandle, sqliteEngine } from './sqlite-driver.ts'
@@ -65,6 +77,22 @@ export async function openDatabase(target: string | DatabaseTarget): Promise<Ope
   return t.url ? openPostgres(t.url, t.poolSize ?? 10) : openSqliteDatabase(t.file)
 }
 
+/**
+ * Transactions take SQLite's write lock when they begin (`BEGIN IMMEDIATE`). A deferred `BEGIN` that reads and then
+ * writes cannot wait for another process's write (busy_timeout does not apply: its snapshot is stale) and fails at
+ * once with SQLITE_BUSY, "database is locked"; several processes share the file (`--workers`, the CLI, the request
+ * explorer's writer thread). https://www.sqlite.org/lang_transaction.html
+ */
+class ImmediateSqliteDialect extends SqliteDialect {
+  override createDriver(): Driver {
+    const driver = super.createDriver() as SqliteDriver
+    driver.beginTransaction = async (connection: DatabaseConnection) => {
+      await connection.executeQuery(CompiledQuery.raw('begin immediate'))
+    }
+    return driver
+  }
+}
+
 async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
   const onDisk = file !== ':memory:'
   if (onDisk) {
@@ -79,7 +107,7 @@ async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
   sqlite.pragma('foreign_keys = ON')
   // The CLI and the server share the file; wait for a writer instead of failing with SQLITE_BUSY.
   sqlite.pragma('busy_timeout = 5000')
-  const db = new Kysely<Database>({ dialect: new SqliteDialect({ database: sqlite }) })
+  const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) })
   let migrated: string[]
   try {
     migrated = await migrate(db)

@@ -128,7 +128,7 @@ function wrapNodeSqlite(db: NodeDatabase): SqliteHandle {
       return (...args) => {
         // Nested (inside a kysely transaction on the same connection): a savepoint, as better-sqlite3 does.
         const nested = db.isTransaction === true
-        db.exec(nested ? 'SAVEPOINT chaingate_tx' : 'BEGIN')
+        db.exec(nested ? 'SAVEPOINT chaingate_tx' : 'BEGIN IMMEDIATE') // see ImmediateSqliteDialect
         try {
           fn(...args)
           db.exec(nested ? 'RELEASE chaingate_tx' : 'COMMIT')

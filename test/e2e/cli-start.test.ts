@@ -163,8 +163,9 @@ describe('chaingate start', { timeout: 240_000 }, () => {
         const r = await runCli(['start', '--config', config(dir, extra), '--data-dir', data, ...args], {
           timeoutMs: 60_000,
         })
-        // The holder is this test's own process, named as /proc names it.
-        const holder = `; held by pid ${process.pid} (${readFileSync(`/proc/${process.pid}/comm`, 'utf8').trim()})`
+        // The holder is this test's own process, named by its program file (argv[0]) as /proc gives it.
+        const argv0 = readFileSync(`/proc/${process.pid}/cmdline`, 'utf8').split('\0')[0] ?? ''
+        const holder = `; held by pid ${process.pid} (${argv0.slice(argv0.lastIndexOf('/') + 1)})`
         expect([r.code, r.stderr]).toEqual([1, `error: ${message}${holder}\n`])
         expect(chainProcesses(data)).toEqual([])
         expect(existsSync(join(data, 'chains'))).toBe(false)

@@ -44,12 +44,9 @@ export interface GatewayServerDeps {
   subscriptions: SubscriptionDeps
   /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
-  /** /healthz and /metrics: here unless `separate`; a bearer token when `token` is set. */
   /** The operator endpoints' settings (./operations.ts); `separate`: they have their own listener instead. */
   operations: Omit<OperationsDeps, 'networks' | 'pools' | 'metrics'> & { separate: boolean }
-  /**
-   * fastify's trustProxy (config `gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes.
-   */
+  /** fastify's trustProxy (`gateway.trustProxy`): client IP/protocol/host from X-Forwarded-* for fastify routes. */
   trustProxy?: boolean | string | string[]
   /** Extra routes (dashboard), registered on the same listener. */
   plugins?: ((app: FastifyInstance) => Promise<void> | void)[]
@@ -111,8 +108,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
           connectionsCheckingInterval: Math.max(100, Math.min(1000, Math.floor(timeouts.headersMs / 2))),
         },
         (req, res) => {
-          // Closing: each answer ends its connection, so keep-alive clients reconnect (elsewhere, behind a balancer)
-          // and the drain does not wait for their idle timeout.
+          // Closing: each answer ends its connection, so keep-alive clients reconnect elsewhere, not idling the drain.
           if (closing) res.shouldKeepAlive = false
           if (!rpcRoute(req, res)) fastifyHandler(req, res)
         },

@@ -25,6 +25,21 @@ const SQLITE_ROWS_PER_SLICE = 500
 const SQLITE_ROWS_PER_STATEMENT = [100, 10, 1] as const
 const FIELDS = 10
 
+/** One row's values into `params` from index `p`, in COLUMNS order; returns the next index. */
+function putRow(params: unknown[], p: number, row: RequestRow): number {
+  params[p++] = row.time
+  params[p++] = row.keyId
+  params[p++] = row.accountId
+  params[p++] = row.network
+  params[p++] = row.method
+  params[p++] = row.status
+  params[p++] = row.latencyMs
+  params[p++] = row.credits
+  params[p++] = row.served
+  params[p++] = row.client
+  return p
+}
+
 export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
   const statements = SQLITE_ROWS_PER_STATEMENT.map((n) => ({
     rows: n,
@@ -41,17 +56,7 @@ export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
       for (; to - i >= s.rows; i += s.rows) {
         let p = 0
         for (let r = i; r < i + s.rows; r++) {
-          const row = rows[r]!
-          params[p++] = row.time
-          params[p++] = row.keyId
-          params[p++] = row.accountId
-          params[p++] = row.network
-          params[p++] = row.method
-          params[p++] = row.status
-          params[p++] = row.latencyMs
-          params[p++] = row.credits
-          params[p++] = row.served
-          params[p++] = row.client
+          p = putRow(params, p, rows[r]!)
         }
         s.stmt.run(params)
       }
@@ -94,17 +99,7 @@ export function createPostgresRequestWriter(pool: pg.Pool, opts: { timeoutMs?: n
         const params: unknown[] = new Array((end - i) * 10)
         let p = 0
         for (let r = i; r < end; r++) {
-          const row = rows[r]!
-          params[p++] = row.time
-          params[p++] = row.keyId
-          params[p++] = row.accountId
-          params[p++] = row.network
-          params[p++] = row.method
-          params[p++] = row.status
-          params[p++] = row.latencyMs
-          params[p++] = row.credits
-          params[p++] = row.served
-          params[p++] = row.client
+          p = putRow(params, p, rows[r]!)
         }
         // pool.query releases a connection that failed (timed out) as broken: the next write gets a new one.
         await pool.query({

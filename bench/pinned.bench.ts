@@ -24,7 +24,17 @@ import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
-import { alignColumns, cpuSeconds, envInt, fmt, loadSettings, rpcBody, spawnTarget, stopTargets } from './support.ts'
+import {
+  alignColumns,
+  cpuSeconds,
+  descendants,
+  envInt,
+  fmt,
+  loadSettings,
+  rpcBody,
+  spawnTarget,
+  stopTargets,
+} from './support.ts'
 import { autocannonLoad, type Body, hasWrk, type WrkResult, wrk } from './wrk.ts'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
@@ -73,27 +83,6 @@ const LOAD_CORE = '1'
 const MEASURED_CORE = '0'
 const pin = (pid: number, core: string) =>
   execFileSync('taskset', ['-a', '-cp', core, String(pid)], { stdio: 'ignore' })
-
-function descendants(pid: number): number[] {
-  const children = new Map<number, number[]>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
-    } catch {}
-  }
-  const out: number[] = []
-  const visit = (p: number) => {
-    for (const c of children.get(p) ?? []) {
-      out.push(c)
-      visit(c)
-    }
-  }
-  visit(pid)
-  return out
-}
 
 const rssMiB = (pid: number) => {
   try {

@@ -4,7 +4,7 @@
  * (bench/minimal-proxy.ts, bench/run-chaingate.ts) that print one JSON line when ready.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readFileSync } from 'node:fs'
+import { readdirSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -204,3 +204,25 @@ export async function stopChild(p: ChildProcess): Promise<void> {
 
 /** Stops every target spawnTarget started. */
 export const stopTargets = () => Promise.all(targets.map((t) => stopChild(t.process)))
+
+/** Every descendant of a process (children first, then theirs), from /proc; ended processes are skipped. */
+export function descendants(pid: number): number[] {
+  const children = new Map<number, number[]>()
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
+      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
+    } catch {}
+  }
+  const out: number[] = []
+  const visit = (p: number) => {
+    for (const c of children.get(p) ?? []) {
+      out.push(c)
+      visit(c)
+    }
+  }
+  visit(pid)
+  return out
+}

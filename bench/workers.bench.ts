@@ -25,6 +25,7 @@ import {
   alignColumns,
   CLOCK_TICKS,
   cpuSeconds as processCpuSeconds,
+  descendants,
   fmt,
   loadSettings,
   postLoad,
@@ -51,22 +52,7 @@ interface Target {
 
 /** CPU seconds of a process and all its descendants (node:cluster workers, tsx's thread included). */
 function treeCpuSeconds(pid: number): number {
-  let total = 0
-  const children = new Map<number, number[]>()
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8')
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1])
-      children.set(ppid, [...(children.get(ppid) ?? []), Number(entry)])
-    } catch {}
-  }
-  const visit = (p: number) => {
-    total += cpuSeconds(p)
-    for (const c of children.get(p) ?? []) visit(c)
-  }
-  visit(pid)
-  return total
+  return [pid, ...descendants(pid)].reduce((total, p) => total + cpuSeconds(p), 0)
 }
 
 /** A process that has ended meanwhile counts for nothing (a sum over a process tree must stay a number). */

@@ -4,9 +4,9 @@
  * whoever comes first sends it. `lock` is how they agree on who sends one attempt: a conditional update that only
  * one process can win, with an expiry so a process that died mid-attempt does not hold it for ever.
  */
-import type { ExpressionBuilder } from 'kysely'
+import type { ExpressionBuilder, Selectable } from 'kysely'
 import type { Db } from '../db/database.ts'
-import type { Database } from '../db/tables.ts'
+import type { Database, UsageAlertsTable } from '../db/tables.ts'
 import { isUniqueViolation } from '../db/dialect.ts'
 
 export type AlertKind = 'credits' | 'refusals'
@@ -61,21 +61,7 @@ export interface AlertLog {
   prune(beforeMs: number): Promise<number>
 }
 
-type Row = {
-  id: string
-  account_id: string
-  kind: string
-  threshold: number
-  day: number
-  payload: string
-  created_at: number
-  status: string
-  attempts: number
-  next_attempt_at: number | null
-  last_status: number | null
-  last_error: string | null
-  delivered_at: number | null
-}
+type Row = Omit<Selectable<UsageAlertsTable>, 'locked_until'>
 
 const num = (v: number | null) => (v === null ? null : Number(v))
 const toRecord = (r: Row): AlertRecord => ({

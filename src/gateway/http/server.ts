@@ -22,6 +22,7 @@ import { BODIES, JSON_TYPE, TEXT, isLimitCode, limitAnswer, refusal } from './in
 import { type OperationsDeps, registerOperations } from './operations.ts'
 import { createRpcRoute, rpcTarget } from './rpc-route.ts'
 import { CORS, preflight } from './cors-preflight.ts'
+import { wsWriter } from './ws-send.ts'
 import { closeNetworkSessions, createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
 
 export interface GatewayServerDeps {
@@ -75,7 +76,6 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   429: 'Too Many Requests',
 }
-const TOO_SLOW = 'too much unread data: the client is not reading its messages'
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const requestLog = createRequestLog(deps.logger)
@@ -158,7 +158,8 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     registerOperations(app, { networks: deps.networks, pools: deps.pools, metrics: deps.metrics, ...deps.operations })
 
   // WebSocket: authorized before the upgrade, so a bad key gets the same HTTP status and body as over HTTP.
-  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes })
+  // No permessage-deflate: notifications are written as whole frames (./ws-send.ts).
+  const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes, perMessageDeflate: false })
 
   const closeAccountSockets = (accountId: string, reason: string) => {
     for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
@@ -179,17 +180,6 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
         `content-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${credits}\r\nconnection: close\r\n${extra}\r\n${body}`,
     )
-  }
-
-  /** Writes a frame unless the client has stopped reading: past the cap it is closed, and the frame not sent. */
-  const sendTo = (ws: WebSocket, text: string): boolean => {
-    if (ws.readyState !== ws.OPEN) return false
-    if (ws.bufferedAmount > deps.maxWsBufferedBytes) {
-      ws.close(WS_CLOSE.policy, TOO_SLOW)
-      return false
-    }
-    ws.send(text)
-    return true
   }
 
   const onUpgrade = async (req: IncomingMessage, socket: Duplex, head: Buffer) => {
@@ -227,13 +217,14 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     ctx.client = socket
     wss.handleUpgrade(req, socket, head, (ws) => {
       deps.metrics.wsConnections(1)
+      const send = wsWriter(ws, socket, deps.maxWsBufferedBytes)
       const session = createWsSession(ctx, {
         gateway: deps.gateway,
         keys: deps.keys,
         hub: deps.hubs.get(ctx.network.name)!,
         subscriptions: deps.subscriptions,
         upgradeHeaders: headers,
-        send: (text) => sendTo(ws, text),
+        send,
         close: (code, reason) => ws.close(code, reason),
         onDailyExhausted: (accountId) => closeAccountSockets(accountId, 'daily credit limit reached'),
         live: { networks: deps.networks, pools: deps.pools },
@@ -244,7 +235,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
           .handleMessage(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString())
           .catch((err) => {
             deps.logger.error({ err, keyId: session.keyId }, 'websocket message failed')
-            sendTo(ws, serializeError(null, { code: -32603, message: 'Internal error' }))
+            send.text(serializeError(null, { code: -32603, message: 'Internal error' }))
           })
       })
       ws.on('close', () => {

@@ -10,6 +10,7 @@ import type { CallContext, RequestMeta } from '../pipeline/types.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
+import type { WsWriter } from './ws-send.ts'
 import { isLimitCode, limitAnswers, refusal, settingsRejectedAnswers } from './infura-bodies.ts'
 
 export const WS_CLOSE = {
@@ -31,8 +32,8 @@ export interface WsSessionDeps {
   subscriptions: SubscriptionDeps
   /** The upgrade's headers: key security re-checks every message with them (settings may change while open). */
   upgradeHeaders: Omit<RequestMeta, 'network' | 'networkLabel' | 'key'>
-  /** Writes a frame; false when it was not written (socket closed, or the client stopped reading). */
-  send(text: string): boolean
+  /** Writes answers and notifications; false when not written (socket closed, or the client stopped reading). */
+  send: WsWriter
   close(code: number, reason: string): void
   onDailyExhausted(accountId: string): void
   /**
@@ -68,11 +69,11 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   let disposed = false
   const owner = { accountId, keyId, network, traceparent: deps.upgradeHeaders.traceparent }
   const subs = createSubscriptions(owner, deps.hub, deps.subscriptions, {
-    deliver: (text) => !disposed && deps.send(text),
+    deliver: (subscription, n) => !disposed && deps.send.notification(subscription, n),
     lost: (reason) => deps.close(WS_CLOSE.tryAgain, reason.slice(0, 120)),
     exhausted: () => deps.onDailyExhausted(accountId),
   })
-  const deliver = (text: string) => !disposed && deps.send(text)
+  const deliver = (text: string) => !disposed && deps.send.text(text)
 
   // Limits and plans may change while the socket is open: the newest view of the key for each message.
   const context = (): CallContext | undefined => {

@@ -20,7 +20,7 @@ import { serializeError, serializeResult, toErrorObject, type RpcCall } from '..
 import type { Metrics } from '../../observability/metrics.ts'
 import type { Tracing } from '../../observability/tracing.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
-import { delivered, FRAME_HEAD, joinGroup, type Round, take } from './event-charges.ts'
+import { delivered, joinGroup, type Notification, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
 
@@ -38,8 +38,11 @@ export interface SubscriptionDeps {
 }
 
 export interface SubscriptionIo {
-  /** Writes an event's notification text; false when it could not be delivered (then it is not charged). */
-  deliver?(text: string): boolean
+  /**
+   * Writes an event's notification to `subscription` (FRAME_HEAD, the id, `n.tail`: ./event-charges.ts); false when
+   * it could not be delivered (then it is not charged).
+   */
+  deliver?(subscription: string, n: Notification): boolean
   /** In process (the wallet): takes an event as a value instead of text; false as for deliver. */
   event?(subscription: string, result: unknown): boolean
   /** The node's subscription connection dropped. */
@@ -112,7 +115,7 @@ export function createSubscriptions(
     if (!sub || disposed || round.entry === undefined) return
     const charged = take(round, due(sub, result, round.now), exhausted)
     if (charged === undefined) return
-    const ok = io.event ? io.event(clientId, result) : io.deliver!(FRAME_HEAD + clientId + round.tail)
+    const ok = io.event ? io.event(clientId, result) : io.deliver!(clientId, round)
     // Not written (socket closed, client not reading): not charged, its share is refunded with the round.
     if (!ok) return
     delivered(round, charged, exhausted)

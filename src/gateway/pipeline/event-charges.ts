@@ -14,8 +14,16 @@ import type { EventGroup } from '../../upstreams/subscriptions/hub.ts'
 import type { SubscriptionDeps } from './client-subscriptions.ts'
 import type { Settle } from './steps/settle.ts'
 
+/** One event's notification, the same for every subscriber but for the subscription id. */
+export interface Notification {
+  /** The notification after the subscription id: `","result":<result>}}`, made once per event. */
+  readonly tail: string
+  /** The notification as a WebSocket frame, made for the first subscriber (src/gateway/http/ws-send.ts). */
+  wire?: { frame: Buffer; at: number } | undefined
+}
+
 /** One event for one group: the reservation and what its subscribers took of it. */
-export interface Round {
+export interface Round extends Notification {
   entry: KeyEntry | undefined
   /** The event's price for a subscriber it is due for (docs/errors.md, event table). */
   price: number
@@ -24,8 +32,6 @@ export interface Round {
   budget: number
   used: number
   delivered: number
-  /** The notification after the subscription id: `","result":<result>}}`, made once per event. */
-  tail: string
   /** Whose `exhausted` to call after the event: the balance ran out (`short`: a subscriber could not pay). */
   notify: (() => void) | undefined
   short: boolean
@@ -85,6 +91,7 @@ function createGroup(
         used: 0,
         delivered: 0,
         tail: `","result":${json}}}`,
+        wire: undefined,
         notify: undefined,
         short: false,
       }

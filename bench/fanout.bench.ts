@@ -108,6 +108,8 @@ interface Outcome {
   probes: number
   /** chaingate's CPU time (user + system) over the measured blocks less the probes', per delivered notification. */
   cpuUsPerDelivery: number
+  /** The client processes' CPU time per notification they received (on the other cores: what they cost there). */
+  clientCpuUs: number
 }
 
 const NETWORKS = [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvil.url, wsUrl: anvil.wsUrl }] }]
@@ -147,6 +149,7 @@ async function scenario(checkout: string | 'reference', execArgv: string[] = [])
     procs.push(await clients(wsUrl, Math.floor(SUBSCRIBERS / PROCS) + (i < SUBSCRIBERS % PROCS ? 1 : 0)))
   const pids = gateway.pids()
   const gatewayCpu = () => pids.reduce((t, pid) => t + cpuSeconds(pid), 0)
+  const clientCpu = () => procs.reduce((t, p) => t + cpuSeconds(p.target.process.pid!), 0)
   if (WORKERS > 0) console.log(`connections per worker: ${connectionsPerProcess(httpUrl).join(', ')}`)
   const agent = new Agent({ connections: 1, pipelining: 1 })
   // Probes alone for a second: their CPU each, taken out of the fan-out's below (more of them are served during a
@@ -161,8 +164,12 @@ async function scenario(checkout: string | 'reference', execArgv: string[] = [])
   const probeMax: number[] = []
   // One block first (not counted): connections and code paths warm.
   let cpuStart = 0
+  let clientStart = 0
   for (let b = -1; b < BLOCKS; b++) {
-    if (b === 0) cpuStart = gatewayCpu()
+    if (b === 0) {
+      cpuStart = gatewayCpu()
+      clientStart = clientCpu()
+    }
     const n = Number(await rpcResult(anvil.url, 'eth_blockNumber', [])) + 1
     const t0 = now()
     const all = Promise.all(procs.map((p) => p.wait(n)))
@@ -179,6 +186,7 @@ async function scenario(checkout: string | 'reference', execArgv: string[] = [])
     await new Promise((r) => setTimeout(r, 50))
   }
   const cpu = gatewayCpu() - cpuStart - probes.length * cpuPerProbe
+  const clientUsed = clientCpu() - clientStart
   await agent.close()
   for (const p of procs) p.target.process.stdin!.end()
   await Promise.all(procs.map((p) => new Promise((r) => p.target.process.once('exit', r))))
@@ -194,6 +202,7 @@ async function scenario(checkout: string | 'reference', execArgv: string[] = [])
     idleProbeMax: Math.max(...idle),
     probes: probes.length,
     cpuUsPerDelivery: (cpu * 1e6) / deliveries.length,
+    clientCpuUs: (clientUsed * 1e6) / deliveries.length,
   }
 }
 
@@ -202,7 +211,7 @@ const row = (name: string, o: Outcome) =>
   `| ${name} | ${o.p50.toFixed(1)} ms | ${o.p99.toFixed(1)} ms | ` +
   `${quantile(o.last, 0.5).toFixed(1)} ms (${range(o.last)}) | ` +
   `${quantile(o.probeMax, 0.5).toFixed(1)} ms (${range(o.probeMax)}) | ${o.probeP99.toFixed(1)} ms | ` +
-  `${o.idleProbeMax.toFixed(1)} ms | ${o.cpuUsPerDelivery.toFixed(1)} µs |`
+  `${o.idleProbeMax.toFixed(1)} ms | ${o.cpuUsPerDelivery.toFixed(1)} µs | ${o.clientCpuUs.toFixed(1)} µs |`
 
 try {
   const results: [string, Outcome][] = [['minimal fan-out (reference)', await scenario('reference')]]
@@ -222,9 +231,9 @@ try {
   )
   console.log(
     '| | mine → subscriber p50 | p99 | mine → last subscriber, median (range) | ' +
-      'HTTP probe max per block, median (range) | probe p99 | probe max idle | CPU per delivery |',
+      'HTTP probe max per block, median (range) | probe p99 | probe max idle | CPU per delivery | client CPU |',
   )
-  console.log('|---|---|---|---|---|---|---|---|')
+  console.log('|---|---|---|---|---|---|---|---|---|')
   for (const [name, o] of results) console.log(row(name, o))
   const ref = results[0]![1]
   const ours = results[results.length - 1]![1]
@@ -234,7 +243,8 @@ try {
   )
   console.log(
     `\n(probe: eth_chainId every ${PROBE_MS} ms over one keep-alive connection while a block fans out; CPU per ` +
-      'delivery: of the fan-out process over the measured blocks, less the probes (their CPU each measured alone))',
+      'delivery: of the fan-out process over the measured blocks, less the probes (their CPU each measured alone); ' +
+      'client CPU: of the client processes per notification received)',
   )
 } finally {
   await stopTargets()

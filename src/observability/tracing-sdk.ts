@@ -13,7 +13,7 @@ import {
   type Span,
 } from '@opentelemetry/api'
 import { W3CTraceContextPropagator } from '@opentelemetry/core'
-import { resourceFromAttributes } from '@opentelemetry/resources'
+import { detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources'
 import {
   AlwaysOnSampler,
   BasicTracerProvider,
@@ -69,7 +69,10 @@ export async function createSdkTracing(s: TracingSettings): Promise<Tracing> {
   const exporter = new OTLPTraceExporter({ url: s.url, headers: s.headers })
   const delay = Number(process.env.OTEL_BSP_SCHEDULE_DELAY)
   const provider = new BasicTracerProvider({
-    resource: resourceFromAttributes({ 'service.name': s.serviceName }),
+    // OTEL_RESOURCE_ATTRIBUTES (e.g. the pod's name from the Kubernetes downward API), the service name over it.
+    resource: detectResources({ detectors: [envDetector] }).merge(
+      resourceFromAttributes({ 'service.name': s.serviceName }),
+    ),
     sampler: samplerOf(s),
     spanProcessors: [new BatchSpanProcessor(exporter, delay >= 0 ? { scheduledDelayMillis: delay } : {})],
   })

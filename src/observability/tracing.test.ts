@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { startTracing, TRACING_OFF, tracingSettings, type TracingConfig } from './tracing.ts'
+import { startTracing, TRACING_OFF, tracingSettings, type TracingConfig, unsupportedTracingEnv } from './tracing.ts'
 
 const config: TracingConfig = {
   enabled: false,
@@ -51,6 +51,18 @@ describe('tracing settings', () => {
     expect(tracingSettings(on, { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://t:1/x' })?.url).toBe('http://t:1/x')
     expect(tracingSettings(on, { OTEL_TRACES_EXPORTER: 'none' })).toBeNull()
     expect(tracingSettings(on, { OTEL_SDK_DISABLED: 'true' })).toBeNull()
+  })
+
+  it('OTEL_TRACES_EXPORTER as a list; what cannot be followed (grpc, other exporters) is named for the log', () => {
+    expect(tracingSettings(config, { OTEL_TRACES_EXPORTER: 'console, otlp' })?.url).toBe(
+      'http://localhost:4318/v1/traces',
+    )
+    expect(tracingSettings(config, { OTEL_TRACES_EXPORTER: 'zipkin' })).toBeNull()
+    expect(unsupportedTracingEnv({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual([])
+    const warnings = unsupportedTracingEnv({ OTEL_TRACES_EXPORTER: 'otlp,zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })
+    expect(warnings).toHaveLength(2)
+    expect(warnings[0]).toContain('zipkin')
+    expect(warnings[1]).toContain('OTEL_EXPORTER_OTLP_PROTOCOL: grpc is not supported')
   })
 
   it("sampling: a new trace at ratio 0 makes no span, a client's sampled trace is continued", async () => {

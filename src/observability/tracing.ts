@@ -105,9 +105,9 @@ function sampler(env: NodeJS.ProcessEnv, ratio: number): { ratio: number; parent
  * `OTEL_TRACES_EXPORTER=otlp` turns it on, `none` (or `OTEL_SDK_DISABLED=true`) off; null: off.
  */
 export function tracingSettings(config: TracingConfig, env: NodeJS.ProcessEnv): TracingSettings | null {
-  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase()
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || exporter === 'none') return null
-  if (!config.enabled && exporter !== 'otlp') return null
+  const exporters = exportersOf(env)
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true' || exporters.includes('none')) return null
+  if (!config.enabled && !exporters.includes('otlp')) return null
   const tracesUrl = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim()
   const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim() || config.endpoint || DEFAULT_ENDPOINT
   const url = tracesUrl || `${base.replace(/\/+$/, '')}/v1/traces`
@@ -126,6 +126,30 @@ export function tracingSettings(config: TracingConfig, env: NodeJS.ProcessEnv): 
       ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
     },
   }
+}
+
+/** OTEL_TRACES_EXPORTER as the specification has it: a comma-separated list (`otlp`, `none`, …). */
+function exportersOf(env: NodeJS.ProcessEnv): string[] {
+  return (env.OTEL_TRACES_EXPORTER ?? '')
+    .split(',')
+    .map((e) => e.trim().toLowerCase())
+    .filter(Boolean)
+}
+
+/**
+ * OTEL_* values chaingate does not follow, one warning each for the start-up log: only the OTLP exporter over HTTP
+ * is built in, so `grpc` (a collector's port 4317) or a `zipkin` exporter would otherwise fail or stay off silently.
+ */
+export function unsupportedTracingEnv(env: NodeJS.ProcessEnv): string[] {
+  const out = exportersOf(env)
+    .filter((e) => e !== 'otlp' && e !== 'none')
+    .map((e) => `OTEL_TRACES_EXPORTER: ${e} is not supported (otlp or none); ignored`)
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const p = env[name]?.trim()
+    if (p && p !== 'http/protobuf' && p !== 'http/json')
+      out.push(`${name}: ${p} is not supported (http/protobuf or http/json, the collector's OTLP/HTTP port); ignored`)
+  }
+  return out
 }
 
 /** TRACING_OFF, or the OpenTelemetry SDK loaded on demand (never imported when tracing is off). */

@@ -15,6 +15,8 @@ import { ROOT } from './helpers/process.ts'
 import { servicesRequired } from './helpers/services.ts'
 
 const DEPLOY = join(ROOT, 'deploy')
+const ALERTS = join(DEPLOY, 'prometheus', 'alerts.yaml')
+const DASHBOARD = join(DEPLOY, 'grafana', 'chaingate.json')
 type Model = new (o: any) => { validate(): void }
 /** A schema model class (the packages' subpath modules have no type declarations TypeScript resolves here). */
 const model = async (module: string, name: string): Promise<Model> => (await import(module))[name]
@@ -162,6 +164,13 @@ k8s('deploy/kubernetes (kubectl kustomize)', () => {
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'ops' })
     expect(byKind('Service').spec.ports.map((p: any) => p.targetPort)).toEqual(['http'])
     expect(byKind('PodMonitor').spec.podMetricsEndpoints).toEqual([{ port: 'ops', path: '/metrics', interval: '15s' }])
+    // The scrape job the alert rules and the dashboard select (job="…"): the PodMonitor's jobLabel names a pod label
+    // holding it, as compose's prometheus.yml names its job (without jobLabel it would be <namespace>/chaingate).
+    const jobs = [ALERTS, DASHBOARD].flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/job=\\?"([^"\\]+)/g)])
+    expect(jobs.length).toBeGreaterThan(0)
+    const composeJob = parse(readFileSync(join(DEPLOY, 'prometheus', 'prometheus.yml'), 'utf8')).scrape_configs[0].job_name
+    const podJob = deployment.spec.template.metadata.labels[byKind('PodMonitor').spec.jobLabel]
+    for (const [, job] of jobs) expect([composeJob, podJob]).toEqual([job, job])
     // The grace period covers the drain: readiness off for drainDelayMs, then drainTimeoutMs, then the last flush.
     const { drainDelayMs, drainTimeoutMs } = config.gateway
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(drainDelayMs + drainTimeoutMs + 5000)

@@ -28,6 +28,7 @@ const NPM_ENV = {
 }
 const dockerfile = readFileSync(join(ROOT, 'Dockerfile'), 'utf8').replace(/\\\n\s*/g, ' ')
 const ENTRYPOINT: string[] = JSON.parse(/^ENTRYPOINT (\[.*\])$/m.exec(dockerfile)![1]!)
+const HEALTHCHECK: string[] = JSON.parse(/^HEALTHCHECK .* CMD (\[.*\])$/m.exec(dockerfile)![1]!)
 /** The runtime stage's ENV (the last stage's ENV line). */
 const ENV = Object.fromEntries(
   [...(/^ENV (.*)$/m.exec(dockerfile)?.[1] ?? '').matchAll(/(\w+)=(\S+)/g)].map((m) => [m[1]!, m[2]!]),
@@ -148,6 +149,13 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
       )
       expect(state, out).toBe('started')
       expect((await request(`${base}/readyz`)).statusCode).toBe(200)
+      // The image's HEALTHCHECK command as Docker runs it (exec form), pointed at this port.
+      const healthcheck = () =>
+        run(HEALTHCHECK[0]!, HEALTHCHECK.slice(1), { env: { ...env, CHAINGATE_PROBE_PORT: String(port) } }).then(
+          () => 0,
+          (err: { code?: number }) => err.code,
+        )
+      expect(await healthcheck()).toBe(0)
       await cli(['account', 'create', '--email', 'image@example.com', '--plan', 'team'])
       const key = JSON.parse(
         (await cli(['key', 'create', '--account', 'image@example.com', '--name', 'k', '--json'])).stdout,
@@ -169,6 +177,7 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
       expect((await request(`${base}/livez`)).statusCode).toBe(200)
       expect((await rpc()).status).toBe(200)
       expect(await exited).toBe(0)
+      expect(await healthcheck()).toBe(1)
     } finally {
       if (child.exitCode === null) child.kill('SIGKILL')
     }

@@ -19,6 +19,7 @@ interface Span {
   attributes: Record<string, unknown>
   events: { name: string }[]
   service: unknown
+  resource: Record<string, unknown>
 }
 let spans: Span[] = []
 let receiver: Server
@@ -43,6 +44,7 @@ beforeAll(async () => {
                 attributes: attrs(s.attributes),
                 events: s.events ?? [],
                 service: attrs(rs.resource?.attributes)['service.name'],
+                resource: attrs(rs.resource?.attributes),
               })
       }
       res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
@@ -230,13 +232,14 @@ describe('traces over OTLP/HTTP', () => {
     })
   })
 
-  it('OTEL_TRACES_EXPORTER=otlp turns tracing on without a config change', async () => {
+  it('OTEL_TRACES_EXPORTER=otlp turns tracing on without a config change, with OTEL_RESOURCE_ATTRIBUTES', async () => {
     const env = {
       OTEL_TRACES_EXPORTER: 'otlp',
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
       OTEL_TRACES_SAMPLER: 'always_on',
       OTEL_SERVICE_NAME: 'edge-1',
+      OTEL_RESOURCE_ATTRIBUTES: 'k8s.pod.name=chaingate-7d9f,deployment.environment=prod',
     }
     Object.assign(process.env, env)
     try {
@@ -247,6 +250,7 @@ describe('traces over OTLP/HTTP', () => {
     }
     const [span] = await waitFor((x) => x.name === 'rpc call' && x.attributes['rpc.method'] === 'eth_getBalance')
     expect(span?.service).toBe('edge-1')
+    expect(span?.resource).toMatchObject({ 'k8s.pod.name': 'chaingate-7d9f', 'deployment.environment': 'prod' })
   })
 
   it('off (the default): calls export nothing', async () => {

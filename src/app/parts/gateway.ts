@@ -6,6 +6,7 @@
  */
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config/schema.ts'
+import { redactUrl } from '../../config/show.ts'
 import { registerStorageMetrics } from '../../db/health.ts'
 import { registerRequestLogMetrics } from '../../usage/requests/metrics.ts'
 import { createCostTable, createSwappableCostTable, type SwappableCostTable } from '../../credits/costs.ts'
@@ -23,7 +24,7 @@ import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 import { createMetrics, type Metrics } from '../../observability/metrics.ts'
-import { startTracing, tracingSettings } from '../../observability/tracing.ts'
+import { startTracing, tracingSettings, unsupportedTracingEnv } from '../../observability/tracing.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../usage/requests/recorder.ts'
@@ -96,8 +97,14 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
   if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)
   registerSubscriptionMetrics(metrics.registry, hubs)
   // Off unless configured (or OTEL_TRACES_EXPORTER=otlp): then the SDK is loaded, and flushed last at stop.
-  const tracing = await startTracing(tracingSettings(config.tracing, process.env))
+  for (const warning of unsupportedTracingEnv(process.env)) w.logger.warn({}, warning)
+  const traces = tracingSettings(config.tracing, process.env)
+  const tracing = await startTracing(traces)
   if (tracing.on) stops.add('traces', () => tracing.shutdown())
+  if (traces) {
+    const { protocol, sampleRatio, parentBased } = traces
+    w.logger.info({ url: redactUrl(traces.url), protocol, sampleRatio, parentBased }, 'traces exported over OTLP')
+  }
   let server: GatewayServer | undefined
   const gateway = createGateway({
     networks,

@@ -58,7 +58,9 @@ describe('tracing settings', () => {
       'http://localhost:4318/v1/traces',
     )
     expect(tracingSettings(config, { OTEL_TRACES_EXPORTER: 'zipkin' })).toBeNull()
-    expect(unsupportedTracingEnv({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual([])
+    expect(unsupportedTracingEnv({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json' })).toEqual(
+      [],
+    )
     const warnings = unsupportedTracingEnv({ OTEL_TRACES_EXPORTER: 'otlp,zipkin', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' })
     expect(warnings).toHaveLength(2)
     expect(warnings[0]).toContain('zipkin')

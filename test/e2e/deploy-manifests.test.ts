@@ -168,7 +168,8 @@ k8s('deploy/kubernetes (kubectl kustomize)', () => {
     // holding it, as compose's prometheus.yml names its job (without jobLabel it would be <namespace>/chaingate).
     const jobs = [ALERTS, DASHBOARD].flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/job=\\?"([^"\\]+)/g)])
     expect(jobs.length).toBeGreaterThan(0)
-    const composeJob = parse(readFileSync(join(DEPLOY, 'prometheus', 'prometheus.yml'), 'utf8')).scrape_configs[0].job_name
+    const composeJob = parse(readFileSync(join(DEPLOY, 'prometheus', 'prometheus.yml'), 'utf8')).scrape_configs[0]
+      .job_name
     const podJob = deployment.spec.template.metadata.labels[byKind('PodMonitor').spec.jobLabel]
     for (const [, job] of jobs) expect([composeJob, podJob]).toEqual([job, job])
     // The grace period covers the drain: readiness off for drainDelayMs, then drainTimeoutMs, then the last flush.

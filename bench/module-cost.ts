@@ -25,6 +25,8 @@ const MODULES = [
   'better-sqlite3',
   'pg',
   'viem',
+  'viem/utils',
+  'jose',
   'ws',
   'zod',
   '@opentelemetry/sdk-trace-base',

@@ -5,7 +5,8 @@
  * (src/methods/catalog.ts) names its reader; src/keys/security/addresses.ts applies them. An empty result means
  * "none readable" (a call without `to`, a log filter without an address, unreadable params): refused.
  */
-import { parseTransaction, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { parseTransaction } from 'viem/utils'
 import type { AddressExtractor } from './entry.ts'
 
 const NONE: string[] = []

@@ -3,7 +3,7 @@
  * (devnet methods, docs/config.md `devMethods`): one call can ask anvil to mine any number of blocks, and a huge
  * count ties the embedded chain up for every key. The count is capped here.
  */
-import { hexToNumber } from 'viem'
+import { hexToNumber } from 'viem/utils'
 import { errors } from '../errors/index.ts'
 import { isQuantity } from '../shared/hex.ts'
 

@@ -3,7 +3,8 @@
  * viem's `isHex`. Off the measured per-request path only: the hot-path checks (cache rules, the block and log
  * validators) keep their compiled regular expressions.
  */
-import { type Hex, isHex } from 'viem'
+import type { Hex } from 'viem'
+import { isHex } from 'viem/utils'
 
 /** A QUANTITY: `0x` and at least one digit, no leading zeros (`0x0` is zero); any case. */
 export function isQuantity(value: unknown): value is Hex {

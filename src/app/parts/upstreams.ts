@@ -6,7 +6,7 @@
 import { join } from 'node:path'
 import type { Config, NetworkConfig } from '../../config/schema.ts'
 import { ensurePrivateDir } from '../../db/private-files.ts'
-import { startAnvil, type RunningAnvil } from '../../upstreams/devnet/anvil.ts'
+import type { RunningAnvil } from '../../upstreams/devnet/anvil.ts'
 import { createNetworkLayers, type NetworkLayers } from '../../gateway/layers/index.ts'
 import { createRedisCacheTier, createRedisHeadFloorStore } from '../../gateway/layers/cache-redis-tier.ts'
 import { createMemoryCacheStore } from '../../gateway/layers/cache-store.ts'
@@ -60,6 +60,8 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
       else if (n.embedded) {
         // Chain state (keys' balances, transactions) is private like the database (0700; src/db/private-files.ts).
         ensurePrivateDir(join(dataDir, 'chains'))
+        // Loaded only where a chain is embedded: a --workers worker uses the primary's.
+        const { startAnvil } = await import('../../upstreams/devnet/anvil.ts')
         const anvil = await startAnvil({
           chainId: n.chainId,
           port: n.embedded.port,

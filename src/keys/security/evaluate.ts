@@ -6,7 +6,7 @@
  * known. A refusal is a code; the edge writes Infura's bytes for it.
  */
 import { createHash } from 'node:crypto'
-import { decodeProtectedHeader, importSPKI, jwtVerify, type CryptoKey, type JWTPayload } from 'jose'
+import type { CryptoKey, JWTPayload } from 'jose'
 import { LRUCache } from 'lru-cache'
 import { constantTimeEqual } from '../../shared/constant-time.ts'
 import { touchedAddresses } from './addresses.ts'
@@ -166,6 +166,10 @@ function secretMatches(secretHash: string | null, presented: string): boolean {
 
 // ---- JWT ------------------------------------------------------------------------------------------------------
 
+/** jose, loaded with the first JWT: most deployments never see one (~10 MiB of RSS a process need not carry). */
+let joseModule: Promise<typeof import('jose')> | undefined
+const jose = () => (joseModule ??= import('jose'))
+
 /** Imported public keys by alg + PEM (importing parses the PEM each time); the least recently used go first. */
 const importedKeys = new LRUCache<string, Promise<CryptoKey>>({ max: 1000 })
 
@@ -173,7 +177,7 @@ function importKey(key: JwtPublicKey): Promise<CryptoKey> {
   const cacheKey = `${key.alg}\n${key.publicKeyPem}`
   let imported = importedKeys.get(cacheKey)
   if (!imported) {
-    imported = importSPKI(key.publicKeyPem, key.alg)
+    imported = jose().then((j) => j.importSPKI(key.publicKeyPem, key.alg))
     // A bad PEM must not poison the cache for a fixed one.
     imported.catch(() => importedKeys.delete(cacheKey))
     importedKeys.set(cacheKey, imported)
@@ -201,6 +205,7 @@ async function verifyJwt(
 ): Promise<Partial<Allowlists> | null> {
   let payload: JWTPayload
   try {
+    const { decodeProtectedHeader, jwtVerify } = await jose()
     const header = decodeProtectedHeader(token)
     if (header.alg !== 'RS256' && header.alg !== 'ES256') return null
     if (header.typ !== undefined && header.typ.toUpperCase() !== 'JWT') return null

@@ -7,7 +7,6 @@ import { existsSync, mkdirSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
-import { deriveAddresses, fundAccounts } from './accounts.ts'
 import {
   assertPortFree,
   collectOutput,
@@ -132,9 +131,11 @@ export async function startAnvil(options: AnvilOptions): Promise<RunningAnvil> {
 
 async function launch(binary: string, host: string, port: number, options: AnvilOptions): Promise<RunningAnvil> {
   const { chainId, logger } = options
-  // Derive a custom mnemonic's accounts before spawning anything: a bad mnemonic fails fast and clearly.
-  const fund =
-    options.mnemonic && options.mnemonic.trim() !== ANVIL_TEST_MNEMONIC ? deriveAddresses(options.mnemonic) : []
+  // Derive a custom mnemonic's accounts before spawning anything: a bad mnemonic fails fast and clearly. Only then
+  // is viem's HD-key code loaded (~15 MiB of RSS a process otherwise never needs).
+  const custom = options.mnemonic && options.mnemonic.trim() !== ANVIL_TEST_MNEMONIC ? options.mnemonic : undefined
+  const accounts = custom ? await import('./accounts.ts') : undefined
+  const fund = accounts && custom ? accounts.deriveAddresses(custom) : []
   // --no-cors: no Access-Control-* headers, so no web page can read anvil's answers or send it JSON (the preflight
   // fails); chaingate is its only intended client.
   const args = ['--quiet', '--no-cors', '--host', host, '--port', String(port), '--chain-id', String(chainId)]
@@ -207,7 +208,7 @@ async function launch(binary: string, host: string, port: number, options: Anvil
   }
 
   try {
-    await fundAccounts(url, fund)
+    if (accounts) await accounts.fundAccounts(url, fund)
   } catch (error) {
     await stop()
     throw new AnvilError(

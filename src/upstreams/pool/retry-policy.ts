@@ -4,7 +4,8 @@
  * back as it is; only answers that say "this node cannot answer this yet" (null / not found from a node behind,
  * pruned state) are tried on another node.
  */
-import { keccak256, type Hex } from 'viem'
+import type { Hex } from 'viem'
+import { keccak256 } from 'viem/utils'
 import { CATALOG, methodsWhere } from '../../methods/catalog.ts'
 import { isHexBytes } from '../../shared/hex.ts'
 

@@ -118,6 +118,17 @@ describeWithServices(['postgres', 'redis'], 'replicas behind HAProxy (deploy/hap
     ws.close()
   }, 60_000)
 
+  it('the operator endpoints are not served to clients through HAProxy, only on each replica', async () => {
+    for (const path of ['/metrics', '/healthz', '/readyz', '/livez', '/startupz']) {
+      const through = await request(lb.url + path)
+      await through.body.text()
+      expect(through.statusCode, path).toBe(404)
+      const direct = await request(`http://127.0.0.1:${ports[0]}${path}`)
+      await direct.body.text()
+      expect(direct.statusCode, path).toBe(200)
+    }
+  })
+
   it("the client's address reaches chaingate through X-Forwarded-For (trustProxy), a forged one does not", async () => {
     // From 127.0.0.2 (a loopback address of its own), claiming to be 203.0.113.9: HAProxy replaces the header.
     const from2 = new Agent({ localAddress: '127.0.0.2' })

@@ -81,11 +81,11 @@ export async function createSdkTracing(s: TracingSettings): Promise<Tracing> {
     on: true,
     propagate: s.propagate,
     start(name, traceparent, attributes) {
-      // A client's trace decides for itself (parent-based); otherwise the ratio, here.
-      if ((traceparent === undefined || !s.parentBased) && (s.sampleRatio <= 0 || Math.random() >= s.sampleRatio))
-        return undefined
       const parent =
         traceparent === undefined ? ROOT_CONTEXT : w3c.extract(ROOT_CONTEXT, { traceparent }, defaultTextMapGetter)
+      // A client's valid trace decides for itself (parent-based); otherwise (none, or a malformed header) the ratio.
+      const followed = s.parentBased && trace.getSpanContext(parent) !== undefined
+      if (!followed && (s.sampleRatio <= 0 || Math.random() >= s.sampleRatio)) return undefined
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes }, parent)
       if (!span.isRecording()) return undefined
       return new SdkSpan(span, tracer)

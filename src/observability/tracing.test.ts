@@ -81,6 +81,9 @@ describe('tracing settings', () => {
       expect(t.on).toBe(true)
       expect(t.start('rpc call', undefined)).toBeUndefined()
       expect(t.start('rpc call', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-00')).toBeUndefined()
+      // A malformed header is no parent: the ratio applies, it cannot force a trace.
+      expect(t.start('rpc call', 'garbage')).toBeUndefined()
+      expect(t.start('rpc call', '00-00000000000000000000000000000000-00f067aa0ba902b7-01')).toBeUndefined()
       const span = t.start('rpc call', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')
       expect(span?.traceparent()).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/)
       expect(span?.child('upstream attempt').traceparent()).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-/)

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../db/database.ts'
-import { createWalletStore } from '../wallet/repository.ts'
+import { createWalletRepository } from '../wallet/repository.ts'
 import { runWalletCommand } from './wallet-commands.ts'
 
 const ALICE = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266'
@@ -18,11 +18,18 @@ let opened: OpenedDatabase
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'chaingate-approvals-cli-'))
   opened = await openDatabase(join(dir, 'chaingate.sqlite'))
-  const store = createWalletStore(opened.db)
-  await store.addAccount(ALICE, 0, 'savings', Date.now())
+  const repository = createWalletRepository(opened.db)
+  await repository.addAccount(ALICE, 0, 'savings', Date.now())
   const at = Date.now()
   const approval = (id: string, kind: any, request: unknown) =>
-    store.insertApproval({ id, origin: 'https://dapp.example', kind, request, createdAt: at, expiresAt: at + 300_000 })
+    repository.insertApproval({
+      id,
+      origin: 'https://dapp.example',
+      kind,
+      request,
+      createdAt: at,
+      expiresAt: at + 300_000,
+    })
   await approval('tx-1', 'eth_sendTransaction', {
     scope: 'eip155:31337',
     transaction: {

@@ -8,9 +8,9 @@ import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
 const inTime = (ms: number) => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`)
 
 export async function approvalsCommand(e: WalletCommandEnv): Promise<number> {
-  const { action, arg, values, store, now, print } = e
+  const { action, arg, values, repository, now, print } = e
   if (action === 'list') {
-    const pending = (await store.listApprovals('pending')).filter((p) => p.expiresAt > now)
+    const pending = (await repository.listApprovals('pending')).filter((p) => p.expiresAt > now)
     const env = e.json ? { chains: [], accounts: [] } : await e.describeEnv()
     const human = pending.map((p) =>
       [
@@ -25,7 +25,7 @@ export async function approvalsCommand(e: WalletCommandEnv): Promise<number> {
   if (action !== 'approve' && action !== 'reject')
     throw new UsageError(`unknown command: wallet approvals ${action ?? ''}`)
   if (!arg) throw new UsageError(`usage: wallet approvals ${action} <id>`)
-  const row = await store.getApproval(arg)
+  const row = await repository.getApproval(arg)
   if (!row) throw new UsageError(`no approval ${arg}`)
   if (row.status !== 'pending') throw new UsageError(`approval ${arg} is ${row.status}, not pending`)
   let decision: unknown
@@ -37,7 +37,7 @@ export async function approvalsCommand(e: WalletCommandEnv): Promise<number> {
         .filter(Boolean)
     const d: Record<string, unknown> = {}
     if (row.kind === 'session') {
-      const held = new Set((await store.listAccounts()).map((a) => a.address))
+      const held = new Set((await repository.listAccounts()).map((a) => a.address))
       const requested = row.request as { preselectedAccounts?: string[] }
       const accounts = list(values.accounts)?.map((a) => a.toLowerCase())
       for (const a of accounts ?? []) if (!held.has(a)) throw new UsageError(`the wallet holds no account ${a}`)
@@ -48,7 +48,7 @@ export async function approvalsCommand(e: WalletCommandEnv): Promise<number> {
     }
     decision = d
   }
-  const ok = await store.decideApproval(arg, action === 'approve' ? 'approved' : 'rejected', decision, 'cli', now)
+  const ok = await repository.decideApproval(arg, action === 'approve' ? 'approved' : 'rejected', decision, 'cli', now)
   if (!ok) throw new UsageError(`approval ${arg} was answered or expired meanwhile`)
   print(`${action === 'approve' ? 'approved' : 'rejected'} ${arg}`, {
     id: arg,

@@ -1,10 +1,10 @@
 /**
  * What each `chaingate wallet …` command group gets from the dispatcher (src/cli/wallet-commands.ts): the parsed
- * words and options, the wallet's store and config, and how to print.
+ * words and options, the wallet's repository and config, and how to print.
  */
 import type { WalletConfig } from '../config/wallet-schema.ts'
 import type { DescribeEnv } from '../wallet/describe/index.ts'
-import type { WalletStore } from '../wallet/repository.ts'
+import type { WalletRepository } from '../wallet/repository.ts'
 
 /** A mistake in the command line: printed with exit code 2. */
 export class UsageError extends Error {}
@@ -20,7 +20,7 @@ export interface WalletCommandEnv {
     accounts?: string
     scopes?: string
   }
-  store: WalletStore
+  repository: WalletRepository
   config: WalletConfig
   /** The keystore file. */
   path: string

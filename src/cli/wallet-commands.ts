@@ -15,7 +15,7 @@ import type { Database } from '../db/tables.ts'
 import { KeystoreError, readKeystore } from '../wallet/keystore.ts'
 import { keystorePath } from '../wallet/wallet.ts'
 import { consoleTokenPath, loadOrCreateConsoleToken, rotateConsoleToken } from '../wallet/console-token.ts'
-import { createWalletStore } from '../wallet/repository.ts'
+import { createWalletRepository } from '../wallet/repository.ts'
 import { approvalsCommand } from './wallet-approval-commands.ts'
 import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
 import { WALLET_HELP } from './wallet-help.ts'
@@ -94,7 +94,7 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
         poolSize: 2,
       })
   const db = ctx.db ?? opened!.db
-  const store = createWalletStore(db)
+  const repository = createWalletRepository(db)
   const now = Date.now()
   const path = keystorePath(config, resolve(ctx.dataDir))
   const passphrase = (): string => {
@@ -110,7 +110,7 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
     action,
     arg,
     values,
-    store,
+    repository,
     config,
     path,
     now,
@@ -118,7 +118,7 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
     print,
     passphrase,
     readStdin: ctx.stdin ?? readStdin,
-    describeEnv: async () => ({ chains: ctx.chains ?? [], accounts: await store.listAccounts() }),
+    describeEnv: async () => ({ chains: ctx.chains ?? [], accounts: await repository.listAccounts() }),
   }
 
   try {
@@ -136,7 +136,7 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
         return await approvalsCommand(commandEnv)
       case 'sessions list': {
         // The pairing hash stays in the database; the listing says only whether the session is paired.
-        const sessions = (await store.listSessions()).map(({ session: { pairing, ...session }, ...row }) => ({
+        const sessions = (await repository.listSessions()).map(({ session: { pairing, ...session }, ...row }) => ({
           ...row,
           session,
           pairing: pairing ? (pairing.resumable ? 'resumable' : 'connection') : 'none',
@@ -179,7 +179,7 @@ ${url}`
       }
       case 'sessions revoke': {
         if (!arg) throw new UsageError('usage: wallet sessions revoke <origin>')
-        if (!(await store.deleteSession(arg))) throw new UsageError(`no session for ${arg}`)
+        if (!(await repository.deleteSession(arg))) throw new UsageError(`no session for ${arg}`)
         print(`revoked the session of ${arg}`, { revoked: arg })
         return 0
       }

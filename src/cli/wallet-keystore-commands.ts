@@ -12,7 +12,7 @@ import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
 
 /** `keystore create` (a new mnemonic, shown once) or `keystore import` (from a file or stdin). */
 export async function keystoreCommand(e: WalletCommandEnv): Promise<number> {
-  const { action, values, store, config, path, now, print } = e
+  const { action, values, repository, config, path, now, print } = e
   const passphrase = e.passphrase
   if (existsSync(path) && !values.force)
     throw new UsageError(`a keystore already exists at ${path} (--force replaces it; back it up first)`)
@@ -36,9 +36,10 @@ export async function keystoreCommand(e: WalletCommandEnv): Promise<number> {
   })
   writeKeystore(path, file, { overwrite: true })
   const keyring = unlockKeyring(file, pass)
-  await store.clearAccounts()
-  for (let i = 0; i < config.keystore.initialAccounts; i++) await store.addAccount(keyring.addressAt(i), i, '', now)
-  const accounts = await store.listAccounts()
+  await repository.clearAccounts()
+  for (let i = 0; i < config.keystore.initialAccounts; i++)
+    await repository.addAccount(keyring.addressAt(i), i, '', now)
+  const accounts = await repository.listAccounts()
   const listed = accounts.map((a) => `  #${a.index} ${a.address}`).join('\n')
   const restart = 'Restart a running server to use the new keystore.'
   if (action === 'create') {
@@ -55,11 +56,11 @@ export async function keystoreCommand(e: WalletCommandEnv): Promise<number> {
 
 /** `accounts list|add|remove`. */
 export async function accountsCommand(e: WalletCommandEnv): Promise<number> {
-  const { action, arg, values, store, path, now, print } = e
+  const { action, arg, values, repository, path, now, print } = e
   const passphrase = e.passphrase
   switch (action) {
     case 'list': {
-      const accounts = await store.listAccounts()
+      const accounts = await repository.listAccounts()
       print(
         accounts.map((a) => `#${a.index}  ${a.address}${a.label ? `  ${a.label}` : ''}`).join('\n') || '(no accounts)',
         accounts,
@@ -73,15 +74,15 @@ export async function accountsCommand(e: WalletCommandEnv): Promise<number> {
           `no keystore at ${path}: run \`chaingate wallet keystore create\` (or start the server once)`,
         )
       const keyring = unlockKeyring(file, passphrase())
-      const index = await store.nextAccountIndex()
+      const index = await repository.nextAccountIndex()
       const address = keyring.addressAt(index)
-      await store.addAccount(address, index, values.label ?? '', now)
+      await repository.addAccount(address, index, values.label ?? '', now)
       print(`added #${index} ${address}`, { index, address, label: values.label ?? '' })
       return 0
     }
     case 'remove': {
       if (!arg) throw new UsageError('usage: wallet accounts remove <address>')
-      if (!(await store.removeAccount(arg, now))) throw new UsageError(`the wallet holds no account ${arg}`)
+      if (!(await repository.removeAccount(arg, now))) throw new UsageError(`the wallet holds no account ${arg}`)
       print(`removed ${arg.toLowerCase()} (it leaves every session)`, { removed: arg.toLowerCase() })
       return 0
     }

@@ -27,9 +27,9 @@ export interface ActivityEntry {
 const MAX_ENTRIES = 5000
 const MAX_SUMMARY = 300
 
-export type ActivityStore = ReturnType<typeof createActivityStore>
+export type ActivityRepository = ReturnType<typeof createActivityRepository>
 
-export function createActivityStore(db: Kysely<Database>, onChange?: () => void) {
+export function createActivityRepository(db: Kysely<Database>, onChange?: () => void) {
   return {
     async record(
       e: Omit<ActivityEntry, 'id' | 'receiptStatus' | 'txHash' | 'chainId' | 'address'> &
@@ -119,11 +119,11 @@ export function activitySummary(kind: string, request: unknown): string {
 /** `ask` = approvals.request plus an activity entry for the answer; `note` records without failing the caller. */
 export function recordingApprovals(
   approvals: Approvals,
-  activity: ActivityStore | undefined,
+  activity: ActivityRepository | undefined,
   clock: { now(): number },
   logger: Logger,
 ) {
-  const note = (e: Parameters<ActivityStore['record']>[0]) =>
+  const note = (e: Parameters<ActivityRepository['record']>[0]) =>
     void activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
   async function ask(
     asker: Asker,

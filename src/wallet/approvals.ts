@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto'
 import type { Logger } from 'pino'
 import { walletErrors } from './errors.ts'
-import type { ApprovalKind, ApprovalRow, WalletStore } from './repository.ts'
+import type { ApprovalKind, ApprovalRow, WalletRepository } from './repository.ts'
 
 /**
  * Requests of one pairing (a dapp's connections holding one pairing secret; an unpaired connection is its own) that
@@ -40,7 +40,7 @@ interface Waiter {
 }
 
 export interface ApprovalsDeps {
-  store: WalletStore
+  repository: WalletRepository
   clock: { now(): number }
   logger: Logger
   timeoutMs: number
@@ -102,7 +102,14 @@ export function createApprovals(deps: ApprovalsDeps) {
       const id = randomUUID()
       const now = deps.clock.now()
       try {
-        await deps.store.insertApproval({ id, origin, kind, request, createdAt: now, expiresAt: now + deps.timeoutMs })
+        await deps.repository.insertApproval({
+          id,
+          origin,
+          kind,
+          request,
+          createdAt: now,
+          expiresAt: now + deps.timeoutMs,
+        })
       } catch (e) {
         uncount(pairing)
         throw e
@@ -110,7 +117,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       deps.logger.info({ origin, kind, approvalId: id }, 'wallet: approval requested')
       const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
         const timer = setTimeout(() => {
-          void deps.store.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then(
+          void deps.repository.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then(
             (changed) => {
               if (changed) settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' })
               else void api.pollOne(id).catch(() => {})
@@ -123,7 +130,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       })
       if (signal) {
         const cancel = () => {
-          void deps.store.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then(
+          void deps.repository.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then(
             (changed) => {
               if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' })
             },
@@ -140,13 +147,13 @@ export function createApprovals(deps: ApprovalsDeps) {
     /** Answers from the console (in process). False when it was no longer pending. */
     async decide(id: string, approve: boolean, decision: unknown, by: string): Promise<boolean> {
       const status = approve ? 'approved' : 'rejected'
-      const changed = await deps.store.decideApproval(id, status, decision, by, deps.clock.now())
+      const changed = await deps.repository.decideApproval(id, status, decision, by, deps.clock.now())
       if (changed) settle(id, { status, decision: decision ?? null, decidedBy: by })
       return changed
     },
 
     async pollOne(id: string): Promise<void> {
-      const row = await deps.store.getApproval(id)
+      const row = await deps.repository.getApproval(id)
       if (row && row.status !== 'pending') settle(id, row)
     },
 
@@ -163,7 +170,7 @@ export function createApprovals(deps: ApprovalsDeps) {
     async cancelWhere(origin: string, pred: (kind: ApprovalKind, request: unknown) => boolean): Promise<void> {
       for (const [id, w] of [...waiters]) {
         if (w.origin !== origin || !pred(w.kind, w.request)) continue
-        const changed = await deps.store
+        const changed = await deps.repository
           .decideApproval(id, 'cancelled', undefined, 'session_ended', deps.clock.now())
           .catch(() => true)
         // Answered meanwhile: that answer stands (signing re-checks the session after any approval anyway).
@@ -175,7 +182,7 @@ export function createApprovals(deps: ApprovalsDeps) {
     /** Stop: every waiting request fails with 4001. */
     async close(): Promise<void> {
       for (const id of [...waiters.keys()]) {
-        await deps.store.decideApproval(id, 'cancelled', undefined, 'shutdown', deps.clock.now()).catch(() => {})
+        await deps.repository.decideApproval(id, 'cancelled', undefined, 'shutdown', deps.clock.now()).catch(() => {})
         settle(id, { status: 'cancelled', decision: null, decidedBy: 'shutdown' })
       }
     },

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino'
 import type { HDAccount } from 'viem/accounts'
 import type { WalletConfig } from '../config/wallet-schema.ts'
-import { activitySummary, recordingApprovals, type ActivityStore } from './activity.ts'
+import { activitySummary, recordingApprovals, type ActivityRepository } from './activity.ts'
 import type { Approvals } from './approvals.ts'
 import { createConnectionRegistry, type WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
@@ -19,7 +19,7 @@ import type { SessionProposal } from './session-proposal.ts'
 import { consoleSessionEdits } from './session-edits.ts'
 import { authorizes, holds } from './session-holders.ts'
 import { createSessionStore, type PairedSession } from './sessions.ts'
-import type { WalletAccount, WalletStore } from './repository.ts'
+import type { WalletAccount, WalletRepository } from './repository.ts'
 
 export { WALLET_CLIENT_VERSION } from './methods/index.ts'
 export type { WalletConnection } from './connections.ts'
@@ -28,7 +28,7 @@ export type { WalletConnection } from './connections.ts'
 const APPROVAL_HISTORY_MS = 30 * 24 * 3600 * 1000
 
 export interface WalletEngineDeps {
-  store: WalletStore
+  repository: WalletRepository
   approvals: Approvals
   chainAccess: ChainAccess
   keyring: Keyring
@@ -36,7 +36,7 @@ export interface WalletEngineDeps {
   logger: Logger
   config: WalletConfig
   /** Where answered requests, signatures and sent transactions are recorded (the console's activity list). */
-  activity?: ActivityStore
+  activity?: ActivityRepository
   /** Called when sessions change (console push). */
   onChange?: () => void
 }
@@ -51,7 +51,7 @@ export interface SessionApprovalRequest extends SessionProposal {
 export type WalletEngine = Awaited<ReturnType<typeof createWalletEngine>>
 
 export async function createWalletEngine(deps: WalletEngineDeps) {
-  const { store, approvals, chainAccess, keyring, clock, logger } = deps
+  const { repository, approvals, chainAccess, keyring, clock, logger } = deps
   const connections = createConnectionRegistry()
   let accounts: WalletAccount[] = []
   const nonces = new Map<string, bigint>()
@@ -62,7 +62,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   const heldAddresses = () => accounts.map((a) => a.address)
 
   const sessions = createSessionStore({
-    store,
+    repository,
     clock,
     logger,
     servedChainIds,
@@ -242,12 +242,12 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
 
   /** Loads accounts and sessions from the database (start, and whenever the CLI changed something). */
   async function reload(): Promise<void> {
-    accounts = await store.listAccounts()
+    accounts = await repository.listAccounts()
     await sessions.reload()
   }
 
-  await store.cancelAllPending(clock.now())
-  await store.pruneApprovals(clock.now() - APPROVAL_HISTORY_MS)
+  await repository.cancelAllPending(clock.now())
+  await repository.pruneApprovals(clock.now() - APPROVAL_HISTORY_MS)
   await reload()
 
   return {

@@ -47,9 +47,9 @@ export interface SessionRow {
   expiresAt: number | null
 }
 
-export type WalletStore = ReturnType<typeof createWalletStore>
+export type WalletRepository = ReturnType<typeof createWalletRepository>
 
-export function createWalletStore(db: Kysely<Database>) {
+export function createWalletRepository(db: Kysely<Database>) {
   const bump = async () => {
     await db
       .updateTable('wallet_changes')

@@ -5,7 +5,7 @@
  */
 import type { Logger } from 'pino'
 import { addressOf, eip155ChainIdOf, removeAccount, removeScopes, WALLET_EIP155, type StoredSession } from './scopes.ts'
-import type { PairedSession, WalletStore } from './repository.ts'
+import type { PairedSession, WalletRepository } from './repository.ts'
 
 export type { PairedSession } from './repository.ts'
 
@@ -17,7 +17,7 @@ export type SessionChange = (
 ) => Promise<void>
 
 export interface SessionStoreDeps {
-  store: WalletStore
+  repository: WalletRepository
   clock: { now(): number }
   logger: Logger
   servedChainIds(): ReadonlySet<number>
@@ -30,7 +30,7 @@ export type SessionStore = ReturnType<typeof createSessionStore>
 const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b)
 
 export function createSessionStore(deps: SessionStoreDeps) {
-  const { store, clock, logger } = deps
+  const { repository, clock, logger } = deps
   const sessions = new Map<string, PairedSession>()
   let lastVersion = -1
 
@@ -53,10 +53,10 @@ export function createSessionStore(deps: SessionStoreDeps) {
     if (!always && same(prev, next)) return
     if (next) {
       sessions.set(origin, next)
-      await store.putSession(origin, next, clock.now())
+      await repository.putSession(origin, next, clock.now())
     } else {
       sessions.delete(origin)
-      if (prev) await store.deleteSession(origin)
+      if (prev) await repository.deleteSession(origin)
     }
     logger.info({ origin, why, scopes: next ? Object.keys(next.sessionScopes) : [] }, 'wallet: session changed')
     await deps.onChange(origin, prev, next, why)
@@ -104,8 +104,8 @@ export function createSessionStore(deps: SessionStoreDeps) {
     /** Loads sessions from the database (start, and whenever the CLI changed something). */
     reload: () =>
       serial(async () => {
-        lastVersion = await store.version()
-        const rows = await store.listSessions()
+        lastVersion = await repository.version()
+        const rows = await repository.listSessions()
         const seen = new Set<string>()
         for (const row of rows) {
           seen.add(row.origin)
@@ -125,7 +125,7 @@ export function createSessionStore(deps: SessionStoreDeps) {
         }
       }),
 
-    changedInDb: async () => (await store.version()) !== lastVersion,
+    changedInDb: async () => (await repository.version()) !== lastVersion,
 
     async expire(): Promise<void> {
       for (const [origin, s] of [...sessions]) if (isExpired(s)) await serial(() => apply(origin, undefined, 'expired'))

@@ -8,7 +8,7 @@ import type { Kysely } from 'kysely'
 import type { Logger } from 'pino'
 import type { WalletConfig } from '../config/wallet-schema.ts'
 import type { Database } from '../db/tables.ts'
-import { createActivityStore, type ActivityStore } from './activity.ts'
+import { createActivityRepository, type ActivityRepository } from './activity.ts'
 import { createApprovals, type Approvals } from './approvals.ts'
 import { createChangeFeed, type ChangeFeed } from './change-feed.ts'
 import { createWalletEngine, type SessionApprovalRequest, type WalletEngine } from './engine.ts'
@@ -23,7 +23,7 @@ import {
   type Keyring,
 } from './keystore.ts'
 import type { ChainAccess } from './ports.ts'
-import { createWalletStore, type WalletStore } from './repository.ts'
+import { createWalletRepository, type WalletRepository } from './repository.ts'
 
 export interface WalletServiceDeps {
   config: WalletConfig
@@ -44,8 +44,8 @@ export interface WalletServiceDeps {
 export interface WalletCore {
   engine: WalletEngine
   approvals: Approvals
-  store: WalletStore
-  activity: ActivityStore
+  repository: WalletRepository
+  activity: ActivityRepository
   chainAccess: ChainAccess
   /** Fires when pending requests, sessions or activity change (the console's event stream). */
   changes: ChangeFeed
@@ -65,11 +65,11 @@ export function keystorePath(config: WalletConfig, dataDir: string): string {
  */
 export async function openKeyring(
   deps: Pick<WalletServiceDeps, 'config' | 'dataDir' | 'logger' | 'env' | 'networks'> & {
-    store: WalletStore
+    repository: WalletRepository
     now: number
   },
 ): Promise<Keyring> {
-  const { config, dataDir, logger, store } = deps
+  const { config, dataDir, logger, repository } = deps
   const env = deps.env ?? process.env
   const path = keystorePath(config, dataDir)
   let file = readKeystore(path)
@@ -93,7 +93,7 @@ export async function openKeyring(
       publicTestMnemonic: true,
     })
     writeKeystore(path, file)
-    await store.clearAccounts()
+    await repository.clearAccounts()
   }
   if (passphrase === undefined && !file.publicTestMnemonic)
     throw new KeystoreError(`the wallet keystore is locked: set ${config.keystore.passphraseEnv} to its passphrase`)
@@ -106,10 +106,10 @@ export async function openKeyring(
     })
     logger.info('wallet: keystore rewritten as version 2 (every header field authenticated)')
   }
-  const accounts = await store.listAccounts()
-  if (accounts.length === 0 && (await store.nextAccountIndex()) === 0) {
+  const accounts = await repository.listAccounts()
+  if (accounts.length === 0 && (await repository.nextAccountIndex()) === 0) {
     for (let i = 0; i < config.keystore.initialAccounts; i++)
-      await store.addAccount(keyring.addressAt(i), i, '', deps.now)
+      await repository.addAccount(keyring.addressAt(i), i, '', deps.now)
   } else {
     // The database must describe this keystore; a mismatch means the keystore file was swapped.
     const first = accounts[0]
@@ -130,18 +130,18 @@ export async function openKeyring(
 export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCore> {
   const { config, db, logger } = deps
   const clock = deps.clock ?? { now: () => Date.now() }
-  const store = createWalletStore(db)
+  const repository = createWalletRepository(db)
   const changes = createChangeFeed()
-  const activity = createActivityStore(db, changes.notify)
+  const activity = createActivityRepository(db, changes.notify)
   if (config.autoApprove)
     logger.warn(
       'wallet: AUTO-APPROVE IS ON (wallet.autoApprove): every session and every signature or transaction is ' +
         'approved without asking. Development only!',
     )
-  const keyring = await openKeyring({ ...deps, store, now: clock.now() })
+  const keyring = await openKeyring({ ...deps, repository, now: clock.now() })
   let engine: WalletEngine | undefined
   const approvals = createApprovals({
-    store,
+    repository,
     clock,
     logger,
     timeoutMs: config.approvalTimeoutMs,
@@ -163,7 +163,7 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
       : undefined,
   })
   engine = await createWalletEngine({
-    store,
+    repository,
     approvals,
     chainAccess: deps.chainAccess,
     keyring,
@@ -187,7 +187,7 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
   return {
     engine,
     approvals,
-    store,
+    repository,
     activity,
     chainAccess: deps.chainAccess,
     changes,

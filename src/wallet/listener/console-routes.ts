@@ -45,7 +45,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
   app.get('/console/api/state', async (req, reply) => {
     if (!guard(req, reply, bearer(req))) return reply
     const e = env()
-    const pending = await deps.store.listApprovals('pending')
+    const pending = await deps.repository.listApprovals('pending')
     return {
       accounts: e.accounts,
       chains: e.chains,

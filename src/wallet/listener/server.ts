@@ -13,7 +13,7 @@ import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
 import type { WalletConfig } from '../../config/wallet-schema.ts'
 import { TokenBucket } from '../../shared/token-bucket.ts'
-import type { ActivityStore } from '../activity.ts'
+import type { ActivityRepository } from '../activity.ts'
 import type { Approvals } from '../approvals.ts'
 import type { ChangeFeed } from '../change-feed.ts'
 import type { ConsoleTokens } from '../console-token.ts'
@@ -21,7 +21,7 @@ import { PAIRING_SECRET } from '../connections.ts'
 import type { WalletEngine } from '../engine.ts'
 import { toWireError, walletErrors } from '../errors.ts'
 import type { ChainAccess } from '../ports.ts'
-import type { WalletStore } from '../repository.ts'
+import type { WalletRepository } from '../repository.ts'
 import { registerConsoleRoutes } from './console-routes.ts'
 import { NESTING_REASON, nestsDeeperThan } from './nesting.ts'
 
@@ -29,10 +29,10 @@ export interface WalletServerDeps {
   config: WalletConfig
   engine: WalletEngine
   approvals: Approvals
-  store: WalletStore
+  repository: WalletRepository
   logger: Logger
   tokens: ConsoleTokens
-  activity: ActivityStore
+  activity: ActivityRepository
   chainAccess: ChainAccess
   changes: ChangeFeed
 }

@@ -92,7 +92,7 @@ export function createWalletService(deps: WalletServiceDeps): WalletService {
         config,
         engine: core.engine,
         approvals: core.approvals,
-        store: core.store,
+        repository: core.repository,
         logger,
         tokens,
         activity: core.activity,

@@ -39,7 +39,13 @@ export function lineText(
   ms: number,
   source: 'cache' | 'dedup' | undefined,
 ): string {
-  return `{"level":30,"time":${time},${keyId === undefined ? '' : `"keyId":"${keyId}",`}"network":"${network}","method":${JSON.stringify(loggedMethod(method))},"calls":${calls},"status":${status},"credits":${credits},"ms":${Math.round(ms * 10) / 10},${source === undefined ? '' : `"source":"${source}",`}"msg":"rpc"}\n`
+  return `{"level":30,"time":${time},${
+    keyId === undefined ? '' : `"keyId":"${keyId}",`
+  }"network":"${network}","method":${JSON.stringify(loggedMethod(method))},"calls":${calls},"status":${
+    status
+  },"credits":${credits},"ms":${Math.round(ms * 10) / 10},${
+    source === undefined ? '' : `"source":"${source}",`
+  }"msg":"rpc"}\n`
 }
 
 export type LineEncoder = (

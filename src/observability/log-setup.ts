@@ -63,5 +63,7 @@ export function readableLine(line: string): string {
   const parts = Object.entries(fields).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`)
   if (err && typeof err === 'object')
     parts.push(`error=${String((err as { message?: unknown }).message ?? JSON.stringify(err))}`)
-  return `chaingate ${LEVELS[level as number] ?? 'log'}: ${String(msg ?? '')}${parts.length ? ` (${parts.join(', ')})` : ''}\n`
+  return `chaingate ${LEVELS[level as number] ?? 'log'}: ${String(msg ?? '')}${
+    parts.length ? ` (${parts.join(', ')})` : ''
+  }\n`
 }

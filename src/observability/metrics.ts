@@ -135,7 +135,8 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   registry.registerMetric(
     collector(
       'chaingate_answers_without_upstream_total',
-      'Calls answered without an upstream request of their own, by network and source (cache, dedup); charged like any call',
+      'Calls answered without an upstream request of their own, by network and source (cache, dedup); ' +
+        'charged like any call',
       'counter',
       () => {
         const out: Series[] = []

@@ -43,7 +43,8 @@ export function createPostgresUsageWriter(pool: pg.Pool, opts: { timeoutMs?: num
   const run = (client: pg.PoolClient, text: string, values?: unknown[]) =>
     client.query({ text, values, query_timeout } as pg.QueryConfig)
   const usageSql = (n: number) =>
-    `insert into usage_hourly as u (hour, account_id, key_id, network, method, calls, credits, errors) values ${placeholders(n, 8)}
+    `insert into usage_hourly as u (hour, account_id, key_id, network, method, calls, credits, errors)
+     values ${placeholders(n, 8)}
      on conflict (hour, account_id, key_id, network, method) do update set
        calls = u.calls + excluded.calls, credits = u.credits + excluded.credits, errors = u.errors + excluded.errors`
   const errorsSql = (n: number) =>

@@ -126,7 +126,10 @@ export type AccessCheck = (
   },
 ) => Promise<{ code: KeySecurityCode } | null>
 
-/** What the pipeline is built from (src/gateway/pipeline/execute.ts createGateway); src/app/parts/gateway.ts wires it. */
+/**
+ * What the pipeline is built from (src/gateway/pipeline/execute.ts createGateway); src/app/parts/gateway.ts wires
+ * it.
+ */
 export interface GatewayDeps {
   networks: NetworkRegistry
   keys: KeySnapshot

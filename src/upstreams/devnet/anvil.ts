@@ -106,7 +106,8 @@ export function resolveAnvilBinary(): string {
   if (!found) {
     throw new AnvilError(
       'ANVIL_BINARY_MISSING',
-      `anvil binary not found: install ${platformPackage} (npm ci installs it with @foundry-rs/anvil); looked in ${candidates.join(', ') || 'no resolvable package'}`,
+      `anvil binary not found: install ${platformPackage} (npm ci installs it with @foundry-rs/anvil); ` +
+        `looked in ${candidates.join(', ') || 'no resolvable package'}`,
     )
   }
   return found

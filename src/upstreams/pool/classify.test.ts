@@ -44,7 +44,8 @@ describe('provider refusals are told apart from answers to the call', () => {
 
   it('in a batch, one refused entry refuses the whole answer; malformed JSON is left to the caller', () => {
     const batch = Buffer.from(
-      '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit exceeded"}}]',
+      '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"error":{"code":-32005,"message":"rate limit ' +
+        'exceeded"}}]',
     )
     expect(refusalOfAnswer(batch)).toEqual({ refusal: 'rate-limited', code: -32005 })
     expect(
@@ -56,7 +57,8 @@ describe('provider refusals are told apart from answers to the call', () => {
 
 describe('an answer is a JSON-RPC answer to the request, or not passed on (judgeAnswer)', () => {
   const one =
-    '{"jsonrpc":"2.0","id":7,"method":"eth_getBalance","params":["0x0000000000000000000000000000000000000001","latest"]}'
+    '{"jsonrpc":"2.0","id":7,"method":"eth_getBalance",' +
+    '"params":["0x0000000000000000000000000000000000000001","latest"]}'
   const judge = (answer: string, request = one) => judgeAnswer(request, Buffer.from(answer))
 
   it.each([
@@ -139,14 +141,16 @@ describe('an answer is a JSON-RPC answer to the request, or not passed on (judge
           '[{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":0,"error":{"code":3,"message":"reverted"}}]',
         ),
       ).toBe('result')
-      expect(judgeAnswer('[{"jsonrpc":"2.0","method":"note"}]', Buffer.from(''))).toBe('result') // only notifications: no content
+      // only notifications: no content
+      expect(judgeAnswer('[{"jsonrpc":"2.0","method":"note"}]', Buffer.from(''))).toBe('result')
     })
 
     it.each([
       ['an entry missing', '[{"jsonrpc":"2.0","id":0,"result":"0x1"}]', 'no answer for 1 of the 2 calls'],
       [
         'an extra entry',
-        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x2"},{"jsonrpc":"2.0","id":5,"result":"0x3"}]',
+        '[{"jsonrpc":"2.0","id":0,"result":"0x1"},{"jsonrpc":"2.0","id":1,"result":"0x2"},' +
+          '{"jsonrpc":"2.0","id":5,"result":"0x3"}]',
         'an answer for id 5, not asked or given twice',
       ],
       [
@@ -233,7 +237,8 @@ describe("an answer under an HTTP error status (4xx/5xx): the client's own JSON-
     expect(relayed('{"jsonrpc":"2.0","id":7,"result":"0x1"}')).toBe('a result under an error status')
     expect(relayed('<html><body>502 Bad Gateway</body></html>')).toEqual({ fault: 'not a JSON object' })
     expect(relayed('')).toEqual({ fault: 'an empty body' })
-    expect(relayed(revert.replace('"id":7', '"id":8'))).toEqual({ fault: 'id 8 for a call with id 7' }) // another call's revert
+    // another call's revert
+    expect(relayed(revert.replace('"id":7', '"id":8'))).toEqual({ fault: 'id 8 for a call with id 7' })
     expect(notClientsOwn(Buffer.from(`{"error":{"code":-32603,"message":"${'x'.repeat(500)}"}}`))).toHaveLength(
       "the node's error: -32603 ".length + 200,
     )
@@ -272,7 +277,8 @@ describe("an answer under an HTTP error status (4xx/5xx): the client's own JSON-
 
   it('-32601 under an error status is an answer, and (a read) is first tried on another node like on HTTP 200', () => {
     const noMethod = Buffer.from(
-      '{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method trace_block does not exist/is not available"}}',
+      '{"jsonrpc":"2.0","id":7,"error":{"code":-32601,"message":"the method trace_block does not exist/is not ' +
+        'available"}}',
     )
     expect(notClientsOwn(noMethod)).toBeUndefined()
     expect(weakAnswer('trace_block', noMethod)).toBe('missing')

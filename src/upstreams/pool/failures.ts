@@ -59,7 +59,8 @@ export class AnswerTooLarge extends Error {}
 export function answerTooLarge(network: string, maxBytes: number) {
   return new ChaingateError(
     'UPSTREAM_ANSWER_TOO_LARGE',
-    `response size exceeded: the answer from network ${network} is larger than ${maxBytes} bytes (networks[].maxResponseBytes); ask for less (a narrower block range, fewer calls per batch)`,
+    `response size exceeded: the answer from network ${network} is larger than ${maxBytes} bytes ` +
+      '(networks[].maxResponseBytes); ask for less (a narrower block range, fewer calls per batch)',
     { rpcCode: -32005, httpStatus: 200 },
   )
 }

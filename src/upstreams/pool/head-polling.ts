@@ -8,7 +8,8 @@ import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
 
 const HEAD_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}'
 const HEAD_AND_FINALIZED_PROBE =
-  '[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByNumber","params":["finalized",false]}]'
+  '[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},' +
+  '{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByNumber","params":["finalized",false]}]'
 /** The finalized block moves slowly: asked on every FINALIZED_EVERY-th head poll only. */
 const FINALIZED_EVERY = 5
 

@@ -116,7 +116,9 @@ export function createNodeLink(
         return next
       })
       .catch((err: Error) => {
-        const reason = `no node of network ${network} reachable for subscriptions within ${opts.failoverMs} ms; subscribe again`
+        const reason = `no node of network ${network} reachable for subscriptions within ${
+          opts.failoverMs
+        } ms; subscribe again`
         moves['gave-up']++
         opts.log?.warn({ network, err: err.message }, 'subscriptions lost')
         const all = [...shared.values()]

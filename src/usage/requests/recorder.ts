@@ -185,7 +185,8 @@ export function createRequestRecorder(
     inFlight = p
     return p
   }
-  // One write at a time; records pushed meanwhile go with the next one (or are dropped oldest-first when the ring fills).
+  // One write at a time; records pushed meanwhile go with the next one (or are dropped oldest-first when the ring
+  // fills).
   const flush = (): Promise<void> => (inFlight ? inFlight.then(flush) : writeNow())
 
   return {

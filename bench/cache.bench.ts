@@ -116,14 +116,17 @@ async function main(): Promise<void> {
           if (WARMUP > 0) await load(urls[id], c.body, WARMUP, pids[id])
           const m = await load(urls[id], c.body, DURATION, pids[id])
           console.log(
-            `  round ${round + 1} ${NAMES[id].padEnd(22)} ${c.label.padEnd(48)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req  autocannon ${Math.round(m.loadCpu * 100)}% of a core${m.bad ? `  !! ${m.bad} failed` : ''}`,
+            `  round ${round + 1} ${NAMES[id].padEnd(22)} ${c.label.padEnd(48)} ${fmt(m.rps).padStart(7)} req/s  ` +
+              `p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req  ` +
+              `autocannon ${Math.round(m.loadCpu * 100)}% of a core${m.bad ? `  !! ${m.bad} failed` : ''}`,
           )
           const key = `${id}|${c.name}`
           if (!best.has(key) || best.get(key)!.rps < m.rps) best.set(key, m)
         }
     }
     console.log(
-      '\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | c/b | c/a | b/c CPU |\n|---|---|---:|---:|---:|---:|---:|---:|---:|',
+      '\n| target | method | req/s | p50 ms | p99 ms | CPU µs/req | c/b | c/a | b/c CPU |\n' +
+        '|---|---|---:|---:|---:|---:|---:|---:|---:|',
     )
     const verdicts: string[] = []
     for (const c of CASES) {
@@ -132,12 +135,16 @@ async function main(): Promise<void> {
         const m = best.get(`${id}|${c.name}`)!
         const c3 = id === 'c'
         console.log(
-          `| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${c3 ? fmt(g!.rps / b!.rps, 2) : ''} | ${c3 ? fmt(g!.rps / a!.rps, 2) : ''} | ${c3 ? fmt(b!.cpuUsPerRequest / g!.cpuUsPerRequest, 2) : ''} |`,
+          `| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ` +
+            `${c3 ? fmt(g!.rps / b!.rps, 2) : ''} | ${c3 ? fmt(g!.rps / a!.rps, 2) : ''} | ` +
+            `${c3 ? fmt(b!.cpuUsPerRequest / g!.cpuUsPerRequest, 2) : ''} |`,
         )
       }
       const cb = g!.rps / b!.rps
       verdicts.push(
-        `${c.label}: cached c/b = ${cb.toFixed(2)} ${cb >= 2 ? 'meets' : 'MISSES'} the 2x target; the proxy spends ${(b!.cpuUsPerRequest / g!.cpuUsPerRequest).toFixed(2)}x chaingate's CPU per call (anvil's own work not counted)` +
+        `${c.label}: cached c/b = ${cb.toFixed(2)} ${cb >= 2 ? 'meets' : 'MISSES'} the 2x target; the proxy spends ` +
+          `${(b!.cpuUsPerRequest / g!.cpuUsPerRequest).toFixed(2)}x chaingate's CPU per call (anvil's own work not ` +
+          'counted)' +
           (g!.loadCpu > 0.9 ? ' (autocannon near a full core: it, not chaingate, set the pace)' : ''),
       )
     }

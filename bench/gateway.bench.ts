@@ -130,7 +130,8 @@ async function seedChain(url: string): Promise<void> {
  */
 function startTarget(name: string, script: string, args: string[]) {
   const execArgv: string[] = []
-  if (CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(CPU_PROF, name)) // one file per thread (tsx has a loader thread)
+  // one file per thread (tsx has a loader thread)
+  if (CPU_PROF) execArgv.push('--cpu-prof', '--cpu-prof-dir', join(CPU_PROF, name))
   if (NODE_ARGS) execArgv.push(...NODE_ARGS)
   // Pinned: the target gets CPU 1 to itself; this process and anvil stay on CPU 0 (see PIN).
   return spawnTarget(name, script, args, { execArgv, prefix: PIN ? ['taskset', '-c', '1'] : undefined })
@@ -243,7 +244,8 @@ async function main(): Promise<void> {
   try {
     if (PIN) {
       if (CPUS < 2) throw new Error('BENCH_PIN=1 needs at least 2 CPUs')
-      execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' }) // anvil, started next, inherits it
+      // anvil, started next, inherits it
+      execFileSync('taskset', ['-a', '-cp', '0', String(process.pid)], { stdio: 'ignore' })
     }
     anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
     await seedChain(anvil.url)
@@ -262,10 +264,13 @@ async function main(): Promise<void> {
     const sizes = await checkTargets(urls)
 
     console.log(
-      `chaingate benchmark: node ${process.version}, ${CPUS} CPUs${PIN ? ' (target pinned to CPU 1, load and anvil to CPU 0)' : ''}, load ${loadavg()
+      `chaingate benchmark: node ${process.version}, ${CPUS} CPUs${
+        PIN ? ' (target pinned to CPU 1, load and anvil to CPU 0)' : ''
+      }, load ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}; ` +
-        `chaingate with ${UPSTREAMS} upstream(s), ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
+        `chaingate with ${UPSTREAMS} upstream(s), ${CONNECTIONS} connections, pipelining 1, ${WARMUP} s warm-up + ` +
+        `${DURATION} s per run, ${ROUNDS} round(s), best round reported`,
     )
     console.log(`chaingate logs to ${LOG_FILE}${CPU_PROF ? `; CPU profiles in ${CPU_PROF}` : ''}`)
 
@@ -280,8 +285,10 @@ async function main(): Promise<void> {
           runs.set(key, [...(runs.get(key) ?? []), m])
           const bad = m.errors + m.non2xx + m.timeouts
           console.log(
-            `  round ${round + 1} ${TARGET_NAMES[id].padEnd(18)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms` +
-              `  target ${fmt(m.cpuUsPerRequest)} µs CPU/req, ${fmt(m.systemUsPerRequest)} of them kernel (${pct(m.targetCpu)} of a core), autocannon ${pct(m.loadCpu)}` +
+            `  round ${round + 1} ${TARGET_NAMES[id].padEnd(18)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} ` +
+              `req/s  p50 ${fmt(m.p50, 2)} ms  p99 ${fmt(m.p99, 2)} ms` +
+              `  target ${fmt(m.cpuUsPerRequest)} µs CPU/req, ${fmt(m.systemUsPerRequest)} of them kernel ` +
+              `(${pct(m.targetCpu)} of a core), autocannon ${pct(m.loadCpu)}` +
               (bad > 0 ? `  !! ${m.errors} errors, ${m.non2xx} non-2xx, ${m.timeouts} timeouts` : ''),
           )
         }
@@ -311,7 +318,8 @@ async function main(): Promise<void> {
       if (b && g) {
         const cb = g.rps / b.rps
         verdicts.push(
-          `${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`,
+          `${c.label} (answer ${fmt(sizes[c.name]!)} bytes): c/b = ${cb.toFixed(2)} ` +
+            `${cb >= 0.9 ? 'meets' : 'MISSES'} the 0.9 target`,
         )
       }
       for (const id of TARGETS)

@@ -67,7 +67,8 @@ const stores: [string, () => LimitStore & { stop?: () => Promise<void> }][] = [
   ],
 ]
 console.log(
-  `limit stores: ${CALLS} admissions (80 credits, every tenth refunded), 32 concurrent callers, node ${process.version}`,
+  `limit stores: ${CALLS} admissions (80 credits, every tenth refunded), 32 concurrent callers, node ` +
+    `${process.version}`,
 )
 console.log('| store | µs per call (wall) | CPU µs per call | answered without a round trip |\n|---|---:|---:|---:|')
 for (const [name, make] of stores) {
@@ -76,7 +77,8 @@ for (const [name, make] of stores) {
   const r = await run(store)
   await store.stop?.()
   console.log(
-    `| ${name} | ${(r.nsPerCall / 1000).toFixed(2)} | ${(r.cpuNsPerCall / 1000).toFixed(2)} | ${Math.round(r.syncShare * 100)}% |`,
+    `| ${name} | ${(r.nsPerCall / 1000).toFixed(2)} | ${(r.cpuNsPerCall / 1000).toFixed(2)} | ` +
+      `${Math.round(r.syncShare * 100)}% |`,
   )
 }
 const left = await conn.client.keys(`${conn.prefix}*`)

@@ -14,9 +14,9 @@
  * Cases (BENCH_METHODS): uncached (eth_getBalance of a new address each call), chainId (cached eth_chainId),
  * blockNumber (served for the head), overload (uncached at BENCH_OVERLOAD_CONNECTIONS, 256: p99 against the proxy).
  * Settings: BENCH_CONNECTIONS (64), BENCH_DURATION s (8), BENCH_WARMUP s (2), BENCH_ROUNDS (2, order alternates;
- * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_DIST (1: gateway and start run the compiled dist/,
- * as in production: `npm run build` first; otherwise src/ through tsx, whose loader thread adds memory), BENCH_CPU_PROF (a folder: proxy and gateway run under
- * `node --cpu-prof` and write their profiles there).
+ * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_DIST (1: gateway and start run the compiled
+ * dist/, as in production: `npm run build` first; otherwise src/ through tsx, whose loader thread adds memory),
+ * BENCH_CPU_PROF (a folder: proxy and gateway run under `node --cpu-prof` and write their profiles there).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -180,9 +180,8 @@ async function main(): Promise<void> {
     console.log(
       `pinned benchmark: node ${process.version}, load ${loadavg()
         .map((l) => l.toFixed(2))
-        .join(
-          ' ',
-        )}; measured process on CPU ${MEASURED_CORE}, anvil + ${WRK ? `wrk (${THREADS} thread)` : 'autocannon'} on CPU ${LOAD_CORE}; ` +
+        .join(' ')}; measured process on CPU ${MEASURED_CORE}, ` +
+        `anvil + ${WRK ? `wrk (${THREADS} thread)` : 'autocannon'} on CPU ${LOAD_CORE}; ` +
         `${duration} s runs after ${warmup} s warm-up, ${rounds} rounds (order alternates, best kept)`,
     )
     const best = new Map<string, Measurement>()
@@ -197,7 +196,9 @@ async function main(): Promise<void> {
             if (warmup > 0) await measure(t.url, t.pid, c, warmup)
             const m = await measure(t.url, t.pid, c, duration)
             console.log(
-              `  round ${round + 1} ${name.padEnd(8)} ${c.label.padEnd(32)} ${fmt(m.rps).padStart(7)} req/s  p50 ${fmt(m.p50 / 1000, 2)} ms  p99 ${fmt(m.p99 / 1000, 2)} ms  ${fmt(m.cpuUs, 1)} µs CPU/call  RSS ${fmt(m.rssMiB)} MiB` +
+              `  round ${round + 1} ${name.padEnd(8)} ${c.label.padEnd(32)} ${fmt(m.rps).padStart(7)} req/s  p50 ` +
+                `${fmt(m.p50 / 1000, 2)} ms  p99 ${fmt(m.p99 / 1000, 2)} ms  ${fmt(m.cpuUs, 1)} µs CPU/call  RSS ` +
+                `${fmt(m.rssMiB)} MiB` +
                 (m.errors + m.non2xx > 0 ? `  (${m.errors} errors, ${m.non2xx} non-2xx)` : ''),
             )
             const key = `${name}|${c.name}`

@@ -129,7 +129,8 @@ async function main(): Promise<void> {
       `scale-out benchmark: node ${process.version}, ${availableParallelism()} CPUs, load ${loadavg()
         .map((l) => l.toFixed(2))
         .join(' ')}; ` +
-        `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round reported; (r)/(p) storage: ${storage}; chaingate cache ${CACHE ? 'on' : 'off'}`,
+        `${CONNECTIONS} connections, ${WARMUP} s warm-up + ${DURATION} s per run, ${ROUNDS} round(s), best round ` +
+        `reported; (r)/(p) storage: ${storage}; chaingate cache ${CACHE ? 'on' : 'off'}`,
     )
     const runs = new Map<string, LoadResult[]>()
     for (let round = 0; round < ROUNDS; round++) {
@@ -140,7 +141,10 @@ async function main(): Promise<void> {
           const m = await load(urls[id], c.body, DURATION, pids[id])
           runs.set(`${id}|${c.name}`, [...(runs.get(`${id}|${c.name}`) ?? []), m])
           console.log(
-            `  round ${round + 1} ${NAMES[id].padEnd(34)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req${m.bad ? `  !! ${m.bad} failed` : ''}`,
+            `  round ${round + 1} ${NAMES[id].padEnd(34)} ${c.label.padEnd(38)} ${fmt(m.rps).padStart(7)} req/s  ` +
+              `p50 ${m.p50} ms  p99 ${m.p99} ms  ${fmt(m.cpuUsPerRequest)} µs CPU/req${
+                m.bad ? `  !! ${m.bad} failed` : ''
+              }`,
           )
         }
     }
@@ -157,13 +161,16 @@ async function main(): Promise<void> {
         const rb = b && id !== 'b' ? fmt(m.rps / b.rps, 2) : ''
         const re = e && id !== 'b' && id !== 'e' ? fmt(m.rps / e.rps, 2) : ''
         console.log(
-          `| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${rb} | ${re} |`,
+          `| ${NAMES[id]} | ${c.label} | ${fmt(m.rps)} | ${m.p50} | ${m.p99} | ${fmt(m.cpuUsPerRequest)} | ${rb} | ` +
+            `${re} |`,
         )
       }
       const r = best('r', c.name)
       if (r && b)
         verdicts.push(
-          `${c.label}: r/b = ${(r.rps / b.rps).toFixed(2)} ${r.rps / b.rps >= 0.8 ? 'meets' : 'MISSES'} the 0.8 target${e ? `; r/e = ${(r.rps / e.rps).toFixed(2)}` : ''}`,
+          `${c.label}: r/b = ${(r.rps / b.rps).toFixed(2)} ${r.rps / b.rps >= 0.8 ? 'meets' : 'MISSES'} the 0.8 target${
+            e ? `; r/e = ${(r.rps / e.rps).toFixed(2)}` : ''
+          }`,
         )
     }
     console.log('')

@@ -78,7 +78,9 @@ async function main() {
       const p = pg ? await flushMs(pg, rows) : NaN
       const rate = (ms: number) => (Number.isNaN(ms) ? '-' : Math.round((rows / ms) * 1000).toLocaleString('en'))
       console.log(
-        `${String(rows).padEnd(9)} ${s.toFixed(2).padStart(9)}   ${rate(s).padEnd(12)} ${Number.isNaN(p) ? '        -' : p.toFixed(2).padStart(13)}  ${rate(p).padEnd(11)} ${Number.isNaN(p) ? '-' : (p / s).toFixed(1)}`,
+        `${String(rows).padEnd(9)} ${s.toFixed(2).padStart(9)}   ${rate(s).padEnd(12)} ` +
+          `${Number.isNaN(p) ? '        -' : p.toFixed(2).padStart(13)}  ${rate(p).padEnd(11)} ` +
+          `${Number.isNaN(p) ? '-' : (p / s).toFixed(1)}`,
       )
     }
   } finally {

@@ -100,10 +100,12 @@ console.log('| | node subscriptions | block → all clients, median | max |')
 console.log('|---|---|---|---|')
 console.log(`| anvil direct | ${CLIENTS} | ${d.median.toFixed(1)} ms | ${d.max.toFixed(1)} ms |`)
 console.log(
-  `| chaingate (2 upstreams) | ${hub.size} | ${g.median.toFixed(1)} ms (${(g.median / d.median).toFixed(2)}× direct) | ${g.max.toFixed(1)} ms |`,
+  `| chaingate (2 upstreams) | ${hub.size} | ${g.median.toFixed(1)} ms (${(g.median / d.median).toFixed(2)}× direct) ` +
+    `| ${g.max.toFixed(1)} ms |`,
 )
 console.log(
-  `\nupstream cut while 5 blocks were mined: every client had them after ${switchMs.toFixed(0)} ms (hub resumed after ${resumed?.afterMs ?? '?'} ms); ` +
+  `\nupstream cut while 5 blocks were mined: every client had them after ${switchMs.toFixed(0)} ms (hub resumed ` +
+    `after ${resumed?.afterMs ?? '?'} ms); ` +
     `numbers contiguous and unique for every client: ${contiguous}; sockets closed: ${closed}`,
 )
 

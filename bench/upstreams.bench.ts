@@ -154,7 +154,9 @@ async function failover() {
     console.log(`failover: one of two nodes killed at ${(killAt / 1000).toFixed(1)} s, ${samples.length} reads`)
     console.log(`  failed reads: ${failed} (target 0)`)
     console.log(
-      `  throughput before: ${f1((before * 1000) / bucketMs)} req/s; back to >= 90 % after ${back === undefined ? 'never (in this run)' : `${back} ms (250 ms buckets)`}`,
+      `  throughput before: ${f1((before * 1000) / bucketMs)} req/s; back to >= 90 % after ${
+        back === undefined ? 'never (in this run)' : `${back} ms (250 ms buckets)`
+      }`,
     )
     console.log(
       `  p99 after the kill: ${f1(
@@ -203,7 +205,10 @@ async function hanging() {
       )} ms, failed ${hung.filter((s) => !s.ok).length}, max ${f1(Math.max(...hung.map((s) => s.ms)))} ms`,
     )
     console.log(
-      `  share of client time spent waiting (calls >= 100 ms): ${(heldShare(hung) * 100).toFixed(2)} % (target < 5 %); mean excess over healthy: ${(Math.max(0, (hungMean - baseMean) / hungMean) * 100).toFixed(1)} %`,
+      `  share of client time spent waiting (calls >= 100 ms): ${(heldShare(hung) * 100).toFixed(2)} % ` +
+        `(target < 5 %); mean excess over healthy: ${(Math.max(0, (hungMean - baseMean) / hungMean) * 100).toFixed(
+          1,
+        )} %`,
     )
   } finally {
     await gw.stop()
@@ -222,7 +227,9 @@ async function hedging() {
       const samples = await drive(gw.url, SECONDS)
       const ms = samples.map((s) => s.ms)
       results.push(
-        `  hedging ${enabled ? 'on ' : 'off'}: ${samples.length} reads, p50 ${f1(quantile(ms, 0.5))} ms, p99 ${f1(quantile(ms, 0.99))} ms, p99.9 ${f1(quantile(ms, 0.999))} ms, failed ${samples.filter((s) => !s.ok).length}`,
+        `  hedging ${enabled ? 'on ' : 'off'}: ${samples.length} reads, p50 ${f1(quantile(ms, 0.5))} ms, p99 ` +
+          `${f1(quantile(ms, 0.99))} ms, p99.9 ${f1(quantile(ms, 0.999))} ms, failed ` +
+          `${samples.filter((s) => !s.ok).length}`,
       )
     } finally {
       await gw.stop()

@@ -119,7 +119,9 @@ try {
   console.log(`eth_blockNumber, ${CALLS} calls, ${IN_FLIGHT} in flight, one connection each, best of ${ROUNDS} rounds:`)
   console.log(`  via wallet_invokeMethod: ${viaWallet.toFixed(0)} req/s`)
   console.log(
-    `  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}${referenceErrors ? `  (${referenceErrors} error answers!)` : ''}`,
+    `  ${referenceName.padEnd(23)}: ${direct.toFixed(0)} req/s   ratio ${(viaWallet / direct).toFixed(2)}${
+      referenceErrors ? `  (${referenceErrors} error answers!)` : ''
+    }`,
   )
 
   // notification latency

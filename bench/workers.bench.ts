@@ -186,7 +186,8 @@ async function main(): Promise<void> {
           if (WARMUP > 0) await measure(t, WARMUP, anvil.pid, redis)
           const m = await measure(t, DURATION, anvil.pid, redis)
           console.log(
-            `  round ${round + 1} --workers ${workers}: ${fmt(m.rps)}/s (gateway ${fmt(m.gatewayCores, 2)} cores, load generator ${fmt(m.loadCores, 2)}, other programs ${fmt(m.otherCores, 2)}, errors ${m.errors})`,
+            `  round ${round + 1} --workers ${workers}: ${fmt(m.rps)}/s (gateway ${fmt(m.gatewayCores, 2)} cores, ` +
+              `load generator ${fmt(m.loadCores, 2)}, other programs ${fmt(m.otherCores, 2)}, errors ${m.errors})`,
           )
           if (!best.has(workers) || best.get(workers)!.rps < m.rps) best.set(workers, m)
         } finally {
@@ -232,8 +233,10 @@ async function main(): Promise<void> {
   if (w1 && w2) {
     console.log(`\nscaling --workers 2 / --workers 1: ${fmt(w2.rps / w1.rps, 2)}× answers/s`)
     console.log(
-      `per gateway core: ${fmt(w1.rps / w1.gatewayCores)} answers/s per core with 1 worker, ${fmt(w2.rps / w2.gatewayCores)} with 2 ` +
-        `(${fmt(w2.rps / w2.gatewayCores / (w1.rps / w1.gatewayCores), 2)}× per core; the rest of the machine went to the load generator ${fmt(w2.loadCores, 2)} cores, anvil and Redis)`,
+      `per gateway core: ${fmt(w1.rps / w1.gatewayCores)} answers/s per core with 1 worker, ` +
+        `${fmt(w2.rps / w2.gatewayCores)} with 2 ` +
+        `(${fmt(w2.rps / w2.gatewayCores / (w1.rps / w1.gatewayCores), 2)}× per core; the rest of the machine went ` +
+        `to the load generator ${fmt(w2.loadCores, 2)} cores, anvil and Redis)`,
     )
   }
 }

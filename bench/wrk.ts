@@ -114,7 +114,9 @@ export async function autocannonLoad(
 ): Promise<WrkResult> {
   let n = 0
   const newAddress = () =>
-    `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x${(0xa0000000 + n++).toString(16).padStart(40, '0')}","latest"]}`
+    `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x${(0xa0000000 + n++)
+      .toString(16)
+      .padStart(40, '0')}","latest"]}`
   const r = await autocannon({
     url,
     method: 'POST',

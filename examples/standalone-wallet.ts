@@ -38,7 +38,8 @@ const service = createWalletService({
 })
 const started = await service.start()
 console.log(
-  `wallet:  ${started.url}\nconsole: ${started.consoleUrl}\ndata:    ${dataDir}  (CLI: npx chaingate wallet … --data-dir ${dataDir})`,
+  `wallet:  ${started.url}\nconsole: ${started.consoleUrl}\n` +
+    `data:    ${dataDir}  (CLI: npx chaingate wallet … --data-dir ${dataDir})`,
 )
 
 let stopping = false

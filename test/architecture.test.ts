@@ -162,7 +162,8 @@ describe('architecture', () => {
     expect(runtimeImports("import type { A } from './a.ts'\nexport type { B } from './b.ts'")).toEqual([])
     expect(
       runtimeImports(
-        "import { type A, b } from './a.ts'\nimport './c.ts'\nexport { d } from './d.ts'\nconst e = await import('./e.ts')",
+        "import { type A, b } from './a.ts'\nimport './c.ts'\n" +
+          "export { d } from './d.ts'\nconst e = await import('./e.ts')",
       ),
     ).toEqual(['./a.ts', './c.ts', './d.ts', './e.ts'])
   })

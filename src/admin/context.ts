@@ -27,7 +27,10 @@ export interface AdminDeps {
   keys: KeysRepository
   networks: NetworkRegistry
   pools: Map<string, UpstreamPool>
-  /** Reloads this process's key snapshot: a change serves here before its answer is sent (others poll or get a push). */
+  /**
+   * Reloads this process's key snapshot: a change serves here before its answer is sent (others poll or get a
+   * push).
+   */
   refreshKeys?: (() => Promise<void>) | undefined
   /**
    * Re-reads the config and applies it in place (live reload, docs/config.md); unset: `POST /admin/v1/reload`

@@ -1,6 +1,6 @@
 /**
- * `chaingate account set-plan`, `account set-role` and `account disable|enable`: the operator's account commands (docs/dashboard.md,
- * "Operators"). Both print the changed account (`--json`: the account object).
+ * `chaingate account set-plan`, `account set-role` and `account disable|enable`: the operator's account commands
+ * (docs/dashboard.md, "Operators"). Each prints the changed account (`--json`: the account object).
  */
 import type { AccountRole, AccountsRepository, Account } from '../accounts/repository.ts'
 
@@ -32,7 +32,9 @@ export async function setRoleCommand(
   io.out(
     io.json
       ? JSON.stringify(changed, null, 2)
-      : `account ${changed.email} is now ${changed.role === 'operator' ? 'an operator (the dashboard shows it every account at /accounts)' : 'a user'}`,
+      : `account ${changed.email} is now ${
+          changed.role === 'operator' ? 'an operator (the dashboard shows it every account at /accounts)' : 'a user'
+        }`,
   )
   return 0
 }

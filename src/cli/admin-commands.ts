@@ -164,7 +164,8 @@ export async function adminCommand(
           else
             for (const k of list)
               out(
-                `${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}networks: ${k.networks.join(',') || '(none)'}`,
+                `${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}` +
+                  `networks: ${k.networks.join(',') || '(none)'}`,
               )
           return 0
         }

@@ -183,7 +183,8 @@ async function main(argv: string[]): Promise<number> {
     else
       for (const p of plans)
         out(
-          `${p.name.padEnd(12)} ${String(p.creditsPerDay).padStart(16)} credits/day ${String(p.creditsPerSecond).padStart(12)} credits/s  keys: ${p.maxKeys ?? 'unlimited'}`,
+          `${p.name.padEnd(12)} ${String(p.creditsPerDay).padStart(16)} credits/day ` +
+            `${String(p.creditsPerSecond).padStart(12)} credits/s  keys: ${p.maxKeys ?? 'unlimited'}`,
         )
     return 0
   }

@@ -24,7 +24,8 @@ describe('data dir lock', () => {
     writeFileSync(file, `${process.ppid}\n`)
     expect(() => lockDataDir(dir)).toThrow(
       new StartRefused(
-        `the data dir ${dir} is in use by another chaingate (pid ${process.ppid}); stop it first, or use another --data-dir (if pid ${process.ppid} is not chaingate, delete ${file})`,
+        `the data dir ${dir} is in use by another chaingate (pid ${process.ppid}); stop it first, or use another ` +
+          `--data-dir (if pid ${process.ppid} is not chaingate, delete ${file})`,
       ),
     )
     // Held by a process that exited: stale, taken over.
@@ -51,7 +52,8 @@ describe('ports', () => {
       const config = parseConfig({ gateway: { port }, wallet: { port: 0 } }, 'test')
       expect(fixedPorts(config).map((p) => p.key)).toEqual(['gateway.port in the config, or --port'])
       await expect(checkPortsFree(config)).rejects.toThrow(
-        `port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port`,
+        `port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose ` +
+          'another port',
       )
       const twice = parseConfig({ gateway: { port: 40001 }, wallet: { port: 40001 } }, 'test')
       await expect(checkPortsFree(twice)).rejects.toThrow('port 40001 is configured twice')
@@ -72,7 +74,8 @@ describe('a busy port names its holder', () => {
       const port = Number(await new Promise<string>((r) => holder.stdout!.once('data', (c: Buffer) => r(String(c)))))
       const config = parseConfig({ gateway: { port }, wallet: { port: 0 } }, 'test')
       await expect(checkPortsFree(config)).rejects.toThrow(
-        `port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port; held by pid ${holder.pid} (node)`,
+        `port ${port} is already in use (gateway.port in the config, or --port); stop the other process or choose ` +
+          `another port; held by pid ${holder.pid} (node)`,
       )
       expect(portHolderClause(1)).toBe('; the OS does not say which process holds it (another user, or no /proc)')
     } finally {

@@ -44,7 +44,8 @@ export function lockDataDir(dataDir: string): { release(): void } {
       const pid = Number.parseInt(text, 10)
       if (Number.isInteger(pid) && pid > 0 && pid !== process.pid && alive(pid))
         throw new StartRefused(
-          `the data dir ${dataDir} is in use by another chaingate (pid ${pid}); stop it first, or use another --data-dir (if pid ${pid} is not chaingate, delete ${file})`,
+          `the data dir ${dataDir} is in use by another chaingate (pid ${pid}); stop it first, ` +
+            `or use another --data-dir (if pid ${pid} is not chaingate, delete ${file})`,
         )
       // Stale (dead pid) or unreadable (a crash between create and write): take it over.
       try {
@@ -108,7 +109,8 @@ export async function checkPortsFree(config: Config): Promise<void> {
     const problem = await tryBind(p.host, p.port)
     if (problem === 'EADDRINUSE')
       throw new StartRefused(
-        `port ${p.port} is already in use (${p.key}); stop the other process or choose another port${portHolderClause(p.port)}`,
+        `port ${p.port} is already in use (${p.key}); ` +
+          `stop the other process or choose another port${portHolderClause(p.port)}`,
       )
     if (problem) throw new StartRefused(`cannot listen on ${p.host}:${p.port} (${p.key}): ${problem}`)
   }
@@ -130,5 +132,9 @@ export function portInUseLine(err: unknown, config: Config): string | undefined 
   const port = e.port ?? Number(/:(\d+)/.exec(e.message ?? '')?.[1])
   const known = fixedPorts(config).find((p) => p.port === port)
   const holder = Number.isFinite(port) ? portHolderClause(port) : ''
-  return `port ${Number.isFinite(port) ? port : '(unknown)'} is already in use${known ? ` (${known.key})` : ''}; stop the other process or choose another port${holder}`
+  const which = known ? ` (${known.key})` : ''
+  return (
+    `port ${Number.isFinite(port) ? port : '(unknown)'} is already in use${which}; ` +
+    `stop the other process or choose another port${holder}`
+  )
 }

@@ -17,7 +17,8 @@ export function upstreamUsageLines(day: string, report: UpstreamUsageReport): st
   const t = report.total
   lines.push(cols('total', '', t.calls, t.attempts, t.cacheHits, t.dedupHits, t.credits, t.failures))
   lines.push(
-    `upstream requests saved (cache + in-flight dedup): ${t.saved} of ${t.calls} calls (${pct(t.saved, t.calls)}); upstream requests per call: ${t.calls === 0 ? 0 : (t.attempts / t.calls).toFixed(2)}`,
+    `upstream requests saved (cache + in-flight dedup): ${t.saved} of ${t.calls} calls (${pct(t.saved, t.calls)}); ` +
+      `upstream requests per call: ${t.calls === 0 ? 0 : (t.attempts / t.calls).toFixed(2)}`,
   )
   return lines
 }

@@ -18,7 +18,8 @@ export function usageLines(
   if (q.by === 'upstream') return upstreamUsageLines(q.day, report as unknown as UpstreamUsageReport)
   const r = report as unknown as DayReport
   const row = (label: string, v: Omit<DayUsageRow, 'group'>) =>
-    `${label.padEnd(40)} ${String(v.calls).padStart(10)} ${String(v.credits).padStart(12)} ${String(v.errors).padStart(8)}`
+    `${label.padEnd(40)} ${String(v.calls).padStart(10)} ${String(v.credits).padStart(12)} ` +
+    String(v.errors).padStart(8)
   const lines = [
     `usage on ${q.day} (UTC)${q.account ? ` for ${q.account.email}` : ''}${q.key ? ` key ${q.key.id}` : ''}`,
     `${q.by.padEnd(40)} ${'calls'.padStart(10)} ${'credits'.padStart(12)} ${'errors'.padStart(8)}`,

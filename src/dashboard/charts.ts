@@ -69,7 +69,9 @@ function marker(si: number, x: number, y: number, title: SafeHtml): SafeHtml {
     pts.map(([dx, dy]) => `${(x + dx).toFixed(1)},${(y + dy).toFixed(1)}`).join(' ')
   switch (si % 4) {
     case 1:
-      return html`<rect class="${cls}" x="${(x - r).toFixed(1)}" y="${(y - r).toFixed(1)}" width="${2 * r}" height="${2 * r}">${title}</rect>`
+      return html`<rect class="${cls}" x="${(x - r).toFixed(1)}" y="${(y - r).toFixed(1)}" width="${2 * r}" height="${
+        2 * r
+      }">${title}</rect>`
     case 2:
       return html`<polygon class="${cls}" points="${at([
         [0, -r - 0.5],
@@ -90,6 +92,11 @@ function marker(si: number, x: number, y: number, title: SafeHtml): SafeHtml {
 
 type LegendItem = { label: string; kind: 'bar' | 'line' | 'reference'; index: number }
 
+const dashAttr = (si: number) => {
+  const dash = DASHES[si % DASHES.length]
+  return dash ? html` stroke-dasharray="${dash}"` : ''
+}
+
 function legend(items: LegendItem[]): SafeHtml {
   if (items.length === 0) return html``
   return html`<ul class="legend">${items.map((it) => {
@@ -100,7 +107,12 @@ function legend(items: LegendItem[]): SafeHtml {
           ? html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true">
             <line class="reference" x1="1" x2="27" y1="5" y2="5"/></svg>`
           : html`<svg class="key" viewBox="0 0 28 10" aria-hidden="true">
-            <line class="line s${it.index % PALETTE_SIZE}" x1="1" x2="27" y1="5" y2="5"${DASHES[it.index % DASHES.length] ? html` stroke-dasharray="${DASHES[it.index % DASHES.length]}"` : ''}/>${marker(it.index, 14, 5, html``)}
+            <line class="line s${it.index % PALETTE_SIZE}" x1="1" x2="27" y1="5" y2="5"${dashAttr(it.index)}/>${marker(
+              it.index,
+              14,
+              5,
+              html``,
+            )}
             </svg>`
     return html`<li>${swatch}${it.label}</li>`
   })}</ul>`
@@ -108,7 +120,8 @@ function legend(items: LegendItem[]): SafeHtml {
 
 function summary(title: string, series: Series[]): string {
   const total = series.reduce((sum, s) => sum + s.values.reduce((a, b) => a + b, 0), 0)
-  return `${title}: total ${formatNumber(total)}${series.length > 1 ? `, ${series.map((s) => s.label).join(', ')}` : ''}`
+  const names = series.length > 1 ? `, ${series.map((s) => s.label).join(', ')}` : ''
+  return `${title}: total ${formatNumber(total)}${names}`
 }
 
 /** Bars per time bucket, stacked by series. */
@@ -121,6 +134,7 @@ export function stackedBarChart(opts: { title: string; labels: string[]; series:
   const yMax = scale.max
   const step = plotW / Math.max(1, labels.length)
   const barW = Math.max(1, step * 0.7)
+  const bw = barW.toFixed(1)
   const bars = labels.map((label, i) => {
     let y = PAD.top + plotH
     return series.map((s, si) => {
@@ -128,13 +142,20 @@ export function stackedBarChart(opts: { title: string; labels: string[]; series:
       if (v <= 0) return ''
       const h = (v / yMax) * plotH
       y -= h
-      return html`<rect class="bar s${si % PALETTE_SIZE}" x="${(PAD.left + step * i + (step - barW) / 2).toFixed(1)}" y="${y.toFixed(1)}" width="${barW.toFixed(1)}" height="${Math.max(0.5, h).toFixed(1)}">
+      const x = (PAD.left + step * i + (step - barW) / 2).toFixed(1)
+      const height = Math.max(0.5, h).toFixed(1)
+      return html`<rect class="bar s${si % PALETTE_SIZE}" x="${x}" y="${y.toFixed(1)}" width="${bw}" height="${height}">
         <title>${label} · ${s.label}: ${v.toLocaleString('en-US')}</title></rect>`
     })
   })
   return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption>
-    <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${bars}
-    </svg>${legend(series.length > 1 ? series.map((s, index) => ({ label: s.label, kind: 'bar' as const, index })) : [])}
+    <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(
+      opts.title,
+      series,
+    )}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${bars}
+    </svg>${legend(
+      series.length > 1 ? series.map((s, index) => ({ label: s.label, kind: 'bar' as const, index })) : [],
+    )}
     </figure>`
 }
 
@@ -162,23 +183,29 @@ export function lineChart(opts: {
   const y = (v: number) => PAD.top + plotH - (v / scale.max) * plotH
   const lines = series.map((s, si) => {
     const points = s.values.map((v, i) => `${x(i).toFixed(1)},${y(v).toFixed(1)}`).join(' ')
-    const dash = DASHES[si % DASHES.length]
-    return html`<polyline class="line s${si % PALETTE_SIZE}" points="${points}"${dash ? html` stroke-dasharray="${dash}"` : ''}/>${s.values.map(
-      (v, i) => marker(si, x(i), y(v), html`<title>${labels[i]} · ${s.label}: ${v.toLocaleString('en-US')}</title>`),
+    return html`<polyline class="line s${si % PALETTE_SIZE}" points="${points}"${dashAttr(si)}/>${s.values.map((v, i) =>
+      marker(si, x(i), y(v), html`<title>${labels[i]} · ${s.label}: ${v.toLocaleString('en-US')}</title>`),
     )}`
   })
   const refMark = !ref
     ? ''
     : refOnScale
-      ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(ref.value).toFixed(1)}"/>
-        <text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(1)}" text-anchor="end">${ref.label}</text>`
+      ? html`<line class="reference" x1="${PAD.left}" x2="${PAD.left + plotW}" y1="${y(ref.value).toFixed(1)}" y2="${y(
+          ref.value,
+        ).toFixed(1)}"/>
+        <text class="reference-label" x="${PAD.left + plotW - 4}" y="${(y(ref.value) - 4).toFixed(
+          1,
+        )}" text-anchor="end">${ref.label}</text>`
       : '' // named in the legend only: a label inside the plot would sit on the data at its top
   const items: LegendItem[] =
     series.length > 1 || ref ? series.map((s, index) => ({ label: s.label, kind: 'line' as const, index })) : []
   if (ref)
     items.push({ label: refOnScale ? ref.label : `${ref.label} (above this scale)`, kind: 'reference', index: 0 })
   return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption>
-    <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(opts.title, series)}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}
+    <svg viewBox="0 0 ${W} ${H}" role="img" aria-label="${summary(
+      opts.title,
+      series,
+    )}" preserveAspectRatio="xMidYMid meet">${axes(scale, labels, plotW, plotH)}${refMark}${lines}
     </svg>${legend(items)}</figure>`
 }
 
@@ -207,10 +234,11 @@ export function horizontalBars(opts: {
   })
   const body =
     items.length === 0 ? html`<text x="${width / 2}" y="20" text-anchor="middle">no data in this period</text>` : rows
-  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption><svg class="hbars" viewBox="0 0 ${width} ${h}" role="img" aria-label="${summary(
-    opts.title,
-    items.map((i) => ({ label: i.label, values: [i.value] })),
-  )}" preserveAspectRatio="xMinYMin meet">${body}</svg></figure>`
+  return html`<figure class="chart"${opts.id ? html` id="${opts.id}"` : ''}><figcaption>${opts.title}</figcaption>
+    <svg class="hbars" viewBox="0 0 ${width} ${h}" role="img" aria-label="${summary(
+      opts.title,
+      items.map((i) => ({ label: i.label, values: [i.value] })),
+    )}" preserveAspectRatio="xMinYMin meet">${body}</svg></figure>`
 }
 
 /** Today's credits against the daily quota, as a bar with the share used. */
@@ -222,6 +250,10 @@ export function quotaGauge(opts: { used: number; quota: number }): SafeHtml {
     <svg viewBox="0 0 ${W} 28" role="img" aria-label="${`${pct}% of the daily quota used`}">
     <rect class="track" x="0" y="4" width="${W}" height="20" rx="4"/>
     <rect class="fill ${level}" x="0" y="4" width="${(share * W).toFixed(1)}" height="20" rx="4"/></svg><figcaption>
-    <strong>${opts.used.toLocaleString('en-US')}</strong> of ${opts.quota.toLocaleString('en-US')} credits used today (${pct}%) · ${Math.max(0, opts.quota - opts.used).toLocaleString('en-US')} left · resets 00:00 UTC</figcaption>
+    <strong>${opts.used.toLocaleString('en-US')}</strong> of ${opts.quota.toLocaleString(
+      'en-US',
+    )} credits used today (${pct}%) · ${Math.max(0, opts.quota - opts.used).toLocaleString(
+      'en-US',
+    )} left · resets 00:00 UTC</figcaption>
     </figure>`
 }

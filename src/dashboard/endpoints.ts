@@ -4,7 +4,7 @@ import type { ApiKey } from '../keys/repository.ts'
 import { resolvesCached } from '../networks/name-resolution.ts'
 import { rpcUrl } from '../shared/rpc-paths.ts'
 import type { Dash } from './context.ts'
-import type { EndpointUrls } from './pages/keys.ts'
+import type { EndpointUrls } from './pages/key.ts'
 
 export async function endpointsOf(dash: Dash, req: FastifyRequest, key: ApiKey): Promise<EndpointUrls[]> {
   const base = new URL(dash.cfg.publicBaseUrl ?? `${req.protocol}://${req.host}`)

@@ -29,7 +29,8 @@ import { messagePage } from './pages/layout.ts'
 export type { DashboardDeps, DashboardLogger } from './context.ts'
 
 const CSP =
-  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; frame-ancestors 'none'; base-uri 'none'"
+  "default-src 'none'; style-src 'self'; script-src 'self'; img-src 'self' data:; form-action 'self'; " +
+  "frame-ancestors 'none'; base-uri 'none'"
 
 /** Largest accepted form (the biggest field is a JWT public key PEM). */
 const FORM_BODY_LIMIT = 256 * 1024

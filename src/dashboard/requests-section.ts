@@ -54,29 +54,49 @@ export function requestsSection(
   }
   const rows =
     page.rows.length === 0
-      ? html`<tr><td colspan="8" class="muted">No requests${filters.method || filters.status || filters.errors ? ' match these filters' : ''} in the last ${opts.retentionHours} hours.</td></tr>`
+      ? html`<tr><td colspan="8" class="muted">No requests${
+          filters.method || filters.status || filters.errors ? ' match these filters' : ''
+        } in the last ${opts.retentionHours} hours.</td></tr>`
       : page.rows.map(
           (r) =>
-            html`<tr><td class="mono" data-label="Time (UTC)">${time(r.time)}</td><td data-label="Network">${r.network}</td>
+            html`<tr><td class="mono" data-label="Time (UTC)">${time(r.time)}</td>
+              <td data-label="Network">${r.network}</td>
               <td data-label="Method"><code>${methodDisplayName(r.method)}</code></td>
-              <td data-label="Status">${r.status === 'ok' ? html`<span class="badge on">ok</span>` : html`<span class="badge off" title="${r.status}">${errorDisplayName(r.status)}</span>`}</td>
-              <td class="num" data-label="Latency (ms)">${r.latencyMs}</td><td class="num" data-label="Credits">${r.credits}</td>
-              <td data-label="Served by">${servedBy(r, opts.operator)}</td><td data-label="Client">${r.client ?? '—'}</td></tr>`,
+              <td data-label="Status">${
+                r.status === 'ok'
+                  ? html`<span class="badge on">ok</span>`
+                  : html`<span class="badge off" title="${r.status}">${errorDisplayName(r.status)}</span>`
+              }</td>
+              <td class="num" data-label="Latency (ms)">${r.latencyMs}</td>
+              <td class="num" data-label="Credits">${r.credits}</td>
+              <td data-label="Served by">${servedBy(r, opts.operator)}</td>
+              <td data-label="Client">${r.client ?? '—'}</td></tr>`,
         )
   const nav =
     filters.page > 1 || page.more
       ? html`<p class="row">${filters.page > 1 ? html`<a href="${link(filters.page - 1)}" rel="prev">← Newer</a>` : ''}
-        <span class="muted">Page ${filters.page}</span>${page.more ? html`<a href="${link(filters.page + 1)}" rel="next">Older →</a>` : ''}</p>`
+        <span class="muted">Page ${filters.page}</span>${
+          page.more ? html`<a href="${link(filters.page + 1)}" rel="next">Older →</a>` : ''
+        }</p>`
       : ''
   return html`<section class="card" aria-labelledby="requests-h" id="requests"><h2 id="requests-h">Recent requests</h2>
-    <p class="muted">Every call with this key in the last ${opts.retentionHours} hours, newest first: what it cost and who answered. Parameters and results are never stored.</p>
+    <p class="muted">Every call with this key in the last ${opts.retentionHours} hours, newest first: what it cost and
+    who answered. Parameters and results are never stored.</p>
     <form method="get" action="/keys/${keyId}#requests" class="row"><div><label for="rq-method">Method</label>
-    <input id="rq-method" name="method" type="text" maxlength="100" placeholder="eth_call" value="${filters.method}"></div>
+    <input id="rq-method" name="method" type="text" maxlength="100" placeholder="eth_call" value="${
+      filters.method
+    }"></div>
     <div><label for="rq-status">Status</label>
-    <input id="rq-status" name="status" type="text" maxlength="40" placeholder="ok, 429, -32000" value="${filters.status}"></div>
-    <label class="check"><input type="checkbox" name="errors" value="1"${filters.errors ? html` checked` : ''}> Errors only</label>
+    <input id="rq-status" name="status" type="text" maxlength="40" placeholder="ok, 429, -32000" value="${
+      filters.status
+    }"></div>
+    <label class="check"><input type="checkbox" name="errors" value="1"${
+      filters.errors ? html` checked` : ''
+    }> Errors only</label>
     <button type="submit" class="secondary">Filter</button></form>
-    <div class="table-wrap"><table class="stack" id="requests-table"><caption class="sr-only">Recent requests</caption><thead><tr>
+    <div class="table-wrap"><table class="stack" id="requests-table"><caption class="sr-only">Recent requests</caption>
+    <thead><tr>
     <th>Time (UTC)</th><th>Network</th><th>Method</th><th>Status</th><th class="num">Latency (ms)</th>
-    <th class="num">Credits</th><th>Served by</th><th>Client</th></tr></thead><tbody>${rows}</tbody></table></div>${nav}</section>`
+    <th class="num">Credits</th><th>Served by</th><th>Client</th></tr></thead>
+    <tbody>${rows}</tbody></table></div>${nav}</section>`
 }

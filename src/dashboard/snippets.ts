@@ -36,7 +36,8 @@ export function snippetsFor(url: string, opts: { requireSecret: boolean }): Snip
         `import { createPublicClient, http } from 'viem'`,
         ``,
         opts.requireSecret
-          ? `const client = createPublicClient({\n  transport: http(${u}, { fetchOptions: { headers: { Authorization: ${auth} } } }),\n})`
+          ? `const client = createPublicClient({\n` +
+            `  transport: http(${u}, { fetchOptions: { headers: { Authorization: ${auth} } } }),\n})`
           : `const client = createPublicClient({ transport: http(${u}) })`,
         `console.log(await client.getBlockNumber())`,
       ].join('\n'),
@@ -67,7 +68,8 @@ export function snippetsFor(url: string, opts: { requireSecret: boolean }): Snip
         `import { Web3 } from 'web3'`,
         ``,
         opts.requireSecret
-          ? `const web3 = new Web3(\n  new Web3.providers.HttpProvider(${u}, { providerOptions: { headers: { Authorization: ${auth} } } }),\n)`
+          ? `const web3 = new Web3(\n` +
+            `  new Web3.providers.HttpProvider(${u}, { providerOptions: { headers: { Authorization: ${auth} } } }),\n)`
           : `const web3 = new Web3(${u})`,
         `console.log(await web3.eth.getBlockNumber())`,
       ].join('\n'),
@@ -92,10 +94,19 @@ export function snippetsSection(data: {
       ? html`<a href="/keys/${data.keyId}?network=${n}#snippets" aria-current="true">${n}</a>`
       : html`<a href="/keys/${data.keyId}?network=${n}#snippets">${n}</a>`,
   )
-  return html`<section class="card snippets" id="snippets" aria-labelledby="snippets-h"><h2 id="snippets-h">Code examples</h2>${data.networks.length > 1 ? html`<nav class="tabs" aria-label="Network of the examples">${links}</nav>` : ''}<p class="muted">Each reads the latest block number from ${data.network}.${data.requireSecret ? html` This key requires its secret: set <code>${SECRET_ENV}</code> in the environment first.` : ''}${data.requireJwt ? ' This key requires a JWT: send it as Authorization: Bearer <token> instead.' : ''}</p>${data.items.map(
-    (s, i) =>
-      html`<details${i === 0 ? html` open` : ''}><summary>${s.library}</summary>
+  const tabs =
+    data.networks.length > 1 ? html`<nav class="tabs" aria-label="Network of the examples">${links}</nav>` : ''
+  const secret = data.requireSecret
+    ? html` This key requires its secret: set <code>${SECRET_ENV}</code> in the environment first.`
+    : ''
+  const jwt = data.requireJwt ? ' This key requires a JWT: send it as Authorization: Bearer <token> instead.' : ''
+  return html`<section class="card snippets" id="snippets" aria-labelledby="snippets-h">
+    <h2 id="snippets-h">Code examples</h2>${tabs}<p class="muted">Each reads the latest block number from ${
+      data.network
+    }.${secret}${jwt}</p>${data.items.map(
+      (s, i) =>
+        html`<details${i === 0 ? html` open` : ''}><summary>${s.library}</summary>
         <pre class="snippet" id="snippet-${s.id}"><code>${s.code}</code></pre>
         <button type="button" class="small secondary" data-copy="snippet-${s.id}" hidden>Copy</button></details>`,
-  )}</section>`
+    )}</section>`
 }

@@ -26,7 +26,12 @@ export function upstreamUsageSection(report: UpstreamUsageReport, periodTitle: s
         )
   return html`<section class="card" aria-labelledby="upstreams-h" id="upstream-usage">
     <h2 id="upstreams-h">Upstreams (all accounts; operators only)</h2><p>
-    <strong>${n(t.saved)}</strong> of <strong>${n(t.calls)}</strong> forwarded calls in the last ${periodTitle} (${pct(t.saved, t.calls)} %) were answered without an upstream request (cache or an identical call in flight); <strong>${n(t.attempts)}</strong> upstream requests were made, retries and hedges included.</p>
+    <strong>${n(t.saved)}</strong> of <strong>${n(t.calls)}</strong> forwarded calls in the last ${periodTitle} (${pct(
+      t.saved,
+      t.calls,
+    )} %) were answered without an upstream request (cache or an identical call in flight); <strong>${n(
+      t.attempts,
+    )}</strong> upstream requests were made, retries and hedges included.</p>
     <div class="table-wrap"><table class="stack"><caption class="sr-only">Usage per upstream</caption><thead><tr>
     <th>Network</th><th>Upstream</th><th class="num">Calls</th><th class="num">Upstream requests</th>
     <th class="num">Cache hits</th><th class="num">Shared in flight</th><th class="num">Client credits</th>

@@ -16,12 +16,14 @@ const METHOD_LABELS: Record<string, LabelMeaning> = {
   '(invalid)': {
     name: 'rejected input',
     meaning:
-      'Requests or calls refused for their input (not JSON, not a valid JSON-RPC call, bad parameters); each costs the input-error fee.',
+      'Requests or calls refused for their input (not JSON, not a valid JSON-RPC call, bad parameters); ' +
+      'each costs the input-error fee.',
   },
   batch: {
     name: 'batch refused by a limit',
     meaning:
-      'Batches refused as a whole by a credit limit (their calls counted as errors, free), and the batch fee when credits.batchEnvelope is set.',
+      'Batches refused as a whole by a credit limit (their calls counted as errors, free), and the batch fee ' +
+      'when credits.batchEnvelope is set.',
   },
   '(refused)': {
     name: 'refused by key settings',

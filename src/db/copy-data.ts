@@ -54,7 +54,8 @@ export async function copySqliteData(sourceFile: string, target: DatabaseTarget)
         .executeTakeFirstOrThrow()
       if (Number(accounts) > 0)
         throw new CopyRefusedError(
-          `the target database already holds ${accounts} account(s); copy into an empty database (run chaingate migrate on a new one first)`,
+          `the target database already holds ${accounts} account(s); ` +
+            'copy into an empty database (run chaingate migrate on a new one first)',
         )
       const tables = await tablesInCreationOrder(source.db)
       const copied: CopyResult['tables'] = []
@@ -83,10 +84,11 @@ export async function copySqliteData(sourceFile: string, target: DatabaseTarget)
           const { rows: identities } = await sql<{ table_name: string; column_name: string }>`
             select table_name, column_name from information_schema.columns
             where table_schema = current_schema() and is_identity = 'YES'`.execute(trx)
-          for (const { table_name, column_name } of identities)
-            await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}), coalesce((select max(${sql.ref(column_name)}) from ${sql.table(table_name)}), 0) + 1, false)`.execute(
-              trx,
-            )
+          for (const { table_name, column_name } of identities) {
+            const [column, table] = [sql.ref(column_name), sql.table(table_name)]
+            await sql`select setval(pg_get_serial_sequence(${table_name}, ${column_name}),
+              coalesce((select max(${column}) from ${table}), 0) + 1, false)`.execute(trx)
+          }
         }
         await sql`update settings_version set version = version + 1 where id = 1`.execute(trx)
         await sql`update wallet_changes set version = version + 1 where id = 1`.execute(trx)

@@ -169,7 +169,8 @@ async function openPostgres(url: string, poolSize: number): Promise<OpenedDataba
     // Reach it first, so an unreachable server is reported as such (not as a failed migration).
     await pool.query('select 1').catch((err: Error) => {
       throw new DatabaseUnreachableError(
-        `cannot reach ${describeTarget({ url, file: '' })}: ${err.message || (err as { code?: string }).code || String(err)}`,
+        `cannot reach ${describeTarget({ url, file: '' })}: ` +
+          (err.message || (err as { code?: string }).code || String(err)),
       )
     })
     migrated = await migrate(db, 'postgres')

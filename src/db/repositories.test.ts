@@ -13,8 +13,8 @@ import { createKeySnapshot } from '../keys/snapshot.ts'
 import { loadAllKeySecurity } from '../keys/security/repository.ts'
 import { createUsageLedger, usageWriterFor } from '../usage/ledger.ts'
 import { creditsTodayByAccountAndKey, creditsUsedToday, queryUsage, usageReport } from '../usage/queries.ts'
-import { createActivityStore } from '../wallet/activity.ts'
-import { createWalletStore } from '../wallet/repository.ts'
+import { createActivityRepository } from '../wallet/activity.ts'
+import { createWalletRepository } from '../wallet/repository.ts'
 import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
 import type { OpenedDatabase } from './database.ts'
 import { readSettingsVersion } from './settings-version.ts'
@@ -76,7 +76,8 @@ describeEachDatabase('repositories', (open) => {
     expect(k1).toMatchObject({ accountId: acc.id, name: 'one', networks: ['net-a'], createdAt: NOW, revokedAt: null })
     expect((await keys.resolve(k1.key))?.id).toBe(k1.id)
     expect((await keys.setNetwork(k1.id, 'net-b', true)).networks.sort()).toEqual(['net-a', 'net-b'])
-    expect((await keys.setNetwork(k1.id, 'net-b', true)).networks.sort()).toEqual(['net-a', 'net-b']) // idempotent upsert
+    // idempotent upsert
+    expect((await keys.setNetwork(k1.id, 'net-b', true)).networks.sort()).toEqual(['net-a', 'net-b'])
     expect((await keys.setNetwork(k1.id, 'net-a', false)).networks).toEqual(['net-b'])
     expect(await keys.setLimits(k1.id, { creditsPerSecond: 5, creditsPerDay: 3_000_000_000 })).toMatchObject({
       creditsPerSecond: 5,
@@ -196,7 +197,7 @@ describeEachDatabase('repositories', (open) => {
   })
 
   it('wallet records: account indexes, sessions upserted by origin, approvals decided once, activity ids from the identity column', async () => {
-    const wallet = createWalletStore(opened.db)
+    const wallet = createWalletRepository(opened.db)
     const v0 = await wallet.version()
     expect(await wallet.nextAccountIndex()).toBe(0)
     await wallet.addAccount('0xAbC', 0, 'first', NOW)
@@ -220,7 +221,7 @@ describeEachDatabase('repositories', (open) => {
       decidedAt: NOW + 1,
     })
     expect(await wallet.version()).toBeGreaterThan(v0)
-    const activity = createActivityStore(opened.db)
+    const activity = createActivityRepository(opened.db)
     await activity.record({
       at: NOW,
       origin: 'https://dapp.example',

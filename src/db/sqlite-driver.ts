@@ -64,7 +64,9 @@ export async function openSqlite(file: string, engine: SqliteEngine = sqliteEngi
     SQLite = (await import('better-sqlite3')).default
   } catch (err) {
     throw new Error(
-      `Node ${process.versions.node} has no node:sqlite (it needs 22.13 or later), and the better-sqlite3 package could not be loaded (${(err as Error).message}); upgrade Node, or reinstall with \`npm ci\` so the optional dependency better-sqlite3 is built`,
+      `Node ${process.versions.node} has no node:sqlite (it needs 22.13 or later), and the better-sqlite3 package ` +
+        `could not be loaded (${(err as Error).message}); upgrade Node, or reinstall with \`npm ci\` so the ` +
+        'optional dependency better-sqlite3 is built',
     )
   }
   return new SQLite(file) as unknown as SqliteHandle

@@ -64,7 +64,10 @@ describe('JSON-RPC envelope', () => {
       entry: { ok: false, id: 4, error: { message: 'Invalid request: nested deeper than 64 levels' } },
     })
     const batch = parseBody(
-      `[{"jsonrpc":"2.0","id":"a","method":"m","params":${deep(64)}},{"jsonrpc":"2.0","id":"b","method":"m","params":${deep(63)}},{"jsonrpc":"2.0","id":1.5,"method":"m"},{"jsonrpc":"2.0","id":"c","method":"m","params":["\\udfff x"]},{"jsonrpc":"2.0","id":"d","method":"m","params":["\\ud83d\\ude00", "\\\\ud800"]}]`,
+      `[{"jsonrpc":"2.0","id":"a","method":"m","params":${deep(64)}},` +
+        `{"jsonrpc":"2.0","id":"b","method":"m","params":${deep(63)}},{"jsonrpc":"2.0","id":1.5,"method":"m"},` +
+        '{"jsonrpc":"2.0","id":"c","method":"m","params":["\\udfff x"]},' +
+        '{"jsonrpc":"2.0","id":"d","method":"m","params":["\\ud83d\\ude00", "\\\\ud800"]}]',
       10,
     )
     expect(batch.kind === 'batch' && batch.entries.map((e) => [e.ok, e.ok ? e.call.id : e.id])).toEqual([
@@ -89,7 +92,9 @@ describe('JSON-RPC envelope', () => {
     ])
     expect(parseBody(bad, 10)).toMatchObject({ kind: 'invalid', error: { code: 'PARSE_ERROR' } })
     // Keys and strings that merely contain "id", quotes, backslashes or brackets do not confuse the scan.
-    const tricky = `[{"jsonrpc":"2.0","id":1,"method":"m","params":["a\\"[[[{", "\\\\", "\\\\\\"]]"]},{"jsonrpc":"2.0","id":2.5,"method":"m","params":[${'['.repeat(70)}${']'.repeat(70)}]}]`
+    const tricky =
+      '[{"jsonrpc":"2.0","id":1,"method":"m","params":["a\\"[[[{", "\\\\", "\\\\\\"]]"]},' +
+      `{"jsonrpc":"2.0","id":2.5,"method":"m","params":[${'['.repeat(70)}${']'.repeat(70)}]}]`
     const trickyOut = parseBody(tricky, 10)
     expect(trickyOut.kind === 'batch' && trickyOut.entries.map((e) => [e.ok, e.ok ? e.call.id : e.id])).toEqual([
       [true, 1],

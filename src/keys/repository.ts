@@ -116,7 +116,8 @@ export function createKeysRepository(
           .executeTakeFirstOrThrow()
         if (plan?.maxKeys != null && Number(active.n) >= plan.maxKeys)
           throw errors.conflict(
-            `the ${account.plan} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}; revoke one or upgrade the plan`,
+            `the ${account.plan} plan allows ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}; ` +
+              'revoke one or upgrade the plan',
           )
         if (trimmed.length === 0 || trimmed.length > 100)
           throw errors.validation('a key name needs 1 to 100 characters', 'name')

@@ -73,7 +73,10 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
     )
     expect(err).toBeInstanceOf(RedisRefusedError)
     expect(err!.message).toMatch(
-      /^Redis at redis:\/\/no-such-user:\*\*\*@127\.0\.0\.1:\d+ \(config redis\.url\) refused the connection: WRONGPASS/,
+      new RegExp(
+        String.raw`^Redis at redis://no-such-user:\*\*\*@127\.0\.0\.1:\d+ \(config redis\.url\) ` +
+          'refused the connection: WRONGPASS',
+      ),
     )
     expect(err!.message).not.toContain('hunter3-secret')
   })

@@ -16,7 +16,8 @@ export function logRedisUnreachableAtStart(
   const url = redactRedisUrl(redis.url ?? '')
   logger.warn(
     { redis: url, reason, insuranceShare: redis.insuranceShare },
-    `Redis at ${url} unreachable at start (${reason}): serving under the per-replica insurance limits and /healthz degraded until it is reached`,
+    `Redis at ${url} unreachable at start (${reason}): ` +
+      'serving under the per-replica insurance limits and /healthz degraded until it is reached',
   )
 }
 

@@ -76,7 +76,10 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     const logFile = join(data, 'logs', 'chaingate.log')
     expect(out).toContain(`  log:       ${logFile} (request lines; --log-requests stdout shows them here)`)
     expect(out).toMatch(
-      /network devnet-a \(chain 31337\).*\n\s+embedded anvil: blocks mined on each transaction \(the block number stays 0 until one arrives\); dev methods on/,
+      new RegExp(
+        String.raw`network devnet-a \(chain 31337\).*\n\s+embedded anvil: blocks mined on each transaction ` +
+          String.raw`\(the block number stays 0 until one arrives\); dev methods on`,
+      ),
     )
     expect(out).toMatch(/network slow \(chain 31339\).*\n\s+embedded anvil: a block every 7 s/)
     // The URL form that works from Node on this machine comes first; the other one is beside it.
@@ -114,7 +117,8 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     const second = await runCli(['start', '--config', file, '--data-dir', data], { timeoutMs: 60_000 })
     expect(second.code).toBe(1)
     expect(second.stderr).toBe(
-      `error: the data dir ${data} is in use by another chaingate (pid ${cg.pid}); stop it first, or use another --data-dir (if pid ${cg.pid} is not chaingate, delete ${join(data, 'chaingate.lock')})\n`,
+      `error: the data dir ${data} is in use by another chaingate (pid ${cg.pid}); stop it first, or use another ` +
+        `--data-dir (if pid ${cg.pid} is not chaingate, delete ${join(data, 'chaingate.lock')})\n`,
     )
     expect(
       chainProcesses(data)
@@ -144,17 +148,20 @@ describe('chaingate start', { timeout: 240_000 }, () => {
         [
           ['--port', String(busy.port)],
           {},
-          `port ${busy.port} is already in use (gateway.port in the config, or --port); stop the other process or choose another port`,
+          `port ${busy.port} is already in use (gateway.port in the config, or --port); stop the other process or ` +
+            'choose another port',
         ],
         [
           [],
           { networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: busy.port } }] },
-          `port ${busy.port} is already in use (networks[0].embedded.port (devnet-a) in the config); stop the other process or choose another port`,
+          `port ${busy.port} is already in use (networks[0].embedded.port (devnet-a) in the config); stop the other ` +
+            'process or choose another port',
         ],
         [
           [],
           { wallet: { enabled: true, port: busy.port } },
-          `port ${busy.port} is already in use (wallet.port in the config); stop the other process or choose another port`,
+          `port ${busy.port} is already in use (wallet.port in the config); stop the other process or choose another ` +
+            'port',
         ],
       ]
       for (const [args, extra, message] of cases) {

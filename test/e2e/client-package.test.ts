@@ -116,9 +116,12 @@ test("plain node imports 'chaingate/client' and opens a session on a real wallet
     join(scratch, 'dapp.mjs'),
     `import { getMultichainClient } from '@metamask/multichain-api-client'
 import { getWebSocketTransport } from 'chaingate/client'
-const client = getMultichainClient({ transport: getWebSocketTransport({ url: process.argv[2], origin: ${JSON.stringify(origin)} }) })
-const session = await client.createSession({ optionalScopes: { 'eip155:${CHAIN_A}': { methods: ['eth_chainId'], notifications: [] } } })
-const chainId = await client.invokeMethod({ scope: 'eip155:${CHAIN_A}', request: { method: 'eth_chainId', params: [] } })
+const transport = getWebSocketTransport({ url: process.argv[2], origin: ${JSON.stringify(origin)} })
+const client = getMultichainClient({ transport })
+const scope = 'eip155:${CHAIN_A}'
+const wanted = { methods: ['eth_chainId'], notifications: [] }
+const session = await client.createSession({ optionalScopes: { [scope]: wanted } })
+const chainId = await client.invokeMethod({ scope, request: { method: 'eth_chainId', params: [] } })
 console.log(JSON.stringify({ scopes: Object.keys(session.sessionScopes), chainId }))
 process.exit(0)
 `,

@@ -66,7 +66,8 @@ async function overflowing(page: Page): Promise<string[]> {
       if (clipped) continue
       if (r.right > width + 1 || r.left < -1)
         out.push(
-          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} (${Math.round(r.left)}–${Math.round(r.right)} of ${width})`,
+          `${el.tagName.toLowerCase()}${el.id ? `#${el.id}` : ''}.${el.className} ` +
+            `(${Math.round(r.left)}–${Math.round(r.right)} of ${width})`,
         )
     }
     return out.slice(0, 10)

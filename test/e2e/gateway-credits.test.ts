@@ -28,7 +28,8 @@ const PAYMENT_REQUIRED = {
   event: -33000,
   message: 'Payment Required',
   details:
-    'You have reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional credits',
+    'You have reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional ' +
+    'credits',
 }
 
 describe('credits, plans and limits', () => {
@@ -54,7 +55,8 @@ describe('credits, plans and limits', () => {
   it('the daily balance runs out with 402 / -33000 exactly as Infura, and 402 answers are free', async () => {
     const { account, key } = await s.newKey('tiny')
     const opts = { key: key.key }
-    for (let i = 0; i < 3; i++) expect((await s.rpc(call('eth_blockNumber', [], i), opts)).status).toBe(200) // 240 of 300
+    // 240 of 300
+    for (let i = 0; i < 3; i++) expect((await s.rpc(call('eth_blockNumber', [], i), opts)).status).toBe(200)
     const refused = await s.rpc(call('eth_blockNumber', [], 9), opts)
     expect(refused.status).toBe(402)
     expect(refused.json()).toEqual({ jsonrpc: '2.0', id: 9, error: PAYMENT_REQUIRED })
@@ -95,7 +97,8 @@ describe('credits, plans and limits', () => {
       event: -33200,
       message: 'Too Many Requests',
       details:
-        'You have surpassed your allowed throughput limit. Reduce the amount of requests per second or upgrade for more capacity.',
+        'You have surpassed your allowed throughput limit. Reduce the amount of requests per second or upgrade for ' +
+        'more capacity.',
     })
     expect(answers[2]!.credits).toBe(0)
     // Accepted again once the rate drops.
@@ -123,7 +126,8 @@ describe('credits, plans and limits', () => {
       event: -33400,
       message: 'Too Many Requests',
       details:
-        'You have surpassed your user-defined key daily credit limit setting. To make more requests, adjust your daily quota limit.',
+        'You have surpassed your user-defined key daily credit limit setting. To make more requests, adjust your ' +
+        'daily quota limit.',
     })
     expect((await s.rpc(call('eth_chainId'), { key: key.key })).status).toBe(200)
   })

@@ -67,7 +67,9 @@ function slowClient(parts: string[], gapMs: number): Promise<{ text: string; ms:
 
 describe('slow clients (gateway.requestTimeoutMs, headersTimeoutMs)', () => {
   it('a body that trickles in is cut off after the request timeout', async () => {
-    const head = `POST /networks/devnet-a/v3/${s.key.key} HTTP/1.1\r\nhost: x\r\ncontent-type: application/json\r\ncontent-length: 1000\r\n\r\n`
+    const head =
+      `POST /networks/devnet-a/v3/${s.key.key} HTTP/1.1\r\nhost: x\r\n` +
+      'content-type: application/json\r\ncontent-length: 1000\r\n\r\n'
     const out = await slowClient([head, ...Array.from({ length: 100 }, () => ' ')], 200)
     expect(out.ms).toBeLessThan(5000)
     expect(out.text).toMatch(/^HTTP\/1.1 408/)

@@ -12,7 +12,8 @@ import { call, startTestServer, type TestServer } from './helpers/server.ts'
 const FROM = '0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266' // anvil's first funded account
 const TO = '0x3c44cdddb6a900fa2b585dd299e03d12fa4293bc'
 const notAvailable = (id: number | string, m: string) =>
-  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32601,"message":"The method ${m} does not exist/is not available"}}`
+  `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32601,"message":"The method ${m} does not exist/is ` +
+  'not available"}}'
 
 let s: TestServer
 beforeAll(async () => {

@@ -46,7 +46,8 @@ describe('upstream chain id at start-up', () => {
     expect(code).toBe('UPSTREAM_WRONG_CHAIN')
     const port = new URL(wrong.url).port
     expect(message).toContain(
-      `network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`,
+      `network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared ` +
+        'with chain id 31341 (0x7a6d)',
     )
     expect(message).toContain('onChainIdMismatch: exclude')
     for (const secret of ['alice', 's3cretpass', '0123456789abcdef', 'qwertyuiop'])
@@ -67,7 +68,8 @@ describe('upstream chain id at start-up', () => {
     const port = new URL(wrong.url).port
     expect(r.code).toBe(1)
     expect(r.stderr).toContain(
-      `error: network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is declared with chain id 31341 (0x7a6d)`,
+      `error: network remote: upstream http://127.0.0.1:${port}/… answers chain id 999 (0x3e7), but the network is ` +
+        'declared with chain id 31341 (0x7a6d)',
     )
     expect(r.stderr + r.stdout).not.toContain('s3cretpass')
   }, 40_000)
@@ -129,8 +131,10 @@ describe('upstream chain id at start-up', () => {
       ])
       const down = await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       expect([down.status, down.credits]).toEqual([503, 0])
-      expect(down.json().error.message).toBe('network remote is unavailable: node answered HTTP 503') // the check's own failure
-      expect(flaky.requests.every((r) => r.body.method === 'eth_chainId')).toBe(true) // never sent a client call unconfirmed
+      // the check's own failure
+      expect(down.json().error.message).toBe('network remote is unavailable: node answered HTTP 503')
+      // never sent a client call unconfirmed
+      expect(flaky.requests.every((r) => r.body.method === 'eth_chainId')).toBe(true)
       flaky.answer(() => undefined) // the node comes back: chain id 0x7a6d, calls answered 0x1
       const up = await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       expect([up.status, up.json().result, up.credits]).toEqual([200, '0x1', 80])

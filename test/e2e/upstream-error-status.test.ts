@@ -76,7 +76,10 @@ async function ledger(s: TestServer) {
 }
 
 const REVERT_DATA =
-  '0x08c379a00000000000000000000000000000000000000000000000000000000000000020000000000000000000000000000000000000000000000000000000000000000c6e6f7420746865206f776e6572000000000000000000000000000000000000000000'
+  '0x08c379a0' +
+  '0000000000000000000000000000000000000000000000000000000000000020' +
+  '000000000000000000000000000000000000000000000000000000000000000c' +
+  '6e6f7420746865206f776e6572000000000000000000000000000000000000000000'
 const revert = (id: unknown) => ({
   jsonrpc: '2.0',
   id,
@@ -154,7 +157,9 @@ describe("a node answering the client's own JSON-RPC error with an HTTP error st
 
   it('eth_sendRawTransaction answered HTTP 500 "already known" at the first attempt: the node\'s answer, as on HTTP 200', async () => {
     const raw =
-      '0x02f86c827a6d8084b2d05e0084b2d05e00825208940000000000000000000000000000000000000001808080c001a0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa0bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'
+      '0x02f86c827a6d8084b2d05e0084b2d05e00825208940000000000000000000000000000000000000001808080c001' +
+      'a0aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa' +
+      'a0bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb'
     const x = await node((r) =>
       r.body?.method === 'eth_sendRawTransaction'
         ? { status: 500, body: { jsonrpc: '2.0', id: r.body.id, error: { code: -32000, message: 'already known' } } }

@@ -142,7 +142,8 @@ describe('filters on a network of two nodes', () => {
     const id = await result('eth_newFilter', [{ fromBlock: 'latest' }])
     const node = nodeOf(id)
     const tx = await atNode(node, 'eth_sendTransaction', [{ from: FROM, data: LOG_ONCE }])
-    await atNode(otherThan(node), 'eth_sendTransaction', [{ from: FROM, data: LOG_ONCE }]) // a log the filter must not see
+    // a log the filter must not see
+    await atNode(otherThan(node), 'eth_sendTransaction', [{ from: FROM, data: LOG_ONCE }])
     const changes: any[] = []
     for (let i = 0; i < 8; i++) changes.push(...(await result('eth_getFilterChanges', [id], i)))
     expect(changes.map((l) => l.transactionHash)).toEqual([tx])
@@ -189,7 +190,8 @@ describe('filters on a network of two nodes', () => {
 
   it('a batch mixing filter calls for both nodes with other calls: each answered in place, with its id', async () => {
     const [a, b] = [await filterOn(env.nodes, 0, env.keyId), await filterOn(env.nodes, 1, env.keyId)]
-    const c = await result('eth_newBlockFilter') // polled by a notification (in parallel with the others: its own filter)
+    // polled by a notification (in parallel with the others: its own filter)
+    const c = await result('eth_newBlockFilter')
     const [startA, startB] = [await heightOf(env.nodes[0]!), await heightOf(env.nodes[1]!)]
     await mine(env.nodes[0]!, 1)
     await mine(env.nodes[1]!, 2)
@@ -371,7 +373,8 @@ describe('the node holding a filter dies', () => {
       const post = (body: unknown) => own.s.rpc(body, { network: 'remote', key: own.key })
       const dead = [await filterOn(own.nodes, 0, own.keyId)]
       const alive = [await filterOn(own.nodes, 1, own.keyId)]
-      expect((await post(call('eth_getFilterChanges', [dead[0]]))).json().result).toEqual([]) // served while its node lives
+      // served while its node lives
+      expect((await post(call('eth_getFilterChanges', [dead[0]]))).json().result).toEqual([])
       await own.nodes[0]!.stop()
       // First the failed request, then (breaker open, or cooling down) without asking: the same answer each time.
       for (let i = 0; i < 8; i++)

@@ -249,7 +249,10 @@ describe('a node reached over WebSocket answering something that is not a JSON-R
     const r = await balance(s, 1)
     expect([r.status, r.credits, r.json().error?.code]).toEqual([503, 0, -32603])
     expect(r.json().error.message).toMatch(
-      /node answered over WebSocket with something that is not a JSON-RPC answer to the call: neither a result nor an error/,
+      new RegExp(
+        'node answered over WebSocket with something that is not a JSON-RPC answer to the call: ' +
+          'neither a result nor an error',
+      ),
     )
     const good = await node()
     const both = await startTestServer({
@@ -364,7 +367,10 @@ describe('slow, endless and huge answers', () => {
     const r = await balance(s, 1)
     expect([r.status, r.credits, r.json().id, r.json().error?.code]).toEqual([200, 0, 1, -32005])
     expect(r.json().error.message).toMatch(
-      /^response size exceeded: the answer from network remote is larger than 1048576 bytes \(networks\[\]\.maxResponseBytes\)/,
+      new RegExp(
+        '^response size exceeded: the answer from network remote is larger than 1048576 bytes ' +
+          String.raw`\(networks\[\]\.maxResponseBytes\)`,
+      ),
     )
     expect(askedBalance(big) + askedBalance(other)).toBe(1) // another node would answer as much: not asked
     expect(await stateOf(s, big)).toMatchObject({ state: 'healthy' })

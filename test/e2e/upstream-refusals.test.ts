@@ -99,7 +99,8 @@ describe('upstream provider refusals', () => {
         expect(r.status).toBe(200)
         expect(r.json()).toEqual({ jsonrpc: '2.0', id: 1, result: expect.stringMatching(/^0x[0-9a-f]+$/) })
         expect(r.credits).toBe(80)
-        expect(bad.requests.map((q) => q.body.method)).toEqual(['eth_chainId', 'eth_blockNumber']) // it was asked, and refused
+        // it was asked, and refused
+        expect(bad.requests.map((q) => q.body.method)).toEqual(['eth_chainId', 'eth_blockNumber'])
         expect(await stateOf(s, bad)).toMatchObject({
           state: 'cordoned',
           cause: c.state,

@@ -17,9 +17,14 @@ const DAPP_PAGE = (walletUrl: string) => `<!doctype html><html><body><script>
   window.messages = [];
   const ws = new WebSocket(${JSON.stringify(walletUrl)});
   let id = 0; const pending = new Map();
-  ws.onmessage = (ev) => { const m = JSON.parse(ev.data); window.messages.push(m); if (m.id != null && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); } };
+  ws.onmessage = (ev) => {
+    const m = JSON.parse(ev.data); window.messages.push(m);
+    if (m.id != null && pending.has(m.id)) { pending.get(m.id)(m); pending.delete(m.id); }
+  };
   window.ready = new Promise((r) => (ws.onopen = r));
-  window.call = (method, params) => new Promise((r) => { const i = ++id; pending.set(i, r); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params })); });
+  window.call = (method, params) => new Promise((r) => {
+    const i = ++id; pending.set(i, r); ws.send(JSON.stringify({ jsonrpc: '2.0', id: i, method, params }));
+  });
 </script></body></html>`
 
 let browser: Browser | undefined
@@ -53,7 +58,8 @@ describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => 
 
     const consolePage = await browser!.newPage()
     await consolePage.goto(wallet.h.consoleUrl)
-    expect(new URL(consolePage.url()).search).toBe('') // the token leaves the query (it stays in the fragment, never sent)
+    // the token leaves the query (it stays in the fragment, never sent)
+    expect(new URL(consolePage.url()).search).toBe('')
     await consolePage.getByText(siteOrigin).first().waitFor()
     await consolePage.locator(`#pending input[data-name="scope"][value="${B}"]`).uncheck()
     await consolePage.locator(`#pending input[data-name="acc"][value="${ACCOUNT_1}"]`).check()

@@ -171,7 +171,9 @@ describe('item 20: wallet_invokeMethod answers as MetaMask in every shape', () =
     const origin = 'https://shapes.example'
     const d = dapp(wallet.h.url, origin)
     const s = await rawSocket(
-      `${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${(await d.client.getSession(), pairingOf(wallet.h.url, origin))}`,
+      `${wallet.h.url}?origin=${encodeURIComponent(origin)}&pairing=${
+        (await d.client.getSession(), pairingOf(wallet.h.url, origin))
+      }`,
     )
     const call = async (params: unknown) => (await s.call({ method: 'wallet_invokeMethod', params })).error
     expect(await call({ scope: A, request: { method: 'eth_chainId' } })).toEqual(UNAUTHORIZED) // no session yet
@@ -345,7 +347,10 @@ describe('item 21: a failed first connection is a rejected promise, never an unh
   const script = (url: string, origin?: string) => `
     import { getMultichainClient } from '@metamask/multichain-api-client'
     import { getWebSocketTransport } from ${JSON.stringify(resolve('src/wallet/client/websocket-transport.ts'))}
-    const client = getMultichainClient({ transport: getWebSocketTransport({ url: ${JSON.stringify(url)}${origin ? `, origin: ${JSON.stringify(origin)}` : ''} }) })
+    const transport = getWebSocketTransport({ url: ${JSON.stringify(url)}${
+      origin ? `, origin: ${JSON.stringify(origin)}` : ''
+    } })
+    const client = getMultichainClient({ transport })
     await new Promise((r) => setTimeout(r, 300)) // the client's own connect attempt fails meanwhile
     try { await client.getSession(); console.log('UNEXPECTED') } catch (e) { console.log('REJECTED ' + e.message) }
   `

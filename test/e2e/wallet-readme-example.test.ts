@@ -60,7 +60,10 @@ test('npm run example:dapp completes: session, reads, newHeads, a transaction wi
   })
   expect(stdout).toContain('session granted on eip155:31337, eip155:31338')
   expect(stdout).toMatch(
-    /invokeMethod answer \(the envelope\): \{"scope":"eip155:31337","result":\{"method":"eth_blockNumber","result":"0x[0-9a-f]+"\}\}/,
+    new RegExp(
+      String.raw`invokeMethod answer \(the envelope\): \{"scope":"eip155:31337",` +
+        String.raw`"result":\{"method":"eth_blockNumber","result":"0x[0-9a-f]+"\}\}`,
+    ),
   )
   expect(stdout).toMatch(/receipt: block \d+, status success/)
   expect(stdout).toContain('session revoked')

@@ -107,7 +107,9 @@ const unservedMethod = fc
 
 const json = (v: unknown) => JSON.stringify(v)
 const call = (method: string, params: string | undefined, id: string | undefined, jsonrpc = '"2.0"') =>
-  `{"jsonrpc":${jsonrpc}${id === undefined ? '' : `,"id":${id}`},"method":${method}${params === undefined ? '' : `,"params":${params}`}}`
+  `{"jsonrpc":${jsonrpc}${id === undefined ? '' : `,"id":${id}`},"method":${method}${
+    params === undefined ? '' : `,"params":${params}`
+  }}`
 const nest = (depth: number, inner = '') => `${'['.repeat(depth)}${inner}${']'.repeat(depth)}`
 
 /** One call of the batch or single body, with its expected answer. */

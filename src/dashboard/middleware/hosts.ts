@@ -88,8 +88,11 @@ export function registerHostCheck(app: FastifyInstance, dash: Dash): void {
       .code(403)
       .type('text/plain; charset=utf-8')
       .send(
-        `Blocked request: this dashboard does not answer to the host name ${JSON.stringify(String(req.host ?? '').slice(0, 100))}. ` +
-          'Open it at an address of this gateway, or add the name to gateway.allowedHosts in the config (docs/dashboard.md).\n',
+        `Blocked request: this dashboard does not answer to the host name ${JSON.stringify(
+          String(req.host ?? '').slice(0, 100),
+        )}. ` +
+          'Open it at an address of this gateway, or add the name to gateway.allowedHosts in the config ' +
+          '(docs/dashboard.md).\n',
       )
   })
 }

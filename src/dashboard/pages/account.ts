@@ -11,9 +11,12 @@ export function landingPage(ctx: PageContext, signupEnabled: boolean): string {
     'Chain-node gateway',
     ctx,
     html`<div class="card">
-      <p>Keyed, metered JSON-RPC endpoints for every network this gateway serves. Log in to create API keys, choose their networks and security settings, and see their usage.</p>
+      <p>Keyed, metered JSON-RPC endpoints for every network this gateway serves. Log in to create API keys, choose
+      their networks and security settings, and see their usage.</p>
       <p class="row">
-      <a class="button" href="/login">Log in</a>${signupEnabled ? html`<a class="button" href="/signup">Create an account</a>` : ''}</p>
+      <a class="button" href="/login">Log in</a>${
+        signupEnabled ? html`<a class="button" href="/signup">Create an account</a>` : ''
+      }</p>
       </div>`,
   )
 }
@@ -22,7 +25,9 @@ export function loginPage(ctx: PageContext, opts: { email?: string; next?: strin
   return layout(
     'Log in',
     ctx,
-    html`<form class="card" method="post" action="/login">${csrfField(ctx.csrfToken)}${opts.next ? html`<input type="hidden" name="next" value="${opts.next}">` : ''}
+    html`<form class="card" method="post" action="/login">${csrfField(ctx.csrfToken)}${
+      opts.next ? html`<input type="hidden" name="next" value="${opts.next}">` : ''
+    }
       <label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
       <label for="password">Password</label>
@@ -44,7 +49,8 @@ export function signupPage(ctx: PageContext, opts: { email?: string; enabled: bo
     html`<form class="card" method="post" action="/signup">${csrfField(ctx.csrfToken)}<label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
       <label for="password">Password</label>
-      <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required aria-describedby="password-hint">
+      <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required
+        aria-describedby="password-hint">
       <p id="password-hint" class="muted">At least 8 characters.</p><p><button type="submit">Create account</button></p>
       <p class="muted">Have an account? <a href="/login">Log in</a>.</p></form>`,
   )
@@ -63,15 +69,28 @@ export function overviewPage(
   },
 ): string {
   const { plan } = data
+  const gauge = quotaGauge({ used: data.usedToday, quota: plan.creditsPerDay })
+  const chart = lineChart({
+    title: 'Credits per day, last 7 days (UTC), against the daily quota',
+    labels: data.daily.labels,
+    series: [{ label: 'credits per day', values: data.daily.values }],
+    reference: { label: `daily quota ${formatNumber(plan.creditsPerDay)}`, value: plan.creditsPerDay },
+    id: 'daily-chart',
+  })
+  const perDay = plan.creditsPerDay.toLocaleString('en-US')
+  const perSecond = plan.creditsPerSecond.toLocaleString('en-US')
   return layout(
     'Overview',
     ctx,
     html`<section class="card" aria-labelledby="balance-h">
-      <h2 id="balance-h">Daily credit balance</h2>${quotaGauge({ used: data.usedToday, quota: plan.creditsPerDay })}${lineChart({ title: 'Credits per day, last 7 days (UTC), against the daily quota', labels: data.daily.labels, series: [{ label: 'credits per day', values: data.daily.values }], reference: { label: `daily quota ${formatNumber(plan.creditsPerDay)}`, value: plan.creditsPerDay }, id: 'daily-chart' })}
+      <h2 id="balance-h">Daily credit balance</h2>${gauge}${chart}
       </section><div class="grid2"><section class="card"><h2>Plan</h2><p>
-      <strong>${data.planName}</strong>: ${plan.creditsPerDay.toLocaleString('en-US')} credits per day, ${plan.creditsPerSecond.toLocaleString('en-US')} credits per second, ${plan.maxKeys === null ? 'unlimited API keys' : `up to ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}`}.</p>
+      <strong>${data.planName}</strong>: ${perDay} credits per day, ${perSecond} credits per second, ${
+        plan.maxKeys === null ? 'unlimited API keys' : `up to ${plan.maxKeys} API key${plan.maxKeys === 1 ? '' : 's'}`
+      }.</p>
       </section><section class="card"><h2>API keys</h2>
-      <p>${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'}. <a href="/keys">Manage keys</a> · <a href="/usage">See usage</a></p>
+      <p>${data.activeKeys} active key${data.activeKeys === 1 ? '' : 's'}. <a href="/keys">Manage keys</a> ·
+      <a href="/usage">See usage</a></p>
       </section></div>`,
   )
 }

@@ -22,20 +22,29 @@ export interface PageContext {
 export const csrfField = (token: string) => html`<input type="hidden" name="_csrf" value="${token}">`
 
 export function layout(title: string, ctx: PageContext, body: SafeHtml): string {
+  const here = (href: string) => ctx.current === href || (href !== '/' && ctx.current.startsWith(`${href}/`))
   const nav = (href: string, label: string) =>
-    html`<a href="${href}"${ctx.current === href || (href !== '/' && ctx.current.startsWith(`${href}/`)) ? html` aria-current="page"` : ''}>${label}</a>`
+    html`<a href="${href}"${here(href) ? html` aria-current="page"` : ''}>${label}</a>`
   const header = ctx.account
-    ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}${ctx.account.role === 'operator' ? nav('/accounts', 'Accounts') : ''}
-      <a href="/account" class="who" title="Account settings (plan ${ctx.account.plan})"${ctx.current === '/account' ? html` aria-current="page"` : ''}>${ctx.account.email}</a>
+    ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}${
+        ctx.account.role === 'operator' ? nav('/accounts', 'Accounts') : ''
+      }
+      <a href="/account" class="who" title="Account settings (plan ${ctx.account.plan})"${
+        ctx.current === '/account' ? html` aria-current="page"` : ''
+      }>${ctx.account.email}</a>
       <form method="post" action="/logout">${csrfField(ctx.csrfToken)}
       <button type="submit" class="small">Log out</button></form>`
     : html`${nav('/login', 'Log in')}${nav('/signup', 'Sign up')}`
   const flash = ctx.flash
-    ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${ctx.flash.message}</p>`
+    ? html`<p class="flash ${ctx.flash.kind}" role="${ctx.flash.kind === 'error' ? 'alert' : 'status'}">${
+        ctx.flash.message
+      }</p>`
     : ''
   return `<!doctype html>${html`<html lang="en"><head><meta charset="utf-8">
     <meta name="viewport" content="width=device-width, initial-scale=1">
-    <title>${title} · chaingate</title>${ctx.canonical ? html`<meta name="chaingate-url" content="${ctx.canonical}">` : ''}
+    <title>${title} · chaingate</title>${
+      ctx.canonical ? html`<meta name="chaingate-url" content="${ctx.canonical}">` : ''
+    }
     <link rel="icon" href="/assets/favicon.svg" type="image/svg+xml"><link rel="stylesheet" href="/assets/app.css">
     <script src="/assets/app.js" defer></script></head><body><a class="skip" href="#main">Skip to content</a>
     <header class="top"><div class="bar"><a class="brand" href="/">chaingate</a>${header}</div></header>

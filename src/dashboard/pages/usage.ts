@@ -74,7 +74,9 @@ export function usagePage(
   }
 
   const tabs = (items: readonly string[], current: string, param: string, label: (v: string) => string, name: string) =>
-    html`<nav class="tabs" aria-label="${name}">${items.map((v) => html`<a href="${query({ [param]: v })}"${v === current ? html` aria-current="true"` : ''}>${label(v)}</a>`)}
+    html`<nav class="tabs" aria-label="${name}">${items.map(
+      (v) => html`<a href="${query({ [param]: v })}"${v === current ? html` aria-current="true"` : ''}>${label(v)}</a>`,
+    )}
       </nav>`
 
   const table = (
@@ -104,12 +106,89 @@ export function usagePage(
   })
   const rangeTitle = RANGE_LABEL[data.range]
 
+  const per = data.range === '24h' ? 'hour' : 'day'
+  const dimension = DIMENSION_LABEL[data.dimension]
+  const count = (n: number) => n.toLocaleString('en-US')
+  const t = report.totals
+  const n = { calls: count(t.calls), credits: count(t.credits), errors: count(t.errors) }
+  const balance = html`<section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Daily credit balance</h2>${[
+    quotaGauge({ used: data.usedToday, quota: data.plan.creditsPerDay }),
+    lineChart({
+      title: `Credits per day (UTC) against the daily quota`,
+      labels: data.daily.labels,
+      series: [{ label: 'credits per day', values: data.daily.values }],
+      reference: { label: `daily quota ${formatNumber(data.plan.creditsPerDay)}`, value: data.plan.creditsPerDay },
+      id: 'daily-chart',
+    }),
+  ]}</section>`
+  const keyOptions = data.keys.map(
+    (k) => html`<option value="${k.id}"${k.id === data.keyId ? html` selected` : ''}>${k.name}</option>`,
+  )
+  const filters = html`<section class="card" aria-labelledby="filters-h">
+<h2 id="filters-h" class="sr-only">Filters</h2>${[
+    tabs(USAGE_RANGES, data.range, 'range', (r) => `Last ${RANGE_LABEL[r as UsageRange]}`, 'Period'),
+    tabs(USAGE_DIMENSIONS, data.dimension, 'by', (d) => `By ${DIMENSION_LABEL[d as UsageDimension]}`, 'Break down by'),
+  ]}<form method="get" action="/usage" class="row">
+<input type="hidden" name="range" value="${data.range}"><input type="hidden" name="by" value="${data.dimension}">
+<div><label for="key-filter">API key</label><select id="key-filter" name="key"><option value="">All keys</option>${
+    keyOptions
+  }</select></div><button type="submit" class="secondary">Show</button></form>
+<p><strong>${n.calls}</strong> calls, <strong>${n.credits}</strong> credits, <strong>${
+    n.errors
+  }</strong> errors in the last ${rangeTitle}.</p></section>`
+  const charts = html`<section class="card" aria-labelledby="charts-h">
+<h2 id="charts-h">Over time, by ${dimension}</h2>${[
+    stackedBarChart({
+      title: `Credits per ${per} by ${dimension}`,
+      labels: report.buckets.labels,
+      series: mkSeries('credits'),
+      id: 'credits-chart',
+    }),
+    lineChart({
+      title: `Calls per ${per} by ${dimension}`,
+      labels: report.buckets.labels,
+      series: mkSeries('calls'),
+      id: 'calls-chart',
+    }),
+  ]}</section>`
+  const bars = (title: string, items: { label: string; value: number }[], id: string) =>
+    horizontalBars({ title, items, id })
+  const credits = (rows: { label: string; credits: number }[]) =>
+    rows.map((t) => ({ label: t.label, value: t.credits }))
+  const errorRows =
+    report.errors.length === 0
+      ? html`<tr><td colspan="2" class="muted">No errors in this period.</td></tr>`
+      : report.errors.map(
+          (e) =>
+            html`<tr><td>${errorDisplayName(e.error)} <code class="muted">${e.error}</code></td><td class="num">${count(
+              e.count,
+            )}</td></tr>`,
+        )
+  const errorItems = report.errors.map((e) => ({ label: errorDisplayName(e.error), value: e.count }))
+  const totalsBy = html`<div class="grid2"><section class="card">${[
+    bars('Credits by method', credits(byMethod), 'method-chart'),
+    table('Method', byMethod),
+    meanings.length ? html`<dl class="labels" id="label-meanings">${meanings}</dl>` : '',
+  ]}</section><section class="card">${[
+    bars('Credits by network', credits(report.byNetwork), 'network-chart'),
+    table('Network', report.byNetwork),
+  ]}</section><section class="card">${[
+    bars('Credits by API key', credits(byKey), 'key-chart'),
+    table('API key', byKey),
+  ]}</section><section class="card" aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>${bars(
+    'Failed requests by status or JSON-RPC code',
+    errorItems,
+    'errors-chart',
+  )}<div class="table-wrap"><table><thead><tr><th>Error</th><th class="num">Count</th></tr></thead><tbody>${
+    errorRows
+  }</tbody></table></div></section></div>`
+
   return layout(
     'Usage',
     ctx,
-    html`<section class="card" aria-labelledby="balance-h"><h2 id="balance-h">Daily credit balance</h2>${quotaGauge({ used: data.usedToday, quota: data.plan.creditsPerDay })}${lineChart({ title: `Credits per day (UTC) against the daily quota`, labels: data.daily.labels, series: [{ label: 'credits per day', values: data.daily.values }], reference: { label: `daily quota ${formatNumber(data.plan.creditsPerDay)}`, value: data.plan.creditsPerDay }, id: 'daily-chart' })}</section>
-<section class="card" aria-labelledby="filters-h"><h2 id="filters-h" class="sr-only">Filters</h2>${tabs(USAGE_RANGES, data.range, 'range', (r) => `Last ${RANGE_LABEL[r as UsageRange]}`, 'Period')}${tabs(USAGE_DIMENSIONS, data.dimension, 'by', (d) => `By ${DIMENSION_LABEL[d as UsageDimension]}`, 'Break down by')}<form method="get" action="/usage" class="row"><input type="hidden" name="range" value="${data.range}"><input type="hidden" name="by" value="${data.dimension}"><div><label for="key-filter">API key</label><select id="key-filter" name="key"><option value="">All keys</option>${data.keys.map((k) => html`<option value="${k.id}"${k.id === data.keyId ? html` selected` : ''}>${k.name}</option>`)}</select></div><button type="submit" class="secondary">Show</button></form><p><strong>${report.totals.calls.toLocaleString('en-US')}</strong> calls, <strong>${report.totals.credits.toLocaleString('en-US')}</strong> credits, <strong>${report.totals.errors.toLocaleString('en-US')}</strong> errors in the last ${rangeTitle}.</p></section>
-<section class="card" aria-labelledby="charts-h"><h2 id="charts-h">Over time, by ${DIMENSION_LABEL[data.dimension]}</h2>${stackedBarChart({ title: `Credits per ${data.range === '24h' ? 'hour' : 'day'} by ${DIMENSION_LABEL[data.dimension]}`, labels: report.buckets.labels, series: mkSeries('credits'), id: 'credits-chart' })}${lineChart({ title: `Calls per ${data.range === '24h' ? 'hour' : 'day'} by ${DIMENSION_LABEL[data.dimension]}`, labels: report.buckets.labels, series: mkSeries('calls'), id: 'calls-chart' })}</section>
-<div class="grid2"><section class="card">${horizontalBars({ title: 'Credits by method', items: byMethod.map((t) => ({ label: t.label, value: t.credits })), id: 'method-chart' })}${table('Method', byMethod)}${meanings.length ? html`<dl class="labels" id="label-meanings">${meanings}</dl>` : ''}</section><section class="card">${horizontalBars({ title: 'Credits by network', items: report.byNetwork.map((t) => ({ label: t.label, value: t.credits })), id: 'network-chart' })}${table('Network', report.byNetwork)}</section><section class="card">${horizontalBars({ title: 'Credits by API key', items: byKey.map((t) => ({ label: t.label, value: t.credits })), id: 'key-chart' })}${table('API key', byKey)}</section><section class="card" aria-labelledby="errors-h"><h2 id="errors-h">Errors</h2>${horizontalBars({ title: 'Failed requests by status or JSON-RPC code', items: report.errors.map((e) => ({ label: errorDisplayName(e.error), value: e.count })), id: 'errors-chart' })}<div class="table-wrap"><table><thead><tr><th>Error</th><th class="num">Count</th></tr></thead><tbody>${report.errors.length === 0 ? html`<tr><td colspan="2" class="muted">No errors in this period.</td></tr>` : report.errors.map((e) => html`<tr><td>${errorDisplayName(e.error)} <code class="muted">${e.error}</code></td><td class="num">${e.count.toLocaleString('en-US')}</td></tr>`)}</tbody></table></div></section></div>${data.upstreams ? upstreamUsageSection(data.upstreams, rangeTitle) : ''}`,
+    html`${balance}
+${filters}
+${charts}
+${totalsBy}${data.upstreams ? upstreamUsageSection(data.upstreams, rangeTitle) : ''}`,
   )
 }

@@ -28,7 +28,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     .createTable('wallet_approvals')
     .addColumn('id', 'text', (c) => c.primaryKey())
     .addColumn('origin', 'text', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull()) // session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction
+    // kind: session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction
+    .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('request', 'text', (c) => c.notNull()) // JSON shown to the user
     .addColumn('status', 'text', (c) => c.notNull()) // pending | approved | rejected | expired
     .addColumn('decision', 'text') // JSON, e.g. picked accounts

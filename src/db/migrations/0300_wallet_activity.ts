@@ -15,7 +15,8 @@ export async function up(db: Kysely<any>): Promise<void> {
     )
     .addColumn('at', int, (c) => c.notNull())
     .addColumn('origin', 'text', (c) => c.notNull())
-    .addColumn('kind', 'text', (c) => c.notNull()) // session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction
+    // kind: session | personal_sign | eth_signTypedData_v4 | eth_sendTransaction
+    .addColumn('kind', 'text', (c) => c.notNull())
     .addColumn('outcome', 'text', (c) => c.notNull()) // approved | rejected | signed | sent | failed
     .addColumn('chain_id', int)
     .addColumn('address', 'text')

@@ -29,7 +29,9 @@ describe("Infura's bodies, written in one place", () => {
 
   it('limit answers: one per id, Infura members in order', () => {
     expect(limitAnswers('DAILY_CREDITS_EXHAUSTED', [7], false)).toBe(
-      '{"jsonrpc":"2.0","id":7,"error":{"code":402,"event":-33000,"message":"Payment Required","details":"You have reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional credits"}}',
+      '{"jsonrpc":"2.0","id":7,"error":{"code":402,"event":-33000,"message":"Payment Required","details":"You have ' +
+        'reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional ' +
+        'credits"}}',
     )
     const batch = JSON.parse(limitAnswers('KEY_THROUGHPUT_EXCEEDED', ['a', null], true))
     expect(batch.map((a: { id: unknown; error: { event: number } }) => [a.id, a.error.event])).toEqual([

@@ -21,7 +21,8 @@ export const BODIES = {
   KEY_SETTINGS_REJECTED: '{"jsonrpc":"2.0","error":{"code":-32002,"message":"rejected due to project ID settings"}}\n',
   METHOD_NOT_ALLOWED: 'method not allowed: send JSON-RPC with POST\n',
   NOT_AN_ENDPOINT:
-    'no JSON-RPC endpoint here: POST to /v3/<key> or /networks/<name>/v3/<key>; WebSocket: /ws/v3/<key> or /networks/<name>/ws/v3/<key>\n',
+    'no JSON-RPC endpoint here: POST to /v3/<key> or /networks/<name>/v3/<key>; ' +
+    'WebSocket: /ws/v3/<key> or /networks/<name>/ws/v3/<key>\n',
   HOST_NOT_ALLOWED:
     'this endpoint does not answer to that host name: use an address of this gateway, add the name to ' +
     'gateway.allowedHosts, or set gateway.operations.token\n',
@@ -54,25 +55,29 @@ const LIMIT_ERRORS: Record<LimitCode, string> = {
     402,
     -33000,
     'Payment Required',
-    'You have reached your daily credit limit. To continue making requests, upgrade your plan or purchase additional credits',
+    'You have reached your daily credit limit. ' +
+      'To continue making requests, upgrade your plan or purchase additional credits',
   ),
   ACCOUNT_THROUGHPUT_EXCEEDED: limitObject(
     429,
     -33200,
     'Too Many Requests',
-    'You have surpassed your allowed throughput limit. Reduce the amount of requests per second or upgrade for more capacity.',
+    'You have surpassed your allowed throughput limit. ' +
+      'Reduce the amount of requests per second or upgrade for more capacity.',
   ),
   KEY_THROUGHPUT_EXCEEDED: limitObject(
     429,
     -33300,
     'Too Many Requests',
-    'You have surpassed your user-defined key throughput limit setting. To make more requests with this key, review key setting configurations.',
+    'You have surpassed your user-defined key throughput limit setting. ' +
+      'To make more requests with this key, review key setting configurations.',
   ),
   KEY_DAILY_CREDITS_EXHAUSTED: limitObject(
     429,
     -33400,
     'Too Many Requests',
-    'You have surpassed your user-defined key daily credit limit setting. To make more requests, adjust your daily quota limit.',
+    'You have surpassed your user-defined key daily credit limit setting. ' +
+      'To make more requests, adjust your daily quota limit.',
   ),
 }
 
@@ -90,10 +95,11 @@ export function limitAnswers(code: LimitCode, ids: readonly RpcId[], batch: bool
   return batch ? `[${ids.map((id) => limitAnswer(code, id)).join(',')}]` : limitAnswer(code, ids[0] ?? null)
 }
 
+const SETTINGS_REJECTED_ERROR = '{"code":-32002,"message":"rejected due to project ID settings"}'
+
 /** A WebSocket message refused by the key's allowlists: -32002 per call, with the call's id. */
 export function settingsRejectedAnswers(ids: readonly RpcId[], batch: boolean): string {
-  const one = (id: RpcId) =>
-    `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":{"code":-32002,"message":"rejected due to project ID settings"}}`
+  const one = (id: RpcId) => `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"error":${SETTINGS_REJECTED_ERROR}}`
   return batch ? `[${ids.map(one).join(',')}]` : one(ids[0] ?? null)
 }
 

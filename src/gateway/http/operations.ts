@@ -35,7 +35,10 @@ export interface OperationsDeps {
   exposure?: OperationsExposure | undefined
 }
 
-/** Registers /healthz, /livez, /readyz, /startupz and /metrics on `app` (the gateway listener, or the separate operations listener). */
+/**
+ * Registers /healthz, /livez, /readyz, /startupz and /metrics on `app` (the gateway listener, or the separate
+ * operations listener).
+ */
 export function registerOperations(app: FastifyInstance, deps: OperationsDeps): void {
   const health = createHealthProbe(deps)
   const expected = deps.token === null ? null : `Bearer ${deps.token}`

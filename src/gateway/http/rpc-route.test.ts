@@ -30,7 +30,8 @@ describe('matchRpcPath', () => {
     expect(match(`/networks/devnet-b/v3/${KEY}`)).toEqual({ network: 'devnet-b', label: 'devnet-b', key: KEY })
     expect(match(`/networks/devnet-b/v3/${KEY}?a=b`)).toEqual({ network: 'devnet-b', label: 'devnet-b', key: KEY })
     expect(match(`/networks/devnet-%62/v3/${KEY}`)).toMatchObject({ network: 'devnet-b', label: 'devnet-b' })
-    expect(match(`/networks/%E0%A4%A/v3/${KEY}`)).toMatchObject({ network: undefined, label: '%E0%A4%A' }) // malformed escape
+    // malformed escape
+    expect(match(`/networks/%E0%A4%A/v3/${KEY}`)).toMatchObject({ network: undefined, label: '%E0%A4%A' })
     expect(match(`/networks/nope/v3/${KEY}`)).toMatchObject({ network: undefined, label: 'nope', key: KEY })
   })
 

@@ -173,12 +173,11 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     credits: number,
     headers?: Record<string, string>,
   ) => {
-    const extra = Object.entries(headers ?? {})
-      .map(([k, v]) => `${k}: ${v}\r\n`)
-      .join('')
+    const extra = Object.entries(headers ?? {}).reduce((all, [k, v]) => `${all}${k}: ${v}\r\n`, '')
     socket.end(
-      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\n` +
-        `content-type: ${contentType}\r\ncontent-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${credits}\r\nconnection: close\r\n${extra}\r\n${body}`,
+      `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: ${contentType}\r\n` +
+        `content-length: ${Buffer.byteLength(body)}\r\nx-credits-charged: ${credits}\r\n` +
+        `connection: close\r\n${extra}\r\n${body}`,
     )
   }
 

@@ -22,7 +22,9 @@ export function checkAllowlistEntry(type: AllowlistType, raw: string): Checked<s
         ? { ok: true, value: entry.toLowerCase().replace(/([^/])\/$/, '$1') }
         : {
             ok: false,
-            message: `"${entry}" is not an origin (examples: https://*.example.com, mydapp.example.com, localhost:3000, https://)`,
+            message:
+              `"${entry}" is not an origin ` +
+              '(examples: https://*.example.com, mydapp.example.com, localhost:3000, https://)',
           }
     case 'userAgents':
       return { ok: true, value: entry }

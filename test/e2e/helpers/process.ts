@@ -45,7 +45,8 @@ export async function waitFor<T>(
     }
     if (Date.now() > deadline)
       throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what} (last: ${last instanceof Error ? last.message : JSON.stringify(last)})`,
+        `timed out after ${timeoutMs} ms waiting for ${what} (last: ` +
+          `${last instanceof Error ? last.message : JSON.stringify(last)})`,
       )
     await sleep(intervalMs)
   }
@@ -194,7 +195,9 @@ export async function startChaingate(args: string[], opts: { timeoutMs?: number 
   if (ready !== 'ready') {
     await stopChild(child, 'SIGKILL', 5_000)
     throw new Error(
-      `chaingate start ${args.join(' ')} did not print its banner: ${ready instanceof Error ? ready.message : `exited ${JSON.stringify(ready)}`}\nstdout: ${stdout}\nstderr: ${stderr}`,
+      `chaingate start ${args.join(' ')} did not print its banner: ${
+        ready instanceof Error ? ready.message : `exited ${JSON.stringify(ready)}`
+      }\nstdout: ${stdout}\nstderr: ${stderr}`,
     )
   }
   return {

@@ -95,7 +95,8 @@ export const services: ServicesStatus = await servicesAvailable()
 
 const howToRun: Record<Service, string> = {
   postgres:
-    'start PostgreSQL on 127.0.0.1:5432 with trust auth and a `test` database (or set CHAINGATE_TEST_POSTGRES_URL); `.ci/run` does this',
+    'start PostgreSQL on 127.0.0.1:5432 with trust auth and a `test` database (or set CHAINGATE_TEST_POSTGRES_URL); ' +
+    '`.ci/run` does this',
   redis: 'start Redis on 127.0.0.1:6379 (or set CHAINGATE_TEST_REDIS_URL); `.ci/run` does this',
 }
 

@@ -1,7 +1,7 @@
 /**
  * What the operator endpoints show without a token: on a loopback listener they answer only the Host names the
- * dashboard answers to (a DNS-rebinding page gets 403), /healthz does not name the embedded chain's URL, and a
- * public bind with neither a token nor a separate operations listener is warned about at start.
+ * dashboard answers to (a DNS-rebinding page gets 403), /healthz and /metrics do not name the embedded chain's URL,
+ * and a public bind with neither a token nor a separate operations listener is warned about at start.
  */
 import { request } from 'undici'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -35,6 +35,15 @@ describe('operations endpoints without a token', () => {
     expect(health.status).toBe(200)
     expect(health.text).not.toContain(anvil)
     expect(JSON.parse(health.text).upstreams['devnet-a']).toMatchObject([{ upstream: 'embedded', state: 'healthy' }])
+  })
+
+  it("/metrics does not name the embedded chain's URL either", async () => {
+    const anvil = s.app.upstreamUrls.get('devnet-a')!.url.replace(/\/$/, '')
+    const metrics = await get(`${s.url}/metrics`)
+    expect(metrics.status).toBe(200)
+    expect(metrics.text).toContain('chaingate_upstream_state{network="devnet-a",upstream="embedded"')
+    expect(metrics.text).not.toContain(anvil)
+    expect(metrics.text).not.toContain(new URL(anvil).host)
   })
 
   it('a public bind with no token and no separate listener is warned about at start', async () => {

@@ -90,8 +90,14 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
   const metrics = createMetrics(w.namedMethods)
   registerStorageMetrics(metrics.registry, () => ledger.health!())
   if (w.requests) registerRequestLogMetrics(metrics.registry, w.requests.health)
+  // Without a token /metrics, like /healthz, names an embedded chain's node `embedded`, not its URL.
+  const embedded = ops.token === null ? operationsExposure(config, config.gateway.host).embeddedNetworks : undefined
   metrics.watchUpstreams(() =>
-    [...pools.values()].flatMap((p) => p.status().map((u) => ({ network: p.network, ...u }))),
+    [...pools.values()].flatMap((p) =>
+      p
+        .status()
+        .map((u) => ({ network: p.network, ...u, ...(embedded?.has(p.network) ? { upstream: 'embedded' } : {}) })),
+    ),
   )
   metrics.watchCache(() => w.callLayers.store.sizeBytes)
   if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)

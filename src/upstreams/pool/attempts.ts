@@ -224,9 +224,9 @@ class Run {
     const tx = this.tx
     if (tx !== undefined) {
       if (answer.isError) {
-        // Only after an earlier attempt of this very call (a retry or hedge that may have delivered it): a client's
-        // own second send gets the node's answer, as from the node directly (docs/upstreams.md).
-        if (this.next > 1 && isAlreadySent(answer.body, this.pool.relayed.has(tx.hash)))
+        // Only after an earlier attempt of this very call was sent (a node skipped for its rate budget got
+        // nothing): a client's own second send gets the node's answer, as from the node directly (docs/upstreams.md).
+        if (this.attempts > 1 && isAlreadySent(answer.body, this.pool.relayed.has(tx.hash)))
           return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
       } else this.pool.relayed.add(tx.hash)
     }

@@ -2,6 +2,7 @@
  * The pool against misbehaving nodes, one test per failure mode: real HTTP servers (the scriptable fake node of
  * the e2e tests) and a real anvil, no mocks in between. Timings are asserted loosely (the machine is shared).
  */
+import { keccak256 } from 'viem'
 import { describe, expect, it } from 'vitest'
 import { DEFAULT_UPSTREAM_POLICY } from './pool.ts'
 import { call, faultHarness, resultOf, servedBy } from './faults.test-support.ts'
@@ -220,5 +221,36 @@ describe('upstream faults: HTTP 5xx and rate limits', () => {
       a.requests.filter((r) => r.body.method === 'eth_call').length +
         b.requests.filter((r) => r.body.method === 'eth_call').length,
     ).toBe(1)
+  })
+})
+
+describe('upstream faults: a transaction the gateway sent twice within one call', () => {
+  const RAW = '0x02f86c827a6d80'
+  const alreadyKnown = (req: { body: any }) =>
+    req.body?.method === 'eth_sendRawTransaction'
+      ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: -32000, message: 'already known' } } }
+      : undefined
+
+  it('the first node took it and hung; "already known" from the next node is the hash (the call is idempotent)', async () => {
+    const [a, b] = [await fake(), await fake()]
+    const p = await pool([{ url: a.url, timeoutMs: 300 }, { url: b.url }])
+    a.fault({ kind: 'hang' })
+    b.answer(alreadyKnown)
+    const answer = await p.send(call('eth_sendRawTransaction', [RAW], 5), { method: 'eth_sendRawTransaction' })
+    expect(JSON.parse(answer.body.toString())).toEqual({ jsonrpc: '2.0', id: 5, result: keccak256(RAW) })
+    expect(answer.attempts).toBe(2)
+  })
+
+  it('a node skipped over its rate budget sent nothing: "already known" from the next one is relayed as is', async () => {
+    const [a, b] = [await fake(), await fake()]
+    const p = await pool([{ url: a.url, maxRequestsPerSecond: 0.001 }, { url: b.url }])
+    b.answer(alreadyKnown)
+    const answer = await p.send(call('eth_sendRawTransaction', [RAW], 6), { method: 'eth_sendRawTransaction' })
+    expect(JSON.parse(answer.body.toString())).toEqual({
+      jsonrpc: '2.0',
+      id: 6,
+      error: { code: -32000, message: 'already known' },
+    })
+    expect(a.requests.filter((r) => r.body?.method === 'eth_sendRawTransaction')).toEqual([])
   })
 })

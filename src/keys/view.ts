@@ -8,7 +8,8 @@ import { rpcUrl } from '../shared/rpc-paths.ts'
 
 export function endpointUrls(k: ApiKey, config: Config) {
   const h = config.gateway.host
-  const base = `http://${h.includes(':') ? `[${h}]` : h}:${config.gateway.port}`
+  // The address clients use when the operator named one (the dashboard's key pages show the same), else the bind.
+  const base = config.dashboard.publicBaseUrl ?? `http://${h.includes(':') ? `[${h}]` : h}:${config.gateway.port}`
   return Object.fromEntries(
     k.networks.map((n) => {
       // A network no longer in the config (removed by a reload) keeps its row: shown with its default host.

@@ -73,4 +73,22 @@ describeWithServices(['redis'], 'Redis limit store: outages', () => {
     expect(await other.store.admit(r, left + 10, Date.now())).toBe('DAILY_CREDITS_EXHAUSTED')
     expect(await other.store.admit(r, left, Date.now())).toBeNull()
   })
+
+  it('a stopped store does not report its connection closing (the app stops it first) as an outage', async () => {
+    const outages: boolean[] = []
+    const conn = await connectRedis({ url: redisUrl, prefix: newPrefix(), commandTimeoutMs: 300 })
+    const store = createRedisLimitStore({
+      connection: conn,
+      leaseCredits: 100,
+      leaseSyncMs: 100,
+      insuranceShare: 0.25,
+      onOutage: (down) => outages.push(down),
+    })
+    store.start()
+    expect(await store.admit(limits({ accountCreditsPerDay: 10_000 }), 50, Date.now())).toBeNull()
+    await store.stop()
+    await conn.close()
+    await new Promise((r) => setTimeout(r, 200))
+    expect(outages).toEqual([])
+  })
 })

@@ -85,6 +85,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   const retrying: Pending[] = []
   // Not reached yet at start: the replica starts in insurance mode and catches up with the first sync that reaches it.
   let down = !opts.connection.isReady()
+  let stopped = false // stop() ran: the connection closing next (the app's stop list) is no outage to report
   let timer: NodeJS.Timeout | undefined
   let syncing: Promise<boolean> | undefined
 
@@ -224,13 +225,13 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       syncing ??= runSync().finally(() => (syncing = undefined))
       return syncing
     },
-
     start() {
       timer = setInterval(() => void store.sync(), opts.leaseSyncMs)
       timer.unref()
     },
 
     async stop() {
+      stopped = true
       if (timer) clearInterval(timer)
       timer = undefined
       // Every lease is handed back: the next replica (or this one after a restart) starts from exact counters.
@@ -291,6 +292,7 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
   })
 
   opts.connection.onStateChange((ready) => {
+    if (stopped) return
     if (!ready) goDown('connection closed')
     else if (down) void store.sync()
   })

@@ -43,4 +43,18 @@ describe('${ENV_VAR} expansion in config values', () => {
       )
     }
   })
+
+  it('an unset variable is one problem: not also the check of the empty value it left', () => {
+    const err = (() => {
+      try {
+        parseConfig({ admin: { token: '${CG_TEST_UNSET_TOKEN}' }, gateway: { port: -1 } })
+      } catch (e) {
+        return e as ConfigError
+      }
+    })()
+    expect(err?.problems).toEqual([
+      'admin.token: environment variable CG_TEST_UNSET_TOKEN is not set (referenced as ${CG_TEST_UNSET_TOKEN})',
+      expect.stringMatching(/^gateway\.port: /),
+    ])
+  })
 })

@@ -50,9 +50,11 @@ export function parseConfig(input: unknown, source = 'config'): Config {
   const expanded = expandEnv(input ?? {})
   const raw = expanded.value
   const result = ConfigSchema.safeParse(raw)
+  const unset = expanded.problems.map((p) => `${formatPath(p.path)}: `)
   const problems = [
-    ...expanded.problems.map((p) => `${formatPath(p.path)}: ${p.message}`),
-    ...(result.success ? [] : formatIssues(result.error.issues)),
+    ...unset.map((at, i) => `${at}${expanded.problems[i]!.message}`),
+    // A value whose variable is unset is reported once, for that: not again for the empty string it stood for.
+    ...(result.success ? [] : formatIssues(result.error.issues).filter((l) => !unset.some((at) => l.startsWith(at)))),
     ...crossFieldProblems(raw).map((p) => `${formatPath(p.path)}: ${p.message}`),
   ]
   if (problems.length > 0 || !result.success) throw new ConfigError(source, problems)

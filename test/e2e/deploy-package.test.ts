@@ -42,7 +42,12 @@ it('the Dockerfile: multi-stage, non-root, tini, labels, HEALTHCHECK on /livez, 
   expect(dockerfile).toMatch(/org\.opencontainers\.image\.version="\$\{VERSION\}"/)
   expect(dockerfile).toMatch(/org\.opencontainers\.image\.revision="\$\{COMMIT\}"/)
   expect(dockerfile).toMatch(/^HEALTHCHECK .*\/livez/m)
-  expect(dockerfile).toContain('npm install --omit=dev --no-audit --no-fund /tmp/chaingate.tgz')
+  expect(dockerfile.replace(/ +/g, ' ')).toContain(
+    'RUN mkdir -p node_modules/chaingate && tar -xzf /tmp/chaingate.tgz -C node_modules/chaingate ' +
+      '--strip-components=1 && cd node_modules/chaingate && npm pkg delete scripts.prepare && ' +
+      'npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/typescript && if',
+  )
+  expect(dockerfile).toContain('COPY package.json npm-shrinkwrap.json ./')
   expect(dockerfile).toContain('if [ "$WITH_ANVIL" != "1" ]; then rm -rf node_modules/@foundry-rs/anvil-*; fi')
   expect(ENV).toMatchObject({
     CHAINGATE_CONFIG: '/etc/chaingate/chaingate.yaml',
@@ -74,16 +79,19 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
       maxBuffer: 64 << 20,
     })
     const tarball = join(scratch, JSON.parse(stdout.slice(stdout.indexOf('[')))[0].filename)
-    mkdirSync(join(scratch, 'app'))
     // The Dockerfile's install (here from the npm cache first, and without install scripts: PostgreSQL needs no
     // SQLite addon, and anvil's binary is removed anyway).
-    await run('npm', ['install', '--omit=dev', '--prefer-offline', '--ignore-scripts', tarball], {
-      cwd: join(scratch, 'app'),
+    const installed = join(scratch, 'app', 'node_modules', 'chaingate')
+    mkdirSync(installed, { recursive: true })
+    await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'])
+    await run('npm', ['pkg', 'delete', 'scripts.prepare'], { cwd: installed, env: NPM_ENV })
+    await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--ignore-scripts'], {
+      cwd: installed,
       env: NPM_ENV,
       timeout: 240_000,
       maxBuffer: 64 << 20,
     })
-    await run('sh', ['-c', 'rm -rf node_modules/@foundry-rs/anvil-*'], { cwd: join(scratch, 'app') })
+    await run('sh', ['-c', 'rm -rf node_modules/typescript node_modules/@foundry-rs/anvil-*'], { cwd: installed })
     mkdirSync(join(scratch, 'etc'))
     mkdirSync(join(scratch, 'data'))
     copyFileSync(join(ROOT, 'deploy', 'config', 'chaingate.yaml'), local(ENV.CHAINGATE_CONFIG!))
@@ -111,10 +119,19 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
   }, 180_000)
 
   it('production dependencies only, anvil binary absent, and the entry script is the repository one', () => {
-    const pkg = join(scratch, 'app', 'node_modules')
+    const pkg = join(scratch, 'app', 'node_modules', 'chaingate', 'node_modules')
+    expect(existsSync(join(pkg, 'fastify'))).toBe(true)
     expect(existsSync(join(pkg, 'vitest'))).toBe(false)
     expect(existsSync(join(pkg, 'typescript'))).toBe(false)
     expect(existsSync(join(pkg, '@foundry-rs', 'anvil-linux-amd64'))).toBe(false)
+    // The tarball's npm-shrinkwrap.json pins every production dependency to the version the tests ran with.
+    const lock = JSON.parse(readFileSync(join(ROOT, 'npm-shrinkwrap.json'), 'utf8'))
+    const wanted = Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies)
+    expect(wanted.length).toBeGreaterThan(5)
+    for (const dep of wanted) {
+      const installed = JSON.parse(readFileSync(join(pkg, dep, 'package.json'), 'utf8')).version
+      expect(`${dep}@${installed}`).toBe(`${dep}@${lock.packages[`node_modules/${dep}`].version}`)
+    }
     expect(readFileSync(local(ENTRYPOINT[2]!), 'utf8')).toBe(
       readFileSync(join(ROOT, 'deploy', 'container', 'start.sh'), 'utf8'),
     )

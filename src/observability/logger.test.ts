@@ -138,7 +138,9 @@ describe('request log', () => {
       logger.info('before')
       write(log, line({ calls: 1 }))
       log.flush() // 'before' not yet written by the destination: this line goes after it, through it
-      await new Promise((r) => setTimeout(r, 50))
+      // Until the destination has written both (a loaded machine can take longer than any fixed sleep).
+      const idle = dest as unknown as { _writing: boolean; _len: number }
+      for (let i = 0; i < 500 && (idle._writing || idle._len !== 0); i++) await new Promise((r) => setTimeout(r, 10))
       const viaStream: string[] = []
       const streamWrite = dest.write.bind(dest)
       dest.write = (text: string) => (viaStream.push(text), streamWrite(text))

@@ -2,8 +2,10 @@
  * The request explorer's recorder (docs/requests.md): one record per call, taken where the pipeline settles it,
  * written to `request_log` off the hot path. A call costs a few array writes: the records live in a ring of
  * preallocated columns (no object per call, nothing serialized), and a timer hands them to the writer every
- * `flushMs`. While a write is slow or failing the ring keeps filling; once full the oldest record is overwritten
- * and counted (`droppedCalls`), so calls never wait for the database.
+ * `flushMs`. The ring starts small and doubles while it is full, up to `bufferRows` (a flush interval's records at
+ * a busy worker's rate fit the first size: the whole 50,000-row default, ~4 MiB, is only for a slow database). While
+ * a write is slow or failing the ring keeps filling; once at `bufferRows` the oldest record is overwritten and
+ * counted (`droppedCalls`), so calls never wait for the database.
  */
 import { capLabel } from '../../methods/labels.ts'
 
@@ -68,26 +70,36 @@ export interface RequestRecorder {
 }
 
 const DONE: Promise<void> = Promise.resolve()
+/** The ring's first size (rows); it doubles while full, up to `bufferRows`. */
+const INITIAL_ROWS = 4096
 /** While writes keep failing, `onError` hears of it at most this often. */
 const ERROR_REPORT_MS = 30_000
 
 export function createRequestRecorder(
   writer: RequestWriter,
-  opts: { flushMs: number; bufferRows: number; clock: () => number; onError: (err: unknown) => void },
+  opts: {
+    flushMs: number
+    bufferRows: number
+    clock: () => number
+    onError: (err: unknown) => void
+    /** The ring's first size (tests); INITIAL_ROWS by default. */
+    initialRows?: number
+  },
 ): RequestRecorder {
   const cap = opts.bufferRows
   const clock = opts.clock
-  // Columns of the ring: index `head` is written next; the `count` before it are waiting.
-  const times = new Float64Array(cap)
-  const latencies = new Float64Array(cap)
-  const credits = new Float64Array(cap)
-  const keyIds: string[] = new Array<string>(cap).fill('')
-  const accountIds: string[] = new Array<string>(cap).fill('')
-  const networks: string[] = new Array<string>(cap).fill('')
-  const methods: string[] = new Array<string>(cap).fill('')
-  const statuses: string[] = new Array<string>(cap).fill('')
-  const serveds: (string | null)[] = new Array<string | null>(cap).fill(null)
-  const clients: (string | null)[] = new Array<string | null>(cap).fill(null)
+  // Columns of the ring (`size` rows): index `head` is written next; the `count` before it are waiting.
+  let size = Math.min(cap, opts.initialRows ?? INITIAL_ROWS)
+  let times = new Float64Array(size)
+  let latencies = new Float64Array(size)
+  let credits = new Float64Array(size)
+  let keyIds: string[] = new Array<string>(size).fill('')
+  let accountIds: string[] = new Array<string>(size).fill('')
+  let networks: string[] = new Array<string>(size).fill('')
+  let methods: string[] = new Array<string>(size).fill('')
+  let statuses: string[] = new Array<string>(size).fill('')
+  let serveds: (string | null)[] = new Array<string | null>(size).fill(null)
+  let clients: (string | null)[] = new Array<string | null>(size).fill(null)
   let head = 0
   let count = 0
   let dropped = 0
@@ -95,6 +107,31 @@ export function createRequestRecorder(
   let inFlight: Promise<void> | undefined
   let timer: NodeJS.Timeout | undefined
   let lastReportMs: number | undefined
+
+  /** Doubles the ring (at most to `cap`), the waiting records moved to its start, oldest first. */
+  const grow = () => {
+    const next = Math.min(cap, size * 2)
+    const from = (head - count + size) % size
+    const moved = <C extends { [i: number]: unknown }>(old: C, fresh: C): C => {
+      for (let n = 0, i = from; n < count; n++) {
+        fresh[n] = old[i]
+        if (++i === size) i = 0
+      }
+      return fresh
+    }
+    times = moved(times, new Float64Array(next))
+    latencies = moved(latencies, new Float64Array(next))
+    credits = moved(credits, new Float64Array(next))
+    keyIds = moved(keyIds, new Array<string>(next).fill(''))
+    accountIds = moved(accountIds, new Array<string>(next).fill(''))
+    networks = moved(networks, new Array<string>(next).fill(''))
+    methods = moved(methods, new Array<string>(next).fill(''))
+    statuses = moved(statuses, new Array<string>(next).fill(''))
+    serveds = moved(serveds, new Array<string | null>(next).fill(null))
+    clients = moved(clients, new Array<string | null>(next).fill(null))
+    head = count
+    size = next
+  }
 
   const add = (
     keyId: string,
@@ -108,6 +145,7 @@ export function createRequestRecorder(
     client: string | null,
     now: number,
   ) => {
+    if (count === size && size < cap) grow()
     const i = head
     times[i] = now
     latencies[i] = latency
@@ -119,15 +157,15 @@ export function createRequestRecorder(
     statuses[i] = status
     serveds[i] = served
     clients[i] = client
-    if (++head === cap) head = 0
-    if (count < cap) count++
+    if (++head === size) head = 0
+    if (count < size) count++
     else dropped++ // the oldest waiting record was just overwritten
   }
 
   /** The waiting records as rows (oldest first); the ring is empty after. */
   const take = (): RequestRow[] => {
     const rows: RequestRow[] = new Array(count)
-    let i = (head - count + cap) % cap
+    let i = (head - count + size) % size
     for (let n = 0; n < count; n++) {
       const keyId = keyIds[i]!
       written.add(keyId)
@@ -147,7 +185,7 @@ export function createRequestRecorder(
       }
       // Drop the references, so a revoked key's entry or a closed socket's strings are not held.
       clients[i] = null
-      if (++i === cap) i = 0
+      if (++i === size) i = 0
     }
     count = 0
     return rows

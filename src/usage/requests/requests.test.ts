@@ -23,13 +23,14 @@ describeEachDatabase('request log', (open) => {
     opened = undefined
   })
 
-  async function setup(bufferRows = 1000) {
+  async function setup(bufferRows = 1000, initialRows?: number) {
     opened = await open()
     let now = T0
     const failures: unknown[] = []
     const recorder = createRequestRecorder(requestWriterFor(opened), {
       flushMs: 60_000,
       bufferRows,
+      ...(initialRows === undefined ? {} : { initialRows }),
       clock: () => now,
       onError: (err) => failures.push(err),
     })
@@ -81,6 +82,28 @@ describeEachDatabase('request log', (open) => {
     const rows = (await queryRequests(db, { keyId: 'k1', limit: 1000 })).rows
     expect(rows).toHaveLength(100)
     expect(new Set(rows.map((r) => r.method))).toEqual(new Set(Array.from({ length: 100 }, (_, i) => `m${i + 50}`)))
+  })
+
+  it('the ring grows while full, keeps the order across its wrap, and drops only past bufferRows', async () => {
+    const { recorder, db, at } = await setup(40, 16)
+    const push = (from: number, n: number) => {
+      for (let i = from; i < from + n; i++) {
+        at(T0 + i)
+        recorder.push(source('k1'), `m${i}`, undefined, 1, undefined, T0)
+      }
+    }
+    push(0, 10)
+    await recorder.flush() // the next records start mid-ring: the first growth moves a wrapped run
+    push(10, 30)
+    expect(recorder.health()).toEqual({ bufferedRows: 30, droppedCalls: 0 })
+    push(40, 25) // past 40: the oldest go
+    expect(recorder.health()).toEqual({ bufferedRows: 40, droppedCalls: 15 })
+    await recorder.flush()
+    const rows = (await queryRequests(db, { keyId: 'k1', limit: 1000 })).rows
+    const kept = Array.from({ length: 40 }, (_, i) => `m${i + 25}`)
+    expect(rows.map((r) => r.method)).toEqual([...kept.reverse(), ...Array.from({ length: 10 }, (_, i) => `m${9 - i}`)])
+    // Every column moved with its record: time and latency were m<i>'s.
+    expect(rows.map((r) => [r.time - T0, r.latencyMs])).toEqual(rows.map((r) => [1, 1].map(() => +r.method.slice(1))))
   })
 
   it('a large batch is written whole, in slices', async () => {

@@ -43,7 +43,6 @@ import { createStopList } from './stop-list.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
 import { readReloadConfig } from './reload/plan.ts'
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
-import { listenForReloads } from '../redis/reload-channel.ts'
 
 export interface AppOptions {
   config: Config
@@ -209,6 +208,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // With Redis, `chaingate reload` reaches every process of every replica over it (src/redis/reload-channel.ts).
     if (options.readConfig && config.redis.url) {
       const label = processLabel(options.processRole ?? 'single')
+      const { listenForReloads } = await import('../redis/reload-channel.ts')
       const listener = listenForReloads({
         url: config.redis.url,
         keyPrefix: config.redis.keyPrefix,

@@ -9,7 +9,6 @@ import type { OpenedDatabase } from '../../db/database.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
-import { attachSettingsPush } from '../../redis/settings-push-attach.ts'
 import { createAccountsRepository, type AccountsRepository } from '../../accounts/repository.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from '../../keys/repository.ts'
 import { createKeySnapshot, type KeySnapshot, type SecurityLoader } from '../../keys/snapshot.ts'
@@ -75,7 +74,7 @@ export async function startTenancy(w: {
   // Several replicas: a change made on any of them (or by the CLI) is pushed to all over Redis; the poll slows down.
   // Redis unreachable at start: the subscription comes up (and reloads the snapshot) when Redis does.
   const push = config.redis.url
-    ? await attachSettingsPush({
+    ? await (await import('../../redis/settings-push-attach.ts')).attachSettingsPush({
         url: config.redis.url,
         keyPrefix: config.redis.keyPrefix,
         db: database.db,

@@ -11,8 +11,7 @@ import { createNetworkLayers, type NetworkLayers } from '../../gateway/layers/in
 import { createRedisCacheTier, createRedisHeadFloorStore } from '../../gateway/layers/cache-redis-tier.ts'
 import { createMemoryCacheStore } from '../../gateway/layers/cache-store.ts'
 import type { Logger } from '../../observability/logger.ts'
-import { connectRedis, type RedisConnection } from '../../redis/connection.ts'
-import { logRedisUnreachableAtStart, startWhenReachable } from '../../redis/degraded-start.ts'
+import type { RedisConnection } from '../../redis/connection.ts'
 import {
   createUpstreamPool,
   EMBEDDED_MAX_REQUEST_BYTES,
@@ -97,11 +96,14 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
     await Promise.all([...pools.values()].map((p) => p.close()))
   })
   // Redis (several replicas, docs/scale-out.md): shared counters, cache tier and head floors; without it, all
-  // in-process.
+  // in-process, and ioredis is never loaded.
   const rc = config.redis
-  const redis = rc.url
-    ? await connectRedis({
-        url: rc.url,
+  const redisModules = rc.url
+    ? await Promise.all([import('../../redis/connection.ts'), import('../../redis/degraded-start.ts')])
+    : undefined
+  const redis = redisModules
+    ? await redisModules[0].connectRedis({
+        url: rc.url!,
         prefix: rc.keyPrefix,
         commandTimeoutMs: rc.commandTimeoutMs,
         onError: (message) => logger.warn({ message }, 'Redis connection'),
@@ -110,11 +112,12 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   if (redis) stops.add('redis', () => redis.close())
   const floors = redis ? createRedisHeadFloorStore(redis) : undefined
   // Unreachable (not refusing): start anyway, in insurance mode until it is reached (src/redis/degraded-start.ts).
-  if (redis?.unreachableAtStart !== undefined) logRedisUnreachableAtStart(logger, rc, redis.unreachableAtStart)
+  if (redis?.unreachableAtStart !== undefined)
+    redisModules![1].logRedisUnreachableAtStart(logger, rc, redis.unreachableAtStart)
   if (floors) {
     // Without Redis at start the floors stay local until it is reached, then subscribe and load.
     const names = config.networks.map((n) => n.name)
-    const cancel = await startWhenReachable(
+    const cancel = await redisModules![1].startWhenReachable(
       redis!,
       () => floors.start(names),
       (err) => logger.warn({ err: err.message }, 'loading head floors from Redis failed'),

@@ -37,15 +37,17 @@ export function createSharedSend(s: LayerState): SharedSend {
         })
       }
     }
-    const promise = pool.send(raw, opts ?? methodOnly(call.method))
-    if (o.dedup) {
-      const f: InFlight = { generation: s.generation, promise, spans: undefined }
-      inflight.set(key, f)
-      const done = () => {
-        if (inflight.get(key) === f) inflight.delete(key)
-      }
-      promise.then(done, done)
+    if (!o.dedup) return pool.send(raw, opts ?? methodOnly(call.method))
+    // The pool calls `done` as the answer comes (no promise reaction of its own), at once for a send that fails
+    // before it starts: then the call is not registered at all.
+    let f: InFlight | undefined
+    let over = false
+    const done = () => {
+      over = true
+      if (f !== undefined && inflight.get(key) === f) inflight.delete(key)
     }
-    return promise
+    f = { generation: s.generation, promise: pool.send(raw, opts ?? methodOnly(call.method), done), spans: undefined }
+    if (!over) inflight.set(key, f)
+    return f.promise
   }
 }

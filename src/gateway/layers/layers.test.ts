@@ -12,16 +12,16 @@ function stubPool(answer: (method: string, params: unknown[]) => unknown, delayM
   const pool = {
     network: 'n',
     heads,
-    send(body: string | Buffer, opts?: SendOptions): Promise<UpstreamAnswer> {
+    send(body: string | Buffer, opts?: SendOptions, settled?: () => void): Promise<UpstreamAnswer> {
       const req = JSON.parse(body.toString()) as { id: unknown; method: string; params: unknown[] }
       sent.push({ method: req.method, params: req.params, opts })
       const result = answer(req.method, req.params)
       const text = JSON.stringify({ jsonrpc: '2.0', id: req.id, result })
       return new Promise((resolve) =>
-        setTimeout(
-          () => resolve({ body: Buffer.from(text), latencyMs: delayMs, upstream: 'stub', attempts: 1 }),
-          delayMs,
-        ),
+        setTimeout(() => {
+          settled?.()
+          resolve({ body: Buffer.from(text), latencyMs: delayMs, upstream: 'stub', attempts: 1 })
+        }, delayMs),
       )
     },
   } as unknown as UpstreamPool
@@ -83,6 +83,9 @@ describe('call layers', () => {
     expect(answers.map((a) => a.json.id)).toEqual([1, 'two', 3])
     expect(answers.map((a) => a.json.result)).toEqual(['0x3b9aca00', '0x3b9aca00', '0x3b9aca00'])
     expect(answers.map((a) => a.source)).toEqual([undefined, 'dedup', 'dedup'])
+    // Answered: no longer in flight, so the same read asks the node again.
+    expect((await send(l, 4, 'eth_gasPrice')).source).toBe(undefined)
+    expect(stub.sent).toHaveLength(2)
   })
 
   it('a notification (no id, no answer from the node) is never the call others join', async () => {

@@ -43,21 +43,29 @@ export interface SendSettings {
 /** Default of `networks[].maxResponseBytes`. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
-/** One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none. */
+/**
+ * One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none.
+ * `settled` runs just before it settles (UpstreamPool.send: no promise reaction of its own).
+ */
 export function post(
   m: Member,
   body: string | Buffer,
   timeoutMs: number,
   s: SendSettings,
   ctl?: RequestControl,
+  settled?: () => void,
 ): Promise<UpstreamAnswer> {
-  if (m.pool === undefined) return overWebSocket(m, body, timeoutMs, s)
+  if (m.pool === undefined) {
+    const p = overWebSocket(m, body, timeoutMs, s)
+    if (settled !== undefined) p.then(settled, settled)
+    return p
+  }
   const pool = m.pool
   const headers = ctl?.traceparent === undefined ? m.headers : { ...m.headers, traceparent: ctl.traceparent }
   return new Promise((resolve, reject) => {
     pool.dispatch(
       { method: 'POST', path: m.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl),
+      new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl, settled),
     )
   })
 }
@@ -85,6 +93,7 @@ class ForwardHandler {
   private readonly resolve: (answer: UpstreamAnswer) => void
   private readonly reject: (err: Error) => void
   private readonly ctl: RequestControl | undefined
+  private readonly settled: (() => void) | undefined
   constructor(
     m: Member,
     timeoutMs: number,
@@ -93,6 +102,7 @@ class ForwardHandler {
     resolve: (answer: UpstreamAnswer) => void,
     reject: (err: Error) => void,
     ctl: RequestControl | undefined,
+    settled: (() => void) | undefined,
   ) {
     this.m = m
     this.timeoutMs = timeoutMs
@@ -101,6 +111,15 @@ class ForwardHandler {
     this.resolve = resolve
     this.reject = reject
     this.ctl = ctl
+    this.settled = settled
+  }
+  private answer(a: UpstreamAnswer) {
+    this.settled?.()
+    this.resolve(a)
+  }
+  private fail(err: Error) {
+    this.settled?.()
+    this.reject(err)
   }
   onConnect(abort: (err: Error) => void) {
     this.abort = abort
@@ -142,7 +161,7 @@ class ForwardHandler {
     if (status >= 300) {
       const byStatus = refusalOfStatus(status)
       if (byStatus !== undefined) {
-        this.reject(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
+        this.fail(counted(block(this.m, byStatus, `HTTP ${status}`, this.s, this.retryAfterMs)))
         return
       }
       // A redirect is not followed (the upstream URL is wrong); 413 is the request's size (onError). Other 4xx and
@@ -175,7 +194,7 @@ class ForwardHandler {
       const refused = refusalOfAnswer(answer)
       if (refused !== undefined) {
         this.m.stats.recordFailure()
-        this.reject(counted(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s)))
+        this.fail(counted(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s)))
         return
       }
     }
@@ -204,20 +223,20 @@ class ForwardHandler {
     m.breaker.success()
     const latencyMs = performance.now() - this.started
     m.stats.recordLatency(latencyMs)
-    this.resolve({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
+    this.answer({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
   }
   onError(err: Error) {
     if (this.deadline !== undefined) clearTimeout(this.deadline)
     if (err instanceof AnswerTooLarge) {
-      this.reject(counted(answerTooLarge(this.s.network, this.s.maxResponseBytes)))
+      this.fail(counted(answerTooLarge(this.s.network, this.s.maxResponseBytes)))
       return
     }
     if (refusedForSize(err, this.status, this.body.length)) {
-      this.reject(tooLarge(this.s.network, undefined))
+      this.fail(tooLarge(this.s.network, undefined))
       return
     }
     if (this.ctl?.cancelled) {
-      this.reject(err instanceof CancelledError ? err : new CancelledError('cancelled'))
+      this.fail(err instanceof CancelledError ? err : new CancelledError('cancelled'))
       return
     }
     const now = Date.now()
@@ -226,6 +245,6 @@ class ForwardHandler {
     this.m.breaker.failure(now)
     const e = toGatewayError(this.s.network, err, this.timeoutMs)
     if (NO_CONNECTION.has((err as { code?: string }).code ?? '')) notDelivered.add(e)
-    this.reject(counted(e))
+    this.fail(counted(e))
   }
 }

@@ -153,3 +153,30 @@ describe('upstream pool: provider refusals at the chain id check', () => {
     await new Promise((r) => node.close(r))
   })
 })
+
+describe('upstream pool: the settled callback (the in-flight dedup cleans up with it)', () => {
+  /** Sends and records, in order, the callback's runs and the promise's first reaction. */
+  const order = async (pool: ReturnType<typeof createUpstreamPool>, body: string) => {
+    const seen: string[] = []
+    await pool
+      .send(body, undefined, () => seen.push('settled'))
+      .then(
+        () => seen.push('answer'),
+        () => seen.push('failure'),
+      )
+    return seen
+  }
+
+  it('runs once, before any reaction to the answer: one node, several nodes, a refusal, no node reachable', async () => {
+    const one = createUpstreamPool('net', [{ url: a.url }], { timeoutMs: 5000 })
+    await one.verifyChainId() // heads known: the one-node path, straight to the node
+    expect(await order(one, chainId)).toEqual(['settled', 'answer'])
+    const several = createUpstreamPool('net', [{ url: a.url }, { url: b.url }], { timeoutMs: 5000 })
+    expect(await order(several, chainId)).toEqual(['settled', 'answer'])
+    const small = createUpstreamPool('net', [{ url: a.url }], { timeoutMs: 5000, maxRequestBytes: 100 })
+    expect(await order(small, big(200))).toEqual(['settled', 'failure'])
+    const down = createUpstreamPool('net', [{ url: 'http://127.0.0.1:1/' }], { timeoutMs: 2000 })
+    expect(await order(down, chainId)).toEqual(['settled', 'failure'])
+    await Promise.all([one.close(), several.close(), small.close(), down.close()])
+  })
+})

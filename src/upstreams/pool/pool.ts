@@ -64,8 +64,12 @@ export interface SendOptions {
 
 export interface UpstreamPool {
   readonly network: string
-  /** Sends one JSON-RPC body (single or batch) and returns the node's answer text. */
-  send(body: string | Buffer, opts?: SendOptions): Promise<UpstreamAnswer>
+  /**
+   * Sends one JSON-RPC body (single or batch) and returns the node's answer text. `settled`, when given, runs once
+   * the answer (or the failure) is known, before any reaction to the returned promise: the in-flight dedup's
+   * cleanup without a promise of its own on every call.
+   */
+  send(body: string | Buffer, opts?: SendOptions, settled?: () => void): Promise<UpstreamAnswer>
   /** The network's served tip and finalized block (src/upstreams/pool/heads.ts). */
   readonly heads: HeadView
   /**
@@ -129,6 +133,12 @@ export interface PoolLog {
 }
 
 export { redactUrl } from './new-member.ts'
+
+/** `settled` once `p` settles (the paths that have no handler of their own to call it). */
+function after(p: Promise<UpstreamAnswer>, settled: (() => void) | undefined): Promise<UpstreamAnswer> {
+  if (settled !== undefined) p.then(settled, settled)
+  return p
+}
 
 /** How long close() waits for requests in flight before dropping them. */
 const CLOSE_GRACE_MS = 1000
@@ -228,14 +238,14 @@ export function createUpstreamPool(
         (m.role === 'primary' ? 0 : 1)
       return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
     },
-    send(body, sendOpts) {
+    send(body, sendOpts, settled) {
       pool.calls++
       // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
       if (
         body.length * 3 > maxRequestBytes &&
         (typeof body === 'string' ? Buffer.byteLength(body) : body.length) > maxRequestBytes
       )
-        return Promise.reject(tooLarge(network, maxRequestBytes))
+        return after(Promise.reject(tooLarge(network, maxRequestBytes)), settled)
       // One usable node (the common case): no selection, no clock read, one promise per call.
       if (
         members.length === 1 &&
@@ -250,9 +260,9 @@ export function createUpstreamPool(
         // (undici's own timeouts run up to ~0.5 s late).
         const since = sendOpts?.timeoutMs === undefined ? callArrival.at : undefined
         if (since === undefined || Date.now() - since < 10)
-          return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings)
+          return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings, undefined, settled)
       }
-      return sendSlow(body, sendOpts)
+      return after(sendSlow(body, sendOpts), settled)
     },
     async verifyChainId() {
       if (expected !== undefined) await chainIds.checkAtStartUp()

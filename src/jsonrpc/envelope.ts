@@ -16,6 +16,11 @@ export interface RpcCall {
   hasId: boolean
   method: string
   params: unknown[] | Record<string, unknown> | undefined
+  /**
+   * `JSON.stringify(params)` when the body held exactly that text (src/jsonrpc/single-call.ts): the cache and dedup
+   * key without serializing the parameters again. Undefined: not known.
+   */
+  paramsText?: string | undefined
 }
 
 /** One entry of a parsed body: a valid call, or the error answering an invalid one. */

@@ -90,6 +90,25 @@ export function plainContainerEnd(b: Buffer, i: number): number {
   return -1
 }
 
+/** t r u e f a l s n: the letters of JSON's literals. */
+const LITERAL = new Uint8Array(128)
+for (const c of 'truefalsn') LITERAL[c.charCodeAt(0)] = 1
+
+/**
+ * Whether the plain container [start, end) (as plainContainerEnd found it, and valid JSON) is an array written the
+ * way JSON.stringify writes its value back: only plain strings, `true`, `false` and `null` in arrays, with no
+ * whitespace (no number, whose text may differ; no object, whose keys may repeat).
+ */
+export function isCanonicalArray(b: Buffer, start: number, end: number): boolean {
+  if (b[start] !== 0x5b) return false
+  for (let i = start; i < end; i++) {
+    const c = b[i]!
+    if (c === QUOTE) i = plainStringEnd(b, i)
+    else if (c !== 0x5b && c !== 0x5d && c !== 0x2c && LITERAL[c] !== 1) return false
+  }
+  return true
+}
+
 /** Whether the bytes [start, end) are `name` (ASCII), compared in place. */
 export function bytesAre(b: Buffer, start: number, end: number, name: string): boolean {
   if (end - start !== name.length) return false

@@ -96,9 +96,9 @@ export function createLayerState(o: CallLayerOptions): LayerState {
   }
 }
 
-/** The key of a call by its method and parameters. */
+/** The key of a call by its method and parameters (as JSON.stringify writes them, whichever way they were sent). */
 export const paramsKey = (prefix: string, call: RpcCall) =>
-  `${prefix}${call.method}\0${call.params === undefined ? '[]' : JSON.stringify(call.params)}`
+  `${prefix}${call.method}\0${call.paramsText ?? (call.params === undefined ? '[]' : JSON.stringify(call.params))}`
 
 /** `{ method }` per method name, built once: the pool's retry and hedging policy reads it on every call. */
 const methodOptions = new Map<string, SendOptions>()

@@ -1,14 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import {
-  afterString,
-  afterValue,
-  bytesAre,
-  MemberWalk,
-  moreBracketsThan,
-  plainContainerEnd,
-  plainStringEnd,
-  skipSpace,
-} from './scan.ts'
+import { afterString, afterValue, bytesAre, MemberWalk, plainContainerEnd, plainStringEnd, skipSpace } from './scan.ts'
 
 const b = (s: string) => Buffer.from(s)
 
@@ -60,10 +51,10 @@ describe('scan primitives', () => {
   })
 
   it('plainContainerEnd matches brackets over plain bytes, whitespace allowed', () => {
-    expect(plainContainerEnd(b('[ "0x1",\n{"a":"]"} ] x'), 0)).toBe(20)
-    expect(plainContainerEnd(b('["\\u0041"]'), 0)).toBe(-1)
-    expect(plainContainerEnd(b('[\u00e9]'), 0)).toBe(-1)
-    expect(plainContainerEnd(b('[[1]'), 0)).toBe(-1)
+    expect(plainContainerEnd(b('[ "0x1",\n{"a":"]"} ] x'), 0, 64)).toBe(20)
+    expect(plainContainerEnd(b('["\\u0041"]'), 0, 64)).toBe(-1)
+    expect(plainContainerEnd(b('[\u00e9]'), 0, 64)).toBe(-1)
+    expect(plainContainerEnd(b('[[1]'), 0, 64)).toBe(-1)
   })
 
   it('bytesAre compares in place', () => {
@@ -73,10 +64,10 @@ describe('scan primitives', () => {
     expect(bytesAre(x, 2, 7, 'result')).toBe(false)
   })
 
-  it('moreBracketsThan counts both kinds of opening bracket', () => {
-    expect(moreBracketsThan(b('[{}]'), 2)).toBe(false)
-    expect(moreBracketsThan(b('[{[]}]'), 2)).toBe(true)
-    expect(moreBracketsThan(b('"]]"'), 0)).toBe(false)
+  it('plainContainerEnd bounds the brackets it opens (both kinds, its own included; none inside strings)', () => {
+    expect(plainContainerEnd(b('[{}]'), 0, 2)).toBe(4)
+    expect(plainContainerEnd(b('[{[]}]'), 0, 2)).toBe(-1)
+    expect(plainContainerEnd(b('["[[["]'), 0, 1)).toBe(7)
   })
 })
 

@@ -73,17 +73,21 @@ export function plainStringEnd(b: Buffer, i: number): number {
 
 /**
  * `i` at `[` or `{`: the index after the matching bracket when everything inside is plain (strings as in
- * plainStringEnd, no byte outside printable ASCII but whitespace), or -1.
+ * plainStringEnd, no byte outside printable ASCII but whitespace) and it opens at most `maxOpenings` brackets
+ * (outside strings, its own included: a bound on its depth), or -1.
  */
-export function plainContainerEnd(b: Buffer, i: number): number {
+export function plainContainerEnd(b: Buffer, i: number, maxOpenings: number): number {
   let depth = 0
+  let openings = 0
   for (; i < b.length; i++) {
     const c = b[i]!
     if (c === QUOTE) {
       i = plainStringEnd(b, i)
       if (i < 0) return -1
-    } else if (c === 0x5b || c === 0x7b) depth++
-    else if (c === 0x5d || c === 0x7d) {
+    } else if (c === 0x5b || c === 0x7b) {
+      depth++
+      if (++openings > maxOpenings) return -1
+    } else if (c === 0x5d || c === 0x7d) {
       if (--depth === 0) return i + 1
     } else if ((c < 0x20 && !isSpace(c)) || c > 0x7e || c === BACKSLASH) return -1
   }
@@ -114,16 +118,6 @@ export function bytesAre(b: Buffer, start: number, end: number, name: string): b
   if (end - start !== name.length) return false
   for (let k = 0; k < name.length; k++) if (b[start + k] !== name.charCodeAt(k)) return false
   return true
-}
-
-/** Whether `b` holds more than `limit` opening brackets (`[` and `{`) in all: a bound on its nesting depth. */
-export function moreBracketsThan(b: Buffer, limit: number): boolean {
-  let brackets = 0
-  for (let k = 0; k < b.length; k++) {
-    const c = b[k]
-    if ((c === 0x5b || c === 0x7b) && ++brackets > limit) return true
-  }
-  return false
 }
 
 /** Why the bytes are not one JSON object: the walk's `fault`. */

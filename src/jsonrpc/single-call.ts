@@ -7,7 +7,7 @@
  * the general way. Taken: printable ASCII only (no escapes, no byte above 0x7e, no control character in a string),
  * one object whose members are `jsonrpc` ("2.0"), `method` (a non-empty string), `id` (a string, null, or an
  * integer of at most 15 digits written without fraction or exponent) and `params` (an array or object, parsed
- * with JSON.parse on its own bytes), each at most once, and at most MAX_CALL_DEPTH brackets in all. Such a body
+ * with JSON.parse on its own bytes, opening at most MAX_CALL_DEPTH - 1 brackets), each at most once. Such a body
  * has none of the problems body-check.ts looks for, and is valid UTF-8.
  */
 import { MAX_CALL_DEPTH } from './body-check.ts'
@@ -17,11 +17,10 @@ import * as scan from './scan.ts'
 const QUOTE = 0x22
 // Bound once here: calling the imported bindings directly measured 2.3-2.9 µs per parse in a loop instead of
 // 1.5-2.0 (local copies); bound like this, 2.8-3.4 against 2.5-3.6 in the same runs (docs/benchmarks.md).
-const { bytesAre, isCanonicalArray, moreBracketsThan, plainContainerEnd, plainStringEnd, skipSpace } = scan
+const { bytesAre, isCanonicalArray, plainContainerEnd, plainStringEnd, skipSpace } = scan
 
 /** parseBody's answer for a plain single call, or undefined: then parseBody must read it. */
 export function parseSingleCall(b: Buffer): ParsedBody | undefined {
-  if (moreBracketsThan(b, MAX_CALL_DEPTH)) return undefined
   let i = skipSpace(b, 0)
   if (b[i] !== 0x7b) return undefined
   let jsonrpc = false
@@ -77,7 +76,8 @@ export function parseSingleCall(b: Buffer): ParsedBody | undefined {
     } else if (bytesAre(b, keyStart, keyEnd, 'params')) {
       if (hasParams || (c !== 0x5b && c !== 0x7b)) return undefined
       hasParams = true
-      const end = plainContainerEnd(b, i)
+      // The call's own object is one level: params nest at most MAX_CALL_DEPTH - 1 more (body-check.ts's bound).
+      const end = plainContainerEnd(b, i, MAX_CALL_DEPTH - 1)
       if (end < 0) return undefined
       const close = skipSpace(b, i + 1)
       if (c === 0x5b && close === end - 1) params = []

@@ -36,6 +36,9 @@ describe('plain single calls read in one pass', () => {
       '{"jsonrpc":"2.0","id":null,"method":"x","params":{"a":[1,{"b":"]"}]}}',
       '{"jsonrpc":"2.0","id":-0,"method":"eth_chainId","params":[ ]}',
       '{"jsonrpc":"2.0","id":999999999999999,"method":"eth_chainId"}',
+      // The deepest params parseBody takes (the call's object is one level), and brackets inside strings.
+      `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":${'['.repeat(63)}${']'.repeat(63)}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"${'['.repeat(70)}","params":["${'{'.repeat(70)}"]}`,
     ]
     for (const t of taken) expect(same(t), t).toBe(true)
     const texts = [
@@ -66,7 +69,7 @@ describe('plain single calls read in one pass', () => {
       '{"jsonrpc":"2.0","id":1,"method":"eth_chainId"} x',
       '{"jsonrpc":"2.0","id":1,"method":"eth\tchainId"}',
       '{"jsonrpc":"2.0","id":"\u00e9","method":"eth_chainId"}',
-      `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":${'['.repeat(65)}${']'.repeat(65)}}`,
+      `{"jsonrpc":"2.0","id":1,"method":"eth_call","params":${'['.repeat(64)}${']'.repeat(64)}}`,
       '[{"jsonrpc":"2.0","id":1,"method":"eth_chainId"}]',
       '{"jsonrpc":"2.0","id":true,"method":"eth_chainId"}',
       '{"jsonrpc":"2.0","id":nul,"method":"eth_chainId"}',

@@ -1,0 +1,133 @@
+/**
+ * `npm run bench:instructions`: instructions per uncached call (eth_getBalance of a new address each call), counted by
+ * valgrind's callgrind, for the minimal proxy (bench/minimal-proxy.ts) and the gateway alone (bench/run-chaingate.ts)
+ * against one anvil. A count of executed instructions does not move with the machine's load the way req/s and CPU
+ * time do, so a cut of a fraction of a µs shows. Counted: what runs in libuv's socket callbacks (`uv__stream_io`:
+ * reading a request, the JavaScript it runs, its microtasks, writing the answer, and garbage collection triggered
+ * there). Not counted: the kernel (the socket system calls themselves), timers (the request log's and the ledger's
+ * flushes, bookkeeping), other threads (the request explorer's writer, V8's compiler and concurrent marking).
+ * Each target: started under callgrind with instrumentation off, warmed up (BENCH_WARMUP_CALLS, 5,000), then counted
+ * over BENCH_CALLS (5,000) calls, BENCH_IN_FLIGHT (1) at a time. BENCH_TARGETS (proxy,gateway), BENCH_ROUNDS (2),
+ * BENCH_DIST=1 (the gateway's dist/: `npm run build` first). Needs valgrind (`apt-get install -y valgrind`); slow:
+ * valgrind runs a process ~50x slower, minutes per target.
+ */
+import { execFileSync } from 'node:child_process'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { Pool } from 'undici'
+import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
+import { envInt, spawnTarget, stopTargets } from './support.ts'
+
+const CALLS = Math.max(1, envInt('BENCH_CALLS', 5000))
+const WARMUP = envInt('BENCH_WARMUP_CALLS', 5000)
+const IN_FLIGHT = Math.max(1, envInt('BENCH_IN_FLIGHT', 1))
+const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const asked = (process.env.BENCH_TARGETS ?? '').split(',').filter((t) => t === 'proxy' || t === 'gateway')
+const TARGETS = asked.length > 0 ? asked : ['proxy', 'gateway']
+
+let next = 0
+/** Sends `n` calls, `IN_FLIGHT` at a time, each for an address never asked before; every answer must be a result. */
+async function send(url: string, n: number): Promise<void> {
+  const target = new URL(url)
+  const pool = new Pool(target.origin, { connections: IN_FLIGHT })
+  let left = n
+  const worker = async () => {
+    while (left > 0) {
+      left--
+      const address = `0x${(0xb0000000 + next++).toString(16).padStart(40, '0')}`
+      const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${address}","latest"]}`
+      const path = target.pathname + target.search
+      const r = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body })
+      const text = await r.body.text()
+      if (r.statusCode !== 200 || !text.includes('"result"')) throw new Error(`bad answer ${r.statusCode}: ${text}`)
+    }
+  }
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker))
+  await pool.close()
+}
+
+/** Total instructions (Ir) of the dumps callgrind wrote since the last zeroing. */
+function dumpedInstructions(dir: string, pid: number, before: Set<string>): number {
+  let total = 0
+  for (const file of readdirSync(dir)) {
+    if (!file.startsWith(`cg.${pid}`) || before.has(file)) continue
+    const line = readFileSync(join(dir, file), 'utf8')
+      .split('\n')
+      .find((l) => l.startsWith('summary:') || l.startsWith('totals:'))
+    total += Number(line?.split(/\s+/)[1] ?? 0)
+  }
+  return total
+}
+
+/** Dumps the counters since the last zeroing (a dump zeroes them) and returns their instructions. */
+function dump(pid: number, dir: string): number {
+  const before = new Set(readdirSync(dir))
+  execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' })
+  return dumpedInstructions(dir, pid, before)
+}
+
+async function measure(name: string, anvilUrl: string, dir: string): Promise<number> {
+  const script = name === 'proxy' ? 'minimal-proxy.ts' : 'run-chaingate.ts'
+  // Start-up and warm-up run without instrumentation (several times faster under valgrind), then it is switched on.
+  const prefix = [
+    'valgrind',
+    '--tool=callgrind',
+    '--trace-children=no',
+    '--instr-atstart=no',
+    // Only what runs in the event loop's socket callbacks (and the microtasks after them): a call's own work.
+    '--toggle-collect=uv__stream_io',
+    `--callgrind-out-file=${dir}/cg.%p`,
+  ]
+  // Under valgrind a call takes ~50x longer: the gateway's client timeouts must not end one, and its head polling
+  // (answers read in socket callbacks too) must not weigh 50x more per call than in a real run.
+  const gateway = {
+    host: '127.0.0.1',
+    port: 0,
+    devAccount: null,
+    requestTimeoutMs: 3_600_000,
+    headersTimeoutMs: 3_600_000,
+  }
+  const policy = { headPollMs: 600_000 }
+  const networks = [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvilUrl }], upstreamPolicy: policy }]
+  const env = { BENCH_CHAINGATE_CONFIG: JSON.stringify({ gateway, networks }) }
+  // Optimized on the main thread as soon as a function is hot: under valgrind a background compile lands late, at
+  // a different call from run to run, and the counted calls would run a mix of tiers.
+  const execArgv = ['--no-concurrent-recompilation']
+  const t = await spawnTarget(name, script, [anvilUrl], { prefix, env, execArgv, timeoutMs: 1_800_000 })
+  const pid = t.process.pid!
+  try {
+    await send(t.info.url, WARMUP)
+    execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
+    execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' })
+    await send(t.info.url, CALLS)
+    return dump(pid, dir) / CALLS
+  } finally {
+    t.process.kill('SIGKILL')
+    await stopTargets()
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'chaingate-callgrind-'))
+const anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
+try {
+  console.log(`uncached eth_getBalance: ${CALLS} calls after ${WARMUP} warm-up calls, ${IN_FLIGHT} in flight`)
+  const results = new Map<string, number[]>()
+  const n = (x: number) => Math.round(x).toLocaleString('en-US')
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const name of round % 2 === 0 ? TARGETS : [...TARGETS].reverse()) {
+      const perCall = await measure(name, anvil.url, dir)
+      results.set(name, [...(results.get(name) ?? []), perCall])
+      const line = `${n(perCall)} instructions/call`
+      console.log(`round ${round + 1} ${name.padEnd(8)} ${line}`)
+    }
+  }
+  const min = (name: string) => Math.min(...(results.get(name) ?? [Number.NaN]))
+  if (results.has('proxy') && results.has('gateway')) {
+    console.log(`gateway - proxy (lowest of each): ${n(min('gateway') - min('proxy'))} instructions/call`)
+  }
+} finally {
+  await anvil.stop()
+  if (process.env.BENCH_KEEP) console.log(`callgrind files kept in ${dir}`)
+  else rmSync(dir, { recursive: true, force: true })
+}

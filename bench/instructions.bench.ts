@@ -5,11 +5,14 @@
  * time do, so a cut of a fraction of a µs shows. Counted: what runs in libuv's socket callbacks (`uv__stream_io`:
  * reading a request, the JavaScript it runs, its microtasks, writing the answer, and garbage collection triggered
  * there). Not counted: the kernel (the socket system calls themselves), timers (the request log's and the ledger's
- * flushes, bookkeeping), other threads (the request explorer's writer, V8's compiler and concurrent marking).
- * Each target: started under callgrind with instrumentation off, warmed up (BENCH_WARMUP_CALLS, 5,000), then counted
- * over BENCH_CALLS (5,000) calls, BENCH_IN_FLIGHT (1) at a time. BENCH_TARGETS (proxy,gateway), BENCH_ROUNDS (2),
- * BENCH_DIST=1 (the gateway's dist/: `npm run build` first). Needs valgrind (`apt-get install -y valgrind`); slow:
- * valgrind runs a process ~50x slower, minutes per target.
+ * flushes, bookkeeping), other threads (the request explorer's writer, V8's concurrent marking). V8's optimizing
+ * compiler runs on the main thread (`--no-concurrent-recompilation`) and what it costs (`Runtime_CompileOptimized`,
+ * inclusive: it varies from run to run) is left out of the figures; a young-generation collection inside the counted
+ * calls adds ~2,000 per call. Each target: started under callgrind with instrumentation off, warmed up
+ * (BENCH_WARMUP_CALLS, 5,000), then counted over BENCH_CALLS (5,000) calls, BENCH_IN_FLIGHT (1) at a time.
+ * BENCH_TARGETS (proxy,gateway), BENCH_ROUNDS (2), BENCH_DIST=1 (the gateway's dist/: `npm run build` first),
+ * BENCH_KEEP=1 (keep the callgrind files, for callgrind_annotate). Needs valgrind (`apt-get install -y valgrind`);
+ * slow: valgrind runs a process ~50x slower, minutes per target.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -47,27 +50,39 @@ async function send(url: string, n: number): Promise<void> {
   await pool.close()
 }
 
-/** Total instructions (Ir) of the dumps callgrind wrote since the last zeroing. */
-function dumpedInstructions(dir: string, pid: number, before: Set<string>): number {
-  let total = 0
+interface Count {
+  total: number
+  /** V8's optimizing compiler, counted on the main thread (--no-concurrent-recompilation): varies run to run. */
+  compiler: number
+}
+
+/** Instructions (Ir) of the dumps callgrind wrote since `before`: in all, and inclusive in the optimizing compiler. */
+function dumpedInstructions(dir: string, pid: number, before: Set<string>): Count {
+  const count = { total: 0, compiler: 0 }
   for (const file of readdirSync(dir)) {
     if (!file.startsWith(`cg.${pid}`) || before.has(file)) continue
     const line = readFileSync(join(dir, file), 'utf8')
       .split('\n')
       .find((l) => l.startsWith('summary:') || l.startsWith('totals:'))
-    total += Number(line?.split(/\s+/)[1] ?? 0)
+    count.total += Number(line?.split(/\s+/)[1] ?? 0)
+    const annotated = execFileSync('callgrind_annotate', ['--inclusive=yes', '--threshold=100', join(dir, file)], {
+      encoding: 'utf8',
+      maxBuffer: 256 * 2 ** 20,
+    })
+    const compile = annotated.split('\n').find((l) => l.includes('Runtime_CompileOptimized'))
+    count.compiler += Number(compile?.trim().split(/\s+/)[0]?.replaceAll(',', '') ?? 0)
   }
-  return total
+  return count
 }
 
 /** Dumps the counters since the last zeroing (a dump zeroes them) and returns their instructions. */
-function dump(pid: number, dir: string): number {
+function dump(pid: number, dir: string): Count {
   const before = new Set(readdirSync(dir))
   execFileSync('callgrind_control', ['--dump', String(pid)], { stdio: 'ignore' })
   return dumpedInstructions(dir, pid, before)
 }
 
-async function measure(name: string, anvilUrl: string, dir: string): Promise<number> {
+async function measure(name: string, anvilUrl: string, dir: string): Promise<Count> {
   const script = name === 'proxy' ? 'minimal-proxy.ts' : 'run-chaingate.ts'
   // Start-up and warm-up run without instrumentation (several times faster under valgrind), then it is switched on.
   const prefix = [
@@ -101,7 +116,8 @@ async function measure(name: string, anvilUrl: string, dir: string): Promise<num
     execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
     execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' })
     await send(t.info.url, CALLS)
-    return dump(pid, dir) / CALLS
+    const c = dump(pid, dir)
+    return { total: c.total / CALLS, compiler: c.compiler / CALLS }
   } finally {
     t.process.kill('SIGKILL')
     await stopTargets()
@@ -116,9 +132,10 @@ try {
   const n = (x: number) => Math.round(x).toLocaleString('en-US')
   for (let round = 0; round < ROUNDS; round++) {
     for (const name of round % 2 === 0 ? TARGETS : [...TARGETS].reverse()) {
-      const perCall = await measure(name, anvil.url, dir)
+      const c = await measure(name, anvil.url, dir)
+      const perCall = c.total - c.compiler
       results.set(name, [...(results.get(name) ?? []), perCall])
-      const line = `${n(perCall)} instructions/call`
+      const line = `${n(perCall)} instructions/call, not counting the optimizing compiler's ${n(c.compiler)}`
       console.log(`round ${round + 1} ${name.padEnd(8)} ${line}`)
     }
   }

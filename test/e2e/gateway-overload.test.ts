@@ -61,6 +61,8 @@ describe('overload', () => {
     const refused = all.filter((a) => a.r.status === 503)
     expect(ok).toHaveLength(4)
     expect(refused).toHaveLength(8)
+    // Answered while the accepted calls still wait for the node (relative: a loaded machine delays both).
+    const firstAccepted = Math.min(...ok.map((a) => a.ms))
     for (const { r, ms } of refused) {
       expect(r.json()).toEqual({
         jsonrpc: '2.0',
@@ -69,7 +71,7 @@ describe('overload', () => {
       })
       expect(r.headers['retry-after']).toBe('1')
       expect(r.credits).toBe(0)
-      expect(ms).toBeLessThan(400) // answered while the accepted calls still wait for the node
+      expect(ms).toBeLessThan(firstAccepted)
     }
     for (const { r, ms } of ok) {
       expect(r.json().result).toBe('0x1')

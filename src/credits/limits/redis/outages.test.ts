@@ -11,21 +11,27 @@ import { limits, redisReplicas, redisUsed } from './store.test-support.ts'
 
 const { opened, newPrefix, replica } = redisReplicas()
 
+/** A started store on `url` with a short command timeout, recording each outage change. */
+async function startStore(url: string, prefix: string) {
+  const outages: boolean[] = []
+  const conn = await connectRedis({ url, prefix, commandTimeoutMs: 300 })
+  const store = createRedisLimitStore({
+    connection: conn,
+    leaseCredits: 100,
+    leaseSyncMs: 100,
+    insuranceShare: 0.25,
+    onOutage: (down) => outages.push(down),
+  })
+  store.start()
+  return { conn, store, outages }
+}
+
 describeWithServices(['redis'], 'Redis limit store: outages', () => {
   it('Redis unreachable: calls go on under the insurance share; when it is back the counters catch up once', async () => {
     const prefix = newPrefix()
     const proxy = await startTcpProxy(redisUrl)
     opened.push(proxy)
-    const outages: boolean[] = []
-    const conn = await connectRedis({ url: `redis://127.0.0.1:${proxy.port}`, prefix, commandTimeoutMs: 300 })
-    const store = createRedisLimitStore({
-      connection: conn,
-      leaseCredits: 100,
-      leaseSyncMs: 100,
-      insuranceShare: 0.25,
-      onOutage: (down) => outages.push(down),
-    })
-    store.start()
+    const { conn, store, outages } = await startStore(`redis://127.0.0.1:${proxy.port}`, prefix)
     opened.push(conn, { close: () => store.stop() })
     const other = await replica(prefix, { leaseCredits: 0 })
     const r = limits({ accountCreditsPerDay: 10_000 })
@@ -75,16 +81,7 @@ describeWithServices(['redis'], 'Redis limit store: outages', () => {
   })
 
   it('a stopped store does not report its connection closing (the app stops it first) as an outage', async () => {
-    const outages: boolean[] = []
-    const conn = await connectRedis({ url: redisUrl, prefix: newPrefix(), commandTimeoutMs: 300 })
-    const store = createRedisLimitStore({
-      connection: conn,
-      leaseCredits: 100,
-      leaseSyncMs: 100,
-      insuranceShare: 0.25,
-      onOutage: (down) => outages.push(down),
-    })
-    store.start()
+    const { conn, store, outages } = await startStore(redisUrl, newPrefix())
     expect(await store.admit(limits({ accountCreditsPerDay: 10_000 }), 50, Date.now())).toBeNull()
     await store.stop()
     await conn.close()

@@ -9,15 +9,15 @@ ARG NODE_VERSION=22
 # 1. Build: dev dependencies, TypeScript → dist/, then the npm tarball (what `npm publish` would ship).
 FROM node:${NODE_VERSION}-bookworm-slim AS build
 WORKDIR /src
-COPY package.json npm-shrinkwrap.json ./
+COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
 COPY . .
 RUN npm pack --pack-destination /tmp && mv /tmp/chaingate-*.tgz /tmp/chaingate.tgz
 
-# 2. Run: the tarball unpacked where `npm install` would put it, and its lockfile (npm-shrinkwrap.json, in the
-#    tarball) installed with production dependencies only, so the image runs the exact versions the tests ran (npm
-#    would resolve a tarball's ranges afresh); `prepare` (tsc) is the build stage's. TypeScript is a dev dependency
-#    the lockfile also lists as viem's optional peer (types only), so `--omit=dev` keeps it: removed. Non-root user.
+# 2. Run: the tarball unpacked where `npm install` would put it, then the build's package-lock.json installed with
+#    production dependencies only (`npm ci`), so the image runs the exact versions the tests ran (installing the
+#    tarball would resolve its ranges afresh); `prepare` (tsc) is the build stage's. TypeScript is a dev dependency the
+#    lockfile also lists as viem's optional peer (types only), so `--omit=dev` keeps it: removed. A non-root user.
 FROM node:${NODE_VERSION}-bookworm-slim
 ARG VERSION=0.0.0
 ARG COMMIT=unknown
@@ -30,12 +30,13 @@ LABEL org.opencontainers.image.title="chaingate" \
 # tini as PID 1: forwards SIGTERM to node (which drains) and reaps children.
 RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
-COPY --from=build /tmp/chaingate.tgz /tmp/chaingate.tgz
+COPY --from=build /tmp/chaingate.tgz /src/package-lock.json /tmp/
 RUN mkdir -p node_modules/chaingate && tar -xzf /tmp/chaingate.tgz -C node_modules/chaingate --strip-components=1 \
-    && cd node_modules/chaingate && npm pkg delete scripts.prepare && npm ci --omit=dev --no-audit --no-fund \
+    && cd node_modules/chaingate && cp /tmp/package-lock.json . && npm pkg delete scripts.prepare \
+    && npm ci --omit=dev --no-audit --no-fund \
     && rm -rf node_modules/typescript \
     && if [ "$WITH_ANVIL" != "1" ]; then rm -rf node_modules/@foundry-rs/anvil-*; fi \
-    && rm /tmp/chaingate.tgz && npm cache clean --force \
+    && rm /tmp/chaingate.tgz /tmp/package-lock.json && npm cache clean --force \
     && mkdir -p /etc/chaingate /var/lib/chaingate && chown node:node /var/lib/chaingate
 ENV NODE_ENV=production \
     CHAINGATE_CONFIG=/etc/chaingate/chaingate.yaml \

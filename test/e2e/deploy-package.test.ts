@@ -42,12 +42,13 @@ it('the Dockerfile: multi-stage, non-root, tini, labels, HEALTHCHECK on /livez, 
   expect(dockerfile).toMatch(/org\.opencontainers\.image\.version="\$\{VERSION\}"/)
   expect(dockerfile).toMatch(/org\.opencontainers\.image\.revision="\$\{COMMIT\}"/)
   expect(dockerfile).toMatch(/^HEALTHCHECK .*\/livez/m)
+  expect(dockerfile).toContain('COPY --from=build /tmp/chaingate.tgz /src/package-lock.json /tmp/')
   expect(dockerfile.replace(/ +/g, ' ')).toContain(
     'RUN mkdir -p node_modules/chaingate && tar -xzf /tmp/chaingate.tgz -C node_modules/chaingate ' +
-      '--strip-components=1 && cd node_modules/chaingate && npm pkg delete scripts.prepare && ' +
-      'npm ci --omit=dev --no-audit --no-fund && rm -rf node_modules/typescript && if',
+      '--strip-components=1 && cd node_modules/chaingate && cp /tmp/package-lock.json . && ' +
+      'npm pkg delete scripts.prepare && npm ci --omit=dev --no-audit --no-fund && ' +
+      'rm -rf node_modules/typescript && if',
   )
-  expect(dockerfile).toContain('COPY package.json npm-shrinkwrap.json ./')
   expect(dockerfile).toContain('if [ "$WITH_ANVIL" != "1" ]; then rm -rf node_modules/@foundry-rs/anvil-*; fi')
   expect(ENV).toMatchObject({
     CHAINGATE_CONFIG: '/etc/chaingate/chaingate.yaml',
@@ -84,6 +85,7 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
     const installed = join(scratch, 'app', 'node_modules', 'chaingate')
     mkdirSync(installed, { recursive: true })
     await run('tar', ['-xzf', tarball, '-C', installed, '--strip-components=1'])
+    copyFileSync(join(ROOT, 'package-lock.json'), join(installed, 'package-lock.json'))
     await run('npm', ['pkg', 'delete', 'scripts.prepare'], { cwd: installed, env: NPM_ENV })
     await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--ignore-scripts'], {
       cwd: installed,
@@ -124,8 +126,8 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
     expect(existsSync(join(pkg, 'vitest'))).toBe(false)
     expect(existsSync(join(pkg, 'typescript'))).toBe(false)
     expect(existsSync(join(pkg, '@foundry-rs', 'anvil-linux-amd64'))).toBe(false)
-    // The tarball's npm-shrinkwrap.json pins every production dependency to the version the tests ran with.
-    const lock = JSON.parse(readFileSync(join(ROOT, 'npm-shrinkwrap.json'), 'utf8'))
+    // The lockfile pins every production dependency to the version the tests ran with.
+    const lock = JSON.parse(readFileSync(join(ROOT, 'package-lock.json'), 'utf8'))
     const wanted = Object.keys(JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).dependencies)
     expect(wanted.length).toBeGreaterThan(5)
     for (const dep of wanted) {

@@ -16,7 +16,7 @@
  * Settings: BENCH_CONNECTIONS (64), BENCH_DURATION s (8), BENCH_WARMUP s (2), BENCH_ROUNDS (2, order alternates;
  * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_DIST (1: gateway and start run the compiled
  * dist/, as in production: `npm run build` first; otherwise src/ through tsx, whose loader thread adds memory),
- * BENCH_CPU_PROF (a folder: proxy and gateway run under `node --cpu-prof` and write their profiles there).
+ * BENCH_CPU_PROF (a folder: proxy, gateway and start run under `node --cpu-prof` and write their profiles there).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -93,7 +93,7 @@ const rssMiB = (pid: number) => {
 }
 
 /** `chaingate start` with the embedded defaults, pinned to the measured core; its anvils moved to the load core. */
-async function startChaingate(): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+async function startChaingate(execArgv: string[]): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-bench-pinned-'))
   const child = spawn(
     'taskset',
@@ -101,6 +101,7 @@ async function startChaingate(): Promise<{ url: string; pid: number; stop(): Pro
       '-c',
       MEASURED_CORE,
       process.execPath,
+      ...execArgv,
       join(root, 'bin', 'chaingate.mjs'),
       'start',
       '--data-dir',
@@ -173,7 +174,7 @@ async function main(): Promise<void> {
       targets.set('gateway', { url: g.info.url, pid: g.process.pid! })
     }
     if (TARGETS.includes('start')) {
-      const s = await startChaingate()
+      const s = await startChaingate(prof('start'))
       stops.unshift(() => s.stop())
       targets.set('start', s)
     }

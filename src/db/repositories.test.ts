@@ -68,7 +68,7 @@ describeEachDatabase('repositories', (open) => {
     expect(await accounts.list()).toHaveLength(1)
   })
 
-  it('keys: create with networks, resolve by key, toggle a network, set limits, revoke; plan key limits hold', async () => {
+  it('keys: create with networks, resolve by key, toggle a network, set limits, revoke; plan limits hold', async () => {
     const { accounts, keys } = repos()
     const acc = await accounts.create({ email: 'k@example.com', plan: 'free' }, NOW)
     const k1 = await keys.create({ accountId: acc.id, name: 'one', networks: ['net-a'] }, NOW)
@@ -90,7 +90,7 @@ describeEachDatabase('repositories', (open) => {
     expect((await keys.list({ accountId: acc.id, includeRevoked: true })).map((k) => k.name)).toEqual(['one', 'two'])
   })
 
-  it("keys: creations at the same moment never pass the plan's key limit (checked and inserted under one lock)", async () => {
+  it("keys: creations at the same moment never pass the plan's key limit (checked, inserted under one lock)", async () => {
     const { accounts, keys } = repos()
     const acc = await accounts.create({ email: 'race@example.com', plan: 'free' }, NOW) // maxKeys 2
     const results = await Promise.allSettled(
@@ -152,7 +152,7 @@ describeEachDatabase('repositories', (open) => {
     expect((await accounts.create({ email: 'p@example.com', plan: 'free' }, NOW + 3)).email).toBe('p@example.com')
   })
 
-  it('usage readers: sums arrive as numbers (not strings) for reports, the CLI day view and the limit seed', async () => {
+  it('usage readers: sums are numbers (not strings) for reports, the CLI day view and the limit seed', async () => {
     const { accounts, keys } = repos()
     const acc = await accounts.create({ email: 'u@example.com', plan: 'team' }, NOW)
     const k = await keys.create({ accountId: acc.id, name: 'u' }, NOW)

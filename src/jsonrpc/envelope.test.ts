@@ -54,7 +54,7 @@ describe('JSON-RPC envelope', () => {
       })
   })
 
-  it("error: depth and unpaired surrogates are refused with the call's own id; other batch entries are untouched", () => {
+  it("error: depth and unpaired surrogates are refused with the call's own id; other entries untouched", () => {
     const deep = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`
     // The call object is level 1, so params may hold 62 more levels.
     expect(parseBody(`{"jsonrpc":"2.0","id":4,"method":"m","params":${deep(63)}}`, 10)).toMatchObject({

@@ -83,7 +83,7 @@ describe('mining counts on devnets', () => {
   const devnet = new Set(['anvil_mine', 'hardhat_mine', 'evm_mine', 'evm_mine_detailed', 'anvil_mine_detailed'])
   const ask = (method: string, params: unknown[]) =>
     decide({ method, params, id: 1, hasId: true } as never, 'http', devnet)
-  it('refuses more than 10,000 blocks in one call with -32602 naming the limit; smaller counts and timestamps pass', () => {
+  it('refuses more than 10,000 blocks in one call with -32602 naming the limit; fewer, and timestamps, pass', () => {
     for (const [method, params] of [
       ['anvil_mine', ['0x2711']],
       ['hardhat_mine', ['0xffffffffffff']],

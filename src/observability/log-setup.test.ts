@@ -9,7 +9,7 @@ const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
 
 describe('service log to a file', () => {
-  it('info and request lines go to the private file; warnings and errors to the terminal as one readable line', async () => {
+  it('info and request lines go to the private file; warnings and errors to the terminal, one line each', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'chaingate-log-'))
     dirs.push(dir)
     const file = join(dir, 'logs', 'chaingate.log')

@@ -41,7 +41,7 @@ describeWithServices(['redis'], 'Redis connection at start', () => {
     expect(errors.filter((e) => e.includes('ECONNREFUSED'))).toEqual([])
   })
 
-  it('a Redis that accepts the connection but never answers: the start waits at most startWaitMs, then goes on', async () => {
+  it('a Redis that accepts the connection but never answers: the start waits startWaitMs at most', async () => {
     const proxy = await startTcpProxy(redisUrl)
     redis.closeLater(proxy)
     proxy.freeze()

@@ -207,7 +207,7 @@ describeEachDatabase('usage ledger', (open) => {
     ])
   })
 
-  it('writes one batch at a time: a flush during a slow write waits for it, then writes what came meanwhile', async () => {
+  it('writes one batch at a time: a flush during a slow write waits, then writes what came meanwhile', async () => {
     let release!: () => void
     const gate = new Promise<void>((r) => (release = r))
     let writes = 0

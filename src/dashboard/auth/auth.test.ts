@@ -33,7 +33,7 @@ describe('attempt limiter', () => {
     expect('attempt' in l.begin(['email:a', 'ip:3'], 60_001)).toBe(true)
   })
 
-  test('behavior: an attempt counts when it begins, so the 6th of 6 concurrent attempts is refused before any ends', () => {
+  test('behavior: an attempt counts when it begins, so the 6th of 6 concurrent ones is refused before any ends', () => {
     const l = createAttemptLimiter({ maxAttempts: 5, windowMs: 60_000 })
     const begun = Array.from({ length: 6 }, () => l.begin(['email:a', 'ip:1'], 1000))
     expect(begun.filter((b) => 'attempt' in b)).toHaveLength(5)

@@ -91,7 +91,7 @@ describe('rpc route faults', () => {
     return { status: res.statusCode, text: await res.body.text() }
   }
 
-  it('a failing gateway gets a JSON-RPC internal error (500) and a logged stack; the server keeps answering', async () => {
+  it('a failing gateway gets a JSON-RPC internal error (500) and a logged stack; the server goes on', async () => {
     const s = await serve(() => Promise.reject(new Error('boom')))
     for (let i = 0; i < 2; i++)
       expect(await post(s.url)).toEqual({

@@ -76,7 +76,7 @@ describeWithServices(['redis'], 'Redis cache tier and head floors', () => {
     expect(await a.get('n\0m\0[other]')).toBeUndefined()
   })
 
-  it('head floors: a floor raised on one replica reaches the other, never goes down, and a reset reaches both', async () => {
+  it('head floors: a floor raised on one replica reaches the other, never goes down; a reset reaches both', async () => {
     const prefix = newPrefix()
     const a = createRedisHeadFloorStore(await connection(prefix))
     const b = createRedisHeadFloorStore(await connection(prefix))

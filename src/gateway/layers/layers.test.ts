@@ -108,7 +108,7 @@ describe('call layers', () => {
     expect(stub.sent.map((s) => s.method)).toEqual(['eth_gasPrice', 'eth_sendRawTransaction', 'eth_gasPrice'])
   })
 
-  it('a filter poll between two identical reads does not end their sharing (it changes nothing they read)', async () => {
+  it('a filter poll between two identical reads does not end their sharing (it changes nothing read)', async () => {
     for (const [between, shares] of [
       ['eth_getFilterChanges', true],
       ['eth_sendRawTransaction', false],
@@ -184,7 +184,7 @@ describe('call layers', () => {
     expect(stub.sent.filter((s) => s.method === 'eth_blockNumber')).toHaveLength(2)
   })
 
-  it('eth_blockNumber for one head is served no longer than blockNumberTtlMs (an idle gateway stops polling heads)', async () => {
+  it('eth_blockNumber for one head is served no longer than blockNumberTtlMs (an idle gateway stops polling)', async () => {
     const stub = stubPool(() => '0xa')
     stub.heads.report({ number: 10, hash: '0x0a' })
     const l = layersFor(stub, { blockNumberTtlMs: 30 })
@@ -253,7 +253,7 @@ describe('call layers', () => {
     expect((await send(l, 4, 'eth_blockNumber')).json.result).toBe('0x3')
   })
 
-  it('eth_getLogs over a finalized range is kept (an empty list too); one reaching above finalized is not', async () => {
+  it('eth_getLogs over a finalized range is kept (an empty list too); one above finalized is not', async () => {
     const stub = stubPool(() => [])
     stub.heads.report({ number: 100, hash: '0x64' })
     stub.heads.reportFinalized(90)

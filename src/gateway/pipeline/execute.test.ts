@@ -124,7 +124,7 @@ const call = (method: string, id: number | string = 1, params: unknown[] = []) =
   JSON.stringify({ jsonrpc: '2.0', id, method, params })
 
 describe('gateway pipeline', () => {
-  it('a single call: the client bytes go to the node and the node bytes come back untouched, charged once', async () => {
+  it('a single call: the client bytes go to the node, the node bytes come back untouched, charged once', async () => {
     const t = setup()
     const body = call('eth_blockNumber')
     const out = await t.request(body)

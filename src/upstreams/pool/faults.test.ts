@@ -231,7 +231,7 @@ describe('upstream faults: a transaction the gateway sent twice within one call'
       ? { body: { jsonrpc: '2.0', id: req.body.id, error: { code: -32000, message: 'already known' } } }
       : undefined
 
-  it('the first node took it and hung; "already known" from the next node is the hash (the call is idempotent)', async () => {
+  it('the first node took it and hung; "already known" from the next node is the hash (idempotent call)', async () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url, timeoutMs: 300 }, { url: b.url }])
     a.fault({ kind: 'hang' })
@@ -241,7 +241,7 @@ describe('upstream faults: a transaction the gateway sent twice within one call'
     expect(answer.attempts).toBe(2)
   })
 
-  it('a node skipped over its rate budget sent nothing: "already known" from the next one is relayed as is', async () => {
+  it('a node skipped over its rate budget sent nothing: "already known" from the next is relayed', async () => {
     const [a, b] = [await fake(), await fake()]
     const p = await pool([{ url: a.url, maxRequestsPerSecond: 0.001 }, { url: b.url }])
     b.answer(alreadyKnown)

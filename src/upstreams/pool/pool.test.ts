@@ -25,7 +25,7 @@ const servedBy = async (pool: ReturnType<typeof createUpstreamPool>) =>
   JSON.parse((await pool.send(chainId)).body.toString()).result as string
 
 describe('upstream pool: client input is not node health', () => {
-  it('error: a body over maxRequestBytes answers BODY_TOO_LARGE (413, -32600) without contacting the node', async () => {
+  it('error: a body over maxRequestBytes answers BODY_TOO_LARGE (413, -32600), the node not contacted', async () => {
     const pool = createUpstreamPool('net', [{ url: 'http://127.0.0.1:1/' }], { timeoutMs: 2000, maxRequestBytes: 2048 })
     const err = await pool.send(big(4096)).catch((e: unknown) => e)
     expect(err).toBeInstanceOf(ChaingateError)
@@ -85,7 +85,7 @@ describe('upstream pool: client input is not node health', () => {
     await pool.close()
   })
 
-  it("behavior: a notification answered with no content (anvil: 204) is a healthy node's answer, not a failure", async () => {
+  it("behavior: a notification answered with no content (anvil: 204) is a healthy node's answer", async () => {
     const pool = createUpstreamPool('net', [{ url: a.url }, { url: b.url }], { timeoutMs: 5000 })
     for (const body of [
       '{"jsonrpc":"2.0","method":"eth_chainId","params":[]}',
@@ -167,7 +167,7 @@ describe('upstream pool: the settled callback (the in-flight dedup cleans up wit
     return seen
   }
 
-  it('runs once, before any reaction to the answer: one node, several nodes, a refusal, no node reachable', async () => {
+  it('runs once, before any reaction to the answer: one node, several, a refusal, no node reachable', async () => {
     const one = createUpstreamPool('net', [{ url: a.url }], { timeoutMs: 5000 })
     await one.verifyChainId() // heads known: the one-node path, straight to the node
     expect(await order(one, chainId)).toEqual(['settled', 'answer'])

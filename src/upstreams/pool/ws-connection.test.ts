@@ -37,7 +37,7 @@ afterEach(async () => {
 })
 
 describe('WebSocket JSON-RPC connection', () => {
-  it('gives back the caller ids, for single calls and batches with repeated ids, with many calls in flight', async () => {
+  it('gives back the caller ids, for single calls and batches with repeated ids, many calls in flight', async () => {
     const seen: number[] = []
     const node = await fakeNode((msg, socket) => {
       for (const m of [msg].flat()) seen.push(m.id)

@@ -153,7 +153,7 @@ describe('subscription hub: logs across a planned move', () => {
     transactionHash: `0x${block}${index}`,
   })
 
-  it('moved to a node behind: the logs it sends again while it catches up are dropped, the next ones pass', async () => {
+  it('moved to a node behind: the logs it sends again while catching up are dropped, the next pass', async () => {
     const [a, b] = [await fakeNode(), await fakeNode()]
     let aHealthy = true
     const h = hub([a.wsUrl, b.wsUrl], { heartbeatMs: 100, isHealthy: (u) => u !== a.wsUrl || aHealthy })

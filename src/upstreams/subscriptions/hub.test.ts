@@ -46,7 +46,7 @@ describe('subscription hub', () => {
     expect(h.size).toBe(0)
   })
 
-  it("a node's error answer to eth_subscribe reaches the caller, and the next subscribe asks the node again", async () => {
+  it("a node's error answer to eth_subscribe reaches the caller; the next subscribe asks the node again", async () => {
     const node = await fakeNode()
     node.answer((req) =>
       req.body?.method === 'eth_subscribe' && req.body.params?.[0] === 'logs'

@@ -27,7 +27,7 @@ async function startStore(url: string, prefix: string) {
 }
 
 describeWithServices(['redis'], 'Redis limit store: outages', () => {
-  it('Redis unreachable: calls go on under the insurance share; when it is back the counters catch up once', async () => {
+  it('Redis unreachable: calls go on under the insurance share; once it is back the counters catch up', async () => {
     const prefix = newPrefix()
     const proxy = await startTcpProxy(redisUrl)
     opened.push(proxy)

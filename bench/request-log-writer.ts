@@ -25,6 +25,8 @@ const timed = {
     written += rows.length
     return off ? undefined : writer.write(rows)
   },
+  // The recorder's stop releases the writer's thread through this, as in the app.
+  close: async () => writer.close?.(),
 }
 const recorder = createRequestRecorder(timed, {
   flushMs: 1000,

@@ -16,7 +16,8 @@
  * Settings: BENCH_CONNECTIONS (64), BENCH_DURATION s (8), BENCH_WARMUP s (2), BENCH_ROUNDS (2, order alternates;
  * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_DIST (1: gateway and start run the compiled
  * dist/, as in production: `npm run build` first; otherwise src/ through tsx, whose loader thread adds memory),
- * BENCH_CPU_PROF (a folder: proxy, gateway and start run under `node --cpu-prof` and write their profiles there).
+ * BENCH_CPU_PROF (a folder: proxy, gateway and start run under `node --cpu-prof` and write their profiles there),
+ * BENCH_NODE_ARGS (node flags for proxy, gateway and start, space-separated: `--import ./bench/gc-time.mjs`).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -161,8 +162,11 @@ async function main(): Promise<void> {
   const stops: (() => Promise<unknown>)[] = [() => stopTargets(), () => anvil.stop()]
   try {
     const prefix = ['taskset', '-c', MEASURED_CORE]
-    const prof = (name: string) =>
-      process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', join(process.env.BENCH_CPU_PROF, name)] : []
+    const nodeArgs = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
+    const prof = (name: string) => [
+      ...nodeArgs,
+      ...(process.env.BENCH_CPU_PROF ? ['--cpu-prof', '--cpu-prof-dir', join(process.env.BENCH_CPU_PROF, name)] : []),
+    ]
     const targets = new Map<string, { url: string; pid: number }>()
     if (TARGETS.includes('anvil')) targets.set('anvil', { url: anvil.url, pid: anvil.pid })
     if (TARGETS.includes('proxy')) {

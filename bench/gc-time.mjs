@@ -25,7 +25,9 @@ new PerformanceObserver((list) => {
 }).observe({ entryTypes: ['gc'] })
 process.on('exit', () => {
   const cpu = process.cpuUsage()
-  const perCall = Object.fromEntries(Object.entries(totals).map(([k, t]) => [k, +((t.ms * 1000) / requests).toFixed(2)]))
+  const perCall = Object.fromEntries(
+    Object.entries(totals).map(([k, t]) => [k, Number(((t.ms * 1000) / requests).toFixed(2))]),
+  )
   const cpuMs = (cpu.user + cpu.system) / 1000
   process.stderr.write(`${JSON.stringify({ pid: process.pid, requests, gcUsPerCall: perCall, gc: totals, cpuMs })}\n`)
 })

@@ -21,9 +21,9 @@ const database = await openDatabase(join(dir, 'chaingate.db'))
 const writer = requestWriterFor(database)
 let written = 0
 const timed = {
-  write(rows: Parameters<typeof writer.write>[0]) {
-    written += rows.length
-    return off ? undefined : writer.write(rows)
+  write(batch: Parameters<typeof writer.write>[0]) {
+    written += batch.count
+    return off ? undefined : writer.write(batch)
   },
   // The recorder's stop releases the writer's thread through this, as in the app.
   close: async () => writer.close?.(),

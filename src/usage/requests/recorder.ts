@@ -8,6 +8,7 @@
  * counted (`droppedCalls`), so calls never wait for the database.
  */
 import { capLabel } from '../../methods/labels.ts'
+import { createInterner, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
 
 /** What a call's record is read from: the pipeline's CallContext has this shape. */
 export interface RequestSource {
@@ -41,9 +42,9 @@ export interface RequestRow {
   client: string | null
 }
 
-/** Writes one batch; throws (or rejects) when it could not. */
+/** Writes one batch (./batch.ts); throws (or rejects) when it could not. */
 export interface RequestWriter {
-  write(rows: readonly RequestRow[]): void | Promise<void>
+  write(batch: RequestBatch): void | Promise<void>
   /** Releases what the writer holds (a thread), after the last write; called by `stop`. */
   close?(): Promise<void>
 }
@@ -70,6 +71,8 @@ export interface RequestRecorder {
 }
 
 const DONE: Promise<void> = Promise.resolve()
+/** Client-chosen strings are capped (labels) before they reach the database: method, status, client. */
+const CAPPED = [false, false, false, true, true, false, true]
 /** The ring's first size (rows); it doubles while full, up to `bufferRows`. */
 const INITIAL_ROWS = 4096
 /** While writes keep failing, `onError` hears of it at most this often. */
@@ -162,38 +165,38 @@ export function createRequestRecorder(
     else dropped++ // the oldest waiting record was just overwritten
   }
 
-  /** The waiting records as rows (oldest first); the ring is empty after. */
-  const take = (): RequestRow[] => {
-    const rows: RequestRow[] = new Array(count)
+  /** The waiting records as one batch (oldest first), without an object per record; the ring is empty after. */
+  const take = (): RequestBatch => {
+    const interner = createInterner(CAPPED, capLabel)
+    const refs = new Uint32Array(count * STRINGS)
+    const nums = new Float64Array(count * NUMBERS)
     let i = (head - count + size) % size
-    for (let n = 0; n < count; n++) {
+    let lastKey: string | undefined
+    for (let n = 0, a = 0, x = 0; n < count; n++) {
       const keyId = keyIds[i]!
-      written.add(keyId)
-      const client = clients[i]!
-      rows[n] = {
-        time: times[i]!,
-        keyId,
-        accountId: accountIds[i]!,
-        network: networks[i]!,
-        // Client-chosen strings are capped (labels) before they reach the database.
-        method: capLabel(methods[i]!),
-        status: capLabel(statuses[i]!),
-        latencyMs: Math.max(0, Math.round(latencies[i]!)),
-        credits: credits[i]!,
-        served: serveds[i]!,
-        client: client === null ? null : capLabel(client),
-      }
-      // Drop the references, so a revoked key's entry or a closed socket's strings are not held.
+      if (keyId !== lastKey) written.add((lastKey = keyId))
+      refs[a++] = interner.ref(0, keyId)
+      refs[a++] = interner.ref(1, accountIds[i]!)
+      refs[a++] = interner.ref(2, networks[i]!)
+      refs[a++] = interner.ref(3, methods[i]!)
+      refs[a++] = interner.ref(4, statuses[i]!)
+      refs[a++] = interner.ref(5, serveds[i]!)
+      refs[a++] = interner.ref(6, clients[i]!)
+      nums[x++] = times[i]!
+      nums[x++] = Math.max(0, Math.round(latencies[i]!))
+      nums[x++] = credits[i]!
+      // Drop the reference, so a closed socket's address string is not held.
       clients[i] = null
       if (++i === size) i = 0
     }
+    const batch = { count, strings: interner.strings, refs, nums }
     count = 0
-    return rows
+    return batch
   }
 
-  const failed = (rows: readonly RequestRow[], err: unknown) => {
+  const failed = (lost: number, err: unknown) => {
     // A request log is not worth holding a failing database's backlog: counted as lost.
-    dropped += rows.length
+    dropped += lost
     const now = Date.now()
     if (lastReportMs === undefined || now - lastReportMs >= ERROR_REPORT_MS) {
       lastReportMs = now
@@ -203,19 +206,19 @@ export function createRequestRecorder(
 
   const writeNow = (): Promise<void> => {
     if (count === 0) return DONE
-    const rows = take()
+    const batch = take()
     let pending: void | Promise<void>
     try {
-      pending = writer.write(rows)
+      pending = writer.write(batch)
     } catch (err) {
-      failed(rows, err)
+      failed(batch.count, err)
       return DONE
     }
     if (pending === undefined) return DONE
     const p: Promise<void> = pending
       .then(
         () => undefined,
-        (err: unknown) => failed(rows, err),
+        (err: unknown) => failed(batch.count, err),
       )
       .finally(() => {
         if (inFlight === p) inFlight = undefined

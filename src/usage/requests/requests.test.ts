@@ -74,6 +74,31 @@ describeEachDatabase('request log', (open) => {
     expect(recorder.takeWrittenKeys()).toEqual(new Set())
   })
 
+  it('caps client-chosen strings (method, status, client) at 64 characters, and only those', async () => {
+    const { recorder, db } = await setup()
+    const long = `m${'x'.repeat(199)}`
+    const key = `k${'y'.repeat(99)}`
+    recorder.push(
+      source(key, { origin: `https://${'o'.repeat(200)}` }),
+      long,
+      `rpc:${'9'.repeat(100)}`,
+      1,
+      {
+        upstream: long,
+      },
+      T0,
+    )
+    recorder.push(source(key), 'eth_call', undefined, 1, { upstream: 'node-a' }, T0)
+    await recorder.flush()
+    const rows = (await queryRequests(db, { keyId: key })).rows
+    expect(rows.map((r) => [r.method.length, r.status.length, r.client?.length, r.served?.length])).toEqual([
+      [8, 2, 8, 6],
+      [64, 64, 64, 200],
+    ])
+    expect(rows[1]!.method).toBe(long.slice(0, 64))
+    expect(rows[1]!.keyId).toBe(key)
+  })
+
   it('a full buffer drops the oldest records and counts them; calls never wait', async () => {
     const { recorder, db } = await setup(100)
     for (let i = 0; i < 150; i++) recorder.push(source('k1'), `m${i}`, undefined, 1, undefined, T0)

@@ -9,6 +9,7 @@ import { join } from 'node:path'
 import { afterEach, expect, it } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../db/database.ts'
 import { queryRequests } from './queries.ts'
+import { emptyBatch } from './batch.ts'
 import { createRequestRecorder } from './recorder.ts'
 import { requestWriterFor } from './writers.ts'
 
@@ -72,5 +73,5 @@ it('a stop writes every buffered record through the worker thread, exactly, then
     .executeTakeFirst()
   expect(Number(all!.n)).toBe(N)
   // The thread is gone: a later write fails (and is counted as lost by the recorder), it does not hang.
-  expect(() => writer.write([])).toThrow(/writer thread exited/)
+  expect(() => writer.write(emptyBatch())).toThrow(/writer thread exited/)
 })

@@ -1,22 +1,19 @@
 /**
  * The request explorer's SQLite writer for a database file: a worker thread with its own connection runs the
- * inserts, so the gateway's event loop only encodes a batch (a string table and two typed arrays, handed over
- * without a copy) — SQLite's own work per row (the table and its index) is several microseconds, too much for the
- * loop at thousands of calls a second. WAL lets the two connections share the file; each waits for the other
- * (busy_timeout) and the worker commits every 500 rows, so the main connection never waits long. Its page cache is
- * small (2 MiB, not better-sqlite3's 16): appends only touch the right edges of the B-trees.
+ * inserts, so the gateway's event loop only hands over a batch (./batch.ts: a string table and two typed arrays,
+ * transferred without a copy) — SQLite's own work per row (the table and its index) is several microseconds, too
+ * much for the loop at thousands of calls a second. WAL lets the two connections share the file; each waits for
+ * the other (busy_timeout) and the worker commits every 500 rows, so the main connection never waits long. Its page
+ * cache is small (2 MiB, not better-sqlite3's 16): appends only touch the right edges of the B-trees.
  */
 import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import type { SqliteEngine } from '../../db/sqlite-driver.ts'
-import type { RequestRow, RequestWriter } from './recorder.ts'
+import { NONE, STRINGS } from './batch.ts'
+import type { RequestWriter } from './recorder.ts'
 
-/** A null string field. */
-const NONE = 0xffff_ffff
 /** Rows per transaction: the main connection (the usage ledger) waits at most one such commit. */
 const SLICE = 500
-/** String fields per row (then numbers: time, latency_ms, credits). */
-const STRINGS = 7
 
 // Plain CommonJS, run with `eval`: nothing to compile or resolve at run time (the engine's path is passed in).
 const WORKER_SOURCE = `
@@ -100,13 +97,12 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
   worker.on('exit', (code) => fail(new Error(`the request log's writer thread exited (code ${code})`)))
 
   return {
-    write(rows) {
+    write(msg) {
       if (dead) throw dead
-      const msg = encode(rows)
       const id = nextId++
       const done = new Promise<void>((resolve, reject) => waiting.set(id, { resolve, reject }))
       worker.ref()
-      worker.postMessage({ id, ...msg }, [msg.refs.buffer, msg.nums.buffer])
+      worker.postMessage({ id, ...msg }, [msg.refs.buffer as ArrayBuffer, msg.nums.buffer as ArrayBuffer])
       inFlight.add(done)
       const forget = () => inFlight.delete(done)
       done.then(forget, forget)
@@ -117,45 +113,4 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
       await worker.terminate()
     },
   }
-}
-
-/** A batch as a string table (each distinct string once) and typed arrays: cheap to build and to hand over. */
-function encode(rows: readonly RequestRow[]) {
-  const count = rows.length
-  const table = new Map<string, number>()
-  const strings: string[] = []
-  const refs = new Uint32Array(count * STRINGS)
-  const nums = new Float64Array(count * 3)
-  // Per column, the previous row's string and its index: consecutive calls mostly repeat them (no map lookup).
-  const lastString: (string | null)[] = new Array(STRINGS).fill(null)
-  const lastRef = new Uint32Array(STRINGS).fill(NONE)
-  const ref = (column: number, s: string | null): number => {
-    if (s === lastString[column]) return lastRef[column]!
-    let j = NONE
-    if (s !== null) {
-      j = table.get(s) ?? -1
-      if (j === -1) {
-        j = strings.length
-        strings.push(s)
-        table.set(s, j)
-      }
-    }
-    lastString[column] = s
-    lastRef[column] = j
-    return j
-  }
-  for (let r = 0, a = 0, n = 0; r < count; r++) {
-    const row = rows[r]!
-    refs[a++] = ref(0, row.keyId)
-    refs[a++] = ref(1, row.accountId)
-    refs[a++] = ref(2, row.network)
-    refs[a++] = ref(3, row.method)
-    refs[a++] = ref(4, row.status)
-    refs[a++] = ref(5, row.served)
-    refs[a++] = ref(6, row.client)
-    nums[n++] = row.time
-    nums[n++] = row.latencyMs
-    nums[n++] = row.credits
-  }
-  return { count, strings, refs, nums }
 }

@@ -8,7 +8,8 @@
 import type pg from 'pg'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { SqliteHandle } from '../../db/sqlite-driver.ts'
-import type { RequestRow, RequestWriter } from './recorder.ts'
+import { field, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
+import type { RequestWriter } from './recorder.ts'
 import { createSqliteWorkerWriter } from './sqlite-worker.ts'
 
 const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, credits, served, client'
@@ -25,18 +26,20 @@ const SQLITE_ROWS_PER_SLICE = 500
 const SQLITE_ROWS_PER_STATEMENT = [100, 10, 1] as const
 const FIELDS = 10
 
-/** One row's values into `params` from index `p`, in COLUMNS order; returns the next index. */
-function putRow(params: unknown[], p: number, row: RequestRow): number {
-  params[p++] = row.time
-  params[p++] = row.keyId
-  params[p++] = row.accountId
-  params[p++] = row.network
-  params[p++] = row.method
-  params[p++] = row.status
-  params[p++] = row.latencyMs
-  params[p++] = row.credits
-  params[p++] = row.served
-  params[p++] = row.client
+/** Row `r` of a batch into `params` from index `p`, in COLUMNS order; returns the next index. */
+function putRow(params: unknown[], p: number, b: RequestBatch, r: number): number {
+  const a = r * STRINGS
+  const n = r * NUMBERS
+  params[p++] = b.nums[n]
+  params[p++] = field(b, a)
+  params[p++] = field(b, a + 1)
+  params[p++] = field(b, a + 2)
+  params[p++] = field(b, a + 3)
+  params[p++] = field(b, a + 4)
+  params[p++] = b.nums[n + 1]
+  params[p++] = b.nums[n + 2]
+  params[p++] = field(b, a + 5)
+  params[p++] = field(b, a + 6)
   return p
 }
 
@@ -49,14 +52,14 @@ export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
     // Reused for every execution: no array per statement run.
     params: new Array<unknown>(n * FIELDS),
   }))
-  const writeSlice = sqlite.transaction((rows: readonly RequestRow[], from: number, to: number) => {
+  const writeSlice = sqlite.transaction((batch: RequestBatch, from: number, to: number) => {
     let i = from
     for (const s of statements) {
       const { params } = s
       for (; to - i >= s.rows; i += s.rows) {
         let p = 0
         for (let r = i; r < i + s.rows; r++) {
-          p = putRow(params, p, rows[r]!)
+          p = putRow(params, p, batch, r)
         }
         s.stmt.run(params)
       }
@@ -65,12 +68,13 @@ export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
     }
   })
   return {
-    write(rows) {
-      if (rows.length <= SQLITE_ROWS_PER_SLICE) return writeSlice(rows, 0, rows.length)
+    write(batch) {
+      const count = batch.count
+      if (count <= SQLITE_ROWS_PER_SLICE) return writeSlice(batch, 0, count)
       return (async () => {
-        for (let i = 0; i < rows.length; i += SQLITE_ROWS_PER_SLICE) {
+        for (let i = 0; i < count; i += SQLITE_ROWS_PER_SLICE) {
           if (i > 0) await new Promise<void>((resolve) => setImmediate(resolve))
-          writeSlice(rows, i, Math.min(rows.length, i + SQLITE_ROWS_PER_SLICE))
+          writeSlice(batch, i, Math.min(count, i + SQLITE_ROWS_PER_SLICE))
         }
       })()
     },
@@ -93,13 +97,13 @@ export function createPostgresRequestWriter(pool: pg.Pool, opts: { timeoutMs?: n
   // A full chunk's statement text is always the same: built once (a batch's tail builds its own).
   const fullText = pgInsertText(PG_ROWS_PER_STATEMENT)
   return {
-    async write(rows) {
-      for (let i = 0; i < rows.length; i += PG_ROWS_PER_STATEMENT) {
-        const end = Math.min(rows.length, i + PG_ROWS_PER_STATEMENT)
+    async write(batch) {
+      for (let i = 0; i < batch.count; i += PG_ROWS_PER_STATEMENT) {
+        const end = Math.min(batch.count, i + PG_ROWS_PER_STATEMENT)
         const params: unknown[] = new Array((end - i) * 10)
         let p = 0
         for (let r = i; r < end; r++) {
-          p = putRow(params, p, rows[r]!)
+          p = putRow(params, p, batch, r)
         }
         // pool.query releases a connection that failed (timed out) as broken: the next write gets a new one.
         await pool.query({

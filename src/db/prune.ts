@@ -20,7 +20,7 @@ export interface PruneResult {
 /** Deletes rows whose `column` is below `cutoff`, oldest first by its index, at most `maxRows` in one run. */
 export async function deleteOlderThan(
   db: Db,
-  opts: { table: 'request_log' | 'admin_audit'; column: 'time' | 'at'; cutoff: number; maxRows: number },
+  opts: { table: 'admin_audit'; column: 'at'; cutoff: number; maxRows: number },
 ): Promise<PruneResult> {
   const table = sql.table(opts.table)
   let deleted = 0
@@ -30,6 +30,30 @@ export async function deleteOlderThan(
     const r = await sql`DELETE FROM ${table} WHERE id IN (SELECT id FROM ${table} WHERE ${sql.ref(opts.column)} < ${
       opts.cutoff
     } LIMIT ${n})`.execute(db)
+    const gone = Number(r.numAffectedRows ?? 0)
+    deleted += gone
+    if (gone < n) return { deleted, more: false }
+  }
+}
+
+/**
+ * Deletes rows whose `column` is below `cutoff` among the oldest by `id` (insertion order), at most `maxRows` in one
+ * run, for a table that keeps no index on `column`: each DELETE looks at the next PRUNE_CHUNK rows by id only, so a
+ * run costs the same whatever the table's size. A row inserted later than newer ones (a batch held back by a slow
+ * database) goes once the rows before it have gone.
+ */
+export async function deleteOldestBefore(
+  db: Db,
+  opts: { table: 'request_log'; column: 'time'; cutoff: number; maxRows: number },
+): Promise<PruneResult> {
+  const table = sql.table(opts.table)
+  const column = sql.ref(opts.column)
+  let deleted = 0
+  for (;;) {
+    const n = Math.min(PRUNE_CHUNK, opts.maxRows - deleted)
+    if (n <= 0) return { deleted, more: true }
+    const r = await sql`DELETE FROM ${table} WHERE id IN (SELECT id FROM (SELECT id, ${column} FROM ${table} ORDER BY id
+      LIMIT ${n}) AS oldest WHERE ${column} < ${opts.cutoff})`.execute(db)
     const gone = Number(r.numAffectedRows ?? 0)
     deleted += gone
     if (gone < n) return { deleted, more: false }

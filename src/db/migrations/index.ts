@@ -15,6 +15,7 @@ import * as m0400 from './0400_upstream_usage.ts'
 import * as m0500 from './0500_admin_audit.ts'
 import * as m0510 from './0510_account_disabled.ts'
 import * as m0600 from './0600_request_log.ts'
+import * as m0610 from './0610_request_log_no_time_index.ts'
 import * as m0700 from './0700_usage_alerts.ts'
 
 export const migrations: Record<string, Migration> = {
@@ -27,5 +28,6 @@ export const migrations: Record<string, Migration> = {
   '0500_admin_audit': m0500,
   '0510_account_disabled': m0510,
   '0600_request_log': m0600,
+  '0610_request_log_no_time_index': m0610,
   '0700_usage_alerts': m0700,
 }

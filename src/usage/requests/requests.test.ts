@@ -1,6 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import type { OpenedDatabase } from '../../db/database.ts'
 import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
+import { PRUNE_CHUNK } from '../../db/prune.ts'
 import { pruneRequests } from './prune.ts'
 import { startRequestRetention } from './retention.ts'
 import { queryRequests } from './queries.ts'
@@ -175,6 +176,36 @@ describeEachDatabase('request log', (open) => {
       deleted: 0,
       more: false,
     })
+  })
+
+  it('prune by age reads the oldest rows by insertion order, a chunk at a time; a late old row waits its turn', async () => {
+    const { recorder, db, at } = await setup(10_000)
+    const write = async (method: string, time: number, n: number) => {
+      at(time)
+      for (let i = 0; i < n; i++) recorder.push(source('k1'), method, undefined, 1, undefined, time)
+      await recorder.flush()
+    }
+    const count = async (method: string) =>
+      Number(
+        (
+          await db
+            .selectFrom('request_log')
+            .select((eb) => eb.fn.countAll().as('n'))
+            .where('method', '=', method)
+            .executeTakeFirstOrThrow()
+        ).n,
+      )
+    await write('old', T0 - 30 * HOUR, 10)
+    await write('new', T0, PRUNE_CHUNK)
+    await write('late', T0 - 26 * HOUR, 5) // written after newer rows (held back by a slow database)
+    const opts = { nowMs: T0, retentionHours: 24, maxRowsPerKey: 100_000, maxRows: 100_000, keys: [] }
+    // The first chunk by id holds the 10 old rows and the first new ones: the old go, the run ends there.
+    expect(await pruneRequests(db, opts)).toMatchObject({ deleted: 10, more: false })
+    expect([await count('old'), await count('new'), await count('late')]).toEqual([0, PRUNE_CHUNK, 5])
+    // A chunk of recent rows ahead of it: the late rows stay for now (a run never reads the whole table).
+    expect(await pruneRequests(db, opts)).toMatchObject({ deleted: 0, more: false })
+    expect(await pruneRequests(db, { ...opts, nowMs: T0 + 25 * HOUR })).toMatchObject({ deleted: PRUNE_CHUNK + 5 })
+    expect(await count('late')).toBe(0)
   })
 
   it('the retention timer prunes what the recorder wrote, a bounded run at a time, until done', async () => {

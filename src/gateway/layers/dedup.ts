@@ -37,7 +37,7 @@ export function createSharedSend(s: LayerState): SharedSend {
         })
       }
     }
-    if (!o.dedup) return pool.send(raw, opts ?? methodOnly(call.method))
+    if (!o.dedup) return pool.send(raw, opts ?? methodOnly(call.method), undefined, id)
     // The pool calls `done` as the answer comes (no promise reaction of its own), at once for a send that fails
     // before it starts: then the call is not registered at all.
     let f: InFlight | undefined
@@ -46,7 +46,8 @@ export function createSharedSend(s: LayerState): SharedSend {
       over = true
       if (f !== undefined && inflight.get(key) === f) inflight.delete(key)
     }
-    f = { generation: s.generation, promise: pool.send(raw, opts ?? methodOnly(call.method), done), spans: undefined }
+    const promise = pool.send(raw, opts ?? methodOnly(call.method), done, id)
+    f = { generation: s.generation, promise, spans: undefined }
     if (!over) inflight.set(key, f)
     return f.promise
   }

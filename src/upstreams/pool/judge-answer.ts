@@ -3,6 +3,7 @@
  * members (src/jsonrpc/scan.ts), never a parse of the result. A node that answers with something else (a proxy's
  * HTML page, a body cut short, another call's id) is failing, not answering (docs/upstreams.md).
  */
+import type { RpcId } from '../../jsonrpc/envelope.ts'
 import { afterValue, isSpace, MemberWalk, skipSpace } from '../../jsonrpc/scan.ts'
 
 /** A JSON-RPC answer to the request: a result, or an error object (`code`, `message`); else why it is not one. */
@@ -109,18 +110,23 @@ function errorFault(b: Buffer, from: number, to: number): string | undefined {
  * One answer object's verdict, against the id it must carry (`req`'s bytes [idStart, idEnd)). Tolerated:
  * `"error": null` beside a result, and `"result": null` beside an error (some servers write both members).
  */
-function verdictOf(b: Buffer, o: Members, req: Buffer, idStart: number, idEnd: number): AnswerVerdict {
+function verdictOf(b: Buffer, o: Members, req: Buffer | undefined, idStart: number, idEnd: number): AnswerVerdict {
   if (o.broken !== undefined) return { fault: o.broken }
   const error = o.errStart >= 0
   if (o.result && error && !o.nullResult) return { fault: 'both a result and an error' }
   if (!o.result && !error) return { fault: 'neither a result nor an error' }
   if (o.idStart < 0) return { fault: 'no id' }
   // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
-  if (!sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) && !(error && isNull(b, o.idStart, o.idEnd)))
+  // `req` undefined: the caller found the answer's id to be the call's (judgeAnswer's `id`).
+  if (
+    req !== undefined &&
+    !sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) &&
+    !(error && isNull(b, o.idStart, o.idEnd))
+  )
     return {
       fault:
         `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} ` +
-        `for a call with id ${req.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}`,
+        `for a call with id ${req!.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}`,
     }
   if (!error) return 'result'
   const f = errorFault(b, o.errStart, o.errEnd)
@@ -133,20 +139,59 @@ function verdictOf(b: Buffer, o: Members, req: Buffer, idStart: number, idEnd: n
  * an integer code and a string message; for a batch, an array with one such answer per call that has an id, in any
  * order, none missing, unknown or twice. A notification (no id) expects nothing: any answer, an empty one
  * included, is fine. Never throws; a single call's answer costs one walk of both bodies' top-level members.
+ *
+ * `id`, when given: `request` is a single call with this id, as parsing the request gave it (the pool's one-node
+ * path knows it). An answer whose id is written as that value is then judged without walking the request again
+ * (a walk costs ~20 instructions per byte, the whole request: docs/benchmarks.md); any other answer the walk's way.
  */
-export function judgeAnswer(request: string | Buffer, answer: Buffer): AnswerVerdict {
+export function judgeAnswer(request: string | Buffer, answer: Buffer, id?: RpcId): AnswerVerdict {
+  if (id === undefined) return judgeWalking(request, answer, undefined)
+  const o = answerMembers(answer)
+  if (o.broken === undefined && o.idStart >= 0 && idWrittenAs(answer, o.idStart, o.idEnd, id))
+    return verdictOf(answer, o, undefined, 0, 0)
+  return judgeWalking(request, answer, o)
+}
+
+const answerMembers = (answer: Buffer) => members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES)
+
+/** judgeAnswer by a walk of the request's members; `o`: the answer's, when already walked. */
+function judgeWalking(request: string | Buffer, answer: Buffer, o: Members | undefined): AnswerVerdict {
   const req = typeof request === 'string' ? Buffer.from(request) : request
   const r = skipSpace(req, 0)
   if (req[r] === 0x5b) return judgeBatch(req, r, answer)
   const call = members(req, r, req.length, false)
   if (call.idStart < 0) return 'result'
-  return verdictOf(
-    answer,
-    members(answer, 0, answer.length, answer.length > WALK_ALL_BYTES),
-    req,
-    call.idStart,
-    call.idEnd,
-  )
+  return verdictOf(answer, o ?? answerMembers(answer), req, call.idStart, call.idEnd)
+}
+
+/**
+ * Whether b[start, end) is `id` written the plain way: a string of printable ASCII without escapes, an integer of at
+ * most 15 digits (its value: `-0` and `0` are one id, as for sameId), or null. Then its JSON text is the same id as
+ * the request's, whatever way the request wrote it (sameId would say so); false leaves it to sameId.
+ */
+function idWrittenAs(b: Buffer, start: number, end: number, id: RpcId): boolean {
+  if (typeof id === 'string') {
+    if (end - start !== id.length + 2 || b[start] !== 0x22 || b[end - 1] !== 0x22) return false
+    for (let k = 0; k < id.length; k++) {
+      const c = id.charCodeAt(k)
+      if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c || b[start + 1 + k] !== c) return false
+    }
+    return true
+  }
+  if (typeof id === 'number') {
+    let i = start
+    const negative = b[i] === 0x2d
+    if (negative) i++
+    if (end - i < 1 || end - i > 15 || (b[i] === 0x30 && end - i > 1)) return false
+    let n = 0
+    for (; i < end; i++) {
+      const d = b[i]! - 0x30
+      if (d < 0 || d > 9) return false
+      n = n * 10 + d
+    }
+    return (negative ? -n : n) === id
+  }
+  return id === null && isNull(b, start, end)
 }
 
 /** A batch's answer: one answer per call with an id (notifications left out), by id, in any order. */

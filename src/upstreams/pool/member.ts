@@ -6,7 +6,7 @@
  * or 5xx carrying the client's own JSON-RPC error (a revert, invalid params) is an answer (error-status.ts).
  */
 import { errors as undiciErrors } from 'undici'
-import { isErrorAnswer } from '../../jsonrpc/envelope.ts'
+import { isErrorAnswer, type RpcId } from '../../jsonrpc/envelope.ts'
 import { judgeAnswer, refusalOfAnswer, refusalOfStatus, retryAfterMs } from './classify.ts'
 import { notClientsOwn } from './error-status.ts'
 import {
@@ -45,7 +45,8 @@ export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024
 
 /**
  * One call (or batch) to one node; settles with its answer, or with the gateway error saying why there is none.
- * `settled` runs just before it settles (UpstreamPool.send: no promise reaction of its own).
+ * `settled` runs just before it settles (UpstreamPool.send: no promise reaction of its own). `id`: the call's id when
+ * `body` is a single call with it (judgeAnswer's; undefined: unknown).
  */
 export function post(
   m: Member,
@@ -54,6 +55,7 @@ export function post(
   s: SendSettings,
   ctl?: RequestControl,
   settled?: () => void,
+  id?: RpcId,
 ): Promise<UpstreamAnswer> {
   if (m.pool === undefined) {
     const p = overWebSocket(m, body, timeoutMs, s)
@@ -65,7 +67,7 @@ export function post(
   return new Promise((resolve, reject) => {
     pool.dispatch(
       { method: 'POST', path: m.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
-      new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl, settled),
+      new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl, settled, id),
     )
   })
 }
@@ -94,6 +96,7 @@ class ForwardHandler {
   private readonly reject: (err: Error) => void
   private readonly ctl: RequestControl | undefined
   private readonly settled: (() => void) | undefined
+  private readonly id: RpcId | undefined
   constructor(
     m: Member,
     timeoutMs: number,
@@ -103,6 +106,7 @@ class ForwardHandler {
     reject: (err: Error) => void,
     ctl: RequestControl | undefined,
     settled: (() => void) | undefined,
+    id: RpcId | undefined,
   ) {
     this.m = m
     this.timeoutMs = timeoutMs
@@ -112,6 +116,7 @@ class ForwardHandler {
     this.reject = reject
     this.ctl = ctl
     this.settled = settled
+    this.id = id
   }
   private answer(a: UpstreamAnswer) {
     this.settled?.()
@@ -199,7 +204,7 @@ class ForwardHandler {
       }
     }
     // Passed on only as an answer to this very call (its id, a result or an error object): else a node failure.
-    const verdict = judgeAnswer(this.body, answer)
+    const verdict = judgeAnswer(this.body, answer, this.id)
     if (typeof verdict === 'object') {
       this.onError(
         new UpstreamHttpError(

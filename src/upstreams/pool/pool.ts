@@ -39,6 +39,7 @@ import {
   type UpstreamAnswer,
 } from './member.ts'
 import type { PoolState } from './state.ts'
+import type { RpcId } from '../../jsonrpc/envelope.ts'
 import { sendingFor } from '../../observability/tracing.ts'
 import { callArrival } from '../../shared/call-arrival.ts'
 import { RelayedTransactions } from './retry-policy.ts'
@@ -67,9 +68,10 @@ export interface UpstreamPool {
   /**
    * Sends one JSON-RPC body (single or batch) and returns the node's answer text. `settled`, when given, runs once
    * the answer (or the failure) is known, before any reaction to the returned promise: the in-flight dedup's
-   * cleanup without a promise of its own on every call.
+   * cleanup without a promise of its own on every call. `id`: the call's id, when `body` is a single call with it
+   * (as its parse gave it): the node's answer is then checked against it without a walk of `body`.
    */
-  send(body: string | Buffer, opts?: SendOptions, settled?: () => void): Promise<UpstreamAnswer>
+  send(body: string | Buffer, opts?: SendOptions, settled?: () => void, id?: RpcId): Promise<UpstreamAnswer>
   /** The network's served tip and finalized block (src/upstreams/pool/heads.ts). */
   readonly heads: HeadView
   /**
@@ -238,7 +240,7 @@ export function createUpstreamPool(
         (m.role === 'primary' ? 0 : 1)
       return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
     },
-    send(body, sendOpts, settled) {
+    send(body, sendOpts, settled, id) {
       pool.calls++
       // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
       if (
@@ -260,7 +262,7 @@ export function createUpstreamPool(
         // (undici's own timeouts run up to ~0.5 s late).
         const since = sendOpts?.timeoutMs === undefined ? callArrival.at : undefined
         if (since === undefined || Date.now() - since < 10)
-          return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings, undefined, settled)
+          return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings, undefined, settled, id)
       }
       return after(sendSlow(body, sendOpts), settled)
     },

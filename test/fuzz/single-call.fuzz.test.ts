@@ -41,16 +41,25 @@ describe('plain single calls read in one pass', () => {
       `{"jsonrpc":"2.0","id":1,"method":"${'['.repeat(70)}","params":["${'{'.repeat(70)}"]}`,
     ]
     for (const t of taken) expect(same(t), t).toBe(true)
-    const texts = [
+    const nine = '["1","2","3","4","5","6","7","8","9"]'
+    const texts: [string, string | undefined | false][] = [
       ['{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0xab","latest"]}', '["0xab","latest"]'],
       ['{"jsonrpc":"2.0","id":1,"method":"m","params":[["a"],true,false,null]}', '[["a"],true,false,null]'],
+      // Flat: read from the text, without JSON.parse (up to 8 elements; longer ones are parsed, the same value).
+      ['{"jsonrpc":"2.0","id":1,"method":"m","params":[true,false,null,"",")"]}', '[true,false,null,"",")"]'],
+      [`{"jsonrpc":"2.0","id":1,"method":"m","params":${nine}}`, nine],
+      ['{"jsonrpc":"2.0","id":1,"method":"m","params":["a",nul]}', false],
+      ['{"jsonrpc":"2.0","id":1,"method":"m","params":["a",]}', false],
+      ['{"jsonrpc":"2.0","id":1,"method":"m","params":["a",truex]}', false],
+      ['{"jsonrpc":"2.0","id":1,"method":"m","params":[false"a"]}', false],
       ['{"jsonrpc":"2.0","id":1,"method":"m","params":["0xab", "latest"]}', undefined], // spaced: not as written
       ['{"jsonrpc":"2.0","id":1,"method":"m","params":[1]}', undefined], // a number: 1.0 and 1 are one value
       ['{"jsonrpc":"2.0","id":1,"method":"m","params":[{"a":1}]}', undefined], // an object: keys may repeat
       ['{"jsonrpc":"2.0","id":1,"method":"m","params":{"a":"b"}}', undefined],
     ]
     for (const [body, text] of texts) {
-      const fast = parseSingleCall(Buffer.from(body!))
+      same(body)
+      const fast = parseSingleCall(Buffer.from(body))
       expect(fast?.kind === 'single' && fast.entry.ok && fast.entry.call.paramsText, body).toBe(text)
     }
     const left = [

@@ -81,23 +81,27 @@ export function createLineEncoder(): LineEncoder {
   const networkPart = (n: string) => `,"network":"${n}"`
   const methodPart = (m: string) => `,"method":${JSON.stringify(loggedMethod(m))}`
 
+  // One TypedArray set (a memmove) per part: a loop over the bytes cost ~4x as many instructions.
   const copy = (to: Buffer, at: number, from: Buffer): number => {
-    const n = from.length
-    for (let i = 0; i < n; i++) to[at + i] = from[i]!
-    return at + n
+    to.set(from, at)
+    return at + from.length
   }
   /** A non-negative integer's digits; anything else as JavaScript prints it (ASCII, at most 24 characters). */
   const number = (to: Buffer, at: number, n: number): number => {
     if (!(n >= 0 && n <= Number.MAX_SAFE_INTEGER && Number.isInteger(n))) return at + to.write(String(n), at, 'latin1')
-    if (n < 10) {
-      to[at] = 0x30 + n
-      return at + 1
-    }
-    let end = at
-    for (let x = n; x >= 1; x = Math.floor(x / 10)) end++
-    let i = end
-    for (let x = n; i > at; x = Math.floor(x / 10)) to[--i] = 0x30 + (x % 10)
-    return end
+    if (n < 1e8) return digits(to, at, n, 1)
+    // Eight digits at a time: 32-bit integer arithmetic (a time in ms has 13 digits; MAX_SAFE_INTEGER 16).
+    const high = Math.floor(n / 1e8)
+    return digits(to, digits(to, at, high, 1), n - high * 1e8, 8)
+  }
+  /** `x` (0 <= x < 1e8) in at least `width` digits, zeros first. */
+  const digits = (to: Buffer, at: number, x: number, width: number): number => {
+    let n = 1
+    for (let y = x; y >= 10; y = (y / 10) | 0) n++
+    if (n < width) n = width
+    let i = at + n
+    for (let y = x; i > at; y = (y / 10) | 0) to[--i] = 0x30 + (y % 10)
+    return at + n
   }
 
   return (buffer, at, time, keyId, network, method, calls, status, credits, ms, source) => {

@@ -97,6 +97,8 @@ describe('request log', () => {
       'z'.repeat(128),
     ]
     const numbers = [0, -0, 1, 9, 10, 99, 100, 80, 1234567, 2 ** 53 - 1, 2 ** 53, 2.5, -3, 1e21, Number.NaN]
+    // Around the eight-digit split: zeros inside the low half.
+    numbers.push(99_999_999, 100_000_000, 100_000_007, 1e15 + 3, 123_400_000_056)
     const times = [0, 0.04, 0.05, 0.25, 0.3, 1.15, 9.96, 12, 12.5, 1e6 + 0.35, 123456.789]
     let n = 0
     for (const method of methods)

@@ -1,11 +1,13 @@
 /**
  * Fuzz suite, judgeAnswer's `id` (src/upstreams/pool/judge-answer.ts): told the call's id (as the request's parse
  * gives it), the verdict is the very one of the walk of the request, fault text included, for any answer and any
- * spelling of its id (escapes, exponents, `-0`, spaces). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
+ * spelling of its id (escapes, exponents, `-0`, spaces). An answer isPlainResult takes is a result to the walk
+ * (and no error to isErrorAnswer). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { judgeAnswer } from '../../src/upstreams/pool/judge-answer.ts'
+import { isErrorAnswer } from '../../src/jsonrpc/envelope.ts'
+import { isPlainResult, judgeAnswer } from '../../src/upstreams/pool/judge-answer.ts'
 import { FUZZ } from './arbitraries.ts'
 
 const same = (request: string, answer: string) => {
@@ -42,6 +44,37 @@ describe('fuzz: judgeAnswer told the call id', () => {
       }),
       { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
     )
+  })
+
+  it('isPlainResult: only answers the walk finds to be a result for the call', () => {
+    const value = fc.oneof(
+      fc.jsonValue({ maxDepth: 2 }).map((v) => JSON.stringify(v)),
+      fc.constantFrom('', '"0x0', '[1', '{"a":1}}', '"a\\"', 'nul', '1 2', '"x"'),
+    )
+    const tail = fc.constantFrom('}', '}', ' }\n', '}}', '} x', '', ',"error":null}', ',"x":1}')
+    fc.assert(
+      fc.property(idText, idText, value, tail, (reqId, answerId, v, t) => {
+        let id: string | number | null
+        try {
+          id = JSON.parse(reqId) as string | number | null
+        } catch {
+          return
+        }
+        const request = Buffer.from(`{"jsonrpc":"2.0","id":${reqId},"method":"eth_getBalance","params":[]}`)
+        const answer = Buffer.from(`{"jsonrpc":"2.0","id":${answerId},"result":${v}${t}`)
+        const walked = judgeAnswer(request, answer)
+        if (isPlainResult(answer, id)) {
+          expect(walked, answer.toString()).toBe('result')
+          expect(isErrorAnswer(answer)).toBe(false)
+        }
+        same(request.toString(), answer.toString())
+      }),
+      { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
+    )
+    expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x0"}'), 1)).toBe(true)
+    expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":"a","result":{"b":[]}} \n'), 'a')).toBe(true)
+    expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":2,"result":"0x0"}'), 1)).toBe(false)
+    expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x0"'), 1)).toBe(false)
   })
 
   it('takes the answer as the walk does for the ids a node writes back', () => {

@@ -164,6 +164,36 @@ function judgeWalking(request: string | Buffer, answer: Buffer, o: Members | und
   return verdictOf(answer, o ?? answerMembers(answer), req, call.idStart, call.idEnd)
 }
 
+/** The start of a node's usual answer, and what comes between its id and its result. */
+const PLAIN_HEAD = Buffer.from('{"jsonrpc":"2.0","id":')
+const PLAIN_RESULT = Buffer.from(',"result":')
+
+/**
+ * Whether `answer` is `{"jsonrpc":"2.0","id":<id>,"result":<value>}` written without whitespace (as nodes answer),
+ * its id written as idWrittenAs takes `id` and its value well formed as far as the walk checks one: then it is a
+ * result for the call (judgeAnswer says 'result', isErrorAnswer false), known from one pass over its bytes. False
+ * tells nothing: judgeAnswer decides. Answers over WALK_ALL_BYTES are left to it (it checks their ends only).
+ */
+export function isPlainResult(b: Buffer, id: RpcId): boolean {
+  const end = b.length
+  if (end > WALK_ALL_BYTES || !bytesAt(b, 0, PLAIN_HEAD)) return false
+  const idStart = PLAIN_HEAD.length
+  const idEnd = afterValue(b, idStart)
+  if (idEnd < 0 || !idWrittenAs(b, idStart, idEnd, id) || !bytesAt(b, idEnd, PLAIN_RESULT)) return false
+  const v = idEnd + PLAIN_RESULT.length
+  const after = afterValue(b, v)
+  if (after <= v) return false
+  const close = skipSpace(b, after)
+  return b[close] === 0x7d && skipSpace(b, close + 1) === end
+}
+
+/** Whether `b` holds the bytes of `part` at `at`. */
+function bytesAt(b: Buffer, at: number, part: Buffer): boolean {
+  if (at + part.length > b.length) return false
+  for (let k = 0; k < part.length; k++) if (b[at + k] !== part[k]) return false
+  return true
+}
+
 /**
  * Whether b[start, end) is `id` written the plain way: a string of printable ASCII without escapes, an integer of at
  * most 15 digits (its value: `-0` and `0` are one id, as for sameId), or null. Then its JSON text is the same id as

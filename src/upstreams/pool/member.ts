@@ -8,6 +8,7 @@
 import { errors as undiciErrors } from 'undici'
 import { isErrorAnswer, type RpcId } from '../../jsonrpc/envelope.ts'
 import { judgeAnswer, refusalOfAnswer, refusalOfStatus, retryAfterMs } from './classify.ts'
+import { isPlainResult } from './judge-answer.ts'
 import { notClientsOwn } from './error-status.ts'
 import {
   AnswerTooLarge,
@@ -193,6 +194,20 @@ class ForwardHandler {
         return
       }
     }
+    // The usual answer, a compact result for this call's id, is neither a refusal nor a fault: known in one pass.
+    const isError = status < 300 && this.id !== undefined && isPlainResult(answer, this.id) ? false : this.judge(answer)
+    if (isError === undefined) return
+    const m = this.m
+    m.downUntil = 0
+    m.backoffMs = 0
+    m.breaker.success()
+    const latencyMs = performance.now() - this.started
+    m.stats.recordLatency(latencyMs)
+    this.answer({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
+  }
+  /** A node's answer other than a plain result: whether it is an error answer; undefined when it failed the call. */
+  private judge(answer: Buffer): boolean | undefined {
+    const status = this.status
     const first = answer[0]
     // Only error answers are read for refusals (the allocation-free first-key test); a batch only if it holds one.
     if ((first === 0x7b && isErrorAnswer(answer)) || (first === 0x5b && answer.includes('"error"'))) {
@@ -200,7 +215,7 @@ class ForwardHandler {
       if (refused !== undefined) {
         this.m.stats.recordFailure()
         this.fail(counted(block(this.m, refused.refusal, `JSON-RPC error ${refused.code}`, this.s)))
-        return
+        return undefined
       }
     }
     // Passed on only as an answer to this very call (its id, a result or an error object): else a node failure.
@@ -212,23 +227,16 @@ class ForwardHandler {
           status >= 500 ? '' : ` with something that is not a JSON-RPC answer to the call: ${verdict.fault}`,
         ),
       )
-      return
+      return undefined
     }
     if (status >= 300) {
       const why = notClientsOwn(answer)
       if (why !== undefined) {
         this.onError(new UpstreamHttpError(status, ` (${why})`))
-        return
+        return undefined
       }
     }
-    const isError = verdict === 'error'
-    const m = this.m
-    m.downUntil = 0
-    m.backoffMs = 0
-    m.breaker.success()
-    const latencyMs = performance.now() - this.started
-    m.stats.recordLatency(latencyMs)
-    this.answer({ body: answer, latencyMs, upstream: m.label, attempts: 1, isError })
+    return verdict === 'error'
   }
   onError(err: Error) {
     if (this.deadline !== undefined) clearTimeout(this.deadline)

@@ -121,6 +121,55 @@ describe('rpc route faults', () => {
   })
 })
 
+describe('rpc route targets', () => {
+  it('reads each request target (the last one is kept: the same URL again, another, one not RPC)', async () => {
+    const seen: string[] = []
+    const handleHttp = (r: { networkLabel: string; key: string | undefined }) => {
+      seen.push(`${r.networkLabel} ${r.key}`)
+      return outcome({
+        code: undefined,
+        body: '{}',
+        ids: undefined,
+        batch: false,
+        detail: undefined,
+        credits: 0,
+        keyId: undefined,
+        method: 'm',
+        calls: 1,
+      })
+    }
+    const route = createRpcRoute({
+      gateway: { handleHttp } as unknown as Gateway,
+      networks,
+      maxBodyBytes: 1000,
+      logRequests: false,
+      requestLog: { write() {}, flush() {} },
+      logger: createLogger('silent'),
+    })
+    const server = createServer((req, res) => {
+      if (!route(req, res)) res.writeHead(404).end()
+    })
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r))
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`
+    const paths = [`/networks/devnet-a/v3/${KEY}`, `/networks/devnet-a/v3/${KEY}`, `/networks/devnet-b/v3/x`, '/x']
+    const statuses: number[] = []
+    for (const path of [...paths, '/x', `/v3/${KEY}`, paths[0]!]) {
+      const res = await request(`${origin}${path}`, { method: 'POST', body: '{}' })
+      statuses.push(res.statusCode)
+      await res.body.dump()
+    }
+    expect(statuses).toEqual([200, 200, 200, 404, 404, 200, 200])
+    expect(seen).toEqual([
+      `devnet-a ${KEY}`,
+      `devnet-a ${KEY}`,
+      'devnet-b x',
+      `127.0.0.1:${(server.address() as AddressInfo).port} ${KEY}`,
+      `devnet-a ${KEY}`,
+    ])
+    await new Promise((r) => server.close(r))
+  })
+})
+
 describe('acceptsGzip', () => {
   it('reads Accept-Encoding as RFC 9110 does for gzip', () => {
     for (const yes of [

@@ -17,7 +17,7 @@ import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
 import { callArrival } from '../../shared/call-arrival.ts'
-import { matchRpcPath, type RpcTransport } from '../../shared/rpc-paths.ts'
+import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
 import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
 
@@ -48,7 +48,10 @@ export function rpcTarget(
   networks: NetworkRegistry,
 ): RpcTarget | undefined {
   const m = matchRpcPath(url, transport)
-  if (m === undefined) return undefined
+  return m === undefined ? undefined : targetOf(m, host, networks)
+}
+
+function targetOf(m: RpcPathMatch, host: string | undefined, networks: NetworkRegistry): RpcTarget {
   if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
   return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
 }
@@ -230,11 +233,21 @@ export function createRpcRoute(deps: {
     fail(res, err)
   }
 
+  // The last request target and its match: a client's calls name the same URL again, whose parse is then skipped
+  // (and whose key and network names are the same strings again: quick keys in the maps they meet).
+  let lastUrl: string | undefined
+  let lastMatch: RpcPathMatch | undefined
+
   /** Handles the request and returns true when it is a JSON-RPC POST; false leaves it to fastify. */
   return function handle(req: IncomingMessage, res: ServerResponse): boolean {
     if (req.method !== 'POST') return false
-    const target = rpcTarget(req.url ?? '/', req.headers.host, 'http', deps.networks)
-    if (!target) return false
+    const url = req.url ?? '/'
+    if (url !== lastUrl) {
+      lastMatch = matchRpcPath(url, 'http')
+      lastUrl = url
+    }
+    if (lastMatch === undefined) return false
+    const target = targetOf(lastMatch, req.headers.host, deps.networks)
     const started = performance.now()
     const arrived = Date.now()
     const declared = Number(req.headers['content-length'])

@@ -45,7 +45,11 @@ const HASH = /^0x[0-9a-f]{64}$/i
 /** What a block parameter names: a number, a hash (EIP-1898), or a tag that is not cached. */
 export type BlockRef = { number: number } | { hash: string } | { tag: string }
 
+/** The most common parameter, without a regex or an object per call (a BlockRef is only read). */
+const LATEST: BlockRef = Object.freeze({ tag: 'latest' })
+
 export function blockRefOf(param: unknown): BlockRef {
+  if (param === 'latest') return LATEST
   if (typeof param === 'string') {
     // A 32-byte hash where a block is named (eth_getBlockReceipts takes one): not a number.
     if (HASH.test(param)) return { hash: param.toLowerCase() }

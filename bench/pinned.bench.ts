@@ -17,7 +17,8 @@
  * the best round by req/s is reported), BENCH_WRK_THREADS (1), BENCH_DIST (1: gateway and start run the compiled
  * dist/, as in production: `npm run build` first; otherwise src/ through tsx, whose loader thread adds memory),
  * BENCH_CPU_PROF (a folder: proxy, gateway and start run under `node --cpu-prof` and write their profiles there),
- * BENCH_NODE_ARGS (node flags for proxy, gateway and start, space-separated: `--import ./bench/gc-time.mjs`).
+ * BENCH_NODE_ARGS (node flags for proxy, gateway and start, space-separated: `--import ./bench/gc-time.mjs`),
+ * BENCH_START_ARGS (more arguments for `chaingate start`, e.g. `--config <file>` with parts turned off).
  */
 import { execFileSync, spawn } from 'node:child_process'
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
@@ -109,6 +110,7 @@ async function startChaingate(execArgv: string[]): Promise<{ url: string; pid: n
       dir,
       '--port',
       '0',
+      ...(process.env.BENCH_START_ARGS ?? '').split(' ').filter((a) => a !== ''),
     ],
     {
       cwd: root,

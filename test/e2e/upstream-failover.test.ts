@@ -162,6 +162,13 @@ describe('transactions sent more than once', () => {
     const first = await s.rpc(call('eth_sendRawTransaction', [raw], 1), { network: 'devnet-a' })
     const hash = first.json().result
     expect(hash).toMatch(/^0x[0-9a-f]{64}$/)
+    // Mined first (anvil mines on its own a moment after it answers): while it is still pending, the second send is
+    // "transaction already imported" instead, which a loaded machine showed once.
+    for (let i = 0; i < 100; i++) {
+      const receipt = await s.rpc(call('eth_getTransactionReceipt', [hash], 3), { network: 'devnet-a' })
+      if (receipt.json().result) break
+      await new Promise((r) => setTimeout(r, 50))
+    }
     const second = await s.rpc(call('eth_sendRawTransaction', [raw], 2), { network: 'devnet-a' })
     expect([second.status, second.json()]).toMatchObject([
       200,

@@ -21,7 +21,7 @@
  * BENCH_START_ARGS (more arguments for `chaingate start`, e.g. `--config <file>` with parts turned off).
  */
 import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { availableParallelism, loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest'
 import type { Gateway } from '../pipeline/execute.ts'
 import { outcome, type Outcome } from '../pipeline/types.ts'
 import { createNetworkRegistry } from '../../networks/registry.ts'
-import { createLogger } from '../../observability/logger.ts'
+import { createLogger, type Logger } from '../../observability/logger.ts'
 import { acceptsGzip, createRpcRoute, rpcTarget } from './rpc-route.ts'
 
 const networks = createNetworkRegistry([
@@ -66,19 +66,23 @@ describe('matchRpcPath', () => {
   })
 })
 
+/** The route over a stand-in gateway whose handleHttp is given (no request log). */
+const routeOver = (handleHttp: unknown, logger: Logger) =>
+  createRpcRoute({
+    gateway: { handleHttp } as unknown as Gateway,
+    networks,
+    maxBodyBytes: 1000,
+    logRequests: false,
+    requestLog: { write() {}, flush() {} },
+    logger,
+  })
+
 describe('rpc route faults', () => {
   /** A real server around the route, with a gateway that misbehaves in the given way. */
   async function serve(handleHttp: () => Promise<Outcome>) {
     const logged: string[] = []
     const logger = createLogger('info', { write: (l: string) => void logged.push(l) })
-    const route = createRpcRoute({
-      gateway: { handleHttp } as unknown as Gateway,
-      networks,
-      maxBodyBytes: 1000,
-      logRequests: false,
-      requestLog: { write() {}, flush() {} },
-      logger,
-    })
+    const route = routeOver(handleHttp, logger)
     const server = createServer((req, res) => {
       if (!route(req, res)) res.writeHead(404).end()
     })
@@ -138,14 +142,7 @@ describe('rpc route targets', () => {
         calls: 1,
       })
     }
-    const route = createRpcRoute({
-      gateway: { handleHttp } as unknown as Gateway,
-      networks,
-      maxBodyBytes: 1000,
-      logRequests: false,
-      requestLog: { write() {}, flush() {} },
-      logger: createLogger('silent'),
-    })
+    const route = routeOver(handleHttp, createLogger('silent'))
     const server = createServer((req, res) => {
       if (!route(req, res)) res.writeHead(404).end()
     })

@@ -9,7 +9,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { performance } from 'node:perf_hooks'
 import { constants, gzip } from 'node:zlib'
 import { errors } from '../../errors/index.ts'
-import { ERROR_REGISTRY } from '../../errors/registry.ts'
 import type { Gateway } from '../pipeline/execute.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
@@ -19,7 +18,7 @@ import { createAdmission } from './admission.ts'
 import { callArrival } from '../../shared/call-arrival.ts'
 import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
-import { JSON_TYPE, isLimitCode, limitAnswers, refusal } from './infura-bodies.ts'
+import { type Head, httpAnswer, NO_CONTENT, OK } from './rpc-answer.ts'
 
 /** Headers a browser page may read from an answer besides the CORS-safelisted ones. */
 export { acceptsGzip }
@@ -54,30 +53,6 @@ export function rpcTarget(
 function targetOf(m: RpcPathMatch, host: string | undefined, networks: NetworkRegistry): RpcTarget {
   if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
   return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
-}
-
-/** Status, content type and extra headers of an answer; constants for the common cases (no object per call). */
-interface Head {
-  status: number
-  contentType: string
-  headers: Record<string, string> | undefined
-}
-const OK: Head = { status: 200, contentType: JSON_TYPE, headers: undefined }
-const NO_CONTENT: Head = { status: 204, contentType: JSON_TYPE, headers: undefined }
-
-/** An outcome's HTTP form: the registry gives the status of its code, infura-bodies.ts the words of a refusal. */
-export function httpAnswer(out: Outcome): { head: Head; body: string | Buffer | undefined } {
-  const code = out.code
-  if (code === undefined) return { head: out.body === undefined ? NO_CONTENT : OK, body: out.body }
-  const status = ERROR_REGISTRY[code].httpStatus
-  if (out.body !== undefined) return { head: { status, contentType: JSON_TYPE, headers: undefined }, body: out.body }
-  if (out.ids !== undefined && isLimitCode(code))
-    return {
-      head: { status, contentType: JSON_TYPE, headers: undefined },
-      body: limitAnswers(code, out.ids, out.batch),
-    }
-  const r = refusal(code, out.detail)
-  return { head: { status: r.status, contentType: r.contentType, headers: r.headers }, body: r.body }
 }
 
 /** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */

@@ -124,6 +124,34 @@ describeEachDatabase('repositories', (open) => {
     expect(snapshot.get(k.key)).toBeUndefined()
   })
 
+  it('key snapshot: a poll that read the keys before a revoke does not land after the reload that followed it', async () => {
+    const { accounts, keys } = repos()
+    const acc = await accounts.create({ email: 'race@example.com', plan: 'team' }, NOW)
+    const k = await keys.create({ accountId: acc.id, name: 'race' }, NOW)
+    // The first load stops after reading the keys, until released: a slow poll.
+    let release: () => void = () => undefined
+    let loads = 0
+    const snapshot = createKeySnapshot(opened.db, {
+      plans: PLANS,
+      pollMs: 60_000,
+      loadSecurity: async (db) => {
+        if (++loads === 1) await new Promise<void>((r) => (release = r))
+        return loadAllKeySecurity(db)
+      },
+      onError: (err) => {
+        throw err
+      },
+    })
+    const slow = snapshot.reload()
+    await new Promise((r) => setTimeout(r, 50))
+    await keys.revoke(k.id, NOW + 1)
+    const after = snapshot.reload()
+    release()
+    await Promise.all([slow, after])
+    expect(loads).toBe(2)
+    expect(snapshot.get(k.key)).toBeUndefined()
+  })
+
   it('passwords and dashboard sessions: a new password ends the sessions; expired sessions are deleted; deleting an account revokes keys and frees its email', async () => {
     const { accounts, keys } = repos()
     const creds = createCredentialsRepository(opened.db)

@@ -62,7 +62,7 @@ export function createKeySnapshot(
   let again = false
   const listeners: (() => void)[] = []
 
-  const reload = async () => {
+  const load = async () => {
     const v = await readSettingsVersion(db)
     const rows = await db
       .selectFrom('api_keys')
@@ -118,6 +118,14 @@ export function createKeySnapshot(
     byId = nextById
     version = v
     for (const l of listeners) l()
+  }
+  // One load at a time, each after the previous one: a load that read the database before a change (a poll) must not
+  // land after one that read it after (a caller's reload right after creating or revoking a key) and undo it.
+  let loading: Promise<void> = Promise.resolve()
+  const reload = (): Promise<void> => {
+    const next = loading.then(load, load)
+    loading = next.catch(() => undefined)
+    return next
   }
 
   const check = async () => {

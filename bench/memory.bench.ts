@@ -16,7 +16,7 @@
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { loadavg, tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -32,6 +32,8 @@ const REDIS_URL = process.env.BENCH_REDIS_URL || 'redis://127.0.0.1:6379'
 const EXTRA = JSON.parse(process.env.BENCH_CHAINGATE_CONFIG || '{}') as Record<string, unknown>
 const MiB = 2 ** 20
 const TARGET = process.env.BENCH_TARGET === 'gateway' ? 'gateway' : 'start'
+const STDOUT_FILE = process.env.BENCH_STDOUT
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
 
 /** RSS and its anonymous part, MiB (/proc/<pid>/status); undefined once the process is gone. */
 function rss(pid: number): { rss: number; anon: number } | undefined {
@@ -58,12 +60,15 @@ async function start(anvilUrl: string, dir: string): Promise<{ child: ChildProce
     }),
   )
   const args = ['start', '--config', configFile, '--data-dir', join(dir, 'data'), '--workers', String(WORKERS)]
-  const child = spawn(process.execPath, [join(root, 'bin', 'chaingate.mjs'), ...args], {
+  const child = spawn(process.execPath, [...NODE_ARGS, join(root, 'bin', 'chaingate.mjs'), ...args], {
     cwd: root,
     stdio: ['ignore', 'pipe', 'inherit'],
   })
   let out = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+  child.stdout!.on('data', (c: Buffer) => {
+    out += c.toString()
+    if (STDOUT_FILE) appendFileSync(STDOUT_FILE, c)
+  })
   const deadline = Date.now() + 120_000
   while (!out.includes('Ctrl-C stops everything.') || (WORKERS > 1 && !out.includes('workers:'))) {
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`chaingate did not start:\n${out}`)

@@ -43,6 +43,11 @@ const config = parseConfig({
   log: { level: 'info', requests: !process.env.BENCH_NO_LOG },
   ...extra,
 })
+// The heap's growth factor, as `chaingate start` sets it (an older checkout, BENCH_FANOUT_BEFORE, has none).
+const heap = (await import(`${from.dir}/app/heap-growth.${from.ext}`).catch(() => undefined)) as
+  | typeof import('../src/app/heap-growth.ts')
+  | undefined
+heap?.applyHeapGrowing((config.gateway as { heapGrowingPercent?: number }).heapGrowingPercent ?? 0)
 // Asynchronous destination, as `chaingate start` uses for stdout: the formatting and write cost is real.
 const destination = pino.destination({ dest: logFile, sync: false, mkdir: true })
 const logger = createLogger('info', destination)

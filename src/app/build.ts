@@ -31,7 +31,7 @@ import type { Metrics } from '../observability/metrics.ts'
 import type { RedisConnection } from '../redis/connection.ts'
 import type { UsageLedger } from '../usage/ledger.ts'
 import type { UpstreamUsage } from '../usage/upstream-usage.ts'
-import type { RequestRecorder } from '../usage/requests/recorder.ts'
+import type { RequestRecorder, RequestWriter } from '../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
 import { startAlerts, type RunningAlerts } from './parts/alerts.ts'
@@ -73,6 +73,8 @@ export interface AppOptions {
   readConfig?: () => Config
   /** How this process names itself in reload outcomes (`single`, `primary`, `worker 2`). */
   processRole?: string
+  /** Where the request explorer's batches go instead of this process's own database writer (a `--workers` worker). */
+  requestWriter?: RequestWriter
 }
 
 export interface RunningApp {
@@ -161,6 +163,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       stops,
       // Redis back after an outage: re-read the settings too, in case the subscription missed being cut off.
       onRedisBack: () => void tenancy.keySnapshot.refresh(),
+      requestWriter: options.requestWriter,
     })
     const core = { config, logger, clock, database, networks, redis, ...tenancy }
     // The reloader is made once the listener exists; /healthz asks it for the config version.

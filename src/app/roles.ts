@@ -9,12 +9,19 @@
  */
 import type { Config } from '../config/schema.ts'
 import type { Logger } from '../observability/logger.ts'
+import type { RequestWriter } from '../usage/requests/recorder.ts'
 import { startApp, type AppOptions, type RunningApp } from './build.ts'
 
 export type Role =
   | { kind: 'single' }
   | { kind: 'cluster-primary' }
-  | { kind: 'cluster-worker'; embeddedUrls: Map<string, { url: string; wsUrl: string }>; number?: string }
+  | {
+      kind: 'cluster-worker'
+      embeddedUrls: Map<string, { url: string; wsUrl: string }>
+      number?: string
+      /** On SQLite: the request explorer's batches go to the primary (src/app/cluster/request-log-relay.ts). */
+      requestWriter?: RequestWriter
+    }
 
 /** The config as `role` runs it (the config is copied, never changed, where the role adjusts it). */
 function roleConfig(role: Role, config: Config): Config {
@@ -46,6 +53,7 @@ export function roleOptions(role: Role, config: Config, logger: Logger, readConf
         embeddedUrls: role.embeddedUrls,
         ...reading,
         processRole: `worker ${role.number ?? '?'}`,
+        ...(role.requestWriter ? { requestWriter: role.requestWriter } : {}),
       }
   }
 }

@@ -3,10 +3,12 @@
  * chain
  * however many workers, a change made by the CLI enforced by every worker within 1 s (pushed over Redis pub/sub: the
  * poll is a minute apart here), a SIGKILLed worker replaced while the others serve, SIGUSR2 rolling the workers
- * with no failed call under load, and SIGTERM leaving no process behind. Then SIGTERM's drain on one process:
+ * with no failed call under load (each answered call in the request explorer, written by the primary), and SIGTERM
+ * leaving no process behind. Then SIGTERM's drain on one process:
  * /healthz 503 while in-flight calls finish, every one answered and in the usage ledger.
  */
 import { randomBytes } from 'node:crypto'
+import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { request } from 'undici'
@@ -234,6 +236,20 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
       15_000,
       'no worker or chain process left',
     )
+    // The workers relayed their request explorer records to the primary, which wrote them (one writer on SQLite):
+    // every call answered during the rolling restart is there, written by the old workers as they drained too.
+    const db = new Database(join(data, 'chaingate.sqlite'), { readonly: true })
+    try {
+      const recorded = db
+        .prepare(
+          "select count(*) as n from request_log where network = 'remote' and method = 'eth_chainId' " +
+            "and status = 'ok' and key_id <> ?",
+        )
+        .get(other.id) as { n: number }
+      expect(recorded.n).toBe(counts.ok)
+    } finally {
+      db.close()
+    }
   }, 400_000)
 
   it('SIGTERM drains one process: /healthz 503 during gateway.drainDelayMs, in-flight calls answered and in the usage ledger, then exit 0', async () => {

@@ -10,6 +10,7 @@ import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, drainThenStop } from '../drain.ts'
 import { processLabel, toAck } from '../reload/triggers.ts'
+import { type Channel, createRelayedRequestWriter } from './request-log-relay.ts'
 import { EMBEDDED_URLS_ENV, isPrimaryMessage, readWorkerEnv, type WorkerMessage } from './protocol.ts'
 
 export function isClusterWorker(): boolean {
@@ -26,7 +27,9 @@ export async function runWorker(
   const { number, embeddedUrls } = readWorkerEnv(process.env)
   let app: RunningApp
   try {
-    const role = { kind: 'cluster-worker', embeddedUrls, number } as const
+    // On SQLite the primary writes every worker's request explorer records (one writer thread, not one per worker).
+    const requestWriter = config.database.url ? undefined : createRelayedRequestWriter(process as Channel)
+    const role = { kind: 'cluster-worker', embeddedUrls, number, ...(requestWriter ? { requestWriter } : {}) } as const
     app = await startRole(role, config, logger.child({ worker: number }), readConfig)
   } catch (err) {
     onStopped()

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../config/schema.ts'
 import { createUpstreamUsage } from '../../usage/upstream-usage.ts'
-import { createRequestRecorder, type RequestRecorder } from '../../usage/requests/recorder.ts'
+import { createRequestRecorder, type RequestRecorder, type RequestWriter } from '../../usage/requests/recorder.ts'
 import { startRequestRetention } from '../../usage/requests/retention.ts'
 import { requestWriterFor } from '../../usage/requests/writers.ts'
 import { createMemoryLimitStore, type LimitStore } from '../../credits/limits/memory.ts'
@@ -31,6 +31,8 @@ export interface UsageWiring {
    * Redis answers again and the counters have caught up (after an outage, or the first time when it was away at start).
    */
   onRedisBack?: () => void
+  /** The request explorer's writer when not this process's database (AppOptions.requestWriter). */
+  requestWriter?: RequestWriter | undefined
 }
 
 export async function startUsage(w: UsageWiring) {
@@ -113,7 +115,7 @@ function startRequestLog(w: UsageWiring): RequestRecorder | undefined {
   const { config, database, clock, logger, stops } = w
   const rc = config.requests
   if (!rc.enabled) return undefined
-  const recorder = createRequestRecorder(requestWriterFor(database), {
+  const recorder = createRequestRecorder(w.requestWriter ?? requestWriterFor(database), {
     flushMs: config.gateway.usageFlushMs,
     bufferRows: rc.bufferRows,
     clock: () => clock.now(),

@@ -68,6 +68,8 @@ export interface RequestRecorder {
   stop(): Promise<void>
   /** Records waiting in memory, and records lost (buffer full while the database was slow, or a failed write). */
   health(): { bufferedRows: number; droppedCalls: number }
+  /** Where batches go: the `--workers` primary writes its workers' batches with it too (src/app/cluster). */
+  readonly writer: RequestWriter
 }
 
 const DONE: Promise<void> = Promise.resolve()
@@ -268,5 +270,6 @@ export function createRequestRecorder(
       await writer.close?.()
     },
     health: () => ({ bufferedRows: count, droppedCalls: dropped }),
+    writer,
   }
 }

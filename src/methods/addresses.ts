@@ -5,9 +5,8 @@
  * (src/methods/catalog.ts) names its reader; src/keys/security/addresses.ts applies them. An empty result means
  * "none readable" (a call without `to`, a log filter without an address, unreadable params): refused.
  */
-import type { Hex } from 'viem'
-import { parseTransaction } from 'viem/utils'
 import type { AddressExtractor } from './entry.ts'
+import { transactionTo } from './raw-transaction.ts'
 
 const NONE: string[] = []
 
@@ -75,13 +74,8 @@ export const traceFilterAddresses: AddressExtractor = (p) => {
 
 /** A signed raw transaction: its recipient; creations and undecodable bytes name none. */
 export const rawTransactionTo: AddressExtractor = (p) => {
-  const raw = first(p)
-  if (typeof raw !== 'string' || !raw.startsWith('0x')) return NONE
-  try {
-    return single(parseTransaction(raw as Hex).to)
-  } catch {
-    return NONE
-  }
+  const to = transactionTo(first(p))
+  return to === undefined ? NONE : [to]
 }
 
 /** A subscription: newHeads and newPendingTransactions name no address; only `logs` takes an address filter. */

@@ -1,6 +1,6 @@
 // Mining calls are priced by the blocks they ask (docs/config.md, `devMethods`).
 import { describe, expect, it } from 'vitest'
-import { MAX_MINED_BLOCKS, minedBlocks } from './anvil_mine.ts'
+import { MAX_MINED_BLOCKS, minedBlocks, validateMine } from './anvil_mine.ts'
 import { CATALOG, methodsWhere } from './catalog.ts'
 
 describe('mining price units', () => {
@@ -24,6 +24,12 @@ describe('mining price units', () => {
     expect(minedBlocks([`0x${(MAX_MINED_BLOCKS * 10).toString(16)}`], 'anvil_mine')).toBe(MAX_MINED_BLOCKS)
     for (const bad of [['zz'], [null], [{}], [-5], [Number.NaN], 'x'])
       expect(minedBlocks(bad, 'anvil_mine')).toBeGreaterThanOrEqual(1)
+  })
+
+  it('refuses a count beyond 2^53 as too many blocks, not with an internal error', () => {
+    const huge = validateMine([`0x${'f'.repeat(20)}`], 'anvil_mine')
+    expect(huge?.message).toMatch(/mines at most \d+ blocks per call/)
+    expect(validateMine(['0x5'], 'anvil_mine')).toBeUndefined()
   })
 
   it('every mining method of the catalog has the rule; no other method does', () => {

@@ -3,9 +3,8 @@
  * (devnet methods, docs/config.md `devMethods`): one call can ask anvil to mine any number of blocks, and a huge
  * count ties the embedded chain up for every key. The count is capped here.
  */
-import { hexToNumber } from 'viem/utils'
 import { errors } from '../errors/index.ts'
-import { isQuantity } from '../shared/hex.ts'
+import { hexToBigInt, isQuantity } from '../shared/hex.ts'
 
 /** More blocks than any test needs in one call; anvil mines about this many in a second. */
 export const MAX_MINED_BLOCKS = 10_000
@@ -33,7 +32,7 @@ export function validateMine(params: unknown, method: string) {
     typeof blocks === 'number' && Number.isSafeInteger(blocks)
       ? blocks
       : isQuantity(blocks)
-        ? hexToNumber(blocks)
+        ? Number(hexToBigInt(blocks)) // beyond 2^53: still refused below, by its size
         : Number.NaN
   if (!(n >= 0)) return errors.invalidParams(`parameter 1 (blocks) of ${method} must be a hex quantity such as "0xa"`)
   if (n > MAX_MINED_BLOCKS)

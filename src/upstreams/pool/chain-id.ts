@@ -3,7 +3,7 @@
  * network's never serves; one not yet confirmed (unreachable at start-up) serves once a check confirms it
  * (docs/config.md, `onChainIdMismatch`).
  */
-import { hexToNumber, isHex } from 'viem/utils'
+import { hexToNumber, isHex } from '../../shared/hex.ts'
 import { ChaingateError } from '../../errors/index.ts'
 import { post, type Member } from './member.ts'
 import type { PoolState } from './state.ts'

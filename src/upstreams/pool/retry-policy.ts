@@ -5,7 +5,7 @@
  * pruned state) are tried on another node.
  */
 import type { Hex } from 'viem'
-import { keccak256 } from 'viem/utils'
+import { keccak_256 } from '@noble/hashes/sha3'
 import { CATALOG, methodsWhere } from '../../methods/catalog.ts'
 import { isHexBytes } from '../../shared/hex.ts'
 
@@ -94,7 +94,8 @@ export function rawTransactionOf(body: string | Buffer): { hash: Hex; id: unknow
     const call = JSON.parse(body.toString()) as { id?: unknown; params?: unknown[] }
     const raw = call.params?.[0]
     if (!isHexBytes(raw)) return undefined
-    return { hash: keccak256(raw), id: call.id }
+    const hash = `0x${Buffer.from(keccak_256(Buffer.from(raw.slice(2), 'hex'))).toString('hex')}` as Hex
+    return { hash, id: call.id }
   } catch {
     return undefined
   }

@@ -22,7 +22,7 @@
  * src/upstreams/subscriptions/replay.ts.
  */
 import type { Registry } from 'prom-client'
-import { isHex } from 'viem/utils'
+import { isHex } from '../../shared/hex.ts'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
 import type { EventGroup, EventHandler, FanoutListener, Yield } from './fanout.ts'

@@ -2,7 +2,7 @@
  * The subscription hub's calls to a node over its WebSocket (src/upstreams/subscriptions/connection.ts): the
  * connection's record, one JSON-RPC call, a node's error answer, hex quantities, and the chain id check.
  */
-import { hexToBigInt, isHex } from 'viem/utils'
+import { hexToBigInt, isHex } from '../../shared/hex.ts'
 import type { RpcErrorObject } from '../../jsonrpc/envelope.ts'
 import { errors } from '../../errors/index.ts'
 import type { WsRpcConnection } from '../pool/ws-connection.ts'

@@ -91,7 +91,8 @@ describe('fuzz: the to of a raw transaction', () => {
     const signed = [...body, '0x01', `0x${'11'.repeat(32)}`, `0x${'22'.repeat(32)}`]
     for (const fields of [body, signed]) {
       const bare = `0x03${rlp(fields)}`
-      const wrapped = `0x03${rlp([fields, [`0x${'00'.repeat(64)}`], [`0x${'c0'.repeat(48)}`], [`0x${'c0'.repeat(48)}`]])}`
+      const [blob, commitment] = [`0x${'00'.repeat(64)}`, `0x${'c0'.repeat(48)}`]
+      const wrapped = `0x03${rlp([fields, [blob], [commitment], [commitment]])}`
       for (const raw of [bare, wrapped]) {
         expect(viemTo(raw)).toBe(to)
         expect(transactionTo(raw)).toBe(to)

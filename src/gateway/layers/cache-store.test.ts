@@ -1,3 +1,5 @@
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import { describe, expect, it } from 'vitest'
 import { createMemoryCacheStore, createMemoryHeadFloorStore } from './cache-store.ts'
 
@@ -12,6 +14,28 @@ describe('memory cache store', () => {
     expect(store.sizeBytes).toBeLessThanOrEqual(4096)
     expect(store.get('n\0m\u00009')).toEqual(value)
     expect(store.get('n\0m\u00001')).toBeUndefined()
+  })
+
+  it("holds about its budget in memory when full of small answers (each entry's overhead counted)", () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const budget = 16 * 2 ** 20
+    gc()
+    const before = process.memoryUsage()
+    const store = createMemoryCacheStore({ maxBytes: budget })
+    for (let i = 0; i < 100_000; i++) {
+      const key = `mainnet\0eth_getBalance\0["0x${i.toString(16).padStart(40, '0')}","0x${(i % 50).toString(16)}"]`
+      store.set(key, Buffer.from(`{"jsonrpc":"2.0","id":1,"result":"0x${(i * 7919).toString(16)}"}`), {
+        immutable: true,
+      })
+    }
+    gc()
+    const after = process.memoryUsage()
+    const held = after.heapUsed + after.external - before.heapUsed - before.external
+    expect(store.sizeBytes).toBeLessThanOrEqual(budget)
+    expect(store.sizeBytes).toBeGreaterThan(budget * 0.9)
+    expect(held).toBeLessThan(budget * 1.3)
+    expect(held).toBeGreaterThan(budget * 0.5)
   })
 
   it('an entry larger than the whole budget is not stored', () => {

@@ -142,6 +142,25 @@ describeEachDatabase('usage alerts: delivery', (open) => {
     await waitFor(async () => (await s.log.recent(s.account.id, 5))[0]?.status === 'delivered')
   })
 
+  it('a process that read a delivery as due before another tried it cannot take it: one attempt per backoff', async () => {
+    const s = await setup()
+    receiver!.answer(503)
+    s.spend(900)
+    await s.sweep().run()
+    const now = Date.now()
+    const [due] = await s.log.due(now, 10)
+    // Process A takes it, is answered 503 and records the retry 8 s away; process B read the same row as due before.
+    expect(await s.log.lock(due!.id, now, now + 10_000)).toBe(true)
+    await s.log.record(due!.id, {
+      attempt: { attempt: 1, at: now, status: 503, error: null, durationMs: 5 },
+      status: 'pending',
+      nextAttemptAt: now + 8000,
+    })
+    expect(await s.log.lock(due!.id, now + 10, now + 10_010)).toBe(false)
+    expect(await s.log.due(now + 10, 10)).toEqual([])
+    expect(await s.log.lock(due!.id, now + 8000, now + 18_000)).toBe(true)
+  })
+
   it('prune deletes old alerts that are no longer pending, with their attempts', async () => {
     const s = await setup()
     const base = { accountId: s.account.id, kind: 'credits' as const, payload: '{}', nextAttemptAt: null }

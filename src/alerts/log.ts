@@ -50,7 +50,10 @@ export interface AlertLog {
   claim(alert: Omit<AlertRecord, 'attempts' | 'lastStatus' | 'lastError' | 'deliveredAt'>): Promise<boolean>
   /** Pending alerts whose next attempt is due and that no process holds, oldest first. */
   due(nowMs: number, limit: number): Promise<AlertRecord[]>
-  /** Takes an attempt of `id` until `untilMs`: false when another process holds it or it is no longer pending. */
+  /**
+   * Takes an attempt of `id` until `untilMs`: false when another process holds it, or it is no longer pending, or
+   * no longer due (another process tried it after this one read it as due).
+   */
   lock(id: string, nowMs: number, untilMs: number): Promise<boolean>
   /** Writes an attempt and the state after it, and lets the lock go. */
   record(id: string, outcome: AttemptOutcome): Promise<void>
@@ -138,6 +141,8 @@ export function createAlertLog(db: Db): AlertLog {
         .set({ locked_until: untilMs })
         .where('id', '=', id)
         .where('status', '=', 'pending')
+        // Due still: another process may have tried it since this one read it as due (then it waits for its backoff).
+        .where('next_attempt_at', '<=', nowMs)
         .where((eb) => eb.or([eb('locked_until', 'is', null), eb('locked_until', '<', nowMs)]))
         .executeTakeFirst()
       return Number(r.numUpdatedRows) === 1

@@ -8,7 +8,6 @@
  * /healthz 503 while in-flight calls finish, every one answered and in the usage ledger.
  */
 import { randomBytes } from 'node:crypto'
-import Database from 'better-sqlite3'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { request } from 'undici'
@@ -26,6 +25,7 @@ import {
   writeConfig,
 } from './helpers/process.ts'
 import { describeWithServices, redisUrl } from './helpers/services.ts'
+import { openSqlite } from '../../src/db/sqlite-driver.ts'
 
 const dirs: string[] = []
 const dataDirs: string[] = []
@@ -238,7 +238,7 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     )
     // The workers relayed their request explorer records to the primary, which wrote them (one writer on SQLite):
     // every call answered during the rolling restart is there, written by the old workers as they drained too.
-    const db = new Database(join(data, 'chaingate.sqlite'), { readonly: true })
+    const db = await openSqlite(join(data, 'chaingate.sqlite')) // node:sqlite where better-sqlite3 is not built
     try {
       const recorded = db
         .prepare(

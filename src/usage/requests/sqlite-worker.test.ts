@@ -1,17 +1,19 @@
 /**
  * The request log on a SQLite file is written by a worker thread with its own connection: what the recorder hands it
  * is stored exactly (nulls, repeated and distinct strings, a batch larger than one statement), and a stop (what
- * SIGTERM runs) writes every buffered record before the thread ends.
+ * SIGTERM runs) writes every buffered record before the thread ends. Its inserts bind a slice's repeated strings
+ * once: the rows, their order and their values' types are those of the plain inserts (the in-memory writer's).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { sql } from 'kysely'
 import { afterEach, expect, it } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../db/database.ts'
 import { queryRequests } from './queries.ts'
 import { emptyBatch } from './batch.ts'
 import { createRequestRecorder } from './recorder.ts'
-import { requestWriterFor } from './writers.ts'
+import { createSqliteRequestWriter, requestWriterFor } from './writers.ts'
 
 let opened: OpenedDatabase | undefined
 let dir: string | undefined
@@ -74,4 +76,57 @@ it('a stop writes every buffered record through the worker thread, exactly, then
   expect(Number(all!.n)).toBe(N)
   // The thread is gone: a later write fails (and is counted as lost by the recorder), it does not hang.
   expect(() => writer.write(emptyBatch())).toThrow(/writer thread exited/)
+})
+
+/** Every column of every row, in insertion order, with each value's SQLite type. */
+const stored = async (d: OpenedDatabase) =>
+  (
+    await sql<Record<string, unknown>>`select id, time, typeof(time) as t_time, key_id, account_id, network, method,
+      status, latency_ms, typeof(latency_ms) as t_latency, credits, typeof(credits) as t_credits, served,
+      typeof(served) as t_served, client, typeof(client) as t_client from request_log order by id`.execute(d.db)
+  ).rows
+
+it('stores what the plain inserts store, row for row, whatever repeats within a slice', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'chaingate-reqlog-'))
+  opened = await openDatabase(join(dir, 'chaingate.db'))
+  const plain = await openDatabase(':memory:')
+  try {
+    let now = 1_700_000_000_000
+    const recorders = [requestWriterFor(opened), createSqliteRequestWriter(plain.sqlite!)].map((w) =>
+      createRequestRecorder(w, { flushMs: 60_000, bufferRows: 10_000, clock: () => now, onError: () => {} }),
+    )
+    // Runs of rows alike in every column, in some, in none; nulls that repeat; slices of 100, 10 and 1 rows.
+    const patterns: ((i: number) => number)[] = [() => 0, (i) => i % 2, (i) => (i < 150 ? 0 : i), (i) => i]
+    for (const [p, pattern] of patterns.entries()) {
+      const n = [1234, 257, 300, 123][p]!
+      for (let i = 0; i < n; i++) {
+        now += i % 3
+        const v = pattern(i)
+        const ctx = {
+          entry: { id: `k${v % 3}`, accountId: v % 4 ? 'acc' : 'acc-2' },
+          network: { name: v % 5 ? 'net' : 'net-2' },
+          origin: v % 6 ? undefined : 'https://a.example',
+          client: v % 7 ? { remoteAddress: `10.0.0.${v % 9}` } : undefined,
+        }
+        const served =
+          v % 8 ? { upstream: `node-${v % 2}` } : v % 16 ? { upstream: 'n', source: 'cache' as const } : undefined
+        for (const r of recorders)
+          r.push(
+            ctx,
+            v % 10 ? 'eth_call' : 'eth_chainId',
+            v % 11 ? undefined : 'rpc:-32000',
+            v % 12,
+            served,
+            now - (v % 13),
+          )
+      }
+      for (const r of recorders) await r.flush()
+    }
+    for (const r of recorders) await r.stop()
+    const rows = await stored(opened)
+    expect(rows).toHaveLength(1234 + 257 + 300 + 123)
+    expect(rows).toEqual(await stored(plain))
+  } finally {
+    await plain.close()
+  }
 })

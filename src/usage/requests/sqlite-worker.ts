@@ -28,11 +28,44 @@ db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA cache_s
 const SLICE = ${SLICE}
 const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, credits, served, client'
 const TUPLE = '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'
-const prepared = [100, 1].map((n) => ({
+const plain = (n) => ({
   rows: n,
   stmt: db.prepare('insert into request_log (' + COLUMNS + ') values ' + new Array(n).fill(TUPLE).join(', ')),
   params: new Array(n * 10),
-}))
+})
+const single = plain(1)
+// A slice's string columns that hold one value in all its rows (bit c of \`same\`) are bound once, in the select list;
+// the numbers and the other strings come from its VALUES rows, in order. One statement per rows and \`same\`, made
+// when first needed. All different: the plain insert.
+const STRINGS_AT = [1, 2, 3, 4, 5, 8, 9]
+const shaped = new Map()
+const statementFor = (n, same) => {
+  const key = n * 128 + same
+  let s = shaped.get(key)
+  if (s !== undefined) return s
+  if (same === 0) s = plain(n)
+  else {
+    const list = ['column1', '', '', '', '', '', 'column2', 'column3', '', '']
+    let varying = 0
+    for (let c = 0; c < ${STRINGS}; c++) list[STRINGS_AT[c]] = same & (1 << c) ? '?' : 'column' + (4 + varying++)
+    const tuple = '(' + new Array(3 + varying).fill('?').join(', ') + ')'
+    const sql = 'insert into request_log (' + COLUMNS + ') select ' + list.join(', ') + ' from (values ' +
+      new Array(n).fill(tuple).join(', ') + ')'
+    s = { rows: n, stmt: db.prepare(sql), params: new Array(${STRINGS} - varying + n * (3 + varying)), same }
+  }
+  shaped.set(key, s)
+  return s
+}
+/** Bit c set: string column c is the same in rows [from, from + n). */
+const sameOf = (refs, from, n) => {
+  let same = (1 << ${STRINGS}) - 1
+  const first = from * ${STRINGS}
+  for (let r = 1; r < n && same !== 0; r++) {
+    const a = (from + r) * ${STRINGS}
+    for (let c = 0; c < ${STRINGS}; c++) if (refs[a + c] !== refs[first + c]) same &= ~(1 << c)
+  }
+  return same
+}
 parentPort.on('message', (m) => {
   const { id, strings, refs, nums, count } = m
   const str = (k) => (refs[k] === ${NONE} ? null : strings[refs[k]])
@@ -42,19 +75,43 @@ parentPort.on('message', (m) => {
       db.exec('BEGIN IMMEDIATE')
       try {
         for (let i = from; i < to; ) {
-          const s = to - i >= 100 ? prepared[0] : prepared[1]
+          const n = to - i >= 100 ? 100 : to - i >= 10 ? 10 : 1
+          if (n === 1) {
+            const p = single.params
+            const a = i * ${STRINGS}
+            p[0] = nums[i * 3]
+            p[1] = str(a); p[2] = str(a + 1); p[3] = str(a + 2); p[4] = str(a + 3); p[5] = str(a + 4)
+            p[6] = nums[i * 3 + 1]
+            p[7] = nums[i * 3 + 2]
+            p[8] = str(a + 5); p[9] = str(a + 6)
+            single.stmt.run(...p)
+            i++
+            continue
+          }
+          const s = statementFor(n, sameOf(refs, i, n))
           const p = s.params
           let k = 0
-          for (let r = i; r < i + s.rows; r++) {
-            const a = r * ${STRINGS}
-            p[k++] = nums[r * 3]
-            p[k++] = str(a); p[k++] = str(a + 1); p[k++] = str(a + 2); p[k++] = str(a + 3); p[k++] = str(a + 4)
-            p[k++] = nums[r * 3 + 1]
-            p[k++] = nums[r * 3 + 2]
-            p[k++] = str(a + 5); p[k++] = str(a + 6)
+          if (s.same === undefined) {
+            for (let r = i; r < i + n; r++) {
+              const a = r * ${STRINGS}
+              p[k++] = nums[r * 3]
+              p[k++] = str(a); p[k++] = str(a + 1); p[k++] = str(a + 2); p[k++] = str(a + 3); p[k++] = str(a + 4)
+              p[k++] = nums[r * 3 + 1]
+              p[k++] = nums[r * 3 + 2]
+              p[k++] = str(a + 5); p[k++] = str(a + 6)
+            }
+          } else {
+            const same = s.same
+            for (let c = 0; c < ${STRINGS}; c++) if (same & (1 << c)) p[k++] = str(i * ${STRINGS} + c)
+            for (let r = i; r < i + n; r++) {
+              p[k++] = nums[r * 3]
+              p[k++] = nums[r * 3 + 1]
+              p[k++] = nums[r * 3 + 2]
+              for (let c = 0; c < ${STRINGS}; c++) if (!(same & (1 << c))) p[k++] = str(r * ${STRINGS} + c)
+            }
           }
           s.stmt.run(...p)
-          i += s.rows
+          i += n
         }
         db.exec('COMMIT')
       } catch (err) {

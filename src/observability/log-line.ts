@@ -8,8 +8,8 @@
 /** Longest method name written to a request line; a client can send any string as a method. */
 export const MAX_LOGGED_METHOD = 128
 
-/** Distinct keys, networks and method names whose encoded parts are kept; beyond, a part is encoded per line. */
-const MAX_KEPT = 1024
+/** Distinct key, network and method combinations whose encoded part is kept; beyond, it is encoded per line. */
+const MAX_KEPT = 4096
 
 const bytes = (s: string) => Buffer.from(s, 'utf8')
 const OPEN = bytes('{"level":30,"time":')
@@ -66,20 +66,35 @@ export type LineEncoder = (
  * Writes a line at `at`; returns where it ends, or -1 (nothing written) when it may not fit. `ms` is rounded to 0.1.
  */
 export function createLineEncoder(): LineEncoder {
-  const keys = new Map<string, Buffer>()
-  const networks = new Map<string, Buffer>()
-  const methods = new Map<string, Buffer>()
-  const part = (kept: Map<string, Buffer>, value: string, encode: (v: string) => string): Buffer => {
-    let b = kept.get(value)
-    if (b === undefined) {
-      b = bytes(encode(value))
-      if (kept.size < MAX_KEPT) kept.set(value, b)
+  // The key, network, method and `,"calls":` parts, encoded once per combination and copied as one: a client's
+  // calls name the same three again, so the last one is checked first, without a map lookup.
+  const heads = new Map<string | undefined, Map<string, Map<string, Buffer>>>()
+  let kept = 0
+  let lastKey: string | undefined
+  let lastNetwork: string | undefined
+  let lastMethod: string | undefined
+  let lastHead: Buffer | undefined
+  const headOf = (keyId: string | undefined, network: string, method: string): Buffer => {
+    if (lastHead !== undefined && keyId === lastKey && network === lastNetwork && method === lastMethod) return lastHead
+    let byNetwork = heads.get(keyId)
+    let byMethod = byNetwork?.get(network)
+    let head = byMethod?.get(method)
+    if (head === undefined) {
+      const key = keyId === undefined ? '' : `,"keyId":"${keyId}"`
+      head = bytes(`${key},"network":"${network}","method":${JSON.stringify(loggedMethod(method))},"calls":`)
+      if (kept < MAX_KEPT) {
+        kept++
+        if (byNetwork === undefined) heads.set(keyId, (byNetwork = new Map()))
+        if (byMethod === undefined) byNetwork.set(network, (byMethod = new Map()))
+        byMethod.set(method, head)
+      }
     }
-    return b
+    lastKey = keyId
+    lastNetwork = network
+    lastMethod = method
+    lastHead = head
+    return head
   }
-  const keyPart = (k: string) => `,"keyId":"${k}"`
-  const networkPart = (n: string) => `,"network":"${n}"`
-  const methodPart = (m: string) => `,"method":${JSON.stringify(loggedMethod(m))}`
 
   // One TypedArray set (a memmove) per part: a loop over the bytes cost ~4x as many instructions.
   const copy = (to: Buffer, at: number, from: Buffer): number => {
@@ -105,16 +120,11 @@ export function createLineEncoder(): LineEncoder {
   }
 
   return (buffer, at, time, keyId, network, method, calls, status, credits, ms, source) => {
-    const key = keyId === undefined ? undefined : part(keys, keyId, keyPart)
-    const net = part(networks, network, networkPart)
-    const m = part(methods, method, methodPart)
-    if (at + FIXED_BYTES + (key === undefined ? 0 : key.length) + net.length + m.length > buffer.length) return -1
+    const head = headOf(keyId, network, method)
+    if (at + FIXED_BYTES - CALLS.length + head.length > buffer.length) return -1
     at = copy(buffer, at, OPEN)
     at = number(buffer, at, time)
-    if (key !== undefined) at = copy(buffer, at, key)
-    at = copy(buffer, at, net)
-    at = copy(buffer, at, m)
-    at = copy(buffer, at, CALLS)
+    at = copy(buffer, at, head)
     at = number(buffer, at, calls)
     at = copy(buffer, at, STATUS)
     at = number(buffer, at, status)

@@ -121,6 +121,24 @@ describe('request log', () => {
     expect(lines()).toEqual([expect.objectContaining({ keyId: 'abc123', method: 'eth_chainId', ms: 1.2 })])
   })
 
+  it('writes the same bytes for a key, network and method seen before, last or long ago, kept or past the cap', () => {
+    const encode = createLineEncoder()
+    const buffer = Buffer.alloc(1024)
+    const check = (keyId: string | undefined, network: string, method: string) => {
+      const end = encode(buffer, 0, 1_764_161_234_567, keyId, network, method, 1, 200, 80, 1.5, undefined)
+      expect(buffer.toString('utf8', 0, end)).toBe(
+        lineText(1_764_161_234_567, keyId, network, method, 1, 200, 80, 1.5, undefined),
+      )
+    }
+    // Past the 4,096 kept combinations, then the first ones again; the same texts as new strings; no key.
+    for (let i = 0; i < 5000; i++) check(`k${i % 7}`, `net-${i % 3}`, `m_${i}`)
+    for (let i = 0; i < 5000; i += 499) check(`k${i % 7}`, `net-${i % 3}`, `m_${i}`)
+    for (const keyId of ['a', 'a', ['a'].join(''), undefined, undefined, 'a'])
+      check(keyId, 'n', ['eth_', 'call'].join(''))
+    check('a', 'n2', 'eth_call')
+    check('a', 'n2', 'eth_call2')
+  })
+
   it('writes nothing when the logger is above info', () => {
     const writes: string[] = []
     const log = createRequestLog(createLogger('warn', { write: (s: string) => void writes.push(s) }))

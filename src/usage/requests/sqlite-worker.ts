@@ -66,9 +66,36 @@ const sameOf = (refs, from, n) => {
   }
   return same
 }
+const str = (strings, refs, k) => (refs[k] === ${NONE} ? null : strings[refs[k]])
+// Outside the message handler, which runs once per batch: called per slice, these get optimized.
+/** Binds rows [i, i + s.rows) of a batch to statement \`s\` and runs it. */
+const insert = (s, strings, refs, nums, i) => {
+  const p = s.params
+  const same = s.same
+  let k = 0
+  if (same === undefined) {
+    for (let r = i; r < i + s.rows; r++) {
+      const a = r * ${STRINGS}
+      p[k++] = nums[r * 3]
+      for (let c = 0; c < 5; c++) p[k++] = str(strings, refs, a + c)
+      p[k++] = nums[r * 3 + 1]
+      p[k++] = nums[r * 3 + 2]
+      p[k++] = str(strings, refs, a + 5)
+      p[k++] = str(strings, refs, a + 6)
+    }
+  } else {
+    for (let c = 0; c < ${STRINGS}; c++) if (same & (1 << c)) p[k++] = str(strings, refs, i * ${STRINGS} + c)
+    for (let r = i; r < i + s.rows; r++) {
+      p[k++] = nums[r * 3]
+      p[k++] = nums[r * 3 + 1]
+      p[k++] = nums[r * 3 + 2]
+      for (let c = 0; c < ${STRINGS}; c++) if (!(same & (1 << c))) p[k++] = str(strings, refs, r * ${STRINGS} + c)
+    }
+  }
+  s.stmt.run(...p)
+}
 parentPort.on('message', (m) => {
   const { id, strings, refs, nums, count } = m
-  const str = (k) => (refs[k] === ${NONE} ? null : strings[refs[k]])
   try {
     for (let from = 0; from < count; from += SLICE) {
       const to = Math.min(count, from + SLICE)
@@ -76,41 +103,7 @@ parentPort.on('message', (m) => {
       try {
         for (let i = from; i < to; ) {
           const n = to - i >= 100 ? 100 : to - i >= 10 ? 10 : 1
-          if (n === 1) {
-            const p = single.params
-            const a = i * ${STRINGS}
-            p[0] = nums[i * 3]
-            p[1] = str(a); p[2] = str(a + 1); p[3] = str(a + 2); p[4] = str(a + 3); p[5] = str(a + 4)
-            p[6] = nums[i * 3 + 1]
-            p[7] = nums[i * 3 + 2]
-            p[8] = str(a + 5); p[9] = str(a + 6)
-            single.stmt.run(...p)
-            i++
-            continue
-          }
-          const s = statementFor(n, sameOf(refs, i, n))
-          const p = s.params
-          let k = 0
-          if (s.same === undefined) {
-            for (let r = i; r < i + n; r++) {
-              const a = r * ${STRINGS}
-              p[k++] = nums[r * 3]
-              p[k++] = str(a); p[k++] = str(a + 1); p[k++] = str(a + 2); p[k++] = str(a + 3); p[k++] = str(a + 4)
-              p[k++] = nums[r * 3 + 1]
-              p[k++] = nums[r * 3 + 2]
-              p[k++] = str(a + 5); p[k++] = str(a + 6)
-            }
-          } else {
-            const same = s.same
-            for (let c = 0; c < ${STRINGS}; c++) if (same & (1 << c)) p[k++] = str(i * ${STRINGS} + c)
-            for (let r = i; r < i + n; r++) {
-              p[k++] = nums[r * 3]
-              p[k++] = nums[r * 3 + 1]
-              p[k++] = nums[r * 3 + 2]
-              for (let c = 0; c < ${STRINGS}; c++) if (!(same & (1 << c))) p[k++] = str(r * ${STRINGS} + c)
-            }
-          }
-          s.stmt.run(...p)
+          insert(n === 1 ? single : statementFor(n, sameOf(refs, i, n)), strings, refs, nums, i)
           i += n
         }
         db.exec('COMMIT')

@@ -11,8 +11,10 @@
  * calls adds ~2,000 per call. Each target: started under callgrind with instrumentation off, warmed up
  * (BENCH_WARMUP_CALLS, 5,000), then counted over BENCH_CALLS (5,000) calls, BENCH_IN_FLIGHT (1) at a time.
  * BENCH_TARGETS (proxy,gateway), BENCH_ROUNDS (2), BENCH_DIST=1 (the gateway's dist/: `npm run build` first),
- * BENCH_KEEP=1 (keep the callgrind files, for callgrind_annotate). Needs valgrind (`apt-get install -y valgrind`);
- * slow: valgrind runs a process ~50x slower, minutes per target.
+ * BENCH_KEEP=1 (keep the callgrind files, for callgrind_annotate), BENCH_COLLECT (more functions to count inside,
+ * comma-separated: `uv__run_timers` adds the timers' work, such as the log's, ledger's and explorer's flushes;
+ * `uv__run_check` setImmediate's; `uv__async_io` messages from other threads). Needs valgrind (`apt-get install -y
+ * valgrind`); slow: valgrind runs a process ~50x slower, minutes per target.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
@@ -26,6 +28,9 @@ const CALLS = Math.max(1, envInt('BENCH_CALLS', 5000))
 const WARMUP = envInt('BENCH_WARMUP_CALLS', 5000)
 const IN_FLIGHT = Math.max(1, envInt('BENCH_IN_FLIGHT', 1))
 const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
+const COLLECT = (process.env.BENCH_COLLECT ?? '').split(',').filter((f) => /^\w+$/.test(f))
+// BENCH_NODE_ARGS: more node flags, e.g. `--perf-basic-prof` (JavaScript's code ranges in /tmp/perf-<pid>.map).
+const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
 const asked = (process.env.BENCH_TARGETS ?? '').split(',').filter((t) => t === 'proxy' || t === 'gateway')
 const TARGETS = asked.length > 0 ? asked : ['proxy', 'gateway']
 
@@ -92,6 +97,7 @@ async function measure(name: string, anvilUrl: string, dir: string): Promise<Cou
     '--instr-atstart=no',
     // Only what runs in the event loop's socket callbacks (and the microtasks after them): a call's own work.
     '--toggle-collect=uv__stream_io',
+    ...COLLECT.map((f) => `--toggle-collect=${f}`),
     `--callgrind-out-file=${dir}/cg.%p`,
   ]
   // Under valgrind a call takes ~50x longer: the gateway's client timeouts must not end one, and its head polling
@@ -108,7 +114,7 @@ async function measure(name: string, anvilUrl: string, dir: string): Promise<Cou
   const env = { BENCH_CHAINGATE_CONFIG: JSON.stringify({ gateway, networks }) }
   // Optimized on the main thread as soon as a function is hot: under valgrind a background compile lands late, at
   // a different call from run to run, and the counted calls would run a mix of tiers.
-  const execArgv = ['--no-concurrent-recompilation']
+  const execArgv = ['--no-concurrent-recompilation', ...NODE_ARGS]
   const t = await spawnTarget(name, script, [anvilUrl], { prefix, env, execArgv, timeoutMs: 1_800_000 })
   const pid = t.process.pid!
   try {

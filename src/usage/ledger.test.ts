@@ -150,6 +150,26 @@ describeEachDatabase('usage ledger', (open) => {
     expect(e[0]!.count).toBe(10)
   })
 
+  it('calls in a row to one label, as the same or other strings (other, a capped name), add to one row', async () => {
+    const { ledger, usage } = await setup()
+    const long = 'n'.repeat(100)
+    for (const method of ['eth_foo', 'other', 'eth_foo', 'eth_call', 'eth_call', 'other'])
+      ledger.record(rec({ method }), T0)
+    for (const network of [long, long, long.slice(0, 64), `${long}x`]) ledger.record(rec({ network }), T0)
+    ledger.record(rec({ keyId: 'k2' }), T0)
+    ledger.record(rec(), T0)
+    await ledger.flush()
+    ledger.record(rec(), T0)
+    await ledger.flush()
+    const rows = (await usage()) as { key_id: string; network: string; method: string; calls: number }[]
+    expect(rows.map((r) => [r.key_id, r.network.length, r.method, r.calls])).toEqual([
+      ['k1', 5, 'eth_call', 4],
+      ['k1', 5, 'other', 4],
+      ['k1', 64, 'eth_call', 4],
+      ['k2', 5, 'eth_call', 1],
+    ])
+  })
+
   it('keeps the numbers when a write fails and writes them with the next flush', async () => {
     // The error table is missing for a moment, so the whole transaction fails.
     const { ledger, usage, failures, db } = await setup()

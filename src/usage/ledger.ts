@@ -107,6 +107,10 @@ export function createUsageLedger(
   let lastError: string | undefined
   let inFlight: Promise<void> | undefined
   let lastReportMs: number | undefined
+  // The last call's row, while it is in `rows`: a client's calls repeat the same hour, key, network and method,
+  // whose labels are those strings themselves (a row's labels equal to them are theirs): found without the lookups.
+  let lastRows: Tree<Row> | undefined
+  let last: Row | undefined
 
   // Rows handed back after a failed write: they were within the bound when recorded, so always kept.
   const addRow = (r: Row) => {
@@ -184,34 +188,38 @@ export function createUsageLedger(
   return {
     record(e, nowMs) {
       const hour = hourOf(nowMs)
-      const network = capLabel(e.network)
-      const method = methodLabel(e.method, served)
-      const byMethod = leaf(rows, hour, e.keyId, network)
-      const row = byMethod.get(method)
-      if (row !== undefined) {
-        row.calls += e.calls
-        row.credits += e.credits
-        row.errors += e.errors
-      } else {
-        // Bound the memory held while the database is unwritable: past it, the call's usage is dropped and counted.
-        if (buffered >= maxBufferedRows) {
-          droppedCalls += e.calls
-          return
+      let row = last
+      if (
+        row === undefined ||
+        lastRows !== rows ||
+        row.hour !== hour ||
+        row.keyId !== e.keyId ||
+        row.network !== e.network ||
+        row.method !== e.method
+      ) {
+        const network = capLabel(e.network)
+        const method = methodLabel(e.method, served)
+        const byMethod = leaf(rows, hour, e.keyId, network)
+        row = byMethod.get(method)
+        if (row === undefined) {
+          // Bound the memory held while the database is unwritable: past it, the call's usage is dropped and counted.
+          if (buffered >= maxBufferedRows) {
+            droppedCalls += e.calls
+            return
+          }
+          buffered++
+          const { accountId, keyId } = e
+          byMethod.set(method, (row = { hour, accountId, keyId, network, method, calls: 0, credits: 0, errors: 0 }))
         }
-        buffered++
-        byMethod.set(method, {
-          hour,
-          accountId: e.accountId,
-          keyId: e.keyId,
-          network,
-          method,
-          calls: e.calls,
-          credits: e.credits,
-          errors: e.errors,
-        })
+        lastRows = rows
+        last = row
       }
+      row.calls += e.calls
+      row.credits += e.credits
+      row.errors += e.errors
       if (e.errorKind !== undefined) {
         const kind = capLabel(e.errorKind)
+        const network = row.network
         const byError = leaf(errorRows, hour, e.keyId, network)
         const er = byError.get(kind)
         if (er !== undefined) er.count += 1

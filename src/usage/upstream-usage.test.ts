@@ -123,6 +123,28 @@ describeEachDatabase('upstream usage', (open) => {
     ])
   })
 
+  it('calls in a row to one label, as the same or other strings (other, a capped name), add to one row', async () => {
+    const { usage, rows } = await setup()
+    const long = 'n'.repeat(100)
+    for (const m of ['eth_foo', 'other', 'eth_foo', 'eth_call', 'eth_call', 'other'])
+      usage.record('net', A, m, 1, undefined, 1, false, T0)
+    for (const net of [long, long, long.slice(0, 64), `${long}x`])
+      usage.record(net, A, 'eth_call', 2, 'dedup', 1, false, T0)
+    usage.record('net', A, 'eth_call', 1, 'cache', 1, true, T0 + HOUR)
+    await usage.flush()
+    usage.record('net', A, 'eth_call', 1, undefined, 1, false, T0 + HOUR)
+    await usage.flush()
+    const h0 = Math.floor(T0 / HOUR) * 3600
+    const got = (await rows()).map((x) => [x.hour, x.network.length, x.method, x.calls, x.attempts, x.dedup_hits])
+    expect(got.sort()).toEqual([
+      [h0, 3, 'eth_call', 2, 2, 0],
+      [h0, 3, 'other', 4, 4, 0],
+      [h0, 64, 'eth_call', 4, 8, 4],
+      [h0 + 3600, 3, 'eth_call', 2, 2, 0],
+    ])
+    expect((await rows()).at(-1)).toMatchObject({ cache_hits: 1, failures: 1, credits: 2 })
+  })
+
   it('more distinct rows than one INSERT holds are all written', async () => {
     const { usage, rows } = await setup()
     for (let i = 0; i < 250; i++)

@@ -57,6 +57,8 @@ const hourOf = (nowMs: number) => Math.floor(nowMs / 3_600_000) * 3600
 /** Rows per INSERT: 10 parameters each, under SQLite's oldest limit of 999 bound parameters. */
 const CHUNK_ROWS = 90
 
+const NO_COUNTS = { calls: 0, attempts: 0, cacheHits: 0, dedupHits: 0, credits: 0, failures: 0 }
+
 type Tree = Map<number, Map<string, Map<string, Map<string, UpstreamUsageRow>>>>
 
 function leaf(tree: Tree, hour: number, network: string, upstream: string): Map<string, UpstreamUsageRow> {
@@ -85,6 +87,10 @@ export function createUpstreamUsage(
   let tree: Tree = new Map()
   let timer: NodeJS.Timeout | undefined
   let writing: Promise<void> = Promise.resolve()
+  // The last call's row, while it is in `tree`: calls repeat the same hour, network, upstream and method, whose
+  // labels are those strings themselves (a row's labels equal to them are theirs), found then without the lookups.
+  let lastTree: Tree | undefined
+  let last: UpstreamUsageRow | undefined
 
   const add = (r: UpstreamUsageRow) => {
     const byMethod = leaf(tree, r.hour, r.network, r.upstream)
@@ -157,34 +163,30 @@ export function createUpstreamUsage(
   return {
     record(network, upstream, method, attempts, source, credits, failed, nowMs) {
       const hour = hourOf(nowMs)
-      const n = capLabel(network)
-      const u = capLabel(upstream)
-      const m = methodLabel(method, served)
-      const byMethod = leaf(tree, hour, n, u)
-      const row = byMethod.get(m)
-      const cache = source === 'cache' ? 1 : 0
-      const dedup = source === 'dedup' ? 1 : 0
-      const failures = failed ? 1 : 0
-      if (row !== undefined) {
-        row.calls += 1
-        row.attempts += attempts
-        row.cacheHits += cache
-        row.dedupHits += dedup
-        row.credits += credits
-        row.failures += failures
-      } else
-        byMethod.set(m, {
-          hour,
-          network: n,
-          upstream: u,
-          method: m,
-          calls: 1,
-          attempts,
-          cacheHits: cache,
-          dedupHits: dedup,
-          credits,
-          failures,
-        })
+      let row = last
+      if (
+        row === undefined ||
+        lastTree !== tree ||
+        row.hour !== hour ||
+        row.network !== network ||
+        row.upstream !== upstream ||
+        row.method !== method
+      ) {
+        const n = capLabel(network)
+        const u = capLabel(upstream)
+        const m = methodLabel(method, served)
+        const byMethod = leaf(tree, hour, n, u)
+        row = byMethod.get(m)
+        if (row === undefined) byMethod.set(m, (row = { hour, network: n, upstream: u, method: m, ...NO_COUNTS }))
+        lastTree = tree
+        last = row
+      }
+      row.calls += 1
+      row.attempts += attempts
+      if (source === 'cache') row.cacheHits += 1
+      else if (source === 'dedup') row.dedupHits += 1
+      row.credits += credits
+      if (failed) row.failures += 1
     },
     flush,
     get droppedCalls() {

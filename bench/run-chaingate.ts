@@ -16,8 +16,10 @@ import { join } from 'node:path'
 import pino from 'pino'
 
 // BENCH_DIST=1: the compiled dist/ (`npm run build`), as `chaingate start` runs it: real function names and lines in
-// a CPU profile, and no transpiler in the process's memory.
-const from = process.env.BENCH_DIST === '1' ? { dir: '../dist', ext: 'js' } : { dir: '../src', ext: 'ts' }
+// a CPU profile, and no transpiler in the process's memory. BENCH_DIST_DIR: another build's directory instead (a copy
+// of dist/ from another commit, to compare two builds in one run).
+const distDir = process.env.BENCH_DIST_DIR ?? '../dist'
+const from = process.env.BENCH_DIST === '1' ? { dir: distDir, ext: 'js' } : { dir: '../src', ext: 'ts' }
 const { startApp } = (await import(`${from.dir}/app/build.${from.ext}`)) as typeof import('../src/app/build.ts')
 const { parseConfig } = (await import(`${from.dir}/config/load.${from.ext}`)) as typeof import('../src/config/load.ts')
 const { createLogger } = (await import(

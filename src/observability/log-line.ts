@@ -20,6 +20,8 @@ const MS = bytes(',"ms":')
 const FROM_CACHE = bytes(',"source":"cache"')
 const FROM_DEDUP = bytes(',"source":"dedup"')
 const CLOSE = bytes(',"msg":"rpc"}\n')
+/** "00" to "99": two digits' bytes at 2 * n. */
+const PAIRS = bytes(Array.from({ length: 100 }, (_, n) => String(n).padStart(2, '0')).join(''))
 /** Every fixed part and four numbers of at most 24 characters each. */
 const FIXED_BYTES =
   OPEN.length + CALLS.length + STATUS.length + CREDITS.length + MS.length + FROM_CACHE.length + CLOSE.length + 5 * 24
@@ -109,13 +111,24 @@ export function createLineEncoder(): LineEncoder {
     const high = Math.floor(n / 1e8)
     return digits(to, digits(to, at, high, 1), n - high * 1e8, 8)
   }
-  /** `x` (0 <= x < 1e8) in at least `width` digits, zeros first. */
+  /** `x` (0 <= x < 1e8, an integer) in at least `width` digits, zeros first: two digits per division. */
   const digits = (to: Buffer, at: number, x: number, width: number): number => {
-    let n = 1
-    for (let y = x; y >= 10; y = (y / 10) | 0) n++
+    let n = x < 1e4 ? (x < 10 ? 1 : x < 100 ? 2 : x < 1e3 ? 3 : 4) : x < 1e6 ? (x < 1e5 ? 5 : 6) : x < 1e7 ? 7 : 8
     if (n < width) n = width
     let i = at + n
-    for (let y = x; i > at; y = (y / 10) | 0) to[--i] = 0x30 + (y % 10)
+    let y = x
+    while (y >= 100) {
+      const q = (y / 100) | 0
+      const r = (y - q * 100) << 1
+      to[--i] = PAIRS[r + 1]!
+      to[--i] = PAIRS[r]!
+      y = q
+    }
+    if (y >= 10) {
+      to[--i] = PAIRS[(y << 1) + 1]!
+      to[--i] = PAIRS[y << 1]!
+    } else to[--i] = 0x30 + y
+    while (i > at) to[--i] = 0x30
     return at + n
   }
 

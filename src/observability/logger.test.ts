@@ -121,6 +121,22 @@ describe('request log', () => {
     expect(lines()).toEqual([expect.objectContaining({ keyId: 'abc123', method: 'eth_chainId', ms: 1.2 })])
   })
 
+  it('writes every integer as JavaScript prints it: all below 20,000, around each power of ten, and random ones', () => {
+    const encode = createLineEncoder()
+    const buffer = Buffer.alloc(1024)
+    const numbers: number[] = Array.from({ length: 20_000 }, (_, n) => n)
+    for (let p = 1; p <= 1e15; p *= 10) numbers.push(p - 1, p, p + 1, 2 * p - 1, 5 * p + 7)
+    let seed = 11
+    for (let k = 0; k < 3000; k++) {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31
+      numbers.push(Math.floor((seed / 2 ** 31) * 10 ** (1 + (k % 16))))
+    }
+    for (const n of numbers) {
+      const end = encode(buffer, 0, n, 'k', 'net', 'eth_call', n, 200, n, n / 10, undefined)
+      expect(buffer.toString('utf8', 0, end)).toBe(lineText(n, 'k', 'net', 'eth_call', n, 200, n, n / 10, undefined))
+    }
+  })
+
   it('writes the same bytes for a key, network and method seen before, last or long ago, kept or past the cap', () => {
     const encode = createLineEncoder()
     const buffer = Buffer.alloc(1024)

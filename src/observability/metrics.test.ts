@@ -12,9 +12,13 @@ describe('metrics', () => {
     // A client's name that merely looks like an internal label is not one.
     m.call('b', `(${'x'.repeat(100)}`, 'error')
     m.call('b', '(fake)', 'error')
+    // Back to an earlier network and method, then the same method on another network.
+    m.call('a', 'eth_blockNumber', 'ok')
+    m.call('c', 'eth_blockNumber', 'ok')
     const text = await m.registry.metrics()
     expect(text).toContain('# TYPE chaingate_requests_total counter')
-    expect(text).toContain('chaingate_requests_total{network="a",method="eth_blockNumber",outcome="ok"} 2')
+    expect(text).toContain('chaingate_requests_total{network="a",method="eth_blockNumber",outcome="ok"} 3')
+    expect(text).toContain('chaingate_requests_total{network="c",method="eth_blockNumber",outcome="ok"} 1')
     expect(text).toContain('chaingate_requests_total{network="a",method="eth_blockNumber",outcome="error"} 1')
     expect(text).toContain('chaingate_requests_total{network="b",method="other",outcome="ok"} 1')
     expect(text).toContain('chaingate_requests_total{network="b",method="(refused)",outcome="http_401"} 1')

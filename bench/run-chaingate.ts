@@ -49,7 +49,8 @@ const config = parseConfig({
 const heap = (await import(`${from.dir}/app/heap-growth.${from.ext}`).catch(() => undefined)) as
   | typeof import('../src/app/heap-growth.ts')
   | undefined
-heap?.applyHeapGrowing((config.gateway as { heapGrowingPercent?: number }).heapGrowingPercent ?? 0)
+// As in a `--workers` worker, which this process stands for.
+heap?.applyHeapGrowing(heap.heapGrowingPercent(config.gateway.heapGrowingPercent ?? null, true))
 // Asynchronous destination, as `chaingate start` uses for stdout: the formatting and write cost is real.
 const destination = pino.destination({ dest: logFile, sync: false, mkdir: true })
 const logger = createLogger('info', destination)

@@ -2,11 +2,18 @@ import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { heapGrowingFlag } from './heap-growth.ts'
+import { heapGrowingFlag, heapGrowingPercent } from './heap-growth.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
 describe('heap growth factor', () => {
+  it("is the config's, else 20 in a --workers worker and V8's own elsewhere", () => {
+    expect(heapGrowingPercent(null, true)).toBe(20)
+    expect(heapGrowingPercent(null, false)).toBe(0)
+    expect(heapGrowingPercent(50, false)).toBe(50)
+    expect(heapGrowingPercent(0, true)).toBe(0)
+  })
+
   it('is set unless 0 or the operator passed the flag to node', () => {
     expect(heapGrowingFlag(40, [], '')).toBe('--heap-growing-percent=40')
     expect(heapGrowingFlag(0, [], '')).toBeUndefined()

@@ -15,7 +15,7 @@ import { startBanner } from './banner.ts'
 import { resolves } from '../networks/name-resolution.ts'
 import { drainDeadlineMs, drainThenStop } from '../app/drain.ts'
 import { isClusterWorker, runWorker } from '../app/cluster/worker.ts'
-import { applyHeapGrowing } from '../app/heap-growth.ts'
+import { applyHeapGrowing, heapGrowingPercent } from '../app/heap-growth.ts'
 import type { RunningCluster } from '../app/cluster/primary.ts'
 import { processLabel, reloadOnSighup, toAck } from '../app/reload/triggers.ts'
 
@@ -33,7 +33,7 @@ export interface StartOptions {
 export async function runStart(config: Config, options: StartOptions): Promise<number> {
   const dataDir = resolve(config.dataDir)
   const workers = options.workers ?? 1
-  applyHeapGrowing(config.gateway.heapGrowingPercent)
+  applyHeapGrowing(heapGrowingPercent(config.gateway.heapGrowingPercent, isClusterWorker()))
   if (isClusterWorker()) {
     // A `--workers` worker: the primary holds the data-dir lock, checked the ports and prints the banner.
     const log = createServiceLog({

@@ -73,9 +73,10 @@ export const ConfigSchema = z
           .default(5 * 1024 * 1024),
         /**
          * How far a process's heap may grow past its live data before V8 collects it (src/app/heap-growth.ts); 0:
-         * V8's own factor (up to 300 %), which lets a worker under load hold ~60 MiB more of garbage.
+         * V8's own factor (up to 300 %), which lets a worker under load hold ~60 MiB more of garbage. null: 20 in a
+         * `--workers` worker, V8's own elsewhere.
          */
-        heapGrowingPercent: z.number().int().min(0).max(300).default(20),
+        heapGrowingPercent: z.number().int().min(0).max(300).nullable().default(null),
         /** Most calls in one batch; more answers one -32600 error. */
         maxBatchSize: z.number().int().min(1).default(1000),
         /** HTTP answers at least this large are gzipped for clients that accept it (ethers does); null: never. */

@@ -7,7 +7,7 @@ import { heapGrowingFlag, heapGrowingPercent } from './heap-growth.ts'
 const here = dirname(fileURLToPath(import.meta.url))
 
 describe('heap growth factor', () => {
-  it("is the config's, else 20 in a --workers worker and V8's own elsewhere", () => {
+  it("is the config's, else 20 with --workers and V8's own in a single process", () => {
     expect(heapGrowingPercent(null, true)).toBe(20)
     expect(heapGrowingPercent(null, false)).toBe(0)
     expect(heapGrowingPercent(50, false)).toBe(50)

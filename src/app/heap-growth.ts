@@ -21,15 +21,16 @@ export function heapGrowingFlag(
 }
 
 /**
- * A `--workers` worker's factor when the config leaves it to chaingate: the worker is what runs N times. A single
- * process keeps V8's own: its larger heap (wallet, dashboard, chains) would run a mark-compact about every second
- * under load at 20 %, ~2 µs per call, for memory that is not multiplied.
+ * The factor of `--workers` processes (the workers and their primary, which writes every worker's request records)
+ * when the config leaves it to chaingate: the workers are what runs N times. A single process keeps V8's own: its
+ * larger heap (wallet, dashboard, chains) would run a mark-compact about every second under load at 20 %, ~2 µs per
+ * call, for memory that is not multiplied.
  */
-export const WORKER_HEAP_GROWING_PERCENT = 20
+export const CLUSTER_HEAP_GROWING_PERCENT = 20
 
-/** The factor for this process: the config's, or WORKER_HEAP_GROWING_PERCENT in a worker and V8's own elsewhere. */
-export function heapGrowingPercent(configured: number | null, isWorker: boolean): number {
-  return configured ?? (isWorker ? WORKER_HEAP_GROWING_PERCENT : 0)
+/** The factor for this process: the config's, or CLUSTER_HEAP_GROWING_PERCENT with `--workers` and V8's own else. */
+export function heapGrowingPercent(configured: number | null, inCluster: boolean): number {
+  return configured ?? (inCluster ? CLUSTER_HEAP_GROWING_PERCENT : 0)
 }
 
 /** Sets the factor for this process (a flag V8 reads at each collection, so setting it after start works). */

@@ -33,7 +33,7 @@ export interface StartOptions {
 export async function runStart(config: Config, options: StartOptions): Promise<number> {
   const dataDir = resolve(config.dataDir)
   const workers = options.workers ?? 1
-  applyHeapGrowing(heapGrowingPercent(config.gateway.heapGrowingPercent, isClusterWorker()))
+  applyHeapGrowing(heapGrowingPercent(config.gateway.heapGrowingPercent, isClusterWorker() || workers > 1))
   if (isClusterWorker()) {
     // A `--workers` worker: the primary holds the data-dir lock, checked the ports and prints the banner.
     const log = createServiceLog({

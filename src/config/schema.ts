@@ -73,8 +73,8 @@ export const ConfigSchema = z
           .default(5 * 1024 * 1024),
         /**
          * How far a process's heap may grow past its live data before V8 collects it (src/app/heap-growth.ts); 0:
-         * V8's own factor (up to 300 %), which lets a worker under load hold ~60 MiB more of garbage. null: 20 in a
-         * `--workers` worker, V8's own elsewhere.
+         * V8's own factor (up to 300 %), which lets a worker under load hold ~60 MiB more of garbage. null: 20 with
+         * `--workers` (its workers and primary), V8's own in a single process.
          */
         heapGrowingPercent: z.number().int().min(0).max(300).nullable().default(null),
         /** Most calls in one batch; more answers one -32600 error. */

@@ -71,11 +71,7 @@ export const ConfigSchema = z
           .int()
           .min(1024)
           .default(5 * 1024 * 1024),
-        /**
-         * How far a process's heap may grow past its live data before V8 collects it (src/app/heap-growth.ts); 0:
-         * V8's own factor (up to 300 %), which lets a worker under load hold ~60 MiB more of garbage. null: 20 with
-         * `--workers` (its workers and primary), V8's own in a single process.
-         */
+        /** Heap growth before a full GC (src/app/heap-growth.ts); 0: V8's own; null: 20 with --workers, else 0. */
         heapGrowingPercent: z.number().int().min(0).max(300).nullable().default(null),
         /** Most calls in one batch; more answers one -32600 error. */
         maxBatchSize: z.number().int().min(1).default(1000),

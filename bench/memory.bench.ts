@@ -12,7 +12,8 @@
  *
  * Settings: BENCH_DURATION s (15), BENCH_CONNECTIONS (64), BENCH_WORKERS (2), BENCH_REDIS_URL
  * (redis://127.0.0.1:6379), BENCH_CHAINGATE_CONFIG (JSON merged over the config's top level, e.g.
- * `{"requests":{"enabled":false}}`).
+ * `{"requests":{"enabled":false}}`), BENCH_NODE_ARGS (node flags for `chaingate start`, which its workers inherit:
+ * `--trace-gc`), BENCH_STDOUT (a file that gets chaingate's stdout, e.g. those traces).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'

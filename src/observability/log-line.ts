@@ -84,7 +84,9 @@ export function createLineEncoder(): LineEncoder {
     if (head === undefined) {
       const key = keyId === undefined ? '' : `,"keyId":"${keyId}"`
       head = bytes(`${key},"network":"${network}","method":${JSON.stringify(loggedMethod(method))},"calls":`)
-      if (kept < MAX_KEPT) {
+      // A longer method name (a client's choice, up to the body's size) is not kept: its line is written shortened
+      // anyway, and 4,096 of them would hold gigabytes.
+      if (kept < MAX_KEPT && method.length <= MAX_LOGGED_METHOD) {
         kept++
         if (byNetwork === undefined) heads.set(keyId, (byNetwork = new Map()))
         if (byMethod === undefined) byNetwork.set(network, (byMethod = new Map()))

@@ -1,6 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setFlagsFromString } from 'node:v8'
+import { runInNewContext } from 'node:vm'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createLineEncoder, lineText } from './log-line.ts'
@@ -153,6 +155,23 @@ describe('request log', () => {
       check(keyId, 'n', ['eth_', 'call'].join(''))
     check('a', 'n2', 'eth_call')
     check('a', 'n2', 'eth_call2')
+  })
+
+  it('does not keep the parts of long method names a client made up (each line still written)', () => {
+    setFlagsFromString('--expose-gc')
+    const gc = runInNewContext('gc') as () => void
+    const encode = createLineEncoder()
+    const buffer = Buffer.alloc(1024)
+    gc()
+    const before = process.memoryUsage().heapUsed
+    for (let i = 0; i < 100; i++) {
+      const method = `${i}`.padEnd(1_000_000, 'x') // 1 MB each: 100 MB if the encoder kept them
+      const end = encode(buffer, 0, 1, 'k', 'n', method, 1, 200, 0, 1, undefined)
+      expect(buffer.toString('utf8', 0, end)).toBe(lineText(1, 'k', 'n', method, 1, 200, 0, 1, undefined))
+    }
+    encode(buffer, 0, 1, 'k', 'n', 'eth_call', 1, 200, 0, 1, undefined) // the last method is let go too
+    gc()
+    expect(process.memoryUsage().heapUsed - before).toBeLessThan(20 * 2 ** 20)
   })
 
   it('writes nothing when the logger is above info', () => {

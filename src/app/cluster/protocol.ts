@@ -11,6 +11,7 @@ export const EMBEDDED_URLS_ENV = 'CHAINGATE_CLUSTER_EMBEDDED_URLS'
 export const WORKER_NUMBER_ENV = 'CHAINGATE_WORKER_NUMBER'
 
 import type { ReloadAck } from '../../redis/reload-channel.ts'
+import type { RequestBatch } from '../../usage/requests/batch.ts'
 
 /** From a worker: it listens (on the shared port), or it could not start; or how a reload went. */
 export type WorkerMessage =
@@ -23,6 +24,19 @@ export type WorkerMessage =
  * to the primary, `chaingate reload` without Redis).
  */
 export type PrimaryMessage = { type: 'drain'; minDelayMs: number } | { type: 'reload'; id: string }
+
+/** Worker → primary, on SQLite: write this request explorer batch, answer with `id` (./request-log-relay.ts). */
+export interface RequestLogMessage {
+  type: 'request-log'
+  id: number
+  batch: RequestBatch
+}
+/** Primary → worker: batch `id` was written, or why not. */
+export interface RequestLogWritten {
+  type: 'request-log-written'
+  id: number
+  error?: string
+}
 
 export type EmbeddedUrls = Record<string, { url: string; wsUrl: string }>
 

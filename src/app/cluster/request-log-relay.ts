@@ -6,21 +6,8 @@
  * (docs/benchmarks.md, "Memory, third pass"). The channel uses the `advanced` serialization (structured clone), so a
  * batch's typed arrays travel as bytes, not as JSON. On PostgreSQL each worker writes its own records.
  */
-import type { RequestBatch } from '../../usage/requests/batch.ts'
 import type { RequestWriter } from '../../usage/requests/recorder.ts'
-
-/** Worker → primary: write this batch, answer with `id`. */
-export interface RequestLogMessage {
-  type: 'request-log'
-  id: number
-  batch: RequestBatch
-}
-/** Primary → worker: batch `id` was written, or why not. */
-export interface RequestLogWritten {
-  type: 'request-log-written'
-  id: number
-  error?: string
-}
+import type { RequestLogMessage, RequestLogWritten } from './protocol.ts'
 
 /** The IPC end a worker has (`process`) or the primary has for a worker (cluster's Worker). */
 export interface Channel {

@@ -251,6 +251,25 @@ describeEachDatabase('usage ledger', (open) => {
     expect(await usage()).toEqual([expect.objectContaining({ calls: 2, credits: 100 })])
   })
 
+  it('counts the rows of a write under way as buffered, and within the bound, until it answers', async () => {
+    let fail!: (err: Error) => void
+    const { ledger, failures } = await setup({
+      maxBufferedRows: 3,
+      writer: () => ({ write: () => new Promise<void>((_, reject) => (fail = reject)) }),
+    })
+    for (const method of ['eth_call', 'eth_chainId']) ledger.record(rec({ method }), T0)
+    const flushed = ledger.flush()
+    // A scrape during a write that has not answered (a hanging connection) still sees the held rows.
+    expect(ledger.health!()).toMatchObject({ ok: true, bufferedRows: 2, droppedCalls: 0 })
+    ledger.record(rec({ method: 'eth_blockNumber' }), T0) // the third row fits
+    ledger.record(rec({ method: 'eth_getBalance' }), T0) // a fourth does not: the two in the write count
+    expect(ledger.health!()).toMatchObject({ bufferedRows: 3, droppedCalls: 1 })
+    fail(new Error('connection terminated'))
+    await flushed
+    expect(failures).toHaveLength(1)
+    expect(ledger.health!()).toMatchObject({ ok: false, bufferedRows: 3, droppedCalls: 1 })
+  })
+
   it('writes batches larger than one statement holds (2,500 rows) and adds to rows another writer stored meanwhile', async () => {
     const { ledger, usage, db } = await setup()
     for (let i = 0; i < 2500; i++) ledger.record(rec({ keyId: `k${String(i).padStart(4, '0')}` }), T0)

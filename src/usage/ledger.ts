@@ -40,7 +40,7 @@ export interface UsageWriter {
 export interface LedgerHealth {
   /** False while the last write failed (the rows are held for the next flush). */
   ok: boolean
-  /** Distinct rows waiting for the next write. */
+  /** Distinct rows not yet written: waiting for the next write, or in a write not yet answered. */
   bufferedRows: number
   /** Calls not recorded because the buffer was full while the database could not be written. */
   droppedCalls: number
@@ -100,8 +100,10 @@ export function createUsageLedger(
   let rows: Tree<Row> = new Map()
   let errorRows: Tree<ErrorRow> = new Map()
   let timer: NodeJS.Timeout | undefined
-  /** Distinct rows in `rows` and `errorRows`; bounded by maxBufferedRows. */
+  /** Distinct rows in `rows` and `errorRows`; with `inFlightRows`, bounded by maxBufferedRows. */
   let buffered = 0
+  /** Rows of the write under way: held in memory until it answers, and handed back if it fails. */
+  let inFlightRows = 0
   let droppedCalls = 0
   let failingSinceMs: number | undefined
   let lastError: string | undefined
@@ -160,19 +162,31 @@ export function createUsageLedger(
     rows = new Map()
     errorRows = new Map()
     buffered = 0
+    inFlightRows = usage.length + errs.length
     let pending: void | Promise<void>
     try {
       pending = writer.write(usage, errs)
     } catch (err) {
+      inFlightRows = 0
       failed(usage, errs, err)
       return DONE
     }
     if (pending === undefined) {
+      inFlightRows = 0
       if (failingSinceMs !== undefined) succeeded()
       return DONE
     }
     const p: Promise<void> = pending
-      .then(succeeded, (err: unknown) => failed(usage, errs, err))
+      .then(
+        () => {
+          inFlightRows = 0
+          succeeded()
+        },
+        (err: unknown) => {
+          inFlightRows = 0
+          failed(usage, errs, err)
+        },
+      )
       .finally(() => {
         if (inFlight === p) inFlight = undefined
       })
@@ -203,7 +217,7 @@ export function createUsageLedger(
         row = byMethod.get(method)
         if (row === undefined) {
           // Bound the memory held while the database is unwritable: past it, the call's usage is dropped and counted.
-          if (buffered >= maxBufferedRows) {
+          if (buffered + inFlightRows >= maxBufferedRows) {
             droppedCalls += e.calls
             return
           }
@@ -223,7 +237,7 @@ export function createUsageLedger(
         const byError = leaf(errorRows, hour, e.keyId, network)
         const er = byError.get(kind)
         if (er !== undefined) er.count += 1
-        else if (buffered < maxBufferedRows) {
+        else if (buffered + inFlightRows < maxBufferedRows) {
           buffered++
           byError.set(kind, { hour, accountId: e.accountId, keyId: e.keyId, network, error: kind, count: 1 })
         }
@@ -247,7 +261,7 @@ export function createUsageLedger(
     health() {
       return {
         ok: failingSinceMs === undefined,
-        bufferedRows: buffered,
+        bufferedRows: buffered + inFlightRows,
         droppedCalls,
         ...(failingSinceMs !== undefined ? { failingSinceMs } : {}),
         ...(lastError !== undefined ? { lastError } : {}),

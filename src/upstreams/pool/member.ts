@@ -67,17 +67,24 @@ export function post(
   const headers = ctl?.traceparent === undefined ? m.headers : { ...m.headers, traceparent: ctl.traceparent }
   return new Promise((resolve, reject) => {
     pool.dispatch(
-      { method: 'POST', path: m.path, headers, body, headersTimeout: timeoutMs, bodyTimeout: timeoutMs },
+      { method: 'POST', path: m.path, headers, body, headersTimeout: 0, bodyTimeout: 0 },
       new ForwardHandler(m, timeoutMs, s, body, resolve, reject, ctl, settled, id),
     )
   })
 }
 
+/** The request's deadline passed: a node that has not answered, or whose answer trickles, is cut off. */
+function expire(h: ForwardHandler): void {
+  h.expired()
+}
+
 /**
  * undici's dispatcher handler, in its native (v1) form so undici does not wrap it in an adapter that parses the
  * answer's headers: the chunks are collected straight into a Buffer, without the Readable stream and promises of
- * `request()` (measurable on the per-call path). Deadlines are undici's own: time to the answer's headers, then
- * between body chunks.
+ * `request()` (measurable on the per-call path). The deadline is one native timer from dispatch to the last byte,
+ * exact and cleared at once: undici's own header and body timeouts (off here) fire up to ~1 s late, and each parks a
+ * timer object in undici's list for up to a second, long enough to be promoted to the old generation on every call
+ * (most of what a worker promoted under load; docs/benchmarks.md, "Memory, fourth pass").
  */
 class ForwardHandler {
   private status = 0
@@ -86,8 +93,9 @@ class ForwardHandler {
   private chunks: Buffer[] = []
   private size = 0
   private abort: ((err: Error) => void) | undefined = undefined
-  /** Armed once a body comes in more than one chunk: a body that trickles ends at the request's deadline. */
-  private deadline: NodeJS.Timeout | undefined = undefined
+  private readonly deadline: NodeJS.Timeout
+  /** The deadline passed before the answer was complete: the call has failed; undici's later callbacks are moot. */
+  private over = false
   private readonly started = performance.now()
   private readonly m: Member
   private readonly timeoutMs: number
@@ -118,6 +126,16 @@ class ForwardHandler {
     this.ctl = ctl
     this.settled = settled
     this.id = id
+    this.deadline = setTimeout(expire, timeoutMs, this)
+  }
+  expired() {
+    if (this.over) return
+    const err = this.status === 0 ? new undiciErrors.HeadersTimeoutError() : new undiciErrors.BodyTimeoutError()
+    // Not yet on a connection (every one busy): failed now; aborted once undici starts it (onConnect).
+    if (this.abort === undefined) {
+      this.onError(err)
+      this.over = true
+    } else this.abort(err)
   }
   private answer(a: UpstreamAnswer) {
     this.settled?.()
@@ -128,6 +146,10 @@ class ForwardHandler {
     this.reject(err)
   }
   onConnect(abort: (err: Error) => void) {
+    if (this.over) {
+      abort(new undiciErrors.HeadersTimeoutError())
+      return
+    }
     this.abort = abort
     const ctl = this.ctl
     if (ctl === undefined) return
@@ -154,14 +176,11 @@ class ForwardHandler {
       this.abort?.(new AnswerTooLarge())
       return false
     }
-    if (this.chunks.length === 2) {
-      const left = this.timeoutMs - (performance.now() - this.started)
-      this.deadline = setTimeout(() => this.abort?.(new undiciErrors.BodyTimeoutError()), Math.max(0, left))
-    }
     return true
   }
   onComplete() {
-    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    if (this.over) return
+    clearTimeout(this.deadline)
     let answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
     const status = this.status
     if (status >= 300) {
@@ -239,7 +258,8 @@ class ForwardHandler {
     return verdict === 'error'
   }
   onError(err: Error) {
-    if (this.deadline !== undefined) clearTimeout(this.deadline)
+    if (this.over) return
+    clearTimeout(this.deadline)
     if (err instanceof AnswerTooLarge) {
       this.fail(counted(answerTooLarge(this.s.network, this.s.maxResponseBytes)))
       return

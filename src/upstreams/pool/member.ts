@@ -94,8 +94,8 @@ class ForwardHandler {
   private size = 0
   private abort: ((err: Error) => void) | undefined = undefined
   private readonly deadline: NodeJS.Timeout
-  /** The deadline passed before the answer was complete: the call has failed; undici's later callbacks are moot. */
-  private over = false
+  /** Settled (answered, failed, or past its deadline): undici's later callbacks are moot. */
+  private done = false
   private readonly started = performance.now()
   private readonly m: Member
   private readonly timeoutMs: number
@@ -129,24 +129,26 @@ class ForwardHandler {
     this.deadline = setTimeout(expire, timeoutMs, this)
   }
   expired() {
-    if (this.over) return
+    if (this.done) return
     const err = this.status === 0 ? new undiciErrors.HeadersTimeoutError() : new undiciErrors.BodyTimeoutError()
     // Not yet on a connection (every one busy): failed now; aborted once undici starts it (onConnect).
-    if (this.abort === undefined) {
-      this.onError(err)
-      this.over = true
-    } else this.abort(err)
+    if (this.abort === undefined) this.onError(err)
+    else this.abort(err)
   }
   private answer(a: UpstreamAnswer) {
+    this.done = true
+    clearTimeout(this.deadline)
     this.settled?.()
     this.resolve(a)
   }
   private fail(err: Error) {
+    this.done = true
+    clearTimeout(this.deadline)
     this.settled?.()
     this.reject(err)
   }
   onConnect(abort: (err: Error) => void) {
-    if (this.over) {
+    if (this.done) {
       abort(new undiciErrors.HeadersTimeoutError())
       return
     }
@@ -170,6 +172,7 @@ class ForwardHandler {
     return true
   }
   onData(chunk: Buffer) {
+    if (this.done) return false
     this.chunks.push(chunk)
     this.size += chunk.length
     if (this.size > this.s.maxResponseBytes) {
@@ -179,8 +182,7 @@ class ForwardHandler {
     return true
   }
   onComplete() {
-    if (this.over) return
-    clearTimeout(this.deadline)
+    if (this.done) return
     let answer = this.chunks.length === 1 ? this.chunks[0]! : Buffer.concat(this.chunks)
     const status = this.status
     if (status >= 300) {
@@ -258,8 +260,7 @@ class ForwardHandler {
     return verdict === 'error'
   }
   onError(err: Error) {
-    if (this.over) return
-    clearTimeout(this.deadline)
+    if (this.done) return
     if (err instanceof AnswerTooLarge) {
       this.fail(counted(answerTooLarge(this.s.network, this.s.maxResponseBytes)))
       return

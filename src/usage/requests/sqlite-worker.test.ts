@@ -7,11 +7,12 @@
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { deserialize, serialize } from 'node:v8'
 import { sql } from 'kysely'
 import { afterEach, expect, it } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../db/database.ts'
 import { queryRequests } from './queries.ts'
-import { emptyBatch } from './batch.ts'
+import { emptyBatch, type RequestBatch } from './batch.ts'
 import { createRequestRecorder } from './recorder.ts'
 import { createSqliteRequestWriter, requestWriterFor } from './writers.ts'
 
@@ -129,4 +130,37 @@ it('stores what the plain inserts store, row for row, whatever repeats within a 
   } finally {
     await plain.close()
   }
+})
+
+it('writes a batch relayed over IPC, whose arrays are views on one shared buffer, and leaves that buffer intact', async () => {
+  dir = mkdtempSync(join(tmpdir(), 'chaingate-reqlog-'))
+  opened = await openDatabase(join(dir, 'chaingate.db'))
+  const batches: RequestBatch[] = []
+  const capture = createRequestRecorder(
+    { write: (b) => void batches.push(b) },
+    { flushMs: 60_000, bufferRows: 100, clock: () => 1_700_000_000_000, onError: () => {} },
+  )
+  for (let i = 0; i < 40; i++)
+    capture.push(
+      { entry: { id: 'k1', accountId: 'acc' }, network: { name: 'net' } },
+      'eth_call',
+      undefined,
+      i,
+      undefined,
+      1_700_000_000_000,
+    )
+  await capture.flush()
+  // node:cluster's `advanced` serialization is v8.serialize: typed arrays come back as views on the message's buffer.
+  const relayed = deserialize(serialize(batches[0])) as RequestBatch
+  const views = [relayed.refs, relayed.nums]
+  // Each is a view on a buffer shared with the rest of the message (or, when unaligned, with Node's Buffer pool).
+  for (const v of views) expect(v.byteLength).toBeLessThan(v.buffer.byteLength)
+  const before = views.map((v) => Array.from(v))
+  const writer = requestWriterFor(opened)
+  await writer.write(relayed)
+  for (const v of views) expect(v.buffer.byteLength).toBeGreaterThan(0) // not detached by the transfer
+  expect(views.map((v) => Array.from(v))).toEqual(before)
+  const rows = (await queryRequests(opened.db, { keyId: 'k1', limit: 100 })).rows
+  expect(rows.map((r) => r.credits).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i))
+  await writer.close?.()
 })

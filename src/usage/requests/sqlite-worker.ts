@@ -119,6 +119,15 @@ parentPort.on('message', (m) => {
 })
 `
 
+/**
+ * The array itself when it is the whole of its buffer (the recorder's own), else a copy that is: the buffer is
+ * transferred to the thread, and a view on a shared one would detach it for everyone else. A batch relayed by a
+ * `--workers` worker arrives over IPC as two views on the message's one buffer (or on Node's shared Buffer pool).
+ */
+function owned<T extends Uint32Array | Float64Array>(a: T): T {
+  return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T)
+}
+
 export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): RequestWriter {
   const modulePath = engine === 'better-sqlite3' ? createRequire(import.meta.url).resolve('better-sqlite3') : ''
   const worker = new Worker(WORKER_SOURCE, {
@@ -157,7 +166,13 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
       const id = nextId++
       const done = new Promise<void>((resolve, reject) => waiting.set(id, { resolve, reject }))
       worker.ref()
-      worker.postMessage({ id, ...msg }, [msg.refs.buffer as ArrayBuffer, msg.nums.buffer as ArrayBuffer])
+      const refs = owned(msg.refs)
+      const nums = owned(msg.nums)
+      try {
+        worker.postMessage({ id, ...msg, refs, nums }, [refs.buffer as ArrayBuffer, nums.buffer as ArrayBuffer])
+      } catch (err) {
+        settle(id, err as Error) // not sent: nothing will answer it, and the thread must not be kept alive for it
+      }
       inFlight.add(done)
       const forget = () => inFlight.delete(done)
       done.then(forget, forget)

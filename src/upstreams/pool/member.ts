@@ -84,7 +84,7 @@ function expire(h: ForwardHandler): void {
  * `request()` (measurable on the per-call path). The deadline is one native timer from dispatch to the last byte,
  * exact and cleared at once: undici's own header and body timeouts (off here) fire up to ~1 s late, and each parks a
  * timer object in undici's list for up to a second, long enough to be promoted to the old generation on every call
- * (most of what a worker promoted under load; docs/benchmarks.md, "Memory, fourth pass").
+ * (most of what a gateway promoted under load; docs/benchmarks.md, "Promotion, fourth pass").
  */
 class ForwardHandler {
   private status = 0

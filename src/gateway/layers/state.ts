@@ -7,6 +7,7 @@
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
 import type { GetLogsLimits } from '../../methods/eth_getLogs.ts'
 import type { HeadView, SendOptions, UpstreamAnswer, UpstreamPool } from '../../upstreams/pool/pool.ts'
+import { ChurnMap } from '../../shared/churn-map.ts'
 import type { AnswerSpans } from './cached-answer.ts'
 import type { CacheStore, HeadFloorStore } from './cache-store.ts'
 
@@ -72,7 +73,8 @@ export interface LayerState {
    * after.
    */
   generation: number
-  readonly inflight: Map<string, InFlight>
+  /** A ChurnMap: an entry per uncached call, set and removed at the call rate. */
+  readonly inflight: ChurnMap<string, InFlight>
   /** block number → hash, from the heads announced. */
   readonly recent: Map<number, string>
   /** Keys of unfinalized entries, dropped on a reorg. */
@@ -88,7 +90,7 @@ export function createLayerState(o: CallLayerOptions): LayerState {
     prefix: `${o.network}\0`,
     stats: { hits: 0, misses: 0, deduplicated: 0, aboveTip: 0 },
     generation: 0,
-    inflight: new Map(),
+    inflight: new ChurnMap(),
     recent: new Map(),
     unfinalized: new Set(),
     headEntry: undefined,

@@ -6,6 +6,7 @@
  */
 import WebSocket from 'ws'
 import { errors } from '../../errors/index.ts'
+import { ChurnMap } from '../../shared/churn-map.ts'
 
 type Id = string | number | null
 interface RpcMessage {
@@ -44,7 +45,8 @@ export function createWsRpcConnection(
   let opening: Promise<WebSocket> | undefined
   let nextId = 1
   let closed = false
-  const pending = new Map<number, Pending>()
+  // Set and removed per call: a ChurnMap, so a long-lived Map's stale tables do not promote every call's entry.
+  const pending = new ChurnMap<number, Pending>()
 
   const open = (): Promise<WebSocket> => {
     if (socket?.readyState === WebSocket.OPEN) return Promise.resolve(socket)

@@ -1,0 +1,56 @@
+/**
+ * A map for entries that come and go at the rate of calls (the calls in flight). A long-lived `Map` with a `set` and
+ * a `delete` per call is costly in V8: once its table sits in the old generation, each rehash (growing, or shrinking
+ * after deletes) allocates the next table there too, and the tables it leaves behind, garbage until the next full
+ * collection, still point at the young keys and values they held. The scavenger takes those stale pointers as live,
+ * so every call's key and entry is promoted: under load a gateway promoted ~300 KiB per scavenge this way, and paid
+ * for it in collections (docs/benchmarks.md, "Promotion, fourth pass").
+ *
+ * Here `delete` only marks the entry gone (the value is overwritten in place: the table does not change), and every
+ * so many insertions the map is rebuilt into a fresh `Map` holding the live entries. At the call rate that `Map` is
+ * young and dies young, with everything it held.
+ */
+const GONE: unique symbol = Symbol('gone')
+
+/** Insertions between rebuilds at least; more while many entries are live (twice as many as were kept). */
+const MIN_REBUILD_AT = 256
+
+export class ChurnMap<K, V> {
+  private map = new Map<K, V | typeof GONE>()
+  private rebuildAt = MIN_REBUILD_AT
+
+  get(key: K): V | undefined {
+    const v = this.map.get(key)
+    return v === GONE ? undefined : v
+  }
+
+  set(key: K, value: V): void {
+    if (this.map.size >= this.rebuildAt) this.rebuild()
+    this.map.set(key, value)
+  }
+
+  /** Whether the key had an entry. */
+  delete(key: K): boolean {
+    const m = this.map
+    const v = m.get(key)
+    if (v === undefined || v === GONE) return false
+    m.set(key, GONE)
+    return true
+  }
+
+  clear(): void {
+    this.map = new Map()
+    this.rebuildAt = MIN_REBUILD_AT
+  }
+
+  *values(): IterableIterator<V> {
+    for (const v of this.map.values()) if (v !== GONE) yield v
+  }
+
+  private rebuild(): void {
+    const next = new Map<K, V | typeof GONE>()
+    for (const [k, v] of this.map) if (v !== GONE) next.set(k, v)
+    this.map = next
+    this.rebuildAt = Math.max(MIN_REBUILD_AT, next.size * 2)
+  }
+}

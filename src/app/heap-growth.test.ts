@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { describe, expect, it } from 'vitest'
-import { heapGrowingFlag, heapGrowingPercent } from './heap-growth.ts'
+import { heapGrowingFlag, heapGrowingPercent, workerExecArgv } from './heap-growth.ts'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
@@ -19,6 +19,13 @@ describe('heap growth factor', () => {
     expect(heapGrowingFlag(0, [], '')).toBeUndefined()
     expect(heapGrowingFlag(40, ['--heap-growing-percent=100'], '')).toBeUndefined()
     expect(heapGrowingFlag(40, [], '--max-old-space-size=512 --heap_growing_percent=10')).toBeUndefined()
+  })
+
+  it("gives --workers workers 8 MiB semi-spaces after the primary's own flags, unless the operator chose a size", () => {
+    expect(workerExecArgv(['--enable-source-maps'], '')).toEqual(['--enable-source-maps', '--max-semi-space-size=8'])
+    expect(workerExecArgv(['--max-semi-space-size=32'], '')).toEqual(['--max-semi-space-size=32'])
+    expect(workerExecArgv([], '--max_semi_space_size=4')).toEqual([])
+    expect(workerExecArgv([], '--min-semi-space-size=2')).toEqual([])
   })
 
   // A program that keeps ~30 MiB live and promotes garbage steadily, as a gateway under load does: with the factor

@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 /**
  * `chaingate start --workers N` as real processes (src/app/cluster): refused without Redis, one anvil per embedded
  * chain
@@ -142,6 +143,9 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
     ).toEqual([cg.pid, ...workerPids].sort())
     const anvils = chainProcesses(data).filter((p) => !p.cmdline.startsWith('/bin/sh'))
     expect(anvils).toHaveLength(1)
+    // The workers run with a smaller young generation (src/app/heap-growth.ts); the primary with V8's default.
+    const flagged = (pid: number) => readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('--max-semi-space-size=8')
+    expect([cg.pid, ...workerPids].map(flagged)).toEqual([false, true, true])
 
     const key = cg.banner.devKey
     const base = cg.banner.gatewayUrl

@@ -19,6 +19,7 @@ import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS } from '../drain.ts'
 import { answerRelayedRequestLogs } from './request-log-relay.ts'
 import { isWorkerMessage, workerEnv, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
+import { workerExecArgv } from '../heap-growth.ts'
 
 /**
  * A dead worker is replaced after this; one that died within RESTART_STABLE_MS of its start waits twice as long as the
@@ -76,7 +77,8 @@ export async function startCluster(
   // worker as it was killed would hang unanswered, while a connection waiting in the shared queue goes to a live one.
   cluster.schedulingPolicy = cluster.SCHED_NONE
   // Structured clone on the IPC channel: the request explorer's batches carry typed arrays (./request-log-relay.ts).
-  cluster.setupPrimary({ serialization: 'advanced' })
+  // The workers' young generation is smaller than V8's default (../heap-growth.ts).
+  cluster.setupPrimary({ serialization: 'advanced', execArgv: workerExecArgv() })
   // The chains and the wallet, once; its gateway listens on an internal port only (src/app/roles.ts).
   const app = await startRole({ kind: 'cluster-primary' }, config, logger.child({ worker: 'primary' }), readConfig)
 

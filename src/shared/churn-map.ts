@@ -1,10 +1,10 @@
 /**
  * A map for entries that come and go at the rate of calls (the calls in flight). A long-lived `Map` with a `set` and
- * a `delete` per call is costly in V8: once its table sits in the old generation, each rehash (growing, or shrinking
- * after deletes) allocates the next table there too, and the tables it leaves behind, garbage until the next full
- * collection, still point at the young keys and values they held. The scavenger takes those stale pointers as live,
- * so every call's key and entry is promoted: under load a gateway promoted ~300 KiB per scavenge this way, and paid
- * for it in collections (docs/benchmarks.md, "Promotion, fourth pass").
+ * a `delete` per call is costly in V8: under load a gateway's dedup `Map` had V8 promote every call's key and entry,
+ * ~300 KiB per scavenge, paid for in collections (docs/benchmarks.md, "A second, costlier regime"). Our reading:
+ * once the `Map`'s table is in the old generation, each rehash (growing, or shrinking after deletes) allocates the
+ * next one there too, and the tables left behind, garbage until the next full collection, still point at the young
+ * keys and values they held, which the scavenger then keeps.
  *
  * Here `delete` only marks the entry gone (the value is overwritten in place: the table does not change), and every
  * so many insertions the map is rebuilt into a fresh `Map` holding the live entries. At the call rate that `Map` is

@@ -35,6 +35,18 @@ it('gets, sets, deletes, clears and lists like a Map through thousands of rebuil
   expect([...churn.values()].sort()).toEqual([...map.values()].sort())
 })
 
+it('deletes only the given value when asked to: a newer entry under the same key stays', () => {
+  const m = new ChurnMap<string, object>()
+  const older = {}
+  const newer = {}
+  m.set('k', older)
+  m.set('k', newer)
+  expect(m.delete('k', older)).toBe(false)
+  expect(m.get('k')).toBe(newer)
+  expect(m.delete('k', newer)).toBe(true)
+  expect(m.get('k')).toBeUndefined()
+})
+
 const here = dirname(fileURLToPath(import.meta.url))
 
 /** KiB promoted per scavenge while `kind` ('map' or 'churn') takes batches of 64 entries set, then deleted. */

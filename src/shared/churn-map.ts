@@ -29,11 +29,11 @@ export class ChurnMap<K, V> {
     this.map.set(key, value)
   }
 
-  /** Whether the key had an entry. */
-  delete(key: K): boolean {
+  /** Whether the key had an entry (with `only`: that very value; another entry under the key is left). */
+  delete(key: K, only?: V): boolean {
     const m = this.map
     const v = m.get(key)
-    if (v === undefined || v === GONE) return false
+    if (v === undefined || v === GONE || (only !== undefined && v !== only)) return false
     m.set(key, GONE)
     return true
   }

@@ -137,6 +137,7 @@ export function createUsageLedger(
   }
 
   const failed = (usage: readonly Row[], errs: readonly ErrorRow[], err: unknown) => {
+    inFlightRows = 0
     // Keep the numbers for the next try rather than lose them (SQLITE_BUSY beyond the busy timeout, PostgreSQL down).
     for (const r of usage) addRow(r)
     for (const e of errs) addErrors(e)
@@ -150,6 +151,7 @@ export function createUsageLedger(
     }
   }
   const succeeded = () => {
+    inFlightRows = 0
     failingSinceMs = undefined
     lastError = undefined
     lastReportMs = undefined
@@ -167,26 +169,15 @@ export function createUsageLedger(
     try {
       pending = writer.write(usage, errs)
     } catch (err) {
-      inFlightRows = 0
       failed(usage, errs, err)
       return DONE
     }
     if (pending === undefined) {
-      inFlightRows = 0
-      if (failingSinceMs !== undefined) succeeded()
+      succeeded()
       return DONE
     }
     const p: Promise<void> = pending
-      .then(
-        () => {
-          inFlightRows = 0
-          succeeded()
-        },
-        (err: unknown) => {
-          inFlightRows = 0
-          failed(usage, errs, err)
-        },
-      )
+      .then(succeeded, (err: unknown) => failed(usage, errs, err))
       .finally(() => {
         if (inFlight === p) inFlight = undefined
       })

@@ -44,7 +44,7 @@ export function createSharedSend(s: LayerState): SharedSend {
     let over = false
     const done = () => {
       over = true
-      if (f !== undefined && inflight.get(key) === f) inflight.delete(key)
+      if (f !== undefined) inflight.delete(key, f)
     }
     const promise = pool.send(raw, opts ?? methodOnly(call.method), done, id)
     f = { generation: s.generation, promise, spans: undefined }

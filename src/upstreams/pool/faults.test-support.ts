@@ -32,9 +32,15 @@ export function faultHarness() {
     nodes.push(n)
     return n
   }
-  const pool = async (endpoints: UpstreamEndpoint[], policy: Partial<UpstreamPolicy> = {}, timeoutMs = 5000) => {
+  const pool = async (
+    endpoints: UpstreamEndpoint[],
+    policy: Partial<UpstreamPolicy> = {},
+    timeoutMs = 5000,
+    connections?: number,
+  ) => {
     const p = createUpstreamPool('net', endpoints, {
       timeoutMs,
+      ...(connections !== undefined ? { connections } : {}),
       chainId: 31341,
       policy: { ...DEFAULT_UPSTREAM_POLICY, headPollMs: 200, ...policy },
     })

@@ -4,7 +4,7 @@
  */
 import { keccak256 } from 'viem'
 import { describe, expect, it } from 'vitest'
-import { createUpstreamPool, DEFAULT_UPSTREAM_POLICY } from './pool.ts'
+import { DEFAULT_UPSTREAM_POLICY } from './pool.ts'
 import { CHAIN, call, faultHarness, resultOf, servedBy } from './faults.test-support.ts'
 
 const { nodes, fake, pool } = faultHarness()
@@ -111,50 +111,39 @@ describe('upstream faults: a node that hangs', () => {
 })
 
 describe("upstream faults: one node's own deadline (the one-node path)", () => {
-  const onePool = async (url: string, connections: number) => {
-    const p = createUpstreamPool('net', [{ url }], { timeoutMs: 300, chainId: 31341, connections })
-    await p.verifyChainId()
-    return p
+  const onePool = async (connections: number) => {
+    const a = await fake()
+    const p = await pool([{ url: a.url }], {}, 300, connections)
+    a.fault({ kind: 'hang' }) // after the pool's start-up check of the chain id
+    return { a, p }
   }
 
   it('a hanging node: the call fails with the timeout error at its deadline, not up to a second late', async () => {
-    const a = await fake()
-    const p = await onePool(a.url, 4)
-    try {
-      a.fault({ kind: 'hang' })
-      const started = performance.now()
-      const err = await p.send(call('eth_getBalance', ['0x01', 'latest'])).catch((e: unknown) => e)
-      const took = performance.now() - started
-      expect(err).toMatchObject({ code: 'UPSTREAM_TIMEOUT' })
-      expect(took).toBeGreaterThanOrEqual(290)
-      expect(took).toBeLessThan(500)
-    } finally {
-      await p.close()
-    }
+    const { p } = await onePool(4)
+    const started = performance.now()
+    const err = await p.send(call('eth_getBalance', ['0x01', 'latest'])).catch((e: unknown) => e)
+    const took = performance.now() - started
+    expect(err).toMatchObject({ code: 'UPSTREAM_TIMEOUT' })
+    expect(took).toBeGreaterThanOrEqual(290)
+    expect(took).toBeLessThan(500)
   })
 
   it('a call queued behind a hanging one (every connection busy) fails at its own deadline too', async () => {
-    const a = await fake()
-    const p = await onePool(a.url, 1)
-    try {
-      a.fault({ kind: 'hang' })
-      const started = performance.now()
-      const ends = [1, 2].map((i) =>
-        p.send(call('eth_getBalance', [`0x0${i}`, 'latest'], i)).then(
-          () => ({ ok: true, ms: performance.now() - started }),
-          (e: { code?: string }) => ({ ok: false, code: e.code, ms: performance.now() - started }),
-        ),
-      )
-      for (const end of await Promise.all(ends)) {
-        expect(end).toMatchObject({ ok: false, code: 'UPSTREAM_TIMEOUT' })
-        expect(end.ms).toBeLessThan(700)
-      }
-      a.fault(undefined)
-      // The connection is free again: the next call is answered.
-      expect(resultOf((await p.send(call('eth_chainId'))).body)).toBe(CHAIN)
-    } finally {
-      await p.close()
+    const { a, p } = await onePool(1)
+    const started = performance.now()
+    const ends = [1, 2].map((i) =>
+      p.send(call('eth_getBalance', [`0x0${i}`, 'latest'], i)).then(
+        () => ({ ok: true, ms: performance.now() - started }),
+        (e: { code?: string }) => ({ ok: false, code: e.code, ms: performance.now() - started }),
+      ),
+    )
+    for (const end of await Promise.all(ends)) {
+      expect(end).toMatchObject({ ok: false, code: 'UPSTREAM_TIMEOUT' })
+      expect(end.ms).toBeLessThan(700)
     }
+    a.fault(undefined)
+    // The connection is free again: the next call is answered.
+    expect(resultOf((await p.send(call('eth_chainId'))).body)).toBe(CHAIN)
   })
 })
 

@@ -10,19 +10,20 @@
  * inclusive: it varies from run to run) is left out of the figures; a young-generation collection inside the counted
  * calls adds ~2,000 per call. Each target: started under callgrind with instrumentation off, warmed up
  * (BENCH_WARMUP_CALLS, 5,000), then counted over BENCH_CALLS (5,000) calls, BENCH_IN_FLIGHT (1) at a time.
- * BENCH_TARGETS (proxy,gateway), BENCH_ROUNDS (2), BENCH_DIST=1 (the gateway's dist/: `npm run build` first),
- * BENCH_KEEP=1 (keep the callgrind files, for callgrind_annotate), BENCH_COLLECT (more functions to count inside,
- * comma-separated: `uv__run_timers` adds the timers' work, such as the log's, ledger's and explorer's flushes;
- * `uv__run_check` setImmediate's; `uv__async_io` messages from other threads). Needs valgrind (`apt-get install -y
- * valgrind`); slow: valgrind runs a process ~50x slower, minutes per target.
+ * BENCH_TARGETS (proxy,gateway; also start: `chaingate start` called on its devnet-a), BENCH_ROUNDS (2), BENCH_DIST=1
+ * (the gateway's dist/: `npm run build` first), BENCH_KEEP=1 (keep the callgrind files, for callgrind_annotate),
+ * BENCH_COLLECT (more functions to count inside, comma-separated: `uv__run_timers` adds the timers' work, such as
+ * the log's, ledger's and explorer's flushes; `uv__run_check` setImmediate's; `uv__async_io` messages from other
+ * threads). Needs valgrind (`apt-get install -y valgrind`); slow: valgrind runs a process ~50x slower, minutes per
+ * target.
  */
 import { execFileSync } from 'node:child_process'
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
 import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
-import { envInt, spawnTarget, stopTargets } from './support.ts'
+import { envInt, spawnStart, spawnTarget, stopTargets } from './support.ts'
 
 const CALLS = Math.max(1, envInt('BENCH_CALLS', 5000))
 const WARMUP = envInt('BENCH_WARMUP_CALLS', 5000)
@@ -31,7 +32,7 @@ const ROUNDS = Math.max(1, envInt('BENCH_ROUNDS', 2))
 const COLLECT = (process.env.BENCH_COLLECT ?? '').split(',').filter((f) => /^\w+$/.test(f))
 // BENCH_NODE_ARGS: more node flags, e.g. `--perf-basic-prof` (JavaScript's code ranges in /tmp/perf-<pid>.map).
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
-const asked = (process.env.BENCH_TARGETS ?? '').split(',').filter((t) => t === 'proxy' || t === 'gateway')
+const asked = (process.env.BENCH_TARGETS ?? '').split(',').filter((t) => ['proxy', 'gateway', 'start'].includes(t))
 const TARGETS = asked.length > 0 ? asked : ['proxy', 'gateway']
 
 let next = 0
@@ -102,31 +103,55 @@ async function measure(name: string, anvilUrl: string, dir: string): Promise<Cou
   ]
   // Under valgrind a call takes ~50x longer: the gateway's client timeouts must not end one, and its head polling
   // (answers read in socket callbacks too) must not weigh 50x more per call than in a real run.
-  const gateway = {
-    host: '127.0.0.1',
-    port: 0,
-    devAccount: null,
-    requestTimeoutMs: 3_600_000,
-    headersTimeoutMs: 3_600_000,
-  }
+  const timeouts = { requestTimeoutMs: 3_600_000, headersTimeoutMs: 3_600_000 }
+  const gateway = { host: '127.0.0.1', port: 0, devAccount: null, ...timeouts }
   const policy = { headPollMs: 600_000 }
   const networks = [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvilUrl }], upstreamPolicy: policy }]
   const env = { BENCH_CHAINGATE_CONFIG: JSON.stringify({ gateway, networks }) }
   // Optimized on the main thread as soon as a function is hot: under valgrind a background compile lands late, at
   // a different call from run to run, and the counted calls would run a mix of tiers.
   const execArgv = ['--no-concurrent-recompilation', ...NODE_ARGS]
+  if (name === 'start') return measureStart(prefix, execArgv, timeouts, policy, dir)
   const t = await spawnTarget(name, script, [anvilUrl], { prefix, env, execArgv, timeoutMs: 1_800_000 })
   const pid = t.process.pid!
   try {
-    await send(t.info.url, WARMUP)
-    execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
-    execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' })
-    await send(t.info.url, CALLS)
-    const c = dump(pid, dir)
-    return { total: c.total / CALLS, compiler: c.compiler / CALLS }
+    return await count(t.info.url, pid, dir)
   } finally {
     t.process.kill('SIGKILL')
     await stopTargets()
+  }
+}
+
+/** Warms a target up, then counts CALLS calls. */
+async function count(url: string, pid: number, dir: string): Promise<Count> {
+  await send(url, WARMUP)
+  execFileSync('callgrind_control', ['--instr=on', String(pid)], { stdio: 'ignore' })
+  execFileSync('callgrind_control', ['--zero', String(pid)], { stdio: 'ignore' })
+  await send(url, CALLS)
+  const c = dump(pid, dir)
+  return { total: c.total / CALLS, compiler: c.compiler / CALLS }
+}
+
+/** `chaingate start` (its own two devnets, wallet and dashboard), called on devnet-a: what runs beside the gateway. */
+async function measureStart(
+  prefix: string[],
+  execArgv: string[],
+  timeouts: Record<string, number>,
+  upstreamPolicy: Record<string, unknown>,
+  dir: string,
+): Promise<Count> {
+  const embedded = { blockTimeSeconds: 0, port: 0 }
+  const networks = [
+    { name: 'devnet-a', chainId: 31337, embedded, upstreamPolicy },
+    { name: 'devnet-b', chainId: 31338, embedded, upstreamPolicy },
+  ]
+  const config = join(dir, 'start.json')
+  writeFileSync(config, JSON.stringify({ gateway: timeouts, networks }))
+  const s = await spawnStart({ prefix, execArgv, args: ['--config', config], timeoutMs: 1_800_000 })
+  try {
+    return await count(s.url, s.pid, dir)
+  } finally {
+    await s.stop()
   }
 }
 
@@ -146,9 +171,13 @@ try {
     }
   }
   const min = (name: string) => Math.min(...(results.get(name) ?? [Number.NaN]))
-  if (results.has('proxy') && results.has('gateway')) {
-    console.log(`gateway - proxy (lowest of each): ${n(min('gateway') - min('proxy'))} instructions/call`)
-  }
+  for (const [a, b] of [
+    ['gateway', 'proxy'],
+    ['start', 'proxy'],
+    ['start', 'gateway'],
+  ] as const)
+    if (results.has(a) && results.has(b))
+      console.log(`${a} - ${b} (lowest of each): ${n(min(a) - min(b))} instructions/call`)
 } finally {
   await anvil.stop()
   if (process.env.BENCH_KEEP) console.log(`callgrind files kept in ${dir}`)

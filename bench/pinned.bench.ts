@@ -20,11 +20,10 @@
  * BENCH_NODE_ARGS (node flags for proxy, gateway and start, space-separated: `--import ./bench/gc-time.mjs`),
  * BENCH_START_ARGS (more arguments for `chaingate start`, e.g. `--config <file>` with parts turned off).
  */
-import { execFileSync, spawn } from 'node:child_process'
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
-import { availableParallelism, loadavg, tmpdir } from 'node:os'
-import { dirname, join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { execFileSync } from 'node:child_process'
+import { readFileSync } from 'node:fs'
+import { availableParallelism, loadavg } from 'node:os'
+import { join } from 'node:path'
 import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
 import {
   alignColumns,
@@ -34,12 +33,12 @@ import {
   fmt,
   loadSettings,
   rpcBody,
+  spawnStart,
   spawnTarget,
   stopTargets,
 } from './support.ts'
 import { autocannonLoad, type Body, hasWrk, type WrkResult, wrk } from './wrk.ts'
 
-const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const { connections: CONNECTIONS, duration, warmup, rounds } = loadSettings({ connections: 64, duration: 8 })
 const OVERLOAD_CONNECTIONS = envInt('BENCH_OVERLOAD_CONNECTIONS', 256)
 const THREADS = Math.max(1, envInt('BENCH_WRK_THREADS', 1))
@@ -94,52 +93,6 @@ const rssMiB = (pid: number) => {
   }
 }
 
-/** `chaingate start` with the embedded defaults, pinned to the measured core; its anvils moved to the load core. */
-async function startChaingate(execArgv: string[]): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
-  const dir = mkdtempSync(join(tmpdir(), 'chaingate-bench-pinned-'))
-  const child = spawn(
-    'taskset',
-    [
-      '-c',
-      MEASURED_CORE,
-      process.execPath,
-      ...execArgv,
-      join(root, 'bin', 'chaingate.mjs'),
-      'start',
-      '--data-dir',
-      dir,
-      '--port',
-      '0',
-      ...(process.env.BENCH_START_ARGS ?? '').split(' ').filter((a) => a !== ''),
-    ],
-    {
-      cwd: root,
-      env: { ...process.env, CHAINGATE_RUN_SOURCES: process.env.BENCH_DIST === '1' ? '0' : '1' },
-      stdio: ['ignore', 'pipe', 'inherit'],
-    },
-  )
-  let out = ''
-  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
-  const deadline = Date.now() + 120_000
-  while (!out.includes('Ctrl-C stops everything.')) {
-    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`chaingate start did not start:\n${out}`)
-    await new Promise((r) => setTimeout(r, 100))
-  }
-  for (const pid of descendants(child.pid!)) pin(pid, LOAD_CORE)
-  const gateway = /^\s+gateway:\s+(\S+)$/m.exec(out)?.[1]
-  const key = /dev API key: (\S+)/.exec(out)?.[1]
-  if (!gateway || !key) throw new Error(`no gateway URL or dev key in the banner:\n${out}`)
-  return {
-    url: `${gateway}/networks/devnet-a/v3/${key}`,
-    pid: child.pid!,
-    async stop() {
-      child.kill('SIGTERM')
-      await new Promise((r) => (child.exitCode !== null ? r(undefined) : child.once('exit', r)))
-      rmSync(dir, { recursive: true, force: true })
-    },
-  }
-}
-
 interface Measurement extends WrkResult {
   cpuUs: number
   rssMiB: number
@@ -180,7 +133,13 @@ async function main(): Promise<void> {
       targets.set('gateway', { url: g.info.url, pid: g.process.pid! })
     }
     if (TARGETS.includes('start')) {
-      const s = await startChaingate(prof('start'))
+      const s = await spawnStart({
+        prefix,
+        execArgv: prof('start'),
+        args: (process.env.BENCH_START_ARGS ?? '').split(' ').filter((a) => a !== ''),
+      })
+      // Its anvils (and their guard shells) go to the load core: only chaingate itself is measured.
+      for (const pid of descendants(s.pid)) pin(pid, LOAD_CORE)
       stops.unshift(() => s.stop())
       targets.set('start', s)
     }

@@ -4,7 +4,8 @@
  * (bench/minimal-proxy.ts, bench/run-chaingate.ts) that print one JSON line when ready.
  */
 import { type ChildProcess, spawn } from 'node:child_process'
-import { readdirSync, readFileSync } from 'node:fs'
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { createInterface } from 'node:readline'
 import { fileURLToPath } from 'node:url'
@@ -190,6 +191,54 @@ export async function spawnTarget<Info extends { url: string } = { url: string }
   const target = { name, process: child, info }
   targets.push(target)
   return target
+}
+
+/**
+ * `chaingate start` with the embedded defaults (two devnet anvils, wallet, dashboard) in one process, under `prefix`
+ * (taskset, valgrind) with node flags `execArgv` and more `args` (e.g. `--config <file>`), in a fresh data dir.
+ * Its URL is devnet-a's, with the dev key from its banner. BENCH_DIST=1: the compiled dist/, else src/ through tsx.
+ */
+export async function spawnStart(
+  opts: { prefix?: string[]; execArgv?: string[]; args?: string[]; timeoutMs?: number } = {},
+): Promise<{ url: string; pid: number; stop(): Promise<void> }> {
+  const dir = mkdtempSync(join(tmpdir(), 'chaingate-bench-start-'))
+  const argv = [...(opts.execArgv ?? []), join(here, '..', 'bin', 'chaingate.mjs'), 'start', '--data-dir', dir]
+  const [command, ...args] = [...(opts.prefix ?? []), process.execPath, ...argv, '--port', '0', ...(opts.args ?? [])]
+  const child = spawn(command!, args, {
+    cwd: join(here, '..'),
+    env: { ...process.env, CHAINGATE_RUN_SOURCES: process.env.BENCH_DIST === '1' ? '0' : '1' },
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  const stop = async () => {
+    if (child.exitCode === null && child.signalCode === null) {
+      const exited = new Promise((r) => child.once('exit', r))
+      child.kill('SIGTERM')
+      const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+      await exited
+      clearTimeout(timer)
+    }
+    rmSync(dir, { recursive: true, force: true })
+  }
+  let out = ''
+  child.stdout!.on('data', (c: Buffer) => (out += c.toString()))
+  const deadline = Date.now() + (opts.timeoutMs ?? 120_000)
+  while (!out.includes('Ctrl-C stops everything.')) {
+    if (child.exitCode !== null || Date.now() > deadline) {
+      await stop()
+      throw new Error(`chaingate start did not start:\n${out}`)
+    }
+    await new Promise((r) => setTimeout(r, 100))
+  }
+  const gateway = /^\s+gateway:\s+(\S+)$/m.exec(out)?.[1]
+  const key = /dev API key: (\S+)/.exec(out)?.[1]
+  if (!gateway || !key) {
+    await stop()
+    throw new Error(`no gateway URL or dev key in the banner:\n${out}`)
+  }
+  out = '' // what it prints later is not kept
+  child.stdout!.removeAllListeners('data')
+  child.stdout!.resume()
+  return { url: `${gateway}/networks/devnet-a/v3/${key}`, pid: child.pid!, stop }
 }
 
 /** Closing stdin asks the child to stop (it writes its CPU profile then); SIGKILL after 8 s. */

@@ -43,6 +43,7 @@ import { createStopList } from './stop-list.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
 import { readReloadConfig } from './reload/plan.ts'
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
+import { keepTickShape } from '../shared/object-shapes.ts'
 
 export interface AppOptions {
   config: Config
@@ -128,6 +129,8 @@ export interface RunningApp {
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
   const { config } = options
+  // V8 keeps process.nextTick's entries fast only while one stays alive (src/shared/object-shapes.ts).
+  keepTickShape()
   const logger = options.logger ?? createLogger(config.log.level)
   const clock = options.clock ?? { now: () => Date.now() }
   const stops = createStopList(logger)

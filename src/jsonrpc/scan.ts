@@ -8,6 +8,8 @@
  * `fault`), never an exception, and nothing is allocated except the walk itself.
  */
 
+import { settleShapes } from '../shared/object-shapes.ts'
+
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
 
@@ -215,3 +217,6 @@ export class MemberWalk {
     return false
   }
 }
+
+// Sized by complete objects before the first call parses anything (src/shared/object-shapes.ts): several per call.
+settleShapes(() => new MemberWalk(Buffer.from('{"a":1}'), 0, 7))

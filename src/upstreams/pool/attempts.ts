@@ -19,6 +19,7 @@ import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } 
 import { noneUsable, takeToken } from './selection.ts'
 import { sendingFor, type TraceSpan } from '../../observability/tracing.ts'
 import { callArrival } from '../../shared/call-arrival.ts'
+import { settleShapes } from '../../shared/object-shapes.ts'
 
 const noop = () => undefined
 const fireHedge = (run: { hedge(): void }) => run.hedge()
@@ -50,6 +51,10 @@ const attemptSpan = (call: TraceSpan, m: Member, n: number, hedge: boolean) =>
     'chaingate.upstream.attempt': n,
     'chaingate.upstream.kind': n === 1 ? 'first' : hedge ? 'hedge' : 'retry',
   })
+
+/** Sizes Run by complete objects before the first call (call-shapes.ts). */
+export const settleRunShapes = (pool: PoolState) =>
+  settleShapes(() => new Run(pool, '{}', pool.members, 0, 'eth_chainId', 'read', 0, 1, undefined))
 
 /**
  * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one

@@ -86,7 +86,7 @@ function expire(h: ForwardHandler): void {
  * timer object in undici's list for up to a second, long enough to be promoted to the old generation on every call
  * (most of what a gateway promoted under load; docs/benchmarks.md, "Promotion, fourth pass").
  */
-class ForwardHandler {
+export class ForwardHandler {
   private status = 0
   private retryAfterMs: number | undefined
   private encoding: string | undefined = undefined

@@ -15,6 +15,14 @@ export const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
 /** http://user:pass@host/path?x → host/path: node URLs often embed provider keys, never show them. */
 export const redactUrl = (u: URL) => `${u.protocol}//${u.host}${u.pathname === '/' ? '' : '/…'}`
 
+/** undici's options for one node's connections (its Pool, and call-shapes.ts's throwaway Clients). */
+export const poolOptions = (timeoutMs: number) => ({
+  keepAliveTimeout: 30_000,
+  headersTimeout: timeoutMs,
+  bodyTimeout: timeoutMs,
+  connectTimeout: Math.min(timeoutMs, 5000),
+})
+
 export function newMember(
   e: UpstreamEndpoint,
   o: {
@@ -42,13 +50,7 @@ export function newMember(
     label: redactUrl(url),
     pool: isWebSocketUrl(e.url)
       ? undefined
-      : new Pool(url.origin, {
-          connections: o.connections ?? 128,
-          keepAliveTimeout: 30_000,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-          connectTimeout: Math.min(timeoutMs, 5000),
-        }),
+      : new Pool(url.origin, { connections: o.connections ?? 128, ...poolOptions(timeoutMs) }),
     socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network: o.network, timeoutMs }) : undefined,
     downUntil: 0,
     usable: o.expected === undefined,

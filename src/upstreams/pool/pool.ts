@@ -44,6 +44,7 @@ import { sendingFor } from '../../observability/tracing.ts'
 import { callArrival } from '../../shared/call-arrival.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
+import { settleCallShapes } from './call-shapes.ts'
 
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
@@ -198,6 +199,7 @@ export function createUpstreamPool(
     hedgeDelayMs: policy.hedge.delayMs ?? policy.hedge.maxDelayMs,
     selectedHealthy: 0,
   }
+  settleCallShapes(pool)
   const chainIds = createChainIdCheck(pool, opts.verifyTimeoutMs ?? Math.min(opts.timeoutMs, 3000))
   const headPolling = createHeadPolling(
     pool,

@@ -2,6 +2,8 @@
  * The `chaingate` command: `start` runs the service; the other commands administer accounts, keys and usage in
  * the same database, also while a server runs (it picks changes up within `gateway.settingsPollMs`).
  */
+// First: before any module that loads the undici package (src/shared/builtin-fetch.ts).
+import '../shared/builtin-fetch.ts'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
 import type { Config } from '../config/schema.ts'

@@ -1,7 +1,8 @@
 /**
  * Baseline (b) of the benchmark: the least a Node forwarding proxy can do. A node:http server reads the request
  * body, forwards it with an undici Pool (keep-alive) to the upstream node, and sends the answer back. No key, no
- * credits, no metrics, no logging: whatever chaingate costs on top of this is its own overhead.
+ * credits, no metrics, no logging: whatever chaingate costs on top of this is its own overhead. It holds one
+ * process.nextTick entry, as chaingate does, so that both run in V8's fast mode.
  *
  * Run as its own process (the benchmark spawns it): `node --import tsx bench/minimal-proxy.ts <upstream-url>`.
  * Prints one JSON line `{"url": "http://127.0.0.1:PORT/"}` on stdout once listening; exits when stdin closes
@@ -10,6 +11,7 @@
 import { createServer } from 'node:http'
 import { pathToFileURL } from 'node:url'
 import { Pool } from 'undici'
+import { keepTickShape } from '../src/shared/object-shapes.ts'
 
 export interface MinimalProxy {
   url: string
@@ -20,6 +22,9 @@ export async function startMinimalProxy(
   upstreamUrl: string,
   opts: { host?: string; port?: number; connections?: number } = {},
 ): Promise<MinimalProxy> {
+  // As chaingate does: without one process.nextTick entry held, a full collection can leave every later tick on V8's
+  // slow path, and the reference would land in that slower mode in some runs (src/shared/object-shapes.ts).
+  keepTickShape()
   const upstream = new URL(upstreamUrl)
   const path = `${upstream.pathname}${upstream.search}`
   // Same pool shape as chaingate's upstream pool (src/upstreams/pool/pool.ts), so only the per-request work differs.

@@ -6,7 +6,7 @@ import { afterEach, expect, it } from 'vitest'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../../test/e2e/helpers/services.ts'
 import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
 import { parseConfig } from '../config/load.ts'
-import { databaseTarget, describeTarget, openDatabase, type OpenedDatabase } from './database.ts'
+import { databaseTarget, describeTarget, droppedMeanwhile, openDatabase, type OpenedDatabase } from './database.ts'
 import { migrations } from './migrations/index.ts'
 
 it('describeTarget never shows a PostgreSQL password', () => {
@@ -97,7 +97,13 @@ describeWithServices(['postgres'], 'opening PostgreSQL', () => {
     let opening = true
     const churn = Promise.all(
       [1, 2, 3].map(async () => {
-        while (opening) await (await createPgTestSchema('churn')).drop()
+        while (opening) {
+          // With tables, as a deployment's: dropping them meanwhile fails a lookup by its table, not its schema.
+          const churn = await createPgTestSchema('churn')
+          const o = await openDatabase({ url: churn.url, file: ':memory:' })
+          await o.close()
+          await churn.drop()
+        }
       }),
     )
     for (let i = 0; i < 8; i++) {
@@ -158,4 +164,14 @@ it('SQLite: a transaction takes the write lock when it begins, so one that reads
     await b.close()
     rmSync(dir, { recursive: true, force: true })
   }
+})
+
+it("tells another schema's drop (the schema, or one of its tables) from a failure of its own", () => {
+  const error = (message: string) => new Error(message)
+  expect(droppedMeanwhile(error('schema "other_1" does not exist'), 'ours')).toBe(true)
+  expect(droppedMeanwhile(error('relation "other_1.alert_settings" does not exist'), 'ours')).toBe(true)
+  expect(droppedMeanwhile(error('schema "ours" does not exist'), 'ours')).toBe(false)
+  expect(droppedMeanwhile(error('relation "ours.alert_settings" does not exist'), 'ours')).toBe(false)
+  expect(droppedMeanwhile(error('relation "alert_settings" does not exist'), 'ours')).toBe(false)
+  expect(droppedMeanwhile(error('permission denied for schema other_1'), 'ours')).toBe(false)
 })

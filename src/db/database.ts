@@ -251,8 +251,13 @@ export function describeTarget(target: DatabaseTarget): string {
   }
 }
 
-/** A "schema … does not exist" error naming a schema other than ours: one dropped while kysely listed schemas. */
-function droppedMeanwhile(error: unknown, ours: string | undefined): boolean {
-  const named = /^schema "([^"]+)" does not exist$/.exec((error as Error)?.message ?? '')?.[1]
-  return named !== undefined && named !== ours
+/**
+ * A "does not exist" error naming a schema other than ours, or one of its tables (`relation "schema.table"`): dropped
+ * while kysely looked through every schema's tables.
+ */
+export function droppedMeanwhile(error: unknown, ours: string | undefined): boolean {
+  const message = (error as Error)?.message ?? ''
+  const named = /^(?:schema "([^"]+)"|relation "([^".]+)\.[^"]+") does not exist$/.exec(message)
+  const schema = named?.[1] ?? named?.[2]
+  return schema !== undefined && schema !== ours
 }

@@ -5,7 +5,8 @@
  */
 // Imported, not the globals: Node 20 defines `Buffer` and `performance` on globalThis as getters, called on every use.
 import { Buffer } from 'node:buffer'
-import type { IncomingMessage, ServerResponse } from 'node:http'
+import { IncomingMessage, ServerResponse } from 'node:http'
+import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { constants, gzip } from 'node:zlib'
 import { errors } from '../../errors/index.ts'
@@ -17,6 +18,7 @@ import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
 import { callArrival } from '../../shared/call-arrival.ts'
 import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
+import { settleShapes } from '../../shared/object-shapes.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
 import { type Head, httpAnswer, NO_CONTENT, OK } from './rpc-answer.ts'
 
@@ -54,6 +56,15 @@ function targetOf(m: RpcPathMatch, host: string | undefined, networks: NetworkRe
   if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
   return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
 }
+
+// node:http's per-request objects, sized by V8 before the first request arrives (src/shared/object-shapes.ts): each
+// request made as node:http's parser makes it (HTTP/1.1).
+settleShapes(() => {
+  const req = new IncomingMessage(new Socket())
+  req.httpVersionMajor = 1
+  req.httpVersionMinor = 1
+  return new ServerResponse(req)
+})
 
 /** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */
 const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED }

@@ -2,8 +2,7 @@
  * The gateway listener: the hot RPC route on bare node:http (rpc-route.ts), fastify for every other route, and
  * `ws` for WebSocket upgrades on the RPC paths (src/shared/rpc-paths.ts). The only place that sees HTTP types.
  */
-import { createServer, IncomingMessage, ServerResponse } from 'node:http'
-import { Socket } from 'node:net'
+import { createServer, type IncomingMessage } from 'node:http'
 import type { Duplex } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
@@ -15,7 +14,6 @@ import type { SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import { matchRpcPath } from '../../shared/rpc-paths.ts'
-import { settleShapes } from '../../shared/object-shapes.ts'
 import { createRequestLog, type Logger } from '../../observability/logger.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
@@ -78,15 +76,6 @@ const STATUS_TEXT: Record<number, string> = {
   404: 'Not Found',
   429: 'Too Many Requests',
 }
-
-// node:http's per-request objects, sized by V8 before the first request arrives (src/shared/object-shapes.ts): each
-// request made as node:http's parser makes it (HTTP/1.1).
-settleShapes(() => {
-  const req = new IncomingMessage(new Socket())
-  req.httpVersionMajor = 1
-  req.httpVersionMinor = 1
-  return new ServerResponse(req)
-})
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   const requestLog = createRequestLog(deps.logger)

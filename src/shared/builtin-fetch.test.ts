@@ -8,10 +8,11 @@ import { join } from 'node:path'
 import { expect, it } from 'vitest'
 
 const here = import.meta.dirname
-const dispatcherOfFetch = (first: string) =>
+const dispatcherOfFetch = (first: string, nodeFlags: string[] = []) =>
   execFileSync(
     process.execPath,
     [
+      ...nodeFlags,
       '--import',
       'tsx',
       '--input-type=module',
@@ -27,6 +28,11 @@ console.log(dispatcher instanceof Agent ? 'package' : 'node')`,
 it("leaves Node's fetch on Node's own undici, where the package would take it over", () => {
   expect(dispatcherOfFetch('')).toBe('package')
   expect(dispatcherOfFetch(`import ${JSON.stringify(join(here, 'builtin-fetch.ts'))}`)).toBe('node')
+})
+
+it('does nothing, and does not fail, in a node without fetch (--no-experimental-fetch)', () => {
+  const first = `import ${JSON.stringify(join(here, 'builtin-fetch.ts'))}`
+  expect(dispatcherOfFetch(first, ['--no-experimental-fetch'])).toBe('package')
 })
 
 it('is the first import of the CLI entry', () => {

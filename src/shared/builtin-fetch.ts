@@ -7,6 +7,8 @@
  * URL loads Node's own undici at once, which installs its Agent; the package then leaves it in place. The entry point
  * imports this module first, before anything that imports undici.
  */
-void fetch('data:,')
-  .then((r) => r.arrayBuffer())
-  .catch(() => {})
+// Without fetch (`node --no-experimental-fetch`) nothing is to be kept apart, and nothing must fail.
+if (typeof fetch === 'function')
+  void fetch('data:,')
+    .then((r) => r.arrayBuffer())
+    .catch(() => {})

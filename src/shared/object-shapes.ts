@@ -19,7 +19,7 @@
 import { createHook } from 'node:async_hooks'
 
 /** More objects than V8's slack-tracking count (7 allocations). */
-export const SLACK_TRACKING_OBJECTS = 8
+const SLACK_TRACKING_OBJECTS = 8
 
 /** Makes `count` objects with `make`, all alive until the last is made; returns them (to be dropped or closed). */
 export function settleShapes<T>(make: (i: number) => T, count = SLACK_TRACKING_OBJECTS): T[] {

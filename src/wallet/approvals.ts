@@ -138,7 +138,12 @@ export function createApprovals(deps: ApprovalsDeps) {
           )
         }
         if (signal.aborted) cancel()
-        else signal.addEventListener('abort', cancel, { once: true })
+        else {
+          signal.addEventListener('abort', cancel, { once: true })
+          // The signal is the connection's: a listener left behind per answered request would pile up on it.
+          const drop = () => signal.removeEventListener('abort', cancel)
+          outcome.then(drop, drop)
+        }
       }
       deps.onChange?.()
       return outcome

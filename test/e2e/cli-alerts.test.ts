@@ -49,7 +49,7 @@ it('set, list, deliveries and the audit, while the server runs', async () => {
 
   for (let i = 0; i < 5; i++)
     expect(
-      (await server.rpc(call('eth_getBalance', ['0x' + '1'.padStart(40, '0'), 'latest']), { key: key.key })).status,
+      (await server.rpc(call('eth_getBalance', [`0x${'1'.padStart(40, '0')}`, 'latest']), { key: key.key })).status,
     ).toBe(200)
   const end = Date.now() + 20_000
   while (receiver.received.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50))

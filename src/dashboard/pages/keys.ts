@@ -13,8 +13,8 @@ export function keysPage(
   const limit = data.plan.maxKeys
   const atLimit = limit !== null && active.length >= limit
   const plural = limit === 1 ? '' : 's'
-  const limitText =
-    `The ${data.planName} plan allows ${limit} API key${plural}; ` + 'revoke one or upgrade the plan to create another.'
+  const advice = 'revoke one or upgrade the plan to create another.'
+  const limitText = `The ${data.planName} plan allows ${limit} API key${plural}; ${advice}`
   const disabledAtLimit = atLimit ? html` disabled aria-describedby="key-limit"` : ''
   const rows = data.keys.map(
     (k) =>

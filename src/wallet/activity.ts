@@ -96,10 +96,10 @@ export function createActivityRepository(db: Kysely<Database>, onChange?: () => 
 
 /** One line for the activity list, from a request as the approval stored it. */
 export function activitySummary(kind: string, request: unknown): string {
-  const r = (request ?? {}) as Record<string, any>
   if (kind === 'session') {
-    const scopes = Object.keys(r.scopes ?? {})
-    return `session for ${scopes.join(', ') || 'no chains'}`
+    const scopes = (request as { scopes?: unknown } | null | undefined)?.scopes
+    const names = scopes !== null && typeof scopes === 'object' ? Object.keys(scopes) : []
+    return `session for ${names.join(', ') || 'no chains'}`
   }
   const view = describeApproval(kind, request, { chains: [], accounts: [] })
   if (view.transaction) {

@@ -169,6 +169,20 @@ describe('typed data', () => {
     expect(v.unlimitedPermit).toBe(true)
     expect(v.message[0]!.children!.map((c) => c.name)).toEqual(['token', 'amount', 'expiration', 'nonce'])
   })
+  test('Permit2 batches: one unlimited amount among several flags it; malformed messages are read as no amount', () => {
+    const batch = (primaryType: string, message: unknown) =>
+      describeTypedData({ types: {}, primaryType, domain: { chainId: 31337 }, message }, 31337).unlimitedPermit
+    const amounts = (...a: bigint[]) => a.map((amount) => ({ token: SPENDER, amount: amount.toString() }))
+    expect(batch('PermitBatch', { details: amounts(5n, maxUint160) })).toBe(true)
+    expect(batch('PermitBatch', { details: amounts(5n, 6n) })).toBe(false)
+    expect(batch('PermitBatchTransferFrom', { permitted: amounts(maxUint256) })).toBe(true)
+    expect(batch('PermitTransferFrom', { permitted: { amount: maxUint256.toString() } })).toBe(true)
+    for (const message of [{ details: 'x' }, { details: [null, 7, 'y'] }, { permitted: null }, 'text', null, []]) {
+      expect(batch('PermitBatch', message)).toBe(false)
+      expect(batch('PermitSingle', message)).toBe(false)
+      expect(batch('PermitBatchTransferFrom', message)).toBe(false)
+    }
+  })
   test('self-referencing types stay bounded', () => {
     const v = describeTypedData(
       {

@@ -34,7 +34,7 @@ const TITLES: Record<string, string> = {
 }
 
 export function describeApproval(kind: string, request: unknown, env: DescribeEnv): RequestView {
-  const r = (request && typeof request === 'object' ? request : {}) as Record<string, any>
+  const r = (request && typeof request === 'object' ? request : {}) as Record<string, unknown>
   const title = TITLES[kind] ?? kind
   if (kind === 'session') return { title, rows: [], warnings: [] }
   const chainId = typeof r.scope === 'string' ? eip155ChainIdOf(r.scope) : undefined

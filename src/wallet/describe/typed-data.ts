@@ -81,20 +81,25 @@ function walk(
   return { name, type, value: leaf(value) }
 }
 
+/** `x[key]` when `x` is an object (the message is untrusted JSON: any part may be missing or of another type). */
+const fieldOf = (x: unknown, key: string): unknown =>
+  x !== null && typeof x === 'object' ? (x as Record<string, unknown>)[key] : undefined
+const amountsOf = (list: unknown): unknown[] => (Array.isArray(list) ? list.map((e) => fieldOf(e, 'amount')) : [])
+
 /** Amounts of the permit kinds MetaMask flags, read from the message (undefined when not a permit). */
-function permitAmounts(primaryType: string, m: Record<string, any>): unknown[] | undefined {
+function permitAmounts(primaryType: string, m: unknown): unknown[] | undefined {
   switch (primaryType) {
     case 'Permit':
-      return [m.value]
+      return [fieldOf(m, 'value')]
     case 'PermitSingle':
-      return [m.details?.amount]
+      return [fieldOf(fieldOf(m, 'details'), 'amount')]
     case 'PermitBatch':
-      return Array.isArray(m.details) ? m.details.map((d: any) => d?.amount) : []
+      return amountsOf(fieldOf(m, 'details'))
     case 'PermitTransferFrom':
     case 'PermitWitnessTransferFrom':
-      return [m.permitted?.amount]
+      return [fieldOf(fieldOf(m, 'permitted'), 'amount')]
     case 'PermitBatchTransferFrom':
-      return Array.isArray(m.permitted) ? m.permitted.map((p: any) => p?.amount) : []
+      return amountsOf(fieldOf(m, 'permitted'))
   }
   return undefined
 }
@@ -125,10 +130,7 @@ export function describeTypedData(typedData: unknown, chainId: number | undefine
     warnings.push(
       `The domain's chainId (${leaf(domainValue.chainId)}) is not the chain of this request (${chainId ?? 'none'}).`,
     )
-  const amounts = permitAmounts(
-    primaryType,
-    (d.message && typeof d.message === 'object' ? d.message : {}) as Record<string, any>,
-  )
+  const amounts = permitAmounts(primaryType, d.message)
   const unlimitedPermit = !!amounts?.some((a) => (toBigIntOrUndefined(a) ?? 0n) >= UNLIMITED_THRESHOLD)
   if (unlimitedPermit)
     warnings.push(

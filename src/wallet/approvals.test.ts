@@ -9,7 +9,8 @@ import { join } from 'node:path'
 import pino from 'pino'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { type OpenedDatabase, openDatabase } from '../db/database.ts'
-import { createApprovals } from './approvals.ts'
+import { createApprovals, MAX_PENDING_PER_PAIRING } from './approvals.ts'
+import { createConnectionRegistry } from './connections.ts'
 import { createWalletRepository } from './repository.ts'
 
 let dir: string
@@ -52,4 +53,28 @@ test('answered requests leave no listener on the connection signal; an open one 
   connection.abort()
   await expect(waiting).rejects.toMatchObject({ code: 4001 })
   expect(approvals.pendingIds()).toEqual([])
+})
+
+test('a connection may hold its pairing cap of waiting requests with no listener-leak warning; closing cancels all', async () => {
+  const warnings: string[] = []
+  const onWarning = (w: Error) => warnings.push(w.name)
+  process.on('warning', onWarning)
+  try {
+    const approvals = newApprovals()
+    const conn = createConnectionRegistry().open('https://dapp.example', () => {})
+    const who = { origin: conn.origin, pairing: conn.pairing }
+    const waiting = Array.from({ length: MAX_PENDING_PER_PAIRING }, (_, i) =>
+      approvals.request(who, 'personal_sign', { i }, conn.closed.signal),
+    )
+    await expect.poll(() => approvals.pendingIds().length).toBe(MAX_PENDING_PER_PAIRING)
+    await expect(approvals.request(who, 'personal_sign', {}, conn.closed.signal)).rejects.toMatchObject({
+      code: -32005,
+    })
+    conn.closed.abort()
+    for (const w of waiting) await expect(w).rejects.toMatchObject({ code: 4001 })
+    await new Promise((r) => setImmediate(r)) // warnings are emitted on a later tick
+    expect(warnings).not.toContain('MaxListenersExceededWarning')
+  } finally {
+    process.off('warning', onWarning)
+  }
 })

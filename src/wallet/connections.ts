@@ -4,6 +4,8 @@
  * created with. A connection that brought no secret gets a random one, so whatever session it creates is its own.
  */
 import { createHash, randomBytes } from 'node:crypto'
+import { setMaxListeners } from 'node:events'
+import { MAX_PENDING_PER_PAIRING } from './approvals.ts'
 
 export interface WalletConnection {
   readonly id: number
@@ -42,6 +44,8 @@ export function createConnectionRegistry() {
         closed: new AbortController(),
         subscriptions: new Map(),
       }
+      // Each approval waiting on this connection listens for its close; the pairing's cap bounds how many wait at once.
+      setMaxListeners(MAX_PENDING_PER_PAIRING, conn.closed.signal)
       let set = byOrigin.get(origin)
       if (!set) byOrigin.set(origin, (set = new Set()))
       set.add(conn)

@@ -6,7 +6,7 @@ import { PostgresAdapter, type Kysely } from 'kysely'
 
 export type DialectName = 'sqlite' | 'postgres'
 
-export function dialectOf(db: Kysely<any>): DialectName {
+export function dialectOf<DB>(db: Kysely<DB>): DialectName {
   return db.getExecutor().adapter instanceof PostgresAdapter ? 'postgres' : 'sqlite'
 }
 
@@ -14,7 +14,7 @@ export function dialectOf(db: Kysely<any>): DialectName {
  * The integer column type: SQLite's `integer` is 64-bit already (and existing databases keep it); PostgreSQL's
  * `integer` is 32-bit, too small for millisecond timestamps and credit totals, so `bigint` there.
  */
-export function intType(db: Kysely<any>): 'integer' | 'bigint' {
+export function intType<DB>(db: Kysely<DB>): 'integer' | 'bigint' {
   return dialectOf(db) === 'postgres' ? 'bigint' : 'integer'
 }
 

@@ -29,8 +29,8 @@ describe('heap growth factor', () => {
   })
 
   // A program that keeps ~30 MiB live and promotes garbage steadily, as a gateway under load does: with the factor
-  // set, its old space holds far less garbage than V8's own factor lets it (Node 20: 61 against 182 MiB; Node 24,
-  // whose V8 grows the limit in larger steps: 114 against 184).
+  // set, its old space holds far less garbage than V8's own factor lets it (Node 20: 61–66 against 158–182 MiB;
+  // Node 24, whose V8 grows the limit in larger steps: 114–122 against 156–184, 0.62–0.77 of it, hence its bound).
   it('keeps the heap of a promoting program near its live size', () => {
     const peak = (percent: number) => {
       const script = `
@@ -57,6 +57,7 @@ describe('heap growth factor', () => {
     const own = peak(0)
     const set = peak(20)
     expect(set).toBeGreaterThan(0)
-    expect(set).toBeLessThan(own * 0.75)
+    const bound = Number(process.versions.node.split('.')[0]) >= 24 ? 0.85 : 0.6
+    expect(set).toBeLessThan(own * bound)
   }, 60_000)
 })

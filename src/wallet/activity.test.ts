@@ -6,7 +6,16 @@ test('a session lists its chains, or says it has none, whatever was stored', () 
   expect(activitySummary('session', { scopes: { 'eip155:1': {}, 'eip155:10': {} } })).toBe(
     'session for eip155:1, eip155:10',
   )
-  for (const request of [{}, { scopes: null }, { scopes: 'eip155:1' }, null, undefined, 'text', 7])
+  for (const request of [
+    {},
+    { scopes: null },
+    { scopes: 'eip155:1' },
+    { scopes: ['eip155:1'] },
+    null,
+    undefined,
+    'text',
+    7,
+  ])
     expect(activitySummary('session', request)).toBe('session for no chains')
 })
 

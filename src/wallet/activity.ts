@@ -7,6 +7,7 @@ import type { Logger } from 'pino'
 import type { Database } from '../db/tables.ts'
 import type { Approvals, Asker } from './approvals.ts'
 import { describeApproval } from './describe/index.ts'
+import { isPlainObject } from './scopes.ts'
 
 export type ActivityOutcome = 'approved' | 'rejected' | 'signed' | 'sent' | 'failed'
 
@@ -97,8 +98,8 @@ export function createActivityRepository(db: Kysely<Database>, onChange?: () => 
 /** One line for the activity list, from a request as the approval stored it. */
 export function activitySummary(kind: string, request: unknown): string {
   if (kind === 'session') {
-    const scopes = (request as { scopes?: unknown } | null | undefined)?.scopes
-    const names = scopes !== null && typeof scopes === 'object' ? Object.keys(scopes) : []
+    const scopes = isPlainObject(request) ? request.scopes : undefined
+    const names = isPlainObject(scopes) ? Object.keys(scopes) : []
     return `session for ${names.join(', ') || 'no chains'}`
   }
   const view = describeApproval(kind, request, { chains: [], accounts: [] })

@@ -3,6 +3,7 @@
  * without chainId (the signature is valid on every chain), a chainId other than the request's, and an unlimited
  * permit (EIP-2612 `Permit`, Uniswap Permit2 `PermitSingle`/`PermitBatch`/`PermitTransferFrom`).
  */
+import { isPlainObject } from '../scopes.ts'
 import { toBigIntOrUndefined, UNLIMITED_THRESHOLD } from './format.ts'
 
 export interface TreeNode {
@@ -81,9 +82,8 @@ function walk(
   return { name, type, value: leaf(value) }
 }
 
-/** `x[key]` when `x` is an object (the message is untrusted JSON: any part may be missing or of another type). */
-const fieldOf = (x: unknown, key: string): unknown =>
-  x !== null && typeof x === 'object' ? (x as Record<string, unknown>)[key] : undefined
+/** `x[key]` when `x` is an object, not an array (the message is untrusted JSON: any part may be missing or of another type). */
+const fieldOf = (x: unknown, key: string): unknown => (isPlainObject(x) ? x[key] : undefined)
 const amountsOf = (list: unknown): unknown[] => (Array.isArray(list) ? list.map((e) => fieldOf(e, 'amount')) : [])
 
 /** Amounts of the permit kinds MetaMask flags, read from the message (undefined when not a permit). */

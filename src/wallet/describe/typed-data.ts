@@ -82,7 +82,7 @@ function walk(
   return { name, type, value: leaf(value) }
 }
 
-/** `x[key]` when `x` is an object, not an array (the message is untrusted JSON: any part may be missing or of another type). */
+/** `x[key]` when `x` is an object, not an array: the message is untrusted JSON, any part may be missing or mistyped. */
 const fieldOf = (x: unknown, key: string): unknown => (isPlainObject(x) ? x[key] : undefined)
 const amountsOf = (list: unknown): unknown[] => (Array.isArray(list) ? list.map((e) => fieldOf(e, 'amount')) : [])
 

@@ -27,6 +27,7 @@ import {
   TransportError,
   TransportTimeoutError,
   type Transport,
+  type TransportRequest,
   type TransportResponse,
 } from '@metamask/multichain-api-client'
 import { type PairingStore, defaultPairingStore, pairedUrl } from './pairing.ts'
@@ -69,11 +70,17 @@ interface SocketLike {
   readonly readyState: number
   send(data: string): void
   close(code?: number, reason?: string): void
-  addEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: any) => void): void
-  removeEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: any) => void): void
+  addEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: never) => void): void
+  removeEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: never) => void): void
 }
 
 const OPEN = 1
+
+interface PendingRequest {
+  resolve(m: TransportResponse): void
+  reject(e: unknown): void
+  timer?: ReturnType<typeof setTimeout>
+}
 
 async function openSocket(url: string, origin: string | undefined): Promise<SocketLike> {
   const Native = (globalThis as { WebSocket?: new (url: string) => SocketLike }).WebSocket
@@ -94,10 +101,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
   let lastFailure: TransportError | undefined
   let connecting: Promise<void> | undefined
   let nextId = Math.floor(Math.random() * 0x7fffffff)
-  const pending = new Map<
-    number,
-    { resolve(m: TransportResponse): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> }
-  >()
+  const pending = new Map<number, PendingRequest>()
   const callbacks = new Set<(data: unknown) => void>()
 
   const failPending = (why: string) => {
@@ -109,7 +113,7 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
   }
 
   const onMessage = (ev: { data: unknown }) => {
-    let msg: any
+    let msg: { id?: unknown } | null
     try {
       msg = JSON.parse(typeof ev.data === 'string' ? ev.data : String(ev.data))
     } catch {
@@ -124,9 +128,11 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       }
       return
     }
-    const p = pending.get(msg.id)
+    const id = msg.id
+    if (typeof id !== 'number') return // the transport's ids are numbers
+    const p = pending.get(id)
     if (!p) return
-    pending.delete(msg.id)
+    pending.delete(id)
     if (p.timer) clearTimeout(p.timer)
     p.resolve(msg as TransportResponse)
   }
@@ -198,7 +204,10 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
 
     isConnected: () => socket !== undefined && socket.readyState === OPEN,
 
-    async request(request, requestOptions) {
+    async request<TResponse extends TransportResponse>(
+      request: TransportRequest,
+      requestOptions?: { timeout?: number },
+    ): Promise<TResponse> {
       if (!socket || socket.readyState !== OPEN) {
         // Not connected (the first attempt failed, or the wallet closed the connection): try once more now.
         await (connecting ??= open().finally(() => (connecting = undefined)))
@@ -208,11 +217,9 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       nextId = nextId >= 0x7fffffff ? 1 : nextId + 1
       const id = nextId
       const timeout = requestOptions?.timeout ?? options.defaultTimeout ?? -1
-      return new Promise<any>((resolve, reject) => {
-        const entry: { resolve(m: any): void; reject(e: unknown): void; timer?: ReturnType<typeof setTimeout> } = {
-          resolve,
-          reject,
-        }
+      return new Promise<TResponse>((resolve, reject) => {
+        // The wallet's answer is the response the caller expects: a transport cannot check its result's type.
+        const entry: PendingRequest = { resolve: (m) => resolve(m as TResponse), reject }
         if (timeout !== -1)
           entry.timer = setTimeout(() => {
             pending.delete(id)

@@ -70,6 +70,7 @@ interface SocketLike {
   readonly readyState: number
   send(data: string): void
   close(code?: number, reason?: string): void
+  // `never`: a listener for any one event type fits (each listener below takes the event it is added for).
   addEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: never) => void): void
   removeEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: never) => void): void
 }

@@ -183,6 +183,14 @@ describe('typed data', () => {
       expect(batch('PermitBatchTransferFrom', message)).toBe(false)
     }
   })
+  test('arrays where objects belong are read as empty, not as fields named 0, 1, …', () => {
+    const v = describeTypedData({ types: [], primaryType: 'Permit', domain: ['T', '1'], message: [1, 2] }, 31337)
+    expect(v.domain).toEqual([])
+    expect(v.warnings[0]).toMatch(/no chainId/)
+    const p = permit(1n)
+    const asArray = describeTypedData({ ...p, message: { ...p.message, owner: [ME] } }, 31337).message
+    expect(asArray.find((n) => n.name === 'owner')!.value).toBe(JSON.stringify([ME]))
+  })
   test('self-referencing types stay bounded', () => {
     const v = describeTypedData(
       {

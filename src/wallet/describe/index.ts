@@ -2,7 +2,7 @@
  * Pending requests as the console shows them. Pure: the request as stored (src/wallet/methods/*) plus the wallet's
  * chains and accounts in, a view out; the page (src/wallet/console) only renders it, through textContent.
  */
-import { eip155ChainIdOf } from '../scopes.ts'
+import { eip155ChainIdOf, isPlainObject } from '../scopes.ts'
 import { describeMessage, type MessageView } from './message.ts'
 import {
   describeTransaction,
@@ -34,7 +34,7 @@ const TITLES: Record<string, string> = {
 }
 
 export function describeApproval(kind: string, request: unknown, env: DescribeEnv): RequestView {
-  const r = (request && typeof request === 'object' ? request : {}) as Record<string, unknown>
+  const r = isPlainObject(request) ? request : {}
   const title = TITLES[kind] ?? kind
   if (kind === 'session') return { title, rows: [], warnings: [] }
   const chainId = typeof r.scope === 'string' ? eip155ChainIdOf(r.scope) : undefined

@@ -1,5 +1,6 @@
 /** An eth_sendTransaction approval as a person reads it: network, parties, amount and fees in ETH, decoded call. */
 import type { Hex } from 'viem'
+import { isPlainObject } from '../scopes.ts'
 import { decodeCalldata } from './calldata.ts'
 import { eth, gwei, toBigIntOrUndefined } from './format.ts'
 import type { DescribeEnv, Row, Simulation } from './types.ts'
@@ -42,8 +43,8 @@ export function describeTransaction(
   env: DescribeEnv,
 ): TransactionView {
   // Stored JSON: treat every field as untrusted in shape.
-  const tx = (shown && typeof shown === 'object' ? shown : {}) as ShownTransaction
-  const context = (ctx && typeof ctx === 'object' ? ctx : undefined) as TransactionContext | undefined
+  const tx = (isPlainObject(shown) ? shown : {}) as ShownTransaction
+  const context = (isPlainObject(ctx) ? ctx : undefined) as TransactionContext | undefined
   const warnings: string[] = []
   const value = toBigIntOrUndefined(tx.value) ?? 0n
   const gas = toBigIntOrUndefined(tx.gas)

@@ -69,8 +69,8 @@ function walk(
     return { name, type, children: items.map((item, i) => walk(types, arr[1]!, item, `[${i}]`, depth + 1, budget)) }
   }
   const struct = Object.hasOwn(types, type) && Array.isArray(types[type]) ? types[type]!.filter(isField) : undefined
-  if (struct && value && typeof value === 'object') {
-    const v = value as Record<string, unknown>
+  if (struct && isPlainObject(value)) {
+    const v = value
     return {
       name,
       type,
@@ -105,15 +105,15 @@ function permitAmounts(primaryType: string, m: unknown): unknown[] | undefined {
 }
 
 export function describeTypedData(typedData: unknown, chainId: number | undefined): TypedDataView {
-  const d = (typedData && typeof typedData === 'object' ? typedData : {}) as {
+  const d = (isPlainObject(typedData) ? typedData : {}) as {
     types?: Types
     primaryType?: string
     domain?: Record<string, unknown>
     message?: Record<string, unknown>
   }
-  const types = (d.types && typeof d.types === 'object' ? d.types : {}) as Types
+  const types = (isPlainObject(d.types) ? d.types : {}) as Types
   const primaryType = typeof d.primaryType === 'string' ? d.primaryType : '(none)'
-  const domainValue = (d.domain && typeof d.domain === 'object' ? d.domain : {}) as Record<string, unknown>
+  const domainValue = isPlainObject(d.domain) ? d.domain : {}
   const budget = { n: 0 }
   const domainFields = Array.isArray(types.EIP712Domain)
     ? types.EIP712Domain.filter(isField)

@@ -151,9 +151,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       onError: (err) => logger.error({ err }, 'pruning the admin audit failed; will retry'),
     })
     stops.add('audit retention', () => auditRetention.stop())
-    const networks = createSwappableNetworkRegistry(config.networks)
     const { embeddedUrls } = options
     const upstreams = await startUpstreams({ config, dataDir, logger, embeddedUrls, stops })
+    // A Solana network that names no `chain` has it now, from its nodes' genesis hash.
+    const networks = createSwappableNetworkRegistry(config.networks)
     const { redis } = upstreams
     const tenancy = await startTenancy({ config, database, networks, redis, clock, logger, stops })
     const usage = await startUsage({

@@ -217,7 +217,7 @@ export const walletExtraCommand = {
         dataDir: string
         wallet: WalletConfig
         database?: { url: string | null }
-        networks?: { name: string; chainId: number }[]
+        networks?: { name: string; chainId?: number | undefined }[]
       }
       json: boolean
       out(text: string): void
@@ -238,7 +238,9 @@ export const walletExtraCommand = {
       config: ctx.config.wallet,
       out: ctx.out,
       databaseUrl: ctx.config.database?.url ?? null,
-      chains: ctx.config.networks?.map((n) => ({ chainId: n.chainId, network: n.name })),
+      chains: ctx.config.networks
+        ?.filter((n) => n.chainId !== undefined)
+        .map((n) => ({ chainId: n.chainId!, network: n.name })),
     })
   },
 }

@@ -4,6 +4,7 @@
  * key.
  */
 import { z } from 'zod'
+import { CHAIN_FAMILIES } from '../shared/chain-family.ts'
 
 const NETWORK_NAME = /^[a-z0-9][a-z0-9-]{0,62}$/
 const HOSTNAME = /^[a-z0-9.-]+(:\d+)?$/
@@ -41,8 +42,11 @@ const UpstreamSchema = z
 /** How a network spreads calls over its nodes, retries, hedges and watches heads (docs/upstreams.md). */
 const UpstreamPolicySchema = z
   .object({
-    /** A node more than this many blocks behind the served tip is `lagging` and takes no calls while others can. */
-    maxLagBlocks: z.number().int().min(0).max(10_000).default(5),
+    /**
+     * A node more than this many blocks (Solana: slots) behind the served tip is `lagging` and takes no calls while
+     * others can. Default 5 blocks; 50 slots on a Solana network.
+     */
+    maxLagBlocks: z.number().int().min(0).max(10_000).optional(),
     /** Deadline for one call across all its attempts (retries and hedges); default `gateway.upstreamTimeoutMs`. */
     totalTimeoutMs: z.number().int().min(100).max(600_000).optional(),
     /** Most upstream requests for one call, the first included (retries on another node, hedges). */
@@ -82,12 +86,19 @@ const UpstreamPolicySchema = z
 
 const EmbeddedChainSchema = z
   .object({
-    /** Seconds between blocks; 0 mines a block per transaction (anvil's automine). */
+    /** EVM: seconds between blocks; 0 mines a block per transaction (anvil's automine). */
     blockTimeSeconds: z.number().int().min(0).max(3600).default(0),
-    /** Fixed port for the anvil process; 0 picks a free one. */
+    /** Fixed port for the devnet process; 0 picks a free one. */
     port: z.number().int().min(0).max(65535).default(0),
-    /** BIP-39 mnemonic whose accounts anvil funds; the well-known anvil test mnemonic by default. */
+    /** BIP-39 mnemonic whose accounts the devnet funds; the well-known anvil test mnemonic by default. */
     mnemonic: z.string().min(1).optional(),
+    /** Solana: milliseconds per slot (a real cluster's 400 by default). */
+    slotMs: z.number().int().min(10).max(10_000).optional(),
+    /**
+     * Solana: the runtime behind the devnet: `litesvm` (in-process, from npm) or `solana-test-validator` (Agave's
+     * real validator, when installed).
+     */
+    validator: z.enum(['litesvm', 'solana-test-validator']).optional(),
   })
   .strict()
 
@@ -122,7 +133,21 @@ const GetLogsSchema = z
 export const NetworkSchema = z
   .object({
     name: z.string().regex(NETWORK_NAME, 'lowercase letters, digits and dashes'),
-    chainId: z.number().int().positive(),
+    /**
+     * The chain family (https://chainagnostic.org/CAIPs/caip-2 namespaces): `evm` (eip155) or `solana`. It picks the
+     * methods served, how a node's chain is checked and what a head is (docs/upstreams.md, "Chain families").
+     */
+    family: z.enum(CHAIN_FAMILIES).default('evm'),
+    /** EVM: the chain id every node must answer (eth_chainId). Required for `evm`, refused for `solana`. */
+    chainId: z.number().int().positive().optional(),
+    /**
+     * Solana: the CAIP-2 id every node must have (`solana:` + the first 32 characters of the genesis hash); absent:
+     * taken from the nodes at start, which must agree.
+     */
+    chain: z
+      .string()
+      .regex(/^solana:[1-9A-HJ-NP-Za-km-z]{32}$/, 'solana: and the first 32 characters of the genesis hash')
+      .optional(),
     /** Hostnames that select this network; default `<name>.localhost`. */
     hosts: z.array(z.string().toLowerCase().regex(HOSTNAME, 'a hostname')).optional(),
     /** Run a local anvil chain for this network (chain state kept in the data dir). */

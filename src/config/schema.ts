@@ -270,9 +270,31 @@ export function crossFieldProblems(raw: unknown): { path: (string | number)[]; m
     if (n.name !== undefined && names.has(n.name))
       out.push({ path: ['networks', i, 'name'], message: `duplicate network ${String(n.name)}` })
     names.add(n.name)
-    if (n.chainId !== undefined && chainIds.has(n.chainId))
-      out.push({ path: ['networks', i, 'chainId'], message: `duplicate chainId ${String(n.chainId)}` })
-    chainIds.add(n.chainId)
+    const solana = n.family === 'solana'
+    if (!solana && n.chainId === undefined)
+      out.push({ path: ['networks', i, 'chainId'], message: 'an EVM network needs its chainId' })
+    if (solana && n.chainId !== undefined)
+      out.push({
+        path: ['networks', i, 'chainId'],
+        message: 'a Solana network has no chainId (its id is the genesis hash: `chain`, or taken from the nodes)',
+      })
+    if (!solana && n.chain !== undefined)
+      out.push({ path: ['networks', i, 'chain'], message: 'only a Solana network names its `chain`' })
+    const embedded = obj(n.embedded)
+    if (embedded && !solana && (embedded.slotMs !== undefined || embedded.validator !== undefined))
+      out.push({ path: ['networks', i, 'embedded'], message: '`slotMs` and `validator` are for Solana devnets' })
+    if (embedded && solana && embedded.blockTimeSeconds !== undefined)
+      out.push({
+        path: ['networks', i, 'embedded'],
+        message: 'a Solana devnet makes slots: `slotMs`, not blockTimeSeconds',
+      })
+    const chainKey = solana ? n.chain : n.chainId
+    if (chainKey !== undefined && chainIds.has(chainKey))
+      out.push({
+        path: ['networks', i, solana ? 'chain' : 'chainId'],
+        message: `duplicate ${solana ? 'chain' : 'chainId'} ${String(chainKey)}`,
+      })
+    chainIds.add(chainKey)
     const hs = Array.isArray(n.hosts) ? n.hosts : [defaultHostname(String(n.name))]
     for (const h of hs) {
       const key = typeof h === 'string' ? h.toLowerCase() : h

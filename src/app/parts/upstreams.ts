@@ -6,7 +6,6 @@
 import { join } from 'node:path'
 import type { Config, NetworkConfig } from '../../config/schema.ts'
 import { ensurePrivateDir } from '../../db/private-files.ts'
-import type { RunningAnvil } from '../../upstreams/devnet/anvil.ts'
 import { createNetworkLayers, type NetworkLayers } from '../../gateway/layers/index.ts'
 import { createRedisCacheTier, createRedisHeadFloorStore } from '../../gateway/layers/cache-redis-tier.ts'
 import { createMemoryCacheStore } from '../../gateway/layers/cache-store.ts'
@@ -21,6 +20,50 @@ import {
 import { createSubscriptionHub, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import type { StopList } from '../stop-list.ts'
 
+/** An embedded chain's node: its URLs, and (Solana) the CAIP-2 id its genesis hash gives. */
+export interface EmbeddedNode {
+  url: string
+  wsUrl: string
+  chain?: string | undefined
+}
+
+/** A devnet process chaingate started (anvil, or the Solana devnet). */
+interface RunningDevnet extends EmbeddedNode {
+  stop(): Promise<void>
+  onExit(listener: (code: number | null, signal: string | null) => void): void
+}
+
+const startEvm = async (n: NetworkConfig, dataDir: string, logger: Logger): Promise<RunningDevnet> => {
+  const { startAnvil } = await import('../../upstreams/devnet/anvil.ts')
+  return startAnvil({
+    chainId: n.chainId!,
+    port: n.embedded!.port,
+    blockTimeSeconds: n.embedded!.blockTimeSeconds,
+    stateFile: join(dataDir, 'chains', `${n.name}.json`),
+    ...(n.embedded!.mnemonic ? { mnemonic: n.embedded!.mnemonic } : {}),
+    logger,
+  })
+}
+
+const startSolana = async (n: NetworkConfig, dataDir: string, logger: Logger): Promise<RunningDevnet> => {
+  const { startSolanaDevnet } = await import('../../upstreams/devnet/solana/devnet.ts')
+  const devnet = await startSolanaDevnet({
+    port: n.embedded!.port,
+    stateDir: join(dataDir, 'chains', n.name),
+    ...(n.embedded!.slotMs ? { slotMs: n.embedded!.slotMs } : {}),
+    ...(n.embedded!.validator ? { validator: n.embedded!.validator } : {}),
+    ...(n.embedded!.mnemonic ? { mnemonic: n.embedded!.mnemonic } : {}),
+    logger,
+  })
+  return { ...devnet, chain: devnet.caip2, stop: () => devnet.stop(), onExit: (l) => devnet.onExit(l) }
+}
+
+/**
+ * A Solana node more than this many slots behind the served tip is lagging (400 ms slots: 20 s), when the network's
+ * upstreamPolicy.maxLagBlocks is not set; slots pass ~30 times faster than EVM blocks.
+ */
+const SOLANA_MAX_LAG_SLOTS = 50
+
 /** How long after an embedded chain exits the app waits to see whether it is stopping (then the exit was expected). */
 const EXIT_GRACE_MS = 500
 
@@ -30,13 +73,13 @@ export interface UpstreamsWiring {
   dataDir: string
   logger: Logger
   /** Node URLs of embedded networks already running elsewhere (AppOptions.embeddedUrls). */
-  embeddedUrls?: Map<string, { url: string; wsUrl: string }> | undefined
+  embeddedUrls?: Map<string, EmbeddedNode> | undefined
   /** The app's stop list (an embedded chain that exits once it is stopping was expected to). */
   stops: StopList
 }
 
 export interface StartedUpstreams {
-  upstreamUrls: Map<string, { url: string; wsUrl: string }>
+  upstreamUrls: Map<string, EmbeddedNode>
   pools: Map<string, UpstreamPool>
   hubs: Map<string, SubscriptionHub>
   redis: RedisConnection | undefined
@@ -49,9 +92,9 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   const { config, dataDir, logger, stops } = w
 
   // Embedded chains start in parallel; each keeps its state in the data dir.
-  const upstreamUrls = new Map<string, { url: string; wsUrl: string }>()
-  const anvils: RunningAnvil[] = []
-  stops.add('embedded chains', () => Promise.all(anvils.map((a) => a.stop())))
+  const upstreamUrls = new Map<string, EmbeddedNode>()
+  const devnets: RunningDevnet[] = []
+  stops.add('embedded chains', () => Promise.all(devnets.map((a) => a.stop())))
   await Promise.all(
     config.networks.map(async (n) => {
       const running = n.embedded ? w.embeddedUrls?.get(n.name) : undefined
@@ -60,18 +103,11 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
         // Chain state (keys' balances, transactions) is private like the database (0700; src/db/private-files.ts).
         ensurePrivateDir(join(dataDir, 'chains'))
         // Loaded only where a chain is embedded: a --workers worker uses the primary's.
-        const { startAnvil } = await import('../../upstreams/devnet/anvil.ts')
-        const anvil = await startAnvil({
-          chainId: n.chainId,
-          port: n.embedded.port,
-          blockTimeSeconds: n.embedded.blockTimeSeconds,
-          stateFile: join(dataDir, 'chains', `${n.name}.json`),
-          ...(n.embedded.mnemonic ? { mnemonic: n.embedded.mnemonic } : {}),
-          logger,
-        })
-        anvils.push(anvil)
-        anvil.onExit((code, signal) => {
-          // Ctrl-C or a SIGTERM to the process group reaches anvil as well as chaingate: anvil may exit just before
+        const devnet =
+          n.family === 'solana' ? await startSolana(n, dataDir, logger) : await startEvm(n, dataDir, logger)
+        devnets.push(devnet)
+        devnet.onExit((code, signal) => {
+          // Ctrl-C or a SIGTERM to the process group reaches the devnet as well as chaingate: it may exit just before
           // the app starts stopping. Decide a moment later whether that exit was expected.
           setTimeout(() => {
             if (stops.isStopping())
@@ -79,7 +115,11 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
             else logger.error({ network: n.name, code, signal }, 'embedded chain exited unexpectedly')
           }, EXIT_GRACE_MS).unref()
         })
-        upstreamUrls.set(n.name, { url: anvil.url, wsUrl: anvil.wsUrl })
+        upstreamUrls.set(n.name, {
+          url: devnet.url,
+          wsUrl: devnet.wsUrl,
+          ...(devnet.chain ? { chain: devnet.chain } : {}),
+        })
       } else {
         const first = n.upstreams![0]!
         upstreamUrls.set(n.name, { url: first.url, wsUrl: first.wsUrl ?? first.url.replace(/^http/, 'ws') })
@@ -137,6 +177,8 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
   stops.add('call layers', () => callLayers.close())
   // Every external node's eth_chainId, in parallel (docs/config.md, onChainIdMismatch): a wrong one stops start-up.
   await Promise.all([...pools.values()].map((p) => p.verifyChainId()))
+  // A Solana network's id is its nodes' genesis hash when the config names none: kept for the network registry.
+  for (const n of config.networks) if (n.family === 'solana') n.chain ??= pools.get(n.name)!.chain
   // After the check: subscriptions follow the pool's order of nodes (wrong chain id last, and refused by the hub).
   for (const n of config.networks) hubs.set(n.name, createNetworkHub(n.name, { config, pools, networkConfigs, logger }))
   return { upstreamUrls, pools, hubs, redis, callLayers, networkConfigs }
@@ -146,7 +188,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
 export function createNetworkPool(
   n: NetworkConfig,
   config: Config,
-  upstreamUrls: ReadonlyMap<string, { url: string; wsUrl: string }>,
+  upstreamUrls: ReadonlyMap<string, EmbeddedNode>,
   logger: Logger,
 ): UpstreamPool {
   const endpoints = n.embedded
@@ -161,13 +203,16 @@ export function createNetworkPool(
         labels: u.labels,
         ...(u.wsUrl ? { wsUrl: u.wsUrl } : {}),
       }))
+  const solana = n.family === 'solana'
   return createUpstreamPool(n.name, endpoints, {
+    family: n.family,
     timeoutMs: config.gateway.upstreamTimeoutMs,
     maxRequestBytes: n.maxRequestBytes ?? (n.embedded ? EMBEDDED_MAX_REQUEST_BYTES : undefined),
     maxResponseBytes: n.maxResponseBytes,
-    // An embedded chain's id is set by chaingate: nothing to check.
-    chainId: n.embedded ? undefined : n.chainId,
-    policy: n.upstreamPolicy,
+    // An embedded chain's id is set by chaingate: nothing to check. A Solana network without `chain` learns it.
+    chainId: n.embedded || solana ? undefined : n.chainId,
+    chain: solana ? (n.chain ?? (n.embedded ? upstreamUrls.get(n.name)?.chain : undefined) ?? 'learn') : undefined,
+    policy: { ...n.upstreamPolicy, maxLagBlocks: n.upstreamPolicy.maxLagBlocks ?? (solana ? SOLANA_MAX_LAG_SLOTS : 5) },
     log: logger,
   })
 }

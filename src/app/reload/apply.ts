@@ -115,6 +115,8 @@ export function createReloader(t: ReloadTargets): Reloader {
       await Promise.all([...newPools.values()].map((p) => p.close()))
       return fail(`networks: ${(err as Error).message}; nothing was reloaded`)
     }
+    // An added Solana network without `chain` took it from its nodes.
+    for (const n of next.networks) if (n.family === 'solana') n.chain ??= newPools.get(n.name)?.chain
     const poolsAfter = new Map([...t.pools, ...newPools])
     const newLayers = new Map<string, CallLayers>()
     for (const n of [...plan.added, ...plan.changed.filter((c) => c.layers).map((c) => c.next)])

@@ -82,8 +82,14 @@ export function planReload(current: Config, next: Config): ReloadPlan {
       changes.push(`network ${name} added`)
       continue
     }
+    // A Solana network's chain learned from its nodes at start stays what its nodes must be on.
+    if (n.family === 'solana' && old.family === 'solana' && n.chain === undefined) n.chain = old.chain
     if (same(old, n)) continue
-    if (old.chainId !== n.chainId)
+    if (old.family !== n.family)
+      refused.push(
+        `networks[${name}].family: cannot change live (add the chain as another network); nothing was reloaded`,
+      )
+    else if (old.chainId !== n.chainId || old.chain !== n.chain)
       refused.push(
         `networks[${name}].chainId: cannot change live (add the chain as another network); nothing was reloaded`,
       )

@@ -39,6 +39,7 @@ function setup(
   const answer = Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x10"}')
   const pool: UpstreamPool = {
     network: 'net',
+    chain: 'eip155:1',
     wsUrls: [],
     heads: { latest: () => undefined, finalized: () => undefined, onHead: () => () => undefined },
     async send(body) {

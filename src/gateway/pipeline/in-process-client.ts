@@ -113,7 +113,9 @@ export function createInProcessClient(deps: {
   }
 
   return {
-    chains: () => deps.networks.all.map((n) => ({ chainId: n.chainId, network: n.name })),
+    // The wallet's eip155 scopes: EVM networks only.
+    chains: () =>
+      deps.networks.all.filter((n) => n.chainId !== undefined).map((n) => ({ chainId: n.chainId!, network: n.name })),
     async request(chainId, method, params) {
       return runCall({ ...context(chainId), transport: 'http' }, method, params)
     },

@@ -1,36 +1,26 @@
 /**
- * A pool's chain id checks: a node whose `eth_chainId` is not the
- * network's never serves; one not yet confirmed (unreachable at start-up) serves once a check confirms it
- * (docs/config.md, `onChainIdMismatch`).
+ * A pool's chain checks: a node on another chain than the network's never serves; one not yet confirmed
+ * (unreachable at start-up) serves once a check confirms it (docs/config.md, `onChainIdMismatch`). What a node is
+ * asked depends on the network's family (src/upstreams/pool/family-rules.ts): `eth_chainId`, or Solana's
+ * `getGenesisHash`. A Solana network that names no `chain` takes it from the first node to answer at start; the
+ * others must agree.
  */
-import { hexToNumber, isHex } from '../../shared/hex.ts'
 import { ChaingateError } from '../../errors/index.ts'
+import { evmChainIdOf } from './family-rules.ts'
 import { post, type Member } from './member.ts'
 import type { PoolState } from './state.ts'
 
 /** The chain id in an `eth_chainId` answer (`{"result":"0x…"}`), or undefined when it holds none. */
-export function chainIdOf(body: Buffer): number | undefined {
-  try {
-    const result = (JSON.parse(body.toString()) as { result?: unknown }).result
-    // At most 16 hex digits; hexToNumber throws beyond 2^53-1 (caught: no chain id).
-    if (!isHex(result) || result.length < 3 || result.length > 18) return undefined
-    return hexToNumber(result)
-  } catch {
-    return undefined
-  }
-}
+export const chainIdOf = evmChainIdOf
 
-const both = (id: number) => `${id} (0x${id.toString(16)})`
-
-/** Names the node (its redacted URL) and both ids, in decimal and hex. */
-export function mismatchText(network: string, upstream: string, actual: number, expected: number): string {
+/** Names the node (its redacted URL) and both ids (EVM: in decimal and hex). */
+export function mismatchText(pool: PoolState, upstream: string, actual: string, expected: string): string {
+  const { rules, network } = pool
   return (
-    `network ${network}: upstream ${upstream} answers chain id ${both(actual)}, ` +
-    `but the network is declared with chain id ${both(expected)}`
+    `network ${network}: upstream ${upstream} answers chain id ${rules.describe(actual)}, ` +
+    `but the network is declared with chain id ${rules.describe(expected)}`
   )
 }
-
-const CHAIN_ID_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
 
 export interface ChainIdCheck {
   /**
@@ -46,24 +36,27 @@ export interface ChainIdCheck {
 }
 
 export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): ChainIdCheck {
-  const { members, network, expected, settings } = pool
+  const { members, network, settings, rules } = pool
   const cooldownMs = settings.cooldownMs
-  /** One `eth_chainId` to a node not yet confirmed; never rejects. */
+  const noChain = `its ${(JSON.parse(rules.identityProbe) as { method: string }).method} answer holds no chain id`
+  /** One identity probe to a node not yet confirmed; never rejects. */
   const verify = (m: Member): Promise<void> =>
     (m.verifying ??= (async () => {
       m.lastVerifyAt = Date.now()
       m.verifyError = undefined
       try {
-        const actual = chainIdOf((await post(m, CHAIN_ID_PROBE, verifyTimeoutMs, settings)).body)
-        if (actual === undefined) m.chainNote = 'its eth_chainId answer holds no chain id'
-        else if (actual === expected) {
+        const actual = rules.identityOf((await post(m, rules.identityProbe, verifyTimeoutMs, settings)).body)
+        // A network that names no chain takes the first node's (Solana: the genesis hash is the cluster's name).
+        if (actual !== undefined && pool.expected === undefined) pool.expected = actual
+        if (actual === undefined) m.chainNote = noChain
+        else if (actual === pool.expected) {
           m.chain = 'confirmed'
           m.chainNote = undefined
           m.usable = m.blockedUntil <= Date.now()
         } else {
           m.chain = 'wrong'
           m.usable = false
-          m.chainNote = mismatchText(network, m.label, actual, expected!)
+          m.chainNote = mismatchText(pool, m.label, actual, pool.expected!)
           if (pool.started) pool.log?.error({ network, upstream: m.label }, `${m.chainNote}; kept out of rotation`)
         }
       } catch (err) {
@@ -85,13 +78,15 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
   return {
     verifyUnknown,
     async checkAtStartUp() {
+      // Without a declared chain, the first node decides it: asked alone, so the others are judged against it.
+      if (pool.expected === undefined) for (const m of members) if (pool.expected === undefined) await verify(m)
       await verifyUnknown(true)
       pool.started = true
       const fatal = members.filter((m) => m.chain === 'wrong' && m.onChainIdMismatch === 'fail')
       if (fatal.length > 0)
         throw new ChaingateError(
           'UPSTREAM_WRONG_CHAIN',
-          `${fatal.map((m) => m.chainNote).join('; ')}; fix networks[].chainId or the upstream URL, ` +
+          `${fatal.map((m) => m.chainNote).join('; ')}; fix ${rules.identityKey} or the upstream URL, ` +
             "or set the upstream's onChainIdMismatch: exclude",
         )
       for (const m of members) {

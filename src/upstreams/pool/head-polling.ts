@@ -6,21 +6,8 @@ import { post, type Member } from './member.ts'
 import type { PoolState } from './state.ts'
 import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
 
-const HEAD_PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]}'
-const HEAD_AND_FINALIZED_PROBE =
-  '[{"jsonrpc":"2.0","id":1,"method":"eth_getBlockByNumber","params":["latest",false]},' +
-  '{"jsonrpc":"2.0","id":2,"method":"eth_getBlockByNumber","params":["finalized",false]}]'
-/** The finalized block moves slowly: asked on every FINALIZED_EVERY-th head poll only. */
+/** The finalized head moves slowly: asked on every FINALIZED_EVERY-th head poll only. */
 const FINALIZED_EVERY = 5
-
-const blockOf = (b: unknown): { number: number; hash: string; parentHash?: string } | undefined => {
-  const r = (b as { result?: { number?: unknown; hash?: unknown; parentHash?: unknown } } | undefined)?.result
-  if (!r || typeof r.number !== 'string' || typeof r.hash !== 'string') return undefined
-  const number = Number.parseInt(r.number, 16)
-  return Number.isSafeInteger(number)
-    ? { number, hash: r.hash, ...(typeof r.parentHash === 'string' ? { parentHash: r.parentHash } : {}) }
-    : undefined
-}
 
 export interface HeadPolling {
   /** A call after an idle spell: poll now and resume the timer's polling. */
@@ -32,7 +19,7 @@ export interface HeadPolling {
 
 /** `wsUrls[i]`: the newHeads WebSocket of `pool.members[i]`, if it has one. */
 export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[]): HeadPolling {
-  const { members, heads, network, settings, policy } = pool
+  const { members, heads, network, settings, policy, rules } = pool
   /** The pool's call count when last seen, and when it last moved. */
   let callsSeen = 0
   let activeAt = Date.now()
@@ -42,26 +29,21 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
     if (m.headPolling) return
     m.headPolling = true
     try {
-      const answer = await post(
-        m,
-        withFinalized ? HEAD_AND_FINALIZED_PROBE : HEAD_PROBE,
-        Math.min(m.timeoutMs, 5000),
-        settings,
-      )
+      const answer = await post(m, rules.headProbe(withFinalized), Math.min(m.timeoutMs, 5000), settings)
       const parsed = JSON.parse(answer.body.toString()) as unknown
       const [latest, finalized] = Array.isArray(parsed)
         ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)]
         : [parsed, undefined]
-      const head = blockOf(latest)
+      const head = rules.headOf(latest)
       if (head !== undefined) {
         m.head = head.number
         // Only a node in service sets the served tip; a node cooling down may be stale or on its own fork.
         if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
       }
-      const fin = blockOf(finalized)
+      const fin = finalized === undefined ? undefined : rules.finalizedOf(finalized)
       if (fin !== undefined) {
-        m.finalized = fin.number
-        heads.reportFinalized(fin.number)
+        m.finalized = fin
+        heads.reportFinalized(fin)
       }
     } catch {
       // The failure already counts against the node (member.ts); its head stays what it was.
@@ -84,7 +66,7 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
     if (url !== undefined) wsHeads.set(members[i]!, { url, conn: undefined, state: 'off' })
   })
   const onNewHead = (m: Member, message: { params?: { result?: unknown } }) => {
-    const head = blockOf({ result: message.params?.result })
+    const head = rules.headOfNotification(message.params?.result)
     if (head === undefined) return
     m.head = head.number
     if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
@@ -104,7 +86,7 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
       },
     })
     w.conn = conn
-    conn.request({ jsonrpc: '2.0', id: 1, method: 'eth_subscribe', params: ['newHeads'] }).then(
+    conn.request({ jsonrpc: '2.0', id: 1, ...rules.headSubscribe }).then(
       (answer) => {
         if (w.conn !== conn) return
         // no newHeads here: keep polling

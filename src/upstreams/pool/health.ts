@@ -1,11 +1,13 @@
 /**
- * Is every network's node answering? One `eth_chainId` per network, shared by concurrent askers and reused for
+ * Is every network's node answering? One `eth_chainId` (Solana: `getHealth`) per network, shared by concurrent askers and reused for
  * `healthCacheMs`, so a busy load balancer polling /healthz does not turn into a call to every node per request.
  * Each node's own state comes along (src/upstreams/pool/pool.ts: rate-limited, auth-failed, wrong-chain-id, …); any
  * node
  * out of rotation makes the status `degraded`, though its network may still be up.
  */
 import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { ChainFamily } from '../../shared/chain-family.ts'
+import { FAMILY_RULES } from './family-rules.ts'
 import type { UpstreamPool, UpstreamStatus } from './pool.ts'
 
 export interface Health {
@@ -15,7 +17,10 @@ export interface Health {
   upstreams: Record<string, UpstreamStatus[]>
 }
 
-const PROBE = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
+/** Per family, the call every healthy node answers (eth_chainId, Solana's getHealth). */
+const PROBES = Object.fromEntries(
+  Object.values(FAMILY_RULES).map((r) => [r.family, JSON.stringify({ jsonrpc: '2.0', id: 1, ...r.liveness })]),
+) as Record<ChainFamily, string>
 
 export function createHealthProbe(deps: {
   networks: NetworkRegistry
@@ -29,7 +34,7 @@ export function createHealthProbe(deps: {
     const checks = await Promise.all(
       deps.networks.all.map(async (n) => {
         try {
-          await deps.pools.get(n.name)!.send(PROBE, { timeoutMs: 2000 })
+          await deps.pools.get(n.name)!.send(PROBES[n.family], { timeoutMs: 2000 })
           return [n.name, 'up'] as const
         } catch {
           return [n.name, 'down'] as const

@@ -30,8 +30,8 @@ export function newMember(
     /** The network's deadline for one request, when the node has none of its own. */
     timeoutMs: number
     connections: number | undefined
-    /** The network's chain id; undefined: trusted, the node is usable at once. */
-    expected: number | undefined
+    /** Whether the node's chain is checked before it serves; false: trusted, the node is usable at once. */
+    checked: boolean
     policy: UpstreamPolicy
   },
 ): Member {
@@ -53,9 +53,9 @@ export function newMember(
       : new Pool(url.origin, { connections: o.connections ?? 128, ...poolOptions(timeoutMs) }),
     socket: isWebSocketUrl(e.url) ? createWsRpcConnection(e.url, { network: o.network, timeoutMs }) : undefined,
     downUntil: 0,
-    usable: o.expected === undefined,
-    chain: o.expected === undefined ? 'confirmed' : 'unknown',
-    chainNote: o.expected === undefined ? undefined : 'not checked yet',
+    usable: !o.checked,
+    chain: o.checked ? 'unknown' : 'confirmed',
+    chainNote: o.checked ? 'not checked yet' : undefined,
     verifyError: undefined,
     verifying: undefined,
     lastVerifyAt: 0,

@@ -26,6 +26,8 @@
 import { run } from './attempts.ts'
 import type { BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id.ts'
+import { FAMILY_RULES } from './family-rules.ts'
+import type { ChainFamily } from '../../shared/chain-family.ts'
 import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
@@ -75,6 +77,8 @@ export interface UpstreamPool {
   send(body: string | Buffer, opts?: SendOptions, settled?: () => void, id?: RpcId): Promise<UpstreamAnswer>
   /** The network's served tip and finalized block (src/upstreams/pool/heads.ts). */
   readonly heads: HeadView
+  /** The network's CAIP-2 id: declared, or learned from its nodes at start; undefined for an unchecked pool. */
+  readonly chain: string | undefined
   /**
    * Start-up check: one `eth_chainId` per node, in parallel. Rejects (UPSTREAM_WRONG_CHAIN) when a node with
    * `onChainIdMismatch: 'fail'` answers another id; an unreachable node stays out of rotation until confirmed.
@@ -160,8 +164,15 @@ export function createUpstreamPool(
     maxRequestBytes?: number | undefined
     /** Largest answer taken from a node (config `networks[].maxResponseBytes`, default 64 MiB). */
     maxResponseBytes?: number | undefined
-    /** The network's chain id, checked against every node; undefined: trusted (an embedded chain chaingate started). */
+    /** The network's chain family (default `evm`): what its nodes are asked (src/upstreams/pool/family-rules.ts). */
+    family?: ChainFamily | undefined
+    /** EVM: the network's chain id, checked against every node; undefined: trusted (an embedded chain). */
     chainId?: number | undefined
+    /**
+     * The network's CAIP-2 id (instead of chainId), checked against every node; `learn`: taken from the first node
+     * to answer at start-up, the others checked against it; undefined: trusted (an embedded chain).
+     */
+    chain?: string | 'learn' | undefined
     /** Deadline of one chain id check (default: the smaller of timeoutMs and 3 s). */
     verifyTimeoutMs?: number
     policy?: UpstreamPolicy | undefined
@@ -170,7 +181,10 @@ export function createUpstreamPool(
 ): UpstreamPool {
   const cooldownMs = opts.cooldownMs ?? 2000
   const maxRequestBytes = opts.maxRequestBytes ?? Infinity
-  const expected = opts.chainId
+  const rules = FAMILY_RULES[opts.family ?? 'evm']
+  const checksChain = opts.chainId !== undefined || opts.chain !== undefined
+  const expected =
+    opts.chainId !== undefined ? `eip155:${opts.chainId}` : opts.chain === 'learn' ? undefined : opts.chain
   const policy = opts.policy ?? DEFAULT_UPSTREAM_POLICY
   const totalTimeoutMs = policy.totalTimeoutMs ?? opts.timeoutMs
   // The one-node path has no run of attempts: the node's request itself ends by the network's deadline.
@@ -181,14 +195,16 @@ export function createUpstreamPool(
     maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
   }
   const members: Member[] = endpoints.map((e) =>
-    newMember(e, { network, timeoutMs: opts.timeoutMs, connections: opts.connections, expected, policy }),
+    newMember(e, { network, timeoutMs: opts.timeoutMs, connections: opts.connections, checked: checksChain, policy }),
   )
   const pool: PoolState = {
     network,
     members,
     policy,
     settings,
+    rules,
     expected,
+    checksChain,
     heads: createHeadTracker({ onListenerError: (err) => opts.log?.error({ network, err }, 'a head listener failed') }),
     relayed: new RelayedTransactions(),
     log: opts.log,
@@ -231,6 +247,9 @@ export function createUpstreamPool(
   return {
     network,
     heads: pool.heads,
+    get chain() {
+      return pool.expected
+    },
     pinsFilters: true,
     // Nodes on a wrong chain last; then those not healthy; primaries first (subscriptions follow this order).
     get wsUrls() {
@@ -269,7 +288,7 @@ export function createUpstreamPool(
       return after(sendSlow(body, sendOpts), settled)
     },
     async verifyChainId() {
-      if (expected !== undefined) await chainIds.checkAtStartUp()
+      if (checksChain) await chainIds.checkAtStartUp()
       // The first heads, so the served tip is known before the first call.
       await headPolling.start()
     },

@@ -5,6 +5,7 @@
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
 import { refusalError } from './classify.ts'
+import { chainLabel } from './family-rules.ts'
 import { quantileOf } from './latency.ts'
 import type { Member } from './member.ts'
 import type { PoolState } from './state.ts'
@@ -144,7 +145,8 @@ export const select = (pool: PoolState, now: number, minBlock: number | undefine
 
 /** Why no node can take a call: a provider back-off first, then unconfirmed, then wrong chain ids. */
 export const noneUsable = (pool: PoolState, now: number): ChaingateError => {
-  const { members, network, expected } = pool
+  const { members, network } = pool
+  const expected = pool.expected === undefined ? '' : ` ${chainLabel(pool, pool.expected)}`
   const blocked = members
     .filter((m) => m.chain === 'confirmed' && m.refusal !== undefined)
     .sort((a, b) => a.blockedUntil - b.blockedUntil)[0]
@@ -155,12 +157,12 @@ export const noneUsable = (pool: PoolState, now: number): ChaingateError => {
     const failed = unknown.find((m) => m.verifyError instanceof ChaingateError)?.verifyError
     return (
       (failed as ChaingateError | undefined) ??
-      errors.upstreamUnavailable(network, `no node has confirmed chain id ${expected} yet`)
+      errors.upstreamUnavailable(network, `no node has confirmed chain id${expected} yet`)
     )
   }
   return new ChaingateError(
     'UPSTREAM_WRONG_CHAIN',
-    `network ${network} is unavailable: every node answers a chain id other than ${expected}`,
+    `network ${network} is unavailable: every node answers a chain id other than${expected}`,
   )
 }
 

@@ -2,6 +2,7 @@
  * What the parts of one pool share (src/upstreams/pool/pool.ts composes them): its nodes, policy and the few values
  * one part writes and another reads — one object per pool, created once, so the call path allocates nothing for it.
  */
+import type { FamilyRules } from './family-rules.ts'
 import type { HeadTracker } from './heads.ts'
 import type { Member, SendSettings } from './member.ts'
 import type { PoolLog, UpstreamPolicy } from './pool.ts'
@@ -12,8 +13,15 @@ export interface PoolState {
   readonly members: Member[]
   readonly policy: UpstreamPolicy
   readonly settings: SendSettings
-  /** The network's chain id, checked against every node; undefined: trusted (an embedded chain chaingate started). */
-  readonly expected: number | undefined
+  /** What the pool asks its nodes: chain identity, heads, liveness (per chain family). */
+  readonly rules: FamilyRules
+  /**
+   * The network's CAIP-2 chain id, checked against every node; undefined: not known yet (`checksChain`: taken from
+   * the first node that answers, then checked against the others) or trusted (an embedded chain chaingate started).
+   */
+  expected: string | undefined
+  /** Nodes are checked before they serve (false: trusted, an embedded chain chaingate started). */
+  readonly checksChain: boolean
   readonly heads: HeadTracker
   readonly relayed: RelayedTransactions
   readonly log: PoolLog | undefined

@@ -22,7 +22,7 @@ function setup(perDay: number) {
   const entry = { accountId: 'acc', limits: keyLimits, plan: { creditsPerDay: perDay } } as KeyEntry
   const ctx = (transport: 'http' | 'ws'): CallContext => ({
     entry,
-    network: { name: 'net', chainId: 1, hosts: [], methods: new Set() },
+    network: { name: 'net', family: 'evm', chainId: 1, chain: 'eip155:1', hosts: [], methods: new Set() },
     pool: undefined as never,
     transport,
   })

@@ -30,7 +30,14 @@ function context(limits: Partial<KeyLimits> = {}, devMethods = false): CallConte
   }
   return {
     entry: { limits: keyLimits } as KeyEntry,
-    network: { name: 'net', chainId: 1, hosts: [], methods: servedMethods(undefined, devMethods) },
+    network: {
+      name: 'net',
+      family: 'evm',
+      chainId: 1,
+      chain: 'eip155:1',
+      hosts: [],
+      methods: servedMethods(undefined, devMethods),
+    },
     pool: undefined as never,
     transport: 'http',
   }

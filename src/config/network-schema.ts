@@ -98,7 +98,7 @@ const EmbeddedChainSchema = z
      * Solana: the runtime behind the devnet: `litesvm` (in-process, from npm) or `solana-test-validator` (Agave's
      * real validator, when installed).
      */
-    validator: z.enum(['litesvm', 'solana-test-validator']).optional(),
+    engine: z.enum(['litesvm', 'solana-test-validator']).optional(),
   })
   .strict()
 

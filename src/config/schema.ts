@@ -281,8 +281,8 @@ export function crossFieldProblems(raw: unknown): { path: (string | number)[]; m
     if (!solana && n.chain !== undefined)
       out.push({ path: ['networks', i, 'chain'], message: 'only a Solana network names its `chain`' })
     const embedded = obj(n.embedded)
-    if (embedded && !solana && (embedded.slotMs !== undefined || embedded.validator !== undefined))
-      out.push({ path: ['networks', i, 'embedded'], message: '`slotMs` and `validator` are for Solana devnets' })
+    if (embedded && !solana && (embedded.slotMs !== undefined || embedded.engine !== undefined))
+      out.push({ path: ['networks', i, 'embedded'], message: '`slotMs` and `engine` are for Solana devnets' })
     if (embedded && solana && embedded.blockTimeSeconds !== undefined)
       out.push({
         path: ['networks', i, 'embedded'],

@@ -49,9 +49,9 @@ const startSolana = async (n: NetworkConfig, dataDir: string, logger: Logger): P
   const { startSolanaDevnet } = await import('../../upstreams/devnet/solana/devnet.ts')
   const devnet = await startSolanaDevnet({
     port: n.embedded!.port,
-    stateDir: join(dataDir, 'chains', n.name),
+    stateFile: join(dataDir, 'chains', `${n.name}.json`),
     ...(n.embedded!.slotMs ? { slotMs: n.embedded!.slotMs } : {}),
-    ...(n.embedded!.validator ? { validator: n.embedded!.validator } : {}),
+    ...(n.embedded!.engine ? { engine: n.embedded!.engine } : {}),
     ...(n.embedded!.mnemonic ? { mnemonic: n.embedded!.mnemonic } : {}),
     logger,
   })

@@ -3,7 +3,7 @@
  * change both together.
  */
 import { z } from 'zod'
-import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS } from '../methods/prices.ts'
+import { DEFAULT_METHOD_COSTS, DEFAULT_EVENT_COSTS, DEV_METHOD_COSTS, SOLANA_METHOD_COSTS } from '../methods/prices.ts'
 import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { AdminConfigSchema } from './admin-schema.ts'
@@ -171,8 +171,16 @@ export const ConfigSchema = z
       .object({
         /** Cost of a method listed nowhere else (Infura: 80). */
         defaultCost: z.number().int().min(0).default(80),
-        /** Per-method costs for every network, merged over the default (Infura) table. */
-        methods: CostTable.default({}).transform((m) => ({ ...DEFAULT_METHOD_COSTS, ...DEV_METHOD_COSTS, ...m })),
+        /**
+         * Per-method costs for every network, merged over the default (Infura) tables: the EVM's and Solana's (method
+         * names never repeat across families).
+         */
+        methods: CostTable.default({}).transform((m) => ({
+          ...DEFAULT_METHOD_COSTS,
+          ...DEV_METHOD_COSTS,
+          ...SOLANA_METHOD_COSTS,
+          ...m,
+        })),
         /** Per-network overrides: network name → method → credits. */
         networks: z.record(z.string(), CostTable).default({}),
         /** Cost of each delivered subscription event, by subscription kind. */

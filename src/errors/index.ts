@@ -50,6 +50,16 @@ export const errors = {
       rpcCode: -32601,
       httpStatus: 400,
     }),
+  /**
+   * A method of another chain family than the network's (src/methods/policy.ts, unservedRefusal): `methodFamily`
+   * with its article ("a Solana", "an EVM").
+   */
+  methodOfOtherFamily: (method: string, methodFamily: string, network: string, networkFamily: string) =>
+    new ChaingateError(
+      'METHOD_WRONG_FAMILY',
+      `${method} is ${methodFamily} method; this network (${network}) is ${networkFamily}`,
+      { rpcCode: -32601, httpStatus: 400 },
+    ),
   onlyOverWebSocket: (method: string) =>
     new ChaingateError('METHOD_NOT_SUPPORTED', `${method} is only available over WebSocket: connect to /ws/v3/<key>`, {
       rpcCode: -32601,

@@ -34,6 +34,12 @@ export const ERROR_REGISTRY = {
   INVALID_REQUEST: spec(-32600, 400, 'input', 'not a JSON-RPC 2.0 request'),
   INVALID_PARAMS: spec(-32602, 400, 'input', 'parameters the gateway checks are wrong'),
   METHOD_NOT_SUPPORTED: spec(-32601, 400, 'input', 'a method this gateway does not serve'),
+  METHOD_WRONG_FAMILY: spec(
+    -32601,
+    400,
+    'input',
+    "another chain family's method (a Solana method on an EVM network …)",
+  ),
   EMPTY_BATCH: spec(-32600, 400, 'input', 'an empty batch'),
   BATCH_TOO_LARGE: spec(-32600, 400, 'input', 'more calls than gateway.maxBatchSize'),
   BODY_TOO_LARGE: spec(-32600, 413, 'free', "a body over gateway.maxBodyBytes, or over the network's maxRequestBytes"),

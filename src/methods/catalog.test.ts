@@ -1,6 +1,7 @@
 /**
- * The views of the method catalog agree with each other (a method granted by the wallet is one the gateway serves,
- * a served method has a price, a retry class and an address rule, …), and no other src file keeps a method table.
+ * The views of the method catalogs agree with their entries, for every chain family (a method granted by the wallet
+ * is one the gateway serves, a served method has a price, a retry class and an address rule, …), method names never
+ * repeat across families, and no other src file keeps a method table.
  */
 import { readdirSync, readFileSync, statSync } from 'node:fs'
 import { join, relative } from 'node:path'
@@ -11,10 +12,11 @@ import { ADDRESS_CHECKED_METHODS, ADDRESS_FREE_METHODS } from '../keys/security/
 import { callKind } from '../upstreams/pool/retry-policy.ts'
 import { LOCAL_METHODS } from '../wallet/methods/index.ts'
 import { EIP155_METHODS, EIP155_SIGNING_METHODS, WALLET_EIP155_METHODS } from '../wallet/supported-methods.ts'
-import { CATALOG } from './catalog.ts'
-import { DEFAULT_METHOD_COSTS, DEV_METHOD_COSTS } from './prices.ts'
-import { DEV_METHODS, INFURA_ETHEREUM_METHODS, neverServed, servedMethods } from './served.ts'
+import { ALL_METHODS, CHAIN_FAMILIES, catalogFor, familyOf, subscriptionKinds } from './catalog.ts'
+import { DEFAULT_METHOD_COSTS, DEV_METHOD_COSTS, heavyFactor, HEAVY_METHODS, methodCosts, priceOf } from './prices.ts'
+import { DEV_METHODS, defaultMethods, INFURA_ETHEREUM_METHODS, neverServed, servedMethods } from './served.ts'
 
+const CATALOG = catalogFor('evm')
 const entry = (m: string) => CATALOG.get(m)!
 const SERVED = [...INFURA_ETHEREUM_METHODS, ...DEV_METHODS]
 /** Infura serves them, and they name addresses in nested call objects the gateway does not read: refused for a key
@@ -56,7 +58,7 @@ describe('method catalog views', () => {
   })
 
   it('every cached or shared method is a served read; unshared ones are filter calls', () => {
-    for (const m of [...CACHE_RULES.keys(), ...SHARED_READS]) {
+    for (const m of [...CACHE_RULES.keys(), ...SHARED_READS].filter((m) => CATALOG.has(m))) {
       expect(INFURA_ETHEREUM_METHODS, m).toContain(m)
       expect(callKind(m), m).toBe('read')
     }
@@ -83,10 +85,188 @@ describe('method catalog views', () => {
   })
 })
 
+describe('every family', () => {
+  it('method names never repeat across families, and each names its family', () => {
+    const total = CHAIN_FAMILIES.reduce((n, f) => n + catalogFor(f).size, 0)
+    expect(ALL_METHODS.size).toBe(total)
+    for (const f of CHAIN_FAMILIES) for (const m of catalogFor(f).keys()) expect(familyOf(m), m).toBe(f)
+    expect(familyOf('txpool_content')).toBe('evm') // an EVM namespace outside the catalog
+    expect(familyOf('getStakeActivation')).toBeUndefined() // removed from Solana's API: no family claims it
+  })
+
+  for (const family of CHAIN_FAMILIES)
+    it(`${family}: every served method has a price, a retry class and an address rule; views agree with entries`, () => {
+      const served = defaultMethods(family)
+      expect(served.length).toBeGreaterThan(40)
+      for (const m of served) {
+        const e = catalogFor(family).get(m)!
+        expect(e.credits, m).toBeDefined()
+        if (typeof e.credits === 'number')
+          expect([m, methodCosts(family)[m], priceOf(family, m)]).toEqual([m, e.credits, e.credits])
+        expect(e.retry, m).toBeDefined()
+        expect(callKind(m), m).toBe({ read: 'read', write: 'send-raw', 'node-local': 'unsafe' }[e.retry!])
+        if (!UNCHECKED_BUT_SERVED.includes(m))
+          expect(ADDRESS_FREE_METHODS.has(m) || ADDRESS_CHECKED_METHODS.has(m), m).toBe(true)
+        // A read the call layers do not know is taken for a write (it ends the sharing of identical reads); the
+        // EVM's few such (eth_mining, eth_getWork …) are left as they were.
+        if (family === 'solana' && e.retry === 'read' && e.filter === undefined)
+          expect(CACHE_RULES.has(m) || SHARED_READS.has(m) || UNSHARED_READS.has(m) || m === 'eth_getLogs', m).toBe(
+            true,
+          )
+        expect(neverServed(m, family), m).toBe(false)
+        expect(priceOf(family === 'evm' ? 'solana' : 'evm', m), m).toBeUndefined()
+      }
+      for (const [m, e] of catalogFor(family)) {
+        if (typeof e.cache === 'object' || e.cache === 'shared') expect(callKind(m), m).toBe('read')
+        if (e.walletOnly) expect([m, e.served, neverServed(m, family)]).toEqual([m, undefined, true])
+        if (e.subscription !== undefined) expect(e.filter, m).toBe('subscription')
+      }
+      // Each subscription kind's methods are in the catalog, as a pair.
+      for (const k of subscriptionKinds(family)) {
+        expect(catalogFor(family).has(k.subscribe), k.subscribe).toBe(true)
+        expect(catalogFor(family).has(k.unsubscribe), k.unsubscribe).toBe(true)
+      }
+    })
+})
+
+/** Every HTTP method of https://solana.com/docs/rpc/http (the same set as @solana/kit's SolanaRpcApi). */
+const SOLANA_HTTP = [
+  'getAccountInfo',
+  'getBalance',
+  'getBlock',
+  'getBlockCommitment',
+  'getBlockHeight',
+  'getBlockProduction',
+  'getBlockTime',
+  'getBlocks',
+  'getBlocksWithLimit',
+  'getClusterNodes',
+  'getEpochInfo',
+  'getEpochSchedule',
+  'getFeeForMessage',
+  'getFirstAvailableBlock',
+  'getGenesisHash',
+  'getHealth',
+  'getHighestSnapshotSlot',
+  'getIdentity',
+  'getInflationGovernor',
+  'getInflationRate',
+  'getInflationReward',
+  'getLargestAccounts',
+  'getLatestBlockhash',
+  'getLeaderSchedule',
+  'getMaxRetransmitSlot',
+  'getMaxShredInsertSlot',
+  'getMinimumBalanceForRentExemption',
+  'getMultipleAccounts',
+  'getProgramAccounts',
+  'getRecentPerformanceSamples',
+  'getRecentPrioritizationFees',
+  'getSignatureStatuses',
+  'getSignaturesForAddress',
+  'getSlot',
+  'getSlotLeader',
+  'getSlotLeaders',
+  'getStakeMinimumDelegation',
+  'getSupply',
+  'getTokenAccountBalance',
+  'getTokenAccountsByDelegate',
+  'getTokenAccountsByOwner',
+  'getTokenLargestAccounts',
+  'getTokenSupply',
+  'getTransaction',
+  'getTransactionCount',
+  'getVersion',
+  'getVoteAccounts',
+  'isBlockhashValid',
+  'minimumLedgerSlot',
+  'requestAirdrop',
+  'sendTransaction',
+  'simulateTransaction',
+]
+const SOLANA_PUBSUB = ['account', 'logs', 'program', 'signature', 'slot', 'root']
+
+describe('solana catalog', () => {
+  const sol = catalogFor('solana')
+  it('serves every HTTP method of the docs and the stable PubSub pairs, nothing else by default', () => {
+    expect(SOLANA_HTTP).toHaveLength(52)
+    const pubsub = SOLANA_PUBSUB.flatMap((k) => [`${k}Subscribe`, `${k}Unsubscribe`])
+    expect([...defaultMethods('solana')].sort()).toEqual([...SOLANA_HTTP, ...pubsub].sort())
+    expect(subscriptionKinds('solana').map((k) => [k.kind, k.notification, k.unstable ?? false])).toEqual([
+      ...SOLANA_PUBSUB.map((k) => [k, `${k}Notification`, false]),
+      ['block', 'blockNotification', true],
+      ['vote', 'voteNotification', true],
+      ['slotsUpdates', 'slotsUpdatesNotification', true],
+    ])
+    expect(subscriptionKinds('evm').map((k) => k.kind)).toEqual(['newHeads', 'logs', 'newPendingTransactions'])
+  })
+
+  it('prices every method 180 (Infura), heavy scans ten times that', () => {
+    for (const m of defaultMethods('solana')) expect([m, priceOf('solana', m)]).toEqual([m, 180])
+    expect([...HEAVY_METHODS].sort()).toEqual(['getLargestAccounts', 'getProgramAccounts'])
+    const program = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
+    expect(heavyFactor('getProgramAccounts', [program])).toBe(10)
+    expect(heavyFactor('getProgramAccounts', [program, { filters: [] }])).toBe(10)
+    expect(heavyFactor('getProgramAccounts', [program, { filters: [{ dataSize: 165 }] }])).toBe(1)
+    expect(heavyFactor('getLargestAccounts', [])).toBe(10)
+    expect(heavyFactor('getBalance', [program])).toBe(1)
+    expect(heavyFactor('eth_getLogs', [{}])).toBe(1)
+  })
+
+  it('retries reads, resends sendTransaction without hedging, keeps airdrops and subscriptions on their node', () => {
+    expect(callKind('getAccountInfo')).toBe('read')
+    expect(callKind('sendTransaction')).toBe('send-raw')
+    expect(callKind('requestAirdrop')).toBe('unsafe')
+    expect(callKind('accountSubscribe')).toBe('unsafe')
+  })
+
+  it('caches by commitment: finalized blocks and transactions, static facts; never a write', () => {
+    expect(CACHE_RULES.get('getBlock')).toEqual({ kind: 'finalized', config: 1 })
+    expect(CACHE_RULES.get('getTransaction')).toEqual({ kind: 'finalized', config: 1 })
+    expect(CACHE_RULES.get('getGenesisHash')).toEqual({ kind: 'static' })
+    for (const m of ['sendTransaction', 'requestAirdrop']) {
+      expect(CACHE_RULES.has(m) || SHARED_READS.has(m), m).toBe(false)
+    }
+    for (const [m, e] of sol) if (e.blockBound) expect(e.retry, m).toBe('read')
+  })
+
+  it("lists the wallet's signing methods for the wallet's solana scopes; no node serves them", () => {
+    const wallet = [...sol].filter(([, e]) => e.wallet === 'approval').map(([m]) => m)
+    expect(wallet).toEqual([
+      'signMessage',
+      'signTransaction',
+      'signAllTransactions',
+      'signAndSendTransaction',
+      'signIn',
+    ])
+    expect(() => servedMethods({ allow: ['signMessage'] }, false, 'solana')).toThrow(
+      /signMessage can never be served through an API key \(the wallet's, not a node's/,
+    )
+  })
+
+  it("refuses another family's method in a network's allow list, naming both families", () => {
+    expect(() => servedMethods({ allow: ['getBalance'] })).toThrow(
+      'networks[].methods.allow: getBalance is a Solana method; this network is EVM (docs/config.md)',
+    )
+    expect(() => servedMethods({ allow: ['eth_call', 'txpool_content'] }, false, 'solana')).toThrow(
+      /eth_call is an EVM method, txpool_content is an EVM method; this network is Solana/,
+    )
+    expect(servedMethods({ allow: ['getAgGenesisCert'] }, false, 'solana').has('getAgGenesisCert')).toBe(true)
+    expect(servedMethods({ deny: ['requestAirdrop'] }, false, 'solana').has('requestAirdrop')).toBe(false)
+    expect(servedMethods(undefined, false, 'solana').has('getBalance')).toBe(true)
+    expect(servedMethods(undefined, false, 'solana').has('eth_call')).toBe(false)
+  })
+})
+
 const SRC = join(import.meta.dirname, '..')
+/** Solana's method names (camelCase, no namespace): those of its catalog. */
+const SOLANA_NAMES: ReadonlySet<string> = new Set(catalogFor('solana').keys())
 /** A cheap first pass: files with fewer distinct words like method names cannot name ten methods. */
-const WORD =
-  /\b(eth|net|web3|debug|trace|anvil|evm|hardhat|personal|wallet|txpool|parity|erigon|ots|admin|miner|engine)_\w+/g
+const WORD = new RegExp(
+  '\\b((eth|net|web3|debug|trace|anvil|evm|hardhat|personal|wallet|txpool|parity|erigon|ots|admin|miner|engine)_\\w+|' +
+    `${[...SOLANA_NAMES].join('|')})\\b`,
+  'g',
+)
 const METHOD =
   /^(eth|net|web3|debug|trace|anvil|evm|hardhat|personal|wallet|txpool|parity|erigon|ots|admin|miner|engine)_/
 
@@ -95,7 +275,7 @@ export function methodNames(text: string): Set<string> {
   const names = new Set<string>()
   const visit = (node: ts.Node) => {
     if (ts.isStringLiteralLike(node) || (ts.isIdentifier(node) && ts.isPropertyAssignment(node.parent)))
-      if (METHOD.test(node.text)) names.add(node.text)
+      if (METHOD.test(node.text) || SOLANA_NAMES.has(node.text)) names.add(node.text)
     ts.forEachChild(node, visit)
   }
   visit(ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, true))
@@ -112,17 +292,22 @@ function sources(dir: string): string[] {
 
 describe('one method table', () => {
   it('counts method names in literals and object keys', () => {
-    const names = methodNames("const a = { eth_call: 1, 'net_version': 2 }; f('web3_clientVersion', `debug_x`, 'x_y')")
-    expect([...names].sort()).toEqual(['debug_x', 'eth_call', 'net_version', 'web3_clientVersion'])
+    const names = methodNames(
+      "const a = { eth_call: 1, 'net_version': 2, getSlot: 3 }; f('web3_clientVersion', `debug_x`, 'x_y', 'getFoo')",
+    )
+    expect([...names].sort()).toEqual(['debug_x', 'eth_call', 'getSlot', 'net_version', 'web3_clientVersion'])
   })
 
-  it('exactly one src file, the catalog, names ten or more chain methods', () => {
+  it('exactly one src file per family, its catalog, names ten or more chain methods', () => {
     const many = sources(SRC)
       .map((f) => ({ file: relative(SRC, f), text: readFileSync(f, 'utf8') }))
       .filter((f) => new Set(f.text.match(WORD)).size >= 10)
       .map((f) => ({ file: f.file, count: methodNames(f.text).size }))
       .filter((f) => f.count >= 10)
-    expect(many.map((f) => f.file)).toEqual([join('methods', 'catalog.ts')])
-    expect(many[0]!.count).toBeGreaterThan(100)
+    expect(many.map((f) => f.file).sort()).toEqual([
+      join('methods', 'evm', 'catalog.ts'),
+      join('methods', 'solana', 'catalog.ts'),
+    ])
+    for (const f of many) expect(f.count, f.file).toBeGreaterThan(60)
   })
 })

@@ -1,9 +1,16 @@
 /**
- * The shape of one method catalog entry (src/methods/catalog.ts): everything the gateway and the wallet know about
- * a JSON-RPC method, so the served lists, prices, cache rules, retry classes, address checks and wallet scopes are
- * views of one table and cannot drift apart.
+ * The shape of one method catalog entry (one table per chain family: src/methods/evm/catalog.ts,
+ * src/methods/solana/catalog.ts; src/methods/catalog.ts indexes them): everything the gateway and the wallet know
+ * about a JSON-RPC method, so the served lists, prices, cache rules, retry classes, address checks and wallet scopes
+ * are views of one table per family and cannot drift apart.
  */
 import type { ChaingateError } from '../errors/index.ts'
+
+/**
+ * A network's chain family (its CAIP-2 namespace, https://chainagnostic.org/CAIPs/caip-2): `evm` (eip155) or
+ * `solana`. It picks the method catalog; method names never repeat across families (src/methods/catalog.test.ts).
+ */
+export type ChainFamily = 'evm' | 'solana'
 
 /**
  * Which calls the gateway may answer from its cache, and how their finality is judged (the eRPC and web3-proxy
@@ -24,8 +31,19 @@ export type CacheRule =
   | { kind: 'block'; at: number; blockData: boolean }
   /** eth_blockNumber: one answer per served head. */
   | { kind: 'head' }
+  /**
+   * Solana: kept (until evicted) only when the call asks for `finalized` data, the `commitment` of the config
+   * object at `config`; absent means the node's default, `finalized`
+   * (https://solana.com/docs/rpc#configuring-state-commitment).
+   * Only finalized data never changes: `processed` and `confirmed` answers are shared while in flight, never kept.
+   * A null answer (not found, not there yet) is not kept.
+   */
+  | { kind: 'finalized'; config: number }
 
-/** The addresses a call names, lowercase; null: it names none; []: unreadable, or it may reach any address. */
+/**
+ * The addresses a call names: EVM hex, lowercase; Solana base58 as written (base58 is case-sensitive). null: it names
+ * none; []: unreadable, or it may reach any address.
+ */
 export type AddressExtractor = (params: unknown) => string[] | null
 
 export type MethodValidator = (params: unknown, method: string) => ChaingateError | undefined
@@ -49,7 +67,12 @@ export interface MethodEntry {
    * the node surely did not get it.
    */
   retry?: 'read' | 'write' | 'node-local'
-  /** A null answer means "not there yet" on a node behind the chain: worth asking a node further ahead. */
+  /**
+   * "Not there yet" on a node behind the chain, so worth asking a node further ahead: a null answer; on Solana also a
+   * context-wrapped answer whose `value` is null (an account a lagging node has not seen) and the slot errors -32004
+   * (block not available), -32007 and -32009 (slot skipped, or missing on this node), -32014 (block status not yet
+   * available) (https://solana.com/docs/rpc, and Agave's rpc/src/custom_error.rs).
+   */
   blockBound?: true
   /**
    * What the gateway's call layers may do: a cache rule (cached and shared), `shared` (identical calls in flight
@@ -65,11 +88,22 @@ export interface MethodEntry {
   /** `create`s a node filter, `use`s one by its id, or (un)subscribes (WebSocket only, Infura). */
   filter?: 'create' | 'use' | 'subscription'
   /**
-   * In the wallet's `eip155` scopes: `chain` (forwarded to the gateway, so served), `wallet` (answered by the
-   * wallet itself), `approval` (answered by the wallet after the user approves), `wallet-scope` (the wallet-level
-   * `wallet:eip155` scope, after approval).
+   * A subscription method whose kind is in its name (Solana's `accountSubscribe` … `accountUnsubscribe`; EVM's
+   * eth_subscribe names its kind in params[0]): the kind (the family's SubscriptionKind), and whether it opens one
+   * or ends one by its id.
+   */
+  subscription?: { kind: string; role: 'subscribe' | 'unsubscribe' }
+  /**
+   * In the wallet's scopes of the family's namespace (`eip155`, `solana`): `chain` (forwarded to the gateway, so
+   * served), `wallet` (answered by the wallet itself), `approval` (answered by the wallet after the user approves),
+   * `wallet-scope` (the wallet-level `wallet:eip155` scope, after approval).
    */
   wallet?: 'chain' | 'wallet' | 'approval' | 'wallet-scope'
+  /**
+   * A wallet method, not a node's (Solana's signMessage, signTransaction …: the wallet signs with its keys): listed
+   * so the wallet's scopes derive from the catalog, never served through an API key.
+   */
+  walletOnly?: true
   /** Signs with keys the node holds: never served through an API key, whatever the configuration says. */
   nodeSigning?: true
   /** A devnet method that only adds blocks (history stays); every other devnet method may rewind the chain. */
@@ -81,4 +115,29 @@ export interface MethodEntry {
   units?: (params: unknown, method: string) => number
   /** Checks the params before the call is priced or forwarded (per-method files in src/methods/). */
   validate?: MethodValidator
+  /**
+   * A heavy scan (a whole program's accounts, the largest accounts of the cluster): priced `factor` times its price
+   * when `when` says the call is one (always when absent), and refusable per network (providers restrict or price
+   * them high: https://www.helius.dev/docs/billing/credits prices getProgramAccounts at 10 standard calls).
+   */
+  heavy?: { factor: number; when?: (params: unknown) => boolean }
+}
+
+/** A subscription kind of a family (EVM: eth_subscribe's first parameter; Solana: the name before `Subscribe`). */
+export interface SubscriptionKind {
+  kind: string
+  subscribe: string
+  unsubscribe: string
+  /** The method of the node's notifications. */
+  notification: string
+  /** Unstable on most providers: not served by default (a network may allow it). */
+  unstable?: true
+}
+
+/** One family's method catalog. */
+export interface FamilyCatalog {
+  family: ChainFamily
+  /** Every known method of the family and its entry, in table order. */
+  entries: ReadonlyMap<string, Readonly<MethodEntry>>
+  subscriptions: readonly SubscriptionKind[]
 }

@@ -1,14 +1,15 @@
 /**
  * What the gateway does with a method before (or instead of) asking the node. A method the network does not
- * serve (served.ts: an explicit list per network) gets Infura's -32601 body; a served method is forwarded and
- * charged its cost; a catalog entry with a params check (each in its own file) is checked first.
+ * serve (served.ts: an explicit list per network) gets Infura's -32601 body (or, for another chain family's method,
+ * a -32601 that says so: unservedRefusal); a served method is forwarded and charged its cost; a catalog entry with a
+ * params check (each in its own file) is checked first.
  */
 import type { ChaingateError } from '../errors/index.ts'
 import { errors } from '../errors/index.ts'
 import type { RpcCall } from '../jsonrpc/envelope.ts'
-import { CATALOG } from './catalog.ts'
+import { ALL_METHODS, anyMethodsWhere, FAMILY_NAMES, type ChainFamily } from './catalog.ts'
 import type { MethodValidator } from './entry.ts'
-import { DEFAULT_SERVED } from './served.ts'
+import { article, DEFAULT_SERVED, otherFamily } from './served.ts'
 
 export type MethodDecision =
   | { kind: 'forward' }
@@ -16,9 +17,12 @@ export type MethodDecision =
   /** Refused for the caller's input: charged as an input error. */
   | { kind: 'error'; error: ChaingateError }
 
-/** The params checks of the catalog's entries (each in its method's own file). */
+/** The params checks of the catalogs' entries (each in its method's own file; a method is served by one family). */
 const validators = new Map<string, MethodValidator>()
-for (const [method, e] of CATALOG) if (e.validate !== undefined) validators.set(method, e.validate)
+for (const [method, e] of ALL_METHODS) if (e.validate !== undefined) validators.set(method, e.validate)
+
+/** Subscription methods (eth_subscribe, Solana's accountSubscribe …): WebSocket only. */
+const WS_ONLY: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.filter === 'subscription'))
 
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
 const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })
@@ -28,6 +32,21 @@ const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Obje
  * back).
  */
 const MAX_ECHOED_NAME = 200
+
+/** The name as echoed in a refusal: cut when long. */
+const echoed = (m: string) => (m.length > MAX_ECHOED_NAME ? `${m.slice(0, MAX_ECHOED_NAME)}…` : m)
+
+/**
+ * The refusal of a method a network does not serve: for another family's method (getBalance on an EVM network,
+ * eth_call on a Solana one) a -32601 naming both families, so the client sees it asked the wrong network; else
+ * Infura's -32601.
+ */
+export function unservedRefusal(method: string, family: ChainFamily, network: string): ChaingateError {
+  const other = otherFamily(method, family)
+  return other === undefined
+    ? errors.methodNotAvailable(echoed(method))
+    : errors.methodOfOtherFamily(echoed(method), article(other), network, FAMILY_NAMES[family])
+}
 
 /**
  * `served` is the network's method set (`Network.methods`); without it, Infura's default list.
@@ -40,20 +59,10 @@ export function decide(
   served: ReadonlySet<string> = DEFAULT_SERVED,
 ): MethodDecision {
   const m = call.method
-  if (!served.has(m))
-    return {
-      kind: 'error',
-      error: errors.methodNotAvailable(m.length > MAX_ECHOED_NAME ? `${m.slice(0, MAX_ECHOED_NAME)}…` : m),
-    }
-  switch (m) {
-    // No keys are held here (Infura: eth_accounts "always returns an empty array").
-    case 'eth_accounts':
-      return NO_ACCOUNTS
-    case 'eth_subscribe':
-    case 'eth_unsubscribe':
-      if (transport === 'http') return { kind: 'error', error: errors.onlyOverWebSocket(m) }
-      return FORWARD
-  }
+  if (!served.has(m)) return { kind: 'error', error: errors.methodNotAvailable(echoed(m)) }
+  // No keys are held here (Infura: eth_accounts "always returns an empty array").
+  if (m === 'eth_accounts') return NO_ACCOUNTS
+  if (WS_ONLY.has(m)) return transport === 'http' ? { kind: 'error', error: errors.onlyOverWebSocket(m) } : FORWARD
   const validate = validators.get(m)
   const invalid = validate === undefined ? undefined : validate(call.params, m)
   return invalid ? { kind: 'error', error: invalid } : FORWARD

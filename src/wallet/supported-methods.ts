@@ -6,13 +6,17 @@
  */
 import { methodsWhere } from '../methods/catalog.ts'
 
+// The `solana` namespace's methods (signMessage, signTransaction …) carry `wallet: 'approval'` in the Solana
+// catalog, ready for the wallet's solana scopes: methodsWhere('solana', (e) => e.wallet === 'approval').
+
 /** Methods the wallet answers only after the user approves. */
-export const EIP155_SIGNING_METHODS: readonly string[] = methodsWhere((e) => e.wallet === 'approval')
+export const EIP155_SIGNING_METHODS: readonly string[] = methodsWhere('evm', (e) => e.wallet === 'approval')
 /** Methods of an `eip155:<n>` scope: forwarded to the chain, or answered by the wallet itself. */
 export const EIP155_METHODS: readonly string[] = methodsWhere(
+  'evm',
   (e) => e.wallet === 'chain' || e.wallet === 'wallet' || e.wallet === 'approval',
 )
 export const EIP155_NOTIFICATIONS: readonly string[] = ['eth_subscription']
 /** MetaMask's wallet-level eip155 scope (`{wallet: {references: ["eip155"]}}`): it carries wallet_addEthereumChain. */
 export const WALLET_EIP155 = 'wallet:eip155'
-export const WALLET_EIP155_METHODS: readonly string[] = methodsWhere((e) => e.wallet === 'wallet-scope')
+export const WALLET_EIP155_METHODS: readonly string[] = methodsWhere('evm', (e) => e.wallet === 'wallet-scope')

@@ -1,34 +1,36 @@
 /**
  * Which calls the gateway may answer from its cache or share between clients, and how their finality is judged
  * (the eRPC and web3-proxy rules: https://docs.erpc.cloud/config/database/evm-json-rpc-cache, never key on a tag,
- * key unfinalized data on its block hash). The rules per method are the method catalog's (src/methods/catalog.ts).
+ * key unfinalized data on its block hash; Solana: by the commitment asked, only `finalized` is kept). The rules per
+ * method are the method catalogs' (src/methods/catalog.ts), by name over every family: a network only gets its own
+ * family's methods this far (its served set).
  */
-import { CATALOG, methodsWhere, type CacheRule } from '../../methods/catalog.ts'
+import { ALL_METHODS, anyMethodsWhere, type CacheRule } from '../../methods/catalog.ts'
 
 export type { CacheRule }
 
 /** Methods whose answers may be cached (and deduplicated). */
 export const CACHE_RULES: ReadonlyMap<string, CacheRule> = new Map(
-  [...CATALOG].flatMap(([m, e]) => (typeof e.cache === 'object' ? [[m, e.cache] as const] : [])),
+  [...ALL_METHODS].flatMap(([m, e]) => (typeof e.cache === 'object' ? [[m, e.cache] as const] : [])),
 )
 
 /**
  * Reads that are not cached but may share one upstream call when identical ones are in flight. Anything not
  * listed here or above (eth_sendRawTransaction, filters, devnet methods, …) is never shared.
  */
-export const SHARED_READS: ReadonlySet<string> = new Set(methodsWhere((e) => e.cache === 'shared'))
+export const SHARED_READS: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.cache === 'shared'))
 
 /**
  * Calls that are never shared (each answers its own filter's state) but change nothing other calls would read:
  * a dapp polling its filter does not end the sharing of identical reads in flight.
  */
-export const UNSHARED_READS: ReadonlySet<string> = new Set(methodsWhere((e) => e.cache === 'unshared'))
+export const UNSHARED_READS: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.cache === 'unshared'))
 
 /** Read-only methods: a call of any other method may change what the node answers next. */
 export const isRead = (method: string): boolean => CACHE_RULES.has(method) || SHARED_READS.has(method)
 
 /** Devnet methods that only add blocks (history stays as it was). */
-const MINES: ReadonlySet<string> = new Set(methodsWhere((e) => e.mines === true))
+const MINES: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.mines === true))
 
 /**
  * Devnet methods (evm_*, anvil_*, hardhat_*) other than mining may move a chain back in time or rewrite its state
@@ -70,6 +72,18 @@ export function blockRefOf(param: unknown): BlockRef {
   }
   // Absent means latest (eth_call, eth_getBalance, …).
   return { tag: 'latest' }
+}
+
+/**
+ * Whether a Solana call under a `finalized` rule asks for finalized data: its config's `commitment` is `finalized`,
+ * or absent (the node's default, https://solana.com/docs/rpc#configuring-state-commitment).
+ */
+export function asksFinalized(rule: CacheRule & { kind: 'finalized' }, params: unknown): boolean {
+  const config: unknown = Array.isArray(params) ? params[rule.config] : undefined
+  if (config === undefined || config === null) return true
+  if (typeof config !== 'object' || Array.isArray(config)) return false
+  const commitment = (config as { commitment?: unknown }).commitment
+  return commitment === undefined || commitment === null || commitment === 'finalized'
 }
 
 const BLOCK_NUMBER = /"blockNumber"\s*:\s*"0x([0-9a-fA-F]+)"/

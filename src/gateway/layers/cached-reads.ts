@@ -10,7 +10,7 @@ import type { SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, isEmptyResult, resultAnswer, type AnswerSpans } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'
 import { atLeast, atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
-import { blockRefOf, CACHE_RULES, minedAt, type CacheRule } from './cache-rules.ts'
+import { asksFinalized, blockRefOf, CACHE_RULES, minedAt, type CacheRule } from './cache-rules.ts'
 import type { CacheSetOptions } from './cache-store.ts'
 
 /** Unfinalized entries tracked per network (to drop them on a reorg); beyond it the oldest is dropped. */
@@ -39,6 +39,8 @@ export interface CachedReads {
   cached: CachedSend
   byBlock(rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
   byTx(call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
+  /** Solana: kept when the call asks for finalized data, else shared while in flight. */
+  byCommitment(rule: CacheRule & { kind: 'finalized' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
   /** CallLayers.batchHit: only what is kept for good, and only from the in-process tier. */
   batchHit(call: RpcCall): Buffer | undefined
 }
@@ -204,6 +206,17 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     keepUnfinalized(key, result)
   }
 
+  const byCommitment = (
+    rule: CacheRule & { kind: 'finalized' },
+    call: RpcCall,
+    raw: Buffer | string,
+  ): MaybePromise<LayerAnswer> => {
+    const key = paramsKey(prefix, call)
+    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined)
+    // Finalized data never changes; a null answer (not found, or not finalized yet) is not kept.
+    return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE))
+  }
+
   const batchHit = (call: RpcCall): Buffer | undefined => {
     const rule = CACHE_RULES.get(call.method)
     if (rule === undefined || rule.kind === 'head' || !o.cache || o.uncached.has(call.method)) return undefined
@@ -219,7 +232,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         const finalized = heads?.finalized()
         if (!('hash' in ref) && !('number' in ref && finalized !== undefined && ref.number <= finalized))
           return undefined
-      }
+      } else if (rule.kind === 'finalized' && !asksFinalized(rule, call.params)) return undefined
       key = paramsKey(prefix, call)
       if (unfinalized.has(key)) return undefined
     }
@@ -229,7 +242,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     return resultAnswer(call.id, v)
   }
 
-  return { cached, byBlock, byTx, batchHit }
+  return { cached, byBlock, byTx, byCommitment, batchHit }
 }
 
 const NULL = Buffer.from('null')

@@ -66,7 +66,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const { prefix, stats, inflight, recent, unfinalized } = s
   const unsubscribe = watchHeads(s)
   const shared = createSharedSend(s)
-  const { cached, byBlock, byTx, batchHit } = createCachedReads(s, shared)
+  const { cached, byBlock, byTx, byCommitment, batchHit } = createCachedReads(s, shared)
   const blockNumber = createBlockNumber(s, shared)
   const getLogs = createGetLogsHook(s, shared, cached)
   const logs = getLogs.logs
@@ -135,6 +135,8 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
           return byTx(call, raw)
         case 'block':
           return byBlock(rule, call, raw)
+        case 'finalized':
+          return byCommitment(rule, call, raw)
       }
     },
     sawCalls(methods) {

@@ -23,6 +23,7 @@ import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../..
 import { delivered, joinGroup, type Notification, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
+import { subscriptionKinds } from '../../methods/catalog.ts'
 
 export interface SubscriptionDeps {
   keys: KeySnapshot
@@ -67,7 +68,8 @@ interface ClientSubscription {
   lastChargedMs?: number | undefined
 }
 
-const KINDS = ['newHeads', 'logs', 'newPendingTransactions']
+/** eth_subscribe's kinds (the EVM catalog's). */
+const KINDS = subscriptionKinds('evm').map((k) => k.kind)
 
 /** A delivered event as its own span (under the upgrade's trace when the client sent one). */
 const traceEvent = (tracing: Tracing, parent: string | undefined, kind: string, id: string, charged: number) =>

@@ -5,12 +5,12 @@
  * everyone. One more gets TOO_MANY_DEV_CALLS (-32005, HTTP 429, free) without reaching the node.
  */
 import { errors } from '../../errors/index.ts'
-import { methodsWhere } from '../../methods/catalog.ts'
+import { anyMethodsWhere } from '../../methods/catalog.ts'
 import type { MaybePromise } from '../../shared/types.ts'
 
 export const MAX_DEV_CALLS = 4
 
-const DEV: ReadonlySet<string> = new Set(methodsWhere((e) => e.served === 'devnet'))
+const DEV: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.served === 'devnet'))
 
 /** Whether a method is a devnet method (counted against its key's concurrent dev calls). */
 export const isDevMethod = (method: string): boolean => DEV.has(method)

@@ -7,22 +7,23 @@
  * how to read its addresses is refused for a key with an address allowlist, so a method added to a network later
  * cannot slip past it. docs/key-security.md lists the three groups.
  */
-import { CATALOG, methodsWhere, type AddressExtractor } from '../../methods/catalog.ts'
+import { ALL_METHODS, anyMethodsWhere, type AddressExtractor } from '../../methods/catalog.ts'
 
 export { isAddress } from '../../methods/addresses.ts'
 
 /** Methods that name no address (block, transaction and filter-id reads, chain facts). */
-export const ADDRESS_FREE_METHODS: ReadonlySet<string> = new Set(methodsWhere((e) => e.addresses === 'none'))
+export const ADDRESS_FREE_METHODS: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.addresses === 'none'))
 
 /** Methods that name addresses, and how to read them. */
 const EXTRACTORS: ReadonlyMap<string, AddressExtractor> = new Map(
-  [...CATALOG].flatMap(([m, e]) => (typeof e.addresses === 'function' ? [[m, e.addresses] as const] : [])),
+  [...ALL_METHODS].flatMap(([m, e]) => (typeof e.addresses === 'function' ? [[m, e.addresses] as const] : [])),
 )
 
 const NONE: string[] = []
 
 /**
- * The lowercase addresses a call names, or null when it names none (not address-checked). An empty array means
+ * The addresses a call names (EVM: lowercase hex; Solana: base58 as written, by every family's catalog: method names
+ * are unique across families), or null when it names none (not address-checked). An empty array means
  * the call may reach addresses it does not name (eth_getLogs without an address filter, eth_call without `to`),
  * its params could not be read, or the method is not known here: rejected when the key has an address allowlist.
  */

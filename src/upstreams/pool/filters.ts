@@ -16,7 +16,7 @@
  * network, one node (an embedded chain) included, so a key cannot poll, read or remove another key's filter.
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
-import { methodsWhere } from '../../methods/catalog.ts'
+import { anyMethodsWhere } from '../../methods/catalog.ts'
 import { run } from './attempts.ts'
 import { decodeFilterId, encodeFilterId, nodeFingerprint } from './filter-ids.ts'
 import { CancelledError, counted, type Member, type UpstreamAnswer } from './member.ts'
@@ -25,9 +25,9 @@ import type { PoolState } from './state.ts'
 import { select } from './selection.ts'
 
 /** Methods that create a filter on the node that answers them (src/methods/catalog.ts). */
-const CREATE: ReadonlySet<string> = new Set(methodsWhere((e) => e.filter === 'create'))
+const CREATE: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.filter === 'create'))
 /** Methods that take a filter id as their first parameter. */
-const USE: ReadonlySet<string> = new Set(methodsWhere((e) => e.filter === 'use'))
+const USE: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.filter === 'use'))
 
 const ANY: ReadonlySet<string> = new Set([...CREATE, ...USE])
 /** Whether a method creates or uses a node's filter (so it must reach one node in particular). */

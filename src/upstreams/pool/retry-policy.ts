@@ -6,13 +6,16 @@
  */
 import type { Hex } from 'viem'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { CATALOG, methodsWhere } from '../../methods/catalog.ts'
+import { ALL_METHODS, anyMethodsWhere, catalogFor } from '../../methods/catalog.ts'
 import { isHexBytes } from '../../shared/hex.ts'
 
 export type CallKind =
   /** Reads: retried on another node after any failure, hedged when slow. */
   | 'read'
-  /** eth_sendRawTransaction: the same signed bytes can be sent again safely (one nonce); retried, never hedged. */
+  /**
+   * eth_sendRawTransaction, Solana's sendTransaction: the same signed bytes can be sent again safely (one nonce; one
+   * signature); retried, never hedged.
+   */
   | 'send-raw'
   /** Node-local or state-changing methods: retried only when the node surely did not get the request. */
   | 'unsafe'
@@ -21,9 +24,9 @@ export type CallKind =
 
 const KIND_OF_RETRY = { read: 'read', write: 'send-raw', 'node-local': 'unsafe' } as const
 
-/** The catalog's retry class per method (src/methods/catalog.ts). */
+/** The catalogs' retry class per method (src/methods/catalog.ts; names are unique across families). */
 const KINDS: ReadonlyMap<string, CallKind> = new Map(
-  [...CATALOG].flatMap(([m, e]) => (e.retry === undefined ? [] : [[m, KIND_OF_RETRY[e.retry]] as const])),
+  [...ALL_METHODS].flatMap(([m, e]) => (e.retry === undefined ? [] : [[m, KIND_OF_RETRY[e.retry]] as const])),
 )
 
 /**
@@ -39,7 +42,21 @@ export function callKind(method: string | undefined): CallKind {
 }
 
 /** Reads whose null answer means "not there yet" on a node behind the chain (worth asking a node further ahead). */
-const BLOCK_BOUND: ReadonlySet<string> = new Set(methodsWhere((e) => e.blockBound === true))
+const BLOCK_BOUND: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.blockBound === true))
+
+/**
+ * Solana's "not there yet" errors (Agave's rpc/src/custom_error.rs, https://solana.com/docs/rpc): on any read, -32005
+ * (node unhealthy or behind) and -32016 (minimum context slot not reached); on a slot-bound read (blockBound), also
+ * -32004 (block not available for the slot), -32007 and -32009 (slot skipped, or missing on this node: another may
+ * hold it), -32014 (block status not yet available). Only for Solana's methods: EVM nodes use some of these codes for
+ * other things (-32005 "limit exceeded").
+ */
+const SOLANA: ReadonlySet<string> = new Set(catalogFor('solana').keys())
+const SOLANA_BEHIND = /"code"\s*:\s*-320(05|16)\b/
+const SOLANA_SLOT_MISSING = /"code"\s*:\s*-320(04|07|09|14)\b/
+/** A context-wrapped Solana answer (`{"context":{…},"value":null}`) for an account this node has not seen. */
+const NULL_VALUE = Buffer.from('"value":null')
+const OPEN_BRACE = 0x7b
 
 /**
  * Node texts for data the node does not have (pruned state, unknown block), whatever the code; and a method this
@@ -79,13 +96,21 @@ const QUOTE = 0x22
 export function weakAnswer(method: string, body: Buffer): 'missing' | 'empty' | undefined {
   if (body.length > 512) return undefined
   const at = body.indexOf(RESULT_KEY)
-  if (at < 0) return body.includes('"error"') && WEAK_ERROR.test(body.toString()) ? 'missing' : undefined
+  if (at < 0) return body.includes('"error"') && weakError(method, body.toString()) ? 'missing' : undefined
   const v = at + RESULT_KEY.length
   const c = body[v]
   if (c === N) return BLOCK_BOUND.has(method) ? 'missing' : 'empty'
+  if (c === OPEN_BRACE && BLOCK_BOUND.has(method) && SOLANA.has(method) && body.includes(NULL_VALUE, v))
+    return 'missing'
   if (c === OPEN_BRACKET && body[v + 1] === CLOSE_BRACKET) return 'empty'
   if (c === QUOTE && body[v + 1] === 0x30 && body[v + 2] === 0x78 && body[v + 3] === QUOTE) return 'empty' // "0x"
   return undefined
+}
+
+/** A small error answer's text that means another node may do better. */
+function weakError(method: string, text: string): boolean {
+  if (WEAK_ERROR.test(text)) return true
+  return SOLANA.has(method) && (SOLANA_BEHIND.test(text) || (BLOCK_BOUND.has(method) && SOLANA_SLOT_MISSING.test(text)))
 }
 
 /** The transaction hash and the call's id of an eth_sendRawTransaction body; undefined when it holds no raw bytes. */

@@ -10,14 +10,14 @@
 import type { CostTable } from '../../../credits/costs.ts'
 import type { LimitCode } from '../../../errors/registry.ts'
 import type { ParsedEntry, RpcCall } from '../../../jsonrpc/envelope.ts'
-import { CATALOG } from '../../../methods/catalog.ts'
+import { ALL_METHODS } from '../../../methods/catalog.ts'
 import type { MethodEntry } from '../../../methods/entry.ts'
 import { decide, type MethodDecision } from '../../../methods/policy.ts'
 import type { CallContext } from '../types.ts'
 
 /** Methods priced by the work they ask (src/methods/catalog.ts `units`). */
 const UNITS = new Map<string, NonNullable<MethodEntry['units']>>()
-for (const [method, e] of CATALOG) if (e.units !== undefined) UNITS.set(method, e.units)
+for (const [method, e] of ALL_METHODS) if (e.units !== undefined) UNITS.set(method, e.units)
 
 export function decision(ctx: CallContext, call: RpcCall): MethodDecision {
   return decide(call, ctx.transport, ctx.network.methods)

@@ -28,6 +28,8 @@ const CostTable = z.record(z.string().min(1), z.number().int().min(0))
 export const DEFAULT_NETWORKS = [
   { name: 'devnet-a', chainId: 31337, embedded: { blockTimeSeconds: 0, port: 0 } },
   { name: 'devnet-b', chainId: 31338, embedded: { blockTimeSeconds: 0, port: 0 } },
+  // A local Solana cluster (LiteSVM behind chaingate's JSON-RPC front): its id comes from its genesis hash.
+  { name: 'solana-devnet', family: 'solana' as const, embedded: { port: 0 } },
 ]
 
 export const DEFAULT_PLANS = {

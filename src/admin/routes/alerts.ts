@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { createAlertLog, type AlertRecord } from '../../alerts/log.ts'
-import { createAlertSettingsRepository } from '../../alerts/settings.ts'
+import { createAlertSettingsRepository, webhookChangeSummary } from '../../alerts/settings.ts'
 import type { Admin } from '../context.ts'
 import { routeSchema } from '../route-schema.ts'
 import { IdParams } from '../schemas.ts'
@@ -52,8 +52,7 @@ const alertJson = ({ accountId: _, payload, ...a }: AlertRecord) => ({
 })
 
 export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
-  const settings = () =>
-    createAlertSettingsRepository(admin.deps.db, { allowedHosts: admin.deps.config.alerts.allowedHosts })
+  const settings = () => createAlertSettingsRepository(admin.deps.db, admin.deps.config.alerts)
   const log = () => createAlertLog(admin.deps.db)
 
   app.get<{ Params: z.infer<typeof IdParams> }>(
@@ -85,8 +84,14 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
     },
     async (req) => {
       const account = await admin.account(req.params.id)
+      const repo = settings()
       admin.note(req, { target: account.id })
-      return settings().set(account.id, req.body, admin.deps.clock.now())
+      // A webhook change names both URLs (masked: src/alerts/settings.ts), also when the new one is refused.
+      if (req.body.webhookUrl !== undefined) {
+        const change = webhookChangeSummary((await repo.get(account.id))?.webhookUrl, req.body.webhookUrl)
+        if (change) admin.note(req, { summary: `set an account's usage alerts; ${change}` })
+      }
+      return repo.set(account.id, req.body, admin.deps.clock.now())
     },
   )
 

@@ -80,33 +80,36 @@ export const PRIVATE_TARGET = 'ERR_CHAINGATE_PRIVATE_TARGET'
 const refused = (message: string) => Object.assign(new Error(message), { code: PRIVATE_TARGET })
 
 /**
- * `net.connect`'s lookup: refuses the name when any address it resolves to is private (a rebinding answer may mix
+ * `net.connect`'s lookup: refuses the name when any address it resolves to is blocked (a rebinding answer may mix
  * them). With `all` (Node's happy eyeballs, `autoSelectFamily`) it answers every address, else the first.
  */
-const guardedLookup: LookupFunction = (hostname, options, callback) => {
-  dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
-    if (err) return callback(err, [])
-    const bad = addresses.find((a) => isPrivateAddress(a.address))
-    if (bad) return callback(refused(`${hostname} resolves to ${bad.address}, a private address`), [])
-    const first = addresses[0]
-    if (!first) return callback(Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' }), [])
-    if (options.all) return callback(null, addresses)
-    callback(null, first.address, first.family)
-  })
-}
+const lookupRefusing =
+  (blocked: (address: string) => boolean): LookupFunction =>
+  (hostname, options, callback) => {
+    dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
+      if (err) return callback(err, [])
+      const bad = addresses.find((a) => blocked(a.address))
+      if (bad) return callback(refused(`${hostname} resolves to ${bad.address}, a private address`), [])
+      const first = addresses[0]
+      if (!first) return callback(Object.assign(new Error(`${hostname}: no address`), { code: 'ENOTFOUND' }), [])
+      if (options.all) return callback(null, addresses)
+      callback(null, first.address, first.family)
+    })
+  }
 
 /**
  * The dispatcher webhooks are sent with: without `allowPrivateTargets`, its connections go to public addresses
- * only. Redirects are never followed (undici's request does not, unless asked).
+ * only (with it, the same path allows every address, so the tests that deliver to 127.0.0.1 run it too).
+ * Redirects are never followed (undici's request does not, unless asked).
  */
 export function createWebhookDispatcher(opts: { allowPrivateTargets: boolean; connectTimeoutMs: number }): Agent {
-  if (opts.allowPrivateTargets) return new Agent({ connect: { timeout: opts.connectTimeoutMs } })
-  const connector = buildConnector({ timeout: opts.connectTimeoutMs, lookup: guardedLookup })
+  const blocked = opts.allowPrivateTargets ? () => false : isPrivateAddress
+  const connector = buildConnector({ timeout: opts.connectTimeoutMs, lookup: lookupRefusing(blocked) })
   return new Agent({
     connect(options, callback) {
       // A literal IP is connected to without a lookup: checked here.
       const host = options.hostname.replace(/^\[|\]$/g, '')
-      if (isIP(host) && isPrivateAddress(host)) return callback(refused(`${host} is a private address`), null)
+      if (isIP(host) && blocked(host)) return callback(refused(`${host} is a private address`), null)
       connector(options, callback)
     },
   })

@@ -30,9 +30,7 @@ describe('locateProgram', () => {
     const PATH = [join(dir, 'nowhere'), first.folder, second.folder].join(delimiter)
     expect(locateProgram('kubectl', { PATH })).toEqual({ path: first.path })
     const notExecutable = fakeProgram('kubectl', false)
-    expect(locateProgram('kubectl', { PATH: notExecutable.folder }).problem).toBe(
-      'not found (looked for kubectl on PATH)',
-    )
+    expect(locateProgram('kubectl', { PATH: notExecutable.folder }).problem).toBe('not found: no kubectl on PATH')
   })
 
   it("Chromium under each of its packages' names", () => {
@@ -67,7 +65,7 @@ describe('locateProgram', () => {
     expect(missingPrograms(['wrk', 'chromium', 'prometheus'], env)).toEqual([
       'chromium (hidden by CHAINGATE_TEST_HIDE_PROGRAMS): install with `apt-get install chromium` (Debian/Ubuntu), ' +
         '`brew install --cask chromium` (macOS), or set CHROMIUM',
-      'prometheus (not found (looked for prometheus on PATH)): install with `apt-get install prometheus` ' +
+      'prometheus (not found: no prometheus on PATH): install with `apt-get install prometheus` ' +
         '(Debian/Ubuntu), `brew install prometheus` (macOS)',
     ])
   })

@@ -117,8 +117,11 @@ export function locateProgram(program: Program, env: NodeJS.ProcessEnv = process
     }
   }
   for (const path of entry.paths ?? []) if (isExecutableFile(path)) return { path }
-  const where = [`${entry.names.join(', ')} on PATH`, ...(entry.paths ?? [])].join(', ')
-  return { problem: `not found (looked for ${where}${entry.env ? `; ${entry.env} unset` : ''})` }
+  const names = entry.names.length > 1 ? `${entry.names.slice(0, -1).join(', ')} or ${entry.names.at(-1)}` : program
+  // The folders (or app bundles) of the fixed paths, for a line a person can read.
+  const folders = [...new Set((entry.paths ?? []).map((p) => p.split('/').slice(0, 3).join('/')))]
+  const where = `on PATH${folders.length > 0 ? ` or in ${folders.join(', ')}` : ''}`
+  return { problem: `not found: no ${names} ${where}${entry.env ? `, ${entry.env} unset` : ''}` }
 }
 
 /** The executable's path; throws when missing (call it inside a guarded suite). */

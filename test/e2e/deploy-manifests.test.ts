@@ -12,7 +12,7 @@ import { parse, parseAllDocuments } from 'yaml'
 import { parseConfig } from '../../src/config/load.ts'
 import { expandEnv } from '../../src/config/env.ts'
 import { ROOT } from './helpers/process.ts'
-import { servicesRequired } from './helpers/services.ts'
+import { describeWithPrograms, programPath } from './helpers/programs.ts'
 
 const DEPLOY = join(ROOT, 'deploy')
 const ALERTS = join(DEPLOY, 'prometheus', 'alerts.yaml')
@@ -80,13 +80,9 @@ describe('deploy/compose.yaml', () => {
   })
 })
 
-const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0
-const k8s = kubectl || servicesRequired ? describe : describe.skip
-if (!kubectl && !servicesRequired) console.warn('deploy-manifests: Kubernetes part skipped, kubectl missing')
-
-k8s('deploy/kubernetes (kubectl kustomize)', () => {
+describeWithPrograms(['kubectl'], 'deploy/kubernetes (kubectl kustomize)', () => {
   const render = (dir: string) => {
-    const r = spawnSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes', dir)], { encoding: 'utf8' })
+    const r = spawnSync(programPath('kubectl'), ['kustomize', join(DEPLOY, 'kubernetes', dir)], { encoding: 'utf8' })
     expect(r.status, r.stderr).toBe(0)
     return parseAllDocuments(r.stdout).map((d) => d.toJS())
   }

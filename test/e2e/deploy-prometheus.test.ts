@@ -10,20 +10,17 @@ import { randomBytes } from 'node:crypto'
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import { parse } from 'yaml'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { freePort } from './helpers/haproxy.ts'
 import { ROOT, waitFor } from './helpers/process.ts'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { redisUrl, servicesRequired } from './helpers/services.ts'
+import { programPath } from './helpers/programs.ts'
+import { describeWithServices, redisUrl } from './helpers/services.ts'
 
 const DIR = join(ROOT, 'deploy', 'prometheus')
-const missing = ['prometheus', 'promtool'].filter((t) => spawnSync(t, ['--version']).status !== 0)
-const suite = missing.length > 0 && !servicesRequired ? describe.skip : describe
-if (missing.length > 0 && !servicesRequired)
-  console.warn(`deploy-prometheus: skipped, ${missing.join(' and ')} missing (apt-get install prometheus)`)
 
 interface Rule {
   alert: string
@@ -39,7 +36,9 @@ function seriesParts(expr: string): string[] {
     .filter(Boolean)
 }
 
-suite('Prometheus rules and the Grafana dashboard against a running chaingate', () => {
+// On Redis: the metrics of its counters are among those the rules name.
+const NEEDS = ['redis', 'prometheus', 'promtool'] as const
+describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against a running chaingate', () => {
   let anvil: RunningAnvil
   let s: TestServer
   let prom: ChildProcess
@@ -78,7 +77,7 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
       }),
     )
     prom = spawn(
-      'prometheus',
+      programPath('prometheus'),
       [
         `--config.file=${join(dir, 'prometheus.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
@@ -122,7 +121,7 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
       ['check', 'config', 'prometheus.yml'],
       ['test', 'rules', 'alerts.test.yaml'],
     ]) {
-      const r = spawnSync('promtool', args, { cwd: DIR, encoding: 'utf8' })
+      const r = spawnSync(programPath('promtool'), args, { cwd: DIR, encoding: 'utf8' })
       expect(r.status, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0)
     }
   })

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { Agent, request } from 'undici'
 import WebSocket from 'ws'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { freePort, haproxyMissing, startHaproxy, type Haproxy } from './helpers/haproxy.ts'
+import { freePort, startHaproxy, type Haproxy } from './helpers/haproxy.ts'
 import {
   cleanupProcesses,
   removeDirs,
@@ -22,13 +22,7 @@ import {
   waitFor,
   type Chaingate,
 } from './helpers/process.ts'
-import {
-  createPgTestSchema,
-  describeWithServices,
-  redisUrl,
-  servicesRequired,
-  type PgTestSchema,
-} from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
 
 const CONFIG = join(ROOT, 'deploy', 'config', 'chaingate.yaml')
 const READ = { jsonrpc: '2.0', id: 1, method: 'eth_getBalance', params: [`0x${'00'.repeat(19)}01`, 'latest'] }
@@ -46,11 +40,7 @@ async function call(url: string, dispatcher?: Agent): Promise<number> {
   return res.statusCode
 }
 
-describeWithServices(['postgres', 'redis'], 'replicas behind HAProxy (deploy/haproxy/haproxy.cfg)', () => {
-  if (haproxyMissing && !servicesRequired) {
-    it.skip('needs haproxy (apt-get install haproxy; .ci/run installs it)', () => {})
-    return
-  }
+describeWithServices(['postgres', 'redis', 'haproxy'], 'replicas behind HAProxy (deploy/haproxy/haproxy.cfg)', () => {
   const dir = tempDir('chaingate-haproxy-')
   let schema: PgTestSchema
   let node: FakeNode

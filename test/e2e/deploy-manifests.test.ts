@@ -67,8 +67,10 @@ describe('deploy/compose.yaml', () => {
       CHAINGATE_OPERATIONS_TOKEN: 't'.repeat(32),
     }
     for (const name of SECRETS) {
-      const { [name]: _, ...without } = env
+      const without: Record<string, string> = { ...env }
+      delete without[name]
       expect(() => interpolate(composeText, without), `${name} unset`).toThrow(name)
+      expect(() => interpolate(composeText, { ...env, [name]: '' }), `${name} empty`).toThrow(name)
     }
     // Every reference to a password or token is required (`:?`), none has a default.
     const refs = [...composeText.matchAll(/\$\{(\w+)(:[-?])?/g)].filter((m) => /PASSWORD|TOKEN/.test(m[1]!))

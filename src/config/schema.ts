@@ -144,6 +144,11 @@ export const ConfigSchema = z
               .strict()
               .nullable()
               .default(null),
+            /**
+             * The probes (/livez, /readyz, /startupz) without the token, which then guards /healthz and /metrics:
+             * Kubernetes' httpGet probes cannot send a header from a Secret (docs/deploy.md).
+             */
+            openProbes: z.boolean().default(false),
             /** How long /healthz reuses its probe of the nodes. */
             healthCacheMs: z.number().int().min(0).max(600_000).default(2000),
           })

@@ -7,7 +7,7 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
@@ -21,6 +21,9 @@ import { programPath } from './helpers/programs.ts'
 import { describeWithServices, redisUrl } from './helpers/services.ts'
 
 const DIR = join(ROOT, 'deploy', 'prometheus')
+/** gateway.operations.token: the shipped scrape config sends it from the file compose mounts beside it. */
+const OPS_TOKEN = randomBytes(16).toString('hex')
+const shipped = parse(readFileSync(join(DIR, 'prometheus.yml'), 'utf8'))
 
 interface Rule {
   alert: string
@@ -56,6 +59,7 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
       networks: [{ name: 'ext', chainId: 4260, upstreams: [{ url: anvil.url }] }],
       plans: { tiny: { creditsPerDay: 300, creditsPerSecond: 100_000, maxKeys: null } },
       redis: { url: redisUrl, keyPrefix: `test-prom-${randomBytes(4).toString('hex')}:` },
+      gateway: { operations: { token: OPS_TOKEN } },
     })
     // Traffic of every kind the rules and panels look at: answers, a node error, a refusal for credits.
     const tiny = await s.newKey('tiny')
@@ -68,18 +72,22 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
     const port = await freePort()
     promUrl = `http://127.0.0.1:${port}`
     const target = new URL(s.url).host
+    // The shipped files as compose mounts them: prometheus.yml and alerts.yaml with the token file beside them.
+    for (const f of ['prometheus.yml', 'alerts.yaml', 'alerts.test.yaml']) copyFileSync(join(DIR, f), join(dir, f))
+    writeFileSync(join(dir, 'operations-token'), OPS_TOKEN)
+    // The shipped scrape config (its job name and bearer token), here at 1 s and aimed at this gateway.
     writeFileSync(
-      join(dir, 'prometheus.yml'),
+      join(dir, 'scrape.yml'),
       JSON.stringify({
         global: { scrape_interval: '1s', evaluation_interval: '1s' },
-        rule_files: [join(DIR, 'alerts.yaml')],
-        scrape_configs: [{ job_name: 'chaingate', static_configs: [{ targets: [target] }] }],
+        rule_files: ['alerts.yaml'],
+        scrape_configs: [{ ...shipped.scrape_configs[0], static_configs: [{ targets: [target] }] }],
       }),
     )
     prom = spawn(
       programPath('prometheus'),
       [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--config.file=${join(dir, 'scrape.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
         `--web.listen-address=127.0.0.1:${port}`,
       ],
@@ -121,7 +129,7 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
       ['check', 'config', 'prometheus.yml'],
       ['test', 'rules', 'alerts.test.yaml'],
     ]) {
-      const r = spawnSync(programPath('promtool'), args, { cwd: DIR, encoding: 'utf8' })
+      const r = spawnSync(programPath('promtool'), args, { cwd: dir, encoding: 'utf8' })
       expect(r.status, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0)
     }
   })
@@ -143,7 +151,9 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
   })
 
   it('the Grafana dashboard names only metrics /metrics exposes, and every panel query runs', async () => {
-    const exposed = await (await request(`${s.url}/metrics`)).body.text()
+    const exposed = await (
+      await request(`${s.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })
+    ).body.text()
     const types = new Set([...exposed.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]))
     const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy', 'grafana', 'chaingate.json'), 'utf8'))
     const exprs: string[] = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr))
@@ -160,7 +170,9 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
   })
 
   it('label cardinality is bounded: no key, account or client labels', async () => {
-    const exposed = await (await request(`${s.url}/metrics`)).body.text()
+    const exposed = await (
+      await request(`${s.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })
+    ).body.text()
     const labels = new Set(
       [...exposed.matchAll(/^chaingate_\w+\{([^}]*)\}/gm)].flatMap((m) =>
         [...m[1]!.matchAll(/(\w+)="/g)].map((l) => l[1]),

@@ -164,6 +164,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     },
     operations: {
       token: ops.token,
+      openProbes: ops.openProbes,
       separate: ops.listen !== null,
       healthCacheMs: ops.healthCacheMs,
       isDraining,
@@ -186,6 +187,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       pools,
       metrics,
       token: ops.token,
+      openProbes: ops.openProbes,
       healthCacheMs: ops.healthCacheMs,
       isDraining,
       isStarted: w.isStarted,

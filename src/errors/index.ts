@@ -72,6 +72,27 @@ export const errors = {
       'SUBSCRIPTION_LIMIT',
       `limit exceeded: at most ${max} subscriptions per connection (unsubscribe first, or open another connection)`,
     ),
+  keySubscriptionLimit: (max: number) =>
+    new ChaingateError(
+      'KEY_SUBSCRIPTION_LIMIT',
+      `limit exceeded: at most ${max} subscriptions per API key across its connections (unsubscribe first)`,
+    ),
+  upstreamSubscriptionLimit: (network: string, max: number) =>
+    new ChaingateError(
+      'UPSTREAM_SUBSCRIPTION_LIMIT',
+      `limit exceeded: at most ${max} distinct subscriptions on network ${network} (subscribe to a filter already ` +
+        'in use, or try again later)',
+    ),
+  wsKeyConnectionLimit: (max: number) =>
+    new ChaingateError(
+      'WS_KEY_CONNECTION_LIMIT',
+      `limit exceeded: at most ${max} WebSocket connections per API key (close one first)`,
+    ),
+  wsAddressConnectionLimit: (max: number) =>
+    new ChaingateError(
+      'WS_ADDRESS_CONNECTION_LIMIT',
+      `limit exceeded: at most ${max} WebSocket connections per client address (close one first)`,
+    ),
   upstreamUnavailable: (network: string, why: string) =>
     new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable: ${why}`, {
       rpcCode: -32603,

@@ -62,6 +62,30 @@ export const ERROR_REGISTRY = {
     'price',
     'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection',
   ),
+  KEY_SUBSCRIPTION_LIMIT: spec(
+    -32005,
+    200,
+    'price',
+    "more subscriptions of one key, across its connections, than its plan's or gateway.maxSubscriptionsPerKey",
+  ),
+  UPSTREAM_SUBSCRIPTION_LIMIT: spec(
+    -32005,
+    200,
+    'price',
+    'a subscription with a new filter while the network holds gateway.maxUpstreamSubscriptionsPerNetwork',
+  ),
+  WS_KEY_CONNECTION_LIMIT: spec(
+    -32005,
+    429,
+    'free',
+    "a WebSocket upgrade beyond the key's open connections: its plan's or gateway.maxWsConnectionsPerKey",
+  ),
+  WS_ADDRESS_CONNECTION_LIMIT: spec(
+    -32005,
+    429,
+    'free',
+    'a WebSocket upgrade beyond gateway.maxWsConnectionsPerAddress connections open from one client address',
+  ),
   // eth_getLogs caps (src/methods/eth_getLogs.ts), Infura's answers
   LOGS_RANGE_TOO_LARGE: spec(
     -32602,

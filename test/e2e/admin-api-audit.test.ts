@@ -51,6 +51,25 @@ describe('one audit, bounded', () => {
     expect(entries).toContainEqual(expect.objectContaining({ actor: 'admin-token', action: 'GET /admin/v1/audit' }))
   })
 
+  it('reads that name an account by its email are audited under its id', async () => {
+    const address = `by-email-${Date.now()}@example.com`
+    const created = await api.post('/accounts', { email: address })
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    for (const path of [`/accounts/${address}`, `/accounts/${address}/usage`, `/keys?account=${address}`])
+      expect((await api.get(path)).status).toBe(200)
+    const { entries } = (await api.get(`/audit?target=${id}&limit=50`)).body
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(
+      expect.arrayContaining([
+        'GET /admin/v1/accounts/:id',
+        'GET /admin/v1/accounts/:id/usage',
+        'GET /admin/v1/keys',
+        'POST /admin/v1/accounts',
+      ]),
+    )
+    expect((await api.get(`/audit?target=${address}`)).body.entries).toEqual([])
+  })
+
   it('an account disabled through the API is logged out of the dashboard and refused at log-in', async () => {
     const c = httpClient(server.url)
     const address = `disabled-${Date.now()}@example.com`

@@ -67,7 +67,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       return { settings: (await settings().get(account.id)) ?? null }
     },
   )
@@ -84,7 +84,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       admin.note(req, { target: account.id })
       return settings().set(account.id, req.body, admin.deps.clock.now())
     },
@@ -101,7 +101,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       const l = log()
       const recent = await l.recent(account.id, 50)
       return {

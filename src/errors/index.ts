@@ -127,6 +127,13 @@ export const errors = {
     new ChaingateError('VALIDATION', why, { httpStatus: 400, data: field === undefined ? undefined : { field } }),
   unauthorized: () => new ChaingateError('UNAUTHORIZED', 'send the admin bearer token', { httpStatus: 401 }),
   forbidden: () => new ChaingateError('FORBIDDEN', 'this bearer token is not the admin token', { httpStatus: 403 }),
+  /** `retryAfterSeconds`: sent as Retry-After. */
+  tooManyAttempts: (retryAfterSeconds: number) =>
+    new ChaingateError(
+      'TOO_MANY_ATTEMPTS',
+      `too many wrong admin tokens from your address; try again in ${retryAfterSeconds} s`,
+      { httpStatus: 429, data: { retryAfterSeconds } },
+    ),
   notAvailable: (why: string) => new ChaingateError('NOT_AVAILABLE', why, { httpStatus: 503 }),
   invalidInput: (field: string, why: string) =>
     new ChaingateError('INVALID_INPUT', `${field}: ${why}`, { httpStatus: 422, data: { field } }),

@@ -129,6 +129,7 @@ export const ERROR_REGISTRY = {
   // Operator endpoints and the dashboard
   UNAUTHORIZED: spec(null, 401, 'free', '/metrics, /healthz or /admin/v1 without the configured bearer token'),
   FORBIDDEN: spec(null, 403, 'free', '/admin/v1 with a bearer token other than the configured one'),
+  TOO_MANY_ATTEMPTS: spec(null, 429, 'free', '/admin/v1 from an address that sent too many wrong tokens this minute'),
   INTERNAL: spec(-32603, 500, 'free', 'a bug: logged with its stack'),
   NOT_FOUND: spec(null, 404, 'free', 'no such account, key or session'),
   CONFLICT: spec(null, 409, 'free', 'the change conflicts with existing data'),

@@ -66,7 +66,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       return { settings: (await settings().get(account.id)) ?? null }
     },
   )
@@ -83,7 +83,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       const repo = settings()
       admin.note(req, { target: account.id })
       // A webhook change names both URLs (masked: src/alerts/settings.ts), also when the new one is refused.
@@ -106,7 +106,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       const l = log()
       const recent = await l.recent(account.id, 50)
       return {

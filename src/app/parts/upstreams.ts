@@ -240,6 +240,7 @@ export function createNetworkHub(
     failoverMs: config.gateway.subscriptionFailoverMs,
     heartbeatMs: config.gateway.subscriptionHeartbeatMs,
     failbackMs: config.gateway.subscriptionFailbackMs,
+    maxSubscriptions: config.gateway.maxUpstreamSubscriptionsPerNetwork,
     ...(n.embedded
       ? {}
       : {

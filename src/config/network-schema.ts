@@ -150,6 +150,11 @@ export const NetworkSchema = z
       .optional(),
     /** Hostnames that select this network; default `<name>.localhost`. */
     hosts: z.array(z.string().toLowerCase().regex(HOSTNAME, 'a hostname')).optional(),
+    /**
+     * Solana: heavy scans (getProgramAccounts without filters, getLargestAccounts) are `priced` at ten times a call,
+     * or `refuse`d (docs/config.md).
+     */
+    heavyScans: z.enum(['priced', 'refuse']).default('priced'),
     /** Run a local anvil chain for this network (chain state kept in the data dir). */
     embedded: EmbeddedChainSchema.optional(),
     /** External nodes; used instead of an embedded chain. */

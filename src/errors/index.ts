@@ -60,6 +60,13 @@ export const errors = {
       `${method} is ${methodFamily} method; this network (${network}) is ${networkFamily}`,
       { rpcCode: -32601, httpStatus: 400 },
     ),
+  heavyScanRefused: (method: string, network: string) =>
+    new ChaingateError(
+      'HEAVY_SCAN_REFUSED',
+      `${method} without filters scans a whole program or cluster; network ${network} does not serve such scans: ` +
+        'add filters (memcmp, dataSize) or ask a narrower method',
+      { rpcCode: -32601, httpStatus: 400 },
+    ),
   onlyOverWebSocket: (method: string) =>
     new ChaingateError('METHOD_NOT_SUPPORTED', `${method} is only available over WebSocket: connect to /ws/v3/<key>`, {
       rpcCode: -32601,

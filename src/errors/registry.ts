@@ -40,6 +40,12 @@ export const ERROR_REGISTRY = {
     'input',
     "another chain family's method (a Solana method on an EVM network …)",
   ),
+  HEAVY_SCAN_REFUSED: spec(
+    -32601,
+    400,
+    'input',
+    'a heavy scan (getProgramAccounts without filters, getLargestAccounts) on a network with heavyScans: refuse',
+  ),
   EMPTY_BATCH: spec(-32600, 400, 'input', 'an empty batch'),
   BATCH_TOO_LARGE: spec(-32600, 400, 'input', 'more calls than gateway.maxBatchSize'),
   BODY_TOO_LARGE: spec(-32600, 413, 'free', "a body over gateway.maxBodyBytes, or over the network's maxRequestBytes"),

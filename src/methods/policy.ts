@@ -9,6 +9,7 @@ import { errors } from '../errors/index.ts'
 import type { RpcCall } from '../jsonrpc/envelope.ts'
 import { ALL_METHODS, FAMILY_NAMES, type ChainFamily } from './catalog.ts'
 import type { MethodValidator } from './entry.ts'
+import { heavyFactor } from './prices.ts'
 import { article, DEFAULT_SERVED, otherFamily } from './served.ts'
 
 export type MethodDecision =
@@ -53,6 +54,14 @@ export function unservedRefusal(method: string, family: ChainFamily, network: st
     : errors.methodOfOtherFamily(echoed(method), article(other), network, FAMILY_NAMES[family])
 }
 
+/** What decide() reads of the network a call is for (src/networks/registry.ts Network). */
+export interface NetworkPolicy {
+  name: string
+  family: ChainFamily
+  /** `networks[].heavyScans: refuse`: heavy scans (entries with `heavy`) are refused rather than priced higher. */
+  refusesHeavyScans?: boolean
+}
+
 /**
  * `served` is the network's method set (`Network.methods`); without it, Infura's default list.
  * Infura's answer for an unknown method: `{"code":-32601,"message":"The method <m> does not exist/is not available"}`
@@ -62,9 +71,17 @@ export function decide(
   call: RpcCall,
   transport: 'http' | 'ws',
   served: ReadonlySet<string> = DEFAULT_SERVED,
+  network?: NetworkPolicy,
 ): MethodDecision {
   const m = call.method
-  if (!served.has(m)) return { kind: 'error', error: errors.methodNotAvailable(echoed(m)) }
+  if (!served.has(m))
+    return {
+      kind: 'error',
+      error:
+        network === undefined ? errors.methodNotAvailable(echoed(m)) : unservedRefusal(m, network.family, network.name),
+    }
+  if (network?.refusesHeavyScans === true && heavyFactor(m, call.params) > 1)
+    return { kind: 'error', error: errors.heavyScanRefused(m, network.name) }
   // No keys are held here (Infura: eth_accounts "always returns an empty array").
   if (m === 'eth_accounts') return NO_ACCOUNTS
   const check = checks.get(m)

@@ -18,6 +18,8 @@ export interface Network {
    */
   chain: string | undefined
   hosts: string[]
+  /** `networks[].heavyScans: refuse`: heavy Solana scans are refused rather than priced higher. */
+  refusesHeavyScans: boolean
   /** The JSON-RPC methods this network serves (src/methods/served.ts), built once. */
   methods: ReadonlySet<string>
 }
@@ -61,6 +63,7 @@ export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry
   const all: Network[] = configs.map((c) => ({
     name: c.name,
     family: c.family,
+    refusesHeavyScans: c.heavyScans === 'refuse',
     chainId: c.chainId,
     chain: c.chainId !== undefined ? `eip155:${c.chainId}` : c.chain,
     hosts: c.hosts ?? [defaultHostname(c.name)],

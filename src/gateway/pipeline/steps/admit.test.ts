@@ -22,7 +22,15 @@ function setup(perDay: number) {
   const entry = { accountId: 'acc', limits: keyLimits, plan: { creditsPerDay: perDay } } as KeyEntry
   const ctx = (transport: 'http' | 'ws'): CallContext => ({
     entry,
-    network: { name: 'net', family: 'evm', chainId: 1, chain: 'eip155:1', hosts: [], methods: new Set() },
+    network: {
+      name: 'net',
+      family: 'evm',
+      refusesHeavyScans: false,
+      chainId: 1,
+      chain: 'eip155:1',
+      hosts: [],
+      methods: new Set(),
+    },
     pool: undefined as never,
     transport,
   })

@@ -33,6 +33,7 @@ function context(limits: Partial<KeyLimits> = {}, devMethods = false): CallConte
     network: {
       name: 'net',
       family: 'evm',
+      refusesHeavyScans: false,
       chainId: 1,
       chain: 'eip155:1',
       hosts: [],

@@ -13,6 +13,7 @@ import type { ParsedEntry, RpcCall } from '../../../jsonrpc/envelope.ts'
 import { ALL_METHODS } from '../../../methods/catalog.ts'
 import type { MethodEntry } from '../../../methods/entry.ts'
 import { decide, type MethodDecision } from '../../../methods/policy.ts'
+import { heavyFactor } from '../../../methods/prices.ts'
 import type { CallContext } from '../types.ts'
 
 /** Methods priced by the work they ask (src/methods/catalog.ts `units`). */
@@ -20,12 +21,13 @@ const UNITS = new Map<string, NonNullable<MethodEntry['units']>>()
 for (const [method, e] of ALL_METHODS) if (e.units !== undefined) UNITS.set(method, e.units)
 
 export function decision(ctx: CallContext, call: RpcCall): MethodDecision {
-  return decide(call, ctx.transport, ctx.network.methods)
+  return decide(call, ctx.transport, ctx.network.methods, ctx.network)
 }
 
 export function priceOf(costs: CostTable, ctx: CallContext, call: RpcCall, d: MethodDecision): number {
   if (d.kind === 'error') return costs.inputError
-  const price = costs.method(ctx.network.name, call.method)
+  // A heavy Solana scan (getProgramAccounts without filters …) costs a multiple (its catalog entry's `heavy`).
+  const price = costs.method(ctx.network.name, call.method) * heavyFactor(call.method, call.params)
   const units = UNITS.get(call.method)
   return units === undefined ? price : price * units(call.params, call.method)
 }

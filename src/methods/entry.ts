@@ -32,6 +32,11 @@ export type CacheRule =
   /** eth_blockNumber: one answer per served head. */
   | { kind: 'head' }
   /**
+   * Solana's getSlot and getBlockHeight: never below what the same key was told at the same commitment (its config
+   * object at `config`), as eth_blockNumber: nodes of one network may be a few slots apart.
+   */
+  | { kind: 'slot'; config: number }
+  /**
    * Solana: kept (until evicted) only when the call asks for `finalized` data, the `commitment` of the config
    * object at `config`; absent means the node's default, `finalized`
    * (https://solana.com/docs/rpc#configuring-state-commitment).

@@ -219,7 +219,8 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
 
   const batchHit = (call: RpcCall): Buffer | undefined => {
     const rule = CACHE_RULES.get(call.method)
-    if (rule === undefined || rule.kind === 'head' || !o.cache || o.uncached.has(call.method)) return undefined
+    if (rule === undefined || rule.kind === 'head' || rule.kind === 'slot' || !o.cache || o.uncached.has(call.method))
+      return undefined
     let key: string
     if (rule.kind === 'static') {
       const p = call.params

@@ -6,7 +6,8 @@ import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import { answerSpans, resultAnswer } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'
-import { atTip, type LayerAnswer, type LayerState } from './state.ts'
+import type { CacheRule } from './cache-rules.ts'
+import { atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
 
 /** Hashes of recent blocks kept to key unfinalized entries (at least the unfinalized window of common chains). */
 const RECENT_HASHES = 256
@@ -63,6 +64,39 @@ export function createBlockNumber(
         s.headEntry = { tip, generation: sentAt, value, until: performance.now() + o.blockNumberTtlMs }
       const served = floors.raise(keyId, network, value)
       return served === answered ? a : numberAnswer(call.id, served, a)
+    })
+  }
+}
+
+/**
+ * Solana's getSlot and getBlockHeight on a network of several nodes: never below what this key was told before at
+ * the same commitment (nodes a few slots apart would otherwise send it back in time). One node: its own answer.
+ */
+export function createSlotNumber(
+  s: LayerState,
+  shared: SharedSend,
+): (
+  rule: CacheRule & { kind: 'slot' },
+  call: RpcCall,
+  raw: Buffer | string,
+  keyId: string,
+) => MaybePromise<LayerAnswer> {
+  const { o, prefix } = s
+  const { network, floors } = o
+  return (rule, call, raw, keyId) => {
+    const sent = shared(paramsKey(prefix, call), raw, call, undefined)
+    if (!o.multiUpstream) return sent
+    return Promise.resolve(sent).then((a) => {
+      const spans = answerSpans(a.body)
+      if (spans === undefined || spans.resultStart < 0) return a
+      const answered = Number(a.body.toString('latin1', spans.resultStart, spans.resultEnd))
+      if (!Number.isSafeInteger(answered) || answered < 0) return a
+      const config = Array.isArray(call.params) ? (call.params[rule.config] as { commitment?: unknown } | null) : null
+      const commitment = typeof config?.commitment === 'string' ? config.commitment : 'finalized'
+      // One floor per method and commitment (a processed slot is ahead of a finalized one by design); `/` never appears
+      // in a network name, and NUL separates the Redis floor messages.
+      const served = floors.raise(keyId, `${network}/${call.method}/${commitment}`, answered)
+      return served === answered ? a : { ...a, body: resultAnswer(call.id, Buffer.from(String(served))) }
     })
   }
 }

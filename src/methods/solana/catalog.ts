@@ -42,6 +42,8 @@ const STATIC: CacheRule = { kind: 'static' }
 /** Kept only at `finalized` commitment, the config object being params[1]. */
 const FINALIZED: CacheRule = { kind: 'finalized', config: 1 }
 const NONE = 'none'
+/** A slot or block height: never below what the key was told at that commitment (params[0] is the config). */
+const SLOT: CacheRule = { kind: 'slot', config: 0 }
 
 /**
  * A read served by default: retried on another node and hedged, identical calls in flight share one node call
@@ -120,14 +122,14 @@ const ENTRIES: Record<string, MethodEntry> = {
     validate: validate(configAt(1, TRANSACTION_ENCODINGS)),
   }),
   getBlockCommitment: read(),
-  getBlockHeight: configured(),
+  getBlockHeight: configured({ cache: SLOT }),
   getBlockProduction: configured(),
   getBlockTime: read({ blockBound: true }),
   getBlocks: read(),
   getBlocksWithLimit: read({ validate: validate(configAt(2)) }),
   getFirstAvailableBlock: read(),
   getLatestBlockhash: configured(),
-  getSlot: configured(),
+  getSlot: configured({ cache: SLOT }),
   getSlotLeader: configured(),
   getSlotLeaders: read(),
   isBlockhashValid: read({ validate: validate(configAt(1)) }),

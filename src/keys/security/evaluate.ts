@@ -239,7 +239,8 @@ const sets = new WeakMap<readonly string[], Set<string>>()
 function cachedSet(list: readonly string[], lowercase: boolean): Set<string> {
   let set = sets.get(list)
   if (!set) {
-    set = new Set(lowercase ? list.map((v) => v.toLowerCase()) : list)
+    // EVM hex addresses compare lowercase; Solana's base58 keys are case-sensitive, kept as written.
+    set = new Set(lowercase ? list.map((v) => (v.startsWith('0x') ? v.toLowerCase() : v)) : list)
     sets.set(list, set)
   }
   return set

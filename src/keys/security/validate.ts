@@ -3,6 +3,7 @@
  * Each returns a plain message a user can act on.
  */
 import { createHash, createPublicKey, randomBytes } from 'node:crypto'
+import { isPubkey } from '../../methods/solana/base58.ts'
 import { isAddress } from './addresses.ts'
 import { parseOriginEntry } from './origins.ts'
 import { MAX_ALLOWLIST_ENTRIES, type AllowlistType, type JwtAlgorithm } from './types.ts'
@@ -29,9 +30,10 @@ export function checkAllowlistEntry(type: AllowlistType, raw: string): Checked<s
     case 'userAgents':
       return { ok: true, value: entry }
     case 'addresses':
-      return isAddress(entry)
-        ? { ok: true, value: entry.toLowerCase() }
-        : { ok: false, message: `"${entry}" is not a 0x-prefixed 20-byte address` }
+      if (isAddress(entry)) return { ok: true, value: entry.toLowerCase() }
+      // A Solana account (base58, case-sensitive: kept as written).
+      if (isPubkey(entry)) return { ok: true, value: entry }
+      return { ok: false, message: `"${entry}" is not a 0x-prefixed 20-byte address nor a base58 Solana public key` }
     case 'methods':
       return METHOD.test(entry) ? { ok: true, value: entry } : { ok: false, message: `"${entry}" is not a method name` }
   }

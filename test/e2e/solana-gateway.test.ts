@@ -34,12 +34,19 @@ import {
   type Signature,
 } from '@solana/kit'
 import * as web3 from '@solana/web3.js'
+import { createServer, type Server } from 'node:http'
+import type { AddressInfo } from 'node:net'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { addAllowlistEntriesTo } from '../../src/keys/security/repository.ts'
 import { ANVIL_TEST_MNEMONIC } from '../../src/upstreams/devnet/anvil.ts'
 import { queryUsage } from '../../src/usage/queries.ts'
-import { deriveSolanaKeys } from '../../src/upstreams/devnet/solana/devnet.ts'
+import {
+  deriveSolanaKeys,
+  type RunningSolanaDevnet,
+  startSolanaDevnet,
+} from '../../src/upstreams/devnet/solana/devnet.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
+import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 
 const NETWORK = 'solana-devnet'
 let server: TestServer
@@ -236,5 +243,93 @@ describe('Solana through the gateway (embedded devnet, HTTP)', () => {
     expect((await balance(allowed)).status).toBe(200)
     const other = await balance(funded[1]!.address)
     expect(other.status).toBe(403)
+  })
+})
+
+describe('Solana through the gateway: two nodes of one cluster', () => {
+  let devnet: RunningSolanaDevnet
+  let honest: TcpProxy
+  let behind: Server
+  let two: TestServer
+  const LAG = 20
+
+  beforeAll(async () => {
+    devnet = await startSolanaDevnet({ port: 0, slotMs: 50 })
+    honest = await startTcpProxy(devnet.url)
+    // A node of the same cluster that is LAG slots behind: its slots (getSlot, single or in a batch) are lower.
+    behind = createServer(async (req, res) => {
+      const chunks: Buffer[] = []
+      for await (const c of req) chunks.push(c as Buffer)
+      const answer = await (
+        await fetch(devnet.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: Buffer.concat(chunks),
+        })
+      ).json()
+      const sent = JSON.parse(Buffer.concat(chunks).toString()) as { method?: string } | { method?: string }[]
+      const lower = (call: { method?: string }, a: { result?: unknown }) =>
+        call.method === 'getSlot' && typeof a.result === 'number' ? { ...a, result: Math.max(0, a.result - LAG) } : a
+      const body = Array.isArray(sent)
+        ? (answer as { result?: unknown }[]).map((a, i) => lower(sent[i]!, a))
+        : lower(sent, answer as { result?: unknown })
+      res.setHeader('content-type', 'application/json')
+      res.end(JSON.stringify(body))
+    })
+    await new Promise<void>((r) => behind.listen(0, '127.0.0.1', r))
+    const port = (behind.address() as AddressInfo).port
+    two = await startTestServer({
+      networks: [
+        {
+          name: NETWORK,
+          family: 'solana',
+          upstreams: [
+            { url: honest.url, wsUrl: devnet.wsUrl },
+            { url: `http://127.0.0.1:${port}`, wsUrl: devnet.wsUrl },
+          ],
+          upstreamPolicy: { hedge: { enabled: false } },
+        },
+      ],
+    })
+  }, 90_000)
+  afterAll(async () => {
+    await two?.stop()
+    behind?.close()
+    await honest?.close()
+    await devnet?.stop()
+  })
+
+  it('takes the cluster id from the nodes: both answer the same genesis hash', () => {
+    expect(two.app.networks.byName(NETWORK)?.chain).toBe(devnet.caip2)
+  })
+
+  it('getSlot never goes back for a key, though one node answers slots behind the other', async () => {
+    const slots: number[] = []
+    for (let i = 0; i < 40; i++) {
+      const r = await two.rpc(
+        { jsonrpc: '2.0', id: i, method: 'getSlot', params: [{ commitment: 'processed' }] },
+        { network: NETWORK },
+      )
+      slots.push(r.json().result as number)
+    }
+    for (let i = 1; i < slots.length; i++) expect(slots[i]!).toBeGreaterThanOrEqual(slots[i - 1]!)
+    // Both nodes answered (else the floor was never needed): the pool spreads reads over healthy nodes.
+    const upstreams = two.app.pools.get(NETWORK)!.status()
+    expect(upstreams.every((u) => u.answers > 0)).toBe(true)
+  })
+
+  it('a node killed mid-run: every read is answered by the other', async () => {
+    const reads = Array.from({ length: 60 }, async (_, i) => {
+      await new Promise((r) => setTimeout(r, i * 5))
+      if (i === 20) await honest.cut()
+      return two.rpc(
+        { jsonrpc: '2.0', id: i, method: 'getBalance', params: [funded[0]!.address] },
+        { network: NETWORK },
+      )
+    })
+    const answers = await Promise.all(reads)
+    const failed = answers.filter((a) => a.status !== 200 || a.json().error !== undefined)
+    expect(failed.map((a) => a.text)).toEqual([])
+    await honest.restore()
   })
 })

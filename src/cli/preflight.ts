@@ -128,7 +128,7 @@ function tryBind(host: string, port: number): Promise<string | undefined> {
 export function portInUseLine(err: unknown, config: Config): string | undefined {
   const e = err as NodeJS.ErrnoException & { port?: number }
   const code = e?.code
-  if (code !== 'EADDRINUSE' && code !== 'ANVIL_PORT_IN_USE') return undefined
+  if (code !== 'EADDRINUSE' && code !== 'ANVIL_PORT_IN_USE' && code !== 'SOLANA_DEVNET_PORT_IN_USE') return undefined
   const port = e.port ?? Number(/:(\d+)/.exec(e.message ?? '')?.[1])
   const known = fixedPorts(config).find((p) => p.port === port)
   const holder = Number.isFinite(port) ? portHolderClause(port) : ''

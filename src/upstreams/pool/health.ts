@@ -1,9 +1,8 @@
 /**
- * Is every network's node answering? One `eth_chainId` (Solana: `getHealth`) per network, shared by concurrent askers and reused for
- * `healthCacheMs`, so a busy load balancer polling /healthz does not turn into a call to every node per request.
- * Each node's own state comes along (src/upstreams/pool/pool.ts: rate-limited, auth-failed, wrong-chain-id, …); any
- * node
- * out of rotation makes the status `degraded`, though its network may still be up.
+ * Is every network's node answering? One `eth_chainId` (Solana: `getHealth`) per network, shared by concurrent
+ * askers and reused for `healthCacheMs`, so a busy load balancer polling /healthz does not turn into a call to every
+ * node per request. Each node's own state comes along (src/upstreams/pool/pool.ts: rate-limited, auth-failed,
+ * wrong-chain-id, …); any node out of rotation makes the status `degraded`, though its network may still be up.
  */
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'

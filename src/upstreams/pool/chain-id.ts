@@ -79,7 +79,10 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
     verifyUnknown,
     async checkAtStartUp() {
       // Without a declared chain, the first node decides it: asked alone, so the others are judged against it.
-      if (pool.expected === undefined) for (const m of members) if (pool.expected === undefined) await verify(m)
+      for (const m of members) {
+        if (pool.expected !== undefined) break
+        await verify(m)
+      }
       await verifyUnknown(true)
       pool.started = true
       const fatal = members.filter((m) => m.chain === 'wrong' && m.onChainIdMismatch === 'fail')

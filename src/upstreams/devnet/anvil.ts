@@ -79,7 +79,7 @@ const PORT_ATTEMPTS = 3
  * Background jobs get /dev/null as stdin in a non-interactive shell, hence the watcher reads a saved copy (fd 4);
  * anvil itself holds neither fd 3 nor our pipe, so only the guard's processes keep them open.
  */
-const GUARD_SCRIPT = [
+export const GUARD_SCRIPT = [
   '"$0" "$@" 3>&- & pid=$!',
   'echo "$pid" >&3; exec 3>&- 4<&0',
   '{ while read -r _; do :; done; kill -TERM "$pid" 2>/dev/null; } <&4 & watcher=$!',

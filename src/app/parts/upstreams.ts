@@ -250,6 +250,9 @@ export function createNetworkHub(
           },
         }),
     chainId: n.embedded ? undefined : n.chainId,
+    family: n.family,
+    // Solana: the CAIP-2 id the pool checks its nodes against (declared, or learned at start).
+    ...(n.family === 'solana' && !n.embedded ? { chain: () => w.pools.get(name)?.chain } : {}),
     label: (u) => redactUrl(new URL(u)),
     log: w.logger,
   })

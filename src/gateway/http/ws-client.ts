@@ -67,7 +67,13 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   const keyId = initial.entry.id
   const network = initial.network.name
   let disposed = false
-  const owner = { accountId, keyId, network, traceparent: deps.upgradeHeaders.traceparent }
+  const owner = {
+    accountId,
+    keyId,
+    network,
+    traceparent: deps.upgradeHeaders.traceparent,
+    family: initial.network.family,
+  }
   const subs = createSubscriptions(owner, deps.hub, deps.subscriptions, {
     deliver: (subscription, n) => !disposed && deps.send.notification(subscription, n),
     lost: (reason) => deps.close(WS_CLOSE.tryAgain, reason.slice(0, 120)),

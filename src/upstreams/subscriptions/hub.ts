@@ -22,11 +22,13 @@
  * src/upstreams/subscriptions/replay.ts.
  */
 import type { Registry } from 'prom-client'
-import { isHex } from '../../shared/hex.ts'
+import type { ChainFamily } from '../../shared/chain-family.ts'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
 import type { EventGroup, EventHandler, FanoutListener, Yield } from './fanout.ts'
+import { EVM_PROTOCOL, PROTOCOLS } from './protocol.ts'
 import { createReplay } from './replay.ts'
+import { createSolanaEvents } from './solana-events.ts'
 
 export { NodeRpcError } from './connection.ts'
 export type { EventGroup, EventHandler } from './fanout.ts'
@@ -96,6 +98,13 @@ export interface HubOptions {
   failbackMs?: number
   /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
   chainId?: number | undefined
+  /** The network's chain family (default evm): how its nodes are spoken to (./protocol.ts). */
+  family?: ChainFamily | undefined
+  /**
+   * Solana: the network's CAIP-2 id as it is now (declared, or learned by the pool at start); a node whose genesis
+   * hash gives another is not used (undefined: not checked).
+   */
+  chain?: (() => string | undefined) | undefined
   /** URL → the form logs may show (no credentials). */
   label?: (url: string) => string
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
@@ -135,26 +144,20 @@ export interface Shared {
   /** logs: after a gap fill, through this block live logs are checked against `filled`. */
   filledThrough: bigint | undefined
   filled: Set<string>
+  /** Solana slot and root: the last slot sent to clients (older or equal ones are dropped). */
+  lastSlot: number | undefined
+  /** Solana signature: its `receivedSignature` notification was sent (a new node's again is dropped). */
+  received: boolean
 }
 
-/** The same key for the same filter whatever the order of its object members. */
-export function subscriptionKey(params: unknown[]): string {
-  const canon = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(canon)
-    if (v !== null && typeof v === 'object')
-      return Object.fromEntries(
-        Object.keys(v)
-          .sort()
-          .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
-      )
-    return isHex(v) ? v.toLowerCase() : v
-  }
-  return JSON.stringify(canon(params))
-}
+/** The same key for the same filter whatever the order of its object members (EVM). */
+export const subscriptionKey = (params: unknown[]): string => EVM_PROTOCOL.key(params)
 
 export function createSubscriptionHub(network: string, opts: HubOptions): SubscriptionHub {
   const shared = new Map<string, Shared>()
-  const link = createNodeLink(network, opts, shared, createReplay(network, opts))
+  const protocol = PROTOCOLS[opts.family ?? 'evm']
+  const replay = protocol.family === 'evm' ? createReplay(network, opts) : createSolanaEvents(network, opts, shared)
+  const link = createNodeLink(network, opts, shared, replay)
   const { connection, register } = link
 
   const release = async (s: Shared, listener: Listener) => {
@@ -165,13 +168,14 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     s.nodeId = undefined
     if (conn === undefined || nodeId === undefined || conn.byNodeId.get(nodeId) !== s) return
     conn.byNodeId.delete(nodeId)
-    await call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+    const end = protocol.unsubscribe(s.kind, nodeId)
+    await call(conn, end.method, end.params).catch(() => undefined)
   }
 
   return {
     async subscribe(params, onEvent, onLost, group) {
       if (link.closed) throw errors.upstreamUnavailable(network, 'shutting down')
-      const key = subscriptionKey(params)
+      const key = protocol.key(params)
       let s = shared.get(key)
       if (s === undefined) {
         const created: Shared = {
@@ -192,22 +196,25 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           resumeFrom: undefined,
           filledThrough: undefined,
           filled: new Set(),
+          lastSlot: undefined,
+          received: false,
         }
         s = created
         shared.set(key, created)
         created.ready = (async () => {
           // A drop between the node's answer and here: the next connection's attach did not see this one yet.
+          const open = protocol.subscribe(params)
           for (;;) {
             const conn = await connection()
             let nodeId: string
             try {
-              nodeId = String(await call(conn, 'eth_subscribe', params))
+              nodeId = protocol.nodeIdOf(await call(conn, open.method, open.params))
             } catch (err) {
               // The connection closed under it (a drop, or a move to another node): asked again on the next one.
               if (conn.dead && !link.closed && !(err instanceof NodeRpcError)) continue
               throw err
             }
-            if (created.kind === 'logs' && created.firstBlock === undefined) {
+            if (protocol.family === 'evm' && created.kind === 'logs' && created.firstBlock === undefined) {
               const head = toBig(await call(conn, 'eth_blockNumber', []).catch(() => undefined))
               if (head !== undefined) created.firstBlock = head + 1n
             }

@@ -6,7 +6,8 @@ import { hexToBigInt, isHex } from '../../shared/hex.ts'
 import type { RpcErrorObject } from '../../jsonrpc/envelope.ts'
 import { errors } from '../../errors/index.ts'
 import type { WsRpcConnection } from '../pool/ws-connection.ts'
-import type { Shared } from './hub.ts'
+import { solanaChainOf } from '../pool/family-rules.ts'
+import type { HubOptions, Shared } from './hub.ts'
 
 /** A JSON-RPC error answer from the node, passed through to the client unchanged. */
 export class NodeRpcError extends Error {
@@ -38,6 +39,23 @@ export const call = async (conn: Conn, method: string, params: unknown[]): Promi
   }
   if (answer.error) throw new NodeRpcError(answer.error)
   return answer.result
+}
+
+/**
+ * Which chain a new connection's node is on, checked against the network's when known: EVM eth_chainId; Solana the
+ * CAIP-2 id of its genesis hash (src/upstreams/pool/family-rules.ts).
+ */
+export async function checkIdentity(
+  conn: Conn,
+  network: string,
+  opts: Pick<HubOptions, 'family' | 'chainId' | 'chain'>,
+): Promise<void> {
+  if ((opts.family ?? 'evm') === 'evm') return checkChainId(conn, network, opts.chainId)
+  const hash = await call(conn, 'getGenesisHash', [])
+  const expected = opts.chain?.()
+  const got = typeof hash === 'string' ? solanaChainOf(hash) : undefined
+  if (expected !== undefined && got !== expected)
+    throw errors.upstreamUnavailable(network, `${conn.label} is on ${String(got)}, not ${expected}`)
 }
 
 /** The node's chain id, checked against the network's (when known). */

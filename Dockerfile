@@ -47,6 +47,7 @@ VOLUME ["/var/lib/chaingate"]
 USER node
 # 8545: gateway (and /livez, /readyz, /startupz, /metrics unless gateway.operations.listen moves them, e.g. 9545).
 EXPOSE 8545 9545
+# With gateway.operations.token (deploy/config/chaingate.yaml), CHAINGATE_OPERATIONS_TOKEN is sent as the bearer token.
 HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.CHAINGATE_PROBE_PORT||8545)+'/livez').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+  CMD ["node", "-e", "const t=process.env.CHAINGATE_OPERATIONS_TOKEN;fetch('http://127.0.0.1:'+(process.env.CHAINGATE_PROBE_PORT||8545)+'/livez',{headers:t?{authorization:'Bearer '+t}:{}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
 ENTRYPOINT ["/usr/bin/tini", "--", "/app/node_modules/chaingate/deploy/container/start.sh"]

@@ -5,7 +5,7 @@
  */
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 
@@ -34,7 +34,17 @@ export async function startWorkers(checkout: string, workers: number, networks: 
   writeFileSync(
     configFile,
     JSON.stringify({
-      gateway: { port: 0 },
+      // Thousands of subscribers on one key from one address: the WebSocket caps lifted (an older checkout has none).
+      gateway: {
+        port: 0,
+        ...(readFileSync(join(checkout, 'src', 'config', 'schema.ts'), 'utf8').includes('maxWsConnectionsPerAddress')
+          ? {
+              maxWsConnectionsPerKey: 1_000_000,
+              maxWsConnectionsPerAddress: 1_000_000,
+              maxSubscriptionsPerKey: 10_000_000,
+            }
+          : {}),
+      },
       networks,
       wallet: { enabled: false },
       redis: { url: 'redis://127.0.0.1:6379', keyPrefix: `bench-fanout-${randomBytes(4).toString('hex')}:` },

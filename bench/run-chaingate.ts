@@ -27,6 +27,11 @@ const { createLogger } = (await import(
 )) as typeof import('../src/observability/logger.ts')
 
 const BENCH_NETWORK = 'bench'
+const WS_CAPS_LIFTED = {
+  maxWsConnectionsPerKey: 1_000_000,
+  maxWsConnectionsPerAddress: 1_000_000,
+  maxSubscriptionsPerKey: 10_000_000,
+}
 
 const upstream = process.argv[2]
 if (!upstream) {
@@ -38,13 +43,23 @@ const logFile = process.argv[3] ?? '/dev/null'
 const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-bench-'))
 // BENCH_CHAINGATE_CONFIG: JSON merged over this config's top level (bench/scale-out.bench.ts: database, redis).
 const extra = JSON.parse(process.env.BENCH_CHAINGATE_CONFIG || '{}') as Record<string, unknown>
-const config = parseConfig({
-  dataDir,
-  gateway: { host: '127.0.0.1', port: 0, devAccount: null },
-  networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: upstream.split(',').map((url) => ({ url })) }],
-  log: { level: 'info', requests: !process.env.BENCH_NO_LOG },
-  ...extra,
-})
+const configWith = (gatewayCaps: Record<string, number>) =>
+  parseConfig({
+    dataDir,
+    gateway: { host: '127.0.0.1', port: 0, devAccount: null, ...gatewayCaps },
+    networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: upstream.split(',').map((url) => ({ url })) }],
+    log: { level: 'info', requests: !process.env.BENCH_NO_LOG },
+    ...extra,
+  })
+// The fan-out bench's thousands of subscribers use one key from one address: its WebSocket caps are lifted. A build
+// from before those caps (BENCH_DIST_DIR) has no such settings, and none to lift.
+const config = (() => {
+  try {
+    return configWith(WS_CAPS_LIFTED)
+  } catch {
+    return configWith({})
+  }
+})()
 // The heap's growth factor, as `chaingate start` sets it (an older checkout, BENCH_FANOUT_BEFORE, has none).
 const heap = (await import(`${from.dir}/app/heap-growth.${from.ext}`).catch(() => undefined)) as
   | typeof import('../src/app/heap-growth.ts')

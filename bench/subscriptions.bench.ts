@@ -79,6 +79,8 @@ const b = await startTcpProxy(anvil.url)
 const server = await startTestServer({
   networks: [{ name: 'remote', chainId: 31341, upstreams: [a, b].map((p) => ({ url: p.url, wsUrl: p.wsUrl })) }],
   plans: { bench: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } },
+  // CLIENTS sockets of one key from one address.
+  gateway: { maxWsConnectionsPerKey: 1_000_000, maxWsConnectionsPerAddress: 1_000_000, maxSubscriptionsPerKey: 1e7 },
 })
 const { key } = await server.newKey('bench')
 const viaGateway = await subscribers(`${server.url.replace('http', 'ws')}/networks/remote/ws/v3/${key.key}`)

@@ -6,11 +6,12 @@
  * autocannon, run in the bench process on the load core: the figures are then less steady (it costs ~30 µs of CPU
  * per call itself).
  */
-import { execFile, execFileSync } from 'node:child_process'
+import { execFile } from 'node:child_process'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
+import { locateProgram } from '../test/e2e/helpers/programs.ts'
 
 export interface WrkResult {
   rps: number
@@ -26,14 +27,9 @@ export interface WrkResult {
 
 export type Body = { kind: 'fixed'; body: string } | { kind: 'newAddress' }
 
+/** wrk found as the tests find their programs (test/e2e/helpers/programs.ts: PATH, and the install hint). */
 export function hasWrk(): boolean {
-  try {
-    execFileSync('wrk', ['--version'], { stdio: 'ignore' })
-    return true
-  } catch (err) {
-    // wrk --version exits 1 after printing its version.
-    return (err as { status?: number }).status === 1
-  }
+  return locateProgram('wrk').path !== undefined
 }
 
 const luaString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`

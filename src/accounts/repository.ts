@@ -4,6 +4,7 @@ import type { Db } from '../db/database.ts'
 import { isUniqueViolation } from '../db/dialect.ts'
 import { bumpSettingsVersion } from '../db/settings-version.ts'
 import { errors } from '../errors/index.ts'
+import { emailProblem, normalizeEmail } from './email.ts'
 
 /** Operators see every account in the dashboard and change their plans (docs/dashboard.md). */
 export type AccountRole = 'user' | 'operator'
@@ -54,13 +55,12 @@ export interface AccountsRepository {
   delete(id: string, nowMs: number): Promise<{ revokedKeys: number }>
 }
 
-const EMAIL = /^[^\s@]+@[^\s@]+$/
-
 export function createAccountsRepository(db: Db, plans: Record<string, unknown>): AccountsRepository {
   const repo: AccountsRepository = {
     async create({ email, plan }, nowMs) {
-      const normalized = email.trim().toLowerCase()
-      if (!EMAIL.test(normalized)) throw errors.validation(`not an email address: ${email}`, 'email')
+      const normalized = normalizeEmail(email)
+      const problem = emailProblem(normalized)
+      if (problem !== undefined) throw errors.validation(problem, 'email')
       if (!Object.hasOwn(plans, plan))
         throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`, 'plan')
       if (await repo.findByEmail(normalized)) throw errors.conflict(`an account with email ${normalized} exists`)
@@ -88,7 +88,7 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
       const r = await db
         .selectFrom('accounts')
         .selectAll()
-        .where('email', '=', email.trim().toLowerCase())
+        .where('email', '=', normalizeEmail(email))
         .where('deleted_at', 'is', null)
         .executeTakeFirst()
       return r && toAccount(r)

@@ -2,7 +2,7 @@
  * The admin API's one style of answer for a refusal: the status of the error taxonomy (src/errors) and
  * `{"error": {"code", "message", "field"?}}` with a code of docs/errors.md. A value the domain refuses (`VALIDATION`)
  * or the route schema refuses becomes 422 `INVALID_INPUT` naming the field; a missing token 401 with
- * `WWW-Authenticate: Bearer`, a wrong one 403.
+ * `WWW-Authenticate: Bearer`, a wrong one 403, too many wrong ones from an address 429 with Retry-After.
  */
 import type { FastifyReply } from 'fastify'
 import { ChaingateError, errors, isChaingateError } from '../errors/index.ts'
@@ -53,6 +53,8 @@ export function sendRefusal(reply: FastifyReply, err: RequestError, logger: Admi
   if (e.httpStatus >= 500)
     logger.error({ err: { message: err.message, stack: err.stack }, url: reply.request.url.split('?')[0] }, 'admin')
   if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
+  const retryAfter = (e.data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
+  if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
   const field = (e.data as { field?: string } | undefined)?.field
   const message = e.code === 'BODY_TOO_LARGE' ? 'request body too large' : e.message
   return reply

@@ -3,7 +3,8 @@
  * call): who (the token, or `anonymous` when refused), what (method and route, the id acted on, the route's
  * summary or the route's own note), when, and the answer's status. A failure to write the audit is logged and
  * does not change the answer: the change it describes has already happened. Calls refused for a missing or wrong
- * token are audited bounded (./refused-audit.ts): one row per source IP per minute, with a count.
+ * token, or for too many wrong ones, are audited bounded (./refused-audit.ts): one row per source IP per minute,
+ * with a count, and a cap on rows per minute.
  */
 import type { FastifyInstance } from 'fastify'
 import { recordAudit } from '../audit/repository.ts'
@@ -29,9 +30,9 @@ export function registerAuditHook(app: FastifyInstance, deps: AdminDeps): void {
       summary,
       status: reply.statusCode,
     }
-    // `anonymous`: the token check refused it before any route ran.
-    if (note.actor === 'anonymous' && (reply.statusCode === 401 || reply.statusCode === 403))
-      await refused.record(req.ip, entry)
+    // `anonymous`: the token check (or the guard against guesses) refused it before any route ran.
+    const s = reply.statusCode
+    if (note.actor === 'anonymous' && (s === 401 || s === 403 || s === 429)) await refused.record(req.ip, entry)
     else await recordAudit(deps.db, entry).catch(onError)
     return payload
   })

@@ -54,8 +54,11 @@ declare module 'fastify' {
 
 export interface Admin {
   deps: AdminDeps
-  /** The account by id or email, or 404. */
-  account(ref: string): Promise<Account>
+  /**
+   * The account by id or email, or 404; the call's audit target becomes the account's id (a route may set another
+   * after), so `GET /audit?target=<id>` finds calls that named the account by its email too.
+   */
+  account(ref: string, req: FastifyRequest): Promise<Account>
   /** The key by id, or 404 (the key itself is not accepted in a path: paths get logged). */
   key(id: string): Promise<ApiKey>
   /** Adds to what the audit records about this call. */
@@ -63,11 +66,15 @@ export interface Admin {
 }
 
 export function createAdmin(deps: AdminDeps): Admin {
+  const note: Admin['note'] = (req, n) => {
+    req.adminAudit = { actor: req.adminAudit?.actor ?? 'anonymous', ...req.adminAudit, ...n }
+  }
   return {
     deps,
-    async account(ref) {
+    async account(ref, req) {
       const a = await deps.accounts.resolve(ref)
       if (!a) throw errors.notFound(`account ${ref}`)
+      note(req, { target: a.id })
       return a
     },
     async key(id) {
@@ -75,8 +82,6 @@ export function createAdmin(deps: AdminDeps): Admin {
       if (!k) throw errors.notFound(`key ${id}`)
       return k
     },
-    note(req, note) {
-      req.adminAudit = { actor: req.adminAudit?.actor ?? 'anonymous', ...req.adminAudit, ...note }
-    },
+    note,
   }
 }

@@ -4,10 +4,11 @@
  * listener and, when configured, on the separate operations listener too.
  *
  * Its own fastify context: the bearer check runs first on every path under the prefix (so an unknown path without
- * the token is 401, not a hint), every answer is audited (./audit-hook.ts), refusals have one shape
- * (./answers.ts), and each resource registers its routes from one file under ./routes/ with schemas from
- * ./schemas.ts, from which @fastify/swagger builds /admin/v1/openapi.json. The routes call the same domain code as
- * the CLI and the dashboard (src/accounts, src/keys, src/usage).
+ * the token is 401, not a hint; wrong tokens are slowed per source address, ./token-guard.ts), every answer is
+ * audited (./audit-hook.ts), refusals have one shape (./answers.ts), and each resource registers its routes from
+ * one file under ./routes/ with schemas from ./schemas.ts, from which @fastify/swagger builds
+ * /admin/v1/openapi.json. The routes call the same domain code as the CLI and the dashboard (src/accounts,
+ * src/keys, src/usage).
  */
 import fastifySwagger from '@fastify/swagger'
 import type { FastifyInstance, FastifyRequest } from 'fastify'
@@ -16,6 +17,7 @@ import { constantTimeEqual } from '../shared/constant-time.ts'
 import { sendRefusal } from './answers.ts'
 import { registerAuditHook } from './audit-hook.ts'
 import { createAdmin, type Admin, type AdminDeps } from './context.ts'
+import { createTokenGuard } from './token-guard.ts'
 import { registerAccountRoutes } from './routes/accounts.ts'
 import { registerAlertRoutes } from './routes/alerts.ts'
 import { registerAuditRoutes } from './routes/audit.ts'
@@ -66,12 +68,20 @@ async function adminContext(app: FastifyInstance, deps: AdminDeps, token: string
     },
   })
   const expected = `Bearer ${token}`
+  const guard = createTokenGuard({ maxFailures: deps.config.admin.tokenFailuresPerMinute })
   app.addHook('onRequest', async (req: FastifyRequest) => {
     req.adminAudit = { actor: 'anonymous' }
+    // An address that guessed too often this minute is not heard, whatever it sends (./token-guard.ts).
+    const now = deps.clock.now()
+    const waitMs = guard.waitMs(req.ip, now)
+    if (waitMs > 0) throw errors.tooManyAttempts(Math.ceil(waitMs / 1000))
     const got = req.headers.authorization
     if (got === undefined || !/^bearer /i.test(got)) throw errors.unauthorized()
     // Hashed before comparing (src/shared/constant-time.ts): neither the token nor its length leaks by timing.
-    if (!constantTimeEqual(expected, `Bearer ${got.slice(7)}`)) throw errors.forbidden()
+    if (!constantTimeEqual(expected, `Bearer ${got.slice(7)}`)) {
+      guard.failed(req.ip, now)
+      throw errors.forbidden()
+    }
     req.adminAudit.actor = 'admin-token'
   })
   registerAuditHook(app, deps)

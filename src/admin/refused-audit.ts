@@ -3,13 +3,15 @@
  * tokens cannot grow the audit by a row a call: the first one from a source IP in a minute writes its row; the
  * ones after it in that minute are only counted, and when the minute ends the row's summary gets the count
  * ("… 57 refused calls from 203.0.113.5 in this minute"). At most one row per source IP per minute per process;
- * past `MAX_SOURCES` IPs in a minute, the rest share one row (source `other addresses`).
+ * past `MAX_SOURCES` IPs in a minute, the rest share one row (source `other addresses`): with `gateway.trustProxy`
+ * the address comes from X-Forwarded-For, which a client can vary at every call.
  */
 import { recordAudit, updateAuditSummary, type NewAuditEntry } from '../audit/repository.ts'
 import type { Db } from '../db/database.ts'
 
 export const REFUSAL_WINDOW_MS = 60_000
-const MAX_SOURCES = 10_000
+/** Rows a minute (per process) for refused calls, besides the shared one: a spray of addresses adds no more. */
+export const MAX_SOURCES = 20
 const OTHERS = 'other addresses'
 
 interface Window {

@@ -9,7 +9,7 @@ import { afterEach, expect, it } from 'vitest'
 import { createAccountsRepository } from '../accounts/repository.ts'
 import type { OpenedDatabase } from '../db/database.ts'
 import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
-import { startReceiver, type Receiver } from '../../test/e2e/helpers/webhook-receiver.ts'
+import { signed, startReceiver, type Receiver } from '../../test/e2e/helpers/webhook-receiver.ts'
 import { createDeliverer } from './deliverer.ts'
 import { createAlertLog } from './log.ts'
 import { createAlertSettingsRepository } from './settings.ts'
@@ -37,12 +37,15 @@ describeEachDatabase('usage alerts: delivery', (open) => {
     opened = receiver = undefined
   })
 
-  async function setup(opts: { timeoutMs?: number; maxAttempts?: number } = {}) {
+  async function setup(
+    opts: { timeoutMs?: number; maxAttempts?: number; allowedHosts?: string[]; allowPrivateTargets?: boolean } = {},
+  ) {
     opened = await open()
     receiver = await startReceiver()
     const db = opened.db
     const account = await createAccountsRepository(db, PLANS).create({ email: 'a@example.com', plan: 'small' }, 1)
-    const settings = createAlertSettingsRepository(db, { allowedHosts: null })
+    // The receiver is on 127.0.0.1: saved under the operator's opt-in for private targets.
+    const settings = createAlertSettingsRepository(db, { allowedHosts: null, allowPrivateTargets: true })
     const log = createAlertLog(db)
     const { secret } = await settings.set(
       account.id,
@@ -55,9 +58,13 @@ describeEachDatabase('usage alerts: delivery', (open) => {
       backoffBaseMs: 100,
       backoffMaxMs: 1000,
       deliveryPollMs: 20,
+      allowedHosts: opts.allowedHosts ?? null,
+      allowPrivateTargets: opts.allowPrivateTargets ?? true,
     }
+    const warnings: { obj: Record<string, unknown>; msg: string | undefined }[] = []
+    const logger = { ...quiet, warn: (obj: object, msg?: string) => warnings.push({ obj: { ...obj }, msg }) }
     const deliverer = () => {
-      const d = createDeliverer({ log, settings, config, clock: Date, logger: quiet })
+      const d = createDeliverer({ log, settings, config, clock: Date, logger })
       stops.push(() => d.stop())
       return d
     }
@@ -68,7 +75,8 @@ describeEachDatabase('usage alerts: delivery', (open) => {
     })
     const sweep = (onClaimed = () => {}) =>
       createSweep({ db, settings, log, plans: PLANS, limits: usageOf() as never, clock: Date, onClaimed })
-    return { db, account, settings, log, secret: secret!, deliverer, sweep, spend: (n: number) => (used = n) }
+    const spend = (n: number) => (used = n)
+    return { db, account, settings, log, secret: secret!, deliverer, sweep, spend, warnings }
   }
 
   it('signs the body, retries a 500 after the backoff, and logs every attempt', async () => {
@@ -86,12 +94,13 @@ describeEachDatabase('usage alerts: delivery', (open) => {
     const body = JSON.parse(first!.body)
     expect(body).toMatchObject({ type: 'credits.threshold', accountId: s.account.id, threshold: 80, used: 850 })
     expect(body).toMatchObject({ balance: 1000, remaining: 150, day: new Date().toISOString().slice(0, 10) })
-    // The receiver's check, exactly as docs/alerts.md writes it.
-    const hex = createHmac('sha256', s.secret).update(first!.body).digest('hex')
+    // The receiver's check, exactly as docs/alerts.md writes it: over `<timestamp>.<raw body>`.
+    const timestamp = first!.headers['x-chaingate-timestamp'] as string
+    const hex = createHmac('sha256', s.secret).update(`${timestamp}.${first!.body}`).digest('hex')
     expect(first!.headers['x-chaingate-signature']).toBe(`sha256=${hex}`)
-    expect(verifySignature(s.secret, first!.body, first!.headers['x-chaingate-signature'] as string)).toBe(true)
-    expect(verifySignature(`${s.secret}x`, first!.body, first!.headers['x-chaingate-signature'] as string)).toBe(false)
-    expect(Number(first!.headers['x-chaingate-timestamp'])).toBeGreaterThan(Date.now() / 1000 - 60)
+    expect(verifySignature(s.secret, first!.body, signed(first!))).toBe(true)
+    expect(verifySignature(`${s.secret}x`, first!.body, signed(first!))).toBe(false)
+    expect(Number(timestamp)).toBeGreaterThan(Date.now() / 1000 - 60)
     expect(first!.headers['x-chaingate-alert-id']).toBe(body.id)
     await waitFor(async () => (await s.log.recent(s.account.id, 5))[0]?.status === 'delivered')
     const [alert] = await s.log.recent(s.account.id, 5)
@@ -123,6 +132,48 @@ describeEachDatabase('usage alerts: delivery', (open) => {
     const failed = all.filter((a) => a.status === 'failed')
     expect(failed).toHaveLength(1)
     expect(failed[0]!.lastError).toBe('HTTP 400')
+  })
+
+  it('a stored URL the current rules refuse is not sent: failed, "host no longer allowed"', async () => {
+    // Saved when any host was allowed; the operator has set alerts.allowedHosts (or not allowPrivateTargets) since.
+    for (const narrowed of [{ allowedHosts: ['hooks.example.com'] }, { allowPrivateTargets: false }]) {
+      const s = await setup(narrowed)
+      const d = s.deliverer()
+      s.spend(900)
+      await s.sweep().run()
+      await d.runOnce()
+      expect(receiver!.received).toEqual([])
+      const [alert] = await s.log.recent(s.account.id, 5)
+      expect(alert).toMatchObject({
+        status: 'failed',
+        attempts: 1,
+        lastStatus: null,
+        lastError: 'host no longer allowed',
+      })
+      expect(s.warnings.map((w) => w.msg)).toEqual([
+        'alert webhook refused: host no longer allowed',
+        'alert webhook failed for good',
+      ])
+      for (const stop of stops.splice(0)) await stop()
+      await receiver!.close()
+      await opened!.close()
+    }
+    opened = receiver = undefined
+  })
+
+  it('a connection error: the account reads "connection failed", the server log has the socket error', async () => {
+    const s = await setup()
+    const closed = await startReceiver()
+    await closed.close() // a port nothing listens on
+    await s.settings.set(s.account.id, { webhookUrl: closed.url }, Date.now())
+    s.spend(900)
+    await s.sweep().run()
+    await s.deliverer().runOnce()
+    const [alert] = await s.log.recent(s.account.id, 5)
+    expect(alert).toMatchObject({ status: 'pending', attempts: 1, lastStatus: null, lastError: 'connection failed' })
+    expect(JSON.stringify(await s.log.attempts(alert!.id))).not.toMatch(/ECONNREFUSED|127\.0\.0\.1/)
+    const warning = s.warnings.find((w) => w.msg === 'alert webhook: connection failed')
+    expect(warning?.obj).toMatchObject({ alertId: alert!.id, error: expect.stringContaining('ECONNREFUSED') })
   })
 
   it('a pending delivery survives a restart: a new deliverer sends it', async () => {

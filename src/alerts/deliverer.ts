@@ -4,14 +4,24 @@
  * in the database first (src/alerts/log.ts), so with several processes one alert is sent by one of them at a time.
  */
 import type { AlertsConfig } from '../config/alerts-schema.ts'
+import { createWebhookDispatcher } from './egress.ts'
 import type { AlertLog, AlertRecord, AttemptOutcome } from './log.ts'
-import type { AlertSettingsRepository } from './settings.ts'
-import { backoffMs, sendWebhook } from './webhook.ts'
+import { storedUrlProblem, type AlertSettingsRepository } from './settings.ts'
+import { backoffMs, sendWebhook, type AttemptResult } from './webhook.ts'
 
 export interface DelivererDeps {
   log: AlertLog
   settings: AlertSettingsRepository
-  config: Pick<AlertsConfig, 'timeoutMs' | 'maxAttempts' | 'backoffBaseMs' | 'backoffMaxMs' | 'deliveryPollMs'>
+  config: Pick<
+    AlertsConfig,
+    | 'timeoutMs'
+    | 'maxAttempts'
+    | 'backoffBaseMs'
+    | 'backoffMaxMs'
+    | 'deliveryPollMs'
+    | 'allowedHosts'
+    | 'allowPrivateTargets'
+  >
   clock: { now(): number }
   logger: { warn(obj: object, msg?: string): void; error(obj: object, msg?: string): void }
 }
@@ -29,6 +39,9 @@ export interface Deliverer {
 const BATCH = 20
 /** Beyond the timeout, how long a lock outlives an attempt (writing the result). */
 const LOCK_SLACK_MS = 5_000
+/** What the account reads when the current rules refuse its stored URL (docs/alerts.md, "SSRF"). */
+export const HOST_NOT_ALLOWED = 'host no longer allowed'
+const final = (error: string): AttemptResult => ({ status: null, error, delivered: false, retry: false, durationMs: 0 })
 
 export function createDeliverer(deps: DelivererDeps): Deliverer {
   const { log, settings, config, clock, logger } = deps
@@ -37,15 +50,39 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
   let running: Promise<void> | undefined
   let again = false
   let stopped = false
+  const dispatcher = createWebhookDispatcher({
+    allowPrivateTargets: config.allowPrivateTargets,
+    connectTimeoutMs: config.timeoutMs,
+  })
+  let closing: Promise<void> | undefined
+
+  const send = async (a: AlertRecord, now: number): Promise<AttemptResult> => {
+    const target = await settings.target(a.accountId)
+    if (!target) return final('the account has no webhook any more')
+    // The URL was checked when it was saved, under the rules of then: the operator may have narrowed them since.
+    const problem = storedUrlProblem(target.url, config)
+    if (problem) {
+      logger.warn({ alertId: a.id, accountId: a.accountId, problem }, 'alert webhook refused: host no longer allowed')
+      return final(HOST_NOT_ALLOWED)
+    }
+    const result = await sendWebhook(target.url, target.secret, a.id, a.payload, {
+      timeoutMs: config.timeoutMs,
+      nowMs: now,
+      dispatcher,
+    })
+    if (result.detail)
+      logger.warn(
+        { alertId: a.id, accountId: a.accountId, host: new URL(target.url).host, error: result.detail },
+        'alert webhook: connection failed',
+      )
+    return result
+  }
 
   const attempt = async (a: AlertRecord): Promise<void> => {
     const now = clock.now()
     if (!(await log.lock(a.id, now, now + config.timeoutMs + LOCK_SLACK_MS))) return
     const n = a.attempts + 1
-    const target = await settings.target(a.accountId)
-    const result = target
-      ? await sendWebhook(target.url, target.secret, a.id, a.payload, { timeoutMs: config.timeoutMs, nowMs: now })
-      : { status: null, error: 'the account has no webhook any more', delivered: false, retry: false, durationMs: 0 }
+    const result = await send(a, now)
     const last = n >= config.maxAttempts
     const wait = result.retry && !last ? backoffMs(n, backoffOpts(), result.retryAfterMs) : undefined
     const outcome: AttemptOutcome = {
@@ -112,6 +149,9 @@ export function createDeliverer(deps: DelivererDeps): Deliverer {
       for (const t of retryTimers) clearTimeout(t)
       retryTimers.clear()
       await running
+      // Once: stop may be called again (a second close would throw).
+      closing ??= dispatcher.close()
+      await closing
     },
   }
   return deliverer

@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto'
 import type { Db } from '../db/database.ts'
 import { errors } from '../errors/index.ts'
+import { literalTargetProblem } from './egress.ts'
 
 export interface AlertSettings {
   accountId: string
@@ -84,11 +85,54 @@ export function parseRefusalRate(input: string | number | null): number | null {
   return n
 }
 
+/** The operator's rules for webhook targets (config `alerts`; docs/alerts.md, "SSRF"). */
+export interface WebhookRules {
+  /** Exact host names or `*.example.com` for sub-domains; null: any. */
+  allowedHosts: readonly string[] | null
+  /** true: private, loopback and link-local addresses too (default false). */
+  allowPrivateTargets?: boolean | undefined
+}
+
 /**
- * Only http(s) URLs, without credentials, to an allowed host. `allowedHosts` (config alerts.allowedHosts) entries
- * are exact host names or `*.example.com` for sub-domains; null allows any (docs/alerts.md, "SSRF").
+ * Why the current rules refuse a URL's host, without resolving it (a resolved address is checked when the
+ * webhook connects: src/alerts/egress.ts); undefined when they allow it.
  */
-export function checkWebhookUrl(input: string, allowedHosts: readonly string[] | null): string {
+export function hostProblem(url: URL, rules: WebhookRules): string | undefined {
+  const host = url.hostname.toLowerCase()
+  const allowed =
+    rules.allowedHosts === null ||
+    rules.allowedHosts.some((h) => {
+      const rule = h.toLowerCase()
+      return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule
+    })
+  if (!allowed) return `host ${host} is not in the gateway's alerts.allowedHosts`
+  if (!rules.allowPrivateTargets) {
+    const problem = literalTargetProblem(host)
+    if (problem) return `${problem}, refused unless the gateway sets alerts.allowPrivateTargets`
+  }
+  return undefined
+}
+
+/**
+ * Whether a stored webhook URL may still be sent to under the current rules (checked before every attempt: the
+ * rules may have changed since it was saved): undefined when it may, else why not (for the server log).
+ */
+export function storedUrlProblem(stored: string, rules: WebhookRules): string | undefined {
+  let url: URL
+  try {
+    url = new URL(stored)
+  } catch {
+    return 'not a URL'
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'not an http(s) URL'
+  if (url.username || url.password) return 'a user or password in the URL'
+  return hostProblem(url, rules)
+}
+
+/**
+ * Only http(s) URLs, without credentials, to a host the rules allow (docs/alerts.md, "SSRF").
+ */
+export function checkWebhookUrl(input: string, rules: WebhookRules): string {
   let url: URL
   try {
     url = new URL(input)
@@ -99,16 +143,40 @@ export function checkWebhookUrl(input: string, allowedHosts: readonly string[] |
     throw errors.validation('webhookUrl: only http(s) URLs', 'webhookUrl')
   if (url.username || url.password) throw errors.validation('webhookUrl: no user or password in the URL', 'webhookUrl')
   if (input.length > 2048) throw errors.validation('webhookUrl: at most 2048 characters', 'webhookUrl')
-  const host = url.hostname.toLowerCase()
-  const allowed =
-    allowedHosts === null ||
-    allowedHosts.some((h) => {
-      const rule = h.toLowerCase()
-      return rule.startsWith('*.') ? host.endsWith(rule.slice(1)) : host === rule
-    })
-  if (!allowed)
-    throw errors.validation(`webhookUrl: host ${host} is not in the gateway's alerts.allowedHosts`, 'webhookUrl')
+  const problem = hostProblem(url, rules)
+  if (problem) throw errors.validation(`webhookUrl: ${problem}`, 'webhookUrl')
   return url.toString()
+}
+
+/** A path segment this long is probably a token (Slack's and Discord's webhook URLs carry one in the path). */
+const TOKEN_SEGMENT = 16
+
+/**
+ * A webhook URL for the audit: a user or password, query values and the fragment masked, and path segments of
+ * 16 characters or more cut to their first 4, so the entry names the target without carrying its secrets.
+ */
+export function maskWebhookUrl(input: string | null | undefined): string {
+  if (!input) return 'none'
+  let url: URL
+  try {
+    url = new URL(input)
+  } catch {
+    return '(not a URL)'
+  }
+  const credentials = url.username || url.password ? '***@' : ''
+  const query = [...url.searchParams.keys()].map((k) => `${encodeURIComponent(k)}=***`).join('&')
+  const path = url.pathname
+    .split('/')
+    .map((seg) => (seg.length >= TOKEN_SEGMENT ? `${seg.slice(0, 4)}…` : seg))
+    .join('/')
+  const out = `${url.protocol}//${credentials}${url.host}${path}${query ? `?${query}` : ''}`
+  return out.length > 200 ? `${out.slice(0, 199)}…` : out
+}
+
+/** The audit's words for a webhook change, or '' when the URL stays as it was. */
+export function webhookChangeSummary(before: string | null | undefined, after: string | null | undefined): string {
+  if ((before ?? null) === (after ?? null)) return ''
+  return `webhook ${maskWebhookUrl(after)} (was ${maskWebhookUrl(before)})`
 }
 
 /** A new signing secret: 32 random bytes, shown to the account once. */
@@ -132,10 +200,7 @@ const toSettings = (r: Row): AlertSettings => ({
 
 const COLUMNS = ['account_id', 'credit_thresholds', 'refusals_per_minute', 'webhook_url', 'updated_at'] as const
 
-export function createAlertSettingsRepository(
-  db: Db,
-  opts: { allowedHosts: readonly string[] | null },
-): AlertSettingsRepository {
+export function createAlertSettingsRepository(db: Db, rules: WebhookRules): AlertSettingsRepository {
   const repo: AlertSettingsRepository = {
     async get(accountId) {
       const r = await db
@@ -177,7 +242,7 @@ export function createAlertSettingsRepository(
           ? (before?.webhook_url ?? null)
           : change.webhookUrl === null || change.webhookUrl === ''
             ? null
-            : checkWebhookUrl(change.webhookUrl, opts.allowedHosts)
+            : checkWebhookUrl(change.webhookUrl, rules)
       const secret = !before || change.rotateSecret ? newSecret() : undefined
       const row = {
         account_id: accountId,

@@ -37,7 +37,7 @@ import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
 import { startAlerts, type RunningAlerts } from './parts/alerts.ts'
 import { startServing } from './parts/gateway.ts'
 import { startTenancy } from './parts/keys.ts'
-import { startUpstreams } from './parts/upstreams.ts'
+import { type EmbeddedNode, startUpstreams } from './parts/upstreams.ts'
 import { startUsage } from './parts/usage.ts'
 import { createStopList } from './stop-list.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
@@ -108,7 +108,7 @@ export interface RunningApp {
   /** http://host:port of the separate /healthz and /metrics listener (config gateway.operations.listen), if any. */
   operationsUrl: string | undefined
   /** Node URLs of each network (embedded chains: the anvil's own URL). */
-  upstreamUrls: Map<string, { url: string; wsUrl: string }>
+  upstreamUrls: Map<string, EmbeddedNode>
   /** Usage alerts (src/alerts), when the role runs them (`parts.alerts`). */
   alerts: RunningAlerts | undefined
   /** What the optional parts reported at start (wallet URL, console token, ...). */

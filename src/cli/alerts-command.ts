@@ -52,7 +52,7 @@ export async function alertsCommand(
   async function run(): Promise<number> {
     const now = Date.now()
     const accounts = createAccountsRepository(database.db, config.plans)
-    const settings = createAlertSettingsRepository(database.db, { allowedHosts: config.alerts.allowedHosts })
+    const settings = createAlertSettingsRepository(database.db, config.alerts)
     const log = createAlertLog(database.db)
     const accountRef = values.account as string | undefined
     const account = accountRef ? await accounts.resolve(accountRef) : undefined

@@ -22,6 +22,8 @@ export interface BannerInput {
 
 export function blocksLine(n: NetworkConfig): string {
   if (!n.embedded) return `upstream ${n.upstreams!.map((u) => new URL(u.url).host).join(', ')}`
+  if (n.family === 'solana')
+    return `embedded Solana devnet (${n.embedded.engine ?? 'litesvm'}): a slot every ${n.embedded.slotMs ?? 400} ms`
   const mining =
     n.embedded.blockTimeSeconds > 0
       ? `a block every ${n.embedded.blockTimeSeconds} s`
@@ -47,10 +49,17 @@ export function startBanner(input: BannerInput): string {
     .map((n) => n.hosts?.[0] ?? `${n.name}.localhost`)
   for (const n of config.networks) {
     const host = app.networks.byName(n.name)!.hosts[0]!
+    const chain = n.family === 'solana' ? (app.networks.byName(n.name)!.chain ?? 'solana') : `chain ${n.chainId}`
     lines.push(
-      `  network ${n.name} (chain ${n.chainId}): host ${host}:${port}, or path /networks/${n.name}/v3/<key>`,
+      `  network ${n.name} (${chain}): host ${host}:${port}, or path /networks/${n.name}/v3/<key>`,
       `      ${blocksLine(n)}`,
     )
+    const funded = app.upstreamUrls.get(n.name)?.accounts
+    if (n.embedded && funded !== undefined && funded.length > 0)
+      lines.push(
+        `      funded: ${funded.length} accounts of the wallet's mnemonic at m/44'/501'/i'/0', 1,000 SOL each:`,
+        ...funded.map((a, i) => `        (${i}) ${a}`),
+      )
   }
   if (key) {
     const first = app.networks.all[0]!
@@ -61,6 +70,11 @@ export function startBanner(input: BannerInput): string {
         rpcUrl({ base, network: n.name, key: key.key, transport: 'http', form, host: n.hosts[0] })
       const [main, other] = input.hostsResolve[n.name] ? (['host', 'path'] as const) : (['path', 'host'] as const)
       lines.push(`    ${n.name}: ${url(main)}`, `      ${other} form: ${url(other)}`)
+      // Solana clients take the PubSub endpoint separately (web3.js's wsEndpoint, kit's createSolanaRpcSubscriptions).
+      if (n.family === 'solana') {
+        const ws = rpcUrl({ base, network: n.name, key: key.key, transport: 'ws', form: 'path', host: n.hosts[0] })
+        lines.push(`      WebSocket: ${ws}`)
+      }
     }
     if (unresolved.length > 0)
       lines.push(

@@ -6,6 +6,7 @@ import { resolve } from 'node:path'
 import { CopyRefusedError, copySqliteData } from '../db/copy-data.ts'
 import { describeTarget, type DatabaseTarget } from '../db/database.ts'
 import type { CliContext } from './main.ts'
+import { printLine } from './printable.ts'
 
 export async function copyDataCommand(file: string, target: DatabaseTarget, ctx: CliContext): Promise<number> {
   const from = resolve(file)
@@ -19,7 +20,7 @@ export async function copyDataCommand(file: string, target: DatabaseTarget, ctx:
     return 0
   } catch (err) {
     if (!(err instanceof CopyRefusedError)) throw err
-    process.stderr.write(`error: nothing copied: ${err.message}\n`)
+    printLine(process.stderr, `error: nothing copied: ${err.message}`)
     return 1
   }
 }

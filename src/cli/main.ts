@@ -12,6 +12,7 @@ import { extraCommands } from './extra-commands.ts'
 import { commandHelp, COMMANDS, fullHelp } from './help.ts'
 import { didYouMean } from './suggest.ts'
 import { UsageError } from './usage-error.ts'
+import { printLine } from './printable.ts'
 // Everything else is imported where a command needs it, so `--help` and the admin commands load only their part.
 
 // The help texts and the known command names: ./help.ts (no server code).
@@ -122,7 +123,8 @@ async function main(argv: string[]): Promise<number> {
     values['data-dir'] ? { dataDir: values['data-dir'] as string } : {},
   )
   const json = Boolean(values.json)
-  const out = (text: string) => process.stdout.write(`${text}\n`)
+  // Every command's text and JSON output goes through here: made printable (./printable.ts).
+  const out = (text: string) => printLine(process.stdout, text)
   const ctx: CliContext = { config, json, out }
 
   if (command === 'start') {
@@ -251,12 +253,12 @@ main(process.argv.slice(2)).then(
   },
   (err) => {
     // ConfigError (src/config/load.ts), matched by name so the error path loads nothing.
-    if ((err as Error)?.name === 'ConfigError') process.stderr.write(`${err.message}\n`)
+    if ((err as Error)?.name === 'ConfigError') printLine(process.stderr, err.message)
     // PostgreSQL down or refusing, Redis refusing (src/db/database.ts, src/redis/connection.ts): the message says which
     // and why.
-    else if (UNREACHABLE.has((err as Error)?.name)) process.stderr.write(`error: ${(err as Error).message}\n`)
-    else if (err instanceof UsageError || isChaingateError(err)) process.stderr.write(`error: ${err.message}\n`)
-    else process.stderr.write(`error: ${(err as Error)?.stack ?? err}\n`)
+    else if (UNREACHABLE.has((err as Error)?.name)) printLine(process.stderr, `error: ${(err as Error).message}`)
+    else if (err instanceof UsageError || isChaingateError(err)) printLine(process.stderr, `error: ${err.message}`)
+    else printLine(process.stderr, `error: ${(err as Error)?.stack ?? err}`)
     process.exitCode = err instanceof UsageError ? 2 : 1
   },
 )

@@ -16,6 +16,7 @@ import { PRIVATE_FILE_MODE } from '../db/private-files.ts'
 import type { ReloadAck } from '../redis/reload-channel.ts'
 import { RELOAD_REQUEST_FILE, RELOAD_RESULT_FILE, type ReloadResultFile } from '../app/reload/triggers.ts'
 import { LOCK_FILE } from './preflight.ts'
+import { printLine } from './printable.ts'
 
 /** Longest wait for the processes' outcomes (a reload checks new nodes' eth_chainId: up to their timeout). */
 const ANSWER_MS = 40_000
@@ -33,7 +34,7 @@ export async function reloadCommand(values: {
     config = loadConfig(file, values['data-dir'] ? { dataDir: String(values['data-dir']) } : {})
   } catch (err) {
     if ((err as Error).name !== 'ConfigError') throw err
-    process.stderr.write(`error: ${(err as ConfigError).line}; nothing was reloaded\n`)
+    printLine(process.stderr, `error: ${(err as ConfigError).line}; nothing was reloaded`)
     return 1
   }
   const id = randomBytes(8).toString('hex')
@@ -61,7 +62,7 @@ export async function reloadCommand(values: {
   if (acks === undefined) {
     const bySignal = await signalDataDir(resolve(config.dataDir), id)
     if (typeof bySignal === 'string') {
-      process.stderr.write(`error: ${bySignal}\n`)
+      printLine(process.stderr, `error: ${bySignal}`)
       return 1
     }
     acks = bySignal
@@ -105,14 +106,14 @@ async function signalDataDir(dataDir: string, id: string): Promise<ReloadAck[] |
 function report(acks: ReloadAck[], expected: number, json: boolean): number {
   const ok = acks.length === expected && acks.length > 0 && acks.every((a) => a.ok)
   if (json) {
-    process.stdout.write(`${JSON.stringify({ ok, expected, processes: acks })}\n`)
+    printLine(process.stdout, JSON.stringify({ ok, expected, processes: acks }))
     return ok ? 0 : 1
   }
   for (const a of acks) {
     if (a.ok) {
       const what = a.changes.length > 0 ? a.changes.join('; ') : 'no change'
-      process.stdout.write(`${a.process}: reloaded in ${a.afterMs} ms, config ${a.version} (${what})\n`)
-    } else process.stderr.write(`error: ${a.process}: not reloaded, still config ${a.version}: ${a.error}\n`)
+      printLine(process.stdout, `${a.process}: reloaded in ${a.afterMs} ms, config ${a.version} (${what})`)
+    } else printLine(process.stderr, `error: ${a.process}: not reloaded, still config ${a.version}: ${a.error}`)
   }
   if (acks.length < expected)
     process.stderr.write(

@@ -18,6 +18,7 @@ import { isClusterWorker, runWorker } from '../app/cluster/worker.ts'
 import { applyHeapGrowing, heapGrowingPercent } from '../app/heap-growth.ts'
 import type { RunningCluster } from '../app/cluster/primary.ts'
 import { processLabel, reloadOnSighup, toAck } from '../app/reload/triggers.ts'
+import { printLine } from './printable.ts'
 
 export interface StartOptions {
   configFile?: string | undefined
@@ -47,7 +48,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
   const { workersProblem } = await import('../app/cluster/primary.ts')
   const problem = workersProblem(config, workers)
   if (problem) {
-    process.stderr.write(`error: ${problem}\n`)
+    printLine(process.stderr, `error: ${problem}`)
     return 1
   }
   let lock: { release(): void }
@@ -56,7 +57,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     await checkPortsFree(config)
   } catch (err) {
     if (!(err instanceof StartRefused)) throw err
-    process.stderr.write(`error: ${err.message}\n`)
+    printLine(process.stderr, `error: ${err.message}`)
     return 1
   }
   if (options.logRequests === 'off') config.log.requests = false
@@ -81,7 +82,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     lock.release()
     const line = portInUseLine(err, config)
     if (!line) throw err
-    process.stderr.write(`error: ${line}\n`)
+    printLine(process.stderr, `error: ${line}`)
     return 1
   }
   let stopping = false

@@ -6,6 +6,7 @@
 import { request } from 'undici'
 import type { Config } from '../config/schema.ts'
 import type { CliContext } from './main.ts'
+import { printLine } from './printable.ts'
 
 interface UpstreamRow {
   upstream: string
@@ -73,7 +74,7 @@ export async function upstreamsCommand(ctx: CliContext): Promise<number> {
     })
     if (res.statusCode === 401) {
       await res.body.dump()
-      process.stderr.write(`${url} refused the operations token: check gateway.operations.token in the config\n`)
+      printLine(process.stderr, `${url} refused the operations token: check gateway.operations.token in the config`)
       return 1
     }
     health = (await res.body.json()) as typeof health

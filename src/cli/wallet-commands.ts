@@ -20,6 +20,7 @@ import { approvalsCommand } from './wallet-approval-commands.ts'
 import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
 import { WALLET_HELP } from './wallet-help.ts'
 import { accountsCommand, keystoreCommand } from './wallet-keystore-commands.ts'
+import { printLine } from './printable.ts'
 
 export interface WalletCliContext {
   dataDir: string
@@ -52,8 +53,8 @@ async function readStdin(): Promise<string> {
  * 0 ok, 1 failed, 2 usage error.
  */
 export async function runWalletCommand(argv: string[], ctx: WalletCliContext): Promise<number> {
-  const out = ctx.out ?? ((t: string) => process.stdout.write(`${t}\n`))
-  const err = ctx.err ?? ((t: string) => process.stderr.write(`${t}\n`))
+  const out = ctx.out ?? ((t: string) => printLine(process.stdout, t))
+  const err = ctx.err ?? ((t: string) => printLine(process.stderr, t))
   const env = ctx.env ?? process.env
   const config = ctx.config ?? WalletConfigSchema.parse({})
   let parsed: ReturnType<typeof parse>

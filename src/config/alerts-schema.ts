@@ -26,6 +26,11 @@ export const AlertsConfigSchema = z
      * On a shared gateway set it: a webhook URL is a request the gateway makes on a customer's behalf (SSRF).
      */
     allowedHosts: z.array(z.string().min(1)).nullable().default(null),
+    /**
+     * true: webhooks may also reach loopback, private (RFC 1918, fc00::/7), link-local, CGNAT and other addresses
+     * that are not public (a receiver on the gateway's own network). Checked on the address each connection uses.
+     */
+    allowPrivateTargets: z.boolean().default(false),
   })
   .strict()
 

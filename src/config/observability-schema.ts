@@ -26,7 +26,7 @@ export const TracingConfigSchema = z
     endpoint: z.url().nullable().default(null),
     /** Wire format; OTEL_EXPORTER_OTLP_PROTOCOL overrides it. */
     protocol: z.enum(['http/protobuf', 'http/json']).default('http/protobuf'),
-    /** Share of new traces recorded (0..1); a client's `traceparent` sampled flag is followed. */
+    /** Share of new traces recorded (0..1); a valid key's client's `traceparent` sampled flag is followed. */
     sampleRatio: z.number().min(0).max(1).default(0.01),
     /** Send each upstream attempt's W3C `traceparent` to the node (HTTP nodes). */
     propagateToUpstreams: z.boolean().default(false),

@@ -20,6 +20,10 @@ const PlanSchema = z
     creditsPerSecond: z.number().int().positive(),
     /** null: unlimited. */
     maxKeys: z.number().int().positive().nullable(),
+    /** WebSocket connections one key may hold open (per process); none: gateway.maxWsConnectionsPerKey. */
+    maxWsConnectionsPerKey: z.number().int().min(1).max(1_000_000).optional(),
+    /** Subscriptions one key may hold across its connections (per process); none: gateway.maxSubscriptionsPerKey. */
+    maxSubscriptionsPerKey: z.number().int().min(1).max(10_000_000).optional(),
   })
   .strict()
 
@@ -28,6 +32,8 @@ const CostTable = z.record(z.string().min(1), z.number().int().min(0))
 export const DEFAULT_NETWORKS = [
   { name: 'devnet-a', chainId: 31337, embedded: { blockTimeSeconds: 0, port: 0 } },
   { name: 'devnet-b', chainId: 31338, embedded: { blockTimeSeconds: 0, port: 0 } },
+  // A local Solana cluster (LiteSVM behind chaingate's JSON-RPC front): its id comes from its genesis hash.
+  { name: 'solana-devnet', family: 'solana' as const, embedded: { port: 0 } },
 ]
 
 export const DEFAULT_PLANS = {
@@ -121,6 +127,23 @@ export const ConfigSchema = z
         /** WebSocket: subscriptions one connection may hold; more answer -32005. */
         maxSubscriptionsPerConnection: z.number().int().min(1).max(100_000).default(1000),
         /**
+         * WebSocket, per process: connections one key may hold open (a plan's maxWsConnectionsPerKey wins); more are
+         * refused at the upgrade with 429.
+         */
+        maxWsConnectionsPerKey: z.number().int().min(1).max(1_000_000).default(1000),
+        /** WebSocket, per process: connections open from one client address, any key; more get 429 at the upgrade. */
+        maxWsConnectionsPerAddress: z.number().int().min(1).max(1_000_000).default(100),
+        /**
+         * WebSocket, per process: subscriptions one key may hold across its connections (a plan's
+         * maxSubscriptionsPerKey wins); more answer -32005.
+         */
+        maxSubscriptionsPerKey: z.number().int().min(1).max(10_000_000).default(5000),
+        /**
+         * WebSocket, per process: distinct node subscriptions (kind and filter) one network may hold; a subscription
+         * with a new filter beyond it answers -32005 (one already held is shared as before).
+         */
+        maxUpstreamSubscriptionsPerNetwork: z.number().int().min(1).max(10_000_000).default(10_000),
+        /**
          * WebSocket: after a node's subscription connection drops, how long to look for a node before clients get 1013.
          */
         subscriptionFailoverMs: z.number().int().min(0).max(600_000).default(30_000),
@@ -144,6 +167,11 @@ export const ConfigSchema = z
               .strict()
               .nullable()
               .default(null),
+            /**
+             * The probes (/livez, /readyz, /startupz) without the token, which then guards /healthz and /metrics:
+             * Kubernetes' httpGet probes cannot send a header from a Secret (docs/deploy.md).
+             */
+            openProbes: z.boolean().default(false),
             /** How long /healthz reuses its probe of the nodes. */
             healthCacheMs: z.number().int().min(0).max(600_000).default(2000),
           })

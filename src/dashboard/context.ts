@@ -40,8 +40,8 @@ export interface DashboardDeps {
     dashboard: DashboardConfig
     /** The request explorer (docs/requests.md); absent: the key page has no requests section. */
     requests?: { enabled: boolean; retentionHours: number } | undefined
-    /** Usage alerts (docs/alerts.md): which webhook hosts are allowed; absent: any. */
-    alerts?: { allowedHosts: string[] | null } | undefined
+    /** Usage alerts (docs/alerts.md): which webhook hosts are allowed; absent: any public host. */
+    alerts?: { allowedHosts: string[] | null; allowPrivateTargets?: boolean | undefined } | undefined
   }
   clock: { now(): number }
   logger: DashboardLogger
@@ -107,7 +107,7 @@ export function createDash(deps: DashboardDeps): Dash {
     keys,
     credentials: createCredentialsRepository(db),
     sessions: createSessionsRepository(db),
-    alertSettings: createAlertSettingsRepository(db, { allowedHosts: deps.config.alerts?.allowedHosts ?? null }),
+    alertSettings: createAlertSettingsRepository(db, deps.config.alerts ?? { allowedHosts: null }),
     alertLog: createAlertLog(db),
     // Read at each use: `chaingate reload` replaces the config's networks.
     get networkNames() {

@@ -85,6 +85,27 @@ export const errors = {
       'SUBSCRIPTION_LIMIT',
       `limit exceeded: at most ${max} subscriptions per connection (unsubscribe first, or open another connection)`,
     ),
+  keySubscriptionLimit: (max: number) =>
+    new ChaingateError(
+      'KEY_SUBSCRIPTION_LIMIT',
+      `limit exceeded: at most ${max} subscriptions per API key across its connections (unsubscribe first)`,
+    ),
+  upstreamSubscriptionLimit: (network: string, max: number) =>
+    new ChaingateError(
+      'UPSTREAM_SUBSCRIPTION_LIMIT',
+      `limit exceeded: at most ${max} distinct subscriptions on network ${network} (subscribe to a filter already ` +
+        'in use, or try again later)',
+    ),
+  wsKeyConnectionLimit: (max: number) =>
+    new ChaingateError(
+      'WS_KEY_CONNECTION_LIMIT',
+      `limit exceeded: at most ${max} WebSocket connections per API key (close one first)`,
+    ),
+  wsAddressConnectionLimit: (max: number) =>
+    new ChaingateError(
+      'WS_ADDRESS_CONNECTION_LIMIT',
+      `limit exceeded: at most ${max} WebSocket connections per client address (close one first)`,
+    ),
   upstreamUnavailable: (network: string, why: string) =>
     new ChaingateError('UPSTREAM_UNAVAILABLE', `network ${network} is unavailable: ${why}`, {
       rpcCode: -32603,
@@ -119,6 +140,13 @@ export const errors = {
     new ChaingateError('VALIDATION', why, { httpStatus: 400, data: field === undefined ? undefined : { field } }),
   unauthorized: () => new ChaingateError('UNAUTHORIZED', 'send the admin bearer token', { httpStatus: 401 }),
   forbidden: () => new ChaingateError('FORBIDDEN', 'this bearer token is not the admin token', { httpStatus: 403 }),
+  /** `retryAfterSeconds`: sent as Retry-After. */
+  tooManyAttempts: (retryAfterSeconds: number) =>
+    new ChaingateError(
+      'TOO_MANY_ATTEMPTS',
+      `too many wrong admin tokens from your address; try again in ${retryAfterSeconds} s`,
+      { httpStatus: 429, data: { retryAfterSeconds } },
+    ),
   notAvailable: (why: string) => new ChaingateError('NOT_AVAILABLE', why, { httpStatus: 503 }),
   invalidInput: (field: string, why: string) =>
     new ChaingateError('INVALID_INPUT', `${field}: ${why}`, { httpStatus: 422, data: { field } }),

@@ -74,6 +74,30 @@ export const ERROR_REGISTRY = {
     'price',
     'more subscriptions on one connection than gateway.maxSubscriptionsPerConnection',
   ),
+  KEY_SUBSCRIPTION_LIMIT: spec(
+    -32005,
+    200,
+    'price',
+    "more subscriptions of one key, across its connections, than its plan's or gateway.maxSubscriptionsPerKey",
+  ),
+  UPSTREAM_SUBSCRIPTION_LIMIT: spec(
+    -32005,
+    200,
+    'price',
+    'a subscription with a new filter while the network holds gateway.maxUpstreamSubscriptionsPerNetwork',
+  ),
+  WS_KEY_CONNECTION_LIMIT: spec(
+    -32005,
+    429,
+    'free',
+    "a WebSocket upgrade beyond the key's open connections: its plan's or gateway.maxWsConnectionsPerKey",
+  ),
+  WS_ADDRESS_CONNECTION_LIMIT: spec(
+    -32005,
+    429,
+    'free',
+    'a WebSocket upgrade beyond gateway.maxWsConnectionsPerAddress connections open from one client address',
+  ),
   // eth_getLogs caps (src/methods/eth_getLogs.ts), Infura's answers
   LOGS_RANGE_TOO_LARGE: spec(
     -32602,
@@ -117,6 +141,7 @@ export const ERROR_REGISTRY = {
   // Operator endpoints and the dashboard
   UNAUTHORIZED: spec(null, 401, 'free', '/metrics, /healthz or /admin/v1 without the configured bearer token'),
   FORBIDDEN: spec(null, 403, 'free', '/admin/v1 with a bearer token other than the configured one'),
+  TOO_MANY_ATTEMPTS: spec(null, 429, 'free', '/admin/v1 from an address that sent too many wrong tokens this minute'),
   INTERNAL: spec(-32603, 500, 'free', 'a bug: logged with its stack'),
   NOT_FOUND: spec(null, 404, 'free', 'no such account, key or session'),
   CONFLICT: spec(null, 409, 'free', 'the change conflicts with existing data'),

@@ -7,7 +7,7 @@
 import type { ChaingateError } from '../errors/index.ts'
 import { errors } from '../errors/index.ts'
 import type { RpcCall } from '../jsonrpc/envelope.ts'
-import { ALL_METHODS, anyMethodsWhere, FAMILY_NAMES, type ChainFamily } from './catalog.ts'
+import { ALL_METHODS, FAMILY_NAMES, type ChainFamily } from './catalog.ts'
 import type { MethodValidator } from './entry.ts'
 import { article, DEFAULT_SERVED, otherFamily } from './served.ts'
 
@@ -17,12 +17,17 @@ export type MethodDecision =
   /** Refused for the caller's input: charged as an input error. */
   | { kind: 'error'; error: ChaingateError }
 
-/** The params checks of the catalogs' entries (each in its method's own file; a method is served by one family). */
-const validators = new Map<string, MethodValidator>()
-for (const [method, e] of ALL_METHODS) if (e.validate !== undefined) validators.set(method, e.validate)
+/** A subscription method (eth_subscribe, Solana's accountSubscribe …): WebSocket only. */
+const WS_ONLY = 'ws-only'
 
-/** Subscription methods (eth_subscribe, Solana's accountSubscribe …): WebSocket only. */
-const WS_ONLY: ReadonlySet<string> = new Set(anyMethodsWhere((e) => e.filter === 'subscription'))
+/**
+ * What to do before forwarding a method, when anything: its params check (each in its method's own file), or
+ * WS_ONLY. One lookup per call; a method is served by one family only, so one map serves every network.
+ */
+const checks = new Map<string, MethodValidator | typeof WS_ONLY>()
+for (const [method, e] of ALL_METHODS)
+  if (e.filter === 'subscription') checks.set(method, WS_ONLY)
+  else if (e.validate !== undefined) checks.set(method, e.validate)
 
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
 const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })
@@ -62,8 +67,9 @@ export function decide(
   if (!served.has(m)) return { kind: 'error', error: errors.methodNotAvailable(echoed(m)) }
   // No keys are held here (Infura: eth_accounts "always returns an empty array").
   if (m === 'eth_accounts') return NO_ACCOUNTS
-  if (WS_ONLY.has(m)) return transport === 'http' ? { kind: 'error', error: errors.onlyOverWebSocket(m) } : FORWARD
-  const validate = validators.get(m)
-  const invalid = validate === undefined ? undefined : validate(call.params, m)
+  const check = checks.get(m)
+  if (check === undefined) return FORWARD
+  if (check === WS_ONLY) return transport === 'http' ? { kind: 'error', error: errors.onlyOverWebSocket(m) } : FORWARD
+  const invalid = check(call.params, m)
   return invalid ? { kind: 'error', error: invalid } : FORWARD
 }

@@ -65,7 +65,7 @@ export function createNetworkRegistry(configs: NetworkConfig[]): NetworkRegistry
     chain: c.chainId !== undefined ? `eip155:${c.chainId}` : c.chain,
     hosts: c.hosts ?? [defaultHostname(c.name)],
     // Devnet methods: on by default for an embedded chain only (an external node is someone else's to rewind).
-    methods: servedMethods(c.methods, c.devMethods ?? c.embedded !== undefined),
+    methods: servedMethods(c.methods, c.devMethods ?? c.embedded !== undefined, c.family),
   }))
   const names = new Map(all.map((n) => [n.name, n]))
   const chainIds = new Map(all.filter((n) => n.chainId !== undefined).map((n) => [n.chainId!, n]))

@@ -36,7 +36,23 @@ describe('tracing settings', () => {
       propagate: false,
       serviceName: 'rpc-edge',
       headers: { authorization: 'Bearer x', tenant: 'a' },
+      limits: { valueLength: 1024, count: 32 },
     })
+  })
+
+  it('span limits: bounded by default, OTEL_(SPAN_)ATTRIBUTE_*_LIMIT override them', () => {
+    const on = { ...config, enabled: true }
+    expect(tracingSettings(on, {})?.limits).toEqual({ valueLength: 1024, count: 32 })
+    expect(
+      tracingSettings(on, { OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096', OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT: '64' })?.limits,
+    ).toEqual({ valueLength: 4096, count: 64 })
+    expect(
+      tracingSettings(on, {
+        OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT: '200',
+        OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT: '4096',
+        OTEL_ATTRIBUTE_COUNT_LIMIT: 'lots',
+      })?.limits,
+    ).toEqual({ valueLength: 200, count: 32 })
   })
 
   it('the config turns it on; OTEL_TRACES_EXPORTER=none and OTEL_SDK_DISABLED turn it off', () => {
@@ -76,6 +92,7 @@ describe('tracing settings', () => {
       propagate: false,
       serviceName: 'test',
       headers: {},
+      limits: { valueLength: 1024, count: 32 },
     })
     try {
       expect(t.on).toBe(true)
@@ -87,6 +104,9 @@ describe('tracing settings', () => {
       const span = t.start('rpc call', '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01')
       expect(span?.traceparent()).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/)
       expect(span?.child('upstream attempt').traceparent()).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-/)
+      // A call that may not force a trace (its key is not valid): the ratio decides, 0 here.
+      const sampled = '00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01'
+      expect(t.start('rpc call', sampled, {}, performance.now(), false)).toBeUndefined()
     } finally {
       await t.shutdown()
     }

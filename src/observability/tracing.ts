@@ -26,9 +26,18 @@ export interface Tracing {
   readonly propagate: boolean
   /**
    * A server span for one call (or batch, or WebSocket message), continuing the client's W3C `traceparent` when
-   * it sent one; undefined when off or not sampled (then nothing more is recorded for it).
+   * it sent one; undefined when off or not sampled (then nothing more is recorded for it). `startedAt`: when the
+   * call arrived (`performance.now()`), for a span started after its key was looked up. `follow` false: the
+   * client's sampled flag does not force a trace, only the ratio picks it (a call whose key is not valid: anyone
+   * could send one, docs/deploy.md, "Traces").
    */
-  start(name: string, traceparent: string | undefined, attributes?: Record<string, TraceValue>): TraceSpan | undefined
+  start(
+    name: string,
+    traceparent: string | undefined,
+    attributes?: Record<string, TraceValue>,
+    startedAt?: number,
+    follow?: boolean,
+  ): TraceSpan | undefined
   /** Exports what is buffered and stops. */
   shutdown(): Promise<void>
 }
@@ -64,9 +73,26 @@ export interface TracingSettings {
   serviceName: string
   /** OTEL_EXPORTER_OTLP(_TRACES)_HEADERS, parsed. */
   headers: Record<string, string>
+  /** Longest attribute value (characters; longer ones are cut) and most attributes a span or event keeps. */
+  limits: { valueLength: number; count: number }
 }
 
 const DEFAULT_ENDPOINT = 'http://localhost:4318'
+/**
+ * Span limits unless OTEL_(SPAN_)ATTRIBUTE_VALUE_LENGTH_LIMIT / _COUNT_LIMIT say otherwise: the SDK's own defaults
+ * keep values of any length, so one attribute a client fills could hold megabytes in the export queue.
+ */
+const DEFAULT_VALUE_LENGTH = 1024
+const DEFAULT_ATTRIBUTE_COUNT = 32
+
+/** The first of `names` set to a positive whole number, else `fallback`. */
+function limitOf(env: NodeJS.ProcessEnv, names: string[], fallback: number): number {
+  for (const name of names) {
+    const n = Number(env[name])
+    if (env[name]?.trim() && Number.isInteger(n) && n > 0) return n
+  }
+  return fallback
+}
 
 function parseHeaders(s: string | undefined): Record<string, string> {
   const out: Record<string, string> = {}
@@ -124,6 +150,14 @@ export function tracingSettings(config: TracingConfig, env: NodeJS.ProcessEnv): 
     headers: {
       ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
       ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+    },
+    limits: {
+      valueLength: limitOf(
+        env,
+        ['OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'],
+        DEFAULT_VALUE_LENGTH,
+      ),
+      count: limitOf(env, ['OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT'], DEFAULT_ATTRIBUTE_COUNT),
     },
   }
 }

@@ -4,7 +4,7 @@
  * (`admin.auditRetentionDays`) pruning in bounded runs. Real app, real HTTP, real SQLite.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { createRefusedAudit, REFUSAL_WINDOW_MS } from '../../src/admin/refused-audit.ts'
+import { createRefusedAudit, MAX_SOURCES, REFUSAL_WINDOW_MS } from '../../src/admin/refused-audit.ts'
 import { listAudit, recordAudit } from '../../src/audit/repository.ts'
 import { startAuditRetention } from '../../src/audit/retention.ts'
 import { deleteOlderThan } from '../../src/db/prune.ts'
@@ -51,6 +51,25 @@ describe('one audit, bounded', () => {
     expect(entries).toContainEqual(expect.objectContaining({ actor: 'admin-token', action: 'GET /admin/v1/audit' }))
   })
 
+  it('reads that name an account by its email are audited under its id', async () => {
+    const address = `by-email-${Date.now()}@example.com`
+    const created = await api.post('/accounts', { email: address })
+    expect(created.status).toBe(201)
+    const id = created.body.id as string
+    for (const path of [`/accounts/${address}`, `/accounts/${address}/usage`, `/keys?account=${address}`])
+      expect((await api.get(path)).status).toBe(200)
+    const { entries } = (await api.get(`/audit?target=${id}&limit=50`)).body
+    expect(entries.map((e: { action: string }) => e.action)).toEqual(
+      expect.arrayContaining([
+        'GET /admin/v1/accounts/:id',
+        'GET /admin/v1/accounts/:id/usage',
+        'GET /admin/v1/keys',
+        'POST /admin/v1/accounts',
+      ]),
+    )
+    expect((await api.get(`/audit?target=${address}`)).body.entries).toEqual([])
+  })
+
   it('an account disabled through the API is logged out of the dashboard and refused at log-in', async () => {
     const c = httpClient(server.url)
     const address = `disabled-${Date.now()}@example.com`
@@ -69,7 +88,8 @@ describe('one audit, bounded', () => {
         adminClient(server.url, i % 2 ? null : 'wrong-token-wrong-token').get('/accounts'),
       ),
     )
-    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([401, 403]))
+    // Past admin.tokenFailuresPerMinute (10) wrong tokens, the address is answered 429: audited the same way.
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([401, 403, 429]))
     const rows = await rowsOf('anonymous')
     expect(rows.length - before).toBe(1)
     expect(rows[0]!.summary).toMatch(/; 1 refused call from \S+ in this minute$/)
@@ -124,5 +144,45 @@ describe('one audit, bounded', () => {
       await retention.stop()
     }
     expect((await rowsOf('retention-test'))[0]!.at).toBe(now - 89 * DAY)
+  })
+})
+
+describe('wrong tokens are slowed per address, and the audit stays bounded behind a proxy', () => {
+  let proxied: TestServer
+  beforeAll(async () => {
+    proxied = await startTestServer(
+      { admin: { token: ADMIN_TOKEN, tokenFailuresPerMinute: 3 }, gateway: { trustProxy: true } },
+      { parts: { admin: true } },
+    )
+  }, 120_000)
+  afterAll(async () => proxied?.stop())
+  const from = (address: string, token: string | null = ADMIN_TOKEN) =>
+    adminClient(proxied.url, token, { 'x-forwarded-for': address })
+
+  it('after 3 wrong tokens an address gets 429 with Retry-After, the right token too; others are served', async () => {
+    for (let i = 0; i < 3; i++) expect((await from('203.0.113.9', `${ADMIN_TOKEN}${i}`).get('/plans')).status).toBe(403)
+    const refused = await from('203.0.113.9', `${ADMIN_TOKEN}x`).get('/plans')
+    expect([refused.status, refused.body.error.code]).toEqual([429, 'TOO_MANY_ATTEMPTS'])
+    const retryAfter = Number(refused.headers['retry-after'])
+    expect(retryAfter).toBeGreaterThanOrEqual(1)
+    expect(retryAfter).toBeLessThanOrEqual(60)
+    expect(refused.body.error.message).toBe(
+      `too many wrong admin tokens from your address; try again in ${retryAfter} s`,
+    )
+    expect((await from('203.0.113.9').get('/plans')).status).toBe(429)
+    // A missing token is no guess: another address without one is 401, then served with the token.
+    expect((await from('198.51.100.20', null).get('/plans')).status).toBe(401)
+    expect((await from('198.51.100.20').get('/plans')).status).toBe(200)
+  })
+
+  it('a spray of forged X-Forwarded-For addresses adds at most one row per address up to a cap, then one', async () => {
+    const db = proxied.app.database.db
+    const count = async () => (await listAudit(db, { limit: 1000 })).filter((r) => r.actor === 'anonymous').length
+    const before = await count()
+    const answers = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => from(`10.${i >> 8}.${i & 255}.7`, 'wrong-token-wrong-token').get('/plans')),
+    )
+    expect(new Set(answers.map((a) => a.status))).toEqual(new Set([403]))
+    expect((await count()) - before).toBeLessThanOrEqual(MAX_SOURCES + 1)
   })
 })

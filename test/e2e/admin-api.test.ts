@@ -16,7 +16,11 @@ let api: ReturnType<typeof adminClient>
 beforeAll(async () => {
   server = await startTestServer(
     // Polling slowed to a minute: a change must apply because the API refreshes the keys, not by the poll.
-    { admin: { token: ADMIN_TOKEN }, gateway: { defaultPlan: 'team', settingsPollMs: 60_000 } },
+    // Many wrong tokens from this one address on purpose (every route refuses them): not slowed here.
+    {
+      admin: { token: ADMIN_TOKEN, tokenFailuresPerMinute: 1000 },
+      gateway: { defaultPlan: 'team', settingsPollMs: 60_000 },
+    },
     { parts: { admin: true, dashboard: true } },
   )
   api = adminClient(server.url)

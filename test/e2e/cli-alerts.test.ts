@@ -6,14 +6,19 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { verifySignature } from '../../src/alerts/webhook.ts'
-import { cleanupProcesses, removeDirs, runCli, tempDir } from './helpers/process.ts'
+import { cleanupProcesses, removeDirs, runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
+import { signed, startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
 
 let server: TestServer
 let receiver: Receiver
 const dataDir = tempDir('chaingate-alerts-cli-')
-const cli = (...args: string[]) => runCli([...args, '--data-dir', dataDir], { timeoutMs: 60_000 })
+const configDir = tempDir('chaingate-alerts-cli-config-')
+// The receiver listens on 127.0.0.1: the operator's opt-in for private targets (docs/alerts.md, "SSRF"), which the
+// CLI checks too when it saves the webhook.
+const configFile = writeConfig(configDir, 'chaingate.yaml', { alerts: { allowPrivateTargets: true } })
+const cli = (...args: string[]) =>
+  runCli([...args, '--config', configFile, '--data-dir', dataDir], { timeoutMs: 60_000 })
 
 beforeAll(async () => {
   receiver = await startReceiver('/hooks/T0KEN-IN-PATH')
@@ -21,7 +26,8 @@ beforeAll(async () => {
     {
       dataDir,
       plans: { tiny: { creditsPerDay: 800, creditsPerSecond: 100_000, maxKeys: null } },
-      alerts: { sweepMs: 100, deliveryPollMs: 50 },
+      // The receiver listens on 127.0.0.1: the operator's opt-in for private targets (docs/alerts.md, "SSRF").
+      alerts: { sweepMs: 100, deliveryPollMs: 50, allowPrivateTargets: true },
     },
     { parts: { alerts: true } },
   )
@@ -30,7 +36,7 @@ afterAll(async () => {
   await server?.stop()
   await receiver?.close()
   await cleanupProcesses()
-  removeDirs([dataDir])
+  removeDirs([dataDir, configDir])
 })
 
 it('set, list, deliveries and the audit, while the server runs', async () => {
@@ -54,7 +60,7 @@ it('set, list, deliveries and the audit, while the server runs', async () => {
   const end = Date.now() + 20_000
   while (receiver.received.length === 0 && Date.now() < end) await new Promise((r) => setTimeout(r, 50))
   const [hook] = receiver.received
-  expect(verifySignature(secret!, hook!.body, hook!.headers['x-chaingate-signature'] as string)).toBe(true)
+  expect(verifySignature(secret!, hook!.body, signed(hook!))).toBe(true)
   expect(JSON.parse(hook!.body)).toMatchObject({ threshold: 50, used: 400, balance: 800 })
 
   const deliveries = await cli('alerts', 'deliveries', '--account', account.id, '--json')

@@ -9,10 +9,9 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'esbuild'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
+import { describeWithPrograms, programPath } from './helpers/programs.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-
-const CHROMIUM = '/usr/bin/chromium'
 
 let s: TestServer
 let context: BrowserContext
@@ -34,7 +33,7 @@ async function viemBundle(): Promise<string> {
   return out.outputFiles[0]!.text
 }
 
-beforeAll(async () => {
+async function setUp() {
   s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
   const script = await viemBundle()
   // The page's own origin: another port than the gateway's and anvil's.
@@ -45,23 +44,26 @@ beforeAll(async () => {
   await new Promise<void>((r) => site.listen(0, '127.0.0.1', () => r()))
   profileDir = mkdtempSync(join(tmpdir(), 'chaingate-chromium-'))
   context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
+    executablePath: programPath('chromium'),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
   })
   page = await context.newPage()
   // localhost, not 127.0.0.1: a different site from the servers, as a page on the web would be.
   await page.goto(`http://localhost:${(site.address() as { port: number }).port}/`)
   await page.waitForFunction(() => 'viem' in window)
-}, 120_000)
+}
 
-afterAll(async () => {
+async function tearDown() {
   await context?.close()
   site?.close()
   await s?.stop()
   if (profileDir) rmSync(profileDir, { recursive: true, force: true })
-})
+}
 
-describe('from a page on another origin', { timeout: 60_000 }, () => {
+describeWithPrograms(['chromium'], 'from a page on another origin', () => {
+  beforeAll(setUp, 120_000)
+  afterAll(tearDown)
+
   it('viem calls the gateway with its own header and reads x-credits-charged', async () => {
     const got = await page.evaluate(async (url) => {
       const { createPublicClient, http } = (window as any).viem
@@ -78,7 +80,7 @@ describe('from a page on another origin', { timeout: 60_000 }, () => {
       return { chainId, charged }
     }, s.endpoint('devnet-a'))
     expect(got).toEqual({ chainId: 31337, charged: expect.stringMatching(/^\d+$/) })
-  })
+  }, 60_000)
 
   it('the embedded anvil refuses the page: no answer to read, and a simple POST changes nothing', async () => {
     const anvil = s.app.upstreamUrls.get('devnet-a')!.url
@@ -106,5 +108,5 @@ describe('from a page on another origin', { timeout: 60_000 }, () => {
     }, anvil)
     expect(got).toBe('failed: TypeError')
     expect(await blockNumber()).toBe(before)
-  })
+  }, 60_000)
 })

@@ -4,16 +4,16 @@
  * disable a network, set an origin allowlist, view the usage charts, revoke the key. Screenshots go to the temp
  * dir (path printed) so a person can look at them.
  */
-import { existsSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { evaluateKeyAccess } from '../../src/keys/security/evaluate.ts'
 import { loadAllKeySecurity } from '../../src/keys/security/repository.ts'
 import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
+import { describeWithPrograms, programPath } from './helpers/programs.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 const PASSWORD = 'browser-test-password-1'
 
 let t: DashboardTestApp
@@ -30,7 +30,7 @@ async function setUp() {
   profileDir = mkdtempSync(join(tmpdir(), 'chaingate-chromium-'))
   // A fresh profile per run; playwright wants it as launchPersistentContext's first argument.
   context = await chromium.launchPersistentContext(profileDir, {
-    executablePath: CHROMIUM,
+    executablePath: programPath('chromium'),
     viewport: { width: 1200, height: 900 },
     args: [
       '--headless',
@@ -81,7 +81,7 @@ async function expectNoConsoleErrors(page: Page, errors: string[]) {
   expect(bg).toBe('rgb(246, 247, 249)')
 }
 
-describe.skipIf(!existsSync(CHROMIUM))('dashboard in chromium', () => {
+describeWithPrograms(['chromium'], 'dashboard in chromium', () => {
   beforeAll(setUp)
   afterAll(tearDown)
 

@@ -6,13 +6,13 @@
  */
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { parse, parseAllDocuments } from 'yaml'
 import { parseConfig } from '../../src/config/load.ts'
 import { expandEnv } from '../../src/config/env.ts'
 import { ROOT } from './helpers/process.ts'
-import { servicesRequired } from './helpers/services.ts'
+import { describeWithPrograms, programPath } from './helpers/programs.ts'
 
 const DEPLOY = join(ROOT, 'deploy')
 const ALERTS = join(DEPLOY, 'prometheus', 'alerts.yaml')
@@ -27,6 +27,7 @@ const MODELS: Record<string, Model> = {
   Secret: await model('kubernetes-models/v1/Secret', 'Secret'),
   PodDisruptionBudget: await model('kubernetes-models/policy/v1/PodDisruptionBudget', 'PodDisruptionBudget'),
   PodMonitor: await model('@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1/PodMonitor', 'PodMonitor'),
+  NetworkPolicy: await model('kubernetes-models/networking.k8s.io/v1/NetworkPolicy', 'NetworkPolicy'),
 }
 /** Environment variables chaingate itself (src/config/schema.ts) and its entry script (start.sh) read. */
 const READ_BY_CHAINGATE = ['CHAINGATE_DATABASE_URL', 'CHAINGATE_REDIS_URL', 'CHAINGATE_CONFIG', 'CHAINGATE_DATA_DIR']
@@ -39,9 +40,76 @@ const references = (text: string) =>
   }))
 /** The config as chaingate parses it, with `env` for its references. */
 const load = (text: string, env: Record<string, string>) => parseConfig(expandEnv(parse(text), env).value as object)
+/**
+ * Compose's interpolation of `${NAME}`, `${NAME:-default}` and `${NAME:?error}` (unset or empty: the error) in a
+ * compose file's text (https://docs.docker.com/reference/compose-file/interpolation/).
+ */
+const interpolate = (text: string, env: Record<string, string>) =>
+  text
+    .split('\n')
+    .filter((l) => !/^\s*#/.test(l))
+    .join('\n')
+    .replace(/\$\{(\w+)(?::([-?])([^}]*))?\}/g, (_m, name: string, op?: string, arg?: string) => {
+      if (env[name]) return env[name]
+      if (op === '?') throw new Error(`${name}: ${arg}`)
+      return op === '-' ? arg! : ''
+    })
 
 describe('deploy/compose.yaml', () => {
-  const compose = parse(readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8'))
+  const composeText = readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8')
+  const compose = parse(composeText)
+  const SECRETS = ['POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'CHAINGATE_OPERATIONS_TOKEN']
+
+  it('secrets are required, with no default: a PostgreSQL and a Redis password, the operations token', () => {
+    const env = {
+      POSTGRES_PASSWORD: 'pg-secret-1',
+      REDIS_PASSWORD: 'redis-secret-2',
+      CHAINGATE_OPERATIONS_TOKEN: 't'.repeat(32),
+    }
+    for (const name of SECRETS) {
+      const without: Record<string, string> = { ...env }
+      delete without[name]
+      expect(() => interpolate(composeText, without), `${name} unset`).toThrow(name)
+      expect(() => interpolate(composeText, { ...env, [name]: '' }), `${name} empty`).toThrow(name)
+    }
+    // Every reference to a password or token is required (`:?`), none has a default.
+    const refs = [...composeText.matchAll(/\$\{(\w+)(:[-?])?/g)].filter((m) => /PASSWORD|TOKEN/.test(m[1]!))
+    expect(refs.length).toBeGreaterThan(5)
+    for (const m of refs) expect(m[2], m[0]).toBe(':?')
+    const s = parse(interpolate(composeText, env)).services
+    // PostgreSQL's password is the one chaingate's URL carries.
+    expect(s.postgres.environment.POSTGRES_PASSWORD).toBe(env.POSTGRES_PASSWORD)
+    // Redis requires a password (its healthcheck sends it), and chaingate's Redis URL carries it.
+    const args: string[] = s.redis.command
+    expect(args[args.indexOf('--requirepass') + 1]).toBe(env.REDIS_PASSWORD)
+    expect(s.redis.environment.REDISCLI_AUTH).toBe(env.REDIS_PASSWORD)
+    for (const name of ['chaingate-1', 'chaingate-2']) {
+      const e = s[name].environment
+      expect(decodeURIComponent(new URL(e.CHAINGATE_REDIS_URL).password)).toBe(env.REDIS_PASSWORD)
+      expect(decodeURIComponent(new URL(e.CHAINGATE_DATABASE_URL).password)).toBe(env.POSTGRES_PASSWORD)
+      expect(e.CHAINGATE_OPERATIONS_TOKEN).toBe(env.CHAINGATE_OPERATIONS_TOKEN)
+    }
+    // The replicas' config requires the token; the balancer's checks and Prometheus' scrapes send the same one.
+    const config = load(readFileSync(join(DEPLOY, 'config', 'chaingate.yaml'), 'utf8'), {
+      CHAINGATE_UPSTREAM_URL: 'http://node:8545',
+      CHAINGATE_OPERATIONS_TOKEN: env.CHAINGATE_OPERATIONS_TOKEN,
+    })
+    expect(config.gateway.operations.token).toBe(env.CHAINGATE_OPERATIONS_TOKEN)
+    expect(s.balancer.environment.CHAINGATE_OPERATIONS_TOKEN).toBe(env.CHAINGATE_OPERATIONS_TOKEN)
+    expect(compose.secrets['operations-token']).toEqual({ environment: 'CHAINGATE_OPERATIONS_TOKEN' })
+    const mounted = s.prometheus.secrets.find((x: any) => x.source === 'operations-token').target
+    const scrape = parse(readFileSync(join(DEPLOY, 'prometheus', 'prometheus.yml'), 'utf8')).scrape_configs[0]
+    const configDir = s.prometheus.volumes.find((v: string) => v.includes('prometheus.yml')).split(':')[1]
+    expect(join(dirname(configDir), scrape.authorization.credentials_file)).toBe(mounted)
+    // Prometheus (no authentication of its own) answers on this machine only; anvil, PostgreSQL, Redis and the
+    // replicas are not published at all.
+    expect(s.prometheus.ports).toEqual(['127.0.0.1:9090:9090'])
+    for (const [name, svc] of Object.entries<any>(s))
+      if (name !== 'balancer' && name !== 'prometheus') expect(svc.ports, name).toBeUndefined()
+    // Webhook targets restricted (docs/alerts.md, "SSRF").
+    expect(config.alerts.allowedHosts).not.toBeNull()
+  })
+
   it('PostgreSQL, Redis (append-only), two replicas, the balancer and Prometheus, with files that exist', () => {
     const s = compose.services
     expect(Object.keys(s)).toEqual(
@@ -75,18 +143,15 @@ describe('deploy/compose.yaml', () => {
     // The config parses as chaingate reads it, on the port the balancer targets.
     const config = load(readFileSync(join(DEPLOY, 'config', 'chaingate.yaml'), 'utf8'), {
       CHAINGATE_UPSTREAM_URL: 'http://node:8545',
+      CHAINGATE_OPERATIONS_TOKEN: 'a-token-of-16-chars-or-more',
     })
     expect(s.balancer.environment.CHAINGATE_REPLICA_1).toBe(`chaingate-1:${config.gateway.port}`)
   })
 })
 
-const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0
-const k8s = kubectl || servicesRequired ? describe : describe.skip
-if (!kubectl && !servicesRequired) console.warn('deploy-manifests: Kubernetes part skipped, kubectl missing')
-
-k8s('deploy/kubernetes (kubectl kustomize)', () => {
+describeWithPrograms(['kubectl'], 'deploy/kubernetes (kubectl kustomize)', () => {
   const render = (dir: string) => {
-    const r = spawnSync('kubectl', ['kustomize', join(DEPLOY, 'kubernetes', dir)], { encoding: 'utf8' })
+    const r = spawnSync(programPath('kubectl'), ['kustomize', join(DEPLOY, 'kubernetes', dir)], { encoding: 'utf8' })
     expect(r.status, r.stderr).toBe(0)
     return parseAllDocuments(r.stdout).map((d) => d.toJS())
   }
@@ -96,6 +161,7 @@ k8s('deploy/kubernetes (kubectl kustomize)', () => {
     expect(objects.map((o) => o.kind).sort()).toEqual([
       'ConfigMap',
       'Deployment',
+      'NetworkPolicy',
       'PodDisruptionBudget',
       'PodMonitor',
       'Secret',
@@ -163,7 +229,9 @@ k8s('deploy/kubernetes (kubectl kustomize)', () => {
     expect(c.livenessProbe.httpGet).toEqual({ path: '/livez', port: 'ops' })
     expect(c.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'ops' })
     expect(byKind('Service').spec.ports.map((p: any) => p.targetPort)).toEqual(['http'])
-    expect(byKind('PodMonitor').spec.podMetricsEndpoints).toEqual([{ port: 'ops', path: '/metrics', interval: '15s' }])
+    expect(byKind('PodMonitor').spec.podMetricsEndpoints).toEqual([
+      { port: 'ops', path: '/metrics', interval: '15s', authorization: expect.anything() },
+    ])
     // The scrape job the alert rules and the dashboard select (job="…"): the PodMonitor's jobLabel names a pod label
     // holding it, as compose's prometheus.yml names its job (without jobLabel it would be <namespace>/chaingate).
     const jobs = [ALERTS, DASHBOARD].flatMap((f) => [...readFileSync(f, 'utf8').matchAll(/job=\\?"([^"\\]+)/g)])
@@ -172,6 +240,28 @@ k8s('deploy/kubernetes (kubectl kustomize)', () => {
       .job_name
     const podJob = deployment.spec.template.metadata.labels[byKind('PodMonitor').spec.jobLabel]
     for (const [, job] of jobs) expect([composeJob, podJob]).toEqual([job, job])
+    // The operations listener needs the token from the Secret for /metrics and /healthz (the PodMonitor sends it);
+    // the kubelet's probes, which cannot send it, answer without (gateway.operations.openProbes).
+    expect(config.gateway.operations.token).toBe(secretEnv.CHAINGATE_OPERATIONS_TOKEN)
+    expect(config.gateway.operations.openProbes).toBe(true)
+    const auth = byKind('PodMonitor').spec.podMetricsEndpoints[0].authorization
+    expect(auth).toEqual({
+      type: 'Bearer',
+      credentials: { name: secret.metadata.name, key: 'CHAINGATE_OPERATIONS_TOKEN' },
+    })
+    // trustProxy is set in the Secret, no fallback to a whole private range.
+    expect(references(configText)).toContainEqual({ name: 'CHAINGATE_TRUST_PROXY', fallback: false })
+    // The NetworkPolicy covers the gateway pods: the gateway port from one namespace, the operations port from
+    // another, nothing else.
+    const policy = byKind('NetworkPolicy')
+    expect(policy.spec.podSelector.matchLabels).toEqual(deployment.spec.selector.matchLabels)
+    expect(policy.spec.policyTypes).toEqual(['Ingress'])
+    expect(policy.spec.ingress.map((r: any) => r.ports)).toEqual([[{ port: 'http' }], [{ port: 'ops' }]])
+    for (const rule of policy.spec.ingress)
+      expect(rule.from).toEqual([
+        { namespaceSelector: { matchLabels: { 'kubernetes.io/metadata.name': expect.any(String) } } },
+      ])
+    expect(config.alerts.allowedHosts).not.toBeNull()
     // The grace period covers the drain: readiness off for drainDelayMs, then drainTimeoutMs, then the last flush.
     const { drainDelayMs, drainTimeoutMs } = config.gateway
     expect(pod.terminationGracePeriodSeconds * 1000).toBeGreaterThan(drainDelayMs + drainTimeoutMs + 5000)

@@ -20,6 +20,9 @@ import { ROOT, sleep, waitFor } from './helpers/process.ts'
 import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
 
 const run = promisify(execFile)
+/** gateway.operations.token, which deploy/config/chaingate.yaml requires (the probes below send it). */
+const OPS_TOKEN = randomBytes(16).toString('hex')
+const OPS = { headers: { authorization: `Bearer ${OPS_TOKEN}` } }
 const NPM_ENV = {
   ...process.env,
   npm_config_audit: 'false',
@@ -111,6 +114,7 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
       CHAINGATE_REDIS_URL: redisUrl,
       CHAINGATE_REDIS_KEY_PREFIX: `test-image-${randomBytes(4).toString('hex')}:`,
       CHAINGATE_UPSTREAM_URL: anvil.url,
+      CHAINGATE_OPERATIONS_TOKEN: OPS_TOKEN,
     }
   }, 480_000)
 
@@ -161,20 +165,24 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
     try {
       const state = await waitFor(
         async () =>
-          child.exitCode !== null ? 'exited' : (await request(`${base}/startupz`)).statusCode === 200 && 'started',
+          child.exitCode !== null ? 'exited' : (await request(`${base}/startupz`, OPS)).statusCode === 200 && 'started',
         60_000,
         'start-up',
         200,
       )
       expect(state, out).toBe('started')
-      expect((await request(`${base}/readyz`)).statusCode).toBe(200)
-      // The image's HEALTHCHECK command as Docker runs it (exec form), pointed at this port.
-      const healthcheck = () =>
-        run(HEALTHCHECK[0]!, HEALTHCHECK.slice(1), { env: { ...env, CHAINGATE_PROBE_PORT: String(port) } }).then(
+      expect((await request(`${base}/readyz`, OPS)).statusCode).toBe(200)
+      expect((await request(`${base}/readyz`)).statusCode).toBe(401)
+      // The image's HEALTHCHECK command as Docker runs it (exec form), pointed at this port; it sends the token.
+      const healthcheck = (extra: NodeJS.ProcessEnv = {}) =>
+        run(HEALTHCHECK[0]!, HEALTHCHECK.slice(1), {
+          env: { ...env, CHAINGATE_PROBE_PORT: String(port), ...extra },
+        }).then(
           () => 0,
           (err: { code?: number }) => err.code,
         )
       expect(await healthcheck()).toBe(0)
+      expect(await healthcheck({ CHAINGATE_OPERATIONS_TOKEN: '' })).toBe(1)
       await cli(['account', 'create', '--email', 'image@example.com', '--plan', 'team'])
       const key = JSON.parse(
         (await cli(['key', 'create', '--account', 'image@example.com', '--name', 'k', '--json'])).stdout,
@@ -192,8 +200,8 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
       child.kill('SIGTERM')
       // Draining (gateway.drainDelayMs 2000 in deploy/config/chaingate.yaml): not ready, still alive and serving.
       await sleep(300)
-      expect((await request(`${base}/readyz`)).statusCode).toBe(503)
-      expect((await request(`${base}/livez`)).statusCode).toBe(200)
+      expect((await request(`${base}/readyz`, OPS)).statusCode).toBe(503)
+      expect((await request(`${base}/livez`, OPS)).statusCode).toBe(200)
       expect((await rpc()).status).toBe(200)
       expect(await exited).toBe(0)
       expect(await healthcheck()).toBe(1)

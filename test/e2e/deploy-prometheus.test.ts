@@ -7,23 +7,23 @@
  */
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import { parse } from 'yaml'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { freePort } from './helpers/haproxy.ts'
 import { ROOT, waitFor } from './helpers/process.ts'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { redisUrl, servicesRequired } from './helpers/services.ts'
+import { programPath } from './helpers/programs.ts'
+import { describeWithServices, redisUrl } from './helpers/services.ts'
 
 const DIR = join(ROOT, 'deploy', 'prometheus')
-const missing = ['prometheus', 'promtool'].filter((t) => spawnSync(t, ['--version']).status !== 0)
-const suite = missing.length > 0 && !servicesRequired ? describe.skip : describe
-if (missing.length > 0 && !servicesRequired)
-  console.warn(`deploy-prometheus: skipped, ${missing.join(' and ')} missing (apt-get install prometheus)`)
+/** gateway.operations.token: the shipped scrape config sends it from the file compose mounts beside it. */
+const OPS_TOKEN = randomBytes(16).toString('hex')
+const shipped = parse(readFileSync(join(DIR, 'prometheus.yml'), 'utf8'))
 
 interface Rule {
   alert: string
@@ -39,7 +39,9 @@ function seriesParts(expr: string): string[] {
     .filter(Boolean)
 }
 
-suite('Prometheus rules and the Grafana dashboard against a running chaingate', () => {
+// On Redis: the metrics of its counters are among those the rules name.
+const NEEDS = ['redis', 'prometheus', 'promtool'] as const
+describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against a running chaingate', () => {
   let anvil: RunningAnvil
   let s: TestServer
   let prom: ChildProcess
@@ -57,6 +59,7 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
       networks: [{ name: 'ext', chainId: 4260, upstreams: [{ url: anvil.url }] }],
       plans: { tiny: { creditsPerDay: 300, creditsPerSecond: 100_000, maxKeys: null } },
       redis: { url: redisUrl, keyPrefix: `test-prom-${randomBytes(4).toString('hex')}:` },
+      gateway: { operations: { token: OPS_TOKEN } },
     })
     // Traffic of every kind the rules and panels look at: answers, a node error, a refusal for credits.
     const tiny = await s.newKey('tiny')
@@ -69,18 +72,22 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
     const port = await freePort()
     promUrl = `http://127.0.0.1:${port}`
     const target = new URL(s.url).host
+    // The shipped files as compose mounts them: prometheus.yml and alerts.yaml with the token file beside them.
+    for (const f of ['prometheus.yml', 'alerts.yaml', 'alerts.test.yaml']) copyFileSync(join(DIR, f), join(dir, f))
+    writeFileSync(join(dir, 'operations-token'), OPS_TOKEN)
+    // The shipped scrape config (its job name and bearer token), here at 1 s and aimed at this gateway.
     writeFileSync(
-      join(dir, 'prometheus.yml'),
+      join(dir, 'scrape.yml'),
       JSON.stringify({
         global: { scrape_interval: '1s', evaluation_interval: '1s' },
-        rule_files: [join(DIR, 'alerts.yaml')],
-        scrape_configs: [{ job_name: 'chaingate', static_configs: [{ targets: [target] }] }],
+        rule_files: ['alerts.yaml'],
+        scrape_configs: [{ ...shipped.scrape_configs[0], static_configs: [{ targets: [target] }] }],
       }),
     )
     prom = spawn(
-      'prometheus',
+      programPath('prometheus'),
       [
-        `--config.file=${join(dir, 'prometheus.yml')}`,
+        `--config.file=${join(dir, 'scrape.yml')}`,
         `--storage.tsdb.path=${join(dir, 'data')}`,
         `--web.listen-address=127.0.0.1:${port}`,
       ],
@@ -122,7 +129,7 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
       ['check', 'config', 'prometheus.yml'],
       ['test', 'rules', 'alerts.test.yaml'],
     ]) {
-      const r = spawnSync('promtool', args, { cwd: DIR, encoding: 'utf8' })
+      const r = spawnSync(programPath('promtool'), args, { cwd: dir, encoding: 'utf8' })
       expect(r.status, `promtool ${args.join(' ')}: ${r.stdout}${r.stderr}`).toBe(0)
     }
   })
@@ -144,7 +151,9 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
   })
 
   it('the Grafana dashboard names only metrics /metrics exposes, and every panel query runs', async () => {
-    const exposed = await (await request(`${s.url}/metrics`)).body.text()
+    const exposed = await (
+      await request(`${s.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })
+    ).body.text()
     const types = new Set([...exposed.matchAll(/^# TYPE (\S+)/gm)].map((m) => m[1]))
     const dashboard = JSON.parse(readFileSync(join(ROOT, 'deploy', 'grafana', 'chaingate.json'), 'utf8'))
     const exprs: string[] = dashboard.panels.flatMap((p: any) => p.targets.map((t: any) => t.expr))
@@ -161,7 +170,9 @@ suite('Prometheus rules and the Grafana dashboard against a running chaingate', 
   })
 
   it('label cardinality is bounded: no key, account or client labels', async () => {
-    const exposed = await (await request(`${s.url}/metrics`)).body.text()
+    const exposed = await (
+      await request(`${s.url}/metrics`, { headers: { authorization: `Bearer ${OPS_TOKEN}` } })
+    ).body.text()
     const labels = new Set(
       [...exposed.matchAll(/^chaingate_\w+\{([^}]*)\}/gm)].flatMap((m) =>
         [...m[1]!.matchAll(/(\w+)="/g)].map((l) => l[1]),

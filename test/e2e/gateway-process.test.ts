@@ -3,7 +3,7 @@
  * curl line, both embedded networks, SIGTERM / SIGKILL leaving no anvil behind, and what survives a restart
  * (dev key, chain state, usage ledger).
  */
-import { execFileSync, spawnSync } from 'node:child_process'
+import { execFileSync } from 'node:child_process'
 import { join } from 'node:path'
 import { request } from 'undici'
 import { privateKeyToAccount } from 'viem/accounts'
@@ -22,10 +22,10 @@ import {
   waitNoChainProcesses,
   writeConfig,
 } from './helpers/process.ts'
+import { describeWithPrograms } from './helpers/programs.ts'
 
 const ANVIL_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'
-const HAS_CURL = spawnSync('sh', ['-c', 'command -v curl'], { stdio: 'ignore' }).status === 0
 
 describe('chaingate start as a process', { timeout: 90_000 }, () => {
   const dir = tempDir()
@@ -102,12 +102,14 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
     expect(anvils.map((p) => /chains\/(\S+)\.json/.exec(p.cmdline)?.[1]).sort()).toEqual(['devnet-a', 'devnet-b'])
   })
 
-  it.skipIf(!HAS_CURL)('the printed curl line works when run through sh -c', () => {
-    const out = execFileSync('sh', ['-c', cg!.banner.curl], { encoding: 'utf8', timeout: 10_000 })
-    calls.eth_blockNumber = (calls.eth_blockNumber ?? 0) + 1
-    const body = JSON.parse(out)
-    expect(body).toMatchObject({ jsonrpc: '2.0', id: 1 })
-    expect(body.result).toMatch(/^0x[0-9a-f]+$/)
+  describeWithPrograms(['curl'], 'the banner', () => {
+    it('the printed curl line works when run through sh -c', () => {
+      const out = execFileSync('sh', ['-c', cg!.banner.curl], { encoding: 'utf8', timeout: 10_000 })
+      calls.eth_blockNumber = (calls.eth_blockNumber ?? 0) + 1
+      const body = JSON.parse(out)
+      expect(body).toMatchObject({ jsonrpc: '2.0', id: 1 })
+      expect(body.result).toMatch(/^0x[0-9a-f]+$/)
+    })
   })
 
   it('the same request works with fetch, and answers carry x-credits-charged', async () => {

@@ -82,4 +82,16 @@ describe('probes', () => {
       expect((await get(`${s.url}/${p}`, TOKEN)).status, `${p} not on the gateway listener`).toBe(404)
     }
   })
+
+  it('openProbes: the probes answer without the token (Kubernetes), /healthz and /metrics still need it', async () => {
+    const { s } = await serverOnAnvil({
+      operations: { token: TOKEN, openProbes: true, listen: { host: '127.0.0.1', port: 0 } },
+    })
+    const ops = s.app.operationsUrl!
+    for (const p of ['livez', 'readyz', 'startupz']) expect((await get(`${ops}/${p}`)).status, p).toBe(200)
+    for (const p of ['healthz', 'metrics']) {
+      expect((await get(`${ops}/${p}`)).status, p).toBe(401)
+      expect((await get(`${ops}/${p}`, TOKEN)).status, p).toBe(200)
+    }
+  })
 })

@@ -253,6 +253,41 @@ describe('traces over OTLP/HTTP', () => {
     expect(span?.resource).toMatchObject({ 'k8s.pod.name': 'chaingate-7d9f', 'deployment.environment': 'prod' })
   })
 
+  it("a client's method name is exported cut to 64 characters, with or without a valid key", async () => {
+    const { s } = await gateway(1)
+    const huge = `eth_${'x'.repeat(200_000)}`
+    const traceId = 'bbf92f3577b34da6a3ce929d0e0e4736'
+    const headers = { traceparent: `00-${traceId}-2222222222222222-01` }
+    expect((await s.rpc(call(huge), { network: 'remote', key: 'f'.repeat(32), headers })).status).toBe(401)
+    expect((await s.rpc(call(huge), { network: 'remote', headers })).status).toBe(200)
+    const found = await waitFor((x) => x.traceId === traceId && x.name === 'rpc call', 2)
+    expect(found).toHaveLength(2)
+    for (const span of found) expect(span.attributes['rpc.method']).toBe(huge.slice(0, 64))
+  })
+
+  it("keyless calls cannot force traces with a sampled traceparent; a valid key's client still can", async () => {
+    const { s } = await gateway(1, {}, { sampleRatio: 0 })
+    const traceparent = (i: number) => `00-${'c'.repeat(28)}${String(i).padStart(4, '0')}-3333333333333333-01`
+    for (let i = 0; i < 20; i++) {
+      const r = await s.rpc(call('eth_chainId', [], i), {
+        network: 'remote',
+        key: i % 2 ? 'e'.repeat(32) : 'not-a-key',
+        headers: { traceparent: traceparent(i) },
+      })
+      expect(r.status).toBe(401)
+    }
+    const r = await s.rpc(call('eth_chainId', [], 99), {
+      network: 'remote',
+      headers: { traceparent: traceparent(99) },
+    })
+    expect(r.status).toBe(200)
+    const [valid] = await waitFor((x) => x.traceId === `${'c'.repeat(28)}0099` && x.name === 'rpc call')
+    expect(valid?.attributes['chaingate.network']).toBe('remote')
+    // Exported in the same batch or an earlier one: none of the refused calls.
+    await new Promise((r) => setTimeout(r, 200))
+    expect(spans.filter((x) => x.traceId.startsWith('c'.repeat(28)) && x.traceId !== valid!.traceId)).toEqual([])
+  })
+
   it('off (the default): calls export nothing', async () => {
     const { s } = await gateway(1, {}, null)
     const r = await s.rpc(call('eth_getBalance', [`0x${'3'.repeat(40)}`, 'latest']), { network: 'remote' })

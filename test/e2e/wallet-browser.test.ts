@@ -3,13 +3,12 @@
  * own origin connects with the browser's WebSocket (the Origin header is the browser's), and the wallet's user
  * answers in the console page: unticks a chain, approves; then revokes the session from the console.
  */
-import { existsSync } from 'node:fs'
 import { createServer, type Server } from 'node:http'
 import { chromium, type Browser } from 'playwright-core'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
+import { describeWithPrograms, programPath } from './helpers/programs.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 const A = `eip155:${CHAIN_A}`
 const B = `eip155:${CHAIN_B}`
 
@@ -31,13 +30,13 @@ let browser: Browser | undefined
 let site: Server
 let siteOrigin: string
 
-describe.skipIf(!existsSync(CHROMIUM))('browser dapp and wallet console', () => {
+describeWithPrograms(['chromium'], 'browser dapp and wallet console', () => {
   const wallet = useWalletOnDevnets()
   beforeAll(async () => {
     site = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(DAPP_PAGE(wallet.h.url)))
     await new Promise<void>((r) => site.listen(0, '127.0.0.1', r))
     siteOrigin = `http://127.0.0.1:${(site.address() as { port: number }).port}`
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await chromium.launch({ executablePath: programPath('chromium'), args: ['--no-sandbox'] })
   })
   afterAll(async () => {
     await browser?.close()

@@ -4,7 +4,7 @@
  * the EIP-712 tree with its domain and an unlimited-permit warning), new requests arrive by push (no polling),
  * and nothing overflows its panel, on a desktop and on a phone-sized viewport. Screenshots are written and checked.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs'
+import { mkdirSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { chromium, type Browser, type Page } from 'playwright-core'
@@ -19,10 +19,10 @@ import {
   size,
   numberToHex,
 } from 'viem'
-import { afterAll, beforeAll, describe, expect, test } from 'vitest'
+import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ACCOUNT_0, CHAIN_A, approve, dapp, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
+import { describeWithPrograms, programPath } from './helpers/programs.ts'
 
-const CHROMIUM = '/usr/bin/chromium'
 const A = `eip155:${CHAIN_A}`
 const SHOTS = join(tmpdir(), 'chaingate-console-screens')
 const TOKEN = '0x00000000000000000000000000000000000c0de5'
@@ -49,11 +49,11 @@ const overflowing = (page: Page) =>
       .map((e) => `${e.id || e.className}: ${e.scrollWidth} > ${e.clientWidth}`),
   )
 
-describe.skipIf(!existsSync(CHROMIUM))('wallet console in Chromium', () => {
+describeWithPrograms(['chromium'], 'wallet console in Chromium', () => {
   const wallet = useWalletOnDevnets()
   beforeAll(async () => {
     mkdirSync(SHOTS, { recursive: true })
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] })
+    browser = await chromium.launch({ executablePath: programPath('chromium'), args: ['--no-sandbox'] })
   })
   afterAll(async () => {
     await browser?.close()

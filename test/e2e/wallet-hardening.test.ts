@@ -306,6 +306,52 @@ describe('item 8: a connection cannot join a session it did not open (pairing)',
   )
 })
 
+describe('issue 26 item 6: requests queued by a connection closed at once do not wait for the user', () => {
+  // The client connects on its own when created and queues calls until then; a dapp (or a program claiming a paired
+  // dapp's origin) that disconnects meanwhile used to get that connection anyway, its calls sent on it and left
+  // waiting in the console. Three runs of each way, as the audit's probe did.
+  test('session and signature requests, disconnected at once or after a tick: none is pending 1 s later', async () => {
+    const origin = 'https://queued-then-closed.example'
+    const d = dapp(wallet.h.url, origin)
+    await approvedSession(wallet.h, d, origin, { [A]: { methods: ['personal_sign'], notifications: [] } })
+    const scopes = { [A]: { methods: ['personal_sign'], notifications: [] } }
+    const calls: Promise<{ code?: number; cause?: { code?: number } }>[] = []
+    for (const who of ['a program claiming the origin', 'another tab of the dapp'] as const)
+      for (const when of ['at once', 'after a tick'] as const) {
+        // Three runs side by side, each closing its own connection.
+        await Promise.all(
+          [0, 1, 2].map(async () => {
+            const probe = dapp(wallet.h.url, origin, who === 'another tab of the dapp' ? {} : { pairingStore: false })
+            for (const c of [
+              probe.client.createSession({ optionalScopes: scopes }),
+              invoke(probe, A, 'personal_sign', ['0x1234', ACCOUNT_0]),
+              probe.client.createSession({ optionalScopes: scopes }),
+            ])
+              calls.push(
+                Promise.resolve(c).then(
+                  () => ({ code: 0 }),
+                  (e: { code?: number }) => e,
+                ),
+              )
+            if (when === 'after a tick') await pause(0)
+            await probe.close()
+          }),
+        )
+        await pause(1000)
+        expect({ who, when, pending: await pendingOf(wallet.h, origin) }).toEqual({ who, when, pending: [] })
+      }
+    // The calls end as the transport's own failure (4900), not as requests answered by the wallet.
+    for (const e of await Promise.all(calls))
+      expect({ code: e.code, cause: e.cause?.code }).toMatchObject({ code: 4900 })
+    // Nothing is listed by the CLI either (it reads the database), and the paired session is untouched.
+    const outs: string[] = []
+    await runWalletCommand(['approvals', 'list'], { dataDir: wallet.h.dataDir, json: true, out: (t) => outs.push(t) })
+    expect(JSON.parse(outs[0]!).filter((a: any) => a.origin === origin)).toEqual([])
+    expect(Object.keys((await d.client.getSession())!.sessionScopes)).toEqual([A])
+    await d.close()
+  }, 60_000)
+})
+
 describe('item 7: keys that must not be exposed', () => {
   test('the public anvil test mnemonic is refused at start when a network is not an embedded devnet', async () => {
     await expect(

@@ -36,26 +36,26 @@ export function registerAccountRoutes(app: FastifyInstance, admin: Admin): void 
   app.get<Id>(
     '/accounts/:id',
     { schema: routeSchema({ tag, summary: 'one account (id or email)', params: IdParams, response: Account }) },
-    async (req) => admin.account(req.params.id),
+    async (req) => admin.account(req.params.id, req),
   )
   app.put<Id & { Body: z.infer<typeof SetPlan> }>(
     '/accounts/:id/plan',
     { schema: routeSchema({ tag, summary: 'set the plan', params: IdParams, body: SetPlan, response: Account }) },
     async (req) => {
-      const a = await admin.account(req.params.id)
+      const a = await admin.account(req.params.id, req)
       await accounts.setPlan(a.id, req.body.plan)
       admin.note(req, { target: a.id, summary: `plan ${a.plan} → ${req.body.plan}` })
-      return admin.account(a.id)
+      return admin.account(a.id, req)
     },
   )
   app.put<Id & { Body: z.infer<typeof SetRole> }>(
     '/accounts/:id/role',
     { schema: routeSchema({ tag, summary: 'set the role', params: IdParams, body: SetRole, response: Account }) },
     async (req) => {
-      const a = await admin.account(req.params.id)
+      const a = await admin.account(req.params.id, req)
       await accounts.setRole(a.id, req.body.role)
       admin.note(req, { target: a.id, summary: `role ${a.role} → ${req.body.role}` })
-      return admin.account(a.id)
+      return admin.account(a.id, req)
     },
   )
   for (const [action, disabled] of [
@@ -75,7 +75,7 @@ export function registerAccountRoutes(app: FastifyInstance, admin: Admin): void 
         }),
       },
       async (req) => {
-        const a = await admin.account(req.params.id)
+        const a = await admin.account(req.params.id, req)
         admin.note(req, { target: a.id })
         return accounts.setDisabled(a.id, disabled, clock.now())
       },

@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import { createAlertLog, type AlertRecord } from '../../alerts/log.ts'
-import { createAlertSettingsRepository } from '../../alerts/settings.ts'
+import { createAlertSettingsRepository, webhookChangeSummary } from '../../alerts/settings.ts'
 import type { Admin } from '../context.ts'
 import { routeSchema } from '../route-schema.ts'
 import { IdParams } from '../schemas.ts'
@@ -52,8 +52,7 @@ const alertJson = ({ accountId: _, payload, ...a }: AlertRecord) => ({
 })
 
 export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
-  const settings = () =>
-    createAlertSettingsRepository(admin.deps.db, { allowedHosts: admin.deps.config.alerts.allowedHosts })
+  const settings = () => createAlertSettingsRepository(admin.deps.db, admin.deps.config.alerts)
   const log = () => createAlertLog(admin.deps.db)
 
   app.get<{ Params: z.infer<typeof IdParams> }>(
@@ -67,7 +66,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       return { settings: (await settings().get(account.id)) ?? null }
     },
   )
@@ -84,9 +83,15 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
+      const repo = settings()
       admin.note(req, { target: account.id })
-      return settings().set(account.id, req.body, admin.deps.clock.now())
+      // A webhook change names both URLs (masked: src/alerts/settings.ts), also when the new one is refused.
+      if (req.body.webhookUrl !== undefined) {
+        const change = webhookChangeSummary((await repo.get(account.id))?.webhookUrl, req.body.webhookUrl)
+        if (change) admin.note(req, { summary: `set an account's usage alerts; ${change}` })
+      }
+      return repo.set(account.id, req.body, admin.deps.clock.now())
     },
   )
 
@@ -101,7 +106,7 @@ export function registerAlertRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       const l = log()
       const recent = await l.recent(account.id, 50)
       return {

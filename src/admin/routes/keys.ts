@@ -46,7 +46,7 @@ export function registerKeyRoutes(app: FastifyInstance, admin: Admin): void {
     '/keys',
     { schema: routeSchema({ tag, summary: 'create a key', body: CreateKey, response: Key, status: 201 }) },
     async (req, reply) => {
-      const account = await admin.account(req.body.account)
+      const account = await admin.account(req.body.account, req)
       const k = await keys.create(
         {
           accountId: account.id,
@@ -70,7 +70,7 @@ export function registerKeyRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = req.query.account ? await admin.account(req.query.account) : undefined
+      const account = req.query.account ? await admin.account(req.query.account, req) : undefined
       const list = await keys.list({
         ...(account ? { accountId: account.id } : {}),
         includeRevoked: req.query.all === true,

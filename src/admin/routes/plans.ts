@@ -10,6 +10,8 @@ const Plan = z.object({
   creditsPerDay: z.number(),
   creditsPerSecond: z.number(),
   maxKeys: z.number().nullable().describe('null: unlimited'),
+  maxWsConnectionsPerKey: z.number().optional().describe("absent: the gateway's (gateway.maxWsConnectionsPerKey)"),
+  maxSubscriptionsPerKey: z.number().optional().describe("absent: the gateway's (gateway.maxSubscriptionsPerKey)"),
 })
 
 export function registerPlanRoutes(app: FastifyInstance, admin: Admin): void {

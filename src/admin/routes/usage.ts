@@ -28,7 +28,7 @@ export function registerUsageRoutes(app: FastifyInstance, admin: Admin): void {
     async (req) => {
       const q = req.query
       const now = clock.now()
-      const account = q.account ? await admin.account(q.account) : undefined
+      const account = q.account ? await admin.account(q.account, req) : undefined
       const key = q.key ? await admin.key(q.key) : undefined
       return dayUsageReport(db, {
         day: q.day ?? utcDay(now),
@@ -53,7 +53,7 @@ export function registerUsageRoutes(app: FastifyInstance, admin: Admin): void {
       }),
     },
     async (req) => {
-      const account = await admin.account(req.params.id)
+      const account = await admin.account(req.params.id, req)
       const keyId = req.query.key ? (await admin.key(req.query.key)).id : undefined
       return usageReport(db, {
         accountId: account.id,

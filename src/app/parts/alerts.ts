@@ -31,7 +31,7 @@ export function startAlerts(w: {
 }): RunningAlerts {
   const { config, database, clock, logger, stops } = w
   const ac = config.alerts
-  const settings = createAlertSettingsRepository(database.db, { allowedHosts: ac.allowedHosts })
+  const settings = createAlertSettingsRepository(database.db, ac)
   const log = createAlertLog(database.db)
   const deliverer = createDeliverer({ log, settings, config: ac, clock, logger })
   const sweep = createSweep({

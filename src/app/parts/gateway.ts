@@ -30,6 +30,7 @@ import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { registerSubscriptionMetrics, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import { createSlots } from '../../shared/slots.ts'
 import type { StopList } from '../stop-list.ts'
 import type { KeySecurity } from './keys.ts'
 
@@ -137,6 +138,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     metrics,
     clock,
     maxSubscriptions: config.gateway.maxSubscriptionsPerConnection,
+    keyCap: { max: config.gateway.maxSubscriptionsPerKey, perKey: createSlots() },
     tracing,
   }
   const clients: InProcessClient[] = []
@@ -157,6 +159,10 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     trustProxy: config.gateway.trustProxy,
     maxWsBufferedBytes: config.gateway.maxWsBufferedBytes,
     subscriptions,
+    wsConnections: {
+      perKey: config.gateway.maxWsConnectionsPerKey,
+      perAddress: config.gateway.maxWsConnectionsPerAddress,
+    },
     timeouts: {
       requestMs: config.gateway.requestTimeoutMs,
       headersMs: config.gateway.headersTimeoutMs,
@@ -164,6 +170,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     },
     operations: {
       token: ops.token,
+      openProbes: ops.openProbes,
       separate: ops.listen !== null,
       healthCacheMs: ops.healthCacheMs,
       isDraining,
@@ -186,6 +193,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
       pools,
       metrics,
       token: ops.token,
+      openProbes: ops.openProbes,
       healthCacheMs: ops.healthCacheMs,
       isDraining,
       isStarted: w.isStarted,

@@ -113,5 +113,11 @@ export async function ensureDevKey(
 ): Promise<ApiKey | undefined> {
   const dev = app.config.gateway.devAccount
   if (!dev) return undefined
-  return ensureAccountKey(app, { email: dev.email, plan: dev.plan, keyName: 'dev key' })
+  const key = await ensureAccountKey(app, { email: dev.email, plan: dev.plan, keyName: 'dev key' })
+  // An embedded chain added since the key was made (the Solana devnet on an older data dir) is enabled on it too.
+  const missing = app.config.networks.filter((n) => n.embedded && !key.networks.includes(n.name)).map((n) => n.name)
+  if (missing.length === 0) return key
+  const updated = await app.keys.setNetworks(key.id, [...key.networks, ...missing])
+  await app.keySnapshot.reload()
+  return updated
 }

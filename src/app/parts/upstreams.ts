@@ -25,6 +25,8 @@ export interface EmbeddedNode {
   url: string
   wsUrl: string
   chain?: string | undefined
+  /** Solana: the funded accounts' addresses (the banner prints them; never keys). */
+  accounts?: string[] | undefined
 }
 
 /** A devnet process chaingate started (anvil, or the Solana devnet). */
@@ -55,7 +57,14 @@ const startSolana = async (n: NetworkConfig, dataDir: string, logger: Logger): P
     ...(n.embedded!.mnemonic ? { mnemonic: n.embedded!.mnemonic } : {}),
     logger,
   })
-  return { ...devnet, chain: devnet.caip2, stop: () => devnet.stop(), onExit: (l) => devnet.onExit(l) }
+  return {
+    url: devnet.url,
+    wsUrl: devnet.wsUrl,
+    chain: devnet.caip2,
+    accounts: devnet.accounts.map((a) => a.address),
+    stop: () => devnet.stop(),
+    onExit: (l) => devnet.onExit(l),
+  }
 }
 
 /**
@@ -119,6 +128,7 @@ export async function startUpstreams(w: UpstreamsWiring): Promise<StartedUpstrea
           url: devnet.url,
           wsUrl: devnet.wsUrl,
           ...(devnet.chain ? { chain: devnet.chain } : {}),
+          ...(devnet.accounts ? { accounts: devnet.accounts } : {}),
         })
       } else {
         const first = n.upstreams![0]!
@@ -240,6 +250,7 @@ export function createNetworkHub(
     failoverMs: config.gateway.subscriptionFailoverMs,
     heartbeatMs: config.gateway.subscriptionHeartbeatMs,
     failbackMs: config.gateway.subscriptionFailbackMs,
+    maxSubscriptions: config.gateway.maxUpstreamSubscriptionsPerNetwork,
     ...(n.embedded
       ? {}
       : {

@@ -7,7 +7,6 @@
  * off a node that was removed (make before break, like a failover), and clients of a removed network are closed
  * with 4004.
  */
-import { createHash } from 'node:crypto'
 import type { Config, NetworkConfig } from '../../config/schema.ts'
 import { createCostTable, type SwappableCostTable } from '../../credits/costs.ts'
 import { createNetworkLayers, type NetworkLayers } from '../../gateway/layers/index.ts'
@@ -20,12 +19,16 @@ import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { createNetworkHub, createNetworkPool } from '../parts/upstreams.ts'
 import { planReload } from './plan.ts'
+import { configVersion, prepareConfigVersion } from './version.ts'
 
 /** Extra time after a network's call deadline before its old pool and layers close. */
 const RETIRE_MARGIN_MS = 1000
 
 export interface ConfigVersion {
-  /** A short hash of the effective config: equal configs, equal versions (whatever process runs them). */
+  /**
+   * A short hash of the effective config, secrets hashed apart (./version.ts): equal configs, equal versions
+   * (whatever process runs them).
+   */
   version: string
   /** When this process took it (start or reload), ISO 8601. */
   loadedAt: string
@@ -37,18 +40,6 @@ export interface ReloadResult extends ConfigVersion {
   changes: string[]
   /** Why nothing was applied: one line naming the setting. */
   error?: string
-}
-
-/**
- * Without what is fixed per process (listeners, data dir, storage: ./plan.ts), so every process running the same
- * file shows the same version: the `--workers` primary (on an internal port), replicas with their own data dirs.
- */
-export function configVersion(config: Config): string {
-  const { dataDir: _d, database: _db, redis: _r, gateway, ...rest } = config
-  const { host: _h, port: _p, operations, ...gatewayRest } = gateway
-  const { listen: _l, ...operationsRest } = operations
-  const hashed = { ...rest, gateway: { ...gatewayRest, operations: operationsRest } }
-  return createHash('sha256').update(JSON.stringify(hashed)).digest('hex').slice(0, 12)
 }
 
 export interface ReloadTargets {
@@ -121,6 +112,8 @@ export function createReloader(t: ReloadTargets): Reloader {
     const newLayers = new Map<string, CallLayers>()
     for (const n of [...plan.added, ...plan.changed.filter((c) => c.layers).map((c) => c.next)])
       newLayers.set(n.name, layersFor(n, poolsAfter, next))
+    // The new version's scrypt (./version.ts) on the thread pool, before the swap computes the version.
+    await prepareConfigVersion(next)
     const costs = createCostTable(
       next.credits,
       next.networks.map((n) => n.name),

@@ -49,7 +49,7 @@ export function alertsSection(csrfToken: string, data: AlertsSectionData): SafeH
     ? html`<div class="flash ok" role="status" id="alert-secret">
 <p>Webhook signing secret — shown once, copy it now:</p><p><code>${data.secret}</code></p>
 <p>Verify the <code>x-chaingate-signature</code> header of each webhook with it
-(HMAC-SHA256 of the raw body).</p></div>`
+(HMAC-SHA256 of the <code>x-chaingate-timestamp</code> header, a dot and the raw body).</p></div>`
     : ''
   return html`<section class="card" aria-labelledby="alerts-h"><h2 id="alerts-h">Usage alerts</h2>${secret}
 <p class="muted">Get a webhook (and an entry below) when today's usage crosses a share of your daily credit balance, or

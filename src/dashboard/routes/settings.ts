@@ -6,10 +6,11 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../../accounts/repository.ts'
-import { parseRefusalRate, parseThresholds } from '../../alerts/settings.ts'
+import { parseRefusalRate, parseThresholds, webhookChangeSummary } from '../../alerts/settings.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts'
 import { field, sendPage, type Dash } from '../context.ts'
+import { noteChange } from '../middleware/audit.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { endSession, requireAccount, startSession } from '../middleware/session.ts'
 import { alertsSection } from '../pages/alerts.ts'
@@ -102,6 +103,10 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
   app.post('/account/alerts', async (req, reply) => {
     const who = await requireAccount(dash, req, reply)
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
+    const webhookUrl = field(req.body, 'webhookUrl').trim() || null
+    // The audit names a webhook change with both URLs (masked: src/alerts/settings.ts), also when it is refused.
+    const change = webhookChangeSummary((await dash.alertSettings.get(who.account.id))?.webhookUrl, webhookUrl)
+    if (change) noteChange(req, { summary: `usage alerts saved; ${change}` })
     let saved: Awaited<ReturnType<typeof dash.alertSettings.set>>
     try {
       saved = await dash.alertSettings.set(
@@ -109,7 +114,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
         {
           creditThresholds: parseThresholds(field(req.body, 'thresholds')),
           refusalsPerMinute: parseRefusalRate(field(req.body, 'refusalsPerMinute').trim()),
-          webhookUrl: field(req.body, 'webhookUrl').trim() || null,
+          webhookUrl,
           rotateSecret: field(req.body, 'rotateSecret') === 'yes',
         },
         clock.now(),

@@ -21,6 +21,8 @@ export interface OperationsDeps {
   metrics: Metrics
   /** Bearer token both endpoints require; null: open. */
   token: string | null
+  /** The probes answer without the token (config gateway.operations.openProbes); /healthz and /metrics need it. */
+  openProbes?: boolean
   healthCacheMs: number
   now?: () => number
   /** True once SIGTERM started a drain: /healthz answers 503 so load balancers stop sending calls (docs/deploy.md). */
@@ -51,6 +53,8 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
     if (got === undefined || !constantTimeEqual(expected, got))
       return reply.code(401).header('www-authenticate', 'Bearer').type(TEXT).send(BODIES.UNAUTHORIZED)
   }
+  // Kubernetes' kubelet cannot read the token from a Secret for its probes: they may answer without it.
+  const probe = deps.openProbes && expected !== null ? {} : { onRequest: allowed }
   const isDraining = deps.isDraining ?? (() => false)
   app.get('/healthz', { onRequest: allowed }, async (_req, reply) => {
     if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
@@ -64,11 +68,11 @@ export function registerOperations(app: FastifyInstance, deps: OperationsDeps): 
       .send({ ...h, status: h.status === 'ok' && storage.status === 'ok' ? 'ok' : 'degraded', storage })
   })
   const isStarted = deps.isStarted ?? (() => true)
-  app.get('/livez', { onRequest: allowed }, async (_req, reply) => reply.code(200).send({ status: 'alive' }))
-  app.get('/startupz', { onRequest: allowed }, async (_req, reply) =>
+  app.get('/livez', probe, async (_req, reply) => reply.code(200).send({ status: 'alive' }))
+  app.get('/startupz', probe, async (_req, reply) =>
     isStarted() ? reply.code(200).send({ status: 'started' }) : reply.code(503).send({ status: 'starting' }),
   )
-  app.get('/readyz', { onRequest: allowed }, async (_req, reply) => {
+  app.get('/readyz', probe, async (_req, reply) => {
     if (isDraining()) return reply.code(503).header('connection', 'close').send({ status: 'draining' })
     if (!isStarted()) return reply.code(503).send({ status: 'starting' })
     const { networks } = await health()

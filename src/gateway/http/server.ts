@@ -7,10 +7,11 @@ import type { Duplex } from 'node:stream'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
 import { WebSocketServer, type WebSocket } from 'ws'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
-import { errors } from '../../errors/index.ts'
+import { type ChaingateError, errors } from '../../errors/index.ts'
 import { ERROR_REGISTRY } from '../../errors/registry.ts'
 import type { Gateway } from '../pipeline/execute.ts'
 import type { SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
+import type { CallContext } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import { matchRpcPath } from '../../shared/rpc-paths.ts'
@@ -22,6 +23,8 @@ import { BODIES, JSON_TYPE, TEXT, isLimitCode, limitAnswer, refusal } from './in
 import { type OperationsDeps, registerOperations } from './operations.ts'
 import { createRpcRoute, rpcTarget } from './rpc-route.ts'
 import { CORS, preflight } from './cors-preflight.ts'
+import { createSlots } from '../../shared/slots.ts'
+import { clientAddressResolver } from './client-address.ts'
 import { wsWriter } from './ws-send.ts'
 import { closeNetworkSessions, createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
 
@@ -43,6 +46,11 @@ export interface GatewayServerDeps {
   /** Unread bytes one WebSocket client may leave queued before it is closed (1008). */
   maxWsBufferedBytes: number
   subscriptions: SubscriptionDeps
+  /**
+   * WebSocket connections open at once in this process, per key (its plan's maxWsConnectionsPerKey wins) and per
+   * client address (gateway.maxWsConnectionsPerKey, maxWsConnectionsPerAddress); none: no such caps.
+   */
+  wsConnections?: { perKey: number; perAddress: number }
   /** Slow clients: node:http's own timeouts, on the real server (the hot route bypasses fastify's). */
   timeouts: { requestMs: number; headersMs: number; keepAliveMs: number }
   /** The operator endpoints' settings (./operations.ts); `separate`: they have their own listener instead. */
@@ -161,6 +169,30 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
   // No permessage-deflate: notifications are written as whole frames (./ws-send.ts).
   const wss = new WebSocketServer({ noServer: true, maxPayload: deps.maxWsMessageBytes, perMessageDeflate: false })
 
+  // Connection slots, taken before the upgrade and freed when its TCP socket closes, however it ends (a close
+  // frame, an abrupt drop, an upgrade that never completed).
+  const keyConnections = createSlots()
+  const addressConnections = createSlots()
+  const clientAddress = clientAddressResolver(deps.trustProxy)
+  const takeConnection = (socket: Duplex, req: IncomingMessage, ctx: CallContext): ChaingateError | undefined => {
+    const caps = deps.wsConnections
+    if (!caps) return undefined
+    const address = clientAddress(req.socket.remoteAddress, req.headers['x-forwarded-for'])
+    const freeAddress = addressConnections.take(address, caps.perAddress)
+    if (!freeAddress) return errors.wsAddressConnectionLimit(caps.perAddress)
+    const perKey = ctx.entry.plan.maxWsConnectionsPerKey ?? caps.perKey
+    const freeKey = keyConnections.take(ctx.entry.id, perKey)
+    if (!freeKey) {
+      freeAddress()
+      return errors.wsKeyConnectionLimit(perKey)
+    }
+    socket.once('close', () => {
+      freeAddress()
+      freeKey()
+    })
+    return undefined
+  }
+
   const closeAccountSockets = (accountId: string, reason: string) => {
     for (const [socket, s] of sessions) if (s.accountId === accountId) socket.close(WS_CLOSE.policy, reason)
   }
@@ -212,6 +244,13 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       return
     }
     const ctx = auth.ctx
+    // Gone while it was authorized: no slot to take (its close has been emitted, or is about to be).
+    if (socket.destroyed) return
+    const full = takeConnection(socket, req, ctx)
+    if (full) {
+      rejectUpgrade(socket, full.httpStatus, JSON_TYPE, serializeError(null, toErrorObject(full)), 0)
+      return
+    }
     // The client's address, for the request explorer (delivery over WebSocket is judged by `deliver`, not by it).
     ctx.client = socket
     wss.handleUpgrade(req, socket, head, (ws) => {

@@ -133,6 +133,39 @@ describe('call layers', () => {
     expect(stub.sent).toHaveLength(1)
   })
 
+  it('solana: finalized blocks and transactions are kept; processed and confirmed ones only shared; null never', async () => {
+    const stub = stubPool((m, p) => (m === 'getTransaction' && p[0] === 'unknown' ? null : { slot: 7, of: m }))
+    const l = layersFor(stub)
+    for (const config of [undefined, { commitment: 'finalized', encoding: 'json' }]) {
+      const params = config === undefined ? [7] : [7, config]
+      await send(l, 1, 'getBlock', params)
+      expect(await send(l, 2, 'getBlock', params)).toMatchObject({ source: 'cache', json: { id: 2 } })
+      expect(l.batchHit(callOf(3, 'getBlock', params).call)).toBeDefined()
+    }
+    for (const commitment of ['confirmed', 'processed']) {
+      await send(l, 1, 'getTransaction', ['sig', { commitment }])
+      expect((await send(l, 2, 'getTransaction', ['sig', { commitment }])).source).toBeUndefined()
+      expect(l.batchHit(callOf(3, 'getTransaction', ['sig', { commitment }]).call)).toBeUndefined()
+    }
+    await send(l, 1, 'getTransaction', ['unknown'])
+    expect((await send(l, 2, 'getTransaction', ['unknown'])).source).toBeUndefined()
+    await send(l, 1, 'getGenesisHash')
+    expect((await send(l, 2, 'getGenesisHash')).source).toBe('cache')
+    expect(stub.sent.map((c) => c.method)).toEqual([
+      'getBlock',
+      'getBlock',
+      ...Array(4).fill('getTransaction'),
+      'getTransaction',
+      'getTransaction',
+      'getGenesisHash',
+    ])
+    // A read that is not cached is shared, not taken for a write: a getSlot poll does not end the sharing.
+    const a = send(l, 1, 'getSlot')
+    const b = send(l, 2, 'getSlot')
+    await Promise.all([a, b])
+    expect(stub.sent.filter((c) => c.method === 'getSlot')).toHaveLength(1)
+  })
+
   it('a finalized block is cached; a block above finalized without a known hash is not; tags never are', async () => {
     const stub = stubPool((m, p) =>
       m === 'eth_getBlockByNumber' ? block(p[0] === 'latest' ? 100 : Number.parseInt(p[0] as string, 16)) : null,

@@ -17,10 +17,11 @@ import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { CostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
-import { type ChaingateError, errors } from '../../errors/index.ts'
+import { ChaingateError, errors } from '../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { Tracing } from '../../observability/tracing.ts'
+import type { Slots } from '../../shared/slots.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { delivered, joinGroup, type Notification, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
@@ -38,6 +39,11 @@ export interface SubscriptionDeps {
   clock: Clock
   /** Subscriptions one connection may hold (config gateway.maxSubscriptionsPerConnection). */
   maxSubscriptions: number
+  /**
+   * Subscriptions one key may hold across its connections in this process: the key's plan's maxSubscriptionsPerKey,
+   * else this (gateway.maxSubscriptionsPerKey); counted in `perKey`, shared by every connection. None: no such cap.
+   */
+  keyCap?: { max: number; perKey: Slots }
   /** Traces: a span per delivered event (src/observability/tracing.ts); none: off. */
   tracing?: Tracing
 }
@@ -66,7 +72,7 @@ export interface Subscriptions {
 interface ClientSubscription {
   node: NodeSubscription
   kind: string
-  /** Leaves the key's fan-out group. */
+  /** Leaves the key's fan-out group and frees its slot of the key's cap (once, however often called). */
   release(): void
   lastChargedBlock?: string | undefined
   lastChargedMs?: number | undefined
@@ -182,9 +188,20 @@ export function createSubscriptions(
     // Counted before the node answers, so a burst of eth_subscribe cannot pass the cap.
     if (subs.size + opening >= deps.maxSubscriptions)
       return reply(call, errors.subscriptionLimit(deps.maxSubscriptions))
+    // The key's cap across its connections: its plan's, read now (a reload may have changed it), else the gateway's.
+    let freeSlot: (() => void) | undefined
+    if (deps.keyCap) {
+      const max = deps.keys.byId(owner.keyId)?.plan.maxSubscriptionsPerKey ?? deps.keyCap.max
+      freeSlot = deps.keyCap.perKey.take(owner.keyId, max)
+      if (!freeSlot) return reply(call, errors.keySubscriptionLimit(max))
+    }
     const clientId = solana ? String(nextId++) : `0x${randomBytes(16).toString('hex')}`
     opening++
-    const { group, release } = joinGroup(deps, settle, owner, kind)
+    const group = joinGroup(deps, settle, owner, kind)
+    const release = () => {
+      group.release()
+      freeSlot?.()
+    }
     let kept = false
     try {
       const onEvent: EventHandler =
@@ -202,7 +219,7 @@ export function createSubscriptions(
           release()
           if (!disposed) io.lost(reason)
         },
-        group,
+        group.group,
       )
       if (disposed) {
         await node.unsubscribe()
@@ -213,6 +230,7 @@ export function createSubscriptions(
       return call.hasId ? serializeResult(call.id, solana ? Number(clientId) : clientId) : undefined
     } catch (err) {
       if (err instanceof NodeRpcError) return call.hasId ? serializeError(call.id, err.error) : undefined
+      if (err instanceof ChaingateError && err.code === 'UPSTREAM_SUBSCRIPTION_LIMIT') return reply(call, err)
       throw err
     } finally {
       opening--

@@ -180,20 +180,27 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return runEntries(ctx, parsed.entries, true)
   }
 
-  const tracedHttp = (
-    req: HttpRpcRequest,
-    parsed: ParsedBody,
-    calls: RpcCall[],
-    auth: MaybePromise<Authorized>,
-  ): MaybePromise<Outcome> => {
-    const span = tracing.start(parsed.kind === 'batch' ? 'rpc batch' : 'rpc call', req.traceparent, {
-      'chaingate.transport': 'http',
-    })
-    const out =
-      auth instanceof Promise
-        ? auth.then((a) => afterAuthorize(req, parsed, calls, a, span))
-        : afterAuthorize(req, parsed, calls, auth, span)
-    return span === undefined ? out : traced(span, out)
+  /**
+   * The span starts once the key is looked up, timed from the call's arrival: only a call whose key is valid may
+   * have the client's sampled `traceparent` force a trace; one refused before (no key, an unknown one) is traced
+   * only when the ratio picks it, so keyless calls cannot fill the collector (docs/deploy.md, "Traces").
+   */
+  const tracedHttp = (req: HttpRpcRequest, parsed: ParsedBody, calls: RpcCall[]): MaybePromise<Outcome> => {
+    const startedAt = performance.now()
+    const name = parsed.kind === 'batch' ? 'rpc batch' : 'rpc call'
+    const begin = (a: Authorized): MaybePromise<Outcome> => {
+      const span = tracing.start(
+        name,
+        req.traceparent,
+        { 'chaingate.transport': 'http' },
+        startedAt,
+        a.ctx !== undefined,
+      )
+      const out = afterAuthorize(req, parsed, calls, a, span)
+      return span === undefined ? out : traced(span, out)
+    }
+    const auth = authorize(req, calls, 'http')
+    return auth instanceof Promise ? auth.then(begin) : begin(auth)
   }
 
   return {
@@ -205,8 +212,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       try {
         const parsed = parseBody(req.body, deps.maxBatchSize)
         const calls = callsOf(parsed)
+        if (tracing.on) return tracedHttp(req, parsed, calls)
         const auth = authorize(req, calls, 'http')
-        if (tracing.on) return tracedHttp(req, parsed, calls, auth)
         return auth instanceof Promise
           ? auth.then((a) => afterAuthorize(req, parsed, calls, a, undefined))
           : afterAuthorize(req, parsed, calls, auth, undefined)

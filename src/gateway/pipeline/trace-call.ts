@@ -3,13 +3,15 @@
  * upstream attempts its children (src/upstreams/pool/attempts.ts), and the credit decision its last attributes.
  * Only reached when tracing is on and the call is sampled: the untraced path never calls into this file.
  */
+import { capLabel } from '../../methods/labels.ts'
 import type { MaybePromise } from '../../shared/types.ts'
 import type { TraceSpan } from '../../observability/tracing.ts'
 import type { Outcome } from './types.ts'
 
 const finish = (span: TraceSpan, o: Outcome): Outcome => {
   span.set('rpc.system', 'jsonrpc')
-  span.set('rpc.method', o.method)
+  // The client's text, as long as the body allows: cut like the ledger's and /metrics' labels.
+  span.set('rpc.method', capLabel(o.method))
   span.set('chaingate.calls', o.calls)
   span.set('chaingate.credits.charged', o.credits)
   if (o.source !== undefined) span.set('chaingate.answer.source', o.source)

@@ -50,6 +50,27 @@ describe('retry policy: which calls may be retried and hedged', () => {
     ).toBeUndefined()
   })
 
+  it('solana: "not there yet" answers of a node behind are missing; the same codes from an EVM node are not', () => {
+    const error = (code: number, message = 'x') =>
+      b(`{"jsonrpc":"2.0","id":1,"error":{"code":${code},"message":"${message}"}}`)
+    const slot = 'Block not available for slot 341197053'
+    for (const code of [-32004, -32007, -32009, -32014]) {
+      expect(weakAnswer('getBlock', error(code, slot)), String(code)).toBe('missing')
+      expect(weakAnswer('getBalance', error(code, slot)), String(code)).toBeUndefined() // not slot-bound
+    }
+    expect(weakAnswer('getBalance', error(-32016, 'Minimum context slot has not been reached'))).toBe('missing')
+    expect(weakAnswer('getSlot', error(-32005, 'Node is behind by 42 slots'))).toBe('missing')
+    expect(weakAnswer('eth_call', error(-32005, 'Node is behind by 42 slots'))).toBeUndefined()
+    expect(weakAnswer('eth_getBlockByNumber', error(-32004, slot))).toBeUndefined()
+    expect(weakAnswer('getBalance', error(-32602, 'Invalid param: WrongSize'))).toBeUndefined()
+    // An account this node has not seen yet (null value), a transaction it has not got.
+    const at = '{"jsonrpc":"2.0","id":1,"result":{"context":{"apiVersion":"2.2.0","slot":341197053},"value":null}}'
+    expect(weakAnswer('getAccountInfo', b(at))).toBe('missing')
+    expect(weakAnswer('getBalance', b(at))).toBeUndefined()
+    expect(weakAnswer('getTransaction', b('{"jsonrpc":"2.0","id":1,"result":null}'))).toBe('missing')
+    expect(weakAnswer('getAccountInfo', b(at.replace('null', '{"lamports":1}')))).toBeUndefined()
+  })
+
   it('a transaction already sent: "already known" always; "nonce too low" only for a hash the gateway relayed', () => {
     const raw =
       '0x02f86c827a6980843b9aca00850df8475800825208944444444444444444444444444444444444444444872386f26fc1000080c0'

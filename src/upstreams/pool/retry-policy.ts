@@ -56,6 +56,8 @@ const SOLANA_BEHIND = /"code"\s*:\s*-320(05|16)\b/
 const SOLANA_SLOT_MISSING = /"code"\s*:\s*-320(04|07|09|14)\b/
 /** A context-wrapped Solana answer (`{"context":{…},"value":null}`) for an account this node has not seen. */
 const NULL_VALUE = Buffer.from('"value":null')
+/** Solana's slot-bound reads (an object answer is looked into for them only: one lookup). */
+const SOLANA_BOUND: ReadonlySet<string> = new Set([...SOLANA].filter((m) => BLOCK_BOUND.has(m)))
 const OPEN_BRACE = 0x7b
 
 /**
@@ -100,8 +102,7 @@ export function weakAnswer(method: string, body: Buffer): 'missing' | 'empty' | 
   const v = at + RESULT_KEY.length
   const c = body[v]
   if (c === N) return BLOCK_BOUND.has(method) ? 'missing' : 'empty'
-  if (c === OPEN_BRACE && BLOCK_BOUND.has(method) && SOLANA.has(method) && body.includes(NULL_VALUE, v))
-    return 'missing'
+  if (c === OPEN_BRACE && SOLANA_BOUND.has(method) && body.includes(NULL_VALUE, v)) return 'missing'
   if (c === OPEN_BRACKET && body[v + 1] === CLOSE_BRACKET) return 'empty'
   if (c === QUOTE && body[v + 1] === 0x30 && body[v + 2] === 0x78 && body[v + 3] === QUOTE) return 'empty' // "0x"
   return undefined

@@ -108,6 +108,11 @@ export interface HubOptions {
   /** URL → the form logs may show (no credentials). */
   label?: (url: string) => string
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
+  /**
+   * Distinct node subscriptions (kind and filter) held at once (gateway.maxUpstreamSubscriptionsPerNetwork): a new
+   * filter beyond it is refused (UPSTREAM_SUBSCRIPTION_LIMIT); joining one already held is not. Undefined: no cap.
+   */
+  maxSubscriptions?: number
   /** Clients per chunk of an event's fan-out, and the pause between chunks (tests; default 500, setImmediate). */
   fanoutChunk?: number
   fanoutYield?: Yield
@@ -159,6 +164,8 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
   const replay = protocol.family === 'evm' ? createReplay(network, opts) : createSolanaEvents(network, opts, shared)
   const link = createNodeLink(network, opts, shared, replay)
   const { connection, register } = link
+  // The operator hears of a full hub once a minute at most, not once per refused client.
+  let warnedAt = Number.NEGATIVE_INFINITY
 
   const release = async (s: Shared, listener: Listener) => {
     if (!s.listeners.delete(listener) || s.listeners.size > 0) return
@@ -178,6 +185,16 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       const key = protocol.key(params)
       let s = shared.get(key)
       if (s === undefined) {
+        // Checked and counted in this synchronous step (the entry is added below before any await): a burst of new
+        // filters cannot pass the cap.
+        const max = opts.maxSubscriptions
+        if (max !== undefined && shared.size >= max) {
+          if (Date.now() - warnedAt >= 60_000) {
+            warnedAt = Date.now()
+            opts.log?.warn({ network, max }, 'node subscriptions at gateway.maxUpstreamSubscriptionsPerNetwork')
+          }
+          throw errors.upstreamSubscriptionLimit(network, max)
+        }
         const created: Shared = {
           key,
           params,

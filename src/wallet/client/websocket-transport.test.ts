@@ -11,11 +11,16 @@ let url: string
 let silent: WebSocketServer
 let silentUrl: string
 const seen: URLSearchParams[] = []
+/** Connections open on `server`, by Origin. */
+const open = new Map<string, number>()
 
 beforeAll(async () => {
   server = new WebSocketServer({ port: 0, host: '127.0.0.1' })
   server.on('connection', (ws, req) => {
     seen.push(new URL(req.url ?? '/', 'http://x').searchParams)
+    const origin = req.headers.origin ?? ''
+    open.set(origin, (open.get(origin) ?? 0) + 1)
+    ws.on('close', () => open.set(origin, open.get(origin)! - 1))
     ws.on('message', (raw) => {
       const m = JSON.parse(String(raw))
       ws.send(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { sessionScopes: {} } }))
@@ -165,5 +170,33 @@ describe('a failed connection', () => {
     await t.disconnect()
     expect(failure).toBeInstanceOf(TransportTimeoutError)
     expect(failure).toMatchObject({ code: -32603 })
+  })
+})
+
+describe('disconnect() while connecting (issue 26)', () => {
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms))
+
+  test('the attempt under way does not connect afterwards; requests queued on it fail with 4900', async () => {
+    for (const when of ['at once', 'after a tick']) {
+      const origin = `https://early-${when.replace(/ /g, '-')}.example`
+      const t = getWebSocketTransport({ url, origin, pairingStore: false })
+      const connecting = t.connect()
+      const queued = t.request({ method: 'wallet_createSession' }).catch((e: unknown) => e)
+      if (when === 'after a tick') await pause(0)
+      await t.disconnect()
+      await connecting
+      expect(await queued).toMatchObject({ code: 4900, message: 'Transport disconnected' })
+      expect(t.isConnected()).toBe(false)
+      await pause(200)
+      expect(open.get(origin) ?? 0).toBe(0)
+      // A request does not reconnect a transport the dapp disconnected (the client's retries would); connect() does.
+      await expect(t.request({ method: 'wallet_getSession' })).rejects.toMatchObject({ code: 4900 })
+      await pause(100)
+      expect(open.get(origin) ?? 0).toBe(0)
+      await t.connect()
+      expect((await t.request({ method: 'wallet_getSession' })).result).toEqual({ sessionScopes: {} })
+      expect(open.get(origin)).toBe(1)
+      await t.disconnect()
+    }
   })
 })

@@ -22,6 +22,8 @@
  * Failures: the client calls `connect()` on its own as soon as it is created, where a rejection would be
  * unhandled (and end a Node process). So `connect()` never rejects: a failed attempt is kept, and the next request
  * tries again and rejects with that failure (`TransportError`), which reaches the caller of the client's method.
+ * `disconnect()` holds until `connect()`: an attempt under way does not connect afterwards, and requests fail
+ * instead of reconnecting (docs/wallet.md).
  */
 import {
   TransportError,
@@ -101,6 +103,19 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
   /** Why the last connection attempt failed; the next request retries and reports it. */
   let lastFailure: TransportError | undefined
   let connecting: Promise<void> | undefined
+  /**
+   * Bumped by disconnect(): an attempt started before it must not connect afterwards. The client connects on its
+   * own when created, so a dapp that disconnects at once would otherwise get a connection it believes closed, and
+   * the requests it queued meanwhile would be sent on it and wait for the user there.
+   */
+  let generation = 0
+  /** The socket of the attempt under way, closed by disconnect(). */
+  let opening: SocketLike | undefined
+  /**
+   * Set by disconnect(), cleared by connect(): until then a request does not reconnect on its own (the client
+   * retries its warm-up call for ~2 s, which would otherwise open a new connection for calls made before it).
+   */
+  let disconnectedByDapp = false
   let nextId = Math.floor(Math.random() * 0x7fffffff)
   const pending = new Map<number, PendingRequest>()
   const callbacks = new Set<(data: unknown) => void>()
@@ -143,6 +158,9 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
   }
 
   async function disconnect(): Promise<void> {
+    generation++
+    disconnectedByDapp = true
+    connecting = undefined
     const s = socket
     socket = undefined
     if (s) {
@@ -150,18 +168,45 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       s.removeEventListener('close', onClose)
       s.close()
     }
+    const o = opening
+    opening = undefined
+    try {
+      o?.close()
+    } catch {}
     failPending('Transport disconnected')
+  }
+
+  /** The attempt under way, or a new one; a request waiting on it fails if the transport disconnects meanwhile. */
+  function attempt(): Promise<void> {
+    if (connecting) return connecting
+    const p = open().finally(() => {
+      if (connecting === p) connecting = undefined
+    })
+    connecting = p
+    return p
   }
 
   /** One connection attempt; never rejects (see the top comment): a failure is kept in lastFailure. */
   async function open(): Promise<void> {
+    const started = generation
+    const disconnected = () => {
+      lastFailure = transportError('Transport disconnected')
+    }
     let s: SocketLike
     try {
       s = await openSocket(await pairedUrl(options.url, pairingStore), options.origin)
     } catch (e) {
+      if (started !== generation) return disconnected()
       lastFailure = transportError('Failed to connect to the wallet', e)
       return
     }
+    // An error event after a failed or abandoned attempt must not be an uncaught 'error' on the `ws` socket.
+    s.addEventListener('error', () => {})
+    if (started !== generation) {
+      s.close()
+      return disconnected()
+    }
+    opening = s
     let cause: unknown
     const opened = await new Promise<boolean>((resolve) => {
       const done = (ok: boolean) => (ev: unknown) => {
@@ -177,8 +222,12 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       s.addEventListener('error', onFail)
       s.addEventListener('close', onFail)
     })
-    // An error event after a failed attempt must not be an uncaught 'error' on the `ws` socket.
-    s.addEventListener('error', () => {})
+    if (opening === s) opening = undefined
+    if (started !== generation) {
+      // disconnect() came while connecting: it closed this socket, or closes it now that it is open.
+      if (opened) s.close()
+      return disconnected()
+    }
     if (!opened) {
       const why = (cause as { message?: unknown })?.message
       lastFailure = transportError(
@@ -198,7 +247,8 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
 
     async connect() {
       if (socket) await disconnect()
-      await (connecting ??= open().finally(() => (connecting = undefined)))
+      disconnectedByDapp = false
+      await attempt()
     },
 
     disconnect,
@@ -210,8 +260,9 @@ export function getWebSocketTransport(options: WebSocketTransportOptions): Trans
       requestOptions?: { timeout?: number },
     ): Promise<TResponse> {
       if (!socket || socket.readyState !== OPEN) {
+        if (disconnectedByDapp) throw transportError('Transport disconnected')
         // Not connected (the first attempt failed, or the wallet closed the connection): try once more now.
-        await (connecting ??= open().finally(() => (connecting = undefined)))
+        await attempt()
       }
       const s = socket
       if (!s || s.readyState !== OPEN) throw lastFailure ?? transportError('Transport not connected')

@@ -1,15 +1,15 @@
 /**
  * The shipped HAProxy config (deploy/haproxy/haproxy.cfg) in front of test replicas: `haproxy -db` with the
- * environment the file documents, on a free port. Skipped by callers when haproxy is not installed (and
- * CHAINGATE_REQUIRE_SERVICES is unset; `.ci/run` installs it).
+ * environment the file documents, on a free port. Callers guard their suite with `'haproxy'` (./programs.ts):
+ * skipped when it is not installed, failed under CHAINGATE_REQUIRE_SERVICES=1 (`.ci/run` installs it).
  */
-import { type ChildProcess, spawn, spawnSync } from 'node:child_process'
+import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, Socket } from 'node:net'
 import { join } from 'node:path'
 import { ROOT, waitFor } from './process.ts'
+import { programPath } from './programs.ts'
 
 export const HAPROXY_CFG = join(ROOT, 'deploy', 'haproxy', 'haproxy.cfg')
-export const haproxyMissing = spawnSync('haproxy', ['-v']).status !== 0
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -40,7 +40,7 @@ export interface Haproxy {
 /** HAProxy with deploy/haproxy/haproxy.cfg in front of `replicas` (host:port; the file has two server lines). */
 export async function startHaproxy(replicas: [string, string], token = ''): Promise<Haproxy> {
   const port = await freePort()
-  const child: ChildProcess = spawn('haproxy', ['-db', '-f', HAPROXY_CFG], {
+  const child: ChildProcess = spawn(programPath('haproxy'), ['-db', '-f', HAPROXY_CFG], {
     env: {
       ...process.env,
       CHAINGATE_LB_BIND: `127.0.0.1:${port}`,

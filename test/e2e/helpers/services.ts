@@ -3,7 +3,8 @@
  *
  * Where: CHAINGATE_TEST_POSTGRES_URL (default postgres://postgres@127.0.0.1:5432/test) and CHAINGATE_TEST_REDIS_URL
  * (default redis://127.0.0.1:6379). A suite that needs a missing service is skipped with a plain message saying how to
- * run it; with CHAINGATE_REQUIRE_SERVICES=1 (CI, `.ci/run`) it fails instead.
+ * run it; with CHAINGATE_REQUIRE_SERVICES=1 (CI, `.ci/run`) it fails instead: the guard of ./programs.ts, which also
+ * takes the programs a suite runs (`describeWithServices(['postgres', 'haproxy'], …)`).
  *
  * Availability is probed once per test file at import (top-level await), so `describeWithServices` can decide
  * synchronously while vitest collects the file.
@@ -11,14 +12,13 @@
 import { randomBytes } from 'node:crypto'
 import { Socket } from 'node:net'
 import pg from 'pg'
-import { describe, it } from 'vitest'
+import { describeUnlessMissing, missingPrograms, type Program, servicesRequired } from './programs.ts'
 
 export type Service = 'postgres' | 'redis'
 
 export const postgresUrl = process.env.CHAINGATE_TEST_POSTGRES_URL || 'postgres://postgres@127.0.0.1:5432/test'
 export const redisUrl = process.env.CHAINGATE_TEST_REDIS_URL || 'redis://127.0.0.1:6379'
-/** CI sets this: a missing service is then a failure, not a skip. */
-export const servicesRequired = process.env.CHAINGATE_REQUIRE_SERVICES === '1'
+export { servicesRequired }
 
 const PROBE_TIMEOUT_MS = 3_000
 
@@ -106,25 +106,14 @@ export function missingServices(needs: readonly Service[]): string[] {
 }
 
 /**
- * `describe` for a suite that needs real services: runs when they are up; otherwise skipped with a message on
- * stderr naming the suite, what is missing and how to run it, or, with CHAINGATE_REQUIRE_SERVICES=1, one failing test.
+ * `describe` for a suite that needs real services (and programs from outside npm, ./programs.ts): runs when they are
+ * there; otherwise skipped with a message on stderr naming the suite, what is missing and how to get it, or, with
+ * CHAINGATE_REQUIRE_SERVICES=1, one failing test.
  */
-export function describeWithServices(needs: readonly Service[], name: string, body: () => void): void {
-  const missing = missingServices(needs)
-  if (missing.length === 0) {
-    describe(name, body)
-    return
-  }
-  if (servicesRequired) {
-    describe(name, () => {
-      it('has the services it needs (CHAINGATE_REQUIRE_SERVICES=1)', () => {
-        throw new Error(`missing: ${missing.join('; ')}`)
-      })
-    })
-    return
-  }
-  process.stderr.write(`SKIPPED suite "${name}": needs ${missing.join('; ')}\n`)
-  describe.skip(name, body)
+export function describeWithServices(needs: readonly (Service | Program)[], name: string, body: () => void): void {
+  const isService = (n: Service | Program): n is Service => n === 'postgres' || n === 'redis'
+  const missing = [...missingServices(needs.filter(isService)), ...missingPrograms(needs.filter((n) => !isService(n)))]
+  describeUnlessMissing(missing, name, body)
 }
 
 export interface PgTestSchema {

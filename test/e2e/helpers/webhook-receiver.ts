@@ -12,6 +12,12 @@ export interface Received {
   status: number
 }
 
+/** The signature and timestamp headers of a received webhook, for `verifySignature` (src/alerts/webhook.ts). */
+export const signed = (r: Received) => ({
+  signature: r.headers['x-chaingate-signature'] as string | undefined,
+  timestamp: r.headers['x-chaingate-timestamp'] as string | undefined,
+})
+
 export interface Receiver {
   url: string
   received: Received[]

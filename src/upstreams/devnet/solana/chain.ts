@@ -169,7 +169,13 @@ export class SolanaChain {
     })
     this.faucet = encodeBase58(createPublicKey(this.faucetKey).export({ format: 'der', type: 'spki' }).subarray(-32))
     if (saved) this.restore(saved)
-    else this.setAccount(this.faucet, { lamports: FAUCET_LAMPORTS, owner: SYSTEM_PROGRAM, executable: false, data: new Uint8Array() })
+    else
+      this.setAccount(this.faucet, {
+        lamports: FAUCET_LAMPORTS,
+        owner: SYSTEM_PROGRAM,
+        executable: false,
+        data: new Uint8Array(),
+      })
     // Fund each account once: never again after it was touched (spent, closed), so a restart changes nothing.
     for (const address of options.funded) {
       if (!this.touched.has(address))
@@ -254,7 +260,12 @@ export class SolanaChain {
   programAccounts(program: string): Array<{ pubkey: string; account: AccountState }> {
     return this.svm.getProgramAccounts(program as Address).map((a) => ({
       pubkey: a.address,
-      account: { lamports: a.lamports, owner: a.programAddress, executable: a.executable, data: Uint8Array.from(a.data) },
+      account: {
+        lamports: a.lamports,
+        owner: a.programAddress,
+        executable: a.executable,
+        data: Uint8Array.from(a.data),
+      },
     }))
   }
 
@@ -343,7 +354,11 @@ export class SolanaChain {
     const resolved = this.accountKeys(tx)
     if ('err' in resolved) return resolved.err
     if (this.transactions.has(tx.signatures[0] as string)) return 'AlreadyProcessed'
-    if (!options.replaceBlockhash && !this.isBlockhashValid(tx.recentBlockhash) && !this.nonceMatches(tx, resolved.keys))
+    if (
+      !options.replaceBlockhash &&
+      !this.isBlockhashValid(tx.recentBlockhash) &&
+      !this.nonceMatches(tx, resolved.keys)
+    )
       return 'BlockhashNotFound'
     return undefined
   }
@@ -610,7 +625,10 @@ function metaFields(meta: TransactionMetadata, keys: string[]) {
     computeUnitsConsumed: Number(meta.computeUnitsConsumed()),
     returnData:
       returnBytes.length > 0
-        ? { programId: encodeBase58(returned.programId()), data: [encodeBase64(returnBytes), 'base64'] as [string, 'base64'] }
+        ? {
+            programId: encodeBase58(returned.programId()),
+            data: [encodeBase64(returnBytes), 'base64'] as [string, 'base64'],
+          }
         : null,
     innerInstructions: meta
       .innerInstructions()

@@ -27,8 +27,7 @@ export function encodeBase58(bytes: Uint8Array): string {
 /** Decodes base58 or returns the bs58 crate's error (Debug form), which Agave puts in its messages. */
 export function tryDecodeBase58(text: string): Uint8Array | string {
   for (let i = 0; i < text.length; i++) {
-    if (!BASE58_ALPHABET.includes(text[i] as string))
-      return `InvalidCharacter { character: '${text[i]}', index: ${i} }`
+    if (!BASE58_ALPHABET.includes(text[i] as string)) return `InvalidCharacter { character: '${text[i]}', index: ${i} }`
   }
   return Uint8Array.from(base58.encode(text))
 }
@@ -49,7 +48,8 @@ export function encodeBase64(bytes: Uint8Array): string {
 
 /** A 32-byte public key from base58, with Agave's answer for a bad one (`Invalid param: …`). */
 export function parsePubkey(value: unknown, what = 'param'): string {
-  if (typeof value !== 'string') throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a string.`)
+  if (typeof value !== 'string')
+    throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a string.`)
   if (value.length > 44) throw invalidParams(`Invalid ${what}: WrongSize`)
   const bytes = tryDecodeBase58(value)
   if (typeof bytes === 'string') throw invalidParams(`Invalid ${what}: Invalid`)
@@ -59,7 +59,8 @@ export function parsePubkey(value: unknown, what = 'param'): string {
 
 /** A 64-byte signature from base58. */
 export function parseSignature(value: unknown): string {
-  if (typeof value !== 'string') throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a string.`)
+  if (typeof value !== 'string')
+    throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a string.`)
   if (value.length > 88) throw invalidParams('Invalid param: WrongSize')
   const bytes = tryDecodeBase58(value)
   if (typeof bytes === 'string') throw invalidParams('Invalid param: Invalid')

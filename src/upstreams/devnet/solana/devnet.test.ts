@@ -120,7 +120,11 @@ describe('@solana/kit', () => {
   test('airdrops and confirms through airdropFactory', async () => {
     const recipient = await generateKeyPairSigner()
     const airdrop = airdropFactory({ rpc: rpcClient(), rpcSubscriptions: subscriptions() })
-    await airdrop({ recipientAddress: recipient.address, lamports: lamports(2n * LAMPORTS_PER_SOL), commitment: 'confirmed' })
+    await airdrop({
+      recipientAddress: recipient.address,
+      lamports: lamports(2n * LAMPORTS_PER_SOL),
+      commitment: 'confirmed',
+    })
     const { value } = await rpcClient().getBalance(recipient.address, { commitment: 'confirmed' }).send()
     expect(value).toBe(2n * LAMPORTS_PER_SOL)
   })
@@ -157,11 +161,25 @@ describe('@solana/kit', () => {
     const space = BigInt(getMintSize())
     const rent = await rpcClient().getMinimumBalanceForRentExemption(space).send()
     await send([
-      getCreateAccountInstruction({ payer, newAccount: mint, lamports: rent, space, programAddress: TOKEN_PROGRAM_ADDRESS }),
+      getCreateAccountInstruction({
+        payer,
+        newAccount: mint,
+        lamports: rent,
+        space,
+        programAddress: TOKEN_PROGRAM_ADDRESS,
+      }),
       getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer.address }),
     ])
-    const [payerAta] = await findAssociatedTokenPda({ mint: mint.address, owner: payer.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
-    const [aliceAta] = await findAssociatedTokenPda({ mint: mint.address, owner: alice.address, tokenProgram: TOKEN_PROGRAM_ADDRESS })
+    const [payerAta] = await findAssociatedTokenPda({
+      mint: mint.address,
+      owner: payer.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
+    const [aliceAta] = await findAssociatedTokenPda({
+      mint: mint.address,
+      owner: alice.address,
+      tokenProgram: TOKEN_PROGRAM_ADDRESS,
+    })
     await send([
       await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner: payer.address, mint: mint.address }),
       await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner: alice.address, mint: mint.address }),
@@ -182,11 +200,19 @@ describe('@solana/kit', () => {
     const supply = await rpcClient().getTokenSupply(mint.address, { commitment: 'confirmed' }).send()
     expect(supply.value.amount).toBe('5000000')
     const owned = await rpcClient()
-      .getTokenAccountsByOwner(alice.address, { mint: mint.address }, { encoding: 'jsonParsed', commitment: 'confirmed' })
+      .getTokenAccountsByOwner(
+        alice.address,
+        { mint: mint.address },
+        { encoding: 'jsonParsed', commitment: 'confirmed' },
+      )
       .send()
     expect(owned.value).toHaveLength(1)
     expect(owned.value[0]?.pubkey).toBe(aliceAta)
-    expect(owned.value[0]?.account.data.parsed.info).toMatchObject({ mint: mint.address, owner: alice.address, state: 'initialized' })
+    expect(owned.value[0]?.account.data.parsed.info).toMatchObject({
+      mint: mint.address,
+      owner: alice.address,
+      state: 'initialized',
+    })
     const largest = await rpcClient().getTokenLargestAccounts(mint.address, { commitment: 'confirmed' }).send()
     expect(largest.value.map((a) => a.address)).toEqual([payerAta, aliceAta])
     const tx = await rpcClient()
@@ -212,7 +238,9 @@ describe('@solana/kit', () => {
     )
     const body = await rpc(devnet.url, 'sendTransaction', [getBase64EncodedWireTransaction(tx), { encoding: 'base64' }])
     expect(body.error.code).toBe(-32002)
-    expect(body.error.message).toBe('Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1')
+    expect(body.error.message).toBe(
+      'Transaction simulation failed: Error processing Instruction 0: custom program error: 0x1',
+    )
     expect(body.error.data.err).toEqual({ InstructionError: [0, { Custom: 1 }] })
     expect(body.error.data.logs.join('\n')).toContain('insufficient lamports')
   })
@@ -246,7 +274,11 @@ describe('@solana/web3.js 1.x', () => {
     const recipient = web3.Keypair.generate()
     const transfer = (lamportsToSend: number) =>
       new web3.Transaction().add(
-        web3.SystemProgram.transfer({ fromPubkey: payer.publicKey, toPubkey: recipient.publicKey, lamports: lamportsToSend }),
+        web3.SystemProgram.transfer({
+          fromPubkey: payer.publicKey,
+          toPubkey: recipient.publicKey,
+          lamports: lamportsToSend,
+        }),
       )
     const first = await web3.sendAndConfirmTransaction(connection, transfer(1_000_000), [payer])
     const tx = transfer(2_000_000)
@@ -255,7 +287,11 @@ describe('@solana/web3.js 1.x', () => {
     tx.sign(payer)
     const second = await connection.sendRawTransaction(tx.serialize())
     let status: web3.SignatureStatus | null = null
-    for (let i = 0; i < 100 && status?.confirmationStatus !== 'confirmed' && status?.confirmationStatus !== 'finalized'; i++) {
+    for (
+      let i = 0;
+      i < 100 && status?.confirmationStatus !== 'confirmed' && status?.confirmationStatus !== 'finalized';
+      i++
+    ) {
       await new Promise((resolve) => setTimeout(resolve, 50))
       status = (await connection.getSignatureStatuses([second])).value[0] ?? null
     }
@@ -277,7 +313,11 @@ describe('@solana/web3.js 1.x', () => {
     expect(account.amount).toBe(2_550n)
     const parsed = await connection.getParsedTokenAccountsByOwner(owner.publicKey, { mint })
     expect(parsed.value).toHaveLength(1)
-    expect(parsed.value[0]?.account.data.parsed.info.tokenAmount).toMatchObject({ amount: '2550', decimals: 2, uiAmount: 25.5 })
+    expect(parsed.value[0]?.account.data.parsed.info.tokenAmount).toMatchObject({
+      amount: '2550',
+      decimals: 2,
+      uiAmount: 25.5,
+    })
   })
 })
 
@@ -300,7 +340,10 @@ describe('errors as a validator answers them', () => {
       code: -32602,
       message: 'Too many inputs provided; max 100',
     })
-    expect((await rpc(devnet.url, 'getBalance', ['not-a-key'])).error).toEqual({ code: -32602, message: 'Invalid param: Invalid' })
+    expect((await rpc(devnet.url, 'getBalance', ['not-a-key'])).error).toEqual({
+      code: -32602,
+      message: 'Invalid param: Invalid',
+    })
     expect((await rpc(devnet.url, 'eth_chainId')).error).toEqual({ code: -32601, message: 'Method not found' })
     expect((await rpc(devnet.url, 'getSlot', [{ minContextSlot: 10 ** 12 }])).error).toMatchObject({
       code: -32016,
@@ -331,7 +374,9 @@ describe('lifecycle', () => {
     await devnet.stop()
     devnet = await startSolanaDevnet({ port: 0, slotMs: 100, stateFile })
     expect(devnet.genesisHash).toBe(genesisHash)
-    expect((await rpc(devnet.url, 'getBalance', [recipient, { commitment: 'processed' }])).result.value).toBe(1_000_000_000)
+    expect((await rpc(devnet.url, 'getBalance', [recipient, { commitment: 'processed' }])).result.value).toBe(
+      1_000_000_000,
+    )
     const status = await rpc(devnet.url, 'getSignatureStatuses', [[signature], { searchTransactionHistory: true }])
     expect(status.result.value[0]).toMatchObject({ err: null })
     // Funded accounts are funded once: what they spent stays spent.

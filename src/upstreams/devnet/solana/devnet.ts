@@ -151,10 +151,15 @@ async function launchLiteSvm(options: SolanaDevnetOptions, accounts: SolanaAccou
     const status = await exited
     const lines = output()
     if (/address already in use/i.test(lines))
-      throw new SolanaDevnetError('SOLANA_DEVNET_PORT_IN_USE', `solana devnet port ${host}:${options.port} is already in use`, lines)
+      throw new SolanaDevnetError(
+        'SOLANA_DEVNET_PORT_IN_USE',
+        `solana devnet port ${host}:${options.port} is already in use`,
+        lines,
+      )
     throw new SolanaDevnetError(code, `${message} (code ${status.code}, signal ${status.signal})`, lines)
   }
-  if (line === 'timeout') return fail('SOLANA_DEVNET_START_TIMEOUT', `solana devnet did not start within ${timeoutMs} ms`)
+  if (line === 'timeout')
+    return fail('SOLANA_DEVNET_START_TIMEOUT', `solana devnet did not start within ${timeoutMs} ms`)
   let ready: { port?: number; pubsubPort?: number | null } = {}
   try {
     ready = line ? JSON.parse(line) : {}
@@ -190,7 +195,10 @@ async function waitHealthy(url: string, timeoutMs: number, hasExited: () => bool
   let problem = 'no answer yet'
   while (!hasExited()) {
     if (Date.now() > deadline)
-      throw new SolanaDevnetError('SOLANA_DEVNET_START_TIMEOUT', `solana devnet at ${url} not healthy after ${timeoutMs} ms: ${problem}`)
+      throw new SolanaDevnetError(
+        'SOLANA_DEVNET_START_TIMEOUT',
+        `solana devnet at ${url} not healthy after ${timeoutMs} ms: ${problem}`,
+      )
     try {
       const health = await rpc(url, 'getHealth', Math.max(100, Math.min(2_000, deadline - Date.now())))
       if (health === 'ok') return
@@ -240,12 +248,19 @@ async function finish(
     await stop()
     const lines = launched.output()
     if (error instanceof SolanaDevnetError) throw new SolanaDevnetError(error.code, error.message, lines)
-    throw new SolanaDevnetError('SOLANA_DEVNET_EXITED', `solana devnet did not answer: ${(error as Error).message}`, lines)
+    throw new SolanaDevnetError(
+      'SOLANA_DEVNET_EXITED',
+      `solana devnet did not answer: ${(error as Error).message}`,
+      lines,
+    )
   }
 
   void launched.exited.then(({ code, signal }) => {
     if (stopping) return
-    logger?.warn({ engine, pid: launched.pid, code, signal, output: launched.output() }, 'solana devnet exited unexpectedly')
+    logger?.warn(
+      { engine, pid: launched.pid, code, signal, output: launched.output() },
+      'solana devnet exited unexpectedly',
+    )
     for (const listener of exitListeners) listener(code, signal)
   })
   const caip2 = `solana:${genesisHash.slice(0, 32)}`
@@ -284,9 +299,13 @@ export function resolveValidatorBinary(binary = 'solana-test-validator'): string
       return false
     }
   }
-  const candidates = isAbsolute(binary) || binary.includes('/')
-    ? [binary]
-    : (process.env.PATH ?? '').split(delimiter).filter(Boolean).map((dir) => join(dir, binary))
+  const candidates =
+    isAbsolute(binary) || binary.includes('/')
+      ? [binary]
+      : (process.env.PATH ?? '')
+          .split(delimiter)
+          .filter(Boolean)
+          .map((dir) => join(dir, binary))
   const found = candidates.find(executable)
   if (!found)
     throw new SolanaDevnetError(
@@ -305,7 +324,16 @@ async function startValidator(options: SolanaDevnetOptions, accounts: SolanaAcco
     ? `${options.stateFile.replace(/\.json$/, '')}-ledger`
     : join(process.env.TMPDIR ?? '/tmp', `chaingate-solana-${process.pid}-${port}`)
   // The validator's RPC port is given; PubSub is on port + 1 and its faucet on port + 2.
-  const args = ['--ledger', ledger, '--rpc-port', String(port), '--bind-address', host, '--faucet-port', String(port + 2)]
+  const args = [
+    '--ledger',
+    ledger,
+    '--rpc-port',
+    String(port),
+    '--bind-address',
+    host,
+    '--faucet-port',
+    String(port + 2),
+  ]
   args.push('--quiet')
   if (!existsSync(ledger)) {
     // A new ledger: fund the accounts in its genesis (--account ADDRESS FILE, `solana account --output json`).
@@ -359,5 +387,11 @@ async function startValidator(options: SolanaDevnetOptions, accounts: SolanaAcco
       guard.kill('SIGKILL')
     },
   }
-  return finish(launched, { ...options, startTimeoutMs: options.startTimeoutMs ?? 120_000 }, accounts, 'solana-test-validator', host)
+  return finish(
+    launched,
+    { ...options, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
+    accounts,
+    'solana-test-validator',
+    host,
+  )
 }

@@ -346,7 +346,7 @@ const TRANSACTION_ERROR_TEXT: Record<string, string> = {
   SanitizeFailure: 'Transaction failed to sanitize accounts offsets correctly',
   InvalidProgramForExecution: 'Attempt to load a program that does not exist',
   UnsupportedVersion: 'Transaction version is unsupported',
-  AddressLookupTableNotFound: 'Transaction loads an address table account that doesn\'t exist',
+  AddressLookupTableNotFound: "Transaction loads an address table account that doesn't exist",
 }
 
 const INSTRUCTION_ERROR_TEXT: Record<string, string> = {
@@ -383,6 +383,7 @@ export function transactionErrorText(err: TransactionErrorJson): string {
     const index = (err.InsufficientFundsForRent as { account_index: number }).account_index
     return `Transaction results in an account (${index}) with insufficient funds for rent`
   }
-  if ('DuplicateInstruction' in err) return `Transaction contains a duplicate instruction (${err.DuplicateInstruction}) that is not allowed`
+  if ('DuplicateInstruction' in err)
+    return `Transaction contains a duplicate instruction (${err.DuplicateInstruction}) that is not allowed`
   return JSON.stringify(err)
 }

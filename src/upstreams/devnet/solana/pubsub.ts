@@ -101,7 +101,8 @@ export class PubSub {
       if (sub.kind === 'signature') this.checkSignatureNow(sub)
     } catch (error) {
       const e = error instanceof RpcError ? error : new RpcError(-32603, 'Internal error')
-      const body = e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, data: e.data, message: e.message }
+      const body =
+        e.data === undefined ? { code: e.code, message: e.message } : { code: e.code, data: e.data, message: e.message }
       this.send(socket, { jsonrpc: '2.0', error: body, id })
     }
   }
@@ -197,7 +198,8 @@ export class PubSub {
 
   slot(slot: number): void {
     for (const sub of this.subscriptions.values())
-      if (sub.kind === 'slot') this.notify(sub, { parent: Math.max(0, slot - 1), root: this.chain.commitmentSlot('finalized'), slot })
+      if (sub.kind === 'slot')
+        this.notify(sub, { parent: Math.max(0, slot - 1), root: this.chain.commitmentSlot('finalized'), slot })
     this.announced.processed = slot
     for (const commitment of ['confirmed', 'finalized'] as const) {
       const upTo = this.chain.commitmentSlot(commitment)
@@ -249,7 +251,10 @@ export class PubSub {
           for (const pubkey of written) {
             const account = this.chain.getAccount(pubkey)
             if (!account || account.owner !== sub.key || !sub.filters?.every((f) => f(account))) continue
-            this.notify(sub, { context, value: { account: this.encode(account, sub.encoding as AccountEncoding), pubkey } })
+            this.notify(sub, {
+              context,
+              value: { account: this.encode(account, sub.encoding as AccountEncoding), pubkey },
+            })
           }
           break
       }

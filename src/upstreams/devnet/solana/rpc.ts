@@ -23,13 +23,17 @@ import {
   parseAccountEncoding,
   readTokenAccount,
   readTokenMint,
-  TOKEN_2022_PROGRAM,
-  TOKEN_PROGRAM,
   transactionErrorText,
   uiAccount,
   uiTokenAmount,
 } from './encoding.ts'
-import { PACKET_DATA_SIZE, type ParsedTransaction, parseMessage, parseTransaction, verifySignatures } from './transaction.ts'
+import {
+  PACKET_DATA_SIZE,
+  type ParsedTransaction,
+  parseMessage,
+  parseTransaction,
+  verifySignatures,
+} from './transaction.ts'
 import { type TransactionEncoding, uiTransactionWithMeta } from './ui-transaction.ts'
 
 /** The Agave release whose RPC this devnet answers like (getVersion, `context.apiVersion`). */
@@ -59,6 +63,12 @@ type Handler = (params: Params, ctx: RpcContext) => unknown
 
 // --- parameters
 
+/** serde's refusal of an unknown enum value. */
+function unknownVariant(value: unknown, variants: string[]): RpcError {
+  const expected = variants.map((v) => `\`${v}\``).join(', ')
+  return invalidParams(`Invalid params: unknown variant \`${String(value)}\`, expected one of ${expected}.`)
+}
+
 export function asObject(value: unknown, what: string): Record<string, unknown> {
   if (value === undefined || value === null) return {}
   if (typeof value !== 'object' || Array.isArray(value))
@@ -84,7 +94,8 @@ function optionalU64(value: unknown): number | undefined {
 
 function optionalBool(value: unknown, fallback: boolean): boolean {
   if (value === undefined || value === null) return fallback
-  if (typeof value !== 'boolean') throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a boolean.`)
+  if (typeof value !== 'boolean')
+    throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a boolean.`)
   return value
 }
 
@@ -103,10 +114,7 @@ const COMMITMENTS: Record<string, Commitment> = {
 export function parseCommitment(value: unknown): Commitment {
   if (value === undefined || value === null) return 'finalized'
   const commitment = typeof value === 'string' ? COMMITMENTS[value] : undefined
-  if (!commitment)
-    throw invalidParams(
-      `Invalid params: unknown variant \`${String(value)}\`, expected one of \`processed\`, \`confirmed\`, \`finalized\`.`,
-    )
+  if (!commitment) throw unknownVariant(value, ['processed', 'confirmed', 'finalized'])
   return commitment
 }
 
@@ -153,7 +161,8 @@ function encodeAccount(ctx: RpcContext, account: AccountState | undefined, confi
 
 /** A base58/base64 transaction string as Agave's decode_and_deserialize checks it (sizes, encoding, format). */
 export function decodeTransaction(value: unknown, encodingValue: unknown): ParsedTransaction {
-  if (typeof value !== 'string') throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a string.`)
+  if (typeof value !== 'string')
+    throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a string.`)
   const encoding = encodingValue ?? 'base58'
   if (encoding !== 'base58' && encoding !== 'base64')
     throw invalidParams(`unsupported encoding: ${String(encoding)}. Supported encodings: base58, base64`)
@@ -189,7 +198,8 @@ function parseMaxVersion(value: unknown): number | undefined {
 }
 
 function pubkeyList(value: unknown, max: number): string[] {
-  if (!Array.isArray(value)) throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a sequence.`)
+  if (!Array.isArray(value))
+    throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a sequence.`)
   if (value.length > max) throw invalidParams(`Too many inputs provided; max ${max}`)
   return value.map((v) => parsePubkey(v))
 }
@@ -202,7 +212,8 @@ interface Filter {
 
 export function parseFilters(value: unknown): Filter[] {
   if (value === undefined || value === null) return []
-  if (!Array.isArray(value)) throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a sequence.`)
+  if (!Array.isArray(value))
+    throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a sequence.`)
   if (value.length > MAX_FILTERS) throw invalidParams(`Too many filters provided; max ${MAX_FILTERS}`)
   return value.map((entry): Filter => {
     const filter = asObject(entry, 'RpcFilterType')
@@ -219,12 +230,13 @@ export function parseFilters(value: unknown): Filter[] {
       if (encoding === 'base58' && memcmp.bytes.length > 175) throw invalidParams('Invalid param: DataTooLarge')
       const bytes = encoding === 'base64' ? tryDecodeBase64(memcmp.bytes) : tryDecodeBase58(memcmp.bytes)
       if (encoding !== 'base58' && encoding !== 'base64')
-        throw invalidParams(`Invalid params: unknown variant \`${String(encoding)}\`, expected \`base58\` or \`base64\`.`)
+        throw invalidParams(
+          `Invalid params: unknown variant \`${String(encoding)}\`, expected \`base58\` or \`base64\`.`,
+        )
       if (typeof bytes === 'string') throw invalidParams(`Invalid param: DecodeError(${bytes})`)
       if (bytes.length > 128) throw invalidParams('Invalid param: DataTooLarge')
       return {
-        match: (a) =>
-          a.data.length >= offset + bytes.length && bytes.every((b, i) => a.data[offset + i] === b),
+        match: (a) => a.data.length >= offset + bytes.length && bytes.every((b, i) => a.data[offset + i] === b),
       }
     }
     if ('tokenAccountState' in filter) return { match: (a) => readTokenAccount(a) !== undefined }
@@ -269,7 +281,11 @@ function signatureStatus(ctx: RpcContext, signature: string, searchHistory: bool
   if (!searchHistory && chain.slot - record.slot > STATUS_CACHE_SLOTS) return null
   const finalized = record.slot <= chain.commitmentSlot('finalized')
   return {
-    confirmationStatus: finalized ? 'finalized' : record.slot <= chain.commitmentSlot('confirmed') ? 'confirmed' : 'processed',
+    confirmationStatus: finalized
+      ? 'finalized'
+      : record.slot <= chain.commitmentSlot('confirmed')
+        ? 'confirmed'
+        : 'processed',
     confirmations: finalized ? null : chain.slot - record.slot,
     err: record.err,
     slot: record.slot,
@@ -315,7 +331,9 @@ const methods: Record<string, Handler> = {
   getSlotLeader: (p, ctx) => (contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')), ctx.chain.identity),
   getSlot: (p, ctx) => contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')),
   getBlockHeight: (p, ctx) => contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')),
-  getTransactionCount: (p, ctx) => (contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')), ctx.chain.transactionCount),
+  getTransactionCount: (p, ctx) => (
+    contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')), ctx.chain.transactionCount
+  ),
   getEpochInfo: (p, ctx) => {
     const slot = contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig'))
     return {
@@ -382,7 +400,8 @@ const methods: Record<string, Handler> = {
   },
   getFeeForMessage: (p, ctx) => {
     const text = required(p, 0, 'at least 1 parameter')
-    if (typeof text !== 'string') throw invalidParams(`Invalid params: invalid type: ${typeName(text)}, expected a string.`)
+    if (typeof text !== 'string')
+      throw invalidParams(`Invalid params: invalid type: ${typeName(text)}, expected a string.`)
     const bytes = tryDecodeBase64(text)
     if (typeof bytes === 'string') throw invalidParams(`invalid base64 encoding: ${bytes}`)
     const message = parseMessage(bytes)
@@ -400,8 +419,10 @@ const methods: Record<string, Handler> = {
   },
   getSignatureStatuses: (p, ctx) => {
     const list = required(p, 0, 'at least 1 parameter')
-    if (!Array.isArray(list)) throw invalidParams(`Invalid params: invalid type: ${typeName(list)}, expected a sequence.`)
-    if (list.length > MAX_SIGNATURE_STATUSES) throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`)
+    if (!Array.isArray(list))
+      throw invalidParams(`Invalid params: invalid type: ${typeName(list)}, expected a sequence.`)
+    if (list.length > MAX_SIGNATURE_STATUSES)
+      throw invalidParams(`Too many inputs provided; max ${MAX_SIGNATURE_STATUSES}`)
     const signatures = list.map(parseSignature)
     const config = asObject(p[1], 'RpcSignatureStatusConfig')
     const search = optionalBool(config.searchTransactionHistory, false)
@@ -458,9 +479,7 @@ const methods: Record<string, Handler> = {
     const maxVersion = parseMaxVersion(config.maxSupportedTransactionVersion)
     const details = config.transactionDetails ?? 'full'
     if (!['full', 'signatures', 'none', 'accounts'].includes(details as string))
-      throw invalidParams(
-        `Invalid params: unknown variant \`${String(details)}\`, expected one of \`full\`, \`signatures\`, \`none\`, \`accounts\`.`,
-      )
+      throw unknownVariant(details, ['full', 'signatures', 'none', 'accounts'])
     const rewards = optionalBool(config.rewards, true)
     if (slot > ctx.chain.commitmentSlot(commitment)) throw blockNotAvailable(slot)
     const block = ctx.chain.block(slot)
@@ -473,8 +492,7 @@ const methods: Record<string, Handler> = {
       previousBlockhash: block.previousBlockhash,
     }
     const records = block.signatures.map((s) => ctx.chain.getTransaction(s)).filter((r) => r !== undefined)
-    if (details === 'full')
-      out.transactions = records.map((r) => uiTransactionWithMeta(r, encoding, maxVersion))
+    if (details === 'full') out.transactions = records.map((r) => uiTransactionWithMeta(r, encoding, maxVersion))
     else if (details === 'accounts')
       out.transactions = records.map((r) => {
         const full = uiTransactionWithMeta(r, 'jsonParsed', maxVersion)
@@ -504,7 +522,8 @@ const methods: Record<string, Handler> = {
     const config = asObject(typeof second === 'object' ? second : p[2], 'RpcContextConfig')
     const maxSlot = ctx.chain.commitmentSlot(atLeastConfirmed(config))
     const end = typeof second === 'number' ? parseU64(second) : maxSlot
-    if (end >= start && end - start > MAX_BLOCK_RANGE) throw invalidParams(`Slot range too large; max ${MAX_BLOCK_RANGE}`)
+    if (end >= start && end - start > MAX_BLOCK_RANGE)
+      throw invalidParams(`Slot range too large; max ${MAX_BLOCK_RANGE}`)
     return ctx.chain.blockSlots(start, Math.min(end, maxSlot))
   },
   getBlocksWithLimit: (p, ctx) => {
@@ -543,8 +562,14 @@ const methods: Record<string, Handler> = {
   ],
   getVoteAccounts: () => ({ current: [], delinquent: [] }),
   getInflationGovernor: () => ({ foundation: 0, foundationTerm: 0, initial: 0, taper: 0, terminal: 0 }),
-  getInflationRate: (_p, ctx) => ({ epoch: Math.floor(ctx.chain.slot / SLOTS_PER_EPOCH), foundation: 0, total: 0, validator: 0 }),
-  getStakeMinimumDelegation: (p, ctx) => withContext(contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')), 1_000_000_000),
+  getInflationRate: (_p, ctx) => ({
+    epoch: Math.floor(ctx.chain.slot / SLOTS_PER_EPOCH),
+    foundation: 0,
+    total: 0,
+    validator: 0,
+  }),
+  getStakeMinimumDelegation: (p, ctx) =>
+    withContext(contextSlot(ctx.chain, asObject(p[0], 'RpcContextConfig')), 1_000_000_000),
   getRecentPerformanceSamples: () => [],
   getSupply: (p, ctx) => {
     const slot = contextSlot(ctx.chain, asObject(p[0], 'RpcSupplyConfig'))
@@ -634,7 +659,10 @@ const methods: Record<string, Handler> = {
     if (sigVerify && replace) throw invalidParams('sigVerify may not be used with replaceRecentBlockhash')
     const slot = contextSlot(ctx.chain, config)
     if (sigVerify && !verifySignatures(tx)) throw new RpcError(-32003, 'Transaction signature verification failure')
-    const accountsConfig = config.accounts === undefined || config.accounts === null ? undefined : asObject(config.accounts, 'RpcSimulateTransactionAccountsConfig')
+    const accountsConfig =
+      config.accounts === undefined || config.accounts === null
+        ? undefined
+        : asObject(config.accounts, 'RpcSimulateTransactionAccountsConfig')
     let addresses: string[] = []
     let accountEncoding: AccountEncoding = 'base64'
     if (accountsConfig) {
@@ -698,4 +726,3 @@ export function handleRequest(request: unknown, ctx: RpcContext): JsonRpcRespons
     return fail(-32603, 'Internal error')
   }
 }
-

@@ -63,7 +63,9 @@ async function latestBlockhash(commitment = 'processed') {
 class Socket {
   readonly messages: Array<Record<string, any>> = []
   private waiters: Array<() => void> = []
-  constructor(readonly ws: WebSocket) {
+  readonly ws: WebSocket
+  constructor(ws: WebSocket) {
+    this.ws = ws
     ws.on('message', (data) => {
       this.messages.push(JSON.parse(String(data)))
       for (const w of this.waiters.splice(0)) w()
@@ -153,7 +155,10 @@ describe('PubSub', () => {
       const confirmed = await socket.next((m) => m.method === 'signatureNotification')
       expect(confirmed.params).toMatchObject({ subscription: id, result: { value: { err: null } } })
       socket.send(2, 'signatureUnsubscribe', [id])
-      expect((await socket.next((m) => m.id === 2)).error).toEqual({ code: -32602, message: 'Invalid subscription id.' })
+      expect((await socket.next((m) => m.id === 2)).error).toEqual({
+        code: -32602,
+        message: 'Invalid subscription id.',
+      })
     } finally {
       socket.ws.close()
     }
@@ -171,12 +176,19 @@ describe('PubSub', () => {
       const ids = await Promise.all([1, 2, 3, 4].map(async (i) => (await socket.next((m) => m.id === i)).result))
       expect((await socket.next((m) => m.id === 5)).error).toEqual({ code: -32601, message: 'Method not found' })
       const slot = await socket.next((m) => m.method === 'slotNotification')
-      expect(slot.params.result).toEqual({ parent: expect.any(Number), root: expect.any(Number), slot: expect.any(Number) })
+      expect(slot.params.result).toEqual({
+        parent: expect.any(Number),
+        root: expect.any(Number),
+        slot: expect.any(Number),
+      })
       expect((await socket.next((m) => m.method === 'rootNotification')).params.subscription).toBe(ids[1])
       const { wire, signature } = await transfer(await latestBlockhash())
       await rpc('sendTransaction', [wire, { encoding: 'base64' }])
       const account = await socket.next((m) => m.method === 'accountNotification')
-      expect(account.params.result.value).toMatchObject({ owner: '11111111111111111111111111111111', data: ['', 'base64'] })
+      expect(account.params.result.value).toMatchObject({
+        owner: '11111111111111111111111111111111',
+        data: ['', 'base64'],
+      })
       const logs = await socket.next((m) => m.method === 'logsNotification')
       expect(logs.params.result.value).toMatchObject({ signature, err: null })
       socket.send(6, 'slotUnsubscribe', [ids[0]])
@@ -229,7 +241,11 @@ describe('keys', () => {
       'abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon abandon about',
       1,
     )
-    expect(first).toEqual({ index: 0, path: "m/44'/501'/0'/0'", address: 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk' })
+    expect(first).toEqual({
+      index: 0,
+      path: "m/44'/501'/0'/0'",
+      address: 'HAgk14JpMQLgt6rVgv7cBQFJWFto5Dqxi472uT3DKpqk',
+    })
     await expect(deriveSolanaAccounts('not a mnemonic')).rejects.toMatchObject({ code: 'SOLANA_DEVNET_BAD_MNEMONIC' })
   })
 })

@@ -78,7 +78,9 @@ function readMessage(reader: Reader) {
   let numRequiredSignatures = first
   if (first & 0x80) {
     if ((first & 0x7f) !== 0)
-      throw invalidParams(`${DESERIALIZE}: invalid value: integer \`${first & 0x7f}\`, expected a valid transaction message version`)
+      throw invalidParams(
+        `${DESERIALIZE}: invalid value: integer \`${first & 0x7f}\`, expected a valid transaction message version`,
+      )
     version = 0
     numRequiredSignatures = reader.u8()
   }

@@ -30,9 +30,14 @@ export function uiMeta(record: TransactionRecord, parsed: boolean): Record<strin
     innerInstructions: record.innerInstructions.map((entry) => ({
       index: entry.index,
       instructions: parsed
-        ? (entry.instructions as Array<{ programIdIndex: number; accounts: number[]; data: string; stackHeight: number }>).map(
-            (ix) => parsedInstruction(record, ix.programIdIndex, ix.accounts, ix.data, ix.stackHeight),
-          )
+        ? (
+            entry.instructions as Array<{
+              programIdIndex: number
+              accounts: number[]
+              data: string
+              stackHeight: number
+            }>
+          ).map((ix) => parsedInstruction(record, ix.programIdIndex, ix.accounts, ix.data, ix.stackHeight))
         : entry.instructions,
     })),
     logMessages: record.logs,
@@ -137,7 +142,10 @@ function parseKnown(
     if (kind === 2 && data.length >= 12)
       return {
         program: 'system',
-        parsed: { info: { destination: accounts[1], lamports: Number(readU64(data, 4)), source: accounts[0] }, type: 'transfer' },
+        parsed: {
+          info: { destination: accounts[1], lamports: Number(readU64(data, 4)), source: accounts[0] },
+          type: 'transfer',
+        },
       }
     if (kind === 0 && data.length >= 52)
       return {

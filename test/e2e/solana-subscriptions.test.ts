@@ -24,8 +24,13 @@ import * as web3 from '@solana/web3.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { ANVIL_TEST_MNEMONIC } from '../../src/upstreams/devnet/anvil.ts'
-import { deriveSolanaKeys, type RunningSolanaDevnet, startSolanaDevnet } from '../../src/upstreams/devnet/solana/devnet.ts'
+import {
+  deriveSolanaKeys,
+  type RunningSolanaDevnet,
+  startSolanaDevnet,
+} from '../../src/upstreams/devnet/solana/devnet.ts'
 import { queryUsage } from '../../src/usage/queries.ts'
+import { startFakeNode } from './helpers/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 
@@ -37,13 +42,14 @@ const proxies: TcpProxy[] = []
 let s: TestServer
 
 beforeAll(async () => {
-  ;[devnet, funded] = await Promise.all([startSolanaDevnet({ port: 0, slotMs: 200 }), deriveSolanaKeys(ANVIL_TEST_MNEMONIC, 2)])
+  ;[devnet, funded] = await Promise.all([
+    startSolanaDevnet({ port: 0, slotMs: 200 }),
+    deriveSolanaKeys(ANVIL_TEST_MNEMONIC, 2),
+  ])
   for (let i = 0; i < 2; i++) proxies.push(await startTcpProxy(devnet.url))
   s = await startTestServer({
     plans: { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } },
-    networks: [
-      { name: NETWORK, family: 'solana', upstreams: proxies.map((p) => ({ url: p.url, wsUrl: p.wsUrl })) },
-    ],
+    networks: [{ name: NETWORK, family: 'solana', upstreams: proxies.map((p) => ({ url: p.url, wsUrl: p.wsUrl })) }],
     // The subscriptions stay where a failover puts them (no move back during the test).
     gateway: { subscriptionFailbackMs: 0 },
   })
@@ -182,7 +188,13 @@ describe('Solana subscriptions through the gateway', () => {
         (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
         (m) =>
           appendTransactionMessageInstructions(
-            [getTransferSolInstruction({ source: payer, destination: recipient.address, amount: lamports(5_000_000n) })],
+            [
+              getTransferSolInstruction({
+                source: payer,
+                destination: recipient.address,
+                amount: lamports(5_000_000n),
+              }),
+            ],
             m,
           ),
       ),
@@ -306,5 +318,39 @@ describe('Solana subscriptions through the gateway', () => {
     expect(hub().moves.dropped).toBeGreaterThanOrEqual(1)
     await current.restore()
     c.ws.close()
+  })
+})
+
+describe('a node that notifies in the same turn as its subscribe answer', () => {
+  it('the client gets its subscription id first, then the notification', async () => {
+    const node = await startFakeNode('0x1')
+    // A validator does this for a signature already at the commitment asked: the notification right behind the
+    // answer, read by the gateway before it has taken the answer in.
+    node.afterSubscribe = (kind) => (kind === 'signature' ? { context: { slot: 9 }, value: { err: null } } : undefined)
+    const g = await startTestServer({
+      plans: { team: { creditsPerDay: 1e12, creditsPerSecond: 1e9, maxKeys: null } },
+      networks: [{ name: 'solana-fake', family: 'solana', upstreams: [{ url: node.url, wsUrl: node.wsUrl }] }],
+    })
+    try {
+      const ws = new WebSocket(`${g.url.replace('http', 'ws')}/networks/solana-fake/ws/v3/${g.key.key}`)
+      const got: any[] = []
+      ws.on('message', (d) => got.push(JSON.parse(d.toString())))
+      await new Promise((r, j) => ws.once('open', r).once('error', j))
+      const sig = '5VERv8NMvzbJMEkV8xnrLkEaWRtSz9CosKDYjCJjBRnbJLgp8uirBgmQpjKhoR4tjF3ZpRzrFmBV6UjKdiSZkQUW'
+      ws.send(JSON.stringify(call('signatureSubscribe', [sig, { commitment: 'confirmed' }], 7)))
+      await until(() => got.length === 2)
+      expect(got).toEqual([
+        { jsonrpc: '2.0', id: 7, result: 0 },
+        {
+          jsonrpc: '2.0',
+          method: 'signatureNotification',
+          params: { result: { context: { slot: 9 }, value: { err: null } }, subscription: 0 },
+        },
+      ])
+      ws.close()
+    } finally {
+      await g.stop()
+      await node.close()
+    }
   })
 })

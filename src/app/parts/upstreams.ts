@@ -262,8 +262,15 @@ export function createNetworkHub(
         }),
     chainId: n.embedded ? undefined : n.chainId,
     family: n.family,
-    // Solana: the CAIP-2 id the pool checks its nodes against (declared, or learned at start).
-    ...(n.family === 'solana' && !n.embedded ? { chain: () => w.pools.get(name)?.chain } : {}),
+    // Solana: the pool's finding of a node on another cluster (getGenesisHash over HTTP), by config order.
+    ...(n.family === 'solana' && !n.embedded
+      ? {
+          wrongChain: (url: string) => {
+            const i = wsOf().indexOf(url)
+            return i >= 0 && w.pools.get(name)?.status()[i]?.cause === 'wrong-chain-id'
+          },
+        }
+      : {}),
     label: (u) => redactUrl(new URL(u)),
     log: w.logger,
   })

@@ -1,6 +1,5 @@
 import { describe, expect, it } from 'vitest'
 import { rpcError, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
-import { solanaChainOf } from '../pool/family-rules.ts'
 import { hubHarness, sent, until } from './hub.test-support.ts'
 import { SOLANA_PROTOCOL } from './protocol.ts'
 
@@ -132,26 +131,29 @@ describe('subscription hub, Solana', () => {
     expect(slots(seen)).toEqual([10, 11])
     expect(lost).toEqual([])
     expect(b.wsRequests.filter((r) => String(r.body?.method).startsWith('eth_'))).toEqual([])
-    expect(sent(b, 'getGenesisHash').length).toBe(1)
+    expect(sent(b, 'getVersion').length).toBe(1)
   })
 
-  it('a node on another cluster (genesis hash) is never used; nor one that refuses getGenesisHash', async () => {
+  it("a node the pool found on another cluster is never used; the socket is asked getVersion (a validator's PubSub answers no getGenesisHash)", async () => {
     const other = await fakeNode()
-    other.genesisHash = '5eykt4UsFv8P8NJdTREpY1vzqKqZKvdpKuc147dw2N9d'
-    const broken = await fakeNode()
-    broken.answer((req) => (req.body?.method === 'getGenesisHash' ? { body: rpcError(req, -32601, 'no') } : undefined))
     const right = await fakeNode()
-    const h = hub([other.wsUrl, broken.wsUrl, right.wsUrl], { chain: () => solanaChainOf(right.genesisHash) })
+    const h = hub([other.wsUrl, right.wsUrl], { wrongChain: (url) => url === other.wsUrl })
     await h.subscribe(['slot'], noop, noop)
     expect(h.upstream).toBe(right.wsUrl)
-    expect(sent(other, 'slotSubscribe').length + sent(broken, 'slotSubscribe').length).toBe(0)
+    expect(sent(other, 'slotSubscribe')).toEqual([])
+    expect(sent(right, 'getVersion').length).toBe(1)
+    expect(sent(right, 'getGenesisHash')).toEqual([])
   })
 
-  it('the heartbeat asks getHealth', async () => {
+  it('the heartbeat asks getVersion; an error answer shows the node is there too', async () => {
     const node = await fakeNode()
+    node.answer((req) =>
+      req.body?.method === 'getVersion' ? { body: rpcError(req, -32601, 'Method not found') } : undefined,
+    )
     const h = hub([node.wsUrl], { heartbeatMs: 50 })
     await h.subscribe(['slot'], noop, noop)
-    await until(() => sent(node, 'getHealth').length >= 2)
+    await until(() => sent(node, 'getVersion').length >= 4)
+    expect(h.moves.hung).toBe(0)
     expect(sent(node, 'eth_chainId')).toEqual([])
   })
 })

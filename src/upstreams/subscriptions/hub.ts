@@ -101,10 +101,10 @@ export interface HubOptions {
   /** The network's chain family (default evm): how its nodes are spoken to (./protocol.ts). */
   family?: ChainFamily | undefined
   /**
-   * Solana: the network's CAIP-2 id as it is now (declared, or learned by the pool at start); a node whose genesis
-   * hash gives another is not used (undefined: not checked).
+   * Solana: whether the pool found the node on another cluster (its genesis hash, asked over HTTP: a validator's
+   * PubSub socket answers no such call); such a node is not used (undefined: not checked).
    */
-  chain?: (() => string | undefined) | undefined
+  wrongChain?: ((url: string) => boolean) | undefined
   /** URL → the form logs may show (no credentials). */
   label?: (url: string) => string
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }

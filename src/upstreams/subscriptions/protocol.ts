@@ -10,8 +10,9 @@
  * - EVM (https://geth.ethereum.org/docs/interacting-with-geth/rpc/pubsub): eth_subscribe / eth_unsubscribe, hex
  *   string ids, `eth_subscription` notifications; a new node is identified by eth_chainId.
  * - Solana (https://solana.com/docs/rpc/websocket): `<kind>Subscribe` / `<kind>Unsubscribe`, integer ids,
- *   `<kind>Notification` notifications; signatureSubscribe ends with its notification (the node drops it); a new node
- *   is identified by its genesis hash (CAIP-2 `solana:<first 32 characters>`), a quiet one asked getHealth.
+ *   `<kind>Notification` notifications; signatureSubscribe ends with its notification (the node drops it); which
+ *   cluster a node is on is the pool's finding (getGenesisHash over HTTP), a quiet one is asked getVersion (the one
+ *   call besides subscriptions a validator's PubSub answers).
  */
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import { isHex } from '../../shared/hex.ts'
@@ -113,7 +114,9 @@ export const SOLANA_PROTOCOL: SubscriptionProtocol = {
       : undefined
   },
   key: (params) => JSON.stringify(canonical(solanaKeyParams(params))),
-  liveness: FAMILY_RULES.solana.liveness,
+  // A validator's PubSub socket answers subscriptions and getVersion only (agave rpc/src/rpc_pubsub.rs), not the
+  // pool's getHealth.
+  liveness: { method: 'getVersion', params: [] },
 }
 
 export const PROTOCOLS: Readonly<Record<ChainFamily, SubscriptionProtocol>> = {

@@ -134,6 +134,36 @@ describe('subscription hub, Solana', () => {
     expect(sent(b, 'getVersion').length).toBe(1)
   })
 
+  it('after a move, what the new node sends again for slots already notified is dropped, until it passes them', async () => {
+    const [a, b] = [await fakeNode(), await fakeNode()]
+    const h = hub([a.wsUrl, b.wsUrl])
+    const accounts: unknown[] = []
+    const logs: unknown[] = []
+    await h.subscribe(['account', PK], (r) => accounts.push(r), noop)
+    await h.subscribe(['logs', { mentions: [PK] }], (r) => logs.push(r), noop)
+    const account = (slot: number, lamports: number) => ({ context: { slot }, value: { lamports } })
+    const log = (slot: number, signature: string) => ({ context: { slot }, value: { signature, err: null, logs: [] } })
+    a.notifySolana('account', account(11, 5))
+    a.notifySolana('logs', log(11, 'X'))
+    await until(() => accounts.length === 1 && logs.length === 1)
+    await a.kill()
+    await until(() => h.upstream === b.wsUrl && b.subscriptions === 2)
+    b.notifySolana('account', account(10, 4))
+    b.notifySolana('account', account(11, 5))
+    b.notifySolana('account', account(12, 6))
+    for (const [slot, sig] of [
+      [10, 'W'],
+      [11, 'X'],
+      [11, 'Y'],
+      [12, 'Z'],
+    ] as const)
+      b.notifySolana('logs', log(slot, sig))
+    await until(() => accounts.length === 2 && logs.length === 3)
+    await new Promise((r) => setTimeout(r, 50))
+    expect(accounts).toEqual([account(11, 5), account(12, 6)])
+    expect(logs).toEqual([log(11, 'X'), log(11, 'Y'), log(12, 'Z')])
+  })
+
   it("a node the pool found on another cluster is never used; the socket is asked getVersion (a validator's PubSub answers no getGenesisHash)", async () => {
     const other = await fakeNode()
     const right = await fakeNode()

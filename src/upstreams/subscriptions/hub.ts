@@ -137,7 +137,10 @@ export interface Shared {
   running: boolean
   /** newHeads: number of the last head sent to clients. */
   lastHead: bigint | undefined
-  /** newHeads: after a switch, until the new node passes lastHead (its older heads are duplicates). */
+  /**
+   * newHeads (Solana: account, program, logs): after a switch, until the new node passes lastHead (lastSlot), its
+   * older events are duplicates.
+   */
   catchingUp: boolean
   /** logs: block of the last log sent, and the logs of that block already sent (logIndex:removed). */
   lastLogBlock: bigint | undefined
@@ -149,8 +152,13 @@ export interface Shared {
   /** logs: after a gap fill, through this block live logs are checked against `filled`. */
   filledThrough: bigint | undefined
   filled: Set<string>
-  /** Solana slot and root: the last slot sent to clients (older or equal ones are dropped). */
+  /**
+   * Solana slot and root: the last slot sent to clients (older or equal ones are dropped); account, program, logs:
+   * the context slot of the last notification sent, and what was sent for it (`slotKeys`: program pubkeys, logs
+   * signatures), for the duplicates of a new node while `catchingUp` after a move.
+   */
   lastSlot: number | undefined
+  slotKeys: Set<string>
   /** Solana signature: its `receivedSignature` notification was sent (a new node's again is dropped). */
   received: boolean
 }
@@ -214,6 +222,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           filledThrough: undefined,
           filled: new Set(),
           lastSlot: undefined,
+          slotKeys: new Set(),
           received: false,
         }
         s = created

@@ -1,8 +1,9 @@
 /**
- * The heartbeat of a subscription node connection (src/upstreams/subscriptions/connection.ts): the family's liveness
- * call (EVM `eth_chainId`, Solana `getHealth`) every `heartbeatMs` while the connection holds subscriptions. A node that stops answering is treated as dropped (its
- * socket may stay open); one the pool counts unhealthy at two heartbeats in a row, or that answers another chain
- * id, is moved off (make before break) to the first healthy node.
+ * The heartbeat of a subscription node connection (src/upstreams/subscriptions/connection.ts): the family's call
+ * for it (EVM `eth_chainId`, Solana `getVersion`: ./protocol.ts) every `heartbeatMs` while the connection holds
+ * subscriptions. A node that stops answering is treated as dropped (its socket may stay open); one the pool counts
+ * unhealthy at two heartbeats in a row, or that answers another chain id (EVM), is moved off (make before break) to
+ * the first healthy node.
  */
 import type { HubOptions } from './hub.ts'
 import { toBig, type Conn } from './node-calls.ts'

@@ -267,9 +267,12 @@ describe('Solana subscriptions through the gateway', () => {
     c.ws.close()
   })
 
-  it('charges: the subscribe, each notification delivered and the unsubscribe, exactly as the usage ledger records them', async () => {
+  it('charges: the subscribe, each notification delivered and the unsubscribe, exactly as the usage ledger records them; a ping not at all', async () => {
     const { account, key } = await s.newKey('team')
     const c = await rawClient(key.key)
+    // The clients' keepalives (web3.js every 5 s, kit after 5 s of quiet): no answer, not charged.
+    c.ws.send('{"jsonrpc":"2.0","method":"ping"}')
+    c.ws.send('{"jsonrpc":"2.0","method":"ping","params":null}')
     const id = (await c.ask('slotSubscribe')).result
     const root = (await c.ask('rootSubscribe')).result
     await until(() => c.notes.filter((n) => n.includes('slotNotification')).length >= 4)
@@ -286,6 +289,7 @@ describe('Solana subscriptions through the gateway', () => {
     const total = Object.values(rows).reduce((sum, r) => sum + r.credits, 0)
     expect(total).toBe((4 + slotNotes + rootNotes) * PRICE)
     expect(await s.app.limits.usedToday(account.id, Date.now())).toBe(total)
+    expect(c.order.filter((o) => o.startsWith('answer:'))).toEqual(['answer:1', 'answer:2', 'answer:3', 'answer:4'])
     c.ws.close()
   })
 

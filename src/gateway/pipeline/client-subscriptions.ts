@@ -101,10 +101,20 @@ const notU64 = (v: unknown) =>
               : 'map'
   }, expected u64.`
 
-/** A delivered event as its own span (under the upgrade's trace when the client sent one). */
-const traceEvent = (tracing: Tracing, parent: string | undefined, kind: string, id: string, charged: number) =>
+/**
+ * A delivered event as its own span (under the upgrade's trace when the client sent one), named as its notification
+ * (`eth_subscription`, Solana's `slotNotification` …).
+ */
+const traceEvent = (
+  tracing: Tracing,
+  parent: string | undefined,
+  name: string,
+  kind: string,
+  id: string,
+  charged: number,
+) =>
   tracing
-    .start('eth_subscription', parent, {
+    .start(name, parent, {
       'chaingate.transport': 'ws',
       'chaingate.subscription.kind': kind,
       'chaingate.subscription.id': id,
@@ -160,7 +170,15 @@ export function createSubscriptions(
     // Not written (socket closed, client not reading): not charged, its share is refunded with the round.
     if (!ok) return
     delivered(round, charged, exhausted)
-    if (deps.tracing?.on) traceEvent(deps.tracing, owner.traceparent, sub.kind, clientId, charged)
+    if (deps.tracing?.on)
+      traceEvent(
+        deps.tracing,
+        owner.traceparent,
+        solana ? `${sub.kind}Notification` : 'eth_subscription',
+        sub.kind,
+        clientId,
+        charged,
+      )
   }
 
   const reply = (call: RpcCall, error: ChaingateError) =>

@@ -3,6 +3,7 @@
  * in place of a method name (src/gateway/pipeline/steps/settle.ts, src/methods/labels.ts); a user reading the usage
  * page should not have to know them.
  */
+import { subscriptionKinds } from '../methods/catalog.ts'
 import { OTHER_METHOD } from '../methods/labels.ts'
 
 export interface LabelMeaning {
@@ -38,6 +39,8 @@ const METHOD_LABELS: Record<string, LabelMeaning> = {
 }
 
 const SUBSCRIPTION = 'eth_subscription:'
+/** Solana's subscription events: recorded under their notification's method, by kind. */
+const SOLANA_EVENTS = new Map(subscriptionKinds('solana').map((k) => [k.notification, k]))
 
 /** The meaning of a stored method label, or undefined for a real method name. */
 export function methodLabelMeaning(label: string): LabelMeaning | undefined {
@@ -49,6 +52,12 @@ export function methodLabelMeaning(label: string): LabelMeaning | undefined {
       meaning: `Events delivered on ${kind} subscriptions (eth_subscribe), charged per event.`,
     }
   }
+  const solana = SOLANA_EVENTS.get(label)
+  if (solana !== undefined)
+    return {
+      name: `${solana.kind} subscription events`,
+      meaning: `Notifications delivered on ${solana.subscribe} subscriptions (Solana), charged per notification.`,
+    }
   return undefined
 }
 

@@ -84,6 +84,9 @@ export const errors = {
       rpcCode: -32600,
       httpStatus: 413,
     }),
+  /** Agave's answer to an unsubscribe of an id the connection does not hold (agave rpc/src/rpc_pubsub.rs). */
+  subscriptionIdUnknown: () =>
+    new ChaingateError('SUBSCRIPTION_ID_UNKNOWN', 'Invalid subscription id.', { rpcCode: -32602, httpStatus: 200 }),
   subscriptionLimit: (max: number) =>
     new ChaingateError(
       'SUBSCRIPTION_LIMIT',

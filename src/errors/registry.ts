@@ -68,6 +68,12 @@ export const ERROR_REGISTRY = {
   // Devnet methods (src/gateway/pipeline/dev-calls.ts)
   TOO_MANY_DEV_CALLS: spec(-32005, 429, 'free', "more of one key's devnet method calls at once than allowed (4)"),
   // WebSocket sessions (src/gateway/pipeline/client-subscriptions.ts, src/gateway/http/ws-client.ts)
+  SUBSCRIPTION_ID_UNKNOWN: spec(
+    -32602,
+    200,
+    'price',
+    "Solana's *Unsubscribe with an id this connection does not hold (Agave's answer: Invalid subscription id.)",
+  ),
   SUBSCRIPTION_LIMIT: spec(
     -32005,
     200,

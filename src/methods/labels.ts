@@ -3,6 +3,7 @@
  * the method name — up to the body limit, megabytes — so a name is kept only when the gateway serves it;
  * anything else becomes `other`. Every stored label is also capped in length.
  */
+import { subscriptionKinds } from './catalog.ts'
 
 /** Longest label stored (a network name is at most 63 characters, served method names are shorter). */
 export const MAX_LABEL_LENGTH = 64
@@ -18,6 +19,8 @@ const INTERNAL = new Set([
   'eth_subscription:newHeads',
   'eth_subscription:logs',
   'eth_subscription:newPendingTransactions',
+  // Solana's subscription events, recorded under their notification's method (slotNotification …).
+  ...subscriptionKinds('solana').map((k) => k.notification),
 ])
 
 /** The method as stored: itself when served (or an internal label), else `other`. */

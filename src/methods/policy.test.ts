@@ -74,6 +74,9 @@ describe('method policy', () => {
     expect(methodLabel('eth_call', known)).toBe('eth_call')
     expect(methodLabel('(invalid)', known)).toBe('(invalid)')
     expect(methodLabel('eth_subscription:logs', known)).toBe('eth_subscription:logs')
+    // Solana's events are recorded under their notification's method.
+    expect(methodLabel('slotNotification', known)).toBe('slotNotification')
+    expect(methodLabel('accountNotification', known)).toBe('accountNotification')
     expect(methodLabel('(whatever', known)).toBe('other')
     expect(methodLabel('x'.repeat(1 << 20), new Set(['x'.repeat(1 << 20)]))).toBe('other')
   })

@@ -261,6 +261,16 @@ export function createNetworkHub(
           },
         }),
     chainId: n.embedded ? undefined : n.chainId,
+    family: n.family,
+    // Solana: the pool's finding of a node on another cluster (getGenesisHash over HTTP), by config order.
+    ...(n.family === 'solana' && !n.embedded
+      ? {
+          wrongChain: (url: string) => {
+            const i = wsOf().indexOf(url)
+            return i >= 0 && w.pools.get(name)?.status()[i]?.cause === 'wrong-chain-id'
+          },
+        }
+      : {}),
     label: (u) => redactUrl(new URL(u)),
     log: w.logger,
   })

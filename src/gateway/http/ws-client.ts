@@ -52,6 +52,20 @@ export function closeNetworkSessions(
   for (const [socket, s] of sessions) if (s.network === network) socket.close(WS_CLOSE.networkRemoved, reason)
 }
 
+/**
+ * The keepalive @solana/web3.js (every 5 s) and @solana/kit (after 5 s without traffic) send on a PubSub socket: a
+ * JSON-RPC notification of `ping`, which expects no answer (a validator sends none). Not a call: not charged.
+ */
+function isSolanaPing(text: string): boolean {
+  if (text.length > 64 || !text.includes('"ping"')) return false
+  try {
+    const m = JSON.parse(text) as unknown
+    return m !== null && typeof m === 'object' && (m as { method?: unknown }).method === 'ping' && !('id' in m)
+  } catch {
+    return false
+  }
+}
+
 export interface WsSession {
   readonly accountId: string
   readonly keyId: string
@@ -67,7 +81,14 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
   const keyId = initial.entry.id
   const network = initial.network.name
   let disposed = false
-  const owner = { accountId, keyId, network, traceparent: deps.upgradeHeaders.traceparent }
+  const solana = initial.network.family === 'solana'
+  const owner = {
+    accountId,
+    keyId,
+    network,
+    traceparent: deps.upgradeHeaders.traceparent,
+    family: initial.network.family,
+  }
   const subs = createSubscriptions(owner, deps.hub, deps.subscriptions, {
     deliver: (subscription, n) => !disposed && deps.send.notification(subscription, n),
     lost: (reason) => deps.close(WS_CLOSE.tryAgain, reason.slice(0, 120)),
@@ -96,6 +117,7 @@ export function createWsSession(initial: CallContext, deps: WsSessionDeps): WsSe
         deps.close(WS_CLOSE.policy, REVOKED_REASON)
         return
       }
+      if (solana && isSolanaPing(text)) return
       // Answers are delivered by the pipeline itself (before it charges them); refusals are worded here.
       const out = await deps.gateway.handleMessage(ctx, text, deps.upgradeHeaders)
       const code = out.code

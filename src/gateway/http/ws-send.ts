@@ -43,7 +43,8 @@ function wireOf(n: Notification): { frame: Buffer; at: number } {
 /** Writes the notification of `n` to `subscription` on `socket` as one WebSocket frame. */
 export function writeNotification(socket: Duplex, n: Notification, subscription: string): void {
   if (subscription.length !== ID_LENGTH) {
-    socket.write(frame(FRAME_HEAD + subscription + n.tail))
+    // Solana's integer ids (never 34 characters) come last in its notifications: n.head holds what is before them.
+    socket.write(frame((n.head ?? FRAME_HEAD) + subscription + n.tail))
     return
   }
   const wire = (n.wire ??= wireOf(n))

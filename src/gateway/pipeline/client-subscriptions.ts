@@ -1,8 +1,10 @@
 /**
  * The subscriptions of one connection (a client WebSocket, or the in-process client): eth_subscribe and
- * eth_unsubscribe are *local methods* of the pipeline (admitted, charged and recorded like any call) backed by
- * the network's node subscriptions (src/upstreams/subscriptions/hub.ts: one per kind and filter, shared by every
- * client, moved to another node when one drops).
+ * eth_unsubscribe — on a Solana network each kind's `*Subscribe` and `*Unsubscribe` — are *local methods* of the
+ * pipeline (admitted, charged and recorded like any call) backed by the network's node subscriptions
+ * (src/upstreams/subscriptions/hub.ts: one per kind and filter, shared by every client, moved to another node when
+ * one drops). Solana's subscription ids are integers and its unsubscribe of an unknown id an error, as a validator
+ * answers (https://solana.com/docs/rpc/websocket); a signature subscription ends with its notification.
  *
  * Events are charged per the event table (docs/errors.md; https://docs.metamask.io/services/get-started/pricing/):
  * newHeads per block, logs at most once per block, newPendingTransactions at most once per second. An event is
@@ -24,7 +26,9 @@ import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../..
 import { delivered, joinGroup, type Notification, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
-import { subscriptionKinds } from '../../methods/catalog.ts'
+import { type ChainFamily, subscriptionKinds } from '../../methods/catalog.ts'
+import type { EventHandler } from '../../upstreams/subscriptions/fanout.ts'
+import { isFinalNotification } from '../../upstreams/subscriptions/protocol.ts'
 
 export interface SubscriptionDeps {
   keys: KeySnapshot
@@ -76,11 +80,41 @@ interface ClientSubscription {
 
 /** eth_subscribe's kinds (the EVM catalog's). */
 const KINDS = subscriptionKinds('evm').map((k) => k.kind)
+/** Solana's kinds, a method pair each (accountSubscribe / accountUnsubscribe …). */
+const SOLANA_KINDS = subscriptionKinds('solana')
 
-/** A delivered event as its own span (under the upgrade's trace when the client sent one). */
-const traceEvent = (tracing: Tracing, parent: string | undefined, kind: string, id: string, charged: number) =>
+/** How serde names a JSON value that is not a u64, in Agave's -32602 answer to an unsubscribe. */
+const notU64 = (v: unknown) =>
+  `invalid type: ${
+    v === undefined || v === null
+      ? 'null'
+      : typeof v === 'string'
+        ? 'string'
+        : typeof v === 'boolean'
+          ? 'boolean'
+          : typeof v === 'number'
+            ? Number.isInteger(v)
+              ? 'integer'
+              : 'floating point'
+            : Array.isArray(v)
+              ? 'sequence'
+              : 'map'
+  }, expected u64.`
+
+/**
+ * A delivered event as its own span (under the upgrade's trace when the client sent one), named as its notification
+ * (`eth_subscription`, Solana's `slotNotification` …).
+ */
+const traceEvent = (
+  tracing: Tracing,
+  parent: string | undefined,
+  name: string,
+  kind: string,
+  id: string,
+  charged: number,
+) =>
   tracing
-    .start('eth_subscription', parent, {
+    .start(name, parent, {
       'chaingate.transport': 'ws',
       'chaingate.subscription.kind': kind,
       'chaingate.subscription.id': id,
@@ -89,8 +123,14 @@ const traceEvent = (tracing: Tracing, parent: string | undefined, kind: string, 
     ?.end()
 
 export function createSubscriptions(
-  /** `traceparent`: the WebSocket upgrade's, the parent of traced events. */
-  owner: { accountId: string; keyId: string; network: string; traceparent?: string | undefined },
+  /** `traceparent`: the WebSocket upgrade's, the parent of traced events; `family`: the network's (default evm). */
+  owner: {
+    accountId: string
+    keyId: string
+    network: string
+    traceparent?: string | undefined
+    family?: ChainFamily | undefined
+  },
   hub: SubscriptionHub,
   deps: SubscriptionDeps,
   io: SubscriptionIo,
@@ -99,6 +139,9 @@ export function createSubscriptions(
   const settle = createSettle(deps)
   let opening = 0
   let disposed = false
+  const solana = owner.family === 'solana'
+  /** Solana: this connection's next subscription id. */
+  let nextId = 0
 
   const due = (sub: ClientSubscription, result: unknown, now: number): boolean => {
     if (sub.kind === 'logs') {
@@ -127,7 +170,15 @@ export function createSubscriptions(
     // Not written (socket closed, client not reading): not charged, its share is refunded with the round.
     if (!ok) return
     delivered(round, charged, exhausted)
-    if (deps.tracing?.on) traceEvent(deps.tracing, owner.traceparent, sub.kind, clientId, charged)
+    if (deps.tracing?.on)
+      traceEvent(
+        deps.tracing,
+        owner.traceparent,
+        solana ? `${sub.kind}Notification` : 'eth_subscription',
+        sub.kind,
+        clientId,
+        charged,
+      )
   }
 
   const reply = (call: RpcCall, error: ChaingateError) =>
@@ -138,6 +189,20 @@ export function createSubscriptions(
     const kind = typeof params[0] === 'string' ? params[0] : ''
     if (!KINDS.includes(kind))
       return reply(call, errors.invalidParams('parameter 1 must be one of newHeads, logs, newPendingTransactions'))
+    return open(call, kind, params)
+  }
+
+  /** Solana's signature subscription, after its last notification: gone, as at the node. */
+  const ended = (clientId: string) => {
+    const sub = subs.get(clientId)
+    if (sub === undefined) return
+    subs.delete(clientId)
+    sub.release()
+    void sub.node.unsubscribe().catch(() => undefined)
+  }
+
+  /** `params`: the hub's, the kind first (EVM: eth_subscribe's own; Solana: the kind, then the method's params). */
+  const open = async (call: RpcCall, kind: string, params: unknown[]): Promise<string | undefined> => {
     // Counted before the node answers, so a burst of eth_subscribe cannot pass the cap.
     if (subs.size + opening >= deps.maxSubscriptions)
       return reply(call, errors.subscriptionLimit(deps.maxSubscriptions))
@@ -148,7 +213,7 @@ export function createSubscriptions(
       freeSlot = deps.keyCap.perKey.take(owner.keyId, max)
       if (!freeSlot) return reply(call, errors.keySubscriptionLimit(max))
     }
-    const clientId = `0x${randomBytes(16).toString('hex')}`
+    const clientId = solana ? String(nextId++) : `0x${randomBytes(16).toString('hex')}`
     opening++
     const group = joinGroup(deps, settle, owner, kind)
     const release = () => {
@@ -157,9 +222,16 @@ export function createSubscriptions(
     }
     let kept = false
     try {
+      const onEvent: EventHandler =
+        solana && kind === 'signature'
+          ? (result, _json, round) => {
+              handleEvent(clientId, result, round as Round)
+              if (isFinalNotification('solana', kind, result)) ended(clientId)
+            }
+          : (result, _json, round) => handleEvent(clientId, result, round as Round)
       const node = await hub.subscribe(
         params,
-        (result, _json, round) => handleEvent(clientId, result, round as Round),
+        onEvent,
         (reason) => {
           subs.delete(clientId)
           release()
@@ -173,7 +245,7 @@ export function createSubscriptions(
       }
       subs.set(clientId, { node, kind, release })
       kept = true
-      return call.hasId ? serializeResult(call.id, clientId) : undefined
+      return call.hasId ? serializeResult(call.id, solana ? Number(clientId) : clientId) : undefined
     } catch (err) {
       if (err instanceof NodeRpcError) return call.hasId ? serializeError(call.id, err.error) : undefined
       if (err instanceof ChaingateError && err.code === 'UPSTREAM_SUBSCRIPTION_LIMIT') return reply(call, err)
@@ -196,10 +268,32 @@ export function createSubscriptions(
     return call.hasId ? serializeResult(call.id, sub !== undefined) : undefined
   }
 
-  const local = new Map<string, LocalMethod>([
-    ['eth_subscribe', subscribe],
-    ['eth_unsubscribe', unsubscribe],
-  ])
+  /**
+   * Solana: any kind's unsubscribe ends any of the connection's subscriptions by id, as Agave does (one table of a
+   * connection's subscriptions, agave rpc/src/rpc_pubsub.rs); `true`, or -32602 `Invalid subscription id.`.
+   */
+  const unsubscribeSolana = async (call: RpcCall): Promise<string | undefined> => {
+    const id = Array.isArray(call.params) ? call.params[0] : undefined
+    if (!Number.isSafeInteger(id) || (id as number) < 0) return reply(call, errors.invalidParams(notU64(id)))
+    const sub = subs.get(String(id))
+    if (sub === undefined) return reply(call, errors.subscriptionIdUnknown())
+    subs.delete(String(id))
+    sub.release()
+    await sub.node.unsubscribe()
+    return call.hasId ? serializeResult(call.id, true) : undefined
+  }
+
+  const local = new Map<string, LocalMethod>(
+    solana
+      ? SOLANA_KINDS.flatMap((k): [string, LocalMethod][] => [
+          [k.subscribe, (call) => open(call, k.kind, [k.kind, ...(Array.isArray(call.params) ? call.params : [])])],
+          [k.unsubscribe, unsubscribeSolana],
+        ])
+      : [
+          ['eth_subscribe', subscribe],
+          ['eth_unsubscribe', unsubscribe],
+        ],
+  )
 
   return {
     local,

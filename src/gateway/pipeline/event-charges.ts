@@ -10,6 +10,7 @@
  * another: docs/subscriptions.md).
  */
 import type { KeyEntry } from '../../keys/snapshot.ts'
+import { type ChainFamily, subscriptionKinds } from '../../methods/catalog.ts'
 import type { EventGroup } from '../../upstreams/subscriptions/hub.ts'
 import type { SubscriptionDeps } from './client-subscriptions.ts'
 import type { Settle } from './steps/settle.ts'
@@ -18,6 +19,11 @@ import type { Settle } from './steps/settle.ts'
 export interface Notification {
   /** The notification after the subscription id: `","result":<result>}}`, made once per event. */
   readonly tail: string
+  /**
+   * Solana: the notification before the subscription id (`{…,"params":{"result":<result>,"subscription":`, the id
+   * last and a number, as a validator sends it; `tail` is then `}}`); EVM: undefined (FRAME_HEAD).
+   */
+  readonly head?: string | undefined
   /** The notification as a WebSocket frame, made for the first subscriber (src/gateway/http/ws-send.ts). */
   wire?: { frame: Buffer; at: number } | undefined
 }
@@ -44,13 +50,31 @@ export interface ChargeGroup extends EventGroup<Round> {
 /** The notification before the subscription id. */
 export const FRAME_HEAD = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"'
 
+/** Solana's notification method of each kind (accountNotification …): its event price and ledger label. */
+const SOLANA_NOTIFICATIONS = new Map(subscriptionKinds('solana').map((k) => [k.kind, k.notification]))
+
+/**
+ * How a family's events of `kind` are priced (credits.events), recorded (the usage ledger's method) and written:
+ * EVM `newHeads` priced as `newHeads`, recorded as `eth_subscription:newHeads`; Solana `account` priced and
+ * recorded as `accountNotification`, the notification's own method.
+ */
+function eventOf(family: ChainFamily | undefined, kind: string): { price: string; label: string; head?: string } {
+  const notification = family === 'solana' ? SOLANA_NOTIFICATIONS.get(kind) : undefined
+  if (notification === undefined) return { price: kind, label: `eth_subscription:${kind}` }
+  return {
+    price: notification,
+    label: notification,
+    head: `{"jsonrpc":"2.0","method":"${notification}","params":{"result":`,
+  }
+}
+
 const registries = new WeakMap<SubscriptionDeps, Map<string, ChargeGroup>>()
 
 /** The group of `keyId`'s `kind` subscriptions on `network`, shared by its connections; `release` when leaving. */
 export function joinGroup(
   deps: SubscriptionDeps,
   settle: Settle,
-  owner: { accountId: string; keyId: string; network: string },
+  owner: { accountId: string; keyId: string; network: string; family?: ChainFamily | undefined },
   kind: string,
 ): { group: ChargeGroup; release(): void } {
   let groups = registries.get(deps)
@@ -74,15 +98,17 @@ export function joinGroup(
 function createGroup(
   deps: SubscriptionDeps,
   settle: Settle,
-  { accountId, keyId, network }: { accountId: string; keyId: string; network: string },
+  { accountId, keyId, network, family }: { accountId: string; keyId: string; network: string; family?: ChainFamily },
   kind: string,
 ): ChargeGroup {
+  const event = eventOf(family, kind)
+  const head = event.head
   return {
     members: 0,
     begin(listeners, _result, json) {
       const entry = deps.keys.byId(keyId)
       const now = deps.clock.now()
-      const price = deps.costs.event(kind)
+      const price = deps.costs.event(event.price)
       const round: Round = {
         entry,
         price,
@@ -90,7 +116,8 @@ function createGroup(
         budget: 0,
         used: 0,
         delivered: 0,
-        tail: `","result":${json}}}`,
+        tail: head === undefined ? `","result":${json}}}` : '}}',
+        head: head === undefined ? undefined : `${head}${json},"subscription":`,
         wire: undefined,
         notify: undefined,
         short: false,
@@ -110,7 +137,7 @@ function createGroup(
       const { entry, now } = round
       if (entry === undefined) return
       if (round.budget > round.used) deps.limits.adjust(accountId, keyId, round.used - round.budget, now)
-      if (round.delivered > 0) settle.event(entry, network, kind, round.used, now, round.delivered)
+      if (round.delivered > 0) settle.event(entry, network, event.label, round.used, now, round.delivered)
       if (round.notify === undefined) return
       if (round.short || deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) round.notify()
     },

@@ -9,7 +9,8 @@
 import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../pool/ws-connection.ts'
 import type { Replay } from './replay.ts'
-import { call, checkChainId, NodeRpcError, type Conn } from './node-calls.ts'
+import { call, checkIdentity, NodeRpcError, type Conn } from './node-calls.ts'
+import { PROTOCOLS } from './protocol.ts'
 import { startHeartbeat } from './heartbeat.ts'
 import { createSwitcher } from './switch.ts'
 import type { HubOptions, MoveReason, Shared } from './hub.ts'
@@ -49,7 +50,8 @@ export function createNodeLink(
   shared: Map<string, Shared>,
   replay: Replay,
 ): NodeLink {
-  const { run, emit, onHead, onLog, sync, markResume } = replay
+  const { run, sync, markResume } = replay
+  const protocol = PROTOCOLS[opts.family ?? 'evm']
   const label = opts.label ?? ((u: string) => u)
   let current: Conn | undefined
   let connecting: Promise<Conn> | undefined
@@ -65,21 +67,20 @@ export function createNodeLink(
   }
 
   const onNotification = (conn: Conn, msg: { method?: string; params?: unknown }) => {
-    const params = msg.params as { subscription?: string; result?: unknown } | undefined
-    if (msg.method !== 'eth_subscription' || typeof params?.subscription !== 'string') return
-    const s = conn.byNodeId.get(params.subscription)
+    const id = protocol.notificationId(msg)
+    if (id === undefined) return
+    const result = (msg.params as { result?: unknown }).result
+    const s = conn.byNodeId.get(id)
     if (s === undefined) {
-      if (conn.early.length < MAX_EARLY) conn.early.push({ id: params.subscription, result: params.result })
+      if (conn.early.length < MAX_EARLY) conn.early.push({ id, result })
       return
     }
-    deliver(conn, s, params.result)
+    deliver(conn, s, result)
   }
 
   const deliver = (conn: Conn, s: Shared, result: unknown) => {
     if (conn.dead || s.nodeId === undefined || conn.byNodeId.get(s.nodeId) !== s) return
-    if (s.kind === 'newHeads') run(s, () => onHead(conn, s, result))
-    else if (s.kind === 'logs') run(s, () => onLog(s, result as never))
-    else run(s, () => emit(s, result))
+    replay.deliver(conn, s, result)
   }
 
   const register = (conn: Conn, s: Shared, nodeId: string) => {
@@ -88,6 +89,10 @@ export function createNodeLink(
     const early = conn.early.filter((e) => e.id === nodeId)
     if (early.length > 0) {
       conn.early = conn.early.filter((e) => e.id !== nodeId)
+      // Sent a turn of the event loop later (the events after them queue behind): the node notified before its
+      // answer was read (Solana's signatureSubscribe of a signature already there does so at once), and the client
+      // that asked is to get its subscription id first and be there to take the event.
+      run(s, () => new Promise<void>((resolve) => setImmediate(resolve)))
       for (const e of early) deliver(conn, s, e.result)
     }
   }
@@ -159,7 +164,7 @@ export function createNodeLink(
     // once the connection is the current one.
     const gates: ((ok: boolean) => void)[] = []
     try {
-      await checkChainId(conn, network, opts.chainId)
+      await checkIdentity(conn, network, opts)
       for (const s of [...shared.values()]) {
         if (!s.live) continue
         const gate = new Promise<boolean>((resolve) => gates.push(resolve))
@@ -167,10 +172,12 @@ export function createNodeLink(
           if ((await gate) && s.nodeId !== undefined && conn.byNodeId.get(s.nodeId) === s) await sync(conn, s)
         })
         try {
-          const nodeId = String(await call(conn, 'eth_subscribe', s.params))
+          const open = protocol.subscribe(s.params)
+          const nodeId = protocol.nodeIdOf(await call(conn, open.method, open.params))
           if (shared.get(s.key) !== s) {
-            // Its last client left while it was being moved: not kept at the new node either.
-            void call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+            // Its last client left (or, one-shot, it ended) while it was being moved: not kept at the new node.
+            const end = protocol.unsubscribe(s.kind, nodeId)
+            void call(conn, end.method, end.params).catch(() => undefined)
             continue
           }
           register(conn, s, nodeId)

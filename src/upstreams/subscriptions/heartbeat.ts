@@ -1,11 +1,13 @@
 /**
- * The heartbeat of a subscription node connection (src/upstreams/subscriptions/connection.ts): an `eth_chainId` every
- * `heartbeatMs` while the connection holds subscriptions. A node that stops answering is treated as dropped (its
- * socket may stay open); one the pool counts unhealthy at two heartbeats in a row, or that answers another chain
- * id, is moved off (make before break) to the first healthy node.
+ * The heartbeat of a subscription node connection (src/upstreams/subscriptions/connection.ts): the family's call
+ * for it (EVM `eth_chainId`, Solana `getVersion`: ./protocol.ts) every `heartbeatMs` while the connection holds
+ * subscriptions. A node that stops answering is treated as dropped (its socket may stay open); one the pool counts
+ * unhealthy at two heartbeats in a row, or that answers another chain id (EVM), is moved off (make before break) to
+ * the first healthy node.
  */
 import type { HubOptions } from './hub.ts'
 import { toBig, type Conn } from './node-calls.ts'
+import { PROTOCOLS } from './protocol.ts'
 
 /** Heartbeats in a row that find the subscription node unhealthy before it is moved off (hysteresis: no flapping). */
 const LEAVE_AFTER_CHECKS = 2
@@ -31,6 +33,7 @@ export function startHeartbeat(conn: Conn, deps: HeartbeatDeps): void {
   let asking = false
   let unhealthy = 0
   let wrongChain = false
+  const { method, params } = PROTOCOLS[opts.family ?? 'evm'].liveness
   conn.heartbeat = setInterval(() => {
     if (conn.dead || asking || conn.byNodeId.size === 0) return
     const healthy = opts.isHealthy
@@ -48,9 +51,10 @@ export function startHeartbeat(conn: Conn, deps: HeartbeatDeps): void {
     } else unhealthy = 0
     asking = true
     // Any answer, an error too, shows the node is there.
-    conn.rpc.request({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] }, waitMs).then(
+    conn.rpc.request({ jsonrpc: '2.0', id: 1, method, params }, waitMs).then(
       (answer) => {
         asking = false
+        // EVM: the answer is the chain id (Solana's nodes are identified at connection only).
         const id = toBig((answer as { result?: unknown }).result)
         if (opts.chainId !== undefined && id !== undefined && id !== BigInt(opts.chainId)) wrongChain = true
       },

@@ -1,7 +1,8 @@
 /**
- * eth_subscribe against a network's nodes. One node subscription per (kind, filter) is shared by every client
- * subscription with the same parameters (ref-counted: the last client to leave unsubscribes at the node), over one
- * WebSocket to one node at a time (src/upstreams/pool/ws-connection.ts).
+ * eth_subscribe against a network's nodes (on a Solana network its PubSub methods: how each family is spoken to is
+ * ./protocol.ts; Solana's events, without replay, ./solana-events.ts). One node subscription per (kind, filter) is
+ * shared by every client subscription with the same parameters (ref-counted: the last client to leave unsubscribes
+ * at the node), over one WebSocket to one node at a time (src/upstreams/pool/ws-connection.ts).
  *
  * When that connection drops, every shared subscription moves to the next node in the pool's order
  * (UpstreamPool.wsUrls: healthy and preferred first; the node that just failed is tried last), or back to the same
@@ -22,11 +23,13 @@
  * src/upstreams/subscriptions/replay.ts.
  */
 import type { Registry } from 'prom-client'
-import { isHex } from '../../shared/hex.ts'
+import type { ChainFamily } from '../../shared/chain-family.ts'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
 import type { EventGroup, EventHandler, FanoutListener, Yield } from './fanout.ts'
+import { EVM_PROTOCOL, PROTOCOLS } from './protocol.ts'
 import { createReplay } from './replay.ts'
+import { createSolanaEvents } from './solana-events.ts'
 
 export { NodeRpcError } from './connection.ts'
 export type { EventGroup, EventHandler } from './fanout.ts'
@@ -96,6 +99,13 @@ export interface HubOptions {
   failbackMs?: number
   /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
   chainId?: number | undefined
+  /** The network's chain family (default evm): how its nodes are spoken to (./protocol.ts). */
+  family?: ChainFamily | undefined
+  /**
+   * Solana: whether the pool found the node on another cluster (its genesis hash, asked over HTTP: a validator's
+   * PubSub socket answers no such call); such a node is not used (undefined: not checked).
+   */
+  wrongChain?: ((url: string) => boolean) | undefined
   /** URL → the form logs may show (no credentials). */
   label?: (url: string) => string
   log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
@@ -128,7 +138,10 @@ export interface Shared {
   running: boolean
   /** newHeads: number of the last head sent to clients. */
   lastHead: bigint | undefined
-  /** newHeads: after a switch, until the new node passes lastHead (its older heads are duplicates). */
+  /**
+   * newHeads (Solana: account, program, logs): after a switch, until the new node passes lastHead (lastSlot), its
+   * older events are duplicates.
+   */
   catchingUp: boolean
   /** logs: block of the last log sent, and the logs of that block already sent (logIndex:removed). */
   lastLogBlock: bigint | undefined
@@ -140,26 +153,25 @@ export interface Shared {
   /** logs: after a gap fill, through this block live logs are checked against `filled`. */
   filledThrough: bigint | undefined
   filled: Set<string>
+  /**
+   * Solana slot and root: the last slot sent to clients (older or equal ones are dropped); account, program, logs:
+   * the context slot of the last notification sent, and what was sent for it (`slotKeys`: program pubkeys, logs
+   * signatures), for the duplicates of a new node while `catchingUp` after a move.
+   */
+  lastSlot: number | undefined
+  slotKeys: Set<string>
+  /** Solana signature: its `receivedSignature` notification was sent (a new node's again is dropped). */
+  received: boolean
 }
 
-/** The same key for the same filter whatever the order of its object members. */
-export function subscriptionKey(params: unknown[]): string {
-  const canon = (v: unknown): unknown => {
-    if (Array.isArray(v)) return v.map(canon)
-    if (v !== null && typeof v === 'object')
-      return Object.fromEntries(
-        Object.keys(v)
-          .sort()
-          .map((k) => [k, canon((v as Record<string, unknown>)[k])]),
-      )
-    return isHex(v) ? v.toLowerCase() : v
-  }
-  return JSON.stringify(canon(params))
-}
+/** The same key for the same filter whatever the order of its object members (EVM). */
+export const subscriptionKey = (params: unknown[]): string => EVM_PROTOCOL.key(params)
 
 export function createSubscriptionHub(network: string, opts: HubOptions): SubscriptionHub {
   const shared = new Map<string, Shared>()
-  const link = createNodeLink(network, opts, shared, createReplay(network, opts))
+  const protocol = PROTOCOLS[opts.family ?? 'evm']
+  const replay = protocol.family === 'evm' ? createReplay(network, opts) : createSolanaEvents(network, opts, shared)
+  const link = createNodeLink(network, opts, shared, replay)
   const { connection, register } = link
   // The operator hears of a full hub once a minute at most, not once per refused client.
   let warnedAt = Number.NEGATIVE_INFINITY
@@ -172,13 +184,14 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     s.nodeId = undefined
     if (conn === undefined || nodeId === undefined || conn.byNodeId.get(nodeId) !== s) return
     conn.byNodeId.delete(nodeId)
-    await call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+    const end = protocol.unsubscribe(s.kind, nodeId)
+    await call(conn, end.method, end.params).catch(() => undefined)
   }
 
   return {
     async subscribe(params, onEvent, onLost, group) {
       if (link.closed) throw errors.upstreamUnavailable(network, 'shutting down')
-      const key = subscriptionKey(params)
+      const key = protocol.key(params)
       let s = shared.get(key)
       if (s === undefined) {
         // Checked and counted in this synchronous step (the entry is added below before any await): a burst of new
@@ -209,22 +222,26 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           resumeFrom: undefined,
           filledThrough: undefined,
           filled: new Set(),
+          lastSlot: undefined,
+          slotKeys: new Set(),
+          received: false,
         }
         s = created
         shared.set(key, created)
         created.ready = (async () => {
           // A drop between the node's answer and here: the next connection's attach did not see this one yet.
+          const open = protocol.subscribe(params)
           for (;;) {
             const conn = await connection()
             let nodeId: string
             try {
-              nodeId = String(await call(conn, 'eth_subscribe', params))
+              nodeId = protocol.nodeIdOf(await call(conn, open.method, open.params))
             } catch (err) {
               // The connection closed under it (a drop, or a move to another node): asked again on the next one.
               if (conn.dead && !link.closed && !(err instanceof NodeRpcError)) continue
               throw err
             }
-            if (created.kind === 'logs' && created.firstBlock === undefined) {
+            if (protocol.family === 'evm' && created.kind === 'logs' && created.firstBlock === undefined) {
               const head = toBig(await call(conn, 'eth_blockNumber', []).catch(() => undefined))
               if (head !== undefined) created.firstBlock = head + 1n
             }

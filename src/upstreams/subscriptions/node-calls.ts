@@ -6,7 +6,8 @@ import { hexToBigInt, isHex } from '../../shared/hex.ts'
 import type { RpcErrorObject } from '../../jsonrpc/envelope.ts'
 import { errors } from '../../errors/index.ts'
 import type { WsRpcConnection } from '../pool/ws-connection.ts'
-import type { Shared } from './hub.ts'
+import { SOLANA_PROTOCOL } from './protocol.ts'
+import type { HubOptions, Shared } from './hub.ts'
 
 /** A JSON-RPC error answer from the node, passed through to the client unchanged. */
 export class NodeRpcError extends Error {
@@ -38,6 +39,23 @@ export const call = async (conn: Conn, method: string, params: unknown[]): Promi
   }
   if (answer.error) throw new NodeRpcError(answer.error)
   return answer.result
+}
+
+/**
+ * Whether a new connection's node is one to use: EVM, its eth_chainId against the network's (when known). Solana:
+ * a validator's PubSub socket answers subscriptions and getVersion only (agave rpc/src/rpc_pubsub.rs), so which
+ * cluster the node is on is the pool's finding (getGenesisHash over HTTP, src/upstreams/pool/family-rules.ts), and
+ * the socket is asked getVersion: any answer, an error too, shows the node is there.
+ */
+export async function checkIdentity(
+  conn: Conn,
+  network: string,
+  opts: Pick<HubOptions, 'family' | 'chainId' | 'wrongChain'>,
+): Promise<void> {
+  if ((opts.family ?? 'evm') === 'evm') return checkChainId(conn, network, opts.chainId)
+  if (opts.wrongChain?.(conn.url) === true)
+    throw errors.upstreamUnavailable(network, `${conn.label} is on another cluster (its genesis hash)`)
+  await conn.rpc.request({ jsonrpc: '2.0', id: 1, ...SOLANA_PROTOCOL.liveness })
 }
 
 /** The node's chain id, checked against the network's (when known). */

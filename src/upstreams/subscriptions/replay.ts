@@ -20,14 +20,24 @@ const NOT_HEADER = ['transactions', 'uncles', 'size', 'totalDifficulty', 'withdr
 
 const hex = (n: bigint) => `0x${n.toString(16)}`
 
-export type Replay = ReturnType<typeof createReplay>
+/** A family's handling of node events (this file: EVM; ./solana-events.ts: Solana). */
+export interface Replay {
+  /** Queues a task of `s` (an event's fan-out, a gap fill): one at a time, in order. */
+  run(s: Shared, task: () => void | Promise<void>): void
+  /** To every client of `s`, in chunks (./fanout.ts). */
+  emit(s: Shared, result: unknown): Promise<void>
+  /** A node notification for `s` on `conn` (the connection it is subscribed on). */
+  deliver(conn: Conn, s: Shared, result: unknown): void
+  /** After a switch: what the clients missed, from the new node. */
+  sync(conn: Conn, s: Shared): Promise<void>
+  /** At a drop: where the next sync starts. */
+  markResume(s: Shared): void
+}
 
-export function createReplay(network: string, opts: Pick<HubOptions, 'log' | 'fanoutChunk' | 'fanoutYield'>) {
-  /** Highest head the old node sent (any newHeads subscription), for where a logs gap starts. */
-  let headSeen: bigint | undefined
+type QueueOptions = Pick<HubOptions, 'log' | 'fanoutChunk' | 'fanoutYield'>
 
-  // ---- events, in order per shared subscription ----
-
+/** Each shared subscription's tasks (live events, gap fills), one at a time and in order, for every family. */
+export function createQueue(network: string, opts: QueueOptions): Pick<Replay, 'run' | 'emit'> {
   const run = (s: Shared, task: () => void | Promise<void>) => {
     s.tasks.push(task)
     if (!s.running) void drain(s)
@@ -47,6 +57,13 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log' | 'fa
 
   /** To every client, in chunks (./fanout.ts); the next event of `s` waits for it (its task awaits this). */
   const emit = (s: Shared, result: unknown) => fanOut(s.listeners, result, opts.fanoutChunk, opts.fanoutYield)
+  return { run, emit }
+}
+
+export function createReplay(network: string, opts: QueueOptions): Replay {
+  /** Highest head the old node sent (any newHeads subscription), for where a logs gap starts. */
+  let headSeen: bigint | undefined
+  const { run, emit } = createQueue(network, opts)
 
   const logKey = (log: { logIndex?: unknown; removed?: unknown }) =>
     `${String(log.logIndex)}:${log.removed === true ? 1 : 0}`
@@ -181,5 +198,11 @@ export function createReplay(network: string, opts: Pick<HubOptions, 'log' | 'fa
     if (s.resumeFrom === undefined || (from !== undefined && from > s.resumeFrom)) s.resumeFrom = from
   }
 
-  return { run, emit, onHead, onLog, sync, markResume }
+  const deliver = (conn: Conn, s: Shared, result: unknown) => {
+    if (s.kind === 'newHeads') run(s, () => onHead(conn, s, result))
+    else if (s.kind === 'logs') run(s, () => onLog(s, result as never))
+    else run(s, () => emit(s, result))
+  }
+
+  return { run, emit, deliver, sync, markResume }
 }

@@ -13,7 +13,8 @@
  */
 import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../pool/ws-connection.ts'
-import { call, checkChainId, type Conn } from './node-calls.ts'
+import { call, checkIdentity, type Conn } from './node-calls.ts'
+import { PROTOCOLS } from './protocol.ts'
 import type { Replay } from './replay.ts'
 import type { HubOptions, MoveReason, Shared } from './hub.ts'
 
@@ -46,6 +47,7 @@ export interface Switcher {
 
 export function createSwitcher(ctx: SwitchContext): Switcher {
   const { opts, network, shared, replay, moves } = ctx
+  const protocol = PROTOCOLS[opts.family ?? 'evm']
   let moving = false
   let stopped = false
 
@@ -57,13 +59,18 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
     const conn = ctx.open(url)
     const opened = new Map<Shared, string>()
     try {
-      await checkChainId(conn, network, opts.chainId)
+      await checkIdentity(conn, network, opts)
       // Subscriptions made while this runs are opened too, until none is left.
       for (;;) {
         const todo = [...shared.values()].filter((s) => s.live && !opened.has(s))
         if (todo.length === 0) break
-        const ids = await Promise.all(todo.map((s) => call(conn, 'eth_subscribe', s.params)))
-        todo.forEach((s, i) => opened.set(s, String(ids[i])))
+        const ids = await Promise.all(
+          todo.map((s) => {
+            const open = protocol.subscribe(s.params)
+            return call(conn, open.method, open.params)
+          }),
+        )
+        todo.forEach((s, i) => opened.set(s, protocol.nodeIdOf(ids[i])))
       }
       if (conn.dead || from.dead || ctx.current() !== from || ctx.busy())
         throw errors.upstreamUnavailable(network, 'the connection changed while moving')
@@ -82,8 +89,9 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
     // that the clients miss (replay.sync), then the new node's own events.
     for (const [s, nodeId] of opened) {
       if (shared.get(s.key) !== s || s.nodeId === undefined) {
-        // Its last client left meanwhile.
-        void call(conn, 'eth_unsubscribe', [nodeId]).catch(() => undefined)
+        // Its last client left meanwhile (or, one-shot, it ended).
+        const end = protocol.unsubscribe(s.kind, nodeId)
+        void call(conn, end.method, end.params).catch(() => undefined)
         continue
       }
       from.byNodeId.delete(s.nodeId)
@@ -139,7 +147,7 @@ export function createSwitcher(ctx: SwitchContext): Switcher {
       onClosed: () => undefined,
     })
     try {
-      await checkChainId(conn, network, opts.chainId)
+      await checkIdentity(conn, network, opts)
     } finally {
       conn.rpc.close()
     }

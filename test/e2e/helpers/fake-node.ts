@@ -9,7 +9,10 @@
  *
  * It also speaks JSON-RPC over WebSocket on the same port (`wsUrl`): calls are answered like HTTP ones (and
  * recorded in `wsRequests`), eth_subscribe/eth_unsubscribe keep subscriptions, `notify` sends an event to every
- * subscription of a kind; the `hang` and `reset` faults apply there too.
+ * subscription of a kind; the `hang` and `reset` faults apply there too. Solana's PubSub too
+ * (https://solana.com/docs/rpc/websocket): `<kind>Subscribe` answers an integer id, `<kind>Unsubscribe` true or
+ * Agave's -32602, `notifySolana` sends a `<kind>Notification` (a signature subscription ends with its final one);
+ * getGenesisHash answers `genesisHash` (settable), getHealth `ok`.
  */
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http'
 import type { AddressInfo, Socket } from 'node:net'
@@ -54,6 +57,18 @@ export interface FakeNode {
   wsRequests: FakeRequest[]
   /** Sends `result` as an eth_subscription event to every open subscription of `kind` (e.g. newHeads). */
   notify(kind: string, result: unknown): void
+  /**
+   * Solana: sends `result` as a `<kind>Notification` to every open subscription of `kind` whose params (JSON) start
+   * with `match` when given; a signature subscription is dropped after a result other than receivedSignature.
+   */
+  notifySolana(kind: string, result: unknown, match?: string): void
+  /** The base58 genesis hash getGenesisHash answers. */
+  genesisHash: string
+  /**
+   * Solana: a notification result sent right after a subscribe's answer when this gives one (a validator does so for
+   * a signature already at the commitment asked).
+   */
+  afterSubscribe: ((kind: string, params: unknown[]) => unknown) | undefined
   /** Open WebSocket subscriptions. */
   readonly subscriptions: number
   /** Every request received, in order, except the gateway's head polls (eth_getBlockByNumber latest/finalized). */
@@ -141,14 +156,19 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
           : typeof tag === 'string'
             ? block(Number.parseInt(tag, 16))
             : null
+  let genesisHash = 'EtWTRABZaYq6iMfeYKouRu166VU2xqa1wcaWoxPkrZBG'
   const defaultResult = (c: any): unknown =>
-    c?.method === 'eth_chainId'
-      ? chainIdHex
-      : c?.method === 'eth_blockNumber'
-        ? hex(head)
-        : c?.method === 'eth_getBlockByNumber'
-          ? blockOf(c.params?.[0])
-          : '0x1'
+    c?.method === 'getGenesisHash'
+      ? genesisHash
+      : c?.method === 'getHealth'
+        ? 'ok'
+        : c?.method === 'eth_chainId'
+          ? chainIdHex
+          : c?.method === 'eth_blockNumber'
+            ? hex(head)
+            : c?.method === 'eth_getBlockByNumber'
+              ? blockOf(c.params?.[0])
+              : '0x1'
   const fallback = (req: FakeRequest): FakeReply => ({
     body: Array.isArray(req.body)
       ? req.body.map((c: any) => ({ jsonrpc: '2.0', id: c?.id, result: defaultResult(c) }))
@@ -195,6 +215,9 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
   const wsRequests: FakeRequest[] = []
   const subs = new Map<string, { ws: WebSocket; kind: string }>()
   let nextSub = 1
+  const solanaSubs = new Map<number, { ws: WebSocket; kind: string; params: string }>()
+  let nextSolanaSub = 0
+  let afterSubscribe: FakeNode['afterSubscribe']
   const wss = new WebSocketServer({ server })
   wss.on('connection', (ws, req) => {
     ws.on('message', (data) => {
@@ -215,11 +238,37 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
       }
       if (body?.method === 'eth_unsubscribe' && current(r) === undefined)
         return ws.send(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: subs.delete(String(body.params?.[0])) }))
+      const m = typeof body?.method === 'string' ? body.method : ''
+      if (/^[a-z]+Subscribe$/i.test(m) && current(r) === undefined) {
+        const id = nextSolanaSub++
+        const kind = m.slice(0, -'Subscribe'.length)
+        solanaSubs.set(id, { ws, kind, params: JSON.stringify(body.params ?? []) })
+        ws.send(JSON.stringify({ jsonrpc: '2.0', result: id, id: body.id }))
+        const at = afterSubscribe?.(kind, body.params ?? [])
+        if (at !== undefined) {
+          ws.send(
+            JSON.stringify({ jsonrpc: '2.0', method: `${kind}Notification`, params: { result: at, subscription: id } }),
+          )
+          if (kind === 'signature') solanaSubs.delete(id)
+        }
+        return
+      }
+      if (/^[a-z]+Unsubscribe$/i.test(m) && current(r) === undefined) {
+        const known = solanaSubs.get(body.params?.[0])?.ws === ws && solanaSubs.delete(body.params?.[0])
+        return ws.send(
+          JSON.stringify(
+            known
+              ? { jsonrpc: '2.0', result: true, id: body.id }
+              : { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid subscription id.' }, id: body.id },
+          ),
+        )
+      }
       const reply = current(r) ?? fallback(r)
       ws.send(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body))
     })
     ws.on('close', () => {
       for (const [id, sub] of subs) if (sub.ws === ws) subs.delete(id)
+      for (const [id, sub] of solanaSubs) if (sub.ws === ws) solanaSubs.delete(id)
     })
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
@@ -240,8 +289,29 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
             JSON.stringify({ jsonrpc: '2.0', method: 'eth_subscription', params: { subscription: id, result } }),
           )
     },
+    notifySolana(kind, result, match) {
+      for (const [id, sub] of solanaSubs) {
+        if (sub.kind !== kind || (match !== undefined && !sub.params.startsWith(match))) continue
+        const params = { result, subscription: id }
+        sub.ws.send(JSON.stringify({ jsonrpc: '2.0', method: `${kind}Notification`, params }))
+        if (kind === 'signature' && (result as { value?: unknown })?.value !== 'receivedSignature')
+          solanaSubs.delete(id)
+      }
+    },
+    get afterSubscribe() {
+      return afterSubscribe
+    },
+    set afterSubscribe(f) {
+      afterSubscribe = f
+    },
+    get genesisHash() {
+      return genesisHash
+    },
+    set genesisHash(h) {
+      genesisHash = h
+    },
     get subscriptions() {
-      return subs.size
+      return subs.size + solanaSubs.size
     },
     requests,
     headPolls,

@@ -82,9 +82,9 @@ export interface Settle {
   envelope(entry: KeyEntry, network: string, credits: number, now: number): void
   /**
    * Subscription events written to clients (`events`, default 1), and what they cost together (already taken from
-   * the balance).
+   * the balance), recorded under `label` (`eth_subscription:newHeads`, Solana's `slotNotification` …).
    */
-  event(entry: KeyEntry, network: string, kind: string, credits: number, now: number, events?: number): void
+  event(entry: KeyEntry, network: string, label: string, credits: number, now: number, events?: number): void
   /** A request refused before a key was known, or by key security: counted, not charged. */
   refused(network: string, code: ErrorCode): void
 }
@@ -164,13 +164,13 @@ export function createSettle(deps: SettleDeps): Settle {
         now,
       )
     },
-    event(entry, network, kind, credits, now, events = 1) {
+    event(entry, network, label, credits, now, events = 1) {
       ledger.record(
         {
           accountId: entry.accountId,
           keyId: entry.id,
           network,
-          method: `eth_subscription:${kind}`,
+          method: label,
           calls: events,
           credits,
           errors: 0,

@@ -12,11 +12,12 @@ const problems = (raw: unknown) => {
 }
 
 describe('config validation', () => {
-  it('defaults: two embedded devnets with different chain ids, Infura plans and costs', () => {
+  it('defaults: two embedded EVM devnets with different chain ids and a Solana devnet, Infura plans and costs', () => {
     const c = parseConfig({})
-    expect(c.networks.map((n) => [n.name, n.chainId])).toEqual([
-      ['devnet-a', 31337],
-      ['devnet-b', 31338],
+    expect(c.networks.map((n) => [n.name, n.family, n.chainId])).toEqual([
+      ['devnet-a', 'evm', 31337],
+      ['devnet-b', 'evm', 31338],
+      ['solana-devnet', 'solana', undefined],
     ])
     expect(c.gateway.port).toBe(8545)
     expect(c.plans.free).toEqual({ creditsPerDay: 3_000_000, creditsPerSecond: 500, maxKeys: 1 })
@@ -24,6 +25,23 @@ describe('config validation', () => {
     expect(c.plans.team).toEqual({ creditsPerDay: 75_000_000, creditsPerSecond: 40_000, maxKeys: null })
     expect(c.credits.methods.eth_getBlockByNumber).toBe(80)
     expect(c.credits.defaultCost).toBe(80)
+    expect(c.credits.methods.getBalance).toBe(180)
+  })
+
+  it('chain families: an EVM network needs chainId, a Solana one has none, and family-only keys stay in their family', () => {
+    const p = problems({
+      networks: [
+        { name: 'a', embedded: {} },
+        { name: 'b', family: 'solana', chainId: 5, upstreams: [{ url: 'http://n.example' }] },
+        { name: 'c', chainId: 7, chain: 'solana:5eykt4UsFv8P8NJdTREpY1vzqKqZKvdp', embedded: { slotMs: 100 } },
+        { name: 'd', family: 'solana', chain: 'solana:short', upstreams: [{ url: 'http://n.example' }] },
+      ],
+    })
+    expect(p).toContain('networks[0].chainId: an EVM network needs its chainId')
+    expect(p.some((l) => l.startsWith('networks[1].chainId: a Solana network has no chainId'))).toBe(true)
+    expect(p).toContain('networks[2].chain: only a Solana network names its `chain`')
+    expect(p).toContain('networks[2].embedded: `slotMs` and `engine` are for Solana devnets')
+    expect(p.some((l) => l.startsWith('networks[3].chain: solana: and the first 32 characters'))).toBe(true)
   })
 
   it('reports every problem with its path', () => {

@@ -95,11 +95,16 @@ describe('chaingate start as a process', { timeout: 90_000 }, () => {
     expect(b.endpoints).toEqual({
       'devnet-a': `${b.gatewayUrl}/networks/devnet-a/v3/${devKey}`,
       'devnet-b': `${b.gatewayUrl}/networks/devnet-b/v3/${devKey}`,
+      'solana-devnet': `${b.gatewayUrl}/networks/solana-devnet/v3/${devKey}`,
     })
     expect(b.curl).toContain(b.endpoints['devnet-a'])
     // Anvil of each network runs with its state file in the data dir.
     const anvils = chainProcesses(dataDir).filter((p) => !p.cmdline.startsWith('/bin/sh'))
-    expect(anvils.map((p) => /chains\/(\S+)\.json/.exec(p.cmdline)?.[1]).sort()).toEqual(['devnet-a', 'devnet-b'])
+    expect(anvils.map((p) => /chains\/(\S+)\.json/.exec(p.cmdline)?.[1]).sort()).toEqual([
+      'devnet-a',
+      'devnet-b',
+      'solana-devnet',
+    ])
   })
 
   describeWithPrograms(['curl'], 'the banner', () => {

@@ -310,6 +310,30 @@ describe('issue 26 item 6: requests queued by a connection closed at once do not
   // The client connects on its own when created and queues calls until then; a dapp (or a program claiming a paired
   // dapp's origin) that disconnects meanwhile used to get that connection anyway, its calls sent on it and left
   // waiting in the console. Three runs of each way, as the audit's probe did.
+  test('a peer that sends a close frame and keeps its TCP socket open: its waiting request is cancelled at once', async () => {
+    const origin = 'https://half-closed.example'
+    const peer = await rawSocket(wallet.h.url, origin)
+    // A session request waits for the user in the console.
+    peer.ws.send(
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'wallet_createSession',
+        params: { optionalScopes: { [A]: { methods: ['eth_chainId'], notifications: [] } } },
+      }),
+    )
+    await until(async () => (await pendingOf(wallet.h, origin)).length === 1)
+    // A masked close frame (code 1000) written on the raw socket; the socket then reads nothing and never closes,
+    // so the server's `ws` sees no TCP close (it would wait 30 s for one).
+    const socket = (peer.ws as unknown as { _socket: import('node:net').Socket })._socket
+    socket.removeAllListeners('data')
+    socket.pause()
+    socket.write(Buffer.from([0x88, 0x82, 0, 0, 0, 0, 0x03, 0xe8]))
+    await pause(1000)
+    expect(await pendingOf(wallet.h, origin)).toEqual([])
+    socket.destroy()
+  })
+
   test('session and signature requests, disconnected at once or after a tick: none is pending 1 s later', async () => {
     const origin = 'https://queued-then-closed.example'
     const d = dapp(wallet.h.url, origin)

@@ -184,6 +184,14 @@ export async function buildWalletServer(deps: WalletServerDeps): Promise<WalletS
       void answered.finally(() => answering.delete(answered))
     })
     socket.on('error', () => {})
+    // The peer's close frame ends the connection for the wallet at once: `ws` emits 'close' only when TCP closes, up
+    // to 30 s later for a peer that sends a close frame and keeps the socket open, and its waiting requests must not
+    // stay in the console meanwhile. `ws` answers a close frame by calling close(): hooked on this socket only.
+    const closeSocket = socket.close.bind(socket)
+    socket.close = (code?: number, reason?: string | Buffer) => {
+      void engine.closeConnection(conn)
+      closeSocket(code, reason)
+    }
     socket.on('close', () => {
       void engine.closeConnection(conn)
       logger.debug({ origin, connection: conn.id }, 'wallet: connection closed')

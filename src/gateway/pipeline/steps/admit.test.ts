@@ -4,6 +4,7 @@ import { createMemoryLimitStore, type KeyLimits } from '../../../credits/limits/
 import type { KeyEntry } from '../../../keys/snapshot.ts'
 import type { CallContext } from '../types.ts'
 import { createAdmit } from './admit.ts'
+import { evmNetwork } from '../../../networks/network.test-support.ts'
 
 const NOW = Date.UTC(2026, 0, 1, 12)
 
@@ -22,15 +23,7 @@ function setup(perDay: number) {
   const entry = { accountId: 'acc', limits: keyLimits, plan: { creditsPerDay: perDay } } as KeyEntry
   const ctx = (transport: 'http' | 'ws'): CallContext => ({
     entry,
-    network: {
-      name: 'net',
-      family: 'evm',
-      refusesHeavyScans: false,
-      chainId: 1,
-      chain: 'eip155:1',
-      hosts: [],
-      methods: new Set(),
-    },
+    network: evmNetwork('net', 1),
     pool: undefined as never,
     transport,
   })

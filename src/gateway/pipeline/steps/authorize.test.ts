@@ -13,25 +13,10 @@ import type { UpstreamPool } from '../../../upstreams/pool/pool.ts'
 import type { AccessCheck, RequestMeta } from '../types.ts'
 import { createAuthorize } from './authorize.ts'
 import type { Settle } from './settle.ts'
+import { evmNetwork } from '../../../networks/network.test-support.ts'
 
-const NET: Network = {
-  name: 'net',
-  family: 'evm',
-  refusesHeavyScans: false,
-  chainId: 1,
-  chain: 'eip155:1',
-  hosts: [],
-  methods: new Set(),
-}
-const OTHER: Network = {
-  name: 'other',
-  family: 'evm',
-  refusesHeavyScans: false,
-  chainId: 2,
-  chain: 'eip155:2',
-  hosts: [],
-  methods: new Set(),
-}
+const NET: Network = evmNetwork('net', 1)
+const OTHER: Network = evmNetwork('other', 2)
 const FEE = 5
 const call = (method: string): RpcCall => ({ id: 1, hasId: true, method, params: [] })
 

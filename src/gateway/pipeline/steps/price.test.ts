@@ -11,6 +11,7 @@ import type { RpcCall } from '../../../jsonrpc/envelope.ts'
 import { servedMethods } from '../../../methods/served.ts'
 import type { CallContext } from '../types.ts'
 import { decision, overBudget, priceOf } from './price.ts'
+import { evmNetwork } from '../../../networks/network.test-support.ts'
 
 const config = parseConfig({
   networks: [{ name: 'net', chainId: 1, upstreams: [{ url: 'http://node.invalid' }] }],
@@ -30,15 +31,7 @@ function context(limits: Partial<KeyLimits> = {}, devMethods = false): CallConte
   }
   return {
     entry: { limits: keyLimits } as KeyEntry,
-    network: {
-      name: 'net',
-      family: 'evm',
-      refusesHeavyScans: false,
-      chainId: 1,
-      chain: 'eip155:1',
-      hosts: [],
-      methods: servedMethods(undefined, devMethods),
-    },
+    network: evmNetwork('net', 1, servedMethods(undefined, devMethods)),
     pool: undefined as never,
     transport: 'http',
   }

@@ -16,6 +16,7 @@ import { createAttemptLimiter, createRedisAttemptLimiter, type AttemptLimiter } 
 import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/logins.ts'
 import { messagePage, type PageContext } from './pages/layout.ts'
+import type { ChainFamily } from '../methods/catalog.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface DashboardLogger {
@@ -28,7 +29,7 @@ export interface DashboardDeps {
   db: Db
   /** The parts of the chaingate config the dashboard reads; the whole `Config` fits. */
   config: {
-    networks: { name: string; hosts?: string[] | undefined }[]
+    networks: { name: string; hosts?: string[] | undefined; family?: ChainFamily | undefined }[]
     plans: Record<string, PlanConfig>
     gateway: {
       defaultPlan: string

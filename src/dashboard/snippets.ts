@@ -1,12 +1,14 @@
 /**
- * Copy-and-run examples for a key: curl, viem, ethers and web3.js, each reading the block number from the
- * key's endpoint (the path form: Node's resolver does not resolve `*.localhost`, docs/dashboard.md). A key that
- * requires its secret gets HTTP Basic auth with an empty user name, read from CHAINGATE_KEY_SECRET.
+ * Copy-and-run examples for a key: curl, viem, ethers and web3.js, each reading the block number from the key's
+ * endpoint; on a Solana network curl, @solana/kit and @solana/web3.js, reading the slot. The path form is used
+ * (Node's resolver does not resolve `*.localhost`, docs/dashboard.md). A key that requires its secret gets HTTP
+ * Basic auth with an empty user name, read from CHAINGATE_KEY_SECRET.
  */
+import type { ChainFamily } from '../methods/catalog.ts'
 import { html, type SafeHtml } from './html.ts'
 
 export interface Snippet {
-  id: 'curl' | 'viem' | 'ethers' | 'web3'
+  id: 'curl' | 'viem' | 'ethers' | 'web3' | 'kit' | 'solana-web3'
   library: string
   code: string
 }
@@ -14,21 +16,57 @@ export interface Snippet {
 export const SECRET_ENV = 'CHAINGATE_KEY_SECRET'
 
 const BODY = '{"jsonrpc":"2.0","id":1,"method":"eth_blockNumber","params":[]}'
+const SOLANA_BODY = '{"jsonrpc":"2.0","id":1,"method":"getSlot","params":[]}'
 
-export function snippetsFor(url: string, opts: { requireSecret: boolean }): Snippet[] {
+/** What the examples read, per chain family. */
+export const SNIPPET_READS: Readonly<Record<ChainFamily, string>> = { evm: 'block number', solana: 'slot' }
+
+export function snippetsFor(
+  url: string,
+  opts: { requireSecret: boolean; family?: ChainFamily | undefined },
+): Snippet[] {
   const u = `'${url.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`
   const auth = `\`Basic \${btoa(':' + process.env.${SECRET_ENV})}\``
+  const curl = (body: string): Snippet => ({
+    id: 'curl',
+    library: 'curl',
+    code: [
+      `curl -s ${shellQuote(url)} \\`,
+      ...(opts.requireSecret ? [`  --user ":$${SECRET_ENV}" \\`] : []),
+      `  -H 'Content-Type: application/json' \\`,
+      `  -d '${body}'`,
+    ].join('\n'),
+  })
+  if (opts.family === 'solana')
+    return [
+      curl(SOLANA_BODY),
+      {
+        id: 'kit',
+        library: '@solana/kit',
+        code: [
+          `import { createSolanaRpc } from '@solana/kit'`,
+          ``,
+          opts.requireSecret
+            ? `const rpc = createSolanaRpc(${u}, { headers: { Authorization: ${auth} } })`
+            : `const rpc = createSolanaRpc(${u})`,
+          `console.log(await rpc.getSlot().send())`,
+        ].join('\n'),
+      },
+      {
+        id: 'solana-web3',
+        library: '@solana/web3.js (1.x)',
+        code: [
+          `import { Connection } from '@solana/web3.js'`,
+          ``,
+          opts.requireSecret
+            ? `const connection = new Connection(${u}, { httpHeaders: { Authorization: ${auth} } })`
+            : `const connection = new Connection(${u})`,
+          `console.log(await connection.getSlot())`,
+        ].join('\n'),
+      },
+    ]
   return [
-    {
-      id: 'curl',
-      library: 'curl',
-      code: [
-        `curl -s ${shellQuote(url)} \\`,
-        ...(opts.requireSecret ? [`  --user ":$${SECRET_ENV}" \\`] : []),
-        `  -H 'Content-Type: application/json' \\`,
-        `  -d '${BODY}'`,
-      ].join('\n'),
-    },
+    curl(BODY),
     {
       id: 'viem',
       library: 'viem',
@@ -88,6 +126,8 @@ export function snippetsSection(data: {
   items: Snippet[]
   requireSecret: boolean
   requireJwt: boolean
+  /** What the examples read: `block number` (EVM) or `slot` (Solana). */
+  reads?: string | undefined
 }): SafeHtml {
   const links = data.networks.map((n) =>
     n === data.network
@@ -100,8 +140,9 @@ export function snippetsSection(data: {
     ? html` This key requires its secret: set <code>${SECRET_ENV}</code> in the environment first.`
     : ''
   const jwt = data.requireJwt ? ' This key requires a JWT: send it as Authorization: Bearer <token> instead.' : ''
+  const reads = data.reads ?? 'block number'
   return html`<section class="card snippets" id="snippets" aria-labelledby="snippets-h">
-    <h2 id="snippets-h">Code examples</h2>${tabs}<p class="muted">Each reads the latest block number from ${
+    <h2 id="snippets-h">Code examples</h2>${tabs}<p class="muted">Each reads the latest ${reads} from ${
       data.network
     }.${secret}${jwt}</p>${data.items.map(
       (s, i) =>

@@ -11,7 +11,7 @@ import { requireAccount } from '../middleware/session.ts'
 import { keyPage } from '../pages/key.ts'
 import { keysPage } from '../pages/keys.ts'
 import type { PageContext } from '../pages/layout.ts'
-import { snippetsFor, snippetsSection } from '../snippets.ts'
+import { SNIPPET_READS, snippetsFor, snippetsSection } from '../snippets.ts'
 import { queryRequests } from '../../usage/requests/queries.ts'
 import { requestFilters, requestsSection, REQUESTS_PER_PAGE } from '../requests-section.ts'
 
@@ -44,12 +44,14 @@ export async function renderKey(
   // The examples follow ?network= (default: the key's first enabled network); path-form URLs always resolve.
   const asked = (req.query as Record<string, string | undefined> | undefined)?.network
   const shown = endpoints.find((e) => e.network === asked) ?? endpoints.find((e) => e.enabled) ?? endpoints[0]
+  const shownFamily = dash.deps.config.networks.find((n) => n.name === shown?.network)?.family ?? 'evm'
   const snippets = shown
     ? snippetsSection({
         keyId: key.id,
         network: shown.network,
         networks: endpoints.filter((e) => e.enabled).map((e) => e.network),
-        items: snippetsFor(shown.pathForm, { requireSecret: security.requireSecret }),
+        items: snippetsFor(shown.pathForm, { requireSecret: security.requireSecret, family: shownFamily }),
+        reads: SNIPPET_READS[shownFamily],
         requireSecret: security.requireSecret,
         requireJwt: security.requireJwt,
       })

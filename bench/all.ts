@@ -17,6 +17,8 @@ const SUITES = [
   'upstreams',
   'subscriptions',
   'fanout',
+  'solana-balance',
+  'solana-fanout',
   'upstream-usage',
   'limits',
   'storage',

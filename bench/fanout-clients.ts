@@ -1,9 +1,11 @@
 /**
- * WebSocket subscribers for bench/fanout.bench.ts, in their own process (so their receiving does not share the
- * gateway's event loop): `node --import tsx bench/fanout-clients.ts <ws-url> <count>`.
- * Opens `count` sockets, subscribes each to newHeads, prints `{"url": …, "clients": count}` once all are subscribed,
- * then reads commands on stdin, one JSON line each:
- *   {"wait": <block number>}  → once every socket has that block, prints {"n": …, "times": [arrival per socket]}
+ * WebSocket subscribers for bench/fanout.bench.ts and bench/solana-fanout.bench.ts, in their own process (so their
+ * receiving does not share the gateway's event loop): `node --import tsx bench/fanout-clients.ts <ws-url> <count>
+ * [newHeads|slot]`.
+ * Opens `count` sockets, subscribes each to newHeads (`eth_subscribe`) or, with `slot`, to Solana's slots
+ * (`slotSubscribe`), prints `{"url": …, "clients": count}` once all are subscribed, then reads commands on stdin, one
+ * JSON line each:
+ *   {"wait": <block or slot number>}  → once every socket has it, prints {"n": …, "times": [arrival per socket]}
  * (arrival: performance.timeOrigin + performance.now(), ms, comparable across processes on one machine).
  * Exits when stdin closes.
  */
@@ -11,12 +13,29 @@ import { createInterface } from 'node:readline'
 import type { Duplex } from 'node:stream'
 import WebSocket from 'ws'
 
-const [url, countArg] = process.argv.slice(2)
+const [url, countArg, kindArg = 'newHeads'] = process.argv.slice(2)
 const count = Number(countArg)
-if (!url || !Number.isInteger(count) || count < 1) {
-  console.error('usage: node --import tsx bench/fanout-clients.ts <ws-url> <count>')
+if (!url || !Number.isInteger(count) || count < 1 || (kindArg !== 'newHeads' && kindArg !== 'slot')) {
+  console.error('usage: node --import tsx bench/fanout-clients.ts <ws-url> <count> [newHeads|slot]')
   process.exit(2)
 }
+/** What each socket subscribes to, and where a notification's number is: a head's hex `number`, a decimal `slot`. */
+const KIND =
+  kindArg === 'slot'
+    ? {
+        subscribe: '{"jsonrpc":"2.0","id":1,"method":"slotSubscribe"}',
+        notification: 'slotNotification',
+        marker: Buffer.from('"slot":'),
+        radix: 10,
+        pattern: /"slot":(\d+)/,
+      }
+    : {
+        subscribe: '{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}',
+        notification: 'eth_subscription',
+        marker: Buffer.from('"number":"0x'),
+        radix: 16,
+        pattern: /"number":"(0x[0-9a-f]+)"/,
+      }
 
 const now = () => performance.timeOrigin + performance.now()
 /** Per block number, each socket's arrival time (NaN: not yet). */
@@ -44,16 +63,16 @@ function arrived(i: number, n: number, t: number): void {
 
 // What the clients cost is kept small, so the measurement is of the gateway: once subscribed, a socket's frames are
 // read from its bytes (RFC 6455 §5.2; the server's are unmasked) instead of through ws's receiver, and the block
-// number is read from the payload without decoding it.
-const NUMBER = Buffer.from('"number":"0x')
-const QUOTE = 0x22
-
+// (or slot) number is read from the payload without decoding it.
 function blockNumber(payload: Buffer): number | undefined {
-  const at = payload.indexOf(NUMBER)
+  const at = payload.indexOf(KIND.marker)
   if (at < 0) return undefined
   let n = 0
-  for (let k = at + NUMBER.length; k < payload.length && payload[k] !== QUOTE; k++)
-    n = n * 16 + Number.parseInt(String.fromCharCode(payload[k]!), 16)
+  for (let k = at + KIND.marker.length; k < payload.length; k++) {
+    const digit = Number.parseInt(String.fromCharCode(payload[k]!), KIND.radix)
+    if (Number.isNaN(digit)) break
+    n = n * KIND.radix + digit
+  }
   return n
 }
 
@@ -94,15 +113,15 @@ function open(i: number): Promise<WebSocket> {
     ws.once('error', reject)
     ws.on('message', (data) => {
       const text = data.toString()
-      if (text.includes('eth_subscription')) {
-        const m = /"number":"(0x[0-9a-f]+)"/.exec(text)
+      if (text.includes(KIND.notification)) {
+        const m = KIND.pattern.exec(text)
         if (m) arrived(i, Number(m[1]), now())
       } else if (text.includes('"id":1')) {
         readFrames(i, ws)
         resolve(ws)
       }
     })
-    ws.once('open', () => ws.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}'))
+    ws.once('open', () => ws.send(KIND.subscribe))
   })
 }
 

@@ -2,8 +2,10 @@
  * The reference of bench/fanout.bench.ts: the least a WebSocket fan-out can do with the same library (ws) — one
  * newHeads subscription at the node, each head serialized once and written to every client in one synchronous loop;
  * no keys, no credits, no ledger, no chunks. HTTP POSTs are answered `eth_chainId` at once (the probe).
- * `node --import tsx bench/minimal-fanout.ts <node-ws-url>`; prints `{"url": "http://…/v3/x"}` once ready; exits when
- * stdin closes.
+ * With `slot` (bench/solana-fanout.bench.ts): one Solana `slotSubscribe` at the node instead, each slotNotification
+ * written the same way, in the shape a Solana node (and chaingate) sends it.
+ * `node --import tsx bench/minimal-fanout.ts <node-ws-url> [newHeads|slot]`; prints `{"url": "http://…/v3/x"}` once
+ * ready; exits when stdin closes.
  */
 import { createServer } from 'node:http'
 import WebSocket, { WebSocketServer } from 'ws'
@@ -14,18 +16,29 @@ if (!nodeUrl) {
   process.exit(2)
 }
 
-const SUB_ID = '0x00000000000000000000000000000001'
-const HEAD = `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${SUB_ID}","result":`
+const SOLANA = process.argv[3] === 'slot'
+const SUB_ID = SOLANA ? 1 : '0x00000000000000000000000000000001'
+const METHOD = SOLANA ? 'slotNotification' : 'eth_subscription'
+const frameOf = (result: unknown) =>
+  SOLANA
+    ? `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${JSON.stringify(result)},"subscription":1}}`
+    : `{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"${SUB_ID}","result":${JSON.stringify(
+        result,
+      )}}}`
 const clients = new Set<WebSocket>()
 const node = new WebSocket(nodeUrl)
 await new Promise((r, j) => node.once('open', r).once('error', j))
 node.on('message', (data) => {
   const m = JSON.parse(data.toString()) as { method?: string; params?: { result: unknown } }
-  if (m.method !== 'eth_subscription') return
-  const frame = `${HEAD}${JSON.stringify(m.params!.result)}}}`
+  if (m.method !== METHOD) return
+  const frame = frameOf(m.params!.result)
   for (const ws of clients) ws.send(frame)
 })
-node.send('{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}')
+node.send(
+  SOLANA
+    ? '{"jsonrpc":"2.0","id":1,"method":"slotSubscribe"}'
+    : '{"jsonrpc":"2.0","id":1,"method":"eth_subscribe","params":["newHeads"]}',
+)
 
 const http = createServer((req, res) => {
   req.resume()

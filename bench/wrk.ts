@@ -1,13 +1,14 @@
 /**
- * wrk as the pinned benchmark's load generator (bench/pinned.bench.ts): a C program, so it costs the measured
- * process's core nothing and itself far less than autocannon. A Lua script makes every request (a fixed body, or
- * `eth_getBalance` of a new address each call) and prints one JSON line with the totals and latency percentiles.
+ * wrk as the pinned benchmarks' load generator (bench/pinned.bench.ts, bench/solana-balance.bench.ts): a C program,
+ * so it costs the measured process's core nothing and itself far less than autocannon. A Lua script makes every
+ * request (a fixed body, `eth_getBalance` of a new address each call, or the next line of a file in a template) and
+ * prints one JSON line with the totals and latency percentiles.
  * Without wrk (Debian/Ubuntu: `apt-get install -y wrk`; macOS: `brew install wrk`) the bench falls back to
  * autocannon, run in the bench process on the load core: the figures are then less steady (it costs ~30 µs of CPU
  * per call itself).
  */
 import { execFile } from 'node:child_process'
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
@@ -25,7 +26,15 @@ export interface WrkResult {
   non2xx: number
 }
 
-export type Body = { kind: 'fixed'; body: string } | { kind: 'newAddress' }
+/**
+ * `fixed`: one body for every request; `newAddress`: eth_getBalance of an address no earlier request used;
+ * `eachLine`: `before` + one line of `file` + `after`, the next line each request (each wrk thread from its own
+ * part of the file, wrapping at its end), e.g. Solana's getBalance of a new base58 key per call.
+ */
+export type Body =
+  | { kind: 'fixed'; body: string }
+  | { kind: 'newAddress' }
+  | { kind: 'eachLine'; file: string; before: string; after: string }
 
 /** wrk found as the tests find their programs (test/e2e/helpers/programs.ts: PATH, and the install hint). */
 export function hasWrk(): boolean {
@@ -34,22 +43,38 @@ export function hasWrk(): boolean {
 
 const luaString = (s: string) => `"${s.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`
 
-/** Every request: the fixed body, or eth_getBalance of an address no earlier request used (per thread, per run). */
-function script(body: Body): string {
+/** Every request: the fixed body, eth_getBalance of an address no earlier request used, or the file's next line. */
+function script(body: Body, threads: number): string {
   const make =
     body.kind === 'fixed'
       ? `local fixed = ${luaString(body.body)}\nrequest = function() return wrk.format(nil, nil, nil, fixed) end`
-      : [
-          'local n = 0',
-          'local salt = 0',
-          'setup = function(thread) salt = salt + 1; thread:set("salt", salt) end',
-          'init = function() salt = (salt or 1) * 65536 + math.random(0, 65535) end',
-          'request = function()',
-          '  n = n + 1',
-          '  return wrk.format(nil, nil, nil, string.format(',
-          `    '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x%016x%024x","latest"]}', salt, n))`,
-          'end',
-        ].join('\n')
+      : body.kind === 'eachLine'
+        ? [
+            // `id` is each thread's global (set from the main state, as wrk's setup does), 1 to threads.
+            'local count = 0',
+            'setup = function(thread) count = count + 1; thread:set("id", count) end',
+            'local lines, at = {}, 0',
+            `local before, after = ${luaString(body.before)}, ${luaString(body.after)}`,
+            'init = function()',
+            `  for line in io.lines(${luaString(body.file)}) do lines[#lines + 1] = line end`,
+            `  at = math.floor(#lines * ((id or 1) - 1) / ${threads})`,
+            'end',
+            'request = function()',
+            '  at = at % #lines + 1',
+            '  return wrk.format(nil, nil, nil, before .. lines[at] .. after)',
+            'end',
+          ].join('\n')
+        : [
+            'local n = 0',
+            'local salt = 0',
+            'setup = function(thread) salt = salt + 1; thread:set("salt", salt) end',
+            'init = function() salt = (salt or 1) * 65536 + math.random(0, 65535) end',
+            'request = function()',
+            '  n = n + 1',
+            '  return wrk.format(nil, nil, nil, string.format(',
+            `    '{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x%016x%024x","latest"]}', salt, n))`,
+            'end',
+          ].join('\n')
   return `wrk.method = "POST"
 wrk.headers["Content-Type"] = "application/json"
 ${make}
@@ -70,8 +95,8 @@ export async function wrk(
 ): Promise<WrkResult> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-wrk-'))
   const file = join(dir, 'load.lua')
-  writeFileSync(file, script(body))
   const threads = Math.min(opts.threads ?? 1, opts.connections)
+  writeFileSync(file, script(body, threads))
   const argv = [
     'wrk',
     '-t',
@@ -109,17 +134,21 @@ export async function autocannonLoad(
   opts: { connections: number; seconds: number },
 ): Promise<WrkResult> {
   let n = 0
-  const newAddress = () =>
-    `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x${(0xa0000000 + n++)
-      .toString(16)
-      .padStart(40, '0')}","latest"]}`
+  const lines = body.kind === 'eachLine' ? readFileSync(body.file, 'utf8').split('\n').filter(Boolean) : []
+  const next =
+    body.kind === 'eachLine'
+      ? () => `${body.before}${lines[n++ % lines.length]}${body.after}`
+      : () =>
+          `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["0x${(0xa0000000 + n++)
+            .toString(16)
+            .padStart(40, '0')}","latest"]}`
   const r = await autocannon({
     url,
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: body.kind === 'fixed' ? body.body : newAddress(),
-    ...(body.kind === 'newAddress'
-      ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: newAddress() }) }] }
+    body: body.kind === 'fixed' ? body.body : next(),
+    ...(body.kind !== 'fixed'
+      ? { requests: [{ setupRequest: (req: Record<string, unknown>) => ({ ...req, body: next() }) }] }
       : {}),
     connections: opts.connections,
     pipelining: 1,

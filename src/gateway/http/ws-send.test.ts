@@ -87,6 +87,30 @@ describe('notifications written as whole WebSocket frames', () => {
     b.ws.close()
   })
 
+  it('Solana: integer ids of several lengths, last in the notification, each its own, at every length form', async () => {
+    const clients = [await client(), await client(), await client()]
+    const solanaIds = ['0', '7', '12345']
+    const results = [{ slot: 5, parent: 4, root: 1 }, { data: 'é€😀' }, { data: 'ab'.repeat(40_000) }]
+    for (const result of results) {
+      const head = `{"jsonrpc":"2.0","method":"slotNotification","params":{"result":${JSON.stringify(result)},`
+      const n: Notification = { head: `${head}"subscription":`, tail: '}}' }
+      clients.forEach((c, i) => expect(c.writer.notification(solanaIds[i]!, n)).toBe(true))
+    }
+    await until(() => clients.every((c) => c.messages.length === results.length))
+    clients.forEach((c, i) => {
+      expect(c.messages.map((m) => JSON.parse(m))).toEqual(
+        results.map((result) => ({
+          jsonrpc: '2.0',
+          method: 'slotNotification',
+          params: { result, subscription: Number(solanaIds[i]) },
+        })),
+      )
+      // The id is the last member, as a validator writes it.
+      expect(c.messages[0]!.endsWith(`"subscription":${solanaIds[i]}}}`)).toBe(true)
+      c.ws.close()
+    })
+  })
+
   it('a write the kernel did not take whole keeps its own id: the next subscriber is written from a copy', async () => {
     const a = await client()
     const b = await client()

@@ -34,25 +34,44 @@ const frame = (text: string) => {
   return Buffer.concat([frameHeader(payload.length), payload])
 }
 
-/** The frame of `n` with a placeholder id, and where the id goes (after the 2-, 4- or 10-byte header and the head). */
-function wireOf(n: Notification): { frame: Buffer; at: number } {
-  const f = frame(FRAME_HEAD + '0'.repeat(ID_LENGTH) + n.tail)
-  return { frame: f, at: (f[1] === 126 ? 4 : f[1] === 127 ? 10 : 2) + HEAD_BYTES }
+/**
+ * The frame of `n` with a placeholder id of `length` characters, and where the id goes (after the 2-, 4- or 10-byte
+ * header and the head).
+ */
+function wireOf(n: Notification, length = ID_LENGTH): { frame: Buffer; at: number } {
+  const head = n.head ?? FRAME_HEAD
+  const f = frame(head + '0'.repeat(length) + n.tail)
+  return {
+    frame: f,
+    at: (f[1] === 126 ? 4 : f[1] === 127 ? 10 : 2) + (n.head === undefined ? HEAD_BYTES : Buffer.byteLength(head)),
+  }
+}
+
+/** Writes `wire` with `subscription` in place; a copy is kept for the next subscriber if the socket holds this one. */
+function writeWire(socket: Duplex, wire: { frame: Buffer; at: number }, subscription: string): Buffer {
+  wire.frame.write(subscription, wire.at, subscription.length, 'latin1')
+  socket.write(wire.frame)
+  // Nothing left unwritten: the kernel has the bytes, and the same buffer serves the next subscriber. Otherwise the
+  // socket holds it until it is written: the next subscriber gets a copy.
+  return socket.writableLength !== 0 ? Buffer.from(wire.frame) : wire.frame
 }
 
 /** Writes the notification of `n` to `subscription` on `socket` as one WebSocket frame. */
 export function writeNotification(socket: Duplex, n: Notification, subscription: string): void {
+  if (n.head !== undefined) {
+    // Solana: integer ids (ASCII digits) of any length, last in the notification (n.head is what comes before):
+    // one frame per id length, the digits written in place as for EVM ids.
+    const wires = (n.wires ??= [])
+    const wire = (wires[subscription.length] ??= wireOf(n, subscription.length))
+    wire.frame = writeWire(socket, wire, subscription)
+    return
+  }
   if (subscription.length !== ID_LENGTH) {
-    // Solana's integer ids (never 34 characters) come last in its notifications: n.head holds what is before them.
-    socket.write(frame((n.head ?? FRAME_HEAD) + subscription + n.tail))
+    socket.write(frame(FRAME_HEAD + subscription + n.tail))
     return
   }
   const wire = (n.wire ??= wireOf(n))
-  wire.frame.write(subscription, wire.at, ID_LENGTH, 'latin1')
-  socket.write(wire.frame)
-  // Nothing left unwritten: the kernel has the bytes, and the same buffer serves the next subscriber. Otherwise the
-  // socket holds it until it is written: the next subscriber gets a copy.
-  if (socket.writableLength !== 0) wire.frame = Buffer.from(wire.frame)
+  wire.frame = writeWire(socket, wire, subscription)
 }
 
 export interface WsWriter {

@@ -26,6 +26,8 @@ export interface Notification {
   readonly head?: string | undefined
   /** The notification as a WebSocket frame, made for the first subscriber (src/gateway/http/ws-send.ts). */
   wire?: { frame: Buffer; at: number } | undefined
+  /** Solana: one frame per length of the integer ids it is sent to (index: the id's length), made as needed. */
+  wires?: ({ frame: Buffer; at: number } | undefined)[] | undefined
 }
 
 /** One event for one group: the reservation and what its subscribers took of it. */

@@ -135,9 +135,22 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
   })
 
   it('the scrape is up and every rule is loaded and healthy', async () => {
+    // On a loaded machine one scrape may time out (up 0 until the next) and a rule may not have run yet: the state
+    // must be reached, within a few scrapes.
+    const rulesNow = async () =>
+      ((await (await request(`${promUrl}/api/v1/rules`)).body.json()) as any).data.groups.flatMap((g: any) => g.rules)
+    let loaded: any[] = []
+    await waitFor(
+      async () => {
+        const up = (await query('up{job="chaingate"}')).data.result as { value?: unknown[] }[]
+        loaded = await rulesNow()
+        return up[0]?.value?.[1] === '1' && loaded.length > 0 && loaded.every((r: any) => r.health === 'ok')
+      },
+      20_000,
+      'the scrape up and every rule healthy',
+      250,
+    ).catch(() => undefined)
     expect((await query('up{job="chaingate"}')).data.result).toMatchObject([{ value: [expect.anything(), '1'] }])
-    const res = await request(`${promUrl}/api/v1/rules`)
-    const loaded = ((await res.body.json()) as any).data.groups.flatMap((g: any) => g.rules)
     expect(loaded.map((r: any) => r.name).sort()).toEqual(rules.map((r) => r.alert).sort())
     for (const r of loaded) expect(r.health, `${r.name}: ${r.lastError}`).toBe('ok')
   })

@@ -476,9 +476,9 @@ export class SolanaChain {
     return out
   }
 
-  private commit(record: TransactionRecord, writable: string[]): void {
+  /** A transaction kept: by signature, in its slot's block, and under every account it names. */
+  private index(record: TransactionRecord): void {
     this.transactions.set(record.signature, record)
-    this.transactionCount++
     const block = this.blocks.get(record.slot) ?? []
     block.push(record.signature)
     this.blocks.set(record.slot, block)
@@ -487,6 +487,11 @@ export class SolanaChain {
       list.push(record.signature)
       this.addressIndex.set(key, list)
     }
+  }
+
+  private commit(record: TransactionRecord, writable: string[]): void {
+    this.index(record)
+    this.transactionCount++
     for (const key of writable) this.touched.add(key)
     if (this.transactions.size > HISTORY_LIMIT) this.forgetOldest()
     this.dirty = true
@@ -602,15 +607,7 @@ export class SolanaChain {
     }
     for (const t of saved.transactions) {
       const record: TransactionRecord = { ...t, wire: Uint8Array.from(Buffer.from(t.wire, 'base64')) }
-      this.transactions.set(record.signature, record)
-      const block = this.blocks.get(record.slot) ?? []
-      block.push(record.signature)
-      this.blocks.set(record.slot, block)
-      for (const key of new Set(record.accountKeys)) {
-        const list = this.addressIndex.get(key) ?? []
-        list.push(record.signature)
-        this.addressIndex.set(key, list)
-      }
+      this.index(record)
     }
     this.dirty = false
   }

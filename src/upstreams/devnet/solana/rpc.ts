@@ -274,6 +274,17 @@ function tokenAccounts(ctx: RpcContext, params: Params, field: 'owner' | 'delega
 
 // --- signatures and transactions
 
+/** `[mint, config?]`: the mint's address, account and state, and the context slot (getTokenSupply, …Largest…). */
+function mintParam(params: Params, ctx: RpcContext) {
+  const address = parsePubkey(required(params, 0, 'at least 1 parameter'))
+  const slot = contextSlot(ctx.chain, asObject(params[1], 'RpcContextConfig'))
+  const account = ctx.chain.getAccount(address)
+  if (!account) throw invalidParams('Invalid param: could not find account')
+  const mint = readTokenMint(account)
+  if (!mint) throw invalidParams('Invalid param: not a Token mint')
+  return { address, slot, account, mint }
+}
+
 function signatureStatus(ctx: RpcContext, signature: string, searchHistory: boolean): unknown {
   const record = ctx.chain.getTransaction(signature)
   if (!record) return null
@@ -596,21 +607,11 @@ const methods: Record<string, Handler> = {
     return withContext(slot, uiTokenAmount(token.amount, decimals))
   },
   getTokenSupply: (p, ctx) => {
-    const address = parsePubkey(required(p, 0, 'at least 1 parameter'))
-    const slot = contextSlot(ctx.chain, asObject(p[1], 'RpcContextConfig'))
-    const account = ctx.chain.getAccount(address)
-    if (!account) throw invalidParams('Invalid param: could not find account')
-    const mint = readTokenMint(account)
-    if (!mint) throw invalidParams('Invalid param: not a Token mint')
+    const { slot, mint } = mintParam(p, ctx)
     return withContext(slot, uiTokenAmount(mint.supply, mint.decimals))
   },
   getTokenLargestAccounts: (p, ctx) => {
-    const address = parsePubkey(required(p, 0, 'at least 1 parameter'))
-    const slot = contextSlot(ctx.chain, asObject(p[1], 'RpcContextConfig'))
-    const account = ctx.chain.getAccount(address)
-    if (!account) throw invalidParams('Invalid param: could not find account')
-    const mint = readTokenMint(account)
-    if (!mint) throw invalidParams('Invalid param: not a Token mint')
+    const { address, slot, account, mint } = mintParam(p, ctx)
     const holders = ctx.chain
       .programAccounts(account.owner)
       .map(({ pubkey, account: a }) => ({ pubkey, token: readTokenAccount(a) }))

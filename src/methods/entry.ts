@@ -5,12 +5,10 @@
  * are views of one table per family and cannot drift apart.
  */
 import type { ChaingateError } from '../errors/index.ts'
+import type { ChainFamily } from '../shared/chain-family.ts'
 
-/**
- * A network's chain family (its CAIP-2 namespace, https://chainagnostic.org/CAIPs/caip-2): `evm` (eip155) or
- * `solana`. It picks the method catalog; method names never repeat across families (src/methods/catalog.test.ts).
- */
-export type ChainFamily = 'evm' | 'solana'
+/** A family picks the method catalog; method names never repeat across families (src/methods/catalog.test.ts). */
+export type { ChainFamily }
 
 /**
  * Which calls the gateway may answer from its cache, and how their finality is judged (the eRPC and web3-proxy

@@ -35,6 +35,12 @@ export type CacheRule =
    */
   | { kind: 'slot'; config: number }
   /**
+   * Solana reads answered with a `context.slot` (getBalance, getAccountInfo …) on a network of several nodes: sent
+   * with `minContextSlot` at the highest slot the key was told at that commitment, so a node behind it answers -32016
+   * and the next node is asked (https://solana.com/docs/rpc#configuring-state-commitment); never kept.
+   */
+  | { kind: 'context'; config: number }
+  /**
    * Solana: kept (until evicted) only when the call asks for `finalized` data, the `commitment` of the config
    * object at `config`; absent means the node's default, `finalized`
    * (https://solana.com/docs/rpc#configuring-state-commitment).

@@ -2,7 +2,8 @@
  * Accounts with mail and a second factor (docs/dashboard.md).
  * - link_tokens: the single-use, expiring tokens of mailed links (sign-up confirmation, password reset, team
  *   invitations) and of a log-in waiting for its second factor; only the sha256 of a token is stored, with its
- *   purpose, so a copy of the database cannot be replayed and a reset link cannot confirm (src/accounts/link-tokens.ts).
+ *   purpose, so a copy of the database cannot be replayed and a reset link cannot confirm
+ *   (src/accounts/link-tokens.ts).
  * - accounts.email_confirmed_at: set when the sign-up link was followed; accounts made before this migration (and by
  *   operators) count as confirmed.
  * - account_totp: the account's TOTP secret (RFC 6238), when it was turned on, and the last time step accepted, so

@@ -3,7 +3,8 @@
  * The same migrations run on SQLite and PostgreSQL (column types through ../dialect.ts; on SQLite the SQL is exactly
  * what landed first, so existing databases are untouched).
  * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts,
- * 0400-0499: upstreams, 0500-0599: admin API, 0600-0699: the request explorer, 0700-0799: usage alerts, 0800-0899: account mail, two-factor log-in and teams.
+ * 0400-0499: upstreams, 0500-0599: admin API, 0600-0699: the request explorer, 0700-0799: usage alerts,
+ * 0800-0899: account mail, two-factor log-in and teams.
  */
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'

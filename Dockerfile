@@ -56,6 +56,6 @@ USER node
 EXPOSE 8545 9545
 # GET /livez where the config serves it (gateway port, or gateway.operations.listen) with the config's
 # gateway.operations.token, read as chaingate reads it (deploy/container/healthcheck.mjs).
-HEALTHCHECK --interval=10s --timeout=5s --start-period=30s --retries=3 \
+HEALTHCHECK --interval=10s --timeout=10s --start-period=30s --retries=3 \
   CMD ["node", "/app/node_modules/chaingate/deploy/container/healthcheck.mjs"]
 ENTRYPOINT ["/usr/bin/tini", "--", "/app/node_modules/chaingate/deploy/container/start.sh"]

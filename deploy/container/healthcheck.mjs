@@ -1,22 +1,31 @@
 #!/usr/bin/env node
 // The image's HEALTHCHECK (Dockerfile): GET /livez where chaingate serves it, with the token it requires. Both come
-// from the config chaingate started with (CHAINGATE_CONFIG), read by chaingate's own loader, so a token written in
-// the file, one from `${VAR}` and a moved operations listener all work; CHAINGATE_PROBE_PORT overrides the port (a
-// `--port` given to the container's command). Exit 0: alive; 1: not (Docker's HEALTHCHECK contract).
-// When the config no longer loads (edited since the start), CHAINGATE_OPERATIONS_TOKEN and port 8545 are tried.
-import { loadConfig } from '../../dist/config/load.js'
+// from the config chaingate started with (CHAINGATE_CONFIG), `${VAR}` references expanded as chaingate expands them,
+// so a token written in the file, one from `${VAR}` and a moved operations listener all work; CHAINGATE_PROBE_PORT
+// overrides the port (a `--port` given to the container's command). Exit 0: alive; 1: not (Docker's contract).
+// Only the keys it needs are read, without the full schema: validating the whole config took seconds on a loaded
+// machine, past the check's timeout. The defaults are the schema's (src/config/schema.ts: gateway.host, .port).
+import { readFileSync } from 'node:fs'
+import { parse } from 'yaml'
+import { expandEnv } from '../../dist/config/env.js'
 
-const WILDCARD = new Set(['0.0.0.0', '::', '[::]', ''])
+const WILDCARD = new Set(['0.0.0.0', '::', '[::]'])
 
 function target() {
   const file = process.env.CHAINGATE_CONFIG || '/etc/chaingate/chaingate.yaml'
+  let gateway = {}
   try {
-    const { gateway } = loadConfig(file)
-    const at = gateway.operations.listen ?? gateway
-    return { host: at.host, port: at.port, token: gateway.operations.token }
+    const text = readFileSync(file, 'utf8')
+    gateway = expandEnv(file.endsWith('.json') ? JSON.parse(text) : parse(text)).value?.gateway ?? {}
   } catch (err) {
-    process.stderr.write(`healthcheck: ${String(err.message).split('\n')[0]}; trying the defaults\n`)
-    return { host: '127.0.0.1', port: 8545, token: process.env.CHAINGATE_OPERATIONS_TOKEN || null }
+    process.stderr.write(`healthcheck: cannot read ${file} (${err.code ?? err.message}); trying the defaults\n`)
+  }
+  const ops = gateway.operations ?? {}
+  const at = ops.listen ? { host: '127.0.0.1', ...ops.listen } : gateway
+  return {
+    host: at.host || '127.0.0.1',
+    port: at.port ?? 8545,
+    token: ops.token || process.env.CHAINGATE_OPERATIONS_TOKEN || null,
   }
 }
 
@@ -26,7 +35,7 @@ const url = `http://${probeHost}:${process.env.CHAINGATE_PROBE_PORT || port}/liv
 try {
   const res = await fetch(url, {
     headers: token ? { authorization: `Bearer ${token}` } : {},
-    signal: AbortSignal.timeout(2500),
+    signal: AbortSignal.timeout(4000),
   })
   if (!res.ok) process.stderr.write(`healthcheck: ${url} answered ${res.status}\n`)
   process.exit(res.ok ? 0 : 1)

@@ -1,6 +1,6 @@
 /**
  * podman for the container tests, configured here rather than by the machine's /etc/containers, so a fresh CI
- * machine runs it the same way (docs/deploy.md, "podman"):
+ * machine runs it the same way (docs/deploy.md, "Docker and podman: what the tests run"):
  * - runtime runc: crun refuses these machines' hybrid cgroups (v1 controllers plus a v2 mount);
  * - cgroupfs and a file events log: no systemd here;
  * - default ulimits the machine allows: podman's own (nofile 1048576) cannot be set without CAP_SYS_RESOURCE, and

@@ -5,9 +5,14 @@
 # Anvil (embedded local chains) is left out unless --build-arg WITH_ANVIL=1: replicas serve external nodes.
 # test/e2e/deploy-package.test.ts packs, installs and starts the package the way this file does.
 ARG NODE_VERSION=22
+# package-lock.json is written by npm 11; the npm 10 that node:22 ships refuses it as out of sync ("Missing:
+# utf-8-validate@5.0.10 from lock file"), so both stages run `npm ci` with npm 11.
+ARG NPM_VERSION=11
 
 # 1. Build: dev dependencies, TypeScript → dist/, then the npm tarball (what `npm publish` would ship).
 FROM node:${NODE_VERSION}-bookworm-slim AS build
+ARG NPM_VERSION
+RUN npm install -g npm@${NPM_VERSION} --no-audit --no-fund && npm cache clean --force
 WORKDIR /src
 COPY package.json package-lock.json ./
 RUN npm ci --ignore-scripts --no-audit --no-fund
@@ -19,6 +24,7 @@ RUN npm pack --pack-destination /tmp && mv /tmp/chaingate-*.tgz /tmp/chaingate.t
 #    tarball would resolve its ranges afresh); `prepare` (tsc) is the build stage's. TypeScript is a dev dependency the
 #    lockfile also lists as viem's optional peer (types only), so `--omit=dev` keeps it: removed. A non-root user.
 FROM node:${NODE_VERSION}-bookworm-slim
+ARG NPM_VERSION
 ARG VERSION=0.0.0
 ARG COMMIT=unknown
 ARG WITH_ANVIL=0
@@ -28,7 +34,8 @@ LABEL org.opencontainers.image.title="chaingate" \
       org.opencontainers.image.revision="${COMMIT}" \
       org.opencontainers.image.licenses="MIT"
 # tini as PID 1: forwards SIGTERM to node (which drains) and reaps children.
-RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/*
+RUN apt-get update && apt-get install -y --no-install-recommends tini && rm -rf /var/lib/apt/lists/* \
+    && npm install -g npm@${NPM_VERSION} --no-audit --no-fund && npm cache clean --force
 WORKDIR /app
 COPY --from=build /tmp/chaingate.tgz /src/package-lock.json /tmp/
 RUN mkdir -p node_modules/chaingate && tar -xzf /tmp/chaingate.tgz -C node_modules/chaingate --strip-components=1 \
@@ -47,7 +54,8 @@ VOLUME ["/var/lib/chaingate"]
 USER node
 # 8545: gateway (and /livez, /readyz, /startupz, /metrics unless gateway.operations.listen moves them, e.g. 9545).
 EXPOSE 8545 9545
-# With gateway.operations.token (deploy/config/chaingate.yaml), CHAINGATE_OPERATIONS_TOKEN is sent as the bearer token.
-HEALTHCHECK --interval=10s --timeout=3s --start-period=30s --retries=3 \
-  CMD ["node", "-e", "const t=process.env.CHAINGATE_OPERATIONS_TOKEN;fetch('http://127.0.0.1:'+(process.env.CHAINGATE_PROBE_PORT||8545)+'/livez',{headers:t?{authorization:'Bearer '+t}:{}}).then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+# GET /livez where the config serves it (gateway port, or gateway.operations.listen) with the config's
+# gateway.operations.token, read as chaingate reads it (deploy/container/healthcheck.mjs).
+HEALTHCHECK --interval=10s --timeout=10s --start-period=30s --retries=3 \
+  CMD ["node", "/app/node_modules/chaingate/deploy/container/healthcheck.mjs"]
 ENTRYPOINT ["/usr/bin/tini", "--", "/app/node_modules/chaingate/deploy/container/start.sh"]

@@ -58,13 +58,14 @@ const interpolate = (text: string, env: Record<string, string>) =>
 describe('deploy/compose.yaml', () => {
   const composeText = readFileSync(join(DEPLOY, 'compose.yaml'), 'utf8')
   const compose = parse(composeText)
-  const SECRETS = ['POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'CHAINGATE_OPERATIONS_TOKEN']
+  const SECRETS = ['POSTGRES_PASSWORD', 'REDIS_PASSWORD', 'CHAINGATE_OPERATIONS_TOKEN', 'GRAFANA_ADMIN_PASSWORD']
 
-  it('secrets are required, with no default: a PostgreSQL and a Redis password, the operations token', () => {
+  it('secrets are required, with no default: PostgreSQL, Redis and Grafana passwords, the operations token', () => {
     const env = {
       POSTGRES_PASSWORD: 'pg-secret-1',
       REDIS_PASSWORD: 'redis-secret-2',
       CHAINGATE_OPERATIONS_TOKEN: 't'.repeat(32),
+      GRAFANA_ADMIN_PASSWORD: 'grafana-secret-3',
     }
     for (const name of SECRETS) {
       const without: Record<string, string> = { ...env }
@@ -101,11 +102,14 @@ describe('deploy/compose.yaml', () => {
     const scrape = parse(readFileSync(join(DEPLOY, 'prometheus', 'prometheus.yml'), 'utf8')).scrape_configs[0]
     const configDir = s.prometheus.volumes.find((v: string) => v.includes('prometheus.yml')).split(':')[1]
     expect(join(dirname(configDir), scrape.authorization.credentials_file)).toBe(mounted)
-    // Prometheus (no authentication of its own) answers on this machine only; anvil, PostgreSQL, Redis and the
-    // replicas are not published at all.
+    // Prometheus, Alertmanager (no authentication of their own) and Grafana answer on this machine only; anvil,
+    // PostgreSQL, Redis and the replicas are not published at all.
     expect(s.prometheus.ports).toEqual(['127.0.0.1:9090:9090'])
+    expect(s.alertmanager.ports).toEqual(['127.0.0.1:9093:9093'])
+    expect(s.grafana.ports).toEqual(['127.0.0.1:3000:3000'])
+    expect(s.grafana.environment.GF_SECURITY_ADMIN_PASSWORD).toBe(env.GRAFANA_ADMIN_PASSWORD)
     for (const [name, svc] of Object.entries<any>(s))
-      if (name !== 'balancer' && name !== 'prometheus') expect(svc.ports, name).toBeUndefined()
+      if (!['balancer', 'prometheus', 'alertmanager', 'grafana'].includes(name)) expect(svc.ports, name).toBeUndefined()
     // Webhook targets restricted (docs/alerts.md, "SSRF").
     expect(config.alerts.allowedHosts).not.toBeNull()
   })
@@ -125,7 +129,8 @@ describe('deploy/compose.yaml', () => {
       const config = readFileSync(join(DEPLOY, 'config', 'chaingate.yaml'), 'utf8')
       for (const r of references(config).filter((r) => !r.fallback)) expect(s[name].environment).toHaveProperty(r.name)
     }
-    expect(s.balancer.volumes).toContain('./haproxy/haproxy.cfg:/usr/local/etc/haproxy/haproxy.cfg:ro')
+    // The folder: haproxy.cfg and its errorfile beside it (`default-path config`).
+    expect(s.balancer.volumes).toContain('./haproxy:/usr/local/etc/haproxy:ro')
     expect(Object.keys(s.balancer.environment).sort()).toEqual(
       [
         ...new Set(

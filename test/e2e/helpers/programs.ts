@@ -20,6 +20,9 @@ export type Program =
   | 'kubectl'
   | 'wrk'
   | 'podman'
+  | 'podman-compose'
+  | 'runc'
+  | 'mmdebstrap'
   | 'redis-server'
   | 'redis-cli'
   | 'curl'
@@ -73,6 +76,11 @@ export const PROGRAMS: Readonly<Record<Program, ProgramEntry>> = {
   },
   wrk: { names: ['wrk'], install: '`apt-get install wrk` (Debian/Ubuntu), `brew install wrk` (macOS)' },
   podman: { names: ['podman'], install: '`apt-get install podman` (Debian/Ubuntu), `brew install podman` (macOS)' },
+  // The container tests (test/e2e/containers/podman.ts): compose files, the runtime podman is set to, and the
+  // Debian root the stand-in images are built from.
+  'podman-compose': { names: ['podman-compose'], install: '`apt-get install podman-compose` (Debian/Ubuntu)' },
+  runc: { names: ['runc'], paths: ['/usr/sbin/runc'], install: '`apt-get install runc` (Debian/Ubuntu)' },
+  mmdebstrap: { names: ['mmdebstrap'], install: '`apt-get install mmdebstrap` (Debian/Ubuntu)' },
   'redis-server': {
     names: ['redis-server'],
     install: '`apt-get install redis-server` (Debian/Ubuntu), `brew install redis` (macOS)',

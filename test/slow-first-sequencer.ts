@@ -7,7 +7,28 @@
  */
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
-export const SLOWEST_FILES = [] as const
+export const SLOWEST_FILES: readonly string[] = [
+  'test/e2e/scale-out-replicas.test.ts',
+  'test/e2e/gateway-cli.test.ts',
+  'test/e2e/scale-out-workers.test.ts',
+  'test/e2e/cli-reload.test.ts',
+  'test/e2e/deploy-package.test.ts',
+  'test/e2e/dashboard-hardening.test.ts',
+  'test/e2e/scale-out-balancer.test.ts',
+  'src/db/database.test.ts',
+  'test/e2e/dashboard-product.test.ts',
+  'test/e2e/postgres-storage.test.ts',
+  'src/usage/upstream-usage.test.ts',
+  'test/e2e/usage-upstreams.test.ts',
+  'test/e2e/upstream-failover.test.ts',
+  'test/e2e/dashboard-account.test.ts',
+  'test/e2e/admin-api-audit.test.ts',
+  'test/e2e/gateway-process.test.ts',
+  'test/e2e/key-security.test.ts',
+  'test/e2e/request-explorer.test.ts',
+  'test/e2e/wallet-console-browser.test.ts',
+  'test/fuzz/upstream-answer.fuzz.test.ts',
+]
 
 export class SlowFirstSequencer extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {

@@ -8,26 +8,26 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 export const SLOWEST_FILES: readonly string[] = [
+  'test/e2e/admin-api-usage.test.ts',
+  'test/e2e/cli-start.test.ts',
   'test/e2e/scale-out-replicas.test.ts',
   'test/e2e/gateway-cli.test.ts',
   'test/e2e/scale-out-workers.test.ts',
   'test/e2e/cli-reload.test.ts',
+  'test/e2e/alerts-workers.test.ts',
   'test/e2e/deploy-package.test.ts',
+  'test/e2e/client-package.test.ts',
   'test/e2e/dashboard-hardening.test.ts',
   'test/e2e/scale-out-balancer.test.ts',
   'src/db/database.test.ts',
+  'test/e2e/programs-helper.test.ts',
   'test/e2e/dashboard-product.test.ts',
   'test/e2e/postgres-storage.test.ts',
+  'test/e2e/gateway-config.test.ts',
   'src/usage/upstream-usage.test.ts',
   'test/e2e/usage-upstreams.test.ts',
+  'test/e2e/db-copy.test.ts',
   'test/e2e/upstream-failover.test.ts',
-  'test/e2e/dashboard-account.test.ts',
-  'test/e2e/admin-api-audit.test.ts',
-  'test/e2e/gateway-process.test.ts',
-  'test/e2e/key-security.test.ts',
-  'test/e2e/request-explorer.test.ts',
-  'test/e2e/wallet-console-browser.test.ts',
-  'test/fuzz/upstream-answer.fuzz.test.ts',
 ]
 
 export class SlowFirstSequencer extends BaseSequencer {

@@ -1,10 +1,13 @@
 import { defineConfig } from 'vitest/config'
+import { SlowFirstSequencer } from './test/slow-first-sequencer.ts'
 
 export default defineConfig({
   test: {
     include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // e2e files boot anvil and servers; two cores here, so keep parallelism modest.
     maxWorkers: 2,
+    // The slowest files start first, so the run does not end on one long file (test/slow-first-sequencer.ts).
+    sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Child processes running bin/chaingate.mjs run src/ through tsx, not dist/: the suite tests the sources as

@@ -3,7 +3,7 @@
  * just before chaingate starts stopping, its exit is logged at info, not as "exited unexpectedly" at error.
  */
 import { afterEach, describe, expect, it } from 'vitest'
-import { processesMatching } from './helpers/process.ts'
+import { processesMatching, waitFor } from './helpers/process.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 
 let s: TestServer | undefined
@@ -39,9 +39,11 @@ describe('embedded chain exit', () => {
 
   it('on its own: logged at error level', async () => {
     s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
-    await killAnvil(s)
-    await sleep(900)
-    expect(lines(s, 'embedded chain exited unexpectedly')).toEqual([
+    const t = s
+    await killAnvil(t)
+    // Waits for the line rather than a fixed 900 ms: it comes as soon as the exit is seen.
+    await waitFor(() => lines(t, 'embedded chain exited unexpectedly').length > 0, 10_000, 'the error line')
+    expect(lines(t, 'embedded chain exited unexpectedly')).toEqual([
       expect.objectContaining({ level: 50, network: 'devnet-a' }),
     ])
   })

@@ -8,7 +8,10 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
 export const SLOWEST_FILES: readonly string[] = [
+  // Builds the Debian root, the stand-in base and the image (minutes on a fresh machine): first, beside the rest.
+  'test/e2e/container-image.test.ts',
   'test/e2e/admin-api-usage.test.ts',
+  'test/e2e/container-compose.test.ts',
   'test/e2e/cli-start.test.ts',
   'test/e2e/scale-out-replicas.test.ts',
   'test/e2e/gateway-cli.test.ts',

@@ -5,7 +5,7 @@
  * (https://solana.com/docs/rpc/http/simulatetransaction) giving the same accounts afterwards, an error and logs.
  * Nothing here throws on a chain answer: a read that fails or answers nonsense is noted in `unavailable`.
  */
-import { getBase58Decoder } from '@solana/kit'
+import { base58Encode } from '../../../methods/solana/base58.ts'
 import {
   isTokenAccountState,
   MAX_LOG_CHARS,
@@ -56,11 +56,9 @@ function lookupAddresses(account: unknown): string[] | undefined {
   if (bytes.length < LOOKUP_TABLE_HEADER_BYTES || bytes.readUInt32LE(0) !== 1) return undefined
   const out: string[] = []
   for (let at = LOOKUP_TABLE_HEADER_BYTES; at + 32 <= bytes.length; at += 32)
-    out.push(base58(bytes.subarray(at, at + 32)))
+    out.push(base58Encode(bytes.subarray(at, at + 32)))
   return out
 }
-
-const base58 = (b: Uint8Array) => getBase58Decoder().decode(b)
 
 /** A jsonParsed account: its lamports, and the token account or mint it holds. */
 function parsedAccount(account: unknown): {

@@ -17,7 +17,7 @@ import {
   prepareSolanaTransactionContext,
   SolanaDecodeError,
 } from '../../src/wallet/describe/solana/index.ts'
-import { PROGRAM_NAMES } from '../../src/wallet/describe/solana/instructions.ts'
+import { PROGRAM_NAMES } from '../../src/wallet/describe/solana/programs.ts'
 import { FUZZ } from './arbitraries.ts'
 
 /** Per input: decoding and describing a transaction of at most 1232 bytes is far below this even on a loaded box. */

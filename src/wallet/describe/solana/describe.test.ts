@@ -22,7 +22,8 @@ import {
   SolanaDecodeError,
   type SolanaTransactionContext,
 } from './index.ts'
-import { TOKEN_2022_PROGRAM_ADDRESS, UNLIMITED_SPL_WARNING } from './token.ts'
+import { TOKEN_2022_PROGRAM_ADDRESS } from './programs.ts'
+import { UNLIMITED_SPL_WARNING } from './token.ts'
 import { addr, base64Of, BLOCKHASH, buildTransaction, bytesOf, signer } from './transactions.test-support.ts'
 import { U64_MAX } from './format.ts'
 
@@ -128,7 +129,7 @@ describe('transaction view', () => {
     ])
     const v = describeSolanaTransaction(tx, undefined, env)
     expect(row(v, 'Network')!.value).toBe('solana-devnet (solana:devnet1)')
-    expect(row(v, 'Fee payer')!.value).toBe(`${ME} (your account #0 "main")`)
+    expect(row(v, 'Fee payer')).toEqual({ label: 'Fee payer', value: ME, detail: 'your account #0 "main"' })
     expect(row(v, '#1 System Program')).toEqual({
       label: '#1 System Program',
       value: 'Transfer 1.5 SOL',

@@ -5,6 +5,7 @@
  * (https://solana.com/docs/rpc/http/simulatetransaction) giving the same accounts afterwards, an error and logs.
  * Nothing here throws on a chain answer: a read that fails or answers nonsense is noted in `unavailable`.
  */
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system'
 import { base58Encode } from '../../../methods/solana/base58.ts'
 import {
   isTokenAccountState,
@@ -211,7 +212,7 @@ export async function prepareDecodedTransactionContext(
 function isAdvanceNonce(tx: DecodedSolanaTransaction): boolean {
   const first = tx.instructions[0]
   return (
-    first?.programAddress === '11111111111111111111111111111111' &&
+    first?.programAddress === SYSTEM_PROGRAM_ADDRESS &&
     first.data.length === 4 &&
     first.data[0] === 4 &&
     first.data[1] === 0 &&

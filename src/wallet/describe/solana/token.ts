@@ -14,9 +14,8 @@ import {
 } from '@solana-program/token'
 import { hexPreview, tokenAmount, U64_MAX } from './format.ts'
 import type { InstructionEnv, InstructionView, ParsableInstruction } from './instructions.ts'
-import { splitName } from './instructions.ts'
+import { splitName, TOKEN_2022_PROGRAM_ADDRESS } from './programs.ts'
 
-export const TOKEN_2022_PROGRAM_ADDRESS = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
 /** Programs whose instructions this file decodes. */
 export const TOKEN_PROGRAMS: string[] = [
   TOKEN_PROGRAM_ADDRESS,

@@ -311,6 +311,17 @@ describe('transaction view', () => {
       detail: `token account ${MY_TOKENS} (owner: ${ME} (your account #0 "main"))`,
     })
     expect(ok.logs).toEqual(['Program 11111111111111111111111111111111 success'])
+    const closed = describeSolanaTransaction(
+      tx,
+      {
+        balances: { [MY_TOKENS]: '2039280' },
+        tokenAccounts: { [MY_TOKENS]: { mint: MINT, owner: ME, decimals: 2, amount: '500' } },
+        simulation: { ok: true, logs: [], balancesAfter: { [MY_TOKENS]: '0' }, tokenAccountsAfter: {} },
+      },
+      env,
+    )
+    expect(row(closed, 'Token balance change')!.value).toBe(`-5 of token ${MINT}`)
+    expect(row(closed, 'Balance change')!.value).toBe('-0.00203928 SOL')
     const failed = describeSolanaTransaction(
       tx,
       {

@@ -116,6 +116,9 @@ function balanceRows(ctx: SolanaTransactionContext, who: (a: string) => string):
   }
   const after = sim.tokenAccountsAfter ?? {}
   for (const [a, state] of Object.entries(after)) changed(a, state, ctx.tokenAccounts?.[a])
+  // A token account simulated and no longer a token account afterwards was closed: all its tokens are gone.
+  for (const [a, state] of Object.entries(ctx.tokenAccounts ?? {}))
+    if (sim.balancesAfter?.[a] !== undefined && !after[a]) changed(a, undefined, state)
   // Own rows first: they are what the user decides on.
   const own = (r: Row) => (r.detail?.includes('(your account #') ? 0 : 1)
   return [

@@ -92,6 +92,12 @@ function parsedAccount(account: unknown): {
   }
 }
 
+/**
+ * An account's lamports: 0 when it does not exist (null); undefined when the answer holds no exact number (a balance
+ * past 2^53 lamports, ~9 million SOL, loses digits in JSON), so no change is shown rather than a wrong one.
+ */
+const lamportsOf = (account: unknown, p: { lamports?: string }) => (account === null ? '0' : p.lamports)
+
 /** Addresses the token instructions name (source, destination, mint…): read for mints and decimals. */
 function tokenAddresses(tx: DecodedSolanaTransaction, accounts: { address?: string }[]): string[] {
   const out = new Set<string>()
@@ -145,7 +151,8 @@ function simulationOf(answer: unknown, addresses: string[], replaced: boolean): 
     addresses.forEach((a, i) => {
       const p = parsedAccount(after[i])
       // An account the transaction closes comes back null: it holds nothing afterwards.
-      sim.balancesAfter![a] = p.lamports ?? '0'
+      const lamports = lamportsOf(after[i], p)
+      if (lamports !== undefined) sim.balancesAfter![a] = lamports
       if (p.token) sim.tokenAccountsAfter![a] = p.token
     })
   }
@@ -191,7 +198,8 @@ export async function prepareDecodedTransactionContext(
     ctx.mints = {}
     toRead.forEach((a, i) => {
       const p = parsedAccount(list[i])
-      if (writable.includes(a)) ctx.balances![a] = p.lamports ?? '0'
+      const lamports = lamportsOf(list[i], p)
+      if (writable.includes(a) && lamports !== undefined) ctx.balances![a] = lamports
       if (p.token) ctx.tokenAccounts![a] = p.token
       if (p.mintDecimals !== undefined) ctx.mints![a] = { decimals: p.mintDecimals }
     })

@@ -51,7 +51,9 @@ export interface DecodedSolanaTransaction {
   recentBlockhash: string
   header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }
   staticAccounts: string[]
-  /** Static keys, then lookup entries: every table's writable ones, then every table's read-only ones (runtime order). */
+  /**
+   * Static keys, then lookup entries: every table's writable ones, then every table's read-only ones (runtime order).
+   */
   accounts: SolanaAccountRef[]
   lookups: { table: string; writableIndexes: number[]; readonlyIndexes: number[] }[]
   instructions: DecodedSolanaInstruction[]

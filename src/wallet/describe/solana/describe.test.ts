@@ -159,7 +159,8 @@ describe('transaction view', () => {
     const r = row(describeSolanaTransaction(tx, ctx, env), '#1 Token Program')!
     expect(r.value).toBe(`Transfer 1.5 of token ${MINT}`)
     expect(r.detail).toBe(
-      `from ${MY_TOKENS} (owner: ${ME} (your account #0 "main")) to ${THEIR_TOKENS}; signed by ${ME} (your account #0 "main")`,
+      `from ${MY_TOKENS} (owner: ${ME} (your account #0 "main")) to ${THEIR_TOKENS}; ` +
+        `signed by ${ME} (your account #0 "main")`,
     )
   })
 

@@ -85,7 +85,9 @@ function describeSystem(ix: ParsableInstruction, env: InstructionEnv): Described
     case SystemInstruction.TransferSolWithSeed:
       return {
         summary: `Transfer ${sol(p.data.amount)}`,
-        detail: `from ${w(p.accounts.source)} (derived from ${env.who(p.data.fromOwner)}) to ${w(p.accounts.destination)}`,
+        detail:
+          `from ${w(p.accounts.source)} (derived from ${env.who(p.data.fromOwner)}) ` +
+          `to ${w(p.accounts.destination)}`,
         decoded: true,
       }
     case SystemInstruction.CreateAccount:

@@ -215,8 +215,8 @@ export function describeDecodedTransaction(
     })
   if (unresolved > 0)
     warnings.push(
-      `${unresolved} account${unresolved === 1 ? ' comes' : 's come'} from address lookup tables the wallet could not ` +
-        'read: they are shown as table and entry, not as addresses.',
+      `${unresolved} account${unresolved === 1 ? ' comes' : 's come'} from address lookup tables the wallet could ` +
+        'not read: they are shown as table and entry, not as addresses.',
     )
   for (const u of ctx.unavailable ?? []) warnings.push(u)
   return {

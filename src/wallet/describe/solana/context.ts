@@ -53,7 +53,8 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function recordOf<T>(v: unknown, check: (x: unknown) => x is T): Record<string, T> {
   const out: Record<string, T> = {}
   if (!isObject(v)) return out
-  for (const [k, x] of Object.entries(v)) if (check(x)) out[k] = x
+  // `__proto__` as an own key of parsed JSON would set the record's prototype, not an entry.
+  for (const [k, x] of Object.entries(v)) if (k !== '__proto__' && check(x)) out[k] = x
   return out
 }
 
@@ -72,7 +73,7 @@ export function readContext(ctx: unknown): SolanaTransactionContext {
   const tables: Record<string, Record<string, string>> = {}
   if (isObject(ctx.lookupTables))
     for (const [t, entries] of Object.entries(ctx.lookupTables))
-      tables[t] = recordOf(entries, (x): x is string => typeof x === 'string')
+      if (t !== '__proto__') tables[t] = recordOf(entries, (x): x is string => typeof x === 'string')
   const sim = isObject(ctx.simulation) ? ctx.simulation : undefined
   return {
     lookupTables: tables,

@@ -5,13 +5,13 @@
  * SolanaDecodeError with a message saying what is wrong, never a crash or a partial view.
  */
 import {
-  getBase58Decoder,
   getCompiledTransactionMessageDecoder,
   getTransactionDecoder,
   isSolanaError,
   SOLANA_ERROR__TRANSACTION__MESSAGE_SIGNATURES_MISMATCH,
   SOLANA_ERROR__TRANSACTION__VERSION_NUMBER_NOT_SUPPORTED,
 } from '@solana/kit'
+import { base58Encode } from '../../../methods/solana/base58.ts'
 import { MAX_BASE64_TRANSACTION, MAX_TRANSACTION_BYTES } from '../../../methods/solana/wire-transaction.ts'
 
 /** The bytes are not a transaction (or a message) the wallet can show; the message says why. */
@@ -51,7 +51,9 @@ export interface DecodedSolanaTransaction {
   recentBlockhash: string
   header: { numSignerAccounts: number; numReadonlySignerAccounts: number; numReadonlyNonSignerAccounts: number }
   staticAccounts: string[]
-  /** Static keys, then lookup entries: every table's writable ones, then every table's read-only ones (runtime order). */
+  /**
+   * Static keys, then lookup entries: every table's writable ones, then every table's read-only ones (runtime order).
+   */
   accounts: SolanaAccountRef[]
   lookups: { table: string; writableIndexes: number[]; readonlyIndexes: number[] }[]
   instructions: DecodedSolanaInstruction[]
@@ -172,10 +174,9 @@ export function decodeSolanaTransaction(bytes: Uint8Array): DecodedSolanaTransac
     }
   })
   const signers = staticAccounts.slice(0, nSigners)
-  const base58 = getBase58Decoder()
   const signatures = signers.map((s) => {
     const sig = (tx.signatures as Record<string, Uint8Array | null>)[s]
-    return sig ? base58.decode(sig) : null
+    return sig ? base58Encode(sig) : null
   })
   return {
     version,

@@ -22,7 +22,8 @@ import {
   SolanaDecodeError,
   type SolanaTransactionContext,
 } from './index.ts'
-import { TOKEN_2022_PROGRAM_ADDRESS, UNLIMITED_SPL_WARNING } from './token.ts'
+import { TOKEN_2022_PROGRAM_ADDRESS } from './programs.ts'
+import { UNLIMITED_SPL_WARNING } from './token.ts'
 import { addr, base64Of, BLOCKHASH, buildTransaction, bytesOf, signer } from './transactions.test-support.ts'
 import { U64_MAX } from './format.ts'
 
@@ -128,7 +129,7 @@ describe('transaction view', () => {
     ])
     const v = describeSolanaTransaction(tx, undefined, env)
     expect(row(v, 'Network')!.value).toBe('solana-devnet (solana:devnet1)')
-    expect(row(v, 'Fee payer')!.value).toBe(`${ME} (your account #0 "main")`)
+    expect(row(v, 'Fee payer')).toEqual({ label: 'Fee payer', value: ME, detail: 'your account #0 "main"' })
     expect(row(v, '#1 System Program')).toEqual({
       label: '#1 System Program',
       value: 'Transfer 1.5 SOL',
@@ -158,7 +159,8 @@ describe('transaction view', () => {
     const r = row(describeSolanaTransaction(tx, ctx, env), '#1 Token Program')!
     expect(r.value).toBe(`Transfer 1.5 of token ${MINT}`)
     expect(r.detail).toBe(
-      `from ${MY_TOKENS} (owner: ${ME} (your account #0 "main")) to ${THEIR_TOKENS}; signed by ${ME} (your account #0 "main")`,
+      `from ${MY_TOKENS} (owner: ${ME} (your account #0 "main")) to ${THEIR_TOKENS}; ` +
+        `signed by ${ME} (your account #0 "main")`,
     )
   })
 
@@ -310,6 +312,17 @@ describe('transaction view', () => {
       detail: `token account ${MY_TOKENS} (owner: ${ME} (your account #0 "main"))`,
     })
     expect(ok.logs).toEqual(['Program 11111111111111111111111111111111 success'])
+    const closed = describeSolanaTransaction(
+      tx,
+      {
+        balances: { [MY_TOKENS]: '2039280' },
+        tokenAccounts: { [MY_TOKENS]: { mint: MINT, owner: ME, decimals: 2, amount: '500' } },
+        simulation: { ok: true, logs: [], balancesAfter: { [MY_TOKENS]: '0' }, tokenAccountsAfter: {} },
+      },
+      env,
+    )
+    expect(row(closed, 'Token balance change')!.value).toBe(`-5 of token ${MINT}`)
+    expect(row(closed, 'Balance change')!.value).toBe('-0.00203928 SOL')
     const failed = describeSolanaTransaction(
       tx,
       {

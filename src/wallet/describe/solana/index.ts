@@ -17,6 +17,7 @@ export type { InstructionView } from './instructions.ts'
 export { describeSolanaMessage, type SolanaMessageView } from './message.ts'
 export { prepareSolanaTransactionContext, type SolanaChainReads } from './prepare.ts'
 export {
+  describeDecodedTransaction,
   describeSolanaTransaction,
   type SolanaDescribeEnv,
   type SolanaTransactionView,

@@ -12,30 +12,8 @@ import {
 import { parseSystemInstruction, SYSTEM_PROGRAM_ADDRESS, SystemInstruction } from '@solana-program/system'
 import type { SolanaAccountRef } from './decode.ts'
 import { hexPreview, oneLine, sol } from './format.ts'
+import { MEMO_PROGRAMS, PROGRAM_NAMES, programLabel, splitName } from './programs.ts'
 import { describeTokenInstruction, TOKEN_PROGRAMS } from './token.ts'
-
-export const MEMO_PROGRAMS = [
-  'MemoSq4gqABAXKb96qnH8TysNcWxMyWCqXgDLGmfcHr',
-  'Memo1UhkJRfHyvLMcVucJwxXeuD728EqVDDwQDxFMNo',
-]
-
-/** Programs the view names (decoded or not). */
-export const PROGRAM_NAMES: Record<string, string> = {
-  [SYSTEM_PROGRAM_ADDRESS]: 'System Program',
-  [COMPUTE_BUDGET_PROGRAM_ADDRESS]: 'Compute Budget Program',
-  TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA: 'Token Program',
-  TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb: 'Token-2022 Program',
-  ATokenGPvbdGVxr1b2hvZbsiqW5xWH25efTNsLJA8knL: 'Associated Token Account Program',
-  [MEMO_PROGRAMS[0]!]: 'Memo Program',
-  [MEMO_PROGRAMS[1]!]: 'Memo Program (v1)',
-  AddressLookupTab1e1111111111111111111111111: 'Address Lookup Table Program',
-  Stake11111111111111111111111111111111111111: 'Stake Program',
-  Vote111111111111111111111111111111111111111: 'Vote Program',
-  BPFLoaderUpgradeab1e11111111111111111111111: 'BPF Upgradeable Loader',
-  Config1111111111111111111111111111111111111: 'Config Program',
-  Ed25519SigVerify111111111111111111111111111: 'Ed25519 signature check',
-  KeccakSecp256k11111111111111111111111111111: 'Secp256k1 signature check',
-}
 
 /** What the describers need to know about accounts: labels and what `prepare…` read from the chain. */
 export interface InstructionEnv {
@@ -107,7 +85,9 @@ function describeSystem(ix: ParsableInstruction, env: InstructionEnv): Described
     case SystemInstruction.TransferSolWithSeed:
       return {
         summary: `Transfer ${sol(p.data.amount)}`,
-        detail: `from ${w(p.accounts.source)} (derived from ${env.who(p.data.fromOwner)}) to ${w(p.accounts.destination)}`,
+        detail:
+          `from ${w(p.accounts.source)} (derived from ${env.who(p.data.fromOwner)}) ` +
+          `to ${w(p.accounts.destination)}`,
         decoded: true,
       }
     case SystemInstruction.CreateAccount:
@@ -188,17 +168,6 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true })
 function describeMemo(ix: ParsableInstruction): Described {
   const text = UTF8.decode(ix.data) // not UTF-8: the Memo program refuses it, and the caller shows it as undecoded
   return { summary: `Memo "${oneLine(text)}"`, decoded: true }
-}
-
-/** `TransferChecked` → `Transfer checked`. */
-export function splitName(name: string): string {
-  const words = name.replace(/([a-z0-9])([A-Z])/g, '$1 $2').toLowerCase()
-  return words.charAt(0).toUpperCase() + words.slice(1)
-}
-
-export function programLabel(program: string): string {
-  const name = PROGRAM_NAMES[program]
-  return name ? `${name} (${program})` : `program ${program}`
 }
 
 function undecoded(ix: ParsableInstruction, why: string): Described {

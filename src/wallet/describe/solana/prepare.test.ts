@@ -17,6 +17,7 @@ import {
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token'
 import {
+  AccountRole,
   type Address,
   appendTransactionMessageInstructions,
   type Blockhash,
@@ -25,6 +26,9 @@ import {
   createSolanaRpcSubscriptions,
   createTransactionMessage,
   generateKeyPairSigner,
+  getAddressEncoder,
+  getProgramDerivedAddress,
+  getU64Encoder,
   type Instruction,
   type KeyPairSigner,
   pipe,
@@ -207,6 +211,44 @@ describe('prepareSolanaTransactionContext on the devnet', () => {
     ])
     // The payer also pays the new token account's rent.
     expect(row(v, 'Balance change')[0]).toMatchObject({ detail: `${payer.address} (your account #0 "main")` })
+  })
+
+  test('a v0 transaction through a real lookup table: entries read, named by address, simulated', async () => {
+    // CreateLookupTable (recent slot 0, which the devnet's SlotHashes holds) and ExtendLookupTable, as the Address
+    // Lookup Table program's instructions lay them out: u32 index, then the arguments.
+    const program = 'AddressLookupTab1e1111111111111111111111111' as Address
+    const u64 = (n: bigint) => [...getU64Encoder().encode(n)]
+    const [table, bump] = await getProgramDerivedAddress({
+      programAddress: program,
+      seeds: [getAddressEncoder().encode(payer.address), getU64Encoder().encode(0n)],
+    })
+    const accounts = [
+      { address: table, role: AccountRole.WRITABLE },
+      { address: payer.address, role: AccountRole.READONLY_SIGNER, signer: payer },
+      { address: payer.address, role: AccountRole.WRITABLE_SIGNER, signer: payer },
+      { address: '11111111111111111111111111111111' as Address, role: AccountRole.READONLY },
+    ]
+    const entries = [addr(96), addr(97)]
+    const keys = entries.flatMap((a) => [...getAddressEncoder().encode(a)])
+    await send([
+      { programAddress: program, accounts, data: Uint8Array.from([0, 0, 0, 0, ...u64(0n), bump]) },
+      { programAddress: program, accounts, data: Uint8Array.from([2, 0, 0, 0, ...u64(2n), ...keys]) },
+    ] as Instruction[])
+    await new Promise((r) => setTimeout(r, 300)) // entries are usable from the slot after they were added
+    const tx = buildTransaction(
+      payer.address,
+      [getTransferSolInstruction({ source: signer(payer.address), destination: entries[1]!, amount: 1_000_000n })],
+      { version: 0, lookupTables: { [table]: entries }, blockhash: await latestBlockhash() },
+    )
+    const ctx = await prepareSolanaTransactionContext(tx, reads)
+    expect(ctx.lookupTables).toEqual({ [table]: { 1: entries[1] } })
+    expect(ctx.simulation?.ok).toBe(true)
+    const v = describeSolanaTransaction(tx, ctx, env())
+    expect(row(v, '#1 System Program')[0]!.detail).toBe(
+      `from ${payer.address} (your account #0 "main") to ${entries[1]}`,
+    )
+    expect(row(v, 'Balance change')[1]).toEqual({ label: 'Balance change', value: '+0.001 SOL', detail: entries[1] })
+    expect(v.warnings).toEqual([])
   })
 
   test('a v0 transaction naming a lookup table that does not exist: shown as table and entry, simulation fails', async () => {

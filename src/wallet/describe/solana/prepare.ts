@@ -5,7 +5,8 @@
  * (https://solana.com/docs/rpc/http/simulatetransaction) giving the same accounts afterwards, an error and logs.
  * Nothing here throws on a chain answer: a read that fails or answers nonsense is noted in `unavailable`.
  */
-import { getBase58Decoder } from '@solana/kit'
+import { SYSTEM_PROGRAM_ADDRESS } from '@solana-program/system'
+import { base58Encode } from '../../../methods/solana/base58.ts'
 import {
   isTokenAccountState,
   MAX_LOG_CHARS,
@@ -56,11 +57,9 @@ function lookupAddresses(account: unknown): string[] | undefined {
   if (bytes.length < LOOKUP_TABLE_HEADER_BYTES || bytes.readUInt32LE(0) !== 1) return undefined
   const out: string[] = []
   for (let at = LOOKUP_TABLE_HEADER_BYTES; at + 32 <= bytes.length; at += 32)
-    out.push(base58(bytes.subarray(at, at + 32)))
+    out.push(base58Encode(bytes.subarray(at, at + 32)))
   return out
 }
-
-const base58 = (b: Uint8Array) => getBase58Decoder().decode(b)
 
 /** A jsonParsed account: its lamports, and the token account or mint it holds. */
 function parsedAccount(account: unknown): {
@@ -92,6 +91,12 @@ function parsedAccount(account: unknown): {
     ...(parsed!.type === 'account' && isTokenAccountState(token) ? { token } : {}),
   }
 }
+
+/**
+ * An account's lamports: 0 when it does not exist (null); undefined when the answer holds no exact number (a balance
+ * past 2^53 lamports, ~9 million SOL, loses digits in JSON), so no change is shown rather than a wrong one.
+ */
+const lamportsOf = (account: unknown, p: { lamports?: string }) => (account === null ? '0' : p.lamports)
 
 /** Addresses the token instructions name (source, destination, mint…): read for mints and decimals. */
 function tokenAddresses(tx: DecodedSolanaTransaction, accounts: { address?: string }[]): string[] {
@@ -146,7 +151,8 @@ function simulationOf(answer: unknown, addresses: string[], replaced: boolean): 
     addresses.forEach((a, i) => {
       const p = parsedAccount(after[i])
       // An account the transaction closes comes back null: it holds nothing afterwards.
-      sim.balancesAfter![a] = p.lamports ?? '0'
+      const lamports = lamportsOf(after[i], p)
+      if (lamports !== undefined) sim.balancesAfter![a] = lamports
       if (p.token) sim.tokenAccountsAfter![a] = p.token
     })
   }
@@ -192,7 +198,8 @@ export async function prepareDecodedTransactionContext(
     ctx.mints = {}
     toRead.forEach((a, i) => {
       const p = parsedAccount(list[i])
-      if (writable.includes(a)) ctx.balances![a] = p.lamports ?? '0'
+      const lamports = lamportsOf(list[i], p)
+      if (writable.includes(a) && lamports !== undefined) ctx.balances![a] = lamports
       if (p.token) ctx.tokenAccounts![a] = p.token
       if (p.mintDecimals !== undefined) ctx.mints![a] = { decimals: p.mintDecimals }
     })
@@ -213,7 +220,7 @@ export async function prepareDecodedTransactionContext(
 function isAdvanceNonce(tx: DecodedSolanaTransaction): boolean {
   const first = tx.instructions[0]
   return (
-    first?.programAddress === '11111111111111111111111111111111' &&
+    first?.programAddress === SYSTEM_PROGRAM_ADDRESS &&
     first.data.length === 4 &&
     first.data[0] === 4 &&
     first.data[1] === 0 &&

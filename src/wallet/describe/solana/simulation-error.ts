@@ -2,7 +2,7 @@
  * A simulation's `err` (Agave's TransactionError as JSON: `"BlockhashNotFound"`, `{ "InstructionError": [1,
  * { "Custom": 1 }] }`, `{ "InsufficientFundsForRent": { "account_index": 2 } }`) as a short sentence.
  */
-import { splitName } from './instructions.ts'
+import { splitName } from './programs.ts'
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v)
 

@@ -14,9 +14,8 @@ import {
 } from '@solana-program/token'
 import { hexPreview, tokenAmount, U64_MAX } from './format.ts'
 import type { InstructionEnv, InstructionView, ParsableInstruction } from './instructions.ts'
-import { splitName } from './instructions.ts'
+import { splitName, TOKEN_2022_PROGRAM_ADDRESS } from './programs.ts'
 
-export const TOKEN_2022_PROGRAM_ADDRESS = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'
 /** Programs whose instructions this file decodes. */
 export const TOKEN_PROGRAMS: string[] = [
   TOKEN_PROGRAM_ADDRESS,
@@ -76,6 +75,11 @@ function approval(
   }
 }
 
+function transferDetail(a: { source: Meta; destination: Meta; authority: Meta }, env: InstructionEnv): string {
+  const [from, to] = [tokenAccountText(a.source, env), tokenAccountText(a.destination, env)]
+  return `from ${from} to ${to}; signed by ${env.who(a.authority.address)}`
+}
+
 function describeSpl(ix: ParsableInstruction, env: InstructionEnv): Described {
   if (ix.programAddress === TOKEN_2022_PROGRAM_ADDRESS && (ix.data[0] ?? 0) > LAST_SHARED_TOKEN_INSTRUCTION)
     return {
@@ -87,18 +91,18 @@ function describeSpl(ix: ParsableInstruction, env: InstructionEnv): Described {
   const who = (m: Meta) => env.who(m.address)
   switch (p.instructionType) {
     case TokenInstruction.Transfer: {
-      const { source, destination, authority } = p.accounts
+      const { source, destination } = p.accounts
       return {
         summary: `Transfer ${amountOf(p.data.amount, [source, destination], env)}`,
-        detail: `from ${tokenAccountText(source, env)} to ${tokenAccountText(destination, env)}; signed by ${who(authority)}`,
+        detail: transferDetail(p.accounts, env),
         decoded: true,
       }
     }
     case TokenInstruction.TransferChecked: {
-      const { source, destination, authority, mint } = p.accounts
+      const { source, mint } = p.accounts
       return {
         summary: `Transfer ${amountOf(p.data.amount, [source], env, p.data.decimals, mint.address)}`,
-        detail: `from ${tokenAccountText(source, env)} to ${tokenAccountText(destination, env)}; signed by ${who(authority)}`,
+        detail: transferDetail(p.accounts, env),
         decoded: true,
       }
     }
@@ -157,8 +161,9 @@ function describeAssociatedToken(ix: ParsableInstruction, env: InstructionEnv): 
   if (p.instructionType === AssociatedTokenInstruction.RecoverNestedAssociatedToken)
     return { summary: 'Recover a nested associated token account', decoded: true }
   const { payer, ata, owner, mint } = p.accounts
+  const idempotent = p.instructionType === AssociatedTokenInstruction.CreateAssociatedTokenIdempotent
   return {
-    summary: `Create the token account for token ${mint.address}${p.instructionType === AssociatedTokenInstruction.CreateAssociatedTokenIdempotent ? ' (if missing)' : ''}`,
+    summary: `Create the token account for token ${mint.address}${idempotent ? ' (if missing)' : ''}`,
     detail: `account ${ata.address} of ${env.who(owner.address)}; rent paid by ${env.who(payer.address)}`,
     decoded: true,
   }

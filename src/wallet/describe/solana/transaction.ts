@@ -3,6 +3,7 @@
  * (SOL and token amounts with their decimals), the fee in SOL, and what the simulation showed (balance changes,
  * error, logs). Pure: the transaction and what `prepareSolanaTransactionContext` read in, a view out.
  */
+import { COMPUTE_BUDGET_PROGRAM_ADDRESS } from '@solana-program/compute-budget'
 import type { Row } from '../types.ts'
 import { readContext, type SolanaTransactionContext, type TokenAccountState } from './context.ts'
 import {
@@ -49,6 +50,11 @@ export function ownLabel(address: string, env: SolanaDescribeEnv): string | unde
   return a ? `your account #${a.index}${a.label ? ` "${a.label}"` : ''}` : undefined
 }
 
+const own = (address: string, env: SolanaDescribeEnv) => {
+  const detail = ownLabel(address, env)
+  return detail ? { detail } : {}
+}
+
 function instructionEnv(env: SolanaDescribeEnv, ctx: SolanaTransactionContext): InstructionEnv {
   const who = (a: string) => {
     const own = ownLabel(a, env)
@@ -70,7 +76,7 @@ function feeRow(tx: DecodedSolanaTransaction, shown: InstructionView[]): { row: 
     if (ix.budget?.unitLimit !== undefined) unitLimit = ix.budget.unitLimit
     if (ix.budget?.microLamportsPerUnit !== undefined) price = ix.budget.microLamportsPerUnit
   }
-  const others = tx.instructions.filter((ix) => ix.programAddress !== 'ComputeBudget111111111111111111111111111111')
+  const others = tx.instructions.filter((ix) => ix.programAddress !== COMPUTE_BUDGET_PROGRAM_ADDRESS)
   const units = BigInt(unitLimit ?? Math.min(MAX_COMPUTE_UNITS, DEFAULT_UNITS_PER_INSTRUCTION * others.length))
   const base = BigInt(tx.header.numSignerAccounts) * LAMPORTS_PER_SIGNATURE
   const priority = (units * price + 999_999n) / 1_000_000n
@@ -110,6 +116,9 @@ function balanceRows(ctx: SolanaTransactionContext, who: (a: string) => string):
   }
   const after = sim.tokenAccountsAfter ?? {}
   for (const [a, state] of Object.entries(after)) changed(a, state, ctx.tokenAccounts?.[a])
+  // A token account simulated and no longer a token account afterwards was closed: all its tokens are gone.
+  for (const [a, state] of Object.entries(ctx.tokenAccounts ?? {}))
+    if (sim.balancesAfter?.[a] !== undefined && !after[a]) changed(a, undefined, state)
   // Own rows first: they are what the user decides on.
   const own = (r: Row) => (r.detail?.includes('(your account #') ? 0 : 1)
   return [
@@ -159,7 +168,7 @@ export function describeDecodedTransaction(
   const warnings: string[] = []
   const rows: Row[] = [
     { label: 'Network', value: `${env.network} (${env.cluster})` },
-    { label: 'Fee payer', value: ienv.who(tx.feePayer) },
+    { label: 'Fee payer', value: tx.feePayer, ...own(tx.feePayer, env) },
   ]
   if (tx.signers.length > 1) rows.push({ label: 'Also signed by', value: tx.signers.slice(1).map(ienv.who).join(', ') })
   for (const ix of instructions) {
@@ -206,8 +215,8 @@ export function describeDecodedTransaction(
     })
   if (unresolved > 0)
     warnings.push(
-      `${unresolved} account${unresolved === 1 ? ' comes' : 's come'} from address lookup tables the wallet could not ` +
-        'read: they are shown as table and entry, not as addresses.',
+      `${unresolved} account${unresolved === 1 ? ' comes' : 's come'} from address lookup tables the wallet could ` +
+        'not read: they are shown as table and entry, not as addresses.',
     )
   for (const u of ctx.unavailable ?? []) warnings.push(u)
   return {

@@ -36,7 +36,12 @@ export function describeSolanaApproval(
   const r = isPlainObject(request) ? request : {}
   const scope = String(r.scope ?? '')
   const chain = env.solanaChains.find((c) => c.chain === scope)
-  const network = chain ? `${chain.network} (${scope})` : `${scope} (not served by this wallet)`
+  // The CLI may not know an embedded devnet's id (its node names it at start): then the id alone.
+  const network = chain
+    ? `${chain.network} (${scope})`
+    : env.solanaChains.length > 0
+      ? `${scope} (not served by this wallet)`
+      : scope
   const address = String(r.address ?? '')
   const own = env.accounts.find((a) => a.solanaAddress === address)
   const rows: Row[] = [

@@ -117,7 +117,7 @@ describe('Solana methods', () => {
         return m === 'isBlockhashValid' ? { value: false } : { value: { err: null } }
       },
     })
-    const e = await SOLANA_LOCAL_METHODS.signAndSendTransaction!(expired.ctx, {
+    const e: Error = await SOLANA_LOCAL_METHODS.signAndSendTransaction!(expired.ctx, {
       account: { address: ME },
       transaction: tx(ME),
     }).catch((x: unknown) => x as Error)

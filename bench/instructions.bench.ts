@@ -14,15 +14,18 @@
  * (the gateway's dist/: `npm run build` first), BENCH_KEEP=1 (keep the callgrind files, for callgrind_annotate),
  * BENCH_COLLECT (more functions to count inside, comma-separated: `uv__run_timers` adds the timers' work, such as
  * the log's, ledger's and explorer's flushes; `uv__run_check` setImmediate's; `uv__async_io` messages from other
- * threads). Needs valgrind (`apt-get install -y valgrind`); slow: valgrind runs a process ~50x slower, minutes per
- * target.
+ * threads). BENCH_FAMILY=solana: the same for an uncached Solana `getBalance` (a new base58 key each call) against the
+ * embedded Solana devnet, proxy and gateway only. Needs valgrind (`apt-get install -y valgrind`); slow: valgrind runs
+ * a process ~50x slower, minutes per target.
  */
 import { execFileSync } from 'node:child_process'
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { Pool } from 'undici'
+import { base58Encode } from '../src/methods/solana/base58.ts'
 import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
+import { startSolanaDevnet } from '../src/upstreams/devnet/solana/devnet.ts'
 import { envInt, spawnStart, spawnTarget, stopTargets } from './support.ts'
 
 const CALLS = Math.max(1, envInt('BENCH_CALLS', 5000))
@@ -34,6 +37,19 @@ const COLLECT = (process.env.BENCH_COLLECT ?? '').split(',').filter((f) => /^\w+
 const NODE_ARGS = (process.env.BENCH_NODE_ARGS ?? '').split(' ').filter((a) => a !== '')
 const asked = (process.env.BENCH_TARGETS ?? '').split(',').filter((t) => ['proxy', 'gateway', 'start'].includes(t))
 const TARGETS = asked.length > 0 ? asked : ['proxy', 'gateway']
+const SOLANA = process.env.BENCH_FAMILY === 'solana'
+if (SOLANA && TARGETS.includes('start')) throw new Error('BENCH_FAMILY=solana counts proxy and gateway only')
+
+/** A call for a balance no earlier call asked: an EVM address, or a Solana key (32 bytes, base58). */
+function uncachedBalanceBody(n: number): string {
+  if (!SOLANA) {
+    const address = `0x${(0xb0000000 + n).toString(16).padStart(40, '0')}`
+    return `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${address}","latest"]}`
+  }
+  const key = new Uint8Array(32)
+  new DataView(key.buffer).setUint32(0, 0xb0000000 + n)
+  return `{"jsonrpc":"2.0","id":1,"method":"getBalance","params":["${base58Encode(key)}"]}`
+}
 
 let next = 0
 /** Sends `n` calls, `IN_FLIGHT` at a time, each for an address never asked before; every answer must be a result. */
@@ -44,8 +60,7 @@ async function send(url: string, n: number): Promise<void> {
   const worker = async () => {
     while (left > 0) {
       left--
-      const address = `0x${(0xb0000000 + next++).toString(16).padStart(40, '0')}`
-      const body = `{"jsonrpc":"2.0","id":1,"method":"eth_getBalance","params":["${address}","latest"]}`
+      const body = uncachedBalanceBody(next++)
       const path = target.pathname + target.search
       const r = await pool.request({ method: 'POST', path, headers: { 'content-type': 'application/json' }, body })
       const text = await r.body.text()
@@ -106,7 +121,8 @@ async function measure(name: string, anvilUrl: string, dir: string): Promise<Cou
   const timeouts = { requestTimeoutMs: 3_600_000, headersTimeoutMs: 3_600_000 }
   const gateway = { host: '127.0.0.1', port: 0, devAccount: null, ...timeouts }
   const policy = { headPollMs: 600_000 }
-  const networks = [{ name: 'bench', chainId: 31337, upstreams: [{ url: anvilUrl }], upstreamPolicy: policy }]
+  const chain = SOLANA ? { family: 'solana' } : { chainId: 31337 }
+  const networks = [{ name: 'bench', ...chain, upstreams: [{ url: anvilUrl }], upstreamPolicy: policy }]
   const env = { BENCH_CHAINGATE_CONFIG: JSON.stringify({ gateway, networks }) }
   // Optimized on the main thread as soon as a function is hot: under valgrind a background compile lands late, at
   // a different call from run to run, and the counted calls would run a mix of tiers.
@@ -156,9 +172,12 @@ async function measureStart(
 }
 
 const dir = mkdtempSync(join(tmpdir(), 'chaingate-callgrind-'))
-const anvil = await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
+const anvil = SOLANA
+  ? await startSolanaDevnet({ port: 0 })
+  : await startAnvil({ chainId: 31337, port: 0, blockTimeSeconds: 0 })
 try {
-  console.log(`uncached eth_getBalance: ${CALLS} calls after ${WARMUP} warm-up calls, ${IN_FLIGHT} in flight`)
+  const what = SOLANA ? 'Solana getBalance' : 'eth_getBalance'
+  console.log(`uncached ${what}: ${CALLS} calls after ${WARMUP} warm-up calls, ${IN_FLIGHT} in flight`)
   const results = new Map<string, number[]>()
   const n = (x: number) => Math.round(x).toLocaleString('en-US')
   for (let round = 0; round < ROUNDS; round++) {

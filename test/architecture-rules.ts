@@ -26,6 +26,7 @@ const DOMAIN = [
   'db/',
   'gateway/',
   'keys/',
+  'mail/',
   'networks/',
   'observability/',
   'redis/',

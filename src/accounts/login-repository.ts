@@ -11,8 +11,33 @@ export interface SessionRecord {
   expiresAt: number
 }
 
+/** Where a log-in came from (the account page lists them); stored with the session. */
+export interface SessionOrigin {
+  userAgent: string | null
+  ip: string | null
+}
+
+/** A session as the account page lists it. */
+export interface SessionListing extends SessionOrigin {
+  idHash: string
+  createdAt: number
+  lastSeenAt: number
+  expiresAt: number
+}
+
+/** How often `touch` writes last-seen: at most once a minute per session. */
+const TOUCH_EVERY_MS = 60_000
+
 export interface SessionsRepository {
-  insert(session: SessionRecord, nowMs: number): Promise<void>
+  insert(session: SessionRecord, nowMs: number, origin?: SessionOrigin): Promise<void>
+  /** The account's unexpired sessions, most recently seen first. */
+  listByAccount(accountId: string, nowMs: number): Promise<SessionListing[]>
+  /** Notes the session was used now (written at most once a minute). */
+  touch(idHash: string, nowMs: number): Promise<void>
+  /** Ends one session of the account; false when it has no such session. */
+  deleteOfAccount(accountId: string, idHash: string): Promise<boolean>
+  /** Ends every session of the account. */
+  deleteAllOfAccount(accountId: string): Promise<void>
   /** The session with this id hash, expired or not. */
   find(idHash: string): Promise<SessionRecord | undefined>
   delete(idHash: string): Promise<void>
@@ -21,7 +46,7 @@ export interface SessionsRepository {
 
 export function createSessionsRepository(db: Db): SessionsRepository {
   return {
-    async insert(s, nowMs) {
+    async insert(s, nowMs, origin) {
       await db
         .insertInto('dashboard_sessions')
         .values({
@@ -30,8 +55,48 @@ export function createSessionsRepository(db: Db): SessionsRepository {
           csrf_token: s.csrfToken,
           created_at: nowMs,
           expires_at: s.expiresAt,
+          user_agent: origin?.userAgent?.slice(0, 512) ?? null,
+          ip: origin?.ip?.slice(0, 64) ?? null,
+          last_seen_at: nowMs,
         })
         .execute()
+    },
+    async listByAccount(accountId, nowMs) {
+      const rows = await db
+        .selectFrom('dashboard_sessions')
+        .selectAll()
+        .where('account_id', '=', accountId)
+        .where('expires_at', '>', nowMs)
+        .execute()
+      return rows
+        .map((r) => ({
+          idHash: r.id_hash,
+          userAgent: r.user_agent,
+          ip: r.ip,
+          createdAt: r.created_at,
+          lastSeenAt: r.last_seen_at ?? r.created_at,
+          expiresAt: r.expires_at,
+        }))
+        .sort((a, b) => b.lastSeenAt - a.lastSeenAt)
+    },
+    async touch(idHash, nowMs) {
+      await db
+        .updateTable('dashboard_sessions')
+        .set({ last_seen_at: nowMs })
+        .where('id_hash', '=', idHash)
+        .where((eb) => eb.or([eb('last_seen_at', 'is', null), eb('last_seen_at', '<', nowMs - TOUCH_EVERY_MS)]))
+        .execute()
+    },
+    async deleteOfAccount(accountId, idHash) {
+      const r = await db
+        .deleteFrom('dashboard_sessions')
+        .where('account_id', '=', accountId)
+        .where('id_hash', '=', idHash)
+        .executeTakeFirst()
+      return Number(r.numDeletedRows) === 1
+    },
+    async deleteAllOfAccount(accountId) {
+      await db.deleteFrom('dashboard_sessions').where('account_id', '=', accountId).execute()
     },
     async find(idHash) {
       const row = await db.selectFrom('dashboard_sessions').selectAll().where('id_hash', '=', idHash).executeTakeFirst()

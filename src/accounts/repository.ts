@@ -18,6 +18,8 @@ export interface Account {
   createdAt: number
   /** Set while an operator has the account disabled: its keys are refused like unknown ones. */
   disabledAt: number | null
+  /** When the sign-up's email was confirmed; null: not yet, so the account cannot create keys (docs/dashboard.md). */
+  emailConfirmedAt: number | null
 }
 
 const toAccount = (r: {
@@ -27,6 +29,7 @@ const toAccount = (r: {
   role: string
   created_at: number
   disabled_at?: number | null
+  email_confirmed_at?: number | null
 }): Account => ({
   id: r.id,
   email: r.email,
@@ -34,10 +37,17 @@ const toAccount = (r: {
   role: r.role === 'operator' ? 'operator' : 'user',
   createdAt: r.created_at,
   disabledAt: r.disabled_at ?? null,
+  emailConfirmedAt: r.email_confirmed_at ?? null,
 })
 
 export interface AccountsRepository {
-  create(input: { email: string; plan: string }, nowMs: number): Promise<Account>
+  /**
+   * A new account; `unconfirmed`: a dashboard sign-up whose email is still to be confirmed (accounts an operator
+   * makes count as confirmed).
+   */
+  create(input: { email: string; plan: string; unconfirmed?: boolean }, nowMs: number): Promise<Account>
+  /** Marks the account's email confirmed (the sign-up link, or an operator); false when it already was. */
+  confirmEmail(id: string, nowMs: number): Promise<boolean>
   get(id: string): Promise<Account | undefined>
   findByEmail(email: string): Promise<Account | undefined>
   /** An account id or email. */
@@ -57,14 +67,21 @@ export interface AccountsRepository {
 
 export function createAccountsRepository(db: Db, plans: Record<string, unknown>): AccountsRepository {
   const repo: AccountsRepository = {
-    async create({ email, plan }, nowMs) {
+    async create({ email, plan, unconfirmed }, nowMs) {
       const normalized = normalizeEmail(email)
       const problem = emailProblem(normalized)
       if (problem !== undefined) throw errors.validation(problem, 'email')
       if (!Object.hasOwn(plans, plan))
         throw errors.validation(`unknown plan ${plan}; plans: ${Object.keys(plans).join(', ')}`, 'plan')
       if (await repo.findByEmail(normalized)) throw errors.conflict(`an account with email ${normalized} exists`)
-      const row = { id: randomUUID(), email: normalized, plan, role: 'user', created_at: nowMs }
+      const row = {
+        id: randomUUID(),
+        email: normalized,
+        plan,
+        role: 'user',
+        created_at: nowMs,
+        email_confirmed_at: unconfirmed ? null : nowMs,
+      }
       try {
         await db.insertInto('accounts').values(row).execute()
       } catch (err) {
@@ -74,6 +91,16 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
       }
       await bumpSettingsVersion(db)
       return toAccount(row)
+    },
+    async confirmEmail(id, nowMs) {
+      if (!(await repo.get(id))) throw errors.notFound(`account ${id}`)
+      const r = await db
+        .updateTable('accounts')
+        .set({ email_confirmed_at: nowMs })
+        .where('id', '=', id)
+        .where('email_confirmed_at', 'is', null)
+        .executeTakeFirst()
+      return Number(r.numUpdatedRows) === 1
     },
     async get(id) {
       const r = await db

@@ -44,6 +44,7 @@ import { createReloader, type ConfigVersion, type ReloadResult } from './reload/
 import { readReloadConfig } from './reload/plan.ts'
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
 import { keepTickShape } from '../shared/object-shapes.ts'
+import { createMailer, type Mailer } from '../mail/mailer.ts'
 
 export interface AppOptions {
   config: Config
@@ -111,6 +112,8 @@ export interface RunningApp {
   upstreamUrls: Map<string, EmbeddedNode>
   /** Usage alerts (src/alerts), when the role runs them (`parts.alerts`). */
   alerts: RunningAlerts | undefined
+  /** Outgoing mail (config `mail`): SMTP, or files in `<dataDir>/mail/` with their links logged. */
+  mailer: Mailer
   /** What the optional parts reported at start (wallet URL, console token, ...). */
   info: Record<string, string>
   /**
@@ -169,7 +172,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       onRedisBack: () => void tenancy.keySnapshot.refresh(),
       requestWriter: options.requestWriter,
     })
-    const core = { config, logger, clock, database, networks, redis, ...tenancy }
+    // Mail goes out through SMTP when configured; otherwise it lands in <dataDir>/mail/ (docs/config.md, `mail`).
+    const mailer = createMailer(config.mail, { dataDir, logger })
+    stops.add('mailer', () => mailer.close())
+    const core = { config, logger, clock, database, networks, redis, mailer, ...tenancy }
     // The reloader is made once the listener exists; /healthz asks it for the config version.
     let reloader: ReturnType<typeof createReloader> | undefined
     let reload: (next?: Config) => Promise<ReloadResult> = async () => {
@@ -256,6 +262,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       operationsUrl: serving.operationsUrl,
       upstreamUrls: upstreams.upstreamUrls,
       alerts,
+      mailer,
       info,
       reload: (next) => reload(next),
       configVersion: () => reloading.current(),

@@ -16,6 +16,29 @@ export const DashboardConfigSchema = z
       .url({ protocol: /^https?$/ })
       .nullable()
       .default(null),
+    /**
+     * A dashboard sign-up must follow the link mailed to its address before it can create keys; false: accounts are
+     * confirmed at sign-up (closed installs whose operator knows every user).
+     */
+    confirmEmail: z.boolean().default(true),
+    /** How long a confirmation link stays valid. */
+    confirmLinkHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 30)
+      .default(48),
+    /** How long a password-reset link stays valid. */
+    resetLinkMinutes: z
+      .number()
+      .int()
+      .min(5)
+      .max(24 * 60)
+      .default(30),
+    /** Password-reset requests allowed per email, and per client IP, in any hour. */
+    resetsPerHour: z.number().int().min(1).max(10_000).default(5),
+    /** Who must log in with a second factor (TOTP): nobody (optional for everyone), operators, or every account. */
+    requireTwoFactor: z.enum(['none', 'operators', 'all']).default('none'),
     /** How long a login lasts. */
     sessionTtlHours: z
       .number()

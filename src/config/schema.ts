@@ -8,6 +8,7 @@ import { WalletConfigSchema } from './wallet-schema.ts'
 import { DashboardConfigSchema } from './dashboard-schema.ts'
 import { AdminConfigSchema } from './admin-schema.ts'
 import { AlertsConfigSchema } from './alerts-schema.ts'
+import { MailConfigSchema } from './mail-schema.ts'
 import { NetworkSchema } from './network-schema.ts'
 import { CacheConfigSchema } from './cache-schema.ts'
 import { RequestsConfigSchema } from './requests-schema.ts'
@@ -284,6 +285,8 @@ export const ConfigSchema = z
     admin: AdminConfigSchema.prefault({}),
     /** Usage alerts: thresholds checked per account, webhooks signed and retried (docs/alerts.md). */
     alerts: AlertsConfigSchema.prefault({}),
+    /** Outgoing mail of the dashboard: SMTP, or files in `<dataDir>/mail/` (docs/config.md). */
+    mail: MailConfigSchema.prefault({}),
   })
   .strict()
 

@@ -17,6 +17,7 @@ import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/logins.ts'
 import { messagePage, type PageContext } from './pages/layout.ts'
 import type { ChainFamily } from '../methods/catalog.ts'
+import type { Mailer } from '../mail/mailer.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface DashboardLogger {
@@ -51,6 +52,8 @@ export interface DashboardDeps {
   keys?: KeysRepository
   /** The shared Redis (config redis.url): log-in and sign-up limits then hold across replicas. */
   redis?: RedisConnection | undefined
+  /** Outgoing mail (src/mail): sign-up confirmation, password reset, notices. */
+  mailer: Mailer
 }
 
 declare module 'fastify' {

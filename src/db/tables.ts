@@ -12,6 +12,8 @@ export interface AccountsTable {
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>
   /** Set while an operator has the account disabled (migration 0510_account_disabled). */
   disabled_at: ColumnType<number | null, number | null | undefined, number | null>
+  /** Set when the sign-up's email was confirmed; null: not yet (migration 0800_account_mail_2fa). */
+  email_confirmed_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export interface ApiKeysTable {
@@ -143,6 +145,10 @@ export interface DashboardSessionsTable {
   csrf_token: string
   created_at: number
   expires_at: number
+  /** Where the log-in came from, for the account page's list (migration 0800_account_mail_2fa). */
+  user_agent: ColumnType<string | null, string | null | undefined, string | null>
+  ip: ColumnType<string | null, string | null | undefined, string | null>
+  last_seen_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
 export interface Database {
@@ -250,4 +256,38 @@ export interface Database {
   alert_settings: AlertSettingsTable
   usage_alerts: UsageAlertsTable
   alert_attempts: AlertAttemptsTable
+}
+
+// ---- 0800_account_mail_2fa ---------------------------------------------------------------------------------------
+
+export interface LinkTokensTable {
+  token_hash: string
+  /** 'confirm' | 'reset' | 'invite' | 'login-2fa' */
+  purpose: string
+  account_id: string | null
+  email: string | null
+  data: string | null
+  created_at: number
+  expires_at: number
+  used_at: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+export interface AccountTotpTable {
+  account_id: string
+  secret: string
+  enabled_at: number | null
+  last_step: number | null
+  updated_at: number
+}
+
+export interface AccountRecoveryCodesTable {
+  account_id: string
+  code_hash: string
+  used_at: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+export interface Database {
+  link_tokens: LinkTokensTable
+  account_totp: AccountTotpTable
+  account_recovery_codes: AccountRecoveryCodesTable
 }

@@ -15,10 +15,9 @@ export type { AddressExtractor, CacheRule, ChainFamily, MethodEntry, Subscriptio
 
 const CATALOGS: Readonly<Record<ChainFamily, FamilyCatalog>> = { evm: EVM_CATALOG, solana: SOLANA_CATALOG }
 
-export const CHAIN_FAMILIES: readonly ChainFamily[] = ['evm', 'solana']
+import { CHAIN_FAMILIES } from '../shared/chain-family.ts'
 
-/** How a family is named to users. */
-export const FAMILY_NAMES: Readonly<Record<ChainFamily, string>> = { evm: 'EVM', solana: 'Solana' }
+export { CHAIN_FAMILIES, FAMILY_NAMES } from '../shared/chain-family.ts'
 
 /** A family's methods and their entries, in table order. */
 export const catalogFor = (family: ChainFamily): ReadonlyMap<string, Readonly<MethodEntry>> => CATALOGS[family].entries

@@ -5,12 +5,10 @@
  * are views of one table per family and cannot drift apart.
  */
 import type { ChaingateError } from '../errors/index.ts'
+import type { ChainFamily } from '../shared/chain-family.ts'
 
-/**
- * A network's chain family (its CAIP-2 namespace, https://chainagnostic.org/CAIPs/caip-2): `evm` (eip155) or
- * `solana`. It picks the method catalog; method names never repeat across families (src/methods/catalog.test.ts).
- */
-export type ChainFamily = 'evm' | 'solana'
+/** A family picks the method catalog; method names never repeat across families (src/methods/catalog.test.ts). */
+export type { ChainFamily }
 
 /**
  * Which calls the gateway may answer from its cache, and how their finality is judged (the eRPC and web3-proxy
@@ -36,6 +34,12 @@ export type CacheRule =
    * object at `config`), as eth_blockNumber: nodes of one network may be a few slots apart.
    */
   | { kind: 'slot'; config: number }
+  /**
+   * Solana reads answered with a `context.slot` (getBalance, getAccountInfo …) on a network of several nodes: sent
+   * with `minContextSlot` at the highest slot the key was told at that commitment, so a node behind it answers -32016
+   * and the next node is asked (https://solana.com/docs/rpc#configuring-state-commitment); never kept.
+   */
+  | { kind: 'context'; config: number }
   /**
    * Solana: kept (until evicted) only when the call asks for `finalized` data, the `commitment` of the config
    * object at `config`; absent means the node's default, `finalized`

@@ -9,5 +9,8 @@ export type ChainFamily = (typeof CHAIN_FAMILIES)[number]
 /** The CAIP-2 namespace of a family. */
 export const NAMESPACE_OF: Readonly<Record<ChainFamily, string>> = { evm: 'eip155', solana: 'solana' }
 
+/** How a family is named to users. */
+export const FAMILY_NAMES: Readonly<Record<ChainFamily, string>> = { evm: 'EVM', solana: 'Solana' }
+
 /** The family's word for a head: the EVM's block number, Solana's slot. */
 export const HEAD_WORD: Readonly<Record<ChainFamily, string>> = { evm: 'block', solana: 'slot' }

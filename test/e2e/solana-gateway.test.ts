@@ -267,9 +267,26 @@ describe('Solana through the gateway: two nodes of one cluster', () => {
           body: Buffer.concat(chunks),
         })
       ).json()
-      const sent = JSON.parse(Buffer.concat(chunks).toString()) as { method?: string } | { method?: string }[]
-      const lower = (call: { method?: string }, a: { result?: unknown }) =>
-        call.method === 'getSlot' && typeof a.result === 'number' ? { ...a, result: Math.max(0, a.result - LAG) } : a
+      type Call = { method?: string; params?: unknown[] }
+      type Answer = { result?: any; error?: unknown; id?: unknown }
+      const sent = JSON.parse(Buffer.concat(chunks).toString()) as Call | Call[]
+      // Its getSlot and the context slots of its reads are LAG lower, and it refuses a minContextSlot above that.
+      const lower = (call: Call, a: Answer): Answer => {
+        if (call.method === 'getSlot' && typeof a.result === 'number')
+          return { ...a, result: Math.max(0, a.result - LAG) }
+        const slot = a.result?.context?.slot
+        if (typeof slot !== 'number') return a
+        const own = Math.max(0, slot - LAG)
+        const min = (call.params?.find((p) => (p as { minContextSlot?: number })?.minContextSlot) as any)
+          ?.minContextSlot
+        if (typeof min === 'number' && min > own)
+          return {
+            jsonrpc: '2.0',
+            id: a.id,
+            error: { code: -32016, message: 'Minimum context slot has not been reached', data: { contextSlot: own } },
+          } as Answer
+        return { ...a, result: { ...a.result, context: { ...a.result.context, slot: own } } }
+      }
       const body = Array.isArray(sent)
         ? (answer as { result?: unknown }[]).map((a, i) => lower(sent[i]!, a))
         : lower(sent, answer as { result?: unknown })
@@ -314,6 +331,23 @@ describe('Solana through the gateway: two nodes of one cluster', () => {
     }
     for (let i = 1; i < slots.length; i++) expect(slots[i]!).toBeGreaterThanOrEqual(slots[i - 1]!)
     // Both nodes answered (else the floor was never needed): the pool spreads reads over healthy nodes.
+    const upstreams = two.app.pools.get(NETWORK)!.status()
+    expect(upstreams.every((u) => u.answers > 0)).toBe(true)
+  })
+
+  it('account reads never answer from a slot behind what the key was told (minContextSlot)', async () => {
+    const slots: number[] = []
+    for (let i = 0; i < 40; i++) {
+      const r = await two.rpc(
+        i % 4 === 0
+          ? { jsonrpc: '2.0', id: i, method: 'getSlot', params: [{ commitment: 'processed' }] }
+          : { jsonrpc: '2.0', id: i, method: 'getBalance', params: [funded[0]!.address, { commitment: 'processed' }] },
+        { network: NETWORK },
+      )
+      const result = r.json().result as number | { context: { slot: number } }
+      slots.push(typeof result === 'number' ? result : result.context.slot)
+    }
+    for (let i = 1; i < slots.length; i++) expect(slots[i]!, `call ${i}`).toBeGreaterThanOrEqual(slots[i - 1]!)
     const upstreams = two.app.pools.get(NETWORK)!.status()
     expect(upstreams.every((u) => u.answers > 0)).toBe(true)
   })

@@ -10,6 +10,7 @@ import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
 import type { KeysRepository } from '../../keys/repository.ts'
 import type { Logger } from '../../observability/logger.ts'
+import type { Mailer } from '../../mail/mailer.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 
 export interface DashboardParts {
@@ -20,6 +21,7 @@ export interface DashboardParts {
   accounts: AccountsRepository
   keys: KeysRepository
   redis: RedisConnection | undefined
+  mailer: Mailer
 }
 
 /** The gateway-listener plugin that mounts the dashboard, or none when the config turns it off. */
@@ -35,6 +37,7 @@ export function dashboardPlugins(app: DashboardParts): ((fastify: FastifyInstanc
         accounts: app.accounts,
         keys: app.keys,
         redis: app.redis,
+        mailer: app.mailer,
       }),
   ]
 }

@@ -219,7 +219,14 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
 
   const batchHit = (call: RpcCall): Buffer | undefined => {
     const rule = CACHE_RULES.get(call.method)
-    if (rule === undefined || rule.kind === 'head' || rule.kind === 'slot' || !o.cache || o.uncached.has(call.method))
+    if (
+      rule === undefined ||
+      rule.kind === 'head' ||
+      rule.kind === 'slot' ||
+      rule.kind === 'context' ||
+      !o.cache ||
+      o.uncached.has(call.method)
+    )
       return undefined
     let key: string
     if (rule.kind === 'static') {

@@ -91,14 +91,94 @@ export function createSlotNumber(
       if (spans === undefined || spans.resultStart < 0) return a
       const answered = Number(a.body.toString('latin1', spans.resultStart, spans.resultEnd))
       if (!Number.isSafeInteger(answered) || answered < 0) return a
-      const config = Array.isArray(call.params) ? (call.params[rule.config] as { commitment?: unknown } | null) : null
-      const commitment = typeof config?.commitment === 'string' ? config.commitment : 'finalized'
-      // One floor per method and commitment (a processed slot is ahead of a finalized one by design); `/` never appears
-      // in a network name, and NUL separates the Redis floor messages.
-      const served = floors.raise(keyId, `${network}/${call.method}/${commitment}`, answered)
+      const config = Array.isArray(call.params) ? call.params[rule.config] : undefined
+      const served = floors.raise(keyId, slotFloorName(network, call.method, config), answered)
       return served === answered ? a : { ...a, body: resultAnswer(call.id, Buffer.from(String(served))) }
     })
   }
+}
+
+/**
+ * One floor per kind of number and commitment (a processed slot is ahead of a finalized one by design): getSlot's
+ * floor is also the one of the slots reads answer in their context. `/` never appears in a network name, and NUL
+ * separates the Redis floor messages.
+ */
+function slotFloorName(network: string, method: string, config: unknown): string {
+  const c = (config as { commitment?: unknown } | null | undefined)?.commitment
+  const commitment = typeof c === 'string' ? c : 'finalized'
+  return `${network}/${method === 'getBlockHeight' ? method : 'getSlot'}/${commitment}`
+}
+
+/**
+ * Solana reads answered with a context slot, on a network of several nodes: sent with `minContextSlot` at the key's
+ * slot floor (the node's own check: one behind answers -32016, which the pool takes as a reason to ask the next), and
+ * the floor raised to the answer's context slot. The body is rewritten only when the floor is above what the call
+ * asked for. One node: sent as it came.
+ */
+export function createContextSlot(
+  s: LayerState,
+  shared: SharedSend,
+): (
+  rule: CacheRule & { kind: 'context' },
+  call: RpcCall,
+  raw: Buffer | string,
+  keyId: string,
+) => MaybePromise<LayerAnswer> {
+  const { o, prefix } = s
+  const { network, floors } = o
+  return (rule, call, raw, keyId) => {
+    const at = atTip(o, call.method)
+    if (!o.multiUpstream || !Array.isArray(call.params) || call.params.length < rule.config)
+      return shared(paramsKey(prefix, call), raw, call, at)
+    const config = call.params[rule.config] as Record<string, unknown> | null | undefined
+    const name = slotFloorName(network, call.method, config)
+    const floor = floors.get(keyId, name)
+    const asked = config?.minContextSlot
+    let sent = call
+    let body = raw
+    if (floor > 0 && !(typeof asked === 'number' && asked >= floor)) {
+      const params = call.params.slice()
+      params[rule.config] = { ...config, minContextSlot: floor }
+      sent = { ...call, params, paramsText: undefined }
+      body = JSON.stringify({ jsonrpc: '2.0', id: call.id, method: call.method, params })
+    }
+    const key = paramsKey(prefix, sent)
+    const started = performance.now()
+    const attempt = (): Promise<LayerAnswer> =>
+      Promise.resolve(shared(key, body, sent, at)).then((a) => {
+        if (a.isError) {
+          // Every node is still behind the key's slot (the one ahead was lost): it will get there within a few slots.
+          const behind = a.body.includes(MIN_CONTEXT_SLOT_NOT_REACHED)
+          if (behind && performance.now() - started < CONTEXT_WAIT_MS) return sleep(CONTEXT_POLL_MS).then(attempt)
+          return a
+        }
+        const slot = contextSlotOf(a.body)
+        if (slot !== undefined) floors.raise(keyId, name, slot)
+        return a
+      })
+    return attempt()
+  }
+}
+
+/** Solana's -32016 (https://solana.com/docs/rpc): the node's context slot is below `minContextSlot`. */
+const MIN_CONTEXT_SLOT_NOT_REACHED = '"code":-32016'
+/** How long a read waits for a node to reach the key's slot when every node is behind it, and how often it asks. */
+const CONTEXT_WAIT_MS = 2_000
+const CONTEXT_POLL_MS = 100
+const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms))
+
+/** `result.context.slot` of an answer, read without parsing the (possibly large) value. */
+export function contextSlotOf(body: Buffer): number | undefined {
+  const context = body.indexOf('"context":')
+  if (context < 0) return undefined
+  const key = body.indexOf('"slot":', context)
+  if (key < 0 || key - context > 200) return undefined
+  let i = key + 7
+  while (body[i] === 0x20) i++
+  let n = 0
+  const start = i
+  for (; body[i]! >= 0x30 && body[i]! <= 0x39; i++) n = n * 10 + body[i]! - 0x30
+  return i > start && Number.isSafeInteger(n) ? n : undefined
 }
 
 /** An eth_blockNumber answer with the number the gateway serves (from the cache, or lifted to the tip or floor). */

@@ -22,7 +22,7 @@ import type { MaybePromise } from '../../shared/types.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
 import { createCachedReads, IMMUTABLE } from './cached-reads.ts'
-import { createBlockNumber, createSlotNumber, watchHeads } from './consistent-heads.ts'
+import { createBlockNumber, createContextSlot, createSlotNumber, watchHeads } from './consistent-heads.ts'
 import { createSharedSend } from './dedup.ts'
 import { createGetLogsHook } from './getlogs.ts'
 import {
@@ -69,6 +69,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const { cached, byBlock, byTx, byCommitment, batchHit } = createCachedReads(s, shared)
   const blockNumber = createBlockNumber(s, shared)
   const slotNumber = createSlotNumber(s, shared)
+  const contextSlot = createContextSlot(s, shared)
   const getLogs = createGetLogsHook(s, shared, cached)
   const logs = getLogs.logs
 
@@ -118,6 +119,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       }
       if (rule.kind === 'head') return blockNumber(call, raw, keyId)
       if (rule.kind === 'slot') return slotNumber(rule, call, raw, keyId)
+      if (rule.kind === 'context') return contextSlot(rule, call, raw, keyId)
       if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, undefined)
       switch (rule.kind) {
         case 'static': {

@@ -44,6 +44,8 @@ const FINALIZED: CacheRule = { kind: 'finalized', config: 1 }
 const NONE = 'none'
 /** A slot or block height: never below what the key was told at that commitment (params[0] is the config). */
 const SLOT: CacheRule = { kind: 'slot', config: 0 }
+/** Answered with a context slot, the config object at params[n]: never from a node behind what the key was told. */
+const context = (config: number): CacheRule => ({ kind: 'context', config })
 
 /**
  * A read served by default: retried on another node and hedged, identical calls in flight share one node call
@@ -92,24 +94,28 @@ const WALLET: MethodEntry = { wallet: 'approval', walletOnly: true }
 
 const ENTRIES: Record<string, MethodEntry> = {
   // Accounts.
-  getAccountInfo: account('pubkey', ACCOUNT_ENCODINGS, { blockBound: true }),
-  getBalance: account('pubkey'),
+  getAccountInfo: account('pubkey', ACCOUNT_ENCODINGS, { blockBound: true, cache: context(1) }),
+  getBalance: account('pubkey', undefined, { cache: context(1) }),
   getLargestAccounts: configured({ heavy: { factor: HEAVY_FACTOR } }),
   getMinimumBalanceForRentExemption: read({ validate: validate(configAt(1)) }),
   getMultipleAccounts: read({
+    cache: context(1),
     addresses: pubkeyList,
     validate: validate(configAt(1, ACCOUNT_ENCODINGS), pubkeysAt(0, 'pubkeys', MAX_MULTIPLE_ACCOUNTS)),
   }),
   getProgramAccounts: account('programId', ACCOUNT_ENCODINGS, {
+    cache: context(1),
     heavy: { factor: HEAVY_FACTOR, when: unfilteredProgramScan },
   }),
   // Tokens.
   getTokenAccountBalance: account('pubkey'),
   getTokenAccountsByDelegate: read({
+    cache: context(2),
     addresses: firstPubkey,
     validate: validate(configAt(2, ACCOUNT_ENCODINGS), pubkeyAt(0, 'delegate'), tokenFilterAt(1)),
   }),
   getTokenAccountsByOwner: read({
+    cache: context(2),
     addresses: firstPubkey,
     validate: validate(configAt(2, ACCOUNT_ENCODINGS), pubkeyAt(0, 'owner'), tokenFilterAt(1)),
   }),
@@ -128,7 +134,7 @@ const ENTRIES: Record<string, MethodEntry> = {
   getBlocks: read(),
   getBlocksWithLimit: read({ validate: validate(configAt(2)) }),
   getFirstAvailableBlock: read(),
-  getLatestBlockhash: configured(),
+  getLatestBlockhash: configured({ cache: context(0) }),
   getSlot: configured({ cache: SLOT }),
   getSlotLeader: configured(),
   getSlotLeaders: read(),

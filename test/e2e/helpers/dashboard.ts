@@ -14,6 +14,8 @@ import type { PlanConfig } from '../../../src/config/schema.ts'
 import { openDatabase, type OpenedDatabase } from '../../../src/db/database.ts'
 import { request } from 'undici'
 import { registerDashboard, type DashboardDeps } from '../../../src/dashboard/plugin.ts'
+import { MailConfigSchema, type MailConfig } from '../../../src/config/mail-schema.ts'
+import { createMailer } from '../../../src/mail/mailer.ts'
 
 export interface DashboardTestApp {
   app: FastifyInstance
@@ -21,6 +23,8 @@ export interface DashboardTestApp {
   url: string
   opened: OpenedDatabase
   dbFile: string
+  /** Where mails land without `mail.smtp`. */
+  mailDir: string
   logLines: string[]
   clock: { now(): number; set(ms: number): void }
   deps: DashboardDeps
@@ -41,6 +45,8 @@ export async function buildDashboardTestApp(
     gateway?: { host?: string; allowedHosts?: string[] | null }
     /** Listen on 127.0.0.1, port 0, for real HTTP clients (`url`). */
     listen?: boolean
+    /** The `mail` config; default: files in the temp data dir (`mailDir`). */
+    mail?: Partial<MailConfig>
   } = {},
 ): Promise<DashboardTestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-'))
@@ -59,16 +65,19 @@ export async function buildDashboardTestApp(
   const app = Fastify({ logger: false, ...opts.fastify })
   // Like the gateway listener: JSON-RPC bodies are read whatever their content type.
   app.addContentTypeParser('*', { parseAs: 'buffer' }, (_req, body, done) => done(null, body))
+  const mailer = createMailer(MailConfigSchema.parse(opts.mail ?? {}), { dataDir: dir, logger })
   const deps: DashboardDeps = {
     db: opened.db,
     config: {
       networks: [{ name: 'devnet-a', hosts: ['devnet-a.localhost'] }, { name: 'devnet-b' }],
       plans: TEST_PLANS,
       gateway: { defaultPlan: opts.defaultPlan ?? 'developer', ...opts.gateway },
-      dashboard: DashboardConfigSchema.parse(opts.dashboard ?? {}),
+      // Sign-ups need no mailed confirmation here unless a test asks for it (tests of other flows sign up freely).
+      dashboard: DashboardConfigSchema.parse({ confirmEmail: false, ...opts.dashboard }),
     },
     clock,
     logger,
+    mailer,
   }
   await registerDashboard(app, deps)
   await app.ready()
@@ -78,10 +87,12 @@ export async function buildDashboardTestApp(
     url,
     opened,
     dbFile,
+    mailDir: join(dir, 'mail'),
     logLines,
     clock,
     deps,
     async close() {
+      mailer.close()
       await app.close()
       await opened.close()
       rmSync(dir, { recursive: true, force: true })

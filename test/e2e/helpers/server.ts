@@ -87,6 +87,8 @@ export async function startTestServer(
       { name: 'devnet-b', chainId: 31338, embedded: { port: 0 } },
     ],
     wallet: { enabled: false, ...(configOverrides.wallet as object) },
+    // Sign-ups need no mailed confirmation unless a test asks for it (tests of other flows sign up freely).
+    dashboard: { confirmEmail: false, ...(configOverrides.dashboard as object) },
   })
   const chunks: string[] = []
   const sink = new Writable({

@@ -1,13 +1,13 @@
 /**
- * Solana requests as the console and `chaingate wallet approvals list` show them: the network, the account, each
- * transaction (fee payer, signers, blockhash, the simulation run before asking) or the message, and the warnings.
- * Instruction decoding (SOL and SPL amounts, approvals, compute budget) comes from the Solana describer
- * (./solana/) once present; until then the rows below are what the wallet itself checked.
+ * Solana requests as the console and `chaingate wallet approvals list` show them: the account, then each
+ * transaction as the Solana describer (./solana/) reads it (instructions in SOL and token units, fee, simulation,
+ * warnings), or the message as text or hex; Sign-In With Solana is flagged when its domain is not the dapp's.
  */
+import type { SolanaTransactionContext } from './solana/index.ts'
+import { describeSolanaMessage, describeSolanaTransaction } from './solana/index.ts'
 import { isPlainObject } from '../scopes.ts'
-import { describeMessage } from './message.ts'
-import type { Row } from './types.ts'
 import type { MessageView } from './message.ts'
+import type { Row } from './types.ts'
 
 export interface SolanaDescribeEnv {
   solanaChains: { chain: string; network: string }[]
@@ -22,12 +22,6 @@ export const SOLANA_TITLES: Record<string, string> = {
   signAndSendTransaction: 'Sign and send a transaction (Solana)',
 }
 
-interface Simulation {
-  ok?: boolean
-  err?: unknown
-  logs?: string[]
-}
-
 export function describeSolanaApproval(
   kind: string,
   request: unknown,
@@ -37,50 +31,51 @@ export function describeSolanaApproval(
   const scope = String(r.scope ?? '')
   const chain = env.solanaChains.find((c) => c.chain === scope)
   // The CLI may not know an embedded devnet's id (its node names it at start): then the id alone.
-  const network = chain
-    ? `${chain.network} (${scope})`
-    : env.solanaChains.length > 0
-      ? `${scope} (not served by this wallet)`
-      : scope
+  const name = chain?.network ?? (env.solanaChains.length > 0 ? 'not served by this wallet' : 'Solana')
+  const network = `${name} (${scope})`
   const address = String(r.address ?? '')
   const own = env.accounts.find((a) => a.solanaAddress === address)
-  const rows: Row[] = [
-    { label: 'Network', value: network },
-    {
-      label: 'Account',
-      value: address,
-      ...(own ? { detail: `your account #${own.index}${own.label ? ` "${own.label}"` : ''}` } : {}),
-    },
-  ]
-  const warnings: string[] = []
+  const account: Row = {
+    label: 'Account',
+    value: address,
+    ...(own ? { detail: `your account #${own.index}${own.label ? ` "${own.label}"` : ''}` } : {}),
+  }
   const base = { title: SOLANA_TITLES[kind] ?? kind, network }
   if (typeof r.message === 'string') {
-    const message = describeMessage(`0x${Buffer.from(r.message, 'base64').toString('hex')}`)
-    if (kind === 'signIn') {
-      const s = isPlainObject(r.signIn) ? r.signIn : {}
-      if (s.domainMatches === false)
-        warnings.push(
-          `The sign-in message names another site than the one asking (${String(s.origin)}): it could be a ` +
-            'phishing site signing you in elsewhere. Reject unless you expected this.',
-        )
-    } else if (message.text === undefined)
+    const m = describeSolanaMessage(r.message)
+    const warnings = kind === 'signIn' ? [] : [...m.warnings]
+    const s = isPlainObject(r.signIn) ? r.signIn : {}
+    if (kind === 'signIn' && s.domainMatches === false)
       warnings.push(
-        'The message is binary data, not text: sign it only if you know what it is (it may be a transaction).',
+        `The sign-in message names another site than the one asking (${String(s.origin)}): it could be a ` +
+          'phishing site signing you in elsewhere. Reject unless you expected this.',
       )
-    return { ...base, rows, warnings, message }
+    return {
+      ...base,
+      rows: [{ label: 'Network', value: network }, account],
+      warnings,
+      message: { ...(m.text !== undefined ? { text: m.text } : {}), hex: m.hex, bytes: m.bytes },
+    }
+  }
+  const describeEnv = {
+    cluster: scope,
+    network: name,
+    accounts: env.accounts.flatMap((a) => (a.solanaAddress ? [{ ...a, address: a.solanaAddress }] : [])),
   }
   const transactions = Array.isArray(r.transactions) ? r.transactions : []
   const contexts = Array.isArray(r.contexts) ? r.contexts : []
+  const rows: Row[] = [account]
+  const warnings: string[] = []
   transactions.forEach((tx, i) => {
-    const n = transactions.length > 1 ? ` ${i + 1}` : ''
-    rows.push({ label: `Transaction${n}`, value: `${Buffer.from(String(tx), 'base64').length} bytes` })
-    const sim = (isPlainObject(contexts[i]) ? (contexts[i] as { simulation?: Simulation }).simulation : undefined) ?? {}
-    rows.push({
-      label: `Simulation${n}`,
-      value: sim.ok ? 'succeeds on the current state' : `fails: ${JSON.stringify(sim.err ?? 'unknown')}`,
-      ...(sim.logs?.length ? { detail: sim.logs.slice(-5).join('\n') } : {}),
-    })
-    if (sim.ok === false) warnings.push(`The simulation of transaction${n} failed: it would not succeed as it is.`)
+    const view = describeSolanaTransaction(
+      String(tx),
+      (contexts[i] ?? undefined) as SolanaTransactionContext | undefined,
+      describeEnv,
+    )
+    const n = transactions.length > 1 ? `Transaction ${i + 1} of ${transactions.length}: ` : ''
+    if (n) rows.push({ label: `Transaction ${i + 1} of ${transactions.length}`, value: '' })
+    rows.push(...view.rows)
+    warnings.push(...view.warnings.map((w) => `${n}${w}`))
   })
   if (r.send === true) rows.push({ label: 'Then', value: 'sent to the network through the gateway' })
   return { ...base, rows, warnings }

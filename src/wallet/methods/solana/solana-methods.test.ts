@@ -117,10 +117,10 @@ describe('Solana methods', () => {
         return m === 'isBlockhashValid' ? { value: false } : { value: { err: null } }
       },
     })
-    const e: Error = await SOLANA_LOCAL_METHODS.signAndSendTransaction!(expired.ctx, {
+    const e = (await SOLANA_LOCAL_METHODS.signAndSendTransaction!(expired.ctx, {
       account: { address: ME },
       transaction: tx(ME),
-    }).catch((x: unknown) => x as Error)
+    }).catch((x: unknown) => x)) as Error
     expect(e).toBeInstanceOf(JsonRpcError)
     expect(e.message).toMatch(/has expired/)
     expect(sent).toBe(false)

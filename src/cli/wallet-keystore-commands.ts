@@ -81,10 +81,7 @@ export async function accountsCommand(e: WalletCommandEnv): Promise<number> {
       const note = keyring ? '' : `\n(Solana addresses: set ${e.config.keystore.passphraseEnv} to show them)`
       print(
         (accounts
-          .map(
-            (a) =>
-              `#${a.index}  ${a.address}${a.solanaAddress ? `  ${a.solanaAddress}` : ''}${a.label ? `  ${a.label}` : ''}`,
-          )
+          .map((a) => [`#${a.index}`, a.address, a.solanaAddress, a.label].filter(Boolean).join('  '))
           .join('\n') || '(no accounts)') + (accounts.length ? note : ''),
         accounts,
       )

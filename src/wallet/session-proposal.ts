@@ -121,7 +121,7 @@ const ISO_8601 = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\
 
 /** The user's answer to a session proposal (console, CLI or auto-approve). */
 export interface SessionDecision {
-  /** Addresses granted: the 0x ones in every eip155 scope (and `wallet:eip155`), the base58 ones in every Solana one. */
+  /** Addresses granted: 0x ones in every eip155 scope (and `wallet:eip155`), base58 ones in every Solana one. */
   accounts: string[]
   /** Chains kept (default: all proposed). */
   scopes?: string[]

@@ -52,6 +52,7 @@ let referenceWs: string
 let referenceName: string
 let stopAll: () => Promise<void>
 let mine: () => Promise<unknown>
+let solanaScope: string | undefined
 if (process.env.BENCH_MODE === 'direct') {
   const devnets = await startDevnets()
   const h = await startWallet(devnets.anvils, walletOverrides)
@@ -67,6 +68,12 @@ if (process.env.BENCH_MODE === 'direct') {
   const s = await startTestServer(
     {
       log: { level: 'warn', requests: false },
+      // The session also holds a Solana scope (issue 28): EVM calls must not pay for it.
+      networks: [
+        { name: 'devnet-a', chainId: 31337, embedded: { port: 0 } },
+        { name: 'devnet-b', chainId: 31338, embedded: { port: 0 } },
+        { name: 'solana-devnet', family: 'solana', embedded: { port: 0 } },
+      ],
       wallet: { enabled: true, port: 0, pollMs: 500, keystore: { scryptLogN: 10 }, ...walletOverrides },
     },
     { parts: { wallet: true } },
@@ -75,14 +82,19 @@ if (process.env.BENCH_MODE === 'direct') {
   const { key } = await s.newKey('dev') // the wallet's key is on the dev plan too: no throughput limit in the way
   referenceWs = `${s.url.replace(/^http/, 'ws')}/networks/devnet-a/ws/v3/${key.key}`
   referenceName = 'straight to the gateway'
+  solanaScope = s.app.networks.byName('solana-devnet')!.chain
   mine = () => rpc(s.app.upstreamUrls.get('devnet-a')!.url, 'evm_mine') // the gateway does not offer evm_mine
   stopAll = () => s.stop()
 }
 try {
   const d = dapp(walletUrl, 'https://bench.example')
-  await d.client.createSession({
-    optionalScopes: { [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] } },
-  })
+  const session = await d.client.createSession({
+    optionalScopes: {
+      [scope]: { methods: ['eth_blockNumber', 'eth_subscribe'], notifications: ['eth_subscription'] },
+      ...(solanaScope ? { [solanaScope]: { methods: ['signMessage'], notifications: [] } } : {}),
+    },
+  } as Parameters<typeof d.client.createSession>[0])
+  console.log(`session scopes: ${Object.keys(session.sessionScopes).join(', ')}`)
 
   // The project's one JSON-RPC-over-WebSocket client (also the upstream pools' and subscriptions').
   let referenceErrors = 0

@@ -3,7 +3,9 @@
  * shows each request as the console does (src/wallet/describe); `--json` gives the stored rows for scripts.
  */
 import { approvalLines, approvalTitle } from '../wallet/describe/text.ts'
+import { isSolanaScope, normalizeAddress } from '../wallet/scopes.ts'
 import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
+import { tryUnlock } from './wallet-keystore-commands.ts'
 
 const inTime = (ms: number) => (ms >= 60_000 ? `${Math.floor(ms / 60_000)} min` : `${Math.ceil(ms / 1000)} s`)
 
@@ -37,13 +39,23 @@ export async function approvalsCommand(e: WalletCommandEnv): Promise<number> {
         .filter(Boolean)
     const d: Record<string, unknown> = {}
     if (row.kind === 'session') {
-      const held = new Set((await repository.listAccounts()).map((a) => a.address))
-      const requested = row.request as { preselectedAccounts?: string[] }
-      const accounts = list(values.accounts)?.map((a) => a.toLowerCase())
+      const requested = row.request as { preselectedAccounts?: string[]; scopes?: Record<string, unknown> }
+      const wantsSolana = Object.keys(requested.scopes ?? {}).some(isSolanaScope)
+      const listed = await repository.listAccounts()
+      // Solana addresses (same index) need the keys: only when the request has a Solana chain.
+      const keyring = wantsSolana ? tryUnlock(e) : undefined
+      const evm = listed.map((a) => a.address)
+      const solana = keyring ? listed.map((a) => keyring.solana.addressAt(a.index)) : []
+      const held = new Set([...evm, ...solana])
+      const accounts = list(values.accounts)?.map(normalizeAddress)
       for (const a of accounts ?? []) if (!held.has(a)) throw new UsageError(`the wallet holds no account ${a}`)
-      // Default: the dapp's preselected accounts, else the first account.
-      d.accounts =
-        accounts ?? (requested.preselectedAccounts?.length ? requested.preselectedAccounts : [...held].slice(0, 1))
+      // Default: the dapp's preselected accounts, else the first account (its EVM and, if asked, Solana address).
+      const pre = requested.preselectedAccounts ?? []
+      d.accounts = accounts ?? [
+        ...pre,
+        ...(pre.some((a) => a.startsWith('0x')) ? [] : evm.slice(0, 1)),
+        ...(pre.some((a) => !a.startsWith('0x')) ? [] : solana.slice(0, 1)),
+      ]
       if (values.scopes) d.scopes = list(values.scopes)
     }
     decision = d

@@ -40,6 +40,8 @@ export interface WalletCliContext {
   stdin?: () => Promise<string>
   /** The networks the config serves (chain id and name), to name them in `approvals list`. */
   chains?: { chainId: number; network: string }[]
+  /** Solana networks whose CAIP-2 id the config names (an embedded devnet's comes from its node at start). */
+  solanaChains?: { chain: string; network: string }[]
 }
 
 async function readStdin(): Promise<string> {
@@ -119,7 +121,11 @@ export async function runWalletCommand(argv: string[], ctx: WalletCliContext): P
     print,
     passphrase,
     readStdin: ctx.stdin ?? readStdin,
-    describeEnv: async () => ({ chains: ctx.chains ?? [], accounts: await repository.listAccounts() }),
+    describeEnv: async () => ({
+      chains: ctx.chains ?? [],
+      solanaChains: ctx.solanaChains ?? [],
+      accounts: await repository.listAccounts(),
+    }),
   }
 
   try {
@@ -218,7 +224,7 @@ export const walletExtraCommand = {
         dataDir: string
         wallet: WalletConfig
         database?: { url: string | null }
-        networks?: { name: string; chainId?: number | undefined }[]
+        networks?: { name: string; chainId?: number | undefined; family?: string; chain?: string | undefined }[]
       }
       json: boolean
       out(text: string): void
@@ -242,6 +248,9 @@ export const walletExtraCommand = {
       chains: ctx.config.networks
         ?.filter((n) => n.chainId !== undefined)
         .map((n) => ({ chainId: n.chainId!, network: n.name })),
+      solanaChains: ctx.config.networks
+        ?.filter((n) => n.family === 'solana' && n.chain !== undefined)
+        .map((n) => ({ chain: n.chain!, network: n.name })),
     })
   },
 }

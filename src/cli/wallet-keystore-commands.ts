@@ -7,6 +7,7 @@ import {
   readKeystore,
   unlockKeyring,
   writeKeystore,
+  type Keyring,
 } from '../wallet/keystore.ts'
 import { UsageError, type WalletCommandEnv } from './wallet-command-env.ts'
 
@@ -54,15 +55,34 @@ export async function keystoreCommand(e: WalletCommandEnv): Promise<number> {
   return 0
 }
 
+/** The unlocked keys when the passphrase is at hand (or the keystore is the public test one), else undefined. */
+export function tryUnlock(e: WalletCommandEnv): Keyring | undefined {
+  const file = readKeystore(e.path)
+  if (!file) return undefined
+  try {
+    return unlockKeyring(file, e.passphrase())
+  } catch {
+    return undefined
+  }
+}
+
 /** `accounts list|add|remove`. */
 export async function accountsCommand(e: WalletCommandEnv): Promise<number> {
   const { action, arg, values, repository, path, now, print } = e
   const passphrase = e.passphrase
   switch (action) {
     case 'list': {
-      const accounts = await repository.listAccounts()
+      // The Solana address of each account (same index, m/44'/501'/i'/0') needs the keys: shown when unlocked.
+      const keyring = tryUnlock(e)
+      const accounts = (await repository.listAccounts()).map((a) => ({
+        ...a,
+        ...(keyring ? { solanaAddress: keyring.solana.addressAt(a.index) } : {}),
+      }))
+      const note = keyring ? '' : `\n(Solana addresses: set ${e.config.keystore.passphraseEnv} to show them)`
       print(
-        accounts.map((a) => `#${a.index}  ${a.address}${a.label ? `  ${a.label}` : ''}`).join('\n') || '(no accounts)',
+        (accounts
+          .map((a) => [`#${a.index}`, a.address, a.solanaAddress, a.label].filter(Boolean).join('  '))
+          .join('\n') || '(no accounts)') + (accounts.length ? note : ''),
         accounts,
       )
       return 0

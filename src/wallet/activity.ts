@@ -108,13 +108,14 @@ export function activitySummary(kind: string, request: unknown): string {
     const to = view.rows.find((x) => x.label === 'To')?.value ?? ''
     return `${amount} to ${to}${view.transaction.call ? ` · ${view.transaction.call.summary}` : ''}`
   }
+  if (view.message && kind === 'signIn') return `sign-in "${(view.message.text ?? '').split('\n')[0]?.slice(0, 80)}"`
   if (view.message)
     return view.message.text !== undefined
       ? `message "${view.message.text.slice(0, 80)}"`
       : `binary message (${view.message.bytes} bytes)`
   if (view.typedData)
     return `typed data ${view.typedData.primaryType}${view.typedData.unlimitedPermit ? ' (UNLIMITED permit)' : ''}`
-  return kind
+  return view.title
 }
 
 /** `ask` = approvals.request plus an activity entry for the answer; `note` records without failing the caller. */

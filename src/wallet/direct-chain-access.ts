@@ -35,7 +35,18 @@ const unwrap = (answer: unknown): unknown => {
   return a.result
 }
 
-export function createDirectChainAccess(chains: DirectChain[]): ChainAccess & { close(): Promise<void> } {
+/** A Solana network reached over HTTP JSON-RPC (the embedded devnet in tests). */
+export interface DirectSolanaChain {
+  /** CAIP-2 id */
+  chain: string
+  network: string
+  url: string
+}
+
+export function createDirectChainAccess(
+  chains: DirectChain[],
+  solana: DirectSolanaChain[] = [],
+): ChainAccess & { close(): Promise<void> } {
   const byId = new Map(chains.map((c) => [c.chainId, c]))
   const links = new Map<number, { conn: WsRpcConnection; subs: Map<string, (result: unknown) => void> }>()
   let nextId = 1
@@ -68,17 +79,27 @@ export function createDirectChainAccess(chains: DirectChain[]): ChainAccess & { 
   const wsCall = async (chainId: number, method: string, params: unknown) =>
     unwrap(await link(chainId).conn.request({ jsonrpc: '2.0', id: nextId++, method, params }))
 
+  const httpCall = async (url: string, method: string, params: unknown) => {
+    const res = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }),
+    })
+    return unwrap(await res.json())
+  }
+
   return {
     chains: () => chains.map((c) => ({ chainId: c.chainId, network: c.network })),
     async request(chainId, method, params) {
       const c = chainOf(chainId)
       if (c.wsUrl) return wsCall(chainId, method, params ?? [])
-      const res = await fetch(c.url, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: nextId++, method, params: params ?? [] }),
-      })
-      return unwrap(await res.json())
+      return httpCall(c.url, method, params)
+    },
+    solanaChains: () => solana.map((c) => ({ chain: c.chain, network: c.network })),
+    async solanaRequest(chain, method, params) {
+      const c = solana.find((x) => x.chain === chain)
+      if (!c) throw new RpcError({ code: -32602, message: `chain ${chain} is not served` })
+      return httpCall(c.url, method, params)
     },
     async subscribe(chainId, params, onEvent) {
       const l = link(chainId)

@@ -14,7 +14,16 @@ import { WALLET_HANDLERS, selectHooks, type WalletHooks } from './handlers/index
 import type { Keyring } from './keystore.ts'
 import { LOCAL_METHODS, type LocalMethodContext } from './methods/index.ts'
 import type { ChainAccess } from './ports.ts'
-import { addressOf, eip155ChainIdOf, removeScopes, type SessionScope, type StoredSession } from './scopes.ts'
+import {
+  addressOf,
+  eip155ChainIdOf,
+  isSolanaScope,
+  removeScopes,
+  type SessionScope,
+  type StoredSession,
+} from './scopes.ts'
+import { createSolanaInvoker } from './solana-invoke.ts'
+import type { SolanaSigner } from './solana-keys.ts'
 import type { SessionProposal } from './session-proposal.ts'
 import { consoleSessionEdits } from './session-edits.ts'
 import { authorizes, holds } from './session-holders.ts'
@@ -59,13 +68,17 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   const { note, ask } = recordingApprovals(approvals, deps.activity, clock, logger)
 
   const servedChainIds = () => new Set(chainAccess.chains().map((c) => c.chainId))
-  const heldAddresses = () => accounts.map((a) => a.address)
+  const servedSolanaChains = () => new Set((chainAccess.solanaChains?.() ?? []).map((c) => c.chain))
+  /** Each account's Solana address (same index, ed25519), derived once per account list. */
+  let solanaAddresses: string[] = []
+  const heldAddresses = () => [...accounts.map((a) => a.address), ...solanaAddresses]
 
   const sessions = createSessionStore({
     repository,
     clock,
     logger,
     servedChainIds,
+    servedSolanaChains,
     heldAddresses,
     // Announces a change to the connections of its pairing (wallet_sessionChanged, CAIP-311), ends what it no
     // longer authorizes: subscriptions and waiting signature requests.
@@ -91,6 +104,22 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     // Never sign with a key that does not derive the listed address (the keystore was replaced under us).
     return a && keyring.addressAt(a.index) === a.address ? keyring.account(a.index) : undefined
   }
+
+  function solanaSignerFor(address: string): SolanaSigner | undefined {
+    const i = solanaAddresses.indexOf(address)
+    const a = accounts[i]
+    return a && keyring.solana.addressAt(a.index) === address ? keyring.solana.signer(a.index) : undefined
+  }
+
+  const invokeSolana = createSolanaInvoker({
+    chainAccess,
+    signerFor: solanaSignerFor,
+    ask,
+    note,
+    activitySummary,
+    clock,
+    currentScope: async (conn, scope) => (await sessionOf(conn))?.sessionScopes[scope],
+  })
 
   async function sessionOf(conn: WalletConnection): Promise<PairedSession | undefined> {
     const s = await sessions.get(conn.origin)
@@ -144,6 +173,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
         )
       },
       getServedChainIds: servedChainIds,
+      getServedSolanaChains: servedSolanaChains,
       getWalletAddresses: heldAddresses,
       now: () => clock.now(),
       async requestSessionApproval(proposal) {
@@ -171,6 +201,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     method: string,
     params: unknown,
   ) {
+    if (isSolanaScope(scope)) return invokeSolana(conn, scope, sessionScope, method, params)
     const chainId = eip155ChainIdOf(scope)
     if (chainId !== undefined && !servedChainIds().has(chainId))
       throw walletErrors.internal(`chain ${scope} is not served any more`)
@@ -243,6 +274,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   /** Loads accounts and sessions from the database (start, and whenever the CLI changed something). */
   async function reload(): Promise<void> {
     accounts = await repository.listAccounts()
+    solanaAddresses = accounts.map((a) => keyring.solana.addressAt(a.index))
     await sessions.reload()
   }
 
@@ -278,6 +310,9 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
 
     // ---- for the console
     accounts: () => [...accounts],
+    /** The wallet's accounts with their Solana address (same index). */
+    accountsWithSolana: () => accounts.map((a, i) => ({ ...a, solanaAddress: solanaAddresses[i]! })),
+    servedSolanaChains: () => chainAccess.solanaChains?.() ?? [],
     ...consoleSessionEdits({ sessions, connections, heldAddresses }),
 
     async close(): Promise<void> {

@@ -4,7 +4,8 @@
  * 32-byte key; AES-256-GCM with a 12-byte IV and 16-byte tag. Version 2 authenticates every header field (version,
  * kind, publicTestMnemonic, createdAt, cipher, iv, kdf and all its params) as additional data, so no field can be
  * edited unnoticed; version 1 files (older) covered only version, kind and the kdf params, and are rewritten as
- * version 2 the first time the wallet unlocks them. Accounts are BIP-44 eip155: m/44'/60'/0'/0/i.
+ * version 2 the first time the wallet unlocks them. Account i is BIP-44 eip155 m/44'/60'/0'/0/i and, from the same
+ * seed, the Solana (ed25519, SLIP-0010) m/44'/501'/i'/0' (./solana-keys.ts).
  *
  * Nothing here logs, and no error message ever contains the mnemonic, a seed or a private key.
  */
@@ -12,6 +13,7 @@ import { createCipheriv, createDecipheriv, createHash, pbkdf2Sync, randomBytes, 
 import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs'
 import { dirname } from 'node:path'
 import { HDKey, english, generateMnemonic, hdKeyToAccount, type HDAccount } from 'viem/accounts'
+import { solanaKeysFromSeed, type SolanaKeys } from './solana-keys.ts'
 
 /** anvil's default mnemonic: its accounts are funded on the devnets, and PUBLIC. */
 export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
@@ -165,6 +167,8 @@ export interface Keyring {
   account(index: number): HDAccount
   /** Lower-case address of BIP-44 index i. */
   addressAt(index: number): string
+  /** The Solana keys of the same indexes (base58 addresses, ed25519 signers). */
+  readonly solana: SolanaKeys
 }
 
 export function unlockKeyring(file: KeystoreFile, passphrase: string): Keyring {
@@ -191,5 +195,6 @@ export function unlockKeyring(file: KeystoreFile, passphrase: string): Keyring {
     publicTestMnemonic: file.publicTestMnemonic,
     account,
     addressAt: (index) => account(index).address.toLowerCase(),
+    solana: solanaKeysFromSeed(seed),
   }
 }

@@ -8,6 +8,10 @@ export interface ChainAccess {
   chains(): { chainId: number; network: string }[]
   /** One JSON-RPC call on a chain; rejects with an Error carrying {code:number, message, data?} for JSON-RPC errors. */
   request(chainId: number, method: string, params: unknown): Promise<unknown>
+  /** Solana networks the wallet serves, by CAIP-2 id (`solana:<genesis hash prefix>`); none when absent. */
+  solanaChains?(): { chain: string; network: string }[]
+  /** One JSON-RPC call on a Solana network (by CAIP-2 id); rejects like `request`. */
+  solanaRequest?(chain: string, method: string, params: unknown[]): Promise<unknown>
   /** eth_subscribe on the chain; onEvent gets each notification's `result`. */
   subscribe(
     chainId: number,

@@ -7,7 +7,14 @@ import type { Kysely } from 'kysely'
 import type { Database } from '../db/tables.ts'
 import type { StoredSession } from './scopes.ts'
 
-export type ApprovalKind = 'session' | 'personal_sign' | 'eth_signTypedData_v4' | 'eth_sendTransaction'
+import type { SolanaApprovalKind } from './methods/solana/context.ts'
+
+export type ApprovalKind =
+  | 'session'
+  | 'personal_sign'
+  | 'eth_signTypedData_v4'
+  | 'eth_sendTransaction'
+  | SolanaApprovalKind
 export type ApprovalStatus = 'pending' | 'approved' | 'rejected' | 'expired' | 'cancelled'
 
 export interface WalletAccount {

@@ -13,7 +13,12 @@ import { buildProposal, grantSession, parseSessionProperties } from './session-p
 
 const A = '0x5cfe73b6021e818b776b421b1c4db2474086a7e1'
 const B = '0x09781764c08de8ca82e156bbf156a3ca217c7950'
-const ctx = { servedChainIds: new Set([1, 137]), walletAddresses: [A.toUpperCase().replace('0X', '0x'), B], now: 0 }
+const ctx = {
+  servedChainIds: new Set([1, 137]),
+  servedSolanaChains: new Set<string>(),
+  walletAddresses: [A.toUpperCase().replace('0X', '0x'), B],
+  now: 0,
+}
 
 function codeOf(fn: () => unknown): number | undefined {
   try {

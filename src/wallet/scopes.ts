@@ -19,7 +19,7 @@ import { walletErrors, type ParamProblem } from './errors.ts'
 export interface SessionScope {
   methods: string[]
   notifications: string[]
-  /** CAIP-10 account IDs, lower-case addresses (`eip155:1:0xabc…`). */
+  /** CAIP-10 account IDs: eip155 addresses lower-case (`eip155:1:0xabc…`), Solana ones base58 as they are. */
   accounts: string[]
 }
 
@@ -30,6 +30,8 @@ export interface SessionProperties {
   expiry?: string
   /** Free-form object kept and shown as given (docs/wallet.md). */
   globalConfig?: Record<string, unknown>
+  /** MetaMask's session property, kept as given (its value is not checked, as in MetaMask). */
+  solana_accountChanged_notifications?: unknown
 }
 
 export interface StoredSession {
@@ -38,6 +40,8 @@ export interface StoredSession {
 }
 
 export {
+  SOLANA_METHODS,
+  SOLANA_NOTIFICATIONS,
   EIP155_METHODS,
   EIP155_NOTIFICATIONS,
   EIP155_SIGNING_METHODS,
@@ -60,6 +64,12 @@ export function eip155ChainIdOf(scope: string): number | undefined {
   const n = Number(reference)
   return Number.isSafeInteger(n) ? n : undefined
 }
+
+/** Whether `scope` is a Solana chain (`solana:<ref>`); its address case matters (base58). */
+export const isSolanaScope = (scope: string): boolean => scope.startsWith('solana:')
+
+/** An address as sessions compare it: 0x addresses lower-case, anything else (base58) as it is. */
+export const normalizeAddress = (address: string): string => (/^0x/i.test(address) ? address.toLowerCase() : address)
 
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value)
@@ -193,14 +203,14 @@ export function removeScopes(session: StoredSession, scopes: string[]): StoredSe
 
 /** Removes one address from every scope (account removed from the wallet). */
 export function removeAccount(session: StoredSession, address: string): StoredSession {
-  const a = address.toLowerCase()
+  const a = normalizeAddress(address)
   const sessionScopes: SessionScopes = {}
   for (const [k, v] of Object.entries(session.sessionScopes))
     sessionScopes[k] = { ...v, accounts: v.accounts.filter((acc) => addressOf(acc) !== a) }
   return { ...session, sessionScopes }
 }
 
-/** Address part of a CAIP-10 account ID, lower-case ('' when it is not one). */
+/** Address part of a CAIP-10 account ID, compared as normalizeAddress says ('' when it is not one). */
 export function addressOf(accountId: string): string {
-  return isCaipAccountId(accountId) ? parseCaipAccountId(accountId).address.toLowerCase() : ''
+  return isCaipAccountId(accountId) ? normalizeAddress(parseCaipAccountId(accountId).address) : ''
 }

@@ -3,7 +3,7 @@
  * methods), revoke one. The session store announces each change to the dapp (wallet_sessionChanged).
  */
 import type { ConnectionRegistry } from './connections.ts'
-import { removeScopes } from './scopes.ts'
+import { isSolanaScope, normalizeAddress, removeScopes } from './scopes.ts'
 import { holds } from './session-holders.ts'
 import type { PairedSession, SessionStore } from './sessions.ts'
 
@@ -39,10 +39,11 @@ export function consoleSessionEdits(deps: {
             next.sessionScopes[key] = {
               methods: keep ? scope.methods.filter((m) => keep.includes(m)) : scope.methods,
               notifications: scope.notifications,
+              // Each scope gets the accounts of its kind: base58 ones in Solana scopes, 0x ones elsewhere.
               accounts: edit.accounts
-                ? [...new Set(edit.accounts.map((a) => a.toLowerCase()).filter((a) => held.has(a)))].map(
-                    (a) => `${key}:${a}`,
-                  )
+                ? [...new Set(edit.accounts.map(normalizeAddress).filter((a) => held.has(a)))]
+                    .filter((a) => a.startsWith('0x') !== isSolanaScope(key))
+                    .map((a) => `${key}:${a}`)
                 : scope.accounts,
             }
           }

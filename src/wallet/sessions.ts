@@ -4,7 +4,15 @@
  * (wallet_sessionChanged) and cleans up after it. Reloads pick up what the CLI changed in the database.
  */
 import type { Logger } from 'pino'
-import { addressOf, eip155ChainIdOf, removeAccount, removeScopes, WALLET_EIP155, type StoredSession } from './scopes.ts'
+import {
+  addressOf,
+  eip155ChainIdOf,
+  isSolanaScope,
+  removeAccount,
+  removeScopes,
+  WALLET_EIP155,
+  type StoredSession,
+} from './scopes.ts'
 import type { PairedSession, WalletRepository } from './repository.ts'
 
 export type { PairedSession } from './repository.ts'
@@ -21,6 +29,7 @@ export interface SessionStoreDeps {
   clock: { now(): number }
   logger: Logger
   servedChainIds(): ReadonlySet<number>
+  servedSolanaChains(): ReadonlySet<string>
   heldAddresses(): string[]
   onChange: SessionChange
 }
@@ -72,11 +81,13 @@ export function createSessionStore(deps: SessionStoreDeps) {
     for (const scope of Object.values(session.sessionScopes))
       for (const acc of scope.accounts) if (!held.has(addressOf(acc))) s = removeAccount(s, addressOf(acc))
     const served = deps.servedChainIds()
-    // An empty chain list means the chain access is not ready, not that every chain is gone.
-    const gone =
-      served.size === 0
-        ? []
-        : Object.keys(s.sessionScopes).filter((k) => k !== WALLET_EIP155 && !served.has(eip155ChainIdOf(k) ?? -1))
+    const servedSolana = deps.servedSolanaChains()
+    // An empty chain list (per family) means the chain access is not ready, not that every chain is gone.
+    const gone = Object.keys(s.sessionScopes).filter((k) =>
+      isSolanaScope(k)
+        ? servedSolana.size > 0 && !servedSolana.has(k)
+        : k !== WALLET_EIP155 && served.size > 0 && !served.has(eip155ChainIdOf(k) ?? -1),
+    )
     return gone.length > 0 ? (removeScopes(s, gone) as PairedSession | undefined) : s
   }
 

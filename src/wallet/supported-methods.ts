@@ -6,8 +6,12 @@
  */
 import { methodsWhere } from '../methods/catalog.ts'
 
-// The `solana` namespace's methods (signMessage, signTransaction …) carry `wallet: 'approval'` in the Solana
-// catalog, ready for the wallet's solana scopes: methodsWhere('solana', (e) => e.wallet === 'approval').
+/**
+ * Methods of a `solana:<ref>` scope: MetaMask's (signIn, signMessage, signTransaction, signAllTransactions,
+ * signAndSendTransaction), all answered by the wallet after the user approves; a Solana scope has no notifications.
+ */
+export const SOLANA_METHODS: readonly string[] = methodsWhere('solana', (e) => e.wallet === 'approval')
+export const SOLANA_NOTIFICATIONS: readonly string[] = []
 
 /** Methods the wallet answers only after the user approves. */
 export const EIP155_SIGNING_METHODS: readonly string[] = methodsWhere('evm', (e) => e.wallet === 'approval')

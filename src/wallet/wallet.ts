@@ -149,16 +149,12 @@ export async function startWalletCore(deps: WalletServiceDeps): Promise<WalletCo
     autoDecision: config.autoApprove
       ? (kind, request) => {
           if (kind !== 'session') return {}
-          const r = request as SessionApprovalRequest
-          return {
-            accounts:
-              r.preselectedAccounts.length > 0
-                ? r.preselectedAccounts
-                : engine!
-                    .accounts()
-                    .slice(0, 1)
-                    .map((a) => a.address),
-          }
+          // The dapp's preselected accounts, else the first account (its EVM and its Solana address).
+          const pre = (request as SessionApprovalRequest).preselectedAccounts
+          const first = engine!.accountsWithSolana()[0]
+          const evm = pre.some((a) => a.startsWith('0x')) || !first ? [] : [first.address]
+          const solana = pre.some((a) => !a.startsWith('0x')) || !first ? [] : [first.solanaAddress]
+          return { accounts: [...pre, ...evm, ...solana] }
         }
       : undefined,
   })

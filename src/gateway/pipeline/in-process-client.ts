@@ -7,7 +7,7 @@
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import { ERROR_REGISTRY } from '../../errors/registry.ts'
 import { validateCall, type RpcErrorObject } from '../../jsonrpc/envelope.ts'
-import type { NetworkRegistry } from '../../networks/registry.ts'
+import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { Gateway } from './execute.ts'
@@ -28,6 +28,8 @@ export class RpcCallError extends Error {
 export interface InProcessClient {
   chains(): { chainId: number; network: string }[]
   request(chainId: number, method: string, params: unknown): Promise<unknown>
+  solanaChains(): { chain: string; network: string }[]
+  solanaRequest(chain: string, method: string, params: unknown[]): Promise<unknown>
   subscribe(
     chainId: number,
     params: unknown[],
@@ -49,9 +51,9 @@ export function createInProcessClient(deps: {
   let nextId = 1
   const sessions = new Map<string, { subs: Subscriptions; handlers: Map<string, (r: unknown) => void> }>()
 
-  const context = (chainId: number): CallContext => {
-    const network = deps.networks.byChainId(chainId)
-    if (!network) throw new RpcCallError({ code: 4902, message: `chain ${chainId} is not served by this gateway` })
+  const context = (chainId: number): CallContext => contextOf(deps.networks.byChainId(chainId), String(chainId))
+  const contextOf = (network: Network | undefined, chain: string): CallContext => {
+    if (!network) throw new RpcCallError({ code: 4902, message: `chain ${chain} is not served by this gateway` })
     const entry = deps.keys.byId(deps.keyId)
     if (!entry) throw new RpcCallError({ code: -32603, message: "the wallet's API key is missing or revoked" })
     return { entry, network, pool: deps.pools.get(network.name)!, transport: 'ws' }
@@ -118,6 +120,19 @@ export function createInProcessClient(deps: {
       deps.networks.all.filter((n) => n.chainId !== undefined).map((n) => ({ chainId: n.chainId!, network: n.name })),
     async request(chainId, method, params) {
       return runCall({ ...context(chainId), transport: 'http' }, method, params)
+    },
+    // The wallet's solana scopes: Solana networks whose CAIP-2 id is known.
+    solanaChains: () =>
+      deps.networks.all
+        .filter((n) => n.family === 'solana' && n.chain !== undefined)
+        .map((n) => ({ chain: n.chain!, network: n.name })),
+    async solanaRequest(chain, method, params) {
+      const network = deps.networks.byChain(chain)
+      return runCall(
+        { ...contextOf(network?.family === 'solana' ? network : undefined, chain), transport: 'http' },
+        method,
+        params,
+      )
     },
     async subscribe(chainId, params, onEvent) {
       const { result, s } = await viaSession(chainId, 'eth_subscribe', params)

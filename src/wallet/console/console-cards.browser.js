@@ -28,22 +28,29 @@ function renderSessionRequest(card, p, ctx) {
             : ''),
       }),
     )
-  card.appendChild(el('h3', { text: 'Accounts to share' }))
-  const acc = el('div', { class: 'choices' })
-  ctx.state.accounts.forEach((a, i) => {
-    acc.appendChild(
-      checkbox(
-        'acc',
-        a.address,
-        r.preselectedAccounts.length ? r.preselectedAccounts.indexOf(a.address) >= 0 : i === 0,
-      ),
-    )
+  // One list per kind of account the proposed chains need: EVM (0x…) and Solana (base58, same index).
+  const keys = Object.keys(r.scopes)
+  const kinds = [
+    { want: keys.some((k) => k.indexOf('solana:') !== 0), title: 'EVM accounts to share', field: 'address' },
+    { want: keys.some((k) => k.indexOf('solana:') === 0), title: 'Solana accounts to share', field: 'solanaAddress' },
+  ]
+  kinds.forEach((kind) => {
+    if (!kind.want) return
+    card.appendChild(el('h3', { text: kind.title }))
+    const acc = el('div', { class: 'choices', 'data-accounts': kind.field })
+    const pre = ctx.state.accounts.filter((a) => r.preselectedAccounts.indexOf(a[kind.field]) >= 0).length > 0
+    ctx.state.accounts.forEach((a, i) => {
+      const value = a[kind.field]
+      acc.appendChild(checkbox('acc', value, pre ? r.preselectedAccounts.indexOf(value) >= 0 : i === 0))
+    })
+    card.appendChild(acc)
   })
-  card.appendChild(acc)
   card.appendChild(el('h3', { text: 'Chains and methods' }))
   Object.keys(r.scopes).forEach((k) => {
     const s = r.scopes[k]
-    const chain = ctx.state.chains.filter((c) => `eip155:${c.chainId}` === k)[0]
+    const chain =
+      ctx.state.chains.filter((c) => `eip155:${c.chainId}` === k)[0] ||
+      (ctx.state.solanaChains || []).filter((c) => c.chain === k)[0]
     const d = el('details', {}, [
       el('summary', {}, [
         checkbox('scope', k, true),
@@ -125,7 +132,12 @@ export function renderPending(p, ctx) {
       el('button', {
         class: 'approve',
         type: 'button',
-        text: p.kind === 'session' ? 'Connect' : p.kind === 'eth_sendTransaction' ? 'Approve and send' : 'Sign',
+        text:
+          p.kind === 'session'
+            ? 'Connect'
+            : p.kind === 'eth_sendTransaction' || p.kind === 'signAndSendTransaction'
+              ? 'Approve and send'
+              : 'Sign',
         onclick: () => {
           decide(p, true, decision, ctx)
         },
@@ -170,13 +182,17 @@ export function renderSession(s, ctx) {
   )
   card.appendChild(el('h3', { text: 'Accounts' }))
   const acc = el('div', { class: 'choices' })
+  const solana = keys.some((k) => k.indexOf('solana:') === 0)
   ctx.state.accounts.forEach((a) => {
     acc.appendChild(checkbox('acc', a.address, held[a.address]))
+    if (solana) acc.appendChild(checkbox('acc', a.solanaAddress, held[a.solanaAddress]))
   })
   card.appendChild(acc)
   card.appendChild(el('h3', { text: 'Granted scopes' }))
   keys.forEach((k) => {
-    const chain = ctx.state.chains.filter((c) => `eip155:${c.chainId}` === k)[0]
+    const chain =
+      ctx.state.chains.filter((c) => `eip155:${c.chainId}` === k)[0] ||
+      (ctx.state.solanaChains || []).filter((c) => c.chain === k)[0]
     const d = el('details', {}, [
       el('summary', {}, [
         checkbox('scope', k, true),

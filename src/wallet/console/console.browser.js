@@ -61,14 +61,27 @@ function renderBalances(b) {
       el('td', {}, [
         el('div', { text: `#${a.index}${a.label ? ` ${a.label}` : ''}` }),
         el('span', { class: 'mono muted', title: a.address, text: a.address }),
+        a.solana.length ? el('div', { class: 'mono muted', title: a.solanaAddress, text: a.solanaAddress }) : null,
       ]),
     ])
     a.balances.forEach((x) => {
       tr.appendChild(el('td', { class: 'num', title: x.wei ? `${x.wei} wei` : x.error, text: x.text || 'unavailable' }))
     })
+    a.solana.forEach((x) => {
+      tr.appendChild(
+        el('td', {
+          class: 'num sol',
+          title: x.lamports ? `${x.lamports} lamports` : x.error,
+          text: x.text || 'unavailable',
+        }),
+      )
+    })
     return tr
   })
-  clear($('accounts')).appendChild(table(['Account'].concat(chains.map((c) => `${c.network} (${c.chainId})`)), trs))
+  const heads = chains
+    .map((c) => `${c.network} (${c.chainId})`)
+    .concat((state.solanaChains || []).map((c) => `${c.network} (Solana)`))
+  clear($('accounts')).appendChild(table(['Account'].concat(heads), trs))
 }
 const OUTCOME = { approved: 'ok', signed: 'ok', sent: 'ok', rejected: 'bad', failed: 'bad' }
 function renderActivity(a) {

@@ -11,6 +11,7 @@ import {
   type TransactionView,
 } from './transaction.ts'
 import { describeTypedData, type TypedDataView } from './typed-data.ts'
+import { SOLANA_TITLES, describeSolanaApproval } from './solana-approval.ts'
 import { accountLabel, networkOf, type DescribeEnv, type Row } from './types.ts'
 
 export type { DescribeEnv, Row } from './types.ts'
@@ -37,6 +38,8 @@ export function describeApproval(kind: string, request: unknown, env: DescribeEn
   const r = isPlainObject(request) ? request : {}
   const title = TITLES[kind] ?? kind
   if (kind === 'session') return { title, rows: [], warnings: [] }
+  if (Object.hasOwn(SOLANA_TITLES, kind))
+    return describeSolanaApproval(kind, request, { solanaChains: env.solanaChains ?? [], accounts: env.accounts })
   const chainId = typeof r.scope === 'string' ? eip155ChainIdOf(r.scope) : undefined
   const base = { title, network: networkOf(chainId, env), ...(chainId !== undefined ? { chainId } : {}) }
   if (kind === 'eth_sendTransaction') {

@@ -3,7 +3,9 @@
 /** The chains and accounts the description may name. */
 export interface DescribeEnv {
   chains: { chainId: number; network: string }[]
-  accounts: { address: string; index: number; label: string }[]
+  accounts: { address: string; index: number; label: string; solanaAddress?: string }[]
+  /** The Solana networks (CAIP-2 id and name). */
+  solanaChains?: { chain: string; network: string }[]
 }
 
 /** One labelled line of a request, e.g. `Amount: 0.5 ETH`. */

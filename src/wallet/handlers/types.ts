@@ -15,7 +15,9 @@ export interface WalletHooks {
   /** Ends the caller's session, or only `scopes` of it; a no-op when the caller has none. */
   revokeSession(scopes?: string[]): Promise<void>
   getServedChainIds(): ReadonlySet<number>
-  /** Addresses the wallet holds (lower-case). */
+  /** Solana chains (CAIP-2 ids) the wallet serves. */
+  getServedSolanaChains(): ReadonlySet<string>
+  /** Addresses the wallet holds (0x lower-case, Solana base58). */
   getWalletAddresses(): string[]
   now(): number
   /** Asks the user about a session proposal; resolves with the decision, rejects 4001. */

@@ -4,7 +4,7 @@
  * wallet_createSession calls overwrite the previous singular session").
  */
 import { walletErrors } from '../errors.ts'
-import { isPlainObject, validateCreateSessionParams } from '../scopes.ts'
+import { isPlainObject, normalizeAddress, validateCreateSessionParams } from '../scopes.ts'
 import { buildProposal, grantSession, type SessionDecision, type SessionProposal } from '../session-proposal.ts'
 import type { WalletMethodHandler } from './types.ts'
 
@@ -19,7 +19,7 @@ export function sanitizeDecision(
   const accounts = Array.isArray(d.accounts)
     ? d.accounts
         .filter((a): a is string => typeof a === 'string')
-        .map((a) => a.toLowerCase())
+        .map(normalizeAddress)
         .filter((a) => held.has(a))
     : proposal.preselectedAccounts
   const out: SessionDecision = { accounts }
@@ -33,11 +33,17 @@ export function sanitizeDecision(
 }
 
 export const walletCreateSession: WalletMethodHandler<
-  'getServedChainIds' | 'getWalletAddresses' | 'now' | 'requestSessionApproval' | 'grantSession'
+  | 'getServedChainIds'
+  | 'getServedSolanaChains'
+  | 'getWalletAddresses'
+  | 'now'
+  | 'requestSessionApproval'
+  | 'grantSession'
 > = {
   methodName: 'wallet_createSession',
   hookNames: {
     getServedChainIds: true,
+    getServedSolanaChains: true,
     getWalletAddresses: true,
     now: true,
     requestSessionApproval: true,
@@ -47,6 +53,7 @@ export const walletCreateSession: WalletMethodHandler<
     const p = validateCreateSessionParams(params)
     const proposal = buildProposal(p, {
       servedChainIds: hooks.getServedChainIds(),
+      servedSolanaChains: hooks.getServedSolanaChains(),
       walletAddresses: hooks.getWalletAddresses(),
       now: hooks.now(),
     })

@@ -1,6 +1,6 @@
 /** wallet_invokeMethod against fake hooks: no server, no database, no chain. */
 import { describe, expect, test } from 'vitest'
-import { UNAUTHORIZED, err, fakeHooks, session } from './handlers.test-support.ts'
+import { SOLANA_SCOPE, SOL_ADDR, UNAUTHORIZED, err, fakeHooks, session } from './handlers.test-support.ts'
 import { walletInvokeMethod } from './wallet_invokeMethod.ts'
 
 describe('wallet_invokeMethod', () => {
@@ -35,5 +35,30 @@ describe('wallet_invokeMethod', () => {
       message: 'scopeString is not a valid InternalScopeString',
     })
     expect(hooks.calls).toEqual([])
+  })
+
+  test('a Solana method on an eip155 scope and an EVM method on a Solana scope: 4100, nothing runs', async () => {
+    const both = {
+      ...session,
+      sessionScopes: {
+        ...session.sessionScopes,
+        [SOLANA_SCOPE]: { methods: ['signMessage'], notifications: [], accounts: [`${SOLANA_SCOPE}:${SOL_ADDR}`] },
+      },
+    }
+    const hooks = fakeHooks({ getSession: async () => both })
+    for (const [scope, method] of [
+      ['eip155:1', 'signMessage'],
+      [SOLANA_SCOPE, 'eth_chainId'],
+      ['solana:4uhcVJyU9pJkvQyS88uRDiswHXSCkY3z', 'signMessage'],
+    ])
+      expect(await err(walletInvokeMethod.implementation({ scope, request: { method, params: {} } }, hooks))).toEqual(
+        UNAUTHORIZED,
+      )
+    expect(hooks.calls).toEqual([])
+    await walletInvokeMethod.implementation(
+      { scope: SOLANA_SCOPE, request: { method: 'signMessage', params: {} } },
+      hooks,
+    )
+    expect(hooks.calls).toEqual(['invoke:signMessage'])
   })
 })

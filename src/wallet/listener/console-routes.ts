@@ -9,6 +9,7 @@ import { renderConsolePage } from '../console/page.ts'
 import { describeApproval } from '../describe/index.ts'
 import { eth } from '../describe/format.ts'
 import { consoleAssets } from './console-assets.ts'
+import { solanaBalance } from './solana-balances.ts'
 import { bearer, consoleGuard, isLoopbackHostHeader } from './console-auth.ts'
 import { registerConsoleEvents } from './console-events.ts'
 import type { WalletServerDeps } from './server.ts'
@@ -25,7 +26,11 @@ const PAGE_HEADERS = {
 
 export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDeps): void {
   const guard = consoleGuard(deps.tokens)
-  const env = () => ({ chains: deps.chainAccess.chains(), accounts: deps.engine.accounts() })
+  const env = () => ({
+    chains: deps.chainAccess.chains(),
+    accounts: deps.engine.accountsWithSolana(),
+    solanaChains: deps.engine.servedSolanaChains(),
+  })
 
   // The page itself holds no data (everything comes from the API with the token), so a bookmark of
   // `/console#token=…` loads it without a token in the query; a wrong `?token=` is refused at once.
@@ -49,6 +54,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
     return {
       accounts: e.accounts,
       chains: e.chains,
+      solanaChains: e.solanaChains,
       pending: pending.map((p) => ({ ...p, view: describeApproval(p.kind, p.request, e) })),
       sessions: deps.engine.sessionsSnapshot(),
       autoApprove: deps.config.autoApprove,
@@ -59,6 +65,7 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
     if (!guard(req, reply, bearer(req))) return reply
     const chains = deps.chainAccess.chains()
     const entries = await deps.activity.list(100)
+    // Solana entries carry no chain id: their summary names the request, the kind says Solana.
     return {
       entries: entries.map((a) => ({ ...a, network: chains.find((c) => c.chainId === a.chainId)?.network ?? null })),
     }
@@ -66,12 +73,17 @@ export function registerConsoleRoutes(app: FastifyInstance, deps: WalletServerDe
 
   app.get('/console/api/balances', async (req, reply) => {
     if (!guard(req, reply, bearer(req))) return reply
-    const { chains, accounts } = env()
+    const { chains, accounts, solanaChains } = env()
+    const { solanaRequest } = deps.chainAccess
     const rows = await Promise.all(
       accounts.map(async (a) => ({
         address: a.address,
+        solanaAddress: a.solanaAddress,
         index: a.index,
         label: a.label,
+        solana: solanaRequest
+          ? await Promise.all(solanaChains.map((c) => solanaBalance({ solanaRequest }, c, a.solanaAddress)))
+          : [],
         balances: await Promise.all(
           chains.map(async (c) => {
             try {

@@ -7,6 +7,7 @@ import type { WalletConnection } from '../connections.ts'
 import type { ChainAccess } from '../ports.ts'
 import type { SessionScope } from '../scopes.ts'
 import type { ApprovalKind } from '../repository.ts'
+import type { SolanaApprovalKind } from './solana/context.ts'
 
 export interface LocalMethodContext {
   origin: string
@@ -21,7 +22,7 @@ export interface LocalMethodContext {
   /** The wallet's signer for an address it still holds, else undefined. */
   signerFor(address: string): HDAccount | undefined
   /** Asks the user; resolves with the decision, rejects 4001 (rejected, expired, cancelled). */
-  approve(kind: Exclude<ApprovalKind, 'session'>, request: unknown): Promise<unknown>
+  approve(kind: Exclude<ApprovalKind, 'session' | SolanaApprovalKind>, request: unknown): Promise<unknown>
   /**
    * Throws 4100 unless this connection's session still grants `method` in the scope (and `address`, when given).
    * Called right before signing: the session may have been edited or revoked while the user was deciding.

@@ -13,7 +13,7 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/sqlite-schema-0310.j
 
 /** Columns later migrations add to these tables: SQLite appends each to the table's CREATE text. */
 const LATER_COLUMNS: Record<string, string[]> = {
-  accounts: ['"disabled_at" integer'], // 0510_account_disabled
+  accounts: ['"disabled_at" integer', `"kind" text default 'person' not null`], // 0510_account_disabled, 0810_teams
 }
 const withLaterColumns = (o: { type: string; name: string; sql: string }) =>
   LATER_COLUMNS[o.name] ? { ...o, sql: o.sql.replace(/\)$/, `, ${LATER_COLUMNS[o.name]!.join(', ')})`) } : o

@@ -12,6 +12,8 @@ export interface AccountsTable {
   deleted_at: ColumnType<number | null, number | null | undefined, number | null>
   /** Set while an operator has the account disabled (migration 0510_account_disabled). */
   disabled_at: ColumnType<number | null, number | null | undefined, number | null>
+  /** 'person' (logs in) or 'team' (a shared team's billing row; migration 0810_teams). */
+  kind: ColumnType<string, string | undefined, string>
 }
 
 export interface ApiKeysTable {
@@ -250,4 +252,42 @@ export interface Database {
   alert_settings: AlertSettingsTable
   usage_alerts: UsageAlertsTable
   alert_attempts: AlertAttemptsTable
+}
+
+// ---- teams (migration 0810_teams; src/accounts/teams) ----
+
+export interface TeamsTable {
+  /** The id of the team's `accounts` row (its plan); a personal team has its person's account id. */
+  id: string
+  name: string
+  created_at: number
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+export interface TeamMembersTable {
+  team_id: string
+  account_id: string
+  role: string
+  created_at: number
+}
+
+export interface TeamInvitationsTable {
+  id: string
+  team_id: string
+  email: string
+  role: string
+  /** sha256 of the link's token. */
+  token_hash: string
+  invited_by: string
+  created_at: number
+  expires_at: number
+  accepted_at: ColumnType<number | null, number | null | undefined, number | null>
+  accepted_by: ColumnType<string | null, string | null | undefined, string | null>
+  revoked_at: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+export interface Database {
+  teams: TeamsTable
+  team_members: TeamMembersTable
+  team_invitations: TeamInvitationsTable
 }

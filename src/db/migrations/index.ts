@@ -3,7 +3,8 @@
  * The same migrations run on SQLite and PostgreSQL (column types through ../dialect.ts; on SQLite the SQL is exactly
  * what landed first, so existing databases are untouched).
  * 0001-0099: gateway core, 0100-0199: wallet, 0200-0299: dashboard and key security, 0300-0399: accounts,
- * 0400-0499: upstreams, 0500-0599: admin API, 0600-0699: the request explorer, 0700-0799: usage alerts.
+ * 0400-0499: upstreams, 0500-0599: admin API, 0600-0699: the request explorer, 0700-0799: usage alerts,
+ * 0800-0899: accounts' mail, two-factor log-in and teams.
  */
 import type { Migration } from 'kysely'
 import * as m0001 from './0001_core.ts'
@@ -17,6 +18,7 @@ import * as m0510 from './0510_account_disabled.ts'
 import * as m0600 from './0600_request_log.ts'
 import * as m0610 from './0610_request_log_no_time_index.ts'
 import * as m0700 from './0700_usage_alerts.ts'
+import * as m0810 from './0810_teams.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
@@ -30,4 +32,5 @@ export const migrations: Record<string, Migration> = {
   '0600_request_log': m0600,
   '0610_request_log_no_time_index': m0610,
   '0700_usage_alerts': m0700,
+  '0810_teams': m0810,
 }

@@ -41,6 +41,8 @@ export async function buildDashboardTestApp(
     gateway?: { host?: string; allowedHosts?: string[] | null }
     /** Listen on 127.0.0.1, port 0, for real HTTP clients (`url`). */
     listen?: boolean
+    /** The invitation mails' sender (./smtp-inbox.ts). */
+    mailer?: DashboardDeps['mailer']
   } = {},
 ): Promise<DashboardTestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-'))
@@ -69,6 +71,7 @@ export async function buildDashboardTestApp(
     },
     clock,
     logger,
+    mailer: opts.mailer,
   }
   await registerDashboard(app, deps)
   await app.ready()

@@ -43,11 +43,13 @@ export async function buildDashboardTestApp(
     listen?: boolean
     /** The invitation mails' sender (./smtp-inbox.ts). */
     mailer?: DashboardDeps['mailer']
+    /** A database to use instead of a temp SQLite file (a replica of another app on PostgreSQL); not closed here. */
+    database?: OpenedDatabase
   } = {},
 ): Promise<DashboardTestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-'))
   const dbFile = join(dir, 'chaingate.sqlite')
-  const opened = await openDatabase(dbFile)
+  const opened = opts.database ?? (await openDatabase(dbFile))
   const logLines: string[] = []
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -86,7 +88,7 @@ export async function buildDashboardTestApp(
     deps,
     async close() {
       await app.close()
-      await opened.close()
+      if (!opts.database) await opened.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

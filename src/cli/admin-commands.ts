@@ -1,6 +1,6 @@
 /**
- * The admin commands (`account ...`, `key ...`, `team ...`, `usage`) for src/cli/main.ts: each opens the database (and, with
- * Redis configured, the settings push), runs one change or report, and closes them again.
+ * The admin commands (`account ...`, `key ...`, `team ...`, `usage`) for src/cli/main.ts: each opens the database
+ * (and, with Redis configured, the settings push), runs one change or report, and closes them again.
  */
 import type { ApiKey } from '../keys/repository.ts'
 import type { DayDimension } from '../usage/day-report.ts'

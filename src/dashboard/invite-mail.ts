@@ -7,6 +7,8 @@ import { html } from './html.ts'
 
 export const headerSafe = (s: string) => s.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim()
 
+const FOOTER = 'Not expecting this? Ignore this mail.'
+
 export function invitationMail(input: { to: string; teamName: string; role: string; inviter: string; url: string }) {
   const team = headerSafe(input.teamName)
   const lines = [
@@ -16,7 +18,7 @@ export function invitationMail(input: { to: string; teamName: string; role: stri
   return {
     to: input.to,
     subject: `Invitation to the team "${team}" on chaingate`,
-    text: `${lines.join('\n\n')}\n\nAccept the invitation:\n${input.url}\n\n-- \nNot expecting this? Ignore this mail.\n`,
+    text: `${lines.join('\n\n')}\n\nAccept the invitation:\n${input.url}\n\n-- \n${FOOTER}\n`,
     html: html`<!doctype html><html><body style="font-family:sans-serif;line-height:1.5">${lines.map(
       (l) => html`<p>${l}</p>`,
     )}<p><a href="${input.url}">Accept the invitation</a></p><p style="color:#555">${input.url}</p></body></html>`

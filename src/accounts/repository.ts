@@ -5,6 +5,7 @@ import { isUniqueViolation } from '../db/dialect.ts'
 import { bumpSettingsVersion } from '../db/settings-version.ts'
 import { errors } from '../errors/index.ts'
 import { emailProblem, normalizeEmail } from './email.ts'
+import { insertPersonalTeam } from './teams/repository.ts'
 
 /** Operators see every account in the dashboard and change their plans (docs/dashboard.md). */
 export type AccountRole = 'user' | 'operator'
@@ -83,7 +84,11 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
         email_confirmed_at: unconfirmed ? null : nowMs,
       }
       try {
-        await db.insertInto('accounts').values(row).execute()
+        // With its personal team (owner), which owns its keys (src/accounts/teams).
+        await db.transaction().execute(async (tx) => {
+          await tx.insertInto('accounts').values(row).execute()
+          await insertPersonalTeam(tx, row, nowMs)
+        })
       } catch (err) {
         // Two sign-ups of one email at the same time: the second meets the unique index.
         if (isUniqueViolation(err)) throw errors.conflict(`an account with email ${normalized} exists`)
@@ -125,7 +130,13 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
     },
     async list() {
       return (
-        await db.selectFrom('accounts').selectAll().where('deleted_at', 'is', null).orderBy('created_at').execute()
+        await db
+          .selectFrom('accounts')
+          .selectAll()
+          .where('deleted_at', 'is', null)
+          .where('kind', '=', 'person') // a shared team's billing row is listed with the teams
+          .orderBy('created_at')
+          .execute()
       ).map(toAccount)
     },
     async setPlan(id, plan) {
@@ -183,6 +194,10 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
           .executeTakeFirst()
         await tx.deleteFrom('dashboard_sessions').where('account_id', '=', id).execute()
         await tx.deleteFrom('account_credentials').where('account_id', '=', id).execute()
+        // Out of every team; its personal team goes with it.
+        await tx.deleteFrom('team_members').where('account_id', '=', id).execute()
+        await tx.deleteFrom('team_members').where('team_id', '=', id).execute()
+        await tx.updateTable('teams').set({ deleted_at: nowMs }).where('id', '=', id).execute()
         return Number(keys.numUpdatedRows)
       })
       // The gateway reloads its key snapshot: the revoked keys are refused and their sockets closed.

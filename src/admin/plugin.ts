@@ -25,6 +25,7 @@ import { registerKeyRoutes } from './routes/keys.ts'
 import { registerPlanRoutes } from './routes/plans.ts'
 import { registerReloadRoutes } from './routes/reload.ts'
 import { registerRequestRoutes } from './routes/requests.ts'
+import { registerTeamRoutes } from './routes/teams.ts'
 import { registerUpstreamRoutes } from './routes/upstreams.ts'
 import { registerUsageRoutes } from './routes/usage.ts'
 
@@ -37,6 +38,7 @@ const RESOURCES: ((app: FastifyInstance, admin: Admin) => void)[] = [
   registerAccountRoutes,
   registerAlertRoutes,
   registerKeyRoutes,
+  registerTeamRoutes,
   registerPlanRoutes,
   registerUsageRoutes,
   registerRequestRoutes,

@@ -142,3 +142,20 @@ export const ErrorAnswer = z.object({
 
 /** Anything JSON (reports whose shape docs/admin-api.md describes). */
 export const AnyObject = { type: 'object', additionalProperties: true } as const
+
+/** Teams (docs/admin-api.md, "Teams"). */
+export const Team = z.object({
+  id: z.string().describe('the team id, also the `accountId` of its keys, usage and alerts'),
+  name: z.string(),
+  personal: z.boolean().describe("a person's own team (its id is their account id)"),
+  plan: z.string(),
+  createdAt: z.number().describe('unix milliseconds'),
+  members: z.number().int(),
+})
+export const TeamMember = z.object({
+  accountId: z.string(),
+  email: z.string(),
+  role: z.enum(['owner', 'admin', 'developer', 'viewer']),
+  since: z.number().describe('unix milliseconds'),
+})
+export const MoveKey = z.object({ teamId: id.describe('the team the key moves to') }).strict()

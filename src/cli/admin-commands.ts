@@ -1,6 +1,6 @@
 /**
- * The admin commands (`account ...`, `key ...`, `usage`) for src/cli/main.ts: each opens the database (and, with
- * Redis configured, the settings push), runs one change or report, and closes them again.
+ * The admin commands (`account ...`, `key ...`, `team ...`, `usage`) for src/cli/main.ts: each opens the database
+ * (and, with Redis configured, the settings push), runs one change or report, and closes them again.
  */
 import type { ApiKey } from '../keys/repository.ts'
 import type { DayDimension } from '../usage/day-report.ts'
@@ -36,6 +36,9 @@ export async function adminCommand(
     'key limits',
     'key rename',
     'key revoke',
+    'key move',
+    'team list',
+    'team members',
     'usage',
   ]
   // Checked before opening the database, so a typo does not create a data dir.
@@ -207,6 +210,27 @@ export async function adminCommand(
         case 'key revoke':
           showKey(await keys.revoke((await needKey(rest[0])).id, now))
           return 0
+        case 'key move':
+        case 'team list':
+        case 'team members': {
+          const teams = (await import('../accounts/teams/repository.ts')).createTeamsRepository(database.db)
+          if (name === 'key move') {
+            const k = await needKey(rest[0])
+            if (!rest[1]) throw new UsageError('usage: key move <key-id> <team-id>')
+            const { from } = await teams.moveKey(k.id, rest[1])
+            out(json ? JSON.stringify({ keyId: k.id, from, teamId: rest[1] }) : `key ${k.id} moved to team ${rest[1]}`)
+          } else if (name === 'team list') {
+            const list = await teams.list()
+            if (json) out(JSON.stringify(list, null, 2))
+            else for (const t of list) out(`${t.id}  ${t.plan.padEnd(12)} ${String(t.members).padStart(3)}  ${t.name}`)
+          } else {
+            if (!rest[0] || !(await teams.get(rest[0]))) throw new UsageError(`no team ${rest[0] ?? ''}`.trim())
+            const members = await teams.members(rest[0])
+            if (json) out(JSON.stringify(members, null, 2))
+            else for (const m of members) out(`${m.accountId}  ${m.role.padEnd(9)} ${m.email}`)
+          }
+          return 0
+        }
         case 'usage': {
           const [{ dayUsageReport, isUtcDay, utcDay, DAY_DIMENSIONS }, { usageLines }] = await Promise.all([
             import('../usage/day-report.ts'),
@@ -277,6 +301,7 @@ const AUDITED = new Set([
   'key limits',
   'key rename',
   'key revoke',
+  'key move',
 ])
 
 /** The options of a command as typed, for the audit (where the files are is not what changed). */

@@ -47,6 +47,9 @@ Accounts and keys
   key limits <key-id> [--credits-per-second N] [--credits-per-day N]   per-key limits (0 = plan default)
   key rename <key-id> <name>
   key revoke <key-id>
+  key move <key-id> <team-id>             move a key to a team (docs/dashboard.md, "Teams")
+  team list                               list teams: id, plan, members, name
+  team members <team-id>                  a team's members and their roles
   usage [--account A] [--key K] [--day YYYY-MM-DD] [--by method|network|key]
                                           calls, credits and errors for a UTC day (default today)
   usage --by upstream [--day YYYY-MM-DD]  per upstream: calls, upstream attempts, cache/dedup hits, credits
@@ -78,7 +81,8 @@ const OPTIONS_SECTION = HELP.slice(HELP.indexOf('Options (every command)'))
 /** Sub-commands per command (the first words of the help lines), for suggestions. */
 export const SUBCOMMANDS: Record<string, readonly string[]> = {
   account: ['create', 'list', 'set-plan', 'set-role', 'set-password', 'disable', 'enable'],
-  key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke'],
+  key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke', 'move'],
+  team: ['list', 'members'],
   config: ['validate', 'show'],
   alerts: ['set', 'list', 'remove', 'deliveries'],
   wallet: ['keystore', 'accounts', 'approvals', 'sessions', 'console-token'],
@@ -93,6 +97,7 @@ export const COMMANDS: readonly string[] = [
   'plans',
   'account',
   'key',
+  'team',
   'usage',
   'requests',
   'audit',

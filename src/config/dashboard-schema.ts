@@ -46,6 +46,13 @@ export const DashboardConfigSchema = z
       .min(1)
       .max(24 * 90)
       .default(24 * 7),
+    /** How long a team invitation link stays valid (docs/dashboard.md, "Teams"). */
+    invitationTtlHours: z
+      .number()
+      .int()
+      .min(1)
+      .max(24 * 30)
+      .default(72),
     /** Failed logins allowed per email, and per client IP, in any 60 seconds. */
     loginAttemptsPerMinute: z.number().int().min(1).max(1000).default(5),
     /** Sign-up attempts allowed per client IP in any hour. */

@@ -6,6 +6,8 @@ import type { FastifyReply, FastifyRequest } from 'fastify'
 import { createAccountsRepository, type AccountsRepository } from '../accounts/repository.ts'
 import { createCredentialsRepository, type CredentialsRepository } from '../accounts/password-repository.ts'
 import { createSessionsRepository, type SessionsRepository } from '../accounts/login-repository.ts'
+import { createInvitationsRepository, type InvitationsRepository } from '../accounts/teams/invitations.ts'
+import { createTeamsRepository, type TeamsRepository } from '../accounts/teams/repository.ts'
 import { createAlertLog, type AlertLog } from '../alerts/log.ts'
 import { createAlertSettingsRepository, type AlertSettingsRepository } from '../alerts/settings.ts'
 import { createKeysRepository, type ApiKey, type KeysRepository } from '../keys/repository.ts'
@@ -15,6 +17,7 @@ import type { Db } from '../db/database.ts'
 import { createAttemptLimiter, createRedisAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
 import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/logins.ts'
+import { currentTeam } from './middleware/team.ts'
 import { messagePage, type PageContext } from './pages/layout.ts'
 import type { ChainFamily } from '../methods/catalog.ts'
 import type { Mailer } from '../mail/mailer.ts'
@@ -52,9 +55,12 @@ export interface DashboardDeps {
   keys?: KeysRepository
   /** The shared Redis (config redis.url): log-in and sign-up limits then hold across replicas. */
   redis?: RedisConnection | undefined
-  /** Outgoing mail (src/mail): sign-up confirmation, password reset, notices. */
-  mailer: Mailer
+  /** Outgoing mail (src/mail): sign-up confirmation, password reset, invitations, notices. */
+  mailer: MailSender
 }
+
+/** What the dashboard needs of the mailer (src/mail's Mailer). */
+export type MailSender = Pick<Mailer, 'send'>
 
 declare module 'fastify' {
   interface FastifyRequest {
@@ -76,6 +82,10 @@ export interface Dash {
   /** Usage alerts: the account's settings and the alerts that fired (src/alerts). */
   alertSettings: AlertSettingsRepository
   alertLog: AlertLog
+  /** Teams, their members and invitations (src/accounts/teams). */
+  teams: TeamsRepository
+  invitations: InvitationsRepository
+  mailer: MailSender
   networkNames: string[]
   /** Log-in attempts per email and per client IP, per minute. */
   loginLimiter: AttemptLimiter
@@ -83,8 +93,8 @@ export interface Dash {
   signupLimiter: AttemptLimiter
   sessionTtlMs: number
   planOf(planName: string): PlanConfig
-  /** The key, only if this account owns it; anything else is undefined, so it answers like "no such key". */
-  ownedKey(accountId: string, id: string): Promise<ApiKey | undefined>
+  /** The key, only if this team owns it; anything else is undefined, so it answers like "no such key". */
+  ownedKey(teamId: string, id: string): Promise<ApiKey | undefined>
   /** The page context of the logged-in account (or an anonymous one). */
   pageCtx(req: FastifyRequest, current: string, flash?: PageContext['flash']): Promise<PageContext>
   notFound(req: FastifyRequest, reply: FastifyReply): Promise<FastifyReply>
@@ -113,6 +123,9 @@ export function createDash(deps: DashboardDeps): Dash {
     sessions: createSessionsRepository(db),
     alertSettings: createAlertSettingsRepository(db, deps.config.alerts ?? { allowedHosts: null }),
     alertLog: createAlertLog(db),
+    teams: createTeamsRepository(db),
+    invitations: createInvitationsRepository(db),
+    mailer: deps.mailer ?? loggedMailer(deps.logger),
     // Read at each use: `chaingate reload` replaces the config's networks.
     get networkNames() {
       return deps.config.networks.map((n) => n.name)
@@ -121,16 +134,25 @@ export function createDash(deps: DashboardDeps): Dash {
     signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
     sessionTtlMs: cfg.sessionTtlHours * 3_600_000,
     planOf: (planName) => deps.config.plans[planName] ?? { creditsPerDay: 0, creditsPerSecond: 0, maxKeys: 0 },
-    async ownedKey(accountId, id) {
+    async ownedKey(teamId, id) {
       if (!/^[A-Za-z0-9_-]{1,64}$/.test(id)) return undefined
       const key = await keys.get(id)
-      return key && key.accountId === accountId ? key : undefined
+      return key && key.accountId === teamId ? key : undefined
     },
     async pageCtx(req, current, flash) {
       const session = req.dashboardSession
       if (session) {
         const account = await accounts.get(session.accountId)
-        if (account) return { account, csrfToken: session.csrfToken, current, flash }
+        if (account) {
+          const t = await currentTeam(dash, req, account.id)
+          const team = t && {
+            id: t.team.id,
+            name: t.team.name,
+            role: t.role,
+            all: t.memberships.map((m) => ({ id: m.team.id, name: m.team.name })),
+          }
+          return { account, team, csrfToken: session.csrfToken, current, flash }
+        }
       }
       return { csrfToken: '', current, flash }
     },
@@ -143,6 +165,15 @@ export function createDash(deps: DashboardDeps): Dash {
     },
   }
   return dash
+}
+
+/** Without a configured mailer, an invitation's link goes to the log (as src/mail does without SMTP). */
+function loggedMailer(logger: DashboardLogger): MailSender {
+  return {
+    async send({ to, subject, text }) {
+      logger.info({ to, subject, links: text.match(/https?:\/\/\S+/g) ?? [] }, 'mail not sent (no mailer): its links')
+    },
+  }
 }
 
 type FormBody = Record<string, string | string[] | undefined>

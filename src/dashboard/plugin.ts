@@ -23,6 +23,7 @@ import { registerKeyRoutes } from './routes/keys.ts'
 import { registerNotFoundRoute } from './routes/not-found.ts'
 import { registerOperatorRoutes } from './routes/operator.ts'
 import { registerSettingsRoutes } from './routes/settings.ts'
+import { registerTeamRoutes } from './routes/teams.ts'
 import { registerUsageRoutes } from './routes/usage.ts'
 import { messagePage } from './pages/layout.ts'
 
@@ -79,5 +80,6 @@ async function dashboardContext(app: FastifyInstance, deps: DashboardDeps): Prom
   registerUsageRoutes(app, dash)
   registerSettingsRoutes(app, dash)
   registerOperatorRoutes(app, dash)
+  registerTeamRoutes(app, dash)
   registerNotFoundRoute(app, dash)
 }

@@ -57,6 +57,11 @@ export interface DatabaseTarget {
   file: string
   /** PostgreSQL pool size. */
   poolSize?: number
+  /**
+   * Apply the migrations only up to this one (a database as an earlier release left it, for upgrade tests);
+   * absent: every migration.
+   */
+  migrateTo?: string
 }
 
 /** The database a config names: `database.url` (PostgreSQL) or `<dataDir>/chaingate.sqlite`. */
@@ -74,7 +79,7 @@ export function databaseTarget(config: {
 /** A SQLite file path, or a target (PostgreSQL when it has a url). */
 export async function openDatabase(target: string | DatabaseTarget): Promise<OpenedDatabase> {
   const t = typeof target === 'string' ? { file: target } : target
-  return t.url ? openPostgres(t.url, t.poolSize ?? 10) : openSqliteDatabase(t.file)
+  return t.url ? openPostgres(t.url, t.poolSize ?? 10, t.migrateTo) : openSqliteDatabase(t.file, t.migrateTo)
 }
 
 /**
@@ -93,7 +98,7 @@ class ImmediateSqliteDialect extends SqliteDialect {
   }
 }
 
-async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
+async function openSqliteDatabase(file: string, migrateTo?: string): Promise<OpenedDatabase> {
   const onDisk = file !== ':memory:'
   if (onDisk) {
     // Data dir 0700, database 0600 before SQLite opens it (docs/config.md, `dataDir`).
@@ -110,7 +115,7 @@ async function openSqliteDatabase(file: string): Promise<OpenedDatabase> {
   const db = new Kysely<Database>({ dialect: new ImmediateSqliteDialect({ database: sqlite }) })
   let migrated: string[]
   try {
-    migrated = await migrate(db)
+    migrated = await migrate(db, 'sqlite', migrateTo)
   } catch (err) {
     await db.destroy()
     throw err
@@ -144,7 +149,7 @@ const pgTypesOf = (types: typeof pg.types) =>
     },
   }) as pg.CustomTypesConfig
 
-async function openPostgres(url: string, poolSize: number): Promise<OpenedDatabase> {
+async function openPostgres(url: string, poolSize: number, migrateTo?: string): Promise<OpenedDatabase> {
   // Imported only for PostgreSQL: a SQLite process does not carry the driver (~16 MiB at start).
   const { default: pg } = await import('pg')
   const pgTypes = pgTypesOf(pg.types)
@@ -173,7 +178,7 @@ async function openPostgres(url: string, poolSize: number): Promise<OpenedDataba
           (err.message || (err as { code?: string }).code || String(err)),
       )
     })
-    migrated = await migrate(db, 'postgres')
+    migrated = await migrate(db, 'postgres', migrateTo)
   } catch (err) {
     await db.destroy()
     throw err
@@ -210,7 +215,7 @@ class StaticMigrations implements MigrationProvider {
   }
 }
 
-async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[]> {
+async function migrate(db: Db, dialect: DialectName, migrateTo?: string): Promise<string[]> {
   // PostgreSQL: kysely finds its migration table in *any* schema unless told which; pin it to the schema this
   // connection works in (search_path), so several deployments (or test schemas) can share one database.
   const schema =
@@ -224,13 +229,14 @@ async function migrate(db: Db, dialect: DialectName = 'sqlite'): Promise<string[
     provider: new StaticMigrations(),
     ...(schema ? { migrationTableSchema: schema } : {}),
   })
-  let { error, results } = await migrator.migrateToLatest()
+  const run = () => (migrateTo === undefined ? migrator.migrateToLatest() : migrator.migrateTo(migrateTo))
+  let { error, results } = await run()
   // kysely looks for its tables across every schema of the database (has_schema_privilege per schema name): another
   // deployment's schema dropped meanwhile fails that lookup. Not ours to worry about: look again, after a short
   // random pause so a burst of drops (several deployments or test files at once) is not met in step.
   for (let retry = 0; retry < 20 && error && droppedMeanwhile(error, schema); retry++) {
     await new Promise((resolve) => setTimeout(resolve, 10 + Math.random() * 40))
-    ;({ error, results } = await migrator.migrateToLatest())
+    ;({ error, results } = await run())
   }
   if (error) {
     const failed = results?.find((r) => r.status === 'Error')?.migrationName ?? 'unknown'

@@ -1,6 +1,6 @@
 /**
  * The repositories over the database seam, run on SQLite and on PostgreSQL by one suite (describeEachDatabase):
- * accounts, keys, passwords, dashboard sessions, the key snapshot, the usage readers and the wallet's records.
+ * accounts, teams, keys, passwords, dashboard sessions, the key snapshot, the usage readers and the wallet's records.
  * What differs between engines is checked here: unique violations, 64-bit columns (millisecond timestamps),
  * sums and counts as numbers, identity ids, upserts.
  */
@@ -8,6 +8,7 @@ import { afterEach, beforeEach, expect, it } from 'vitest'
 import { createAccountsRepository } from '../accounts/repository.ts'
 import { createCredentialsRepository } from '../accounts/password-repository.ts'
 import { createSessionsRepository } from '../accounts/login-repository.ts'
+import { createTeamsRepository } from '../accounts/teams/repository.ts'
 import { createKeysRepository } from '../keys/repository.ts'
 import { createKeySnapshot } from '../keys/snapshot.ts'
 import { loadAllKeySecurity } from '../keys/security/repository.ts'
@@ -178,6 +179,69 @@ describeEachDatabase('repositories', (open) => {
     expect(await sessions.find('h3')).toBeUndefined()
     expect(await creds.findByEmail('p@example.com')).toBeUndefined()
     expect((await accounts.create({ email: 'p@example.com', plan: 'free' }, NOW + 3)).email).toBe('p@example.com')
+  })
+
+  it('teams: a sign-up gets its personal team (owner); a shared team has its own plan row, members and roles; the last owner stays', async () => {
+    const { accounts, keys } = repos()
+    const teams = createTeamsRepository(opened.db)
+    const alice = await accounts.create({ email: 'alice@example.com', plan: 'free' }, NOW)
+    const bob = await accounts.create({ email: 'bob@example.com', plan: 'free' }, NOW)
+    expect(await teams.ofAccount(alice.id)).toEqual([
+      {
+        team: { id: alice.id, name: 'alice@example.com', personal: true, plan: 'free', createdAt: NOW },
+        role: 'owner',
+      },
+    ])
+    const v0 = await readSettingsVersion(opened.db)
+    const t = await teams.create({ name: '  Infra  ', ownerId: alice.id, plan: 'team' }, NOW + 1)
+    expect(t).toMatchObject({ name: 'Infra', personal: false, plan: 'team' })
+    expect(await readSettingsVersion(opened.db)).toBe(v0 + 1)
+    // The team's billing row is not a person: not listed with the accounts, not found by an email.
+    expect((await accounts.list()).map((a) => a.email)).toEqual(['alice@example.com', 'bob@example.com'])
+    await teams.addMember(t.id, bob.id, 'developer', NOW + 2)
+    await expect(teams.addMember(t.id, bob.id, 'viewer', NOW + 2)).rejects.toThrow(/already a member/)
+    expect((await teams.ofAccount(bob.id)).map((m) => [m.team.name, m.role])).toEqual([
+      ['bob@example.com', 'owner'],
+      ['Infra', 'developer'],
+    ])
+    expect(await teams.roleOf(t.id, bob.id)).toBe('developer')
+    expect(await teams.roleOf(t.id, 'nobody')).toBeUndefined()
+    expect((await teams.members(t.id)).map((m) => [m.email, m.role])).toEqual([
+      ['alice@example.com', 'owner'],
+      ['bob@example.com', 'developer'],
+    ])
+    await expect(teams.setRole(t.id, alice.id, 'admin')).rejects.toThrow(/last owner/)
+    await expect(teams.removeMember(t.id, alice.id)).rejects.toThrow(/last owner/)
+    await expect(teams.setRole(t.id, bob.id, 'king')).rejects.toThrow(/unknown role/)
+    await teams.setRole(t.id, bob.id, 'owner')
+    await teams.setRole(t.id, alice.id, 'viewer') // another owner now
+    await teams.removeMember(t.id, alice.id)
+    expect(await teams.roleOf(t.id, alice.id)).toBeUndefined()
+    await expect(teams.rename(t.id, 'evil\r\nBcc: x@example.com')).rejects.toThrow(/line breaks/)
+    await teams.rename(t.id, 'Platform')
+    expect((await teams.list()).map((x) => [x.name, x.members])).toEqual([
+      ['alice@example.com', 1],
+      ['bob@example.com', 1],
+      ['Platform', 1],
+    ])
+    // A key moves between teams; the snapshot's plan follows the team.
+    const k = await keys.create({ accountId: alice.id, name: 'mover' }, NOW)
+    expect(await teams.moveKey(k.id, t.id)).toEqual({ from: alice.id })
+    expect((await keys.list({ accountId: t.id })).map((x) => x.id)).toEqual([k.id])
+    await expect(teams.moveKey(k.id, t.id)).rejects.toThrow(/already belongs/)
+    await expect(teams.moveKey('nope', t.id)).rejects.toThrow(/key nope/)
+    // Deleting: never a personal team; a shared one revokes its keys and ends every membership.
+    await expect(teams.delete(alice.id, NOW + 3)).rejects.toThrow(/personal team/)
+    expect(await teams.delete(t.id, NOW + 3)).toEqual({ revokedKeys: 1 })
+    expect(await teams.get(t.id)).toBeUndefined()
+    expect(await teams.roleOf(t.id, bob.id)).toBeUndefined()
+    expect((await keys.get(k.id))?.revokedAt).toBe(NOW + 3)
+    // Deleting an account takes it out of every team.
+    const t2 = await teams.create({ name: 'Two', ownerId: bob.id, plan: 'free' }, NOW + 4)
+    await teams.addMember(t2.id, alice.id, 'admin', NOW + 4)
+    await accounts.delete(alice.id, NOW + 5)
+    expect((await teams.members(t2.id)).map((m) => m.email)).toEqual(['bob@example.com'])
+    expect(await teams.ofAccount(alice.id)).toEqual([])
   })
 
   it('usage readers: sums are numbers (not strings) for reports, the CLI day view and the limit seed', async () => {

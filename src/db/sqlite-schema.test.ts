@@ -13,7 +13,8 @@ const fixture = JSON.parse(readFileSync(new URL('./fixtures/sqlite-schema-0310.j
 
 /** Columns later migrations add to these tables: SQLite appends each to the table's CREATE text. */
 const LATER_COLUMNS: Record<string, string[]> = {
-  accounts: ['"disabled_at" integer', '"email_confirmed_at" integer'], // 0510_account_disabled, 0800
+  // 0510_account_disabled, 0800_account_mail_2fa, 0810_teams
+  accounts: ['"disabled_at" integer', '"email_confirmed_at" integer', `"kind" text default 'person' not null`],
   dashboard_sessions: ['"user_agent" text', '"ip" text', '"last_seen_at" integer'], // 0800_account_mail_2fa
 }
 const withLaterColumns = (o: { type: string; name: string; sql: string }) =>

@@ -14,6 +14,8 @@ export interface AccountsTable {
   disabled_at: ColumnType<number | null, number | null | undefined, number | null>
   /** Set when the sign-up's email was confirmed; null: not yet (migration 0800_account_mail_2fa). */
   email_confirmed_at: ColumnType<number | null, number | null | undefined, number | null>
+  /** 'person' (logs in) or 'team' (a shared team's billing row; migration 0810_teams). */
+  kind: ColumnType<string, string | undefined, string>
 }
 
 export interface ApiKeysTable {
@@ -286,8 +288,43 @@ export interface AccountRecoveryCodesTable {
   used_at: ColumnType<number | null, number | null | undefined, number | null>
 }
 
+// ---- teams (migration 0810_teams; src/accounts/teams) ----
+
+export interface TeamsTable {
+  /** The id of the team's `accounts` row (its plan); a personal team has its person's account id. */
+  id: string
+  name: string
+  created_at: number
+  deleted_at: ColumnType<number | null, number | null | undefined, number | null>
+}
+
+export interface TeamMembersTable {
+  team_id: string
+  account_id: string
+  role: string
+  created_at: number
+}
+
+export interface TeamInvitationsTable {
+  id: string
+  team_id: string
+  email: string
+  role: string
+  /** sha256 of the link's token. */
+  token_hash: string
+  invited_by: string
+  created_at: number
+  expires_at: number
+  accepted_at: ColumnType<number | null, number | null | undefined, number | null>
+  accepted_by: ColumnType<string | null, string | null | undefined, string | null>
+  revoked_at: ColumnType<number | null, number | null | undefined, number | null>
+}
+
 export interface Database {
   link_tokens: LinkTokensTable
   account_totp: AccountTotpTable
   account_recovery_codes: AccountRecoveryCodesTable
+  teams: TeamsTable
+  team_members: TeamMembersTable
+  team_invitations: TeamInvitationsTable
 }

@@ -55,6 +55,16 @@ const SUMMARIES: Record<string, string> = {
   '/account/delete': 'account deleted',
   '/accounts/:id/plan': 'plan changed by an operator',
   '/signup': 'signed up',
+  '/teams': 'team created',
+  '/teams/switch': 'switched team',
+  '/team/invite': 'member invited',
+  '/team/members/:accountId/role': 'member role changed',
+  '/team/members/:accountId/remove': 'member removed',
+  '/team/invitations/:id/revoke': 'invitation revoked',
+  '/team/rename': 'team renamed',
+  '/team/leave': 'left the team',
+  '/team/delete': 'team deleted',
+  '/invite/:token/accept': 'invitation accepted',
 }
 
 export function registerDashboardAudit(app: FastifyInstance, dash: Dash): void {

@@ -8,6 +8,8 @@ import { html, type SafeHtml } from '../html.ts'
 export interface PageContext {
   /** Logged-in account, if any. */
   account?: { email: string; plan: string; role?: string } | undefined
+  /** The team the pages act for, the account's role in it, and every team of the account (the switcher). */
+  team?: { id: string; name: string; role: string; all: { id: string; name: string }[] } | null | undefined
   csrfToken: string
   /** Path of the current page, for aria-current in the nav. */
   current: string
@@ -29,6 +31,7 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
     ? html`${nav('/', 'Overview')}${nav('/keys', 'API keys')}${nav('/usage', 'Usage')}${
         ctx.account.role === 'operator' ? nav('/accounts', 'Accounts') : ''
       }
+      ${teamSwitcher(ctx)}
       <a href="/account" class="who" title="Account settings (plan ${ctx.account.plan})"${
         ctx.current === '/account' ? html` aria-current="page"` : ''
       }>${ctx.account.email}</a>
@@ -50,6 +53,20 @@ export function layout(title: string, ctx: PageContext, body: SafeHtml): string 
     <header class="top"><div class="bar"><a class="brand" href="/">chaingate</a>${header}</div></header>
     <main id="main" tabindex="-1"><h1>${title}</h1>${flash}${body}
     <p id="copy-status" class="sr-only" aria-live="polite"></p></main></body></html>`}`
+}
+
+/** The current team, linked to its page; with a form to switch when the account has several. */
+function teamSwitcher(ctx: PageContext) {
+  const team = ctx.team
+  if (!team) return ''
+  const link = html`<a href="/team" title="Team (your role: ${team.role})"${
+    ctx.current === '/team' ? html` aria-current="page"` : ''
+  }>${team.name}</a>`
+  if (team.all.length < 2) return link
+  return html`${link}<form method="post" action="/teams/switch" class="switch">${csrfField(ctx.csrfToken)}
+    <label class="sr-only" for="team-switch">Team</label><select id="team-switch" name="team">${team.all.map(
+      (t) => html`<option value="${t.id}"${t.id === team.id ? html` selected` : ''}>${t.name}</option>`,
+    )}</select><button type="submit" class="small">Switch</button></form>`
 }
 
 export function messagePage(title: string, ctx: PageContext, message: string): string {

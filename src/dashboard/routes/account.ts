@@ -14,7 +14,8 @@ import { hashPassword, passwordProblem } from '../auth/passwords.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'
 import { noteActor } from '../middleware/audit.ts'
-import { ACCOUNT_DISABLED, endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { ACCOUNT_DISABLED, endSession, startSession } from '../middleware/session.ts'
+import { requireTeam } from '../middleware/team.ts'
 import { landingPage, loginPage, overviewPage, signupPage } from '../pages/account.ts'
 import { messagePage } from '../pages/layout.ts'
 
@@ -56,19 +57,19 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
 
   app.get('/', async (req, reply) => {
     if (!req.dashboardSession) return sendPage(reply, 200, landingPage(await dash.pageCtx(req, '/'), cfg.signup))
-    const who = await requireAccount(dash, req, reply)
+    const who = await requireTeam(dash, req, reply, 'team.read')
     if (!who) return reply
     const now = clock.now()
-    const active = await dash.keys.list({ accountId: who.account.id })
+    const active = await dash.keys.list({ accountId: who.team.id })
     return sendPage(
       reply,
       200,
       overviewPage(await dash.pageCtx(req, '/'), {
-        planName: who.account.plan,
-        plan: dash.planOf(who.account.plan),
-        usedToday: await creditsUsedToday(dash.deps.db, who.account.id, now),
+        planName: who.team.plan,
+        plan: dash.planOf(who.team.plan),
+        usedToday: await creditsUsedToday(dash.deps.db, who.team.id, now),
         activeKeys: active.length,
-        daily: await dailyCredits(dash.deps.db, who.account.id, 7, now),
+        daily: await dailyCredits(dash.deps.db, who.team.id, 7, now),
       }),
     )
   })

@@ -17,7 +17,7 @@ import { errors, isChaingateError } from '../../errors/index.ts'
 import { field, type Dash } from '../context.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { noteChange } from '../middleware/audit.ts'
-import { requireAccount } from '../middleware/session.ts'
+import { requireTeam } from '../middleware/team.ts'
 import { capitalize, renderKey } from './keys.ts'
 
 type Action = (
@@ -42,25 +42,25 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
   /** `run` returns the `done` code of the redirect back to the key page, or answers itself. */
   const keyAction = (action: string, run: Action) =>
     app.post(`/keys/:id/${action}`, async (req, reply) => {
-      const who = await requireAccount(dash, req, reply)
+      const who = await requireTeam(dash, req, reply, 'keys.manage')
       if (!who) return reply
-      const key = await dash.ownedKey(who.account.id, (req.params as { id: string }).id)
+      const key = await dash.ownedKey(who.team.id, (req.params as { id: string }).id)
       if (!key) return dash.notFound(req, reply)
       if (!(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
       if (key.revokedAt !== null)
-        return renderKey(dash, req, reply, key, who.account.plan, {
+        return renderKey(dash, req, reply, key, who.team.plan, {
           status: 409,
           flash: { kind: 'error', message: 'This key is revoked and can no longer be changed.' },
         })
       try {
-        const result = await run(key, req.body, req, reply, who.account.plan)
+        const result = await run(key, req.body, req, reply, who.team.plan)
         if (typeof result !== 'string') return result
         logger.info({ accountId: who.account.id, keyId: key.id, action }, 'dashboard key changed')
         return reply.redirect(`/keys/${key.id}?done=${result}`, 303)
       } catch (err) {
         if (!isChaingateError(err) || (err.code !== 'VALIDATION' && err.code !== 'CONFLICT')) throw err
         const fresh = (await dash.keys.get(key.id)) ?? key
-        return renderKey(dash, req, reply, fresh, who.account.plan, {
+        return renderKey(dash, req, reply, fresh, who.team.plan, {
           status: 400,
           flash: { kind: 'error', message: `${capitalize(err.message)}.` },
         })

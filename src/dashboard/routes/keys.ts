@@ -7,7 +7,8 @@ import { field, sendPage, type Dash } from '../context.ts'
 import { endpointsOf } from '../endpoints.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { noteChange } from '../middleware/audit.ts'
-import { requireAccount } from '../middleware/session.ts'
+import { requireTeam } from '../middleware/team.ts'
+import { can } from '../../accounts/teams/roles.ts'
 import { keyPage } from '../pages/key.ts'
 import { keysPage } from '../pages/keys.ts'
 import type { PageContext } from '../pages/layout.ts'
@@ -27,6 +28,9 @@ export const DONE_MESSAGES: Record<string, string> = {
   'jwt-removed': 'JWT public key removed.',
   'limits-saved': 'Key credit limits saved.',
 }
+
+/** A key as a role without 'keys.use' (a viewer) sees it: its value masked, so it cannot call with it. */
+const masked = (key: ApiKey): ApiKey => ({ ...key, key: `${key.key.slice(0, 4)}…${key.key.slice(-4)}` })
 
 export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).replace(/\.$/, '')
 
@@ -97,47 +101,47 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
   const { clock, logger } = dash
 
   app.get('/keys', async (req, reply) => {
-    const who = await requireAccount(dash, req, reply)
+    const who = await requireTeam(dash, req, reply, 'team.read')
     if (!who) return reply
-    const list = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+    const list = await dash.keys.list({ accountId: who.team.id, includeRevoked: true })
     return sendPage(
       reply,
       200,
       keysPage(await dash.pageCtx(req, '/keys'), {
-        keys: list,
-        planName: who.account.plan,
-        plan: dash.planOf(who.account.plan),
+        keys: can(who.role, 'keys.use') ? list : list.map(masked),
+        planName: who.team.plan,
+        plan: dash.planOf(who.team.plan),
         networkCount: dash.networkNames.length,
       }),
     )
   })
 
   app.post('/keys', async (req, reply) => {
-    const who = await requireAccount(dash, req, reply)
+    const who = await requireTeam(dash, req, reply, 'keys.use')
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
     const name = field(req.body, 'name')
     try {
-      const key = await dash.keys.create({ accountId: who.account.id, name }, clock.now())
+      const key = await dash.keys.create({ accountId: who.team.id, name }, clock.now())
       // Infura shows a new key's secret once, at creation
       // (https://docs.metamask.io/developer-tools/dashboard/how-to/secure-an-api/api-key-secret/).
       const secret = await rotateKeySecret(dash.deps.db, key.id, clock.now())
       noteChange(req, { target: key.id, summary: `key created: ${JSON.stringify(key.name)}` })
-      logger.info({ accountId: who.account.id, keyId: key.id }, 'dashboard key created')
-      return renderKey(dash, req, reply, key, who.account.plan, {
+      logger.info({ accountId: who.account.id, teamId: who.team.id, keyId: key.id }, 'dashboard key created')
+      return renderKey(dash, req, reply, key, who.team.plan, {
         status: 201,
         flash: { kind: 'ok', message: `Key "${key.name}" created.` },
         newSecret: secret,
       })
     } catch (err) {
       if (!isChaingateError(err) || (err.code !== 'CONFLICT' && err.code !== 'VALIDATION')) throw err
-      const list = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+      const list = await dash.keys.list({ accountId: who.team.id, includeRevoked: true })
       return sendPage(
         reply,
         err.code === 'CONFLICT' ? 409 : 400,
         keysPage(await dash.pageCtx(req, '/keys', { kind: 'error', message: `${capitalize(err.message)}.` }), {
           keys: list,
-          planName: who.account.plan,
-          plan: dash.planOf(who.account.plan),
+          planName: who.team.plan,
+          plan: dash.planOf(who.team.plan),
           networkCount: dash.networkNames.length,
           name,
         }),
@@ -146,12 +150,12 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
   })
 
   app.get('/keys/:id', async (req, reply) => {
-    const who = await requireAccount(dash, req, reply)
+    const who = await requireTeam(dash, req, reply, 'team.read')
     if (!who) return reply
-    const key = await dash.ownedKey(who.account.id, (req.params as { id: string }).id)
+    const key = await dash.ownedKey(who.team.id, (req.params as { id: string }).id)
     if (!key) return dash.notFound(req, reply)
     const done = (req.query as Record<string, string | undefined>).done
     const flash = done && DONE_MESSAGES[done] ? { kind: 'ok' as const, message: DONE_MESSAGES[done] } : undefined
-    return renderKey(dash, req, reply, key, who.account.plan, { flash })
+    return renderKey(dash, req, reply, can(who.role, 'keys.use') ? key : masked(key), who.team.plan, { flash })
   })
 }

@@ -13,6 +13,7 @@ import { field, sendPage, type Dash } from '../context.ts'
 import { noteChange } from '../middleware/audit.ts'
 import { checkPost } from '../middleware/csrf.ts'
 import { endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { currentTeam, requireTeam } from '../middleware/team.ts'
 import { alertsSection } from '../pages/alerts.ts'
 import { settingsPage } from '../pages/settings.ts'
 import type { PageContext } from '../pages/layout.ts'
@@ -35,9 +36,11 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
   ) => {
     const activeKeys = (await dash.keys.list({ accountId: account.id })).length
     const ctx = await dash.pageCtx(req, '/account', flash)
+    // Alerts belong to the current team (a personal team's id is its person's account id).
+    const teamId = (await currentTeam(dash, req, account.id))?.team.id ?? account.id
     const alerts = alertsSection(ctx.csrfToken, {
-      settings: await dash.alertSettings.get(account.id),
-      recent: await dash.alertLog.recent(account.id, 20),
+      settings: await dash.alertSettings.get(teamId),
+      recent: await dash.alertLog.recent(teamId, 20),
       secret,
     })
     return sendPage(reply, status, settingsPage(ctx, { account, activeKeys, alerts }))
@@ -101,16 +104,17 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
 
   // Usage alerts (docs/alerts.md): saved through the same rules as the CLI and the admin API (src/alerts/settings.ts).
   app.post('/account/alerts', async (req, reply) => {
-    const who = await requireAccount(dash, req, reply)
+    const who = await requireTeam(dash, req, reply, 'settings.manage')
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
     const webhookUrl = field(req.body, 'webhookUrl').trim() || null
     // The audit names a webhook change with both URLs (masked: src/alerts/settings.ts), also when it is refused.
-    const change = webhookChangeSummary((await dash.alertSettings.get(who.account.id))?.webhookUrl, webhookUrl)
+    const change = webhookChangeSummary((await dash.alertSettings.get(who.team.id))?.webhookUrl, webhookUrl)
+    noteChange(req, { target: who.team.id })
     if (change) noteChange(req, { summary: `usage alerts saved; ${change}` })
     let saved: Awaited<ReturnType<typeof dash.alertSettings.set>>
     try {
       saved = await dash.alertSettings.set(
-        who.account.id,
+        who.team.id,
         {
           creditThresholds: parseThresholds(field(req.body, 'thresholds')),
           refusalsPerMinute: parseRefusalRate(field(req.body, 'refusalsPerMinute').trim()),
@@ -123,7 +127,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
       if (!isChaingateError(err) || err.code !== 'VALIDATION') throw err
       return render(req, reply, who.account, 400, { kind: 'error', message: `Alerts not saved: ${err.message}` })
     }
-    logger.info({ accountId: who.account.id }, 'dashboard usage alerts saved')
+    logger.info({ accountId: who.account.id, teamId: who.team.id }, 'dashboard usage alerts saved')
     // The secret is shown in this answer only (a redirect would have to carry it).
     if (saved.secret) return render(req, reply, who.account, 200, { kind: 'ok', message: DONE.alerts! }, saved.secret)
     return reply.redirect('/account?done=alerts', 303)

@@ -12,13 +12,13 @@ import {
 } from '../../usage/queries.ts'
 import { queryUpstreamUsage } from '../../usage/upstream-usage.ts'
 import { sendPage, type Dash } from '../context.ts'
-import { requireAccount } from '../middleware/session.ts'
+import { requireTeam } from '../middleware/team.ts'
 import { usagePage } from '../pages/usage.ts'
 
 export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
   const { db } = dash.deps
   app.get('/usage', async (req, reply) => {
-    const who = await requireAccount(dash, req, reply)
+    const who = await requireTeam(dash, req, reply, 'team.read')
     if (!who) return reply
     const q = req.query as Record<string, string | undefined>
     const range: UsageRange = USAGE_RANGES.includes(q.range as UsageRange) ? (q.range as UsageRange) : '24h'
@@ -27,11 +27,11 @@ export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
       : 'method'
     let keyId: string | undefined
     if (q.key) {
-      if (!(await dash.ownedKey(who.account.id, q.key))) return dash.notFound(req, reply)
+      if (!(await dash.ownedKey(who.team.id, q.key))) return dash.notFound(req, reply)
       keyId = q.key
     }
     const now = dash.clock.now()
-    const allKeys = await dash.keys.list({ accountId: who.account.id, includeRevoked: true })
+    const allKeys = await dash.keys.list({ accountId: who.team.id, includeRevoked: true })
     // Operators also see what each upstream cost over the same period (the whole gateway, every account).
     const buckets = bucketsFor(range, now)
     const upstreams =
@@ -45,14 +45,14 @@ export function registerUsageRoutes(app: FastifyInstance, dash: Dash): void {
       reply,
       200,
       usagePage(await dash.pageCtx(req, '/usage'), {
-        report: await usageReport(db, { accountId: who.account.id, range, dimension, keyId, nowMs: now }),
+        report: await usageReport(db, { accountId: who.team.id, range, dimension, keyId, nowMs: now }),
         range,
         dimension,
         keyId,
         keys: allKeys.map((k) => ({ id: k.id, name: k.revokedAt === null ? k.name : `${k.name} (revoked)` })),
-        usedToday: await creditsUsedToday(db, who.account.id, now),
-        plan: dash.planOf(who.account.plan),
-        daily: await dailyCredits(db, who.account.id, range === '30d' ? 30 : 7, now),
+        usedToday: await creditsUsedToday(db, who.team.id, now),
+        plan: dash.planOf(who.team.plan),
+        daily: await dailyCredits(db, who.team.id, range === '30d' ? 30 : 7, now),
         upstreams,
       }),
     )

@@ -19,6 +19,7 @@ import * as m0600 from './0600_request_log.ts'
 import * as m0610 from './0610_request_log_no_time_index.ts'
 import * as m0700 from './0700_usage_alerts.ts'
 import * as m0800 from './0800_account_mail_2fa.ts'
+import * as m0810 from './0810_teams.ts'
 
 export const migrations: Record<string, Migration> = {
   '0001_core': m0001,
@@ -33,4 +34,5 @@ export const migrations: Record<string, Migration> = {
   '0610_request_log_no_time_index': m0610,
   '0700_usage_alerts': m0700,
   '0800_account_mail_2fa': m0800,
+  '0810_teams': m0810,
 }

@@ -47,11 +47,15 @@ export async function buildDashboardTestApp(
     listen?: boolean
     /** The `mail` config; default: files in the temp data dir (`mailDir`). */
     mail?: Partial<MailConfig>
+    /** The invitation mails' sender (./smtp-inbox.ts). */
+    mailer?: DashboardDeps['mailer']
+    /** A database to use instead of a temp SQLite file (a replica of another app on PostgreSQL); not closed here. */
+    database?: OpenedDatabase
   } = {},
 ): Promise<DashboardTestApp> {
   const dir = mkdtempSync(join(tmpdir(), 'chaingate-dashboard-'))
   const dbFile = join(dir, 'chaingate.sqlite')
-  const opened = await openDatabase(dbFile)
+  const opened = opts.database ?? (await openDatabase(dbFile))
   const logLines: string[] = []
   const sink = new Writable({
     write(chunk, _enc, cb) {
@@ -77,7 +81,7 @@ export async function buildDashboardTestApp(
     },
     clock,
     logger,
-    mailer,
+    mailer: opts.mailer ?? mailer,
   }
   await registerDashboard(app, deps)
   await app.ready()
@@ -94,7 +98,7 @@ export async function buildDashboardTestApp(
     async close() {
       mailer.close()
       await app.close()
-      await opened.close()
+      if (!opts.database) await opened.close()
       rmSync(dir, { recursive: true, force: true })
     },
   }

@@ -1,5 +1,5 @@
 # syntax=docker/dockerfile:1
-# chaingate's container image (docs/deploy.md, "Container image"). Build:
+# chaingate's container image (docs/deploy.md, "Docker and podman: what the tests run"). Build:
 #   docker build --build-arg VERSION=$(node -p 'require("./package.json").version') \
 #     --build-arg COMMIT=$(git rev-parse HEAD) -t chaingate .
 # Anvil (embedded local chains) is left out unless --build-arg WITH_ANVIL=1: replicas serve external nodes.

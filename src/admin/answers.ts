@@ -55,10 +55,10 @@ export function sendRefusal(reply: FastifyReply, err: RequestError, logger: Admi
   if (e.code === 'UNAUTHORIZED') reply.header('www-authenticate', 'Bearer')
   const retryAfter = (e.data as { retryAfterSeconds?: number } | undefined)?.retryAfterSeconds
   if (retryAfter !== undefined) reply.header('retry-after', String(retryAfter))
-  const field = (e.data as { field?: string } | undefined)?.field
+  const { field, processes } = (e.data ?? {}) as { field?: string; processes?: unknown[] }
   const message = e.code === 'BODY_TOO_LARGE' ? 'request body too large' : e.message
   return reply
     .code(e.httpStatus)
     .type('application/json; charset=utf-8')
-    .send({ error: { code: e.code, message, ...(field ? { field } : {}) } })
+    .send({ error: { code: e.code, message, ...(field ? { field } : {}), ...(processes ? { processes } : {}) } })
 }

@@ -2,6 +2,7 @@
  * What every admin route shares: the app's repositories and config, the upstream state, the optional live reload,
  * and the small helpers that find an account or key or fail with the taxonomy's 404.
  */
+import type { ReloadOutcomes } from './routes/reload.ts'
 import type { FastifyRequest } from 'fastify'
 import type { Account, AccountsRepository } from '../accounts/repository.ts'
 import type { Config } from '../config/schema.ts'
@@ -33,10 +34,10 @@ export interface AdminDeps {
    */
   refreshKeys?: (() => Promise<void>) | undefined
   /**
-   * Re-reads the config and applies it in place (live reload, docs/config.md); unset: `POST /admin/v1/reload`
-   * answers 503.
+   * Has every process re-read the config and apply it in place (live reload, docs/config.md), answering each
+   * one's outcome; unset: `POST /admin/v1/reload` answers 503.
    */
-  reload?: (() => Promise<unknown>) | undefined
+  reload?: (() => Promise<ReloadOutcomes>) | undefined
 }
 
 /** What the audit records of one call (src/admin/audit-hook.ts); routes fill it in as they learn it. */

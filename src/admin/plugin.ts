@@ -64,10 +64,19 @@ async function adminContext(app: FastifyInstance, deps: AdminDeps, token: string
         version: '1',
         description:
           'Accounts, keys, plans, usage, usage alerts, upstream state, audit and reload (docs/admin-api.md).',
+        license: { name: 'MIT', identifier: 'MIT' },
       },
+      // Relative: the listener that served this document (the gateway's, or gateway.operations.listen).
+      servers: [{ url: '/', description: 'this chaingate (paths under /admin/v1)' }],
       components: { securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } } },
       security: [{ bearer: [] }],
     },
+    // Every operation gets an operationId (a generated client's method name): the route's own, else one made from
+    // its method and path (`POST /admin/v1/keys/:id/secret` → `postKeysIdSecret`).
+    transform: ({ schema, url, route }) => ({
+      url,
+      schema: { ...schema, operationId: (schema as { operationId?: string }).operationId ?? operationIdOf(route, url) },
+    }),
   })
   const expected = `Bearer ${token}`
   const guard = createTokenGuard({ maxFailures: deps.config.admin.tokenFailuresPerMinute })
@@ -108,4 +117,14 @@ async function adminContext(app: FastifyInstance, deps: AdminDeps, token: string
   })
   for (const register of RESOURCES) register(app, admin)
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger())
+}
+
+/** `GET /admin/v1/keys/:id` → `getKeysId`: unique per method and path, stable while the route is. */
+function operationIdOf(route: { method: string | string[] }, url: string): string {
+  const method = (Array.isArray(route.method) ? route.method[0]! : route.method).toLowerCase()
+  const words = url
+    .replace(ADMIN_PREFIX, '')
+    .split(/[^A-Za-z0-9]+/)
+    .filter(Boolean)
+  return method + words.map((w) => w[0]!.toUpperCase() + w.slice(1)).join('')
 }

@@ -5,6 +5,8 @@ import { ErrorAnswer, jsonSchema } from './schemas.ts'
 
 export interface RouteDoc {
   tag: string
+  /** The OpenAPI operationId: the method name a generated client gets (unique over the API). */
+  operationId?: string
   summary: string
   params?: z.ZodType
   query?: z.ZodType
@@ -22,6 +24,7 @@ export function routeSchema(doc: RouteDoc): FastifySchema & { tags: string[]; su
   return {
     tags: [doc.tag],
     summary: doc.summary,
+    ...(doc.operationId ? { operationId: doc.operationId } : {}),
     ...(doc.params ? { params: jsonSchema(doc.params) } : {}),
     ...(doc.query ? { querystring: jsonSchema(doc.query) } : {}),
     ...(doc.body ? { body: jsonSchema(doc.body) } : {}),

@@ -137,6 +137,10 @@ export const ErrorAnswer = z.object({
     code: z.string().describe('a code of docs/errors.md'),
     message: z.string(),
     field: z.string().optional().describe('422: the input at fault'),
+    processes: z
+      .array(z.record(z.string(), z.unknown()))
+      .optional()
+      .describe('POST /reload refused or unanswered: each process outcome'),
   }),
 })
 

@@ -13,6 +13,7 @@
  * (parts/wallet.ts), which calls the gateway in process.
  */
 import { startAuditRetention } from '../audit/retention.ts'
+import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
 import type { AccountsRepository } from '../accounts/repository.ts'
 import type { Config } from '../config/schema.ts'
@@ -42,6 +43,7 @@ import { startUsage } from './parts/usage.ts'
 import { createStopList } from './stop-list.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
 import { readReloadConfig } from './reload/plan.ts'
+import { everywhere, type ReloadEverywhere, reloadOverRedis, reloadThroughDataDir } from './reload/reach.ts'
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
 import { keepTickShape } from '../shared/object-shapes.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
@@ -178,9 +180,11 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     const core = { config, logger, clock, database, networks, redis, mailer, ...tenancy }
     // The reloader is made once the listener exists; /healthz asks it for the config version.
     let reloader: ReturnType<typeof createReloader> | undefined
-    let reload: (next?: Config) => Promise<ReloadResult> = async () => {
+    const notStarted = async (): Promise<never> => {
       throw new Error('not started')
     }
+    let reload: (next?: Config) => Promise<ReloadResult> = notStarted
+    let reloadEveryProcess: () => Promise<ReloadEverywhere> = notStarted
     // Before the listener's stop: pools a reload retired close once in-flight calls had their chance.
     stops.add('reloaded networks', () => reloader?.close())
     // The optional parts are imported only where they run (a worker has no wallet; tracing-sdk.ts likewise): each
@@ -190,7 +194,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       ? (await import('./parts/admin.ts')).adminPlugins({
           ...core,
           pools: upstreams.pools,
-          ...(options.readConfig ? { reload: () => reload() } : {}),
+          ...(options.readConfig ? { reload: () => reloadEveryProcess() } : {}),
         })
       : []
     const dashboard =
@@ -218,9 +222,24 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       logReload(logger, result)
       return result
     }
+    // POST /admin/v1/reload reaches what `chaingate reload` reaches (src/app/reload/reach.ts): every process over
+    // Redis; else a worker signals its primary (which reloads every worker); else this process alone.
+    const label = processLabel(options.processRole ?? 'single')
+    reloadEveryProcess = async () => {
+      const id = randomBytes(8).toString('hex')
+      const { url, keyPrefix } = config.redis
+      const unreachable = (message: string) => logger.warn({ err: message }, 'reload: Redis unreachable')
+      const overRedis = url ? await reloadOverRedis({ url, keyPrefix }, id, unreachable) : undefined
+      if (overRedis) return overRedis
+      if (options.processRole?.startsWith('worker')) {
+        const viaPrimary = await reloadThroughDataDir(resolve(config.dataDir), id)
+        if (typeof viaPrimary !== 'string') return viaPrimary
+        logger.warn({ err: viaPrimary }, 'reload: the primary did not answer; reloading this worker only')
+      }
+      return everywhere([toAck(id, label, await reload())], 1)
+    }
     // With Redis, `chaingate reload` reaches every process of every replica over it (src/redis/reload-channel.ts).
     if (options.readConfig && config.redis.url) {
-      const label = processLabel(options.processRole ?? 'single')
       const { listenForReloads } = await import('../redis/reload-channel.ts')
       const listener = listenForReloads({
         url: config.redis.url,

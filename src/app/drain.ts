@@ -21,10 +21,22 @@ export async function drainThenStop(
 ): Promise<void> {
   const { drainTimeoutMs } = app.config.gateway
   const drainDelayMs = Math.max(app.config.gateway.drainDelayMs, minDelayMs)
+  const began = Date.now()
   app.logger.info({ signal, drainDelayMs, drainTimeoutMs }, 'draining: /healthz answers 503, then the listener closes')
   app.beginDrain()
   if (drainDelayMs > 0) await new Promise((r) => setTimeout(r, drainDelayMs))
-  await app.stop()
+  await stopLogged(app, signal, began)
+}
+
+/** Stops everything, and says so in one line (an on-call's sign the process exits on its own). */
+export async function stopLogged(app: Pick<RunningApp, 'stop' | 'logger'>, signal: string, began: number) {
+  try {
+    await app.stop()
+  } catch (err) {
+    app.logger.error({ signal, err }, 'shutdown failed')
+    throw err
+  }
+  app.logger.info({ signal, ms: Date.now() - began }, 'shutdown complete')
 }
 
 /** Longest a drain may take before the process exits anyway (the ledger flush included). */

@@ -27,8 +27,9 @@ Service
                                           with its path, exit 1; for CI pipelines
   config show                             the effective config (defaults applied, \${VAR} expanded),
                                           secrets redacted; YAML, or JSON with --json
-  upstreams                               each network's nodes as the running server sees them: state
-                                          (healthy, lagging, down, cordoned), head, lag, errors, latency
+  upstreams [--port N]                    each network's nodes as the running server sees them: state
+                                          (healthy, lagging, down, cordoned), head, lag, errors, latency;
+                                          --port: the server was started with --port N
 
 Accounts and keys
   plans                                   list the plans from the config

@@ -101,11 +101,11 @@ async function main(argv: string[]): Promise<number> {
   }
   if (!COMMANDS.includes(command))
     throw new UsageError(`unknown command "${command}"${didYouMean(command, COMMANDS)}; see chaingate help`)
-  if (
-    command !== 'start' &&
-    (values.port !== undefined || values['log-requests'] !== undefined || values.workers !== undefined)
-  )
-    throw new UsageError(`--port, --log-requests and --workers belong to chaingate start`)
+  if (command !== 'start' && (values['log-requests'] !== undefined || values.workers !== undefined))
+    throw new UsageError(`--log-requests and --workers belong to chaingate start`)
+  // `chaingate upstreams --port N` finds a server started with `--port N` (its /healthz is on that port).
+  if (command !== 'start' && command !== 'upstreams' && values.port !== undefined)
+    throw new UsageError(`--port belongs to chaingate start and chaingate upstreams`)
   if (command === 'config')
     return (await import('./config-command.ts')).configCommand(sub, rest, {
       config: values.config,
@@ -127,18 +127,18 @@ async function main(argv: string[]): Promise<number> {
   const out = (text: string) => printLine(process.stdout, text)
   const ctx: CliContext = { config, json, out }
 
+  if (values.port !== undefined) {
+    const port = Number(values.port)
+    if (!/^\d+$/.test(String(values.port)) || port > 65535)
+      throw new UsageError('--port must be a port number (0-65535; 0 picks a free one)')
+    config.gateway.port = port
+  }
   if (command === 'start') {
     const logRequests = values['log-requests'] as string | undefined
     if (logRequests !== undefined && !['file', 'stdout', 'off'].includes(logRequests))
       throw new UsageError(
         `--log-requests must be file, stdout or off${didYouMean(logRequests, ['file', 'stdout', 'off'])}`,
       )
-    if (values.port !== undefined) {
-      const port = Number(values.port)
-      if (!/^\d+$/.test(String(values.port)) || port > 65535)
-        throw new UsageError('--port must be a port number (0-65535; 0 picks a free one)')
-      config.gateway.port = port
-    }
     let workers: number | undefined
     if (values.workers !== undefined) {
       workers = Number(values.workers)

@@ -8,14 +8,16 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import type { Config } from '../config/schema.ts'
 import { ensurePrivateDir, PRIVATE_FILE_MODE } from '../db/private-files.ts'
+import { LOCK_FILE } from '../app/reload/reach.ts'
 import { portHolderClause } from './port-holder.ts'
+
+/** The data dir's lock (one source: src/app/reload/reach.ts, which signals its pid). */
+export { LOCK_FILE }
 
 /** A refusal to start that the CLI prints as one line (exit code 1). */
 export class StartRefused extends Error {
   override name = 'StartRefused'
 }
-
-export const LOCK_FILE = 'chaingate.lock'
 
 /** Whether a process with this pid runs (EPERM: it runs, as another user). */
 function alive(pid: number): boolean {

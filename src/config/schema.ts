@@ -157,7 +157,7 @@ export const ConfigSchema = z
          * never.
          */
         subscriptionFailbackMs: z.number().int().min(0).max(3_600_000).default(60_000),
-        /** /metrics and /healthz (docs/config.md, "Operations endpoints"). */
+        /** /metrics and /healthz (docs/config.md#gateway, `operations`). */
         operations: z
           .object({
             /** When set, both answer 401 without `Authorization: Bearer <token>`. */

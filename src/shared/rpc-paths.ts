@@ -1,5 +1,5 @@
 /**
- * The one definition of the gateway's RPC paths (docs/api.md): who parses them (the HTTP route, the WebSocket
+ * The one definition of the gateway's RPC paths (README.md): who parses them (the HTTP route, the WebSocket
  * upgrade) and who builds them (dashboard, CLI, tests, bench) use this module, so they cannot drift apart.
  *
  *   HTTP  host form  /v3/<key>                     (the Host header names the network)

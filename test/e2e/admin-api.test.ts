@@ -261,20 +261,31 @@ describe('plans, reload, audit', () => {
     expect(r.body.error.message).toBe('reload is not available in this process')
   })
 
-  it("reload answers the process's result; a refused reload is 422 naming why", async () => {
+  it("reload answers each process's result; a refused or unanswered reload is 422 naming why", async () => {
+    const done = { process: 'h pid 1 (single)', ok: true, version: 'abc', changes: ['plans.team'] }
+    const port = 'gateway.port: cannot change while running'
+    const refusedOne = { process: 'h pid 2 (single)', ok: false, version: 'abc', changes: [], error: port }
     const outcomes = [
-      { ok: true, version: 'abc', changes: ['plans.team'] },
-      { ok: false, version: 'abc', changes: [], error: 'gateway.port: cannot change while running' },
+      { ok: true, expected: 1, processes: [done] },
+      { ok: false, expected: 2, processes: [done, refusedOne] },
+      { ok: false, expected: 2, processes: [done] },
     ]
     const app = Fastify()
-    await registerAdminApi(app, { ...adminDeps(), reload: async () => outcomes.shift() })
+    await registerAdminApi(app, { ...adminDeps(), reload: async () => outcomes.shift()! })
     const post = () =>
       app.inject({ method: 'POST', url: '/admin/v1/reload', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     const ok = await post()
-    expect([ok.statusCode, ok.json()]).toEqual([200, { ok: true, version: 'abc', changes: ['plans.team'] }])
+    expect([ok.statusCode, ok.json()]).toEqual([200, { ok: true, expected: 1, processes: [done] }])
     const refused = await post()
-    expect([refused.statusCode, refused.json()]).toEqual([422, refusal('INVALID_INPUT', 'config')])
-    expect(refused.json().error.message).toContain('gateway.port: cannot change while running')
+    expect([refused.statusCode, refused.json().error.code, refused.json().error.field]).toEqual([
+      422,
+      'INVALID_INPUT',
+      'config',
+    ])
+    expect(refused.json().error.message).toBe(`config: h pid 2 (single): ${port}`)
+    expect(refused.json().error.processes).toEqual([done, refusedOne])
+    const unanswered = await post()
+    expect(unanswered.json().error.message).toBe('config: 1 of 2 processes did not answer')
     await app.close()
   })
 

@@ -71,7 +71,18 @@ function configOf(o: {
     wallet: { enabled: false },
     log: { requests: false },
     redis: o.redis ?? { url: null },
+    admin: { token: ADMIN_TOKEN },
   }
+}
+
+const ADMIN_TOKEN = randomBytes(24).toString('hex')
+/** `POST /admin/v1/reload` on one process (through a balancer: the replica it lands on). */
+async function adminReload(base: string) {
+  const res = await request(`${base}/admin/v1/reload`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, connection: 'close' },
+  })
+  return { status: res.statusCode, body: (await res.body.json()) as Record<string, unknown> }
 }
 
 async function rpc(url: string, method: string) {
@@ -155,6 +166,12 @@ describe('chaingate reload, one process', { timeout: 180_000 }, () => {
     process.kill(cg.pid, 'SIGHUP')
     await waitFor(async () => (await rpc(at('remote'), 'eth_blockNumber')).credits === 11, 10_000, 'the SIGHUP reload')
     expect(cg.child.exitCode).toBeNull()
+
+    // The admin API's reload, without Redis: this process, its outcome listed as the CLI's.
+    writeConfig(dir, 'chaingate.yaml', configOf({ price: 12, remote: [p2], other: false, added: true }))
+    const viaApi = await adminReload(base)
+    expect([viaApi.status, viaApi.body.ok, viaApi.body.expected], JSON.stringify(viaApi.body)).toEqual([200, true, 1])
+    expect((await rpc(at('remote'), 'eth_blockNumber')).credits).toBe(12)
   })
 })
 
@@ -227,6 +244,19 @@ describeWithServices(['redis'], 'chaingate reload, two replicas with --workers 2
         const { gatewayUrl: base, devKey: key } = r.cg.banner
         expect((await rpc(`${base}/networks/remote/v3/${key}`, 'eth_blockNumber')).credits).toBe(13)
         expect(await version(base)).toBe(result.processes[0]!.version)
+      }
+
+    // POST /admin/v1/reload on one replica (as through the balancer) reaches every process of both, as the CLI.
+    for (const r of replicas) writeConfig(r.dir, 'chaingate.yaml', configOf({ redis, price: 17 }))
+    const viaApi = await adminReload(replicas[1]!.cg.banner.gatewayUrl)
+    expect(viaApi.status, JSON.stringify(viaApi.body)).toBe(200)
+    const answered = viaApi.body as { ok: boolean; expected: number; processes: Processes }
+    expect([answered.ok, answered.expected, answered.processes.length]).toEqual([true, 6, 6])
+    expect(new Set(answered.processes.map((p) => p.process)).size).toBe(6)
+    for (const r of replicas)
+      for (let i = 0; i < 8; i++) {
+        const { gatewayUrl: base, devKey: key } = r.cg.banner
+        expect((await rpc(`${base}/networks/remote/v3/${key}`, 'eth_blockNumber')).credits).toBe(17)
       }
   })
 })

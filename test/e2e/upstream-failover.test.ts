@@ -132,6 +132,11 @@ describe('upstream state for operators', () => {
     const table = await runCli(['upstreams', '--config', config])
     expect(table.stdout).toMatch(/^network\s+upstream\s+role\s+state\s+head/)
     expect(table.stdout).toContain('fallback')
+    // A server started with `--port N` (the config says another port): `chaingate upstreams --port N` finds it.
+    const other = writeConfig(dir, 'other.json', { dataDir: dir, gateway: { port: 1 } })
+    const byPort = await runCli(['upstreams', '--json', '--config', other, '--port', String(port)])
+    expect(byPort.code, byPort.stderr).toBe(0)
+    expect(Object.keys(JSON.parse(byPort.stdout))).toEqual(['remote'])
   }, 60_000)
 
   it('chaingate upstreams with no server running says so and exits 1', async () => {

@@ -16,7 +16,7 @@ import type { RunningApp } from '../build.ts'
 import { startRole } from '../roles.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
-import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS } from '../drain.ts'
+import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS, stopLogged } from '../drain.ts'
 import { answerRelayedRequestLogs } from './request-log-relay.ts'
 import { isWorkerMessage, workerEnv, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
 import { workerExecArgv } from '../heap-growth.ts'
@@ -205,9 +205,10 @@ export async function startCluster(
       ),
     async stop(signal) {
       stopping = true
+      const began = Date.now()
       logger.info({ signal, workers: live.size }, 'stopping: draining the workers')
       await Promise.all([...live.values()].map((w) => drain(w)))
-      await app.stop()
+      await stopLogged(app, signal, began)
     },
   }
 }

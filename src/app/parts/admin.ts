@@ -6,6 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AccountsRepository } from '../../accounts/repository.ts'
 import { registerAdminApi } from '../../admin/plugin.ts'
+import type { ReloadOutcomes } from '../../admin/routes/reload.ts'
 import type { Config } from '../../config/schema.ts'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
@@ -25,8 +26,8 @@ export interface AdminParts {
   keySnapshot: KeySnapshot
   networks: NetworkRegistry
   pools: Map<string, UpstreamPool>
-  /** Live reload of the config, when this process can do it (`POST /admin/v1/reload`). */
-  reload?: (() => Promise<unknown>) | undefined
+  /** Live reload of the config on every process, when this process can do it (`POST /admin/v1/reload`). */
+  reload?: (() => Promise<ReloadOutcomes>) | undefined
 }
 
 /** The plugin that mounts the admin API on a listener, or none when no token is configured. */

@@ -2,8 +2,8 @@
  * Who may read the operator endpoints when no token guards them. On a loopback listener they answer only the
  * Host names the dashboard answers to (src/dashboard/middleware/hosts.ts): a web page that points its own DNS name
  * at 127.0.0.1 (DNS rebinding) gets 403 instead of node states and per-method counts. Without a token, /healthz
- * does not name an embedded chain's URL: that chain has no auth and ten unlocked accounts (docs/config.md,
- * "Operations endpoints").
+ * does not name an embedded chain's URL: that chain has no auth and ten unlocked accounts (docs/config.md#gateway,
+ * `operations`).
  */
 import type { Config } from '../../config/schema.ts'
 import { hostnameOf, hostPolicy, isLoopbackListener } from '../../dashboard/middleware/hosts.ts'
@@ -50,6 +50,6 @@ export function openOperationsWarning(config: Config): string | undefined {
   return (
     `/healthz and /metrics are open to anyone who reaches ${config.gateway.host}:${config.gateway.port} ` +
     '(node states, heads, per-method counts): set gateway.operations.token or gateway.operations.listen ' +
-    '(docs/config.md, "Operations endpoints")'
+    '(docs/config.md#gateway, the gateway.operations settings)'
   )
 }

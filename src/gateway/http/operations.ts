@@ -3,7 +3,7 @@
  * probes an orchestrator needs (docs/deploy.md, "Probes"): `/livez` (the process answers: never asks a node or the
  * database, so a node outage does not restart every replica), `/readyz` (route calls here: started, not draining,
  * at least one network answering) and `/startupz` (migrations and start-up done). All can be restricted
- * (docs/config.md, "Operations endpoints"): a bearer token, and/or a separate listener so they are not reachable
+ * (docs/config.md#gateway, `operations`): a bearer token, and/or a separate listener so they are not reachable
  * where the gateway is. The probe itself (cached) is src/upstreams/pool/health.ts.
  */
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'

@@ -161,8 +161,14 @@ export function createRedisHeadFloorStore(connection: RedisConnection): RedisHea
       return floor
     },
     reset(network) {
+      const names = [...local.names()].filter((name) => name === network || name.startsWith(`${network}/`))
       local.reset(network)
-      client.multi().del(hash(network)).publish(channel, `x\0${network}`).exec().catch(ignore)
+      client
+        .multi()
+        .del(hash(network), ...names.map(hash))
+        .publish(channel, `x\0${network}`)
+        .exec()
+        .catch(ignore)
     },
     async start(networks) {
       sub = connection.duplicate()

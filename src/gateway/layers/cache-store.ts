@@ -68,11 +68,14 @@ export interface HeadFloorStore {
   get(keyId: string, network: string): number
   /** Stores max(stored, block) and returns it. */
   raise(keyId: string, network: string, block: number): number
-  /** Forgets a network's floors (a devnet went back in time: evm_revert, anvil_reset). */
+  /**
+   * Forgets a network's floors, its per-method ones (`<network>/<method>/<commitment>`, Solana slots) too: a devnet
+   * went back in time (evm_revert, anvil_reset), or the chain was replaced under the gateway.
+   */
   reset(network: string): void
 }
 
-export function createMemoryHeadFloorStore(): HeadFloorStore {
+export function createMemoryHeadFloorStore(): HeadFloorStore & { names(): Iterable<string> } {
   // network → key id → block; keys are bounded by the key snapshot, networks by the config.
   const floors = new Map<string, Map<string, number>>()
   return {
@@ -85,6 +88,10 @@ export function createMemoryHeadFloorStore(): HeadFloorStore {
       byKey.set(keyId, block)
       return block
     },
-    reset: (network) => void floors.delete(network),
+    reset(network) {
+      floors.delete(network)
+      for (const name of floors.keys()) if (name.startsWith(`${network}/`)) floors.delete(name)
+    },
+    names: () => floors.keys(),
   }
 }

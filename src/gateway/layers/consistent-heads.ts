@@ -12,8 +12,11 @@ import { atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
 /** Hashes of recent blocks kept to key unfinalized entries (at least the unfinalized window of common chains). */
 const RECENT_HASHES = 256
 
-/** Follows the network's heads (recent hashes, a reorg drops unfinalized entries); returns the unsubscribe, if any. */
-export function watchHeads(s: LayerState) {
+/**
+ * Follows the network's heads (recent hashes, a reorg drops unfinalized entries; a replaced chain, `rebased`, runs
+ * `replaced`: nothing kept of the old chain is served, the keys' floors included); returns the unsubscribe, if any.
+ */
+export function watchHeads(s: LayerState, replaced: () => void) {
   const { o, recent, unfinalized } = s
   const { store } = o
   const forgetUnfinalized = () => {
@@ -23,7 +26,8 @@ export function watchHeads(s: LayerState) {
   }
   return o.heads?.onHead?.((h) => {
     s.lastHeadAt = performance.now()
-    if (h.reorg) forgetUnfinalized()
+    if (h.rebased) replaced()
+    else if (h.reorg) forgetUnfinalized()
     recent.set(h.number, h.hash.toLowerCase())
     if (recent.size > RECENT_HASHES) for (const n of recent.keys()) if (n <= h.number - RECENT_HASHES) recent.delete(n)
   })

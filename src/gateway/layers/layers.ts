@@ -64,7 +64,6 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const { network, pool, store, floors } = o
   const s = createLayerState(o)
   const { prefix, stats, inflight, recent, unfinalized } = s
-  const unsubscribe = watchHeads(s)
   const shared = createSharedSend(s)
   const { cached, byBlock, byTx, byCommitment, batchHit } = createCachedReads(s, shared)
   const blockNumber = createBlockNumber(s, shared)
@@ -73,6 +72,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const getLogs = createGetLogsHook(s, shared, cached)
   const logs = getLogs.logs
 
+  /** The chain went back (a devnet rewound, a chain replaced under the gateway): nothing of before is served. */
   const rewound = () => {
     store.clear(prefix)
     unfinalized.clear()
@@ -80,6 +80,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
     floors.reset(network)
     s.headEntry = undefined
   }
+  const unsubscribe = watchHeads(s, rewound)
 
   /** A call that may change what the node answers next: nothing shared or cached from before it is served after. */
   const write = (method: string, raw: Buffer | string): Promise<LayerAnswer> => {

@@ -2,6 +2,7 @@
  * Feeds a pool's head tracker (src/upstreams/pool/heads.ts): each node's latest (and finalized) block is polled, or
  * pushed by newHeads over WebSocket, while calls flow — never when the gateway is idle.
  */
+import type { BlockHead } from './heads.ts'
 import { post, type Member } from './member.ts'
 import type { PoolState } from './state.ts'
 import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
@@ -19,12 +20,45 @@ export interface HeadPolling {
 
 /** `wsUrls[i]`: the newHeads WebSocket of `pool.members[i]`, if it has one. */
 export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[]): HeadPolling {
-  const { members, heads, network, settings, policy, rules } = pool
+  const { members, heads, network, settings, policy, rules, log } = pool
   /** The pool's call count when last seen, and when it last moved. */
   let callsSeen = 0
   let activeAt = Date.now()
   let polls = 0
 
+  /** A node's head moved backwards since a node in service was last at the tip (a chain replaced?). */
+  let wentBack = false
+  // Only a node in service sets the served tip; a node cooling down may be stale or on its own fork.
+  const inService = (m: Member, now: number) => m.usable && m.downUntil <= now && !m.breaker.isOpen
+  /** A node's latest head, from a poll or a push; a head that moved backwards is logged, and may rebase the tip. */
+  const noteHead = (m: Member, head: BlockHead) => {
+    const before = m.head
+    m.head = head.number
+    const now = Date.now()
+    const serving = inService(m, now)
+    if (serving) heads.report(head)
+    const tip = heads.latest()
+    if (before !== undefined && head.number < before) {
+      wentBack = true
+      log?.warn({ network, upstream: m.label, from: before, to: head.number, tip }, 'node head moved backwards')
+    }
+    // A node went back, and now every node in service is below the served tip: the chain was replaced (a devnet
+    // restarted without its state, a reorg past the tip). Left alone, the tip would wait for the new chain to pass
+    // the old one: nodes "lagging", clients told a block that does not exist. The tip follows the new chain (higher
+    // nodes lift it). Without a node going back (the node at the tip went down), the tip stays.
+    if (tip === undefined || !serving) return
+    if (head.number >= tip) {
+      wentBack = false
+      return
+    }
+    if (!wentBack || members.some((o) => inService(o, now) && o.head !== undefined && o.head >= tip)) return
+    wentBack = false
+    log?.warn(
+      { network, upstream: m.label, from: tip, to: head.number },
+      "network head reset: every node's head moved below the served tip (the chain was replaced)",
+    )
+    heads.rebase(head)
+  }
   const pollHead = async (m: Member, withFinalized: boolean): Promise<void> => {
     if (m.headPolling) return
     m.headPolling = true
@@ -35,11 +69,7 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
         ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)]
         : [parsed, undefined]
       const head = rules.headOf(latest)
-      if (head !== undefined) {
-        m.head = head.number
-        // Only a node in service sets the served tip; a node cooling down may be stale or on its own fork.
-        if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
-      }
+      if (head !== undefined) noteHead(m, head)
       const fin = finalized === undefined ? undefined : rules.finalizedOf(finalized)
       if (fin !== undefined) {
         m.finalized = fin
@@ -67,9 +97,7 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
   })
   const onNewHead = (m: Member, message: { params?: { result?: unknown } }) => {
     const head = rules.headOfNotification(message.params?.result)
-    if (head === undefined) return
-    m.head = head.number
-    if (m.usable && m.downUntil <= Date.now() && !m.breaker.isOpen) heads.report(head)
+    if (head !== undefined) noteHead(m, head)
   }
   const subscribeHeads = (m: Member, w: WsHeads) => {
     w.state = 'subscribing'

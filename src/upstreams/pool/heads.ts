@@ -5,7 +5,10 @@
  * tells listeners about each new tip, and says whether it replaced a block the gateway had already served (reorg).
  *
  * The served tip never goes backwards: a node at the tip going down leaves the tip where it was (a client must not
- * see eth_blockNumber decrease), until a node reaches and passes it.
+ * see eth_blockNumber decrease), until a node reaches and passes it. The one exception is a chain replaced under the
+ * gateway (every node's head moved below the tip: a devnet restarted without its state, a reorg past the tip;
+ * src/upstreams/pool/head-polling.ts tells): `rebase` moves the tip down to the new chain, and listeners drop what
+ * they kept of the old one (`rebased`).
  */
 
 export interface HeadView {
@@ -13,8 +16,18 @@ export interface HeadView {
   latest(): number | undefined
   /** Highest finalized block known (from the 'finalized' tag); undefined when the chain does not report one. */
   finalized(): number | undefined
-  /** Each new served tip; reorg=true when a block at or below the previous tip changed hash. Returns unsubscribe. */
-  onHead(listener: (head: { number: number; hash: string; reorg: boolean }) => void): () => void
+  /**
+   * Each new served tip; reorg=true when a block at or below the previous tip changed hash; rebased=true when the
+   * tip moved down to a replaced chain (every block and floor known of the old one is void). Returns unsubscribe.
+   */
+  onHead(listener: (head: HeadEvent) => void): () => void
+}
+
+export interface HeadEvent {
+  number: number
+  hash: string
+  reorg: boolean
+  rebased?: true
 }
 
 export interface BlockHead {
@@ -27,6 +40,8 @@ export interface HeadTracker extends HeadView {
   /** A node's latest block (from a poll or a newHeads event). */
   report(head: BlockHead): void
   reportFinalized(number: number): void
+  /** The chain was replaced: the tip becomes `head` (lower than the tip), the old chain's tips are forgotten. */
+  rebase(head: BlockHead): void
 }
 
 /** How many recent tips keep their hash, to recognise a reorg below the tip. */
@@ -37,9 +52,9 @@ export function createHeadTracker(opts: { onListenerError?: (err: unknown) => vo
   let finalized: number | undefined
   /** Block number → hash of the tips served recently. */
   const served = new Map<number, string>()
-  const listeners = new Set<(head: { number: number; hash: string; reorg: boolean }) => void>()
+  const listeners = new Set<(head: HeadEvent) => void>()
 
-  const emit = (head: { number: number; hash: string; reorg: boolean }) => {
+  const emit = (head: HeadEvent) => {
     for (const l of listeners) {
       try {
         l(head)
@@ -85,6 +100,13 @@ export function createHeadTracker(opts: { onListenerError?: (err: unknown) => vo
     },
     reportFinalized(n) {
       if (finalized === undefined || n > finalized) finalized = n
+    },
+    rebase(h) {
+      tip = h
+      finalized = undefined
+      served.clear()
+      remember(h)
+      emit({ number: h.number, hash: h.hash, reorg: true, rebased: true })
     },
   }
 }

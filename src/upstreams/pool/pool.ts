@@ -30,6 +30,7 @@ import { FAMILY_RULES } from './family-rules.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'
+import { createStateLog } from './state-log.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
 import { isWebSocketUrl, newMember } from './new-member.ts'
 import {
@@ -135,6 +136,7 @@ export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = {
 
 /** Where the pool reports what an operator should see (a pino logger fits). */
 export interface PoolLog {
+  info(fields: object, message: string): void
   warn(fields: object, message: string): void
   error(fields: object, message: string): void
 }
@@ -223,7 +225,12 @@ export function createUpstreamPool(
   )
   // One node too: its ids are bound to their owner like any network's.
   const filters = createFilterRouting(pool, totalTimeoutMs)
-  const bookTimer = setInterval(createBookkeeping(pool), 1000)
+  const bookkeeping = createBookkeeping(pool)
+  const stateLog = createStateLog(pool)
+  const bookTimer = setInterval(() => {
+    bookkeeping()
+    stateLog()
+  }, 1000)
   bookTimer.unref()
 
   /** Not async: a call that finds a node at once makes no promise besides its run's. */
@@ -291,6 +298,7 @@ export function createUpstreamPool(
       if (checksChain) await chainIds.checkAtStartUp()
       // The first heads, so the served tip is known before the first call.
       await headPolling.start()
+      pool.started = true
     },
     status() {
       const now = Date.now()

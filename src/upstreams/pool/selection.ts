@@ -170,7 +170,7 @@ export const noneUsable = (pool: PoolState, now: number): ChaingateError => {
 export const memberStatus = (pool: PoolState, m: Member, now: number): UpstreamStatus => {
   const [p50, p99] = m.stats.quantilesMs([0.5, 0.99])
   const lag = lagOf(pool, m)
-  const base = {
+  return {
     upstream: m.label,
     role: m.role,
     labels: m.labels,
@@ -181,20 +181,26 @@ export const memberStatus = (pool: PoolState, m: Member, now: number): UpstreamS
     answers: m.stats.samples,
     ...(p50 === undefined ? {} : { p50Ms: Math.round(p50 * 100) / 100 }),
     ...(p99 === undefined ? {} : { p99Ms: Math.round(p99! * 100) / 100 }),
+    ...memberState(pool, m, now),
   }
-  if (m.chain === 'wrong') return { ...base, state: 'cordoned', cause: 'wrong-chain-id', reason: m.chainNote! }
-  if (m.chain === 'unknown')
-    return { ...base, state: 'down', cause: 'unverified', reason: m.chainNote ?? 'not checked yet' }
+}
+
+/** A node's state and why (memberStatus; the state-change log lines, src/upstreams/pool/state-log.ts). */
+export const memberState = (
+  pool: PoolState,
+  m: Member,
+  now: number,
+): Pick<UpstreamStatus, 'state' | 'cause' | 'reason'> => {
+  if (m.chain === 'wrong') return { state: 'cordoned', cause: 'wrong-chain-id', reason: m.chainNote! }
+  if (m.chain === 'unknown') return { state: 'down', cause: 'unverified', reason: m.chainNote ?? 'not checked yet' }
   if (m.refusal !== undefined && m.blockedUntil > now)
     return {
-      ...base,
       state: 'cordoned',
       cause: m.refusal,
       reason: `${m.refusalDetail}; out of rotation for ${Math.ceil((m.blockedUntil - now) / 1000)} s`,
     }
   if (m.breaker.isOpen)
     return {
-      ...base,
       state: 'down',
       cause: 'breaker-open',
       reason: `${m.breaker.failures} failures in a row; ${
@@ -203,13 +209,11 @@ export const memberStatus = (pool: PoolState, m: Member, now: number): UpstreamS
           : 'probed on the next call'
       }`,
     }
-  if (m.downUntil > now)
-    return { ...base, state: 'down', cause: 'failing', reason: 'failed to answer; tried again shortly' }
+  if (m.downUntil > now) return { state: 'down', cause: 'failing', reason: 'failed to answer; tried again shortly' }
   if (isLagging(pool, m))
     return {
-      ...base,
       state: 'lagging',
-      reason: `${lag} blocks behind the served tip (maxLagBlocks ${pool.policy.maxLagBlocks})`,
+      reason: `${lagOf(pool, m)} blocks behind the served tip (maxLagBlocks ${pool.policy.maxLagBlocks})`,
     }
-  return { ...base, state: 'healthy' }
+  return { state: 'healthy' }
 }

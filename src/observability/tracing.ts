@@ -18,6 +18,8 @@ export interface TraceSpan {
   end(error?: string): void
   /** The W3C `traceparent` naming this span, to send to a node. */
   traceparent(): string
+  /** Whether upstream requests made for this span carry their attempt's `traceparent` (propagateToUpstreams). */
+  readonly propagates: boolean
 }
 
 export interface Tracing {
@@ -48,9 +50,6 @@ export const TRACING_OFF: Tracing = {
   start: () => undefined,
   shutdown: () => Promise.resolve(),
 }
-
-/** The span the pool's next send is made for: set around a synchronous send by the pipeline (forward step). */
-export const sendingFor: { span: TraceSpan | undefined; propagate: boolean } = { span: undefined, propagate: false }
 
 /** The config's `tracing` section (src/config/tracing-schema.ts). */
 export interface TracingConfig {
@@ -190,13 +189,5 @@ export function unsupportedTracingEnv(env: NodeJS.ProcessEnv): string[] {
 export async function startTracing(settings: TracingSettings | null): Promise<Tracing> {
   if (settings === null) return TRACING_OFF
   const { createSdkTracing } = await import('./tracing-sdk.ts')
-  const sdk = await createSdkTracing(settings)
-  sendingFor.propagate = settings.propagate
-  return {
-    ...sdk,
-    shutdown: () => {
-      sendingFor.propagate = false
-      return sdk.shutdown()
-    },
-  }
+  return createSdkTracing(settings)
 }

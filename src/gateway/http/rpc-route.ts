@@ -16,7 +16,6 @@ import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
-import { callArrival } from '../../shared/call-arrival.ts'
 import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
 import { settleShapes } from '../../shared/object-shapes.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
@@ -262,7 +261,6 @@ export function createRpcRoute(deps: {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       const headers = req.headers
       admission.enter()
-      callArrival.at = arrived
       let out: ReturnType<Gateway['handleHttp']>
       try {
         out = deps.gateway.handleHttp({
@@ -275,11 +273,10 @@ export function createRpcRoute(deps: {
           userAgent: headers['user-agent'],
           traceparent: headers.traceparent as string | undefined,
           client: req.socket,
+          arrivedAt: arrived,
         })
       } catch (err) {
         return failed(res, err)
-      } finally {
-        callArrival.at = undefined
       }
       // A cached answer comes back as it is: written now, without a promise or a microtask.
       if (out instanceof Promise)

@@ -6,6 +6,7 @@ import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import { answerSpans, resultAnswer } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'
+import type { CallOrigin } from '../../upstreams/pool/pool.ts'
 import type { CacheRule } from './cache-rules.ts'
 import { atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
 
@@ -33,10 +34,10 @@ export function watchHeads(s: LayerState) {
 export function createBlockNumber(
   s: LayerState,
   shared: SharedSend,
-): (call: RpcCall, raw: Buffer | string, keyId: string) => MaybePromise<LayerAnswer> {
+): (call: RpcCall, raw: Buffer | string, keyId: string, origin: CallOrigin | undefined) => MaybePromise<LayerAnswer> {
   const { o, prefix, stats } = s
   const { network, heads, floors } = o
-  return (call, raw, keyId) => {
+  return (call, raw, keyId, origin) => {
     const tip = heads?.latest()
     const e = s.headEntry
     if (
@@ -51,7 +52,7 @@ export function createBlockNumber(
       return numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined)
     }
     const sentAt = s.generation
-    return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber')).then((a) => {
+    return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber'), origin).then((a) => {
       const spans = answerSpans(a.body)
       if (spans === undefined || spans.resultStart < 0) return a
       const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
@@ -80,11 +81,12 @@ export function createSlotNumber(
   call: RpcCall,
   raw: Buffer | string,
   keyId: string,
+  origin: CallOrigin | undefined,
 ) => MaybePromise<LayerAnswer> {
   const { o, prefix } = s
   const { network, floors } = o
-  return (rule, call, raw, keyId) => {
-    const sent = shared(paramsKey(prefix, call), raw, call, undefined)
+  return (rule, call, raw, keyId, origin) => {
+    const sent = shared(paramsKey(prefix, call), raw, call, undefined, origin)
     if (!o.multiUpstream) return sent
     return Promise.resolve(sent).then((a) => {
       const spans = answerSpans(a.body)

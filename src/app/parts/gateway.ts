@@ -103,6 +103,8 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     ),
   )
   metrics.watchCache(() => w.callLayers.store.sizeBytes)
+  const version = w.configVersion
+  if (version !== undefined) metrics.watchConfigVersion(() => version()?.version ?? '')
   if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)
   registerSubscriptionMetrics(metrics.registry, hubs)
   // Off unless configured (or OTEL_TRACES_EXPORTER=otlp): then the SDK is loaded, and flushed last at stop.

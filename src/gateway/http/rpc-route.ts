@@ -10,6 +10,8 @@ import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { constants, gzip } from 'node:zlib'
 import { errors } from '../../errors/index.ts'
+import { ERROR_REGISTRY, type ErrorCode } from '../../errors/registry.ts'
+import type { Metrics, RequestOutcome } from '../../observability/metrics.ts'
 import type { Gateway } from '../pipeline/execute.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
@@ -68,6 +70,16 @@ settleShapes(() => {
 /** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */
 const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED }
 
+/** A request's outcome for chaingate_request_duration_seconds (docs/deploy.md, "Metrics"). */
+const outcomeOf = (code: ErrorCode | undefined): RequestOutcome =>
+  code === undefined
+    ? 'ok'
+    : code.startsWith('UPSTREAM_')
+      ? 'upstream_error'
+      : ERROR_REGISTRY[code].httpStatus === 429
+        ? 'refused'
+        : 'client_error'
+
 export function createRpcRoute(deps: {
   gateway: Gateway
   networks: NetworkRegistry
@@ -79,6 +91,8 @@ export function createRpcRoute(deps: {
   logger: Logger
   /** gateway.maxInFlight: calls worked on at once (body read, not yet answered); more answer OVERLOADED. */
   maxInFlight?: number
+  /** chaingate_request_duration_seconds, observed once an answer is written. */
+  metrics?: Pick<Metrics, 'requestDuration'>
 }) {
   const gzipMinBytes = deps.gzipMinBytes ?? null
   const admission = createAdmission(deps.maxInFlight ?? Number.POSITIVE_INFINITY, deps.logger)
@@ -123,6 +137,7 @@ export function createRpcRoute(deps: {
     if (head.headers !== undefined) for (const k in head.headers) headers.push(k, head.headers[k]!)
     res.writeHead(head.status, headers)
     res.end(body)
+    deps.metrics?.requestDuration(network, out.method, outcomeOf(out.code), (performance.now() - started) / 1000)
     if (deps.logRequests)
       deps.requestLog.write(
         out.keyId,

@@ -42,6 +42,8 @@ import { type EmbeddedNode, startUpstreams } from './parts/upstreams.ts'
 import { startUsage } from './parts/usage.ts'
 import { createStopList } from './stop-list.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
+import { createLiveConfig, type LiveConfig } from './reload/live-config.ts'
+import { tracingSettings } from '../observability/tracing.ts'
 import { readReloadConfig } from './reload/plan.ts'
 import { everywhere, type ReloadEverywhere, reloadOverRedis, reloadThroughDataDir } from './reload/reach.ts'
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
@@ -82,7 +84,10 @@ export interface AppOptions {
 }
 
 export interface RunningApp {
+  /** The running config: a view whose live sections read the current snapshot (src/app/reload/live-config.ts). */
   config: Config
+  /** The config snapshot a reload swaps whole, with its version. */
+  live: LiveConfig
   logger: Logger
   clock: Clock
   database: OpenedDatabase
@@ -133,7 +138,11 @@ export interface RunningApp {
 }
 
 export async function startApp(options: AppOptions): Promise<RunningApp> {
-  const { config } = options
+  // Read through one snapshot that a reload swaps whole (src/app/reload/live-config.ts).
+  const live = createLiveConfig(options.config)
+  const { config } = live
+  // The OTEL_* variables are config too: a malformed one refuses the start before anything runs.
+  const traces = tracingSettings(config.tracing, process.env)
   // V8 keeps process.nextTick's entries fast only while one stays alive (src/shared/object-shapes.ts).
   keepTickShape()
   const logger = options.logger ?? createLogger(config.log.level)
@@ -208,10 +217,18 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       plugins: [...dashboard, ...admin],
       operationsPlugins: admin,
       isStarted: () => started,
-      configVersion: () => reloader?.current(),
+      configVersion: () => live.current.version,
+      traces,
       stops,
     })
-    reloader = createReloader({ ...core, ...upstreams, ...tenancy, costs: serving.costs, server: serving.server })
+    reloader = createReloader({
+      ...core,
+      ...upstreams,
+      ...tenancy,
+      live,
+      costs: serving.costs,
+      server: serving.server,
+    })
     const reloading = reloader
     reload = async (next?: Config): Promise<ReloadResult> => {
       const read = readReloadConfig(next, options.readConfig)
@@ -258,6 +275,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     started = true
     return {
       config,
+      live,
       logger,
       clock,
       database,
@@ -284,7 +302,7 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       mailer,
       info,
       reload: (next) => reload(next),
-      configVersion: () => reloading.current(),
+      configVersion: () => live.current.version,
       beginDrain: serving.beginDrain,
       isDraining: serving.isDraining,
       stop: () => stops.stop(),

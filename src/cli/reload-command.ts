@@ -53,6 +53,7 @@ function report(result: ReloadEverywhere, json: boolean): number {
     if (a.ok) {
       const what = a.changes.length > 0 ? a.changes.join('; ') : 'no change'
       printLine(process.stdout, `${a.process}: reloaded in ${a.afterMs} ms, config ${a.version} (${what})`)
+      for (const w of a.warnings ?? []) printLine(process.stderr, `warning: ${a.process}: ${w}`)
     } else printLine(process.stderr, `error: ${a.process}: not reloaded, still config ${a.version}: ${a.error}`)
   }
   if (acks.length < expected)

@@ -8,10 +8,27 @@
  * client sending random method names cannot blow up the label set.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client'
+import { ALL_METHODS } from '../methods/catalog.ts'
 import { methodLabel } from '../methods/labels.ts'
+
+/**
+ * How a client's HTTP request ended, for chaingate_request_duration_seconds: answered (`ok`, JSON-RPC errors from
+ * the node included), refused for its key's limits (`refused`: 429), refused for the request itself
+ * (`client_error`: a bad key, body or network), or unanswered because of the nodes (`upstream_error`).
+ */
+export type RequestOutcome = 'ok' | 'refused' | 'client_error' | 'upstream_error'
+
+/** Method classes (the catalog's retry class: read, write, node-local), plus batch and other: a bounded set. */
+const METHOD_CLASSES: ReadonlyMap<string, string> = new Map([...ALL_METHODS].map(([m, e]) => [m, e.retry ?? 'read']))
+export const methodClass = (method: string): string =>
+  method === 'batch' ? 'batch' : (METHOD_CLASSES.get(method) ?? 'other')
 
 export interface Metrics {
   call(network: string, method: string, outcome: string): void
+  /** A client's HTTP request, from its arrival to its answer written (chaingate_request_duration_seconds). */
+  requestDuration(network: string, method: string, outcome: RequestOutcome, seconds: number): void
+  /** The running config's version, read when scraped (chaingate_config_info): a reload changes the label. */
+  watchConfigVersion(version: () => string): void
   upstreamLatency(network: string, seconds: number): void
   credits(network: string, credits: number): void
   /** A call the gateway answered without an upstream request of its own: from the cache, or a shared call in flight. */
@@ -70,6 +87,30 @@ interface Histogram {
   count: number
 }
 
+const newHistogram = (): Histogram => ({ buckets: new Float64Array(LATENCY_BUCKETS.length), sum: 0, count: 0 })
+
+function observe(h: Histogram, seconds: number): void {
+  h.count++
+  h.sum += seconds
+  for (let i = 0; i < LATENCY_BUCKETS.length; i++)
+    if (seconds <= LATENCY_BUCKETS[i]!) {
+      h.buckets[i] = h.buckets[i]! + 1
+      break
+    }
+}
+
+/** A histogram's series as Prometheus has them: cumulative buckets, +Inf, sum and count. */
+function histogramSeries(out: Series[], name: string, labels: Record<string, string>, h: Histogram): void {
+  let cumulative = 0
+  LATENCY_BUCKETS.forEach((le, i) => {
+    cumulative += h.buckets[i]!
+    out.push({ metricName: `${name}_bucket`, labels: { le, ...labels }, value: cumulative })
+  })
+  out.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...labels }, value: h.count })
+  out.push({ metricName: `${name}_sum`, labels, value: h.sum })
+  out.push({ metricName: `${name}_count`, labels, value: h.count })
+}
+
 export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const registry = new Registry()
   collectDefaultMetrics({ register: registry })
@@ -86,6 +127,38 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   let wsOpen = 0
   // network → source → count
   const servedLocally = new Map<string, Map<string, number>>()
+  // network → method class → outcome → histogram (plain arrays: prom-client's label hashing costs per call)
+  const durations = new Map<string, Map<string, Map<string, Histogram>>>()
+  let configVersion: (() => string) | undefined
+
+  registry.registerMetric(
+    collector(
+      'chaingate_request_duration_seconds',
+      'Client HTTP requests from arrival to answer, by network, method class and outcome',
+      'histogram',
+      () => {
+        const out: Series[] = []
+        for (const [network, byClass] of durations)
+          for (const [method_class, byOutcome] of byClass)
+            for (const [outcome, h] of byOutcome)
+              histogramSeries(out, 'chaingate_request_duration_seconds', { network, method_class, outcome }, h)
+        return out
+      },
+    ) as never,
+  )
+  registry.registerMetric({
+    name: 'chaingate_config_info',
+    help: 'The running config version (1): the label changes on a reload',
+    type: 'gauge',
+    aggregator: 'omit',
+    get: async () => ({
+      name: 'chaingate_config_info',
+      help: 'The running config version (1): the label changes on a reload',
+      type: 'gauge',
+      aggregator: 'omit',
+      values: configVersion === undefined ? [] : [{ labels: { version: configVersion() }, value: 1 }],
+    }),
+  } as never)
 
   registry.registerMetric(
     collector(
@@ -108,24 +181,7 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
       'histogram',
       () => {
         const out: Series[] = []
-        for (const [network, h] of latency) {
-          let cumulative = 0
-          LATENCY_BUCKETS.forEach((le, i) => {
-            cumulative += h.buckets[i]!
-            out.push({
-              metricName: 'chaingate_upstream_latency_seconds_bucket',
-              labels: { le, network },
-              value: cumulative,
-            })
-          })
-          out.push({
-            metricName: 'chaingate_upstream_latency_seconds_bucket',
-            labels: { le: '+Inf', network },
-            value: h.count,
-          })
-          out.push({ metricName: 'chaingate_upstream_latency_seconds_sum', labels: { network }, value: h.sum })
-          out.push({ metricName: 'chaingate_upstream_latency_seconds_count', labels: { network }, value: h.count })
-        }
+        for (const [network, h] of latency) histogramSeries(out, 'chaingate_upstream_latency_seconds', { network }, h)
         return out
       },
     ) as never,
@@ -266,15 +322,21 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
     },
     upstreamLatency(network, seconds) {
       let h = latency.get(network)
-      if (h === undefined)
-        latency.set(network, (h = { buckets: new Float64Array(LATENCY_BUCKETS.length), sum: 0, count: 0 }))
-      h.count++
-      h.sum += seconds
-      for (let i = 0; i < LATENCY_BUCKETS.length; i++)
-        if (seconds <= LATENCY_BUCKETS[i]!) {
-          h.buckets[i] = h.buckets[i]! + 1
-          break
-        }
+      if (h === undefined) latency.set(network, (h = newHistogram()))
+      observe(h, seconds)
+    },
+    requestDuration(network, method, outcome, seconds) {
+      const c = methodClass(method)
+      let byClass = durations.get(network)
+      if (byClass === undefined) durations.set(network, (byClass = new Map()))
+      let byOutcome = byClass.get(c)
+      if (byOutcome === undefined) byClass.set(c, (byOutcome = new Map()))
+      let h = byOutcome.get(outcome)
+      if (h === undefined) byOutcome.set(outcome, (h = newHistogram()))
+      observe(h, seconds)
+    },
+    watchConfigVersion(version) {
+      configVersion = version
     },
     credits(network, n) {
       if (n <= 0) return

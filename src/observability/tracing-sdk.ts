@@ -36,10 +36,12 @@ class SdkSpan implements TraceSpan {
   readonly tracer: Tracer
   /** The attribute value limit, applied to the status message too (the SDK's limits do not cover it). */
   readonly maxText: number
-  constructor(span: Span, tracer: Tracer, maxText: number) {
+  readonly propagates: boolean
+  constructor(span: Span, tracer: Tracer, maxText: number, propagates: boolean) {
     this.span = span
     this.tracer = tracer
     this.maxText = maxText
+    this.propagates = propagates
   }
   event(name: string, attributes?: Record<string, TraceValue>): void {
     this.span.addEvent(name, attributes, performance.now())
@@ -50,7 +52,7 @@ class SdkSpan implements TraceSpan {
   child(name: string, attributes?: Record<string, TraceValue>): TraceSpan {
     const parent = trace.setSpan(ROOT_CONTEXT, this.span)
     const span = this.tracer.startSpan(name, { kind: SpanKind.CLIENT, attributes }, parent)
-    return new SdkSpan(span, this.tracer, this.maxText)
+    return new SdkSpan(span, this.tracer, this.maxText, this.propagates)
   }
   end(error?: string): void {
     if (error !== undefined) this.span.setStatus({ code: SpanStatusCode.ERROR, message: error.slice(0, this.maxText) })
@@ -110,7 +112,7 @@ export async function createSdkTracing(s: TracingSettings): Promise<Tracing> {
       if (!followed && (s.sampleRatio <= 0 || Math.random() >= s.sampleRatio)) return undefined
       const span = tracer.startSpan(name, { kind: SpanKind.SERVER, attributes, startTime: startedAt }, parent)
       if (!span.isRecording()) return undefined
-      return new SdkSpan(span, tracer, s.limits.valueLength)
+      return new SdkSpan(span, tracer, s.limits.valueLength, s.propagate)
     },
     async shutdown() {
       await provider.forceFlush().catch(() => undefined)

@@ -5,6 +5,7 @@
  * section or the standard `OTEL_TRACES_EXPORTER=otlp` (https://opentelemetry.io/docs/specs/otel/configuration/).
  * Spans are passed explicitly (no async context): nothing here knows the gateway or the nodes.
  */
+import { ConfigError } from '../config/load.ts'
 
 export type TraceValue = string | number | boolean
 
@@ -18,6 +19,8 @@ export interface TraceSpan {
   end(error?: string): void
   /** The W3C `traceparent` naming this span, to send to a node. */
   traceparent(): string
+  /** Whether upstream requests made for this span carry their attempt's `traceparent` (propagateToUpstreams). */
+  readonly propagates: boolean
 }
 
 export interface Tracing {
@@ -48,9 +51,6 @@ export const TRACING_OFF: Tracing = {
   start: () => undefined,
   shutdown: () => Promise.resolve(),
 }
-
-/** The span the pool's next send is made for: set around a synchronous send by the pipeline (forward step). */
-export const sendingFor: { span: TraceSpan | undefined; propagate: boolean } = { span: undefined, propagate: false }
 
 /** The config's `tracing` section (src/config/tracing-schema.ts). */
 export interface TracingConfig {
@@ -94,12 +94,29 @@ function limitOf(env: NodeJS.ProcessEnv, names: string[], fallback: number): num
   return fallback
 }
 
-function parseHeaders(s: string | undefined): Record<string, string> {
+/**
+ * OTEL_EXPORTER_OTLP(_TRACES)_HEADERS: comma-separated `key=value` pairs, percent-encoded
+ * (https://opentelemetry.io/docs/specs/otel/protocol/exporter/). A malformed one refuses start-up like a config
+ * error, naming the variable and the entry's position, never its text (it usually carries a token).
+ */
+function parseHeaders(name: string, s: string | undefined): Record<string, string> {
   const out: Record<string, string> = {}
-  for (const part of (s ?? '').split(',')) {
+  const parts = (s ?? '').split(',')
+  parts.forEach((part, n) => {
+    if (part.trim() === '') return
     const i = part.indexOf('=')
-    if (i > 0) out[decodeURIComponent(part.slice(0, i).trim())] = decodeURIComponent(part.slice(i + 1).trim())
-  }
+    const refuse = (why: string) => {
+      throw new ConfigError('environment', [
+        `${name}: entry ${n + 1} of ${parts.length} ${why} (comma-separated key=value pairs, percent-encoded)`,
+      ])
+    }
+    if (i <= 0 || part.slice(0, i).trim() === '') refuse('is not key=value')
+    try {
+      out[decodeURIComponent(part.slice(0, i).trim())] = decodeURIComponent(part.slice(i + 1).trim())
+    } catch {
+      refuse('has a malformed percent-encoding')
+    }
+  })
   return out
 }
 
@@ -148,8 +165,8 @@ export function tracingSettings(config: TracingConfig, env: NodeJS.ProcessEnv): 
     propagate: config.propagateToUpstreams,
     serviceName: env.OTEL_SERVICE_NAME?.trim() || config.serviceName,
     headers: {
-      ...parseHeaders(env.OTEL_EXPORTER_OTLP_HEADERS),
-      ...parseHeaders(env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
+      ...parseHeaders('OTEL_EXPORTER_OTLP_HEADERS', env.OTEL_EXPORTER_OTLP_HEADERS),
+      ...parseHeaders('OTEL_EXPORTER_OTLP_TRACES_HEADERS', env.OTEL_EXPORTER_OTLP_TRACES_HEADERS),
     },
     limits: {
       valueLength: limitOf(
@@ -190,13 +207,5 @@ export function unsupportedTracingEnv(env: NodeJS.ProcessEnv): string[] {
 export async function startTracing(settings: TracingSettings | null): Promise<Tracing> {
   if (settings === null) return TRACING_OFF
   const { createSdkTracing } = await import('./tracing-sdk.ts')
-  const sdk = await createSdkTracing(settings)
-  sendingFor.propagate = settings.propagate
-  return {
-    ...sdk,
-    shutdown: () => {
-      sendingFor.propagate = false
-      return sdk.shutdown()
-    },
-  }
+  return createSdkTracing(settings)
 }

@@ -19,6 +19,8 @@ export interface ReloadAck {
   loadedAt: string
   changes: string[]
   error?: string
+  /** Applied, but a step after the swap failed: one line each (src/app/reload/apply.ts). */
+  warnings?: string[]
   /** Filled in by the CLI: from its request to this answer. */
   afterMs?: number
 }

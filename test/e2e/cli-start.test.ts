@@ -183,4 +183,25 @@ describe('chaingate start', { timeout: 240_000 }, () => {
       busy.server.close()
     }
   })
+
+  it('a malformed OTEL_EXPORTER_OTLP_HEADERS refuses the start like a config error, naming it, not its value', async () => {
+    const dir = newDir()
+    const data = join(dir, 'data')
+    for (const [headers, why] of [
+      ['authorization=Bearer%ZZsecret-token', 'entry 1 of 1 has a malformed percent-encoding'],
+      ['x-tenant=a,secret-token-without-a-key', 'entry 2 of 2 is not key=value'],
+    ]) {
+      const r = await runCli(['start', '--config', config(dir), '--data-dir', data], {
+        timeoutMs: 60_000,
+        env: { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: headers! },
+      })
+      expect([r.code, r.stderr]).toEqual([
+        1,
+        'invalid config (environment):\n' +
+          `  - OTEL_EXPORTER_OTLP_HEADERS: ${why} (comma-separated key=value pairs, percent-encoded)\n`,
+      ])
+      expect(r.stderr + r.stdout).not.toContain('secret-token')
+      expect(chainProcesses(data)).toEqual([])
+    }
+  })
 })

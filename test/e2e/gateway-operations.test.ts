@@ -131,6 +131,17 @@ describe('operations', () => {
     expect(text).toMatch(/chaingate_requests_total\{network="devnet-a",method="\(refused\)",outcome="http_401"\} 1/)
     expect(text).toMatch(/chaingate_upstream_latency_seconds_bucket\{le="[^"]+",network="devnet-a"\} \d+/)
     expect(text).toMatch(/chaingate_credits_charged_total\{network="devnet-a"\} \d+/)
+    // Client-facing duration, arrival to answer: by method class and outcome.
+    expect(text).toContain('# TYPE chaingate_request_duration_seconds histogram')
+    expect(text).toMatch(
+      /chaingate_request_duration_seconds_count\{network="devnet-a",method_class="read",outcome="ok"\} [1-9]/,
+    )
+    expect(text).toContain(
+      'chaingate_request_duration_seconds_bucket{le="+Inf",network="devnet-a",method_class="read",' +
+        'outcome="client_error"} 1',
+    )
+    // The running config version, as /healthz shows it.
+    expect(text).toContain(`chaingate_config_info{version="${s.app.configVersion().version}"} 1`)
   })
 
   it('random method names do not create new metric labels', async () => {

@@ -43,6 +43,7 @@ function configFile(o: {
   level?: string
   port?: number
   slow?: FakeNode
+  plans?: Record<string, unknown>
 }): Record<string, unknown> {
   const networks: Record<string, unknown>[] = [
     { name: 'remote', chainId: CHAIN_A, upstreams: (o.remote ?? [p1]).map(up) },
@@ -55,7 +56,7 @@ function configFile(o: {
     database: { url: null },
     gateway: { port: o.port ?? 0, devAccount: null, usageFlushMs: 100, settingsPollMs: 100 },
     networks,
-    plans: PLANS,
+    plans: o.plans ?? PLANS,
     credits: o.price === undefined ? {} : { methods: { eth_blockNumber: o.price } },
     log: { level: o.level ?? 'info' },
     wallet: { enabled: false },
@@ -243,5 +244,66 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect(s.app.pools.has('wrong')).toBe(false)
     expect((await post('remote', call('eth_blockNumber'))).credits).not.toBe(5)
     write(configFile({ remote: [p2] }))
+  })
+})
+
+describe('reload by snapshot', { timeout: 120_000 }, () => {
+  const PRO = { ...PLANS, pro: { creditsPerDay: 5e12, creditsPerSecond: 1e9, maxKeys: null } }
+
+  it('a step that fails before the swap leaves the old snapshot wholly in place: ok false, nothing applied', async () => {
+    const before = s.app.live.current
+    const raw = configFile({ remote: [p2], price: 5, plans: PRO }) as { networks: Record<string, unknown>[] }
+    raw.networks.push({ name: 'wrong', chainId: CHAIN_C, upstreams: [up(pB)] })
+    write(raw)
+    const r = await s.app.reload()
+    expect(r).toMatchObject({ ok: false, changes: [], version: before.version.version })
+    expect(r.error).toMatch(/nothing was reloaded$/)
+    expect(s.app.live.current).toBe(before)
+    expect(s.app.config.plans).not.toHaveProperty('pro')
+    expect((await post('remote', call('eth_blockNumber'))).credits).not.toBe(5)
+    write(configFile({ remote: [p2] }))
+  })
+
+  it('readers in flight keep one snapshot; the app reads the new one; the answer lists what was applied', async () => {
+    const held = s.app.live.current
+    const heldText = JSON.stringify(held.config)
+    write(configFile({ remote: [p2], price: 6, plans: PRO }))
+    const r = await s.app.reload()
+    expect(r).toMatchObject({
+      ok: true,
+      changes: ['plans changed (plans.pro)', 'credits changed (credits.methods.eth_blockNumber)'],
+    })
+    expect(r.warnings).toBeUndefined()
+    // The snapshot a reader held is not changed under it: the reload published a new one.
+    expect(JSON.stringify(held.config)).toBe(heldText)
+    expect(held.version.version).not.toBe(r.version)
+    expect(s.app.live.current.version.version).toBe(r.version)
+    expect(s.app.live.current.config.plans).toHaveProperty('pro', PRO.pro)
+    // Parts that took the config at start read through to it: the accounts repository knows the new plan.
+    const account = await s.app.accounts.create({ email: `pro-${Date.now()}@example.com`, plan: 'pro' }, Date.now())
+    expect(account.plan).toBe('pro')
+    expect((await post('remote', call('eth_blockNumber'))).credits).toBe(6)
+  })
+
+  it('a step after the swap that fails does not hide what was applied: ok true, the list, a warning', async () => {
+    write(configFile({ remote: [p2], plans: PRO }))
+    expect((await s.app.reload()).ok).toBe(true)
+    const hub = s.app.hubs.get('other')!
+    const close = hub.close.bind(hub)
+    hub.close = async () => {
+      await close()
+      throw new Error('the hub did not close cleanly')
+    }
+    write(configFile({ remote: [p2], plans: PRO, other: false }))
+    const r = await s.app.reload()
+    expect(r).toMatchObject({
+      ok: true,
+      changes: ['network other removed'],
+      warnings: ['network other: closing its subscriptions: the hub did not close cleanly'],
+    })
+    expect(await healthVersion()).toBe(r.version)
+    expect((await post('other', call('eth_chainId'))).status).toBe(404)
+    write(configFile({ remote: [p2], plans: PRO }))
+    expect((await s.app.reload()).ok).toBe(true)
   })
 })

@@ -3,59 +3,24 @@
  * protocol, so spans are read without protobuf): a retried call, a hedged call, a batch, a WebSocket
  * subscription and its event, a client's `traceparent` continued and sent on to the node; off: nothing exported.
  */
-import { createServer, type Server } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
 import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const CHAIN = 31351
-interface Span {
-  traceId: string
-  spanId: string
-  parentSpanId?: string
-  name: string
-  attributes: Record<string, unknown>
-  events: { name: string }[]
-  service: unknown
-  resource: Record<string, unknown>
-}
-let spans: Span[] = []
-let receiver: Server
+let otlp: OtlpReceiver
 let endpoint = ''
-const value = (v: any) =>
-  v.stringValue ?? v.boolValue ?? (v.intValue !== undefined ? Number(v.intValue) : v.doubleValue)
-const attrs = (list: any[] = []) => Object.fromEntries(list.map((a) => [a.key, value(a.value)]))
 
 beforeAll(async () => {
   process.env.OTEL_BSP_SCHEDULE_DELAY = '20'
-  receiver = createServer((req, res) => {
-    const chunks: Buffer[] = []
-    req.on('data', (c: Buffer) => chunks.push(c))
-    req.on('end', () => {
-      if (req.url === '/v1/traces' && String(req.headers['content-type']).includes('json')) {
-        const body = JSON.parse(Buffer.concat(chunks).toString())
-        for (const rs of body.resourceSpans ?? [])
-          for (const ss of rs.scopeSpans ?? [])
-            for (const s of ss.spans ?? [])
-              spans.push({
-                ...s,
-                attributes: attrs(s.attributes),
-                events: s.events ?? [],
-                service: attrs(rs.resource?.attributes)['service.name'],
-                resource: attrs(rs.resource?.attributes),
-              })
-      }
-      res.writeHead(200, { 'content-type': 'application/json' }).end('{}')
-    })
-  })
-  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r))
-  endpoint = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`
+  otlp = await startOtlpReceiver()
+  endpoint = otlp.endpoint
 })
 afterAll(async () => {
   delete process.env.OTEL_BSP_SCHEDULE_DELAY
-  await new Promise((r) => receiver.close(r))
+  await otlp.close()
 })
 
 let nodes: FakeNode[] = []
@@ -65,7 +30,7 @@ afterEach(async () => {
   await Promise.all(nodes.map((n) => n.close()))
   servers = []
   nodes = []
-  spans = []
+  otlp.clear()
 })
 
 const gateway = async (count: number, policy: object = {}, tracing: object | null = {}) => {
@@ -81,16 +46,8 @@ const gateway = async (count: number, policy: object = {}, tracing: object | nul
   return { s, nodes: list }
 }
 
-/** Waits for spans matching `pred` (the exporter sends in batches). */
-const waitFor = async (pred: (s: Span) => boolean, n = 1): Promise<Span[]> => {
-  const deadline = Date.now() + 5000
-  for (;;) {
-    const found = spans.filter(pred)
-    if (found.length >= n || Date.now() > deadline) return found
-    await new Promise((r) => setTimeout(r, 25))
-  }
-}
-const childrenOf = (p: Span) => spans.filter((s) => s.parentSpanId === p.spanId && s.traceId === p.traceId)
+const waitFor = (pred: (s: ReceivedSpan) => boolean, n?: number) => otlp.waitFor(pred, n)
+const childrenOf = (p: ReceivedSpan) => otlp.childrenOf(p)
 const hash = (i: number) => `0x${i.toString(16).padStart(64, '0')}`
 
 describe('traces over OTLP/HTTP', () => {
@@ -178,8 +135,8 @@ describe('traces over OTLP/HTTP', () => {
     for (let i = 0; i < 6; i++)
       await s.rpc(call('eth_getBalance', [`0x${'1'.repeat(40)}`, `0x${i + 1}`], i), { network: 'remote' })
     await waitFor((x) => x.attributes['chaingate.upstream.kind'] === 'hedge')
-    const hedge = spans.find((x) => x.attributes['chaingate.upstream.kind'] === 'hedge')!
-    const call_ = spans.find((x) => x.spanId === hedge.parentSpanId)!
+    const hedge = otlp.spans.find((x) => x.attributes['chaingate.upstream.kind'] === 'hedge')!
+    const call_ = otlp.spans.find((x) => x.spanId === hedge.parentSpanId)!
     const siblings = childrenOf(call_)
     expect(siblings.map((x) => x.attributes['chaingate.upstream.outcome']).sort()).toEqual(['answer', 'lost'])
     expect(
@@ -285,7 +242,7 @@ describe('traces over OTLP/HTTP', () => {
     expect(valid?.attributes['chaingate.network']).toBe('remote')
     // Exported in the same batch or an earlier one: none of the refused calls.
     await new Promise((r) => setTimeout(r, 200))
-    expect(spans.filter((x) => x.traceId.startsWith('c'.repeat(28)) && x.traceId !== valid!.traceId)).toEqual([])
+    expect(otlp.spans.filter((x) => x.traceId.startsWith('c'.repeat(28)) && x.traceId !== valid!.traceId)).toEqual([])
   })
 
   it('off (the default): calls export nothing', async () => {
@@ -293,6 +250,6 @@ describe('traces over OTLP/HTTP', () => {
     const r = await s.rpc(call('eth_getBalance', [`0x${'3'.repeat(40)}`, 'latest']), { network: 'remote' })
     expect(r.status).toBe(200)
     await new Promise((r) => setTimeout(r, 300))
-    expect(spans.filter((x) => x.attributes['chaingate.network'] === 'remote')).toEqual([])
+    expect(otlp.spans.filter((x) => x.attributes['chaingate.network'] === 'remote')).toEqual([])
   })
 })

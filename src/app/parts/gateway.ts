@@ -24,7 +24,7 @@ import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 import { createMetrics, type Metrics } from '../../observability/metrics.ts'
-import { startTracing, tracingSettings, unsupportedTracingEnv } from '../../observability/tracing.ts'
+import { startTracing, unsupportedTracingEnv, type TracingSettings } from '../../observability/tracing.ts'
 import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../usage/requests/recorder.ts'
@@ -36,6 +36,8 @@ import type { KeySecurity } from './keys.ts'
 
 export interface GatewayWiring {
   config: Config
+  /** Tracing as the config and the OTEL_* variables set it (read first thing at start: a bad value refuses it). */
+  traces: TracingSettings | null
   logger: Logger
   clock: Clock
   networks: NetworkRegistry
@@ -101,11 +103,13 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     ),
   )
   metrics.watchCache(() => w.callLayers.store.sizeBytes)
+  const version = w.configVersion
+  if (version !== undefined) metrics.watchConfigVersion(() => version()?.version ?? '')
   if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)
   registerSubscriptionMetrics(metrics.registry, hubs)
   // Off unless configured (or OTEL_TRACES_EXPORTER=otlp): then the SDK is loaded, and flushed last at stop.
   for (const warning of unsupportedTracingEnv(process.env)) w.logger.warn({}, warning)
-  const traces = tracingSettings(config.tracing, process.env)
+  const { traces } = w
   const tracing = await startTracing(traces)
   if (tracing.on) stops.add('traces', () => tracing.shutdown())
   if (traces) {

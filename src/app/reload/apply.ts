@@ -1,8 +1,12 @@
 /**
- * Applies a reload to a running app in place (docs/config.md, "Reloading"): everything new is built first — pools
- * for added and re-pointed networks (their nodes' eth_chainId checked), call layers, the cost table — then swapped
- * in one synchronous step, so a call sees the old settings or the new ones, never a mix. A call already holding
- * an old pool finishes on it: old pools and layers are closed once the longest call could have ended (the
+ * Applies a reload to a running app (docs/config.md, "Reloading"): everything new is built first — the next config
+ * snapshot (./live-config.ts), pools for added and re-pointed networks (their nodes' eth_chainId checked), call
+ * layers, the cost table, the version — and nothing running is touched until all of it stands; a step that fails
+ * there closes what it built and the answer says nothing was reloaded. Then the swap, in one synchronous step: the
+ * snapshot every reader reads through, and the network parts (pools, layers, registry, costs), so a call sees the
+ * old settings or the new ones, never a mix. The answer lists exactly what was applied; a step after the swap
+ * that fails (a subscription hub, the key snapshot) does not undo it: it is named in `warnings`. A call already
+ * holding an old pool finishes on it: old pools and layers are closed once the longest call could have ended (the
  * network's deadline). WebSocket subscriptions stay: a network's hub reads its nodes from the live pool, moves
  * off a node that was removed (make before break, like a failover), and clients of a removed network are closed
  * with 4004.
@@ -18,33 +22,28 @@ import type { Logger } from '../../observability/logger.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { createNetworkHub, createNetworkPool } from '../parts/upstreams.ts'
-import { planReload } from './plan.ts'
+import type { ConfigVersion, LiveConfig } from './live-config.ts'
+import { planReload, type ReloadPlan } from './plan.ts'
 import { configVersion, prepareConfigVersion } from './version.ts'
+
+export type { ConfigVersion } from './live-config.ts'
 
 /** Extra time after a network's call deadline before its old pool and layers close. */
 const RETIRE_MARGIN_MS = 1000
 
-export interface ConfigVersion {
-  /**
-   * A short hash of the effective config, secrets hashed apart (./version.ts): equal configs, equal versions
-   * (whatever process runs them).
-   */
-  version: string
-  /** When this process took it (start or reload), ISO 8601. */
-  loadedAt: string
-}
-
 export interface ReloadResult extends ConfigVersion {
   ok: boolean
-  /** What changed, one line each (empty: the file says what already runs). */
+  /** What was applied, one line each (empty: nothing was, or the file says what already runs). */
   changes: string[]
-  /** Why nothing was applied: one line naming the setting. */
+  /** Why nothing was applied (ok false): one line naming the setting or the step. */
   error?: string
+  /** Applied, but a step after the swap failed (ok true): one line each, what still needs attention. */
+  warnings?: string[]
 }
 
 export interface ReloadTargets {
-  /** The running config: its live sections are replaced in place, so every part holding it sees the new ones. */
-  config: Config
+  /** The running config's snapshot: replaced whole by a reload. */
+  live: LiveConfig
   logger: Logger
   networks: SwappableNetworkRegistry
   /** Network names, changed in place (the keys repository checks names against it). */
@@ -68,9 +67,9 @@ export interface Reloader {
 }
 
 export function createReloader(t: ReloadTargets): Reloader {
-  let version: ConfigVersion = { version: configVersion(t.config), loadedAt: new Date().toISOString() }
   const retiring = new Set<{ timer: NodeJS.Timeout; close: () => Promise<void> }>()
   let queue: Promise<unknown> = Promise.resolve()
+  const version = () => t.live.current.version
 
   const retire = (n: NetworkConfig, pool: UpstreamPool | undefined, layers: CallLayers | undefined) => {
     const close = async () => {
@@ -78,7 +77,7 @@ export function createReloader(t: ReloadTargets): Reloader {
       layers?.close()
       await pool?.close()
     }
-    const afterMs = (n.upstreamPolicy.totalTimeoutMs ?? t.config.gateway.upstreamTimeoutMs) + RETIRE_MARGIN_MS
+    const afterMs = (n.upstreamPolicy.totalTimeoutMs ?? t.live.config.gateway.upstreamTimeoutMs) + RETIRE_MARGIN_MS
     const entry = { timer: setTimeout(() => void close().catch(() => undefined), afterMs), close }
     entry.timer.unref()
     retiring.add(entry)
@@ -90,34 +89,55 @@ export function createReloader(t: ReloadTargets): Reloader {
       floors: t.callLayers.floors,
     }).layers.get(n.name)!
 
-  const run = async (next: Config): Promise<ReloadResult> => {
-    const plan = planReload(t.config, next)
-    const fail = (error: string): ReloadResult => ({ ok: false, ...version, changes: [], error })
-    if (plan.refused.length > 0) return fail(plan.refused[0]!)
-    if (plan.changes.length === 0) return { ok: true, ...version, changes: [] }
+  const fail = (error: string): ReloadResult => ({ ok: false, ...version(), changes: [], error })
 
-    // Build: pools for new and re-pointed networks, checked like at start (a node on another chain refuses).
+  /** Everything the swap puts in place, built without touching what runs; throws after closing what it built. */
+  const build = async (plan: ReloadPlan, next: Config) => {
+    // Pools for new and re-pointed networks, checked like at start (a node on another chain refuses).
     const newPools = new Map<string, UpstreamPool>()
-    for (const n of [...plan.added, ...plan.changed.filter((c) => c.pool).map((c) => c.next)])
-      newPools.set(n.name, createNetworkPool(n, next, t.upstreamUrls, t.logger))
-    try {
-      await Promise.all([...newPools.values()].map((p) => p.verifyChainId()))
-    } catch (err) {
-      await Promise.all([...newPools.values()].map((p) => p.close()))
-      return fail(`networks: ${(err as Error).message}; nothing was reloaded`)
-    }
-    // An added Solana network without `chain` took it from its nodes.
-    for (const n of next.networks) if (n.family === 'solana') n.chain ??= newPools.get(n.name)?.chain
-    const poolsAfter = new Map([...t.pools, ...newPools])
     const newLayers = new Map<string, CallLayers>()
-    for (const n of [...plan.added, ...plan.changed.filter((c) => c.layers).map((c) => c.next)])
-      newLayers.set(n.name, layersFor(n, poolsAfter, next))
-    // The new version's scrypt (./version.ts) on the thread pool, before the swap computes the version.
-    await prepareConfigVersion(next)
-    const costs = createCostTable(
-      next.credits,
-      next.networks.map((n) => n.name),
-    )
+    const closeBuilt = async () => {
+      for (const l of newLayers.values()) l.close()
+      await Promise.all([...newPools.values()].map((p) => p.close().catch(() => undefined)))
+    }
+    try {
+      for (const n of [...plan.added, ...plan.changed.filter((c) => c.pool).map((c) => c.next)])
+        newPools.set(n.name, createNetworkPool(n, next, t.upstreamUrls, t.logger))
+      try {
+        await Promise.all([...newPools.values()].map((p) => p.verifyChainId()))
+      } catch (err) {
+        throw new Error(`networks: ${(err as Error).message}`)
+      }
+      // An added Solana network without `chain` took it from its nodes.
+      for (const n of next.networks) if (n.family === 'solana') n.chain ??= newPools.get(n.name)?.chain
+      const poolsAfter = new Map([...t.pools, ...newPools])
+      for (const n of [...plan.added, ...plan.changed.filter((c) => c.layers).map((c) => c.next)])
+        newLayers.set(n.name, layersFor(n, poolsAfter, next))
+      // The new version's scrypt (./version.ts) on the thread pool, then the version itself.
+      await prepareConfigVersion(next)
+      const snapshot = { config: next, version: { version: configVersion(next), loadedAt: new Date().toISOString() } }
+      const costs = createCostTable(
+        next.credits,
+        next.networks.map((n) => n.name),
+      )
+      return { newPools, newLayers, snapshot, costs }
+    } catch (err) {
+      await closeBuilt()
+      throw err
+    }
+  }
+
+  const run = async (next: Config): Promise<ReloadResult> => {
+    const plan = planReload(t.live.current.config, next)
+    if (plan.refused.length > 0) return fail(plan.refused[0]!)
+    if (plan.changes.length === 0) return { ok: true, ...version(), changes: [] }
+    let built: Awaited<ReturnType<typeof build>>
+    try {
+      built = await build(plan, next)
+    } catch (err) {
+      return fail(`${(err as Error).message}; nothing was reloaded`)
+    }
+    const { newPools, newLayers, snapshot, costs } = built
 
     // Swap, in one synchronous step.
     const old = new Map<string, { n: NetworkConfig; pool?: UpstreamPool; layers?: CallLayers }>()
@@ -140,48 +160,57 @@ export function createReloader(t: ReloadTargets): Reloader {
     t.networks.swap(next.networks)
     t.networkNames.splice(0, t.networkNames.length, ...next.networks.map((n) => n.name))
     t.costs.swap(costs)
-    const plans = t.config.plans as Record<string, unknown>
-    for (const name of Object.keys(plans)) if (!(name in next.plans)) delete plans[name]
-    Object.assign(plans, next.plans)
-    t.config.networks = next.networks
-    t.config.credits = next.credits
-    t.config.log.level = next.log.level
+    t.live.swap(snapshot)
     if (plan.logLevel) t.logger.level = plan.logLevel
-    version = { version: configVersion(t.config), loadedAt: new Date().toISOString() }
+    for (const [, o] of old) retire(o.n, o.pool, o.layers)
 
-    // After the swap: subscriptions, plans in the key snapshot, and the old pools' retirement.
-    for (const n of plan.added) t.hubs.set(n.name, createNetworkHub(n.name, { ...t, config: t.config }))
+    // After the swap: what follows from it. Applied whatever happens here; a failure is a warning.
+    const warnings: string[] = []
+    const step = async (what: string, f: () => unknown) => {
+      try {
+        await f()
+      } catch (err) {
+        warnings.push(`${what}: ${(err as Error)?.message ?? String(err)}`)
+      }
+    }
+    for (const n of plan.added)
+      await step(`network ${n.name}: subscriptions`, () =>
+        t.hubs.set(n.name, createNetworkHub(n.name, { ...t, config: t.live.config })),
+      )
     for (const name of plan.removed) {
       t.server.closeNetworkSockets(name)
       const hub = t.hubs.get(name)
       t.hubs.delete(name)
-      await hub?.close()
+      await step(`network ${name}: closing its subscriptions`, () => hub?.close())
     }
-    for (const [, o] of old) retire(o.n, o.pool, o.layers)
-    const moves = plan.changed
-      .filter((c) => c.pool)
-      .map(async (c) => {
-        const moved = await t.hubs.get(c.next.name)?.leaveRemovedNode()
-        if (moved === false)
-          t.logger.warn(
-            { network: c.next.name },
-            'reload: subscriptions could not move off a removed node yet; they move when it drops',
-          )
-      })
-    await Promise.all(moves)
-    if (plan.plans) await t.keySnapshot.reload().catch((err) => t.logger.error({ err }, 'reload: reloading keys'))
-    return { ok: true, ...version, changes: plan.changes }
+    await Promise.all(
+      plan.changed
+        .filter((c) => c.pool)
+        .map((c) =>
+          step(`network ${c.next.name}: subscriptions`, async () => {
+            if ((await t.hubs.get(c.next.name)?.leaveRemovedNode()) === false)
+              warnings.push(
+                `network ${c.next.name}: subscriptions could not move off a removed node yet; they move when it drops`,
+              )
+          }),
+        ),
+    )
+    if (plan.plans)
+      await step('plans: reloading keys (they take the new plans at the next poll)', () => t.keySnapshot.reload())
+    for (const w of warnings) t.logger.warn({ version: snapshot.version.version }, `reload: ${w}`)
+    return { ok: true, ...snapshot.version, changes: plan.changes, ...(warnings.length > 0 ? { warnings } : {}) }
   }
 
   return {
     apply(next) {
       const result = queue.then(() =>
-        run(next).catch((err: Error): ReloadResult => ({ ok: false, ...version, changes: [], error: err.message })),
+        // run() catches what fails before the swap; anything else is a bug before it too (nothing applied).
+        run(next).catch((err: Error): ReloadResult => fail(`${err.message}; nothing was reloaded`)),
       )
       queue = result
       return result
     },
-    current: () => version,
+    current: version,
     async close() {
       await Promise.all(
         [...retiring].map((r) => {

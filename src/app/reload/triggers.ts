@@ -37,6 +37,7 @@ export function toAck(id: string, process: string, r: ReloadResult): ReloadAck {
     loadedAt: r.loadedAt,
     changes: r.changes,
     ...(r.error ? { error: r.error } : {}),
+    ...(r.warnings ? { warnings: r.warnings } : {}),
   }
 }
 

@@ -10,13 +10,14 @@ import { Socket } from 'node:net'
 import { performance } from 'node:perf_hooks'
 import { constants, gzip } from 'node:zlib'
 import { errors } from '../../errors/index.ts'
+import { ERROR_REGISTRY, type ErrorCode } from '../../errors/registry.ts'
+import type { Metrics, RequestOutcome } from '../../observability/metrics.ts'
 import type { Gateway } from '../pipeline/execute.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
-import { callArrival } from '../../shared/call-arrival.ts'
 import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
 import { settleShapes } from '../../shared/object-shapes.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
@@ -69,6 +70,16 @@ settleShapes(() => {
 /** Level 1: most of gzip's gain on JSON-RPC answers (hex-heavy JSON) for a fraction of the CPU of the default. */
 const GZIP_OPTIONS = { level: constants.Z_BEST_SPEED }
 
+/** A request's outcome for chaingate_request_duration_seconds (docs/deploy.md, "Metrics"). */
+const outcomeOf = (code: ErrorCode | undefined): RequestOutcome =>
+  code === undefined
+    ? 'ok'
+    : code.startsWith('UPSTREAM_')
+      ? 'upstream_error'
+      : ERROR_REGISTRY[code].httpStatus === 429
+        ? 'refused'
+        : 'client_error'
+
 export function createRpcRoute(deps: {
   gateway: Gateway
   networks: NetworkRegistry
@@ -80,6 +91,8 @@ export function createRpcRoute(deps: {
   logger: Logger
   /** gateway.maxInFlight: calls worked on at once (body read, not yet answered); more answer OVERLOADED. */
   maxInFlight?: number
+  /** chaingate_request_duration_seconds, observed once an answer is written. */
+  metrics?: Pick<Metrics, 'requestDuration'>
 }) {
   const gzipMinBytes = deps.gzipMinBytes ?? null
   const admission = createAdmission(deps.maxInFlight ?? Number.POSITIVE_INFINITY, deps.logger)
@@ -124,6 +137,7 @@ export function createRpcRoute(deps: {
     if (head.headers !== undefined) for (const k in head.headers) headers.push(k, head.headers[k]!)
     res.writeHead(head.status, headers)
     res.end(body)
+    deps.metrics?.requestDuration(network, out.method, outcomeOf(out.code), (performance.now() - started) / 1000)
     if (deps.logRequests)
       deps.requestLog.write(
         out.keyId,
@@ -262,7 +276,6 @@ export function createRpcRoute(deps: {
       const body = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks)
       const headers = req.headers
       admission.enter()
-      callArrival.at = arrived
       let out: ReturnType<Gateway['handleHttp']>
       try {
         out = deps.gateway.handleHttp({
@@ -275,11 +288,10 @@ export function createRpcRoute(deps: {
           userAgent: headers['user-agent'],
           traceparent: headers.traceparent as string | undefined,
           client: req.socket,
+          arrivedAt: arrived,
         })
       } catch (err) {
         return failed(res, err)
-      } finally {
-        callArrival.at = undefined
       }
       // A cached answer comes back as it is: written now, without a promise or a microtask.
       if (out instanceof Promise)

@@ -96,6 +96,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     logRequests: deps.logRequests,
     requestLog,
     logger: deps.logger,
+    metrics: deps.metrics,
   })
   const { timeouts } = deps
   const app = Fastify({

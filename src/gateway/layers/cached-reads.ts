@@ -6,7 +6,7 @@
  */
 import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
-import type { SendOptions } from '../../upstreams/pool/pool.ts'
+import type { CallOrigin, SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, isEmptyResult, resultAnswer, type AnswerSpans } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'
 import { atLeast, atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
@@ -29,6 +29,7 @@ export type CachedSend = (
   raw: Buffer | string,
   opts: SendOptions | undefined,
   keep: (result: Buffer, empty: boolean) => void,
+  origin: CallOrigin | undefined,
 ) => MaybePromise<LayerAnswer>
 
 export interface CachedReads {
@@ -37,10 +38,20 @@ export interface CachedReads {
    * on the first caller's answer; the generation is checked so an answer that raced a write is not stored.
    */
   cached: CachedSend
-  byBlock(rule: CacheRule & { kind: 'block' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
-  byTx(call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
+  byBlock(
+    rule: CacheRule & { kind: 'block' },
+    call: RpcCall,
+    raw: Buffer | string,
+    origin: CallOrigin | undefined,
+  ): MaybePromise<LayerAnswer>
+  byTx(call: RpcCall, raw: Buffer | string, origin: CallOrigin | undefined): MaybePromise<LayerAnswer>
   /** Solana: kept when the call asks for finalized data, else shared while in flight. */
-  byCommitment(rule: CacheRule & { kind: 'finalized' }, call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer>
+  byCommitment(
+    rule: CacheRule & { kind: 'finalized' },
+    call: RpcCall,
+    raw: Buffer | string,
+    origin: CallOrigin | undefined,
+  ): MaybePromise<LayerAnswer>
   /** CallLayers.batchHit: only what is kept for good, and only from the in-process tier. */
   batchHit(call: RpcCall): Buffer | undefined
 }
@@ -78,13 +89,14 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     return { spans, result: body.subarray(spans.resultStart, spans.resultEnd) }
   }
 
-  const cached: CachedSend = (key, call, raw, opts, keep) => {
+  const cached: CachedSend = (key, call, raw, opts, keep, origin) => {
     const found = lookup(key, call.id)
     if (found !== undefined) {
       if (!(found instanceof Promise)) return found
-      return found.then((a) => a ?? miss(key, call, raw, opts, keep))
+      // A shared tier's miss: the send starts later, and still for this call (its span, its deadline).
+      return found.then((a) => a ?? miss(key, call, raw, opts, keep, origin))
     }
-    return miss(key, call, raw, opts, keep)
+    return miss(key, call, raw, opts, keep, origin)
   }
   const miss = (
     key: string,
@@ -92,10 +104,11 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     raw: Buffer | string,
     opts: SendOptions | undefined,
     keep: (result: Buffer, empty: boolean) => void,
+    origin: CallOrigin | undefined,
   ): Promise<LayerAnswer> => {
     const leading = !o.dedup || inflight.get(key)?.generation !== s.generation
     const sentAt = s.generation
-    const p = shared(key, raw, call, opts)
+    const p = shared(key, raw, call, opts, origin)
     if (!leading) return p
     stats.misses++
     return p.then((a) => {
@@ -123,6 +136,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     rule: CacheRule & { kind: 'block' },
     call: RpcCall,
     raw: Buffer | string,
+    origin: CallOrigin | undefined,
   ): MaybePromise<LayerAnswer> => {
     const params = call.params as unknown[] | undefined
     const ref = blockRefOf(Array.isArray(params) ? params[rule.at] : undefined)
@@ -134,11 +148,12 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         raw,
         call,
         ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined,
+        origin,
       )
     }
     const key = paramsKey(prefix, call)
     if ('hash' in ref)
-      return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE))
+      return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE), origin)
     const n = ref.number
     if (tip !== undefined && n > tip) {
       if (o.multiUpstream && rule.blockData && performance.now() - s.lastHeadAt < o.headIdleMs) {
@@ -154,7 +169,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
           isError: false,
         }
       }
-      return shared(key, raw, call, atLeast(call.method, n))
+      return shared(key, raw, call, atLeast(call.method, n), origin)
     }
     const finalized = heads?.finalized()
     if (finalized !== undefined && n <= finalized)
@@ -164,9 +179,10 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         raw,
         undefined,
         (result, empty) => (empty && rule.blockData) || store.set(key, result, IMMUTABLE),
+        origin,
       )
     const hash = recent.get(n)
-    if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n))
+    if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n), origin)
     const hashed = `${key}@${hash}`
     return cached(
       hashed,
@@ -174,10 +190,11 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
       raw,
       atLeast(call.method, n),
       (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)),
+      origin,
     )
   }
 
-  const byTx = (call: RpcCall, raw: Buffer | string): MaybePromise<LayerAnswer> => {
+  const byTx = (call: RpcCall, raw: Buffer | string, origin: CallOrigin | undefined): MaybePromise<LayerAnswer> => {
     const key = paramsKey(prefix, call)
     if (unfinalized.has(key)) {
       // Kept while its block was unfinalized: still valid only if that block is still the one at its height.
@@ -188,7 +205,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         txBlocks.delete(key)
       }
     }
-    return cached(key, call, raw, undefined, keepTx(key))
+    return cached(key, call, raw, undefined, keepTx(key), origin)
   }
   const txBlocks = new Map<string, { number: number; hash: string }>()
   const keepTx = (key: string) => (result: Buffer, empty: boolean) => {
@@ -210,11 +227,12 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     rule: CacheRule & { kind: 'finalized' },
     call: RpcCall,
     raw: Buffer | string,
+    origin: CallOrigin | undefined,
   ): MaybePromise<LayerAnswer> => {
     const key = paramsKey(prefix, call)
-    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined)
+    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined, origin)
     // Finalized data never changes; a null answer (not found, or not finalized yet) is not kept.
-    return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE))
+    return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE), origin)
   }
 
   const batchHit = (call: RpcCall): Buffer | undefined => {

@@ -6,6 +6,7 @@ import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
 import { answerSpans, resultAnswer } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'
+import type { CallOrigin } from '../../upstreams/pool/pool.ts'
 import type { CacheRule } from './cache-rules.ts'
 import { atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
 
@@ -37,10 +38,10 @@ export function watchHeads(s: LayerState, replaced: () => void) {
 export function createBlockNumber(
   s: LayerState,
   shared: SharedSend,
-): (call: RpcCall, raw: Buffer | string, keyId: string) => MaybePromise<LayerAnswer> {
+): (call: RpcCall, raw: Buffer | string, keyId: string, origin: CallOrigin | undefined) => MaybePromise<LayerAnswer> {
   const { o, prefix, stats } = s
   const { network, heads, floors } = o
-  return (call, raw, keyId) => {
+  return (call, raw, keyId, origin) => {
     const tip = heads?.latest()
     const e = s.headEntry
     if (
@@ -55,7 +56,7 @@ export function createBlockNumber(
       return numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined)
     }
     const sentAt = s.generation
-    return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber')).then((a) => {
+    return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber'), origin).then((a) => {
       const spans = answerSpans(a.body)
       if (spans === undefined || spans.resultStart < 0) return a
       const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
@@ -84,11 +85,12 @@ export function createSlotNumber(
   call: RpcCall,
   raw: Buffer | string,
   keyId: string,
+  origin: CallOrigin | undefined,
 ) => MaybePromise<LayerAnswer> {
   const { o, prefix } = s
   const { network, floors } = o
-  return (rule, call, raw, keyId) => {
-    const sent = shared(paramsKey(prefix, call), raw, call, undefined)
+  return (rule, call, raw, keyId, origin) => {
+    const sent = shared(paramsKey(prefix, call), raw, call, undefined, origin)
     if (!o.multiUpstream) return sent
     return Promise.resolve(sent).then((a) => {
       const spans = answerSpans(a.body)
@@ -127,13 +129,14 @@ export function createContextSlot(
   call: RpcCall,
   raw: Buffer | string,
   keyId: string,
+  origin: CallOrigin | undefined,
 ) => MaybePromise<LayerAnswer> {
   const { o, prefix } = s
   const { network, floors } = o
-  return (rule, call, raw, keyId) => {
+  return (rule, call, raw, keyId, origin) => {
     const at = atTip(o, call.method)
     if (!o.multiUpstream || !Array.isArray(call.params) || call.params.length < rule.config)
-      return shared(paramsKey(prefix, call), raw, call, at)
+      return shared(paramsKey(prefix, call), raw, call, at, origin)
     const config = call.params[rule.config] as Record<string, unknown> | null | undefined
     const name = slotFloorName(network, call.method, config)
     const floor = floors.get(keyId, name)
@@ -149,7 +152,7 @@ export function createContextSlot(
     const key = paramsKey(prefix, sent)
     const started = performance.now()
     const attempt = (): Promise<LayerAnswer> =>
-      Promise.resolve(shared(key, body, sent, at)).then((a) => {
+      Promise.resolve(shared(key, body, sent, at, origin)).then((a) => {
         if (a.isError) {
           // Every node is still behind the key's slot (the one ahead was lost): it will get there within a few slots.
           const behind = a.body.includes(MIN_CONTEXT_SLOT_NOT_REACHED)

@@ -3,7 +3,7 @@
  * each client gets the answer with its own id (the id is spliced into the node's bytes, nothing is re-serialized).
  */
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
-import type { SendOptions } from '../../upstreams/pool/pool.ts'
+import type { CallOrigin, SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, withId, type AnswerSpans } from './cached-answer.ts'
 import { methodOnly, type InFlight, type LayerAnswer, type LayerState } from './state.ts'
 
@@ -12,6 +12,7 @@ export type SharedSend = (
   raw: Buffer | string,
   call: RpcCall,
   opts: SendOptions | undefined,
+  origin: CallOrigin | undefined,
 ) => Promise<LayerAnswer>
 
 /** The network's `shared` send: built once per network. */
@@ -22,11 +23,14 @@ export function createSharedSend(s: LayerState): SharedSend {
   const spansOf = (f: InFlight, body: Buffer): AnswerSpans | undefined =>
     (f.spans === undefined ? (f.spans = answerSpans(body) ?? null) : f.spans) ?? undefined
 
-  /** Sends, or joins an identical call in flight of the same write generation. */
-  return (key, raw, call, opts) => {
+  /**
+   * Sends, or joins an identical call in flight of the same write generation (whose upstream request is made for
+   * the call that led it: its span, its deadline).
+   */
+  return (key, raw, call, opts, origin) => {
     const id = call.id
     // A notification gets no answer from the node (nothing to share), so it neither leads nor is registered.
-    if (!call.hasId) return pool.send(raw, opts ?? methodOnly(call.method))
+    if (!call.hasId) return pool.send(raw, opts ?? methodOnly(call.method), undefined, undefined, origin)
     if (o.dedup) {
       const f = inflight.get(key)
       if (f !== undefined && f.generation === s.generation) {
@@ -37,7 +41,7 @@ export function createSharedSend(s: LayerState): SharedSend {
         })
       }
     }
-    if (!o.dedup) return pool.send(raw, opts ?? methodOnly(call.method), undefined, id)
+    if (!o.dedup) return pool.send(raw, opts ?? methodOnly(call.method), undefined, id, origin)
     // The pool calls `done` as the answer comes (no promise reaction of its own), at once for a send that fails
     // before it starts: then the call is not registered at all.
     let f: InFlight | undefined
@@ -46,7 +50,7 @@ export function createSharedSend(s: LayerState): SharedSend {
       over = true
       if (f !== undefined) inflight.delete(key, f)
     }
-    const promise = pool.send(raw, opts ?? methodOnly(call.method), done, id)
+    const promise = pool.send(raw, opts ?? methodOnly(call.method), done, id, origin)
     f = { generation: s.generation, promise, spans: undefined }
     if (!over) inflight.set(key, f)
     return f.promise

@@ -10,11 +10,12 @@ import { countLogs, fitsTo, planGetLogs, rangeTooLarge, splitRange, tooManyResul
 import { answerSpans, resultAnswer, withId } from './cached-answer.ts'
 import { IMMUTABLE, type CachedSend } from './cached-reads.ts'
 import type { SharedSend } from './dedup.ts'
+import type { CallOrigin } from '../../upstreams/pool/pool.ts'
 import { atLeast, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
 
 export interface GetLogsHook {
   /** eth_getLogs: range cap, tags resolved against the served tip (several upstreams), splitting, result cap. */
-  logs(call: RpcCall, raw: Buffer | string): Promise<LayerAnswer>
+  logs(call: RpcCall, raw: Buffer | string, origin: CallOrigin | undefined): Promise<LayerAnswer>
   /** CallLayers.batchLogsRefusal. */
   batchLogsRefusal(call: RpcCall): ChaingateError | undefined
   /** CallLayers.batchLogsOverCap. */
@@ -40,7 +41,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     )
   }
 
-  const logs = (call: RpcCall, raw: Buffer | string): Promise<LayerAnswer> => {
+  const logs = (call: RpcCall, raw: Buffer | string, origin: CallOrigin | undefined): Promise<LayerAnswer> => {
     // Tags are rewritten to the tip only while heads are polled (after an idle spell the tip is old).
     const plan = planGetLogs(
       call.params,
@@ -50,13 +51,13 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     )
     if (!('kind' in plan)) return Promise.reject(plan as ChaingateError)
     if (plan.kind === 'pass')
-      return shared(paramsKey(prefix, call), raw, call, undefined).then((a) => capped(a, plan.from))
+      return shared(paramsKey(prefix, call), raw, call, undefined, origin).then((a) => capped(a, plan.from))
     const { from, to, filter } = plan
     const size = limits.upstreamMaxBlockRange
     if (size !== null && to - from + 1 > size) {
       const parts = splitRange(from, to, size)
       if (parts.length > limits.maxSplits) return Promise.reject(rangeTooLarge(to - from + 1, size * limits.maxSplits))
-      return splitLogs(call, filter, parts)
+      return splitLogs(call, filter, parts, origin)
     }
     const key = plan.rewritten ? `${prefix}eth_getLogs\0${JSON.stringify([filter])}` : paramsKey(prefix, call)
     const body = plan.rewritten
@@ -74,9 +75,10 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
           undefined,
           (result) =>
             countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE),
+          origin,
         ),
       ).then((a) => capped(a, from))
-    return shared(key, body, call, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
+    return shared(key, body, call, atLeast('eth_getLogs', to), origin).then((a) => capped(a, from))
   }
 
   /**
@@ -87,6 +89,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     call: RpcCall,
     filter: Record<string, unknown>,
     parts: [number, number][],
+    origin: CallOrigin | undefined,
   ): Promise<LayerAnswer> => {
     const results: (Buffer | undefined)[] = new Array(parts.length).fill(undefined)
     const counts: number[] = new Array(parts.length).fill(0)
@@ -109,7 +112,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
         })
         let answer: LayerAnswer
         try {
-          answer = await pool.send(body, atLeast('eth_getLogs', b))
+          answer = await pool.send(body, atLeast('eth_getLogs', b), undefined, undefined, origin)
         } catch (err) {
           stop = true
           throw err

@@ -21,6 +21,7 @@
 import type { MaybePromise } from '../../shared/types.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { CallOrigin } from '../../upstreams/pool/pool.ts'
 import { createCachedReads, IMMUTABLE } from './cached-reads.ts'
 import { createBlockNumber, createContextSlot, createSlotNumber, watchHeads } from './consistent-heads.ts'
 import { createSharedSend } from './dedup.ts'
@@ -42,8 +43,9 @@ export interface CallLayers {
   /**
    * One call of a key: from the cache, joined to an identical call in flight, or sent to the pool. An answer the
    * in-process cache holds comes back as it is, not as a promise: the pipeline then answers synchronously.
+   * `origin`: the client call (its span, its arrival), passed down to whatever send it leads to.
    */
-  send(call: RpcCall, raw: Buffer | string, keyId: string): MaybePromise<LayerAnswer>
+  send(call: RpcCall, raw: Buffer | string, keyId: string, origin?: CallOrigin): MaybePromise<LayerAnswer>
   /** A batch went to the node: any write in it invalidates what depends on the chain's state. */
   sawCalls(methods: readonly string[]): void
   /**
@@ -83,10 +85,10 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
   const unsubscribe = watchHeads(s, rewound)
 
   /** A call that may change what the node answers next: nothing shared or cached from before it is served after. */
-  const write = (method: string, raw: Buffer | string): Promise<LayerAnswer> => {
+  const write = (method: string, raw: Buffer | string, origin: CallOrigin | undefined): Promise<LayerAnswer> => {
     s.generation++
     s.headEntry = undefined
-    const p = pool.send(raw, methodOnly(method))
+    const p = pool.send(raw, methodOnly(method), undefined, undefined, origin)
     // The write's own effects are visible only once it is answered: calls joined between sending and answering
     // must not be shared after it either.
     const after = () => {
@@ -108,40 +110,49 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
 
   return {
     stats,
-    send(call, raw, keyId) {
+    send(call, raw, keyId, origin) {
       const m = call.method
       const rule = CACHE_RULES.get(m)
       if (rule === undefined) {
-        if (m === 'eth_getLogs') return logs(call, raw)
+        if (m === 'eth_getLogs') return logs(call, raw, origin)
         // Reads without a block parameter (gas price, fee history, estimates) are about the latest state.
-        if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, atTip(o, m))
+        if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, atTip(o, m), origin)
         // Filters are the calling key's own (src/upstreams/pool/filters.ts): the pool is told whose.
-        return UNSHARED_READS.has(m) ? pool.send(raw, { method: m, owner: keyId }) : write(m, raw)
+        return UNSHARED_READS.has(m)
+          ? pool.send(raw, { method: m, owner: keyId }, undefined, undefined, origin)
+          : write(m, raw, origin)
       }
-      if (rule.kind === 'head') return blockNumber(call, raw, keyId)
-      if (rule.kind === 'slot') return slotNumber(rule, call, raw, keyId)
-      if (rule.kind === 'context') return contextSlot(rule, call, raw, keyId)
-      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, undefined)
+      if (rule.kind === 'head') return blockNumber(call, raw, keyId, origin)
+      if (rule.kind === 'slot') return slotNumber(rule, call, raw, keyId, origin)
+      if (rule.kind === 'context') return contextSlot(rule, call, raw, keyId, origin)
+      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, undefined, origin)
       switch (rule.kind) {
         case 'static': {
           // Takes no parameters: anything else is the node's to judge (it answers an error), not the cached answer.
           const p = call.params
           if (p !== undefined && !(Array.isArray(p) && p.length === 0))
-            return shared(paramsKey(prefix, call), raw, call, undefined)
+            return shared(paramsKey(prefix, call), raw, call, undefined, origin)
           let key = staticKeys.get(m)
           if (key === undefined) staticKeys.set(m, (key = `${prefix}${m}`))
-          return cached(key, call, raw, undefined, (result) => store.set(key, result, IMMUTABLE))
+          return cached(key, call, raw, undefined, (result) => store.set(key, result, IMMUTABLE), origin)
         }
         case 'hash': {
           const key = paramsKey(prefix, call)
-          return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE))
+          return cached(
+            key,
+            call,
+            raw,
+            undefined,
+            (result, empty) => empty || store.set(key, result, IMMUTABLE),
+            origin,
+          )
         }
         case 'tx':
-          return byTx(call, raw)
+          return byTx(call, raw, origin)
         case 'block':
-          return byBlock(rule, call, raw)
+          return byBlock(rule, call, raw, origin)
         case 'finalized':
-          return byCommitment(rule, call, raw)
+          return byCommitment(rule, call, raw, origin)
       }
     },
     sawCalls(methods) {

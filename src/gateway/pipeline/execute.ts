@@ -162,7 +162,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     span: TraceSpan | undefined,
   ): MaybePromise<Outcome> => {
     const ctx = auth.ctx
-    if (ctx !== undefined) ctx.client = req.client
+    if (ctx !== undefined) {
+      ctx.client = req.client
+      ctx.arrivedAt = req.arrivedAt
+    }
     if (span !== undefined) {
       span.event('authorize', auth.code === undefined ? { result: 'ok' } : { result: auth.code })
       if (ctx !== undefined) {
@@ -263,8 +266,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
       })
       if (span === undefined) return runAny(ctx, entries, batch, batch ? undefined : text)
       span.set('chaingate.network', ctx.network.name)
-      ctx.span = span
-      return traced(span, runAny(ctx, entries, batch, batch ? undefined : text))
+      // The socket's context serves every message, several at once: a traced message gets its own copy.
+      return traced(span, runAny({ ...ctx, span }, entries, batch, batch ? undefined : text))
     },
   }
 }

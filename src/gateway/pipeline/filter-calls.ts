@@ -42,7 +42,7 @@ export async function forwardAlone(
     // The gateway's own id (a notification has none, and the node must answer so the call is known to have run).
     const body = JSON.stringify({ jsonrpc: '2.0', id: 0, method: call.method, params: call.params ?? [] })
     try {
-      const answer = await ctx.pool.send(body, { method: call.method, owner: ctx.entry.id })
+      const answer = await ctx.pool.send(body, { method: call.method, owner: ctx.entry.id }, undefined, undefined, ctx)
       served[i] = answer
       metrics.upstreamLatency(network, answer.latencyMs / 1000)
       if (!call.hasId) continue

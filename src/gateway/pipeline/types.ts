@@ -48,8 +48,13 @@ export interface CallContext {
   client?: { readonly destroyed: boolean; readonly remoteAddress?: string | undefined } | undefined
   /** The Origin header, when the client sent one (the request explorer shows it). */
   origin?: string | undefined
-  /** This call's span when it is traced (src/observability/tracing.ts); set only then. */
+  /**
+   * This call's span when it is traced (src/observability/tracing.ts); set only then. With `arrivedAt`, what the
+   * upstream pool is told of the call (a CallOrigin): the context goes with every send, however late it starts.
+   */
   span?: TraceSpan | undefined
+  /** HTTP: when the call arrived (`Date.now()` ms), so the time it already waited counts against its deadline. */
+  arrivedAt?: number | undefined
 }
 
 /** What the client sent besides the body: the network and key the path named, and the headers key security reads. */
@@ -69,6 +74,8 @@ export interface RequestMeta {
 
 export interface HttpRpcRequest extends RequestMeta {
   body: Buffer | undefined
+  /** When the request arrived (`Date.now()` ms): its upstream deadline counts from then. */
+  arrivedAt?: number | undefined
   /** The client's socket, so an answer the client can no longer receive is not charged. */
   client?: { readonly destroyed: boolean; readonly remoteAddress?: string | undefined } | undefined
 }

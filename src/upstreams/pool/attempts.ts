@@ -13,12 +13,11 @@ import {
   type RequestControl,
   type UpstreamAnswer,
 } from './member.ts'
-import type { SendOptions } from './pool.ts'
+import type { CallOrigin, SendOptions } from './pool.ts'
 import type { PoolState } from './state.ts'
 import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
 import { noneUsable, takeToken } from './selection.ts'
-import { sendingFor, type TraceSpan } from '../../observability/tracing.ts'
-import { callArrival } from '../../shared/call-arrival.ts'
+import type { TraceSpan } from '../../observability/tracing.ts'
 import { settleShapes } from '../../shared/object-shapes.ts'
 
 const noop = () => undefined
@@ -146,7 +145,7 @@ class Run {
         ctl: {
           abort: undefined,
           cancelled: false,
-          traceparent: span && sendingFor.propagate ? span.traceparent() : undefined,
+          traceparent: span?.propagates ? span.traceparent() : undefined,
         },
         startedAt: t,
         span,
@@ -265,6 +264,7 @@ export function run(
   pool: PoolState,
   body: string | Buffer,
   o: SendOptions | undefined,
+  origin: CallOrigin | undefined,
   now: number,
   order: Member[],
   totalTimeoutMs: number,
@@ -275,7 +275,7 @@ export function run(
   const method = o?.method
   const timeoutMs = o?.timeoutMs ?? totalTimeoutMs
   // A client's HTTP call: the time it already spent in this process counts against its deadline.
-  const since = o?.timeoutMs === undefined ? callArrival.at : undefined
+  const since = o?.timeoutMs === undefined ? origin?.arrivedAt : undefined
   const waited = since === undefined || since > now ? 0 : now - since
   if (waited >= timeoutMs) return Promise.reject(errors.upstreamTimeout(pool.network, timeoutMs))
   const r = new Run(
@@ -290,6 +290,6 @@ export function run(
     o?.signal,
   )
   r.onWinner = onWinner
-  r.span = sendingFor.span
+  r.span = origin?.span
   return r.start()
 }

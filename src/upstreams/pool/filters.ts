@@ -20,7 +20,7 @@ import { anyMethodsWhere } from '../../methods/catalog.ts'
 import { run } from './attempts.ts'
 import { decodeFilterId, encodeFilterId, nodeFingerprint } from './filter-ids.ts'
 import { CancelledError, counted, type Member, type UpstreamAnswer } from './member.ts'
-import type { SendOptions } from './pool.ts'
+import type { CallOrigin, SendOptions } from './pool.ts'
 import type { PoolState } from './state.ts'
 import { select } from './selection.ts'
 
@@ -35,7 +35,12 @@ export const isFilterMethod = (method: string): boolean => ANY.has(method)
 
 export interface FilterRouting {
   /** One filter call (a single JSON-RPC call; `o.method` is a filter method). */
-  send(body: string | Buffer, o: SendOptions & { method: string }, now: number): Promise<UpstreamAnswer>
+  send(
+    body: string | Buffer,
+    o: SendOptions & { method: string },
+    origin: CallOrigin | undefined,
+    now: number,
+  ): Promise<UpstreamAnswer>
 }
 
 const attemptsOf = (err: unknown): number => {
@@ -64,19 +69,34 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
   // Computed once: the same in every process that has the same config.
   const fingerprints = members.map((m) => nodeFingerprint(pool.network, m.label))
 
-  const anyNode = (body: string | Buffer, o: SendOptions, now: number, onWinner?: (m: Member) => void) =>
-    run(pool, body, o, now, select(pool, now, undefined), totalTimeoutMs, onWinner)
+  const anyNode = (
+    body: string | Buffer,
+    o: SendOptions,
+    origin: CallOrigin | undefined,
+    now: number,
+    onWinner?: (m: Member) => void,
+  ) => run(pool, body, o, origin, now, select(pool, now, undefined), totalTimeoutMs, onWinner)
 
-  const create = (body: string | Buffer, o: SendOptions, now: number): Promise<UpstreamAnswer> => {
+  const create = (
+    body: string | Buffer,
+    o: SendOptions,
+    origin: CallOrigin | undefined,
+    now: number,
+  ): Promise<UpstreamAnswer> => {
     let position = -1
-    return anyNode(body, o, now, (m) => (position = members.indexOf(m))).then((answer) =>
+    return anyNode(body, o, origin, now, (m) => (position = members.indexOf(m))).then((answer) =>
       position < 0 ? answer : pinned(answer, position, fingerprints[position]!, o.owner ?? ''),
     )
   }
 
   const notFound = (attempts: number) => Promise.reject(counted(errors.filterNotFound(), attempts))
 
-  const use = (body: string | Buffer, o: SendOptions, now: number): Promise<UpstreamAnswer> => {
+  const use = (
+    body: string | Buffer,
+    o: SendOptions,
+    origin: CallOrigin | undefined,
+    now: number,
+  ): Promise<UpstreamAnswer> => {
     let call: { params?: unknown }
     try {
       call = JSON.parse(body.toString()) as { params?: unknown }
@@ -86,7 +106,7 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
     const params = call.params
     const id: unknown = Array.isArray(params) ? params[0] : undefined
     // Not an id at all (missing, a number): no filter to reach; any node judges the parameters (invalid params).
-    if (typeof id !== 'string') return anyNode(body, o, now)
+    if (typeof id !== 'string') return anyNode(body, o, origin, now)
     const d = decodeFilterId(id, o.owner ?? '')
     const m =
       d !== undefined && d.position < members.length && fingerprints[d.position] === d.fingerprint
@@ -95,7 +115,7 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
     // Out of rotation (provider back-off, wrong chain id) or breaker open: the filter cannot be reached now.
     if (m === undefined || !m.usable || !m.breaker.wouldAllow(now)) return notFound(0)
     ;(params as unknown[])[0] = d!.nodeId
-    return run(pool, JSON.stringify(call), o, now, [m], totalTimeoutMs).catch((err: unknown) => {
+    return run(pool, JSON.stringify(call), o, origin, now, [m], totalTimeoutMs).catch((err: unknown) => {
       // The client went away, or the body is too large for any node: not the filter's business.
       if (err instanceof CancelledError || (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE')) throw err
       throw counted(errors.filterNotFound(), attemptsOf(err))
@@ -103,8 +123,8 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
   }
 
   return {
-    send(body, o, now) {
-      return CREATE.has(o.method) ? create(body, o, now) : use(body, o, now)
+    send(body, o, origin, now) {
+      return CREATE.has(o.method) ? create(body, o, origin, now) : use(body, o, origin, now)
     },
   }
 }

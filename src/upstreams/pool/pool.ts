@@ -43,8 +43,7 @@ import {
 } from './member.ts'
 import type { PoolState } from './state.ts'
 import type { RpcId } from '../../jsonrpc/envelope.ts'
-import { sendingFor } from '../../observability/tracing.ts'
-import { callArrival } from '../../shared/call-arrival.ts'
+import type { TraceSpan } from '../../observability/tracing.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
 import { settleCallShapes } from './call-shapes.ts'
@@ -67,15 +66,37 @@ export interface SendOptions {
   owner?: string
 }
 
+/**
+ * The client call a send is made for, passed with each send (never parked in a module variable: a send that
+ * starts after a wait, e.g. on a shared cache tier's answer, still knows its call). The pipeline passes its
+ * CallContext, which has these fields, so a send allocates nothing for it. Undefined: the gateway's own calls.
+ */
+export interface CallOrigin {
+  /** The call's span when it is traced: the pool's attempts become its children. */
+  readonly span?: TraceSpan | undefined
+  /**
+   * When the client's HTTP call arrived (`Date.now()` ms): the time it already waited in this process (its body
+   * read, key checks, a cache tier's answer) counts against its deadline, so no call waits longer than it in all.
+   */
+  readonly arrivedAt?: number | undefined
+}
+
 export interface UpstreamPool {
   readonly network: string
   /**
    * Sends one JSON-RPC body (single or batch) and returns the node's answer text. `settled`, when given, runs once
    * the answer (or the failure) is known, before any reaction to the returned promise: the in-flight dedup's
    * cleanup without a promise of its own on every call. `id`: the call's id, when `body` is a single call with it
-   * (as its parse gave it): the node's answer is then checked against it without a walk of `body`.
+   * (as its parse gave it): the node's answer is then checked against it without a walk of `body`. `origin`: the
+   * client call it is for (its span, its arrival).
    */
-  send(body: string | Buffer, opts?: SendOptions, settled?: () => void, id?: RpcId): Promise<UpstreamAnswer>
+  send(
+    body: string | Buffer,
+    opts?: SendOptions,
+    settled?: () => void,
+    id?: RpcId,
+    origin?: CallOrigin,
+  ): Promise<UpstreamAnswer>
   /** The network's served tip and finalized block (src/upstreams/pool/heads.ts). */
   readonly heads: HeadView
   /** The network's CAIP-2 id: declared, or learned from its nodes at start; undefined for an unchecked pool. */
@@ -234,21 +255,26 @@ export function createUpstreamPool(
   bookTimer.unref()
 
   /** Not async: a call that finds a node at once makes no promise besides its run's. */
-  function sendSlow(body: string | Buffer, o: SendOptions | undefined): Promise<UpstreamAnswer> {
+  function sendSlow(
+    body: string | Buffer,
+    o: SendOptions | undefined,
+    origin: CallOrigin | undefined,
+  ): Promise<UpstreamAnswer> {
     const now = Date.now()
     if (pool.headsIdle) headPolling.wake()
     // A filter lives on one node: created where selection picks, then used only there (docs/upstreams.md, "Filters").
-    if (o?.method !== undefined && isFilterMethod(o.method)) return filters.send(body, { ...o, method: o.method }, now)
+    if (o?.method !== undefined && isFilterMethod(o.method))
+      return filters.send(body, { ...o, method: o.method }, origin, now)
     const order = select(pool, now, o?.minBlock)
     if (members.some((m) => m.chain === 'unknown')) {
       // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
       if (order.length === 0)
         return chainIds
           .verifyUnknown(true)
-          .then(() => run(pool, body, o, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
+          .then(() => run(pool, body, o, origin, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
       void chainIds.verifyUnknown(false)
     }
-    return run(pool, body, o, now, order, totalTimeoutMs)
+    return run(pool, body, o, origin, now, order, totalTimeoutMs)
   }
 
   return {
@@ -268,7 +294,7 @@ export function createUpstreamPool(
         (m.role === 'primary' ? 0 : 1)
       return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
     },
-    send(body, sendOpts, settled, id) {
+    send(body, sendOpts, settled, id, origin) {
       pool.calls++
       // body.length counts UTF-16 units for a string: a cheap lower bound; only a candidate pays for the byte count.
       if (
@@ -283,16 +309,16 @@ export function createUpstreamPool(
         sendOpts?.method !== 'eth_sendRawTransaction' &&
         !(sendOpts?.method !== undefined && isFilterMethod(sendOpts.method)) &&
         !pool.headsIdle &&
-        sendingFor.span === undefined
+        origin?.span === undefined
       ) {
         // A client's HTTP call that already waited in this process (10 ms or more: not a clock tick between its
         // headers and its body) takes the run of attempts, whose deadline timer counts that wait and is exact
         // (undici's own timeouts run up to ~0.5 s late).
-        const since = sendOpts?.timeoutMs === undefined ? callArrival.at : undefined
+        const since = sendOpts?.timeoutMs === undefined ? origin?.arrivedAt : undefined
         if (since === undefined || Date.now() - since < 10)
           return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings, undefined, settled, id)
       }
-      return after(sendSlow(body, sendOpts), settled)
+      return after(sendSlow(body, sendOpts, origin), settled)
     },
     async verifyChainId() {
       if (checksChain) await chainIds.checkAtStartUp()

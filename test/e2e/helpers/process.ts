@@ -92,9 +92,16 @@ export interface CliResult {
   json(): any
 }
 
-/** Runs `chaingate <args>` to completion (killed after `timeoutMs`). */
-export async function runCli(args: string[], opts: { timeoutMs?: number; cwd?: string } = {}): Promise<CliResult> {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: opts.cwd ?? ROOT, stdio: ['ignore', 'pipe', 'pipe'] })
+/** Runs `chaingate <args>` to completion (killed after `timeoutMs`), with `env` over this process's environment. */
+export async function runCli(
+  args: string[],
+  opts: { timeoutMs?: number; cwd?: string; env?: Record<string, string> } = {},
+): Promise<CliResult> {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: opts.cwd ?? ROOT,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...opts.env },
+  })
   children.add(child)
   let stdout = ''
   let stderr = ''

@@ -3,9 +3,10 @@
  * stopping the service itself (other tests use the shared Redis on 6379). `cut()` destroys every connection and
  * stops listening (new connections are refused); `freeze()` keeps every connection open but forwards nothing more,
  * also on new ones (a node that hangs); `restore()` ends either (frozen connections are destroyed) and listens
- * again on the same port.
+ * again on the same port; `lag(ms)` makes every chunk the target sends reach the client `ms` later (a slow link).
  */
 import { createServer, connect, type Server, type Socket } from 'node:net'
+import { Transform } from 'node:stream'
 
 export interface TcpProxy {
   readonly port: number
@@ -15,6 +16,8 @@ export interface TcpProxy {
   readonly wsUrl: string
   cut(): Promise<void>
   freeze(): void
+  /** From now on, what the target sends reaches the client `ms` later, chunk after chunk (0: at once). */
+  lag(ms: number): void
   restore(): Promise<void>
   close(): Promise<void>
 }
@@ -30,10 +33,12 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
   const open = new Set<Socket>()
   let server: Server
   let frozen = false
-  const pairs = new Set<[Socket, Socket]>()
-  const hold = ([client, upstream]: [Socket, Socket]) => {
+  let lagMs = 0
+  type Pair = [client: Socket, upstream: Socket, back: Transform]
+  const pairs = new Set<Pair>()
+  const hold = ([client, upstream, back]: Pair) => {
     client.unpipe(upstream)
-    upstream.unpipe(client)
+    upstream.unpipe(back)
     client.pause()
     upstream.pause()
   }
@@ -52,12 +57,16 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
         }
         client.on('error', drop).on('close', drop)
         upstream.on('error', drop).on('close', drop)
-        const pair: [Socket, Socket] = [client, upstream]
+        // The target's bytes to the client, each chunk held `lagMs` first (in order: one chunk at a time).
+        const back = new Transform({
+          transform: (chunk, _enc, done) => (lagMs > 0 ? setTimeout(done, lagMs, null, chunk) : done(null, chunk)),
+        })
+        const pair: Pair = [client, upstream, back]
         pairs.add(pair)
         client.on('close', () => pairs.delete(pair))
         if (frozen) return hold(pair)
         client.pipe(upstream)
-        upstream.pipe(client)
+        upstream.pipe(back).pipe(client)
       })
       server.once('error', reject)
       server.listen(onPort, '127.0.0.1', () => resolve((server.address() as { port: number }).port))
@@ -79,6 +88,9 @@ export async function startTcpProxy(target: string | { host: string; port: numbe
     freeze() {
       frozen = true
       for (const pair of pairs) hold(pair)
+    },
+    lag(ms) {
+      lagMs = ms
     },
     async restore() {
       if (frozen) {

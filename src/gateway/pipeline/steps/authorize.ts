@@ -73,7 +73,17 @@ export function createAuthorize(deps: AuthorizeDeps): Authorize {
   ): Authorized | Promise<Authorized> => {
     if (!entry.networks.has(network.name)) return refuseWithFee('NETWORK_NOT_ENABLED', network.name, entry, calls)
     return {
-      ctx: { entry, network, pool: deps.pools.get(network.name)!, transport, client: undefined, origin },
+      // Every field set (undefined until known): one object shape for every call.
+      ctx: {
+        entry,
+        network,
+        pool: deps.pools.get(network.name)!,
+        transport,
+        client: undefined,
+        origin,
+        span: undefined,
+        arrivedAt: undefined,
+      },
       code: undefined,
       credits: 0,
       keyId: entry.id,

@@ -8,7 +8,6 @@ import type { MaybePromise } from '../../../shared/types.ts'
 import { ChaingateError, errors } from '../../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../../jsonrpc/envelope.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
-import { sendingFor } from '../../../observability/tracing.ts'
 import type { UpstreamAnswer } from '../../../upstreams/pool/pool.ts'
 import type { CallLayers } from '../../layers/layers.ts'
 import type { CallContext } from '../types.ts'
@@ -56,20 +55,11 @@ function sendOne(
   layers?: ReadonlyMap<string, CallLayers>,
 ): MaybePromise<UpstreamAnswer | undefined> {
   const l = layers?.get(ctx.network.name)
-  if (ctx.span === undefined)
-    return l === undefined
-      ? ctx.pool.send(raw, { method: call.method, owner: ctx.entry.id })
-      : l.send(call, raw, ctx.entry.id)
-  // Traced: the pool's attempts become children of this call's span (a send that starts at once picks it up).
-  ctx.span.event('forward')
-  sendingFor.span = ctx.span
-  try {
-    return l === undefined
-      ? ctx.pool.send(raw, { method: call.method, owner: ctx.entry.id })
-      : l.send(call, raw, ctx.entry.id)
-  } finally {
-    sendingFor.span = undefined
-  }
+  // Traced: the pool's attempts become children of this call's span (ctx goes with the send as its CallOrigin).
+  ctx.span?.event('forward')
+  return l === undefined
+    ? ctx.pool.send(raw, { method: call.method, owner: ctx.entry.id }, undefined, undefined, ctx)
+    : l.send(call, raw, ctx.entry.id, ctx)
 }
 
 /**
@@ -164,10 +154,7 @@ async function sendMany(
   const started = performance.now()
   try {
     ctx.span?.event('forward', { calls: calls.length })
-    sendingFor.span = ctx.span
-    const sent = ctx.pool.send(body)
-    sendingFor.span = undefined
-    const answer = await sent
+    const answer = await ctx.pool.send(body, undefined, undefined, undefined, ctx)
     metrics.upstreamLatency(network, answer.latencyMs / 1000)
     // no content: only notifications were sent
     const parsed = (answer.body.length === 0 ? [] : JSON.parse(answer.body.toString())) as unknown
@@ -195,7 +182,6 @@ async function sendMany(
     })
     return answer
   } catch (err) {
-    sendingFor.span = undefined
     const e = unavailable(err, network)
     at.forEach((i, j) => {
       failures[i] = e

@@ -193,7 +193,18 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
     )
     expect([...labels].sort()).toEqual(expect.arrayContaining(['method', 'network', 'outcome', 'upstream']))
     for (const l of labels)
-      expect(['le', 'method', 'network', 'outcome', 'reason', 'source', 'state', 'upstream']).toContain(l)
+      expect([
+        'le',
+        'method',
+        'method_class',
+        'network',
+        'outcome',
+        'reason',
+        'source',
+        'state',
+        'upstream',
+        'version',
+      ]).toContain(l)
     expect(exposed).not.toContain(s.key.key)
     expect(exposed).not.toContain(s.account.id)
   })

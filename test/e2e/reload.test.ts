@@ -191,10 +191,16 @@ describe('reload in place', { timeout: 120_000 }, () => {
       request(`${s.url}/admin/v1${path}`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })
     write(configFile({ remote: [p2], price: 9 }))
     const ok = await admin('/reload')
-    const body = (await ok.body.json()) as { ok: boolean; version: string; changes: string[] }
+    type Outcome = { ok: boolean; version: string; changes: string[] }
+    const body = (await ok.body.json()) as { ok: boolean; expected: number; processes: Outcome[] }
     expect(ok.statusCode).toBe(200)
-    expect(body).toMatchObject({ ok: true, changes: ['credits changed (credits.methods.eth_blockNumber)'] })
-    expect(await healthVersion()).toBe(body.version)
+    expect(body).toMatchObject({ ok: true, expected: 1 })
+    expect(body.processes).toHaveLength(1)
+    expect(body.processes[0]).toMatchObject({
+      ok: true,
+      changes: ['credits changed (credits.methods.eth_blockNumber)'],
+    })
+    expect(await healthVersion()).toBe(body.processes[0]!.version)
     expect((await post('remote', call('eth_blockNumber'))).credits).toBe(9)
     write(configFile({ remote: [p2], port: 2 }))
     const refused = await admin('/reload')

@@ -18,6 +18,8 @@ import type { Session } from './auth/logins.ts'
 import { messagePage, type PageContext } from './pages/layout.ts'
 import type { ChainFamily } from '../methods/catalog.ts'
 import type { Mailer } from '../mail/mailer.ts'
+import { createLinkTokens, type LinkTokens } from '../accounts/link-tokens.ts'
+import { createTwoFactorRepository, type TwoFactorRepository } from '../accounts/two-factor-repository.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface DashboardLogger {
@@ -81,6 +83,14 @@ export interface Dash {
   loginLimiter: AttemptLimiter
   /** Sign-ups per client IP, per hour. */
   signupLimiter: AttemptLimiter
+  /** Password-reset requests (and resent confirmation links) per email and per client IP, per hour. */
+  resetLimiter: AttemptLimiter
+  /** Single-use tokens of mailed links and of log-ins waiting for their second factor. */
+  linkTokens: LinkTokens
+  mailer: Mailer
+  twoFactor: TwoFactorRepository
+  /** Where mailed links start: `dashboard.publicBaseUrl`, else the scheme and host of the request. */
+  linkBase(req: FastifyRequest): string
   sessionTtlMs: number
   planOf(planName: string): PlanConfig
   /** The key, only if this account owns it; anything else is undefined, so it answers like "no such key". */
@@ -119,6 +129,11 @@ export function createDash(deps: DashboardDeps): Dash {
     },
     loginLimiter: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
     signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
+    resetLimiter: limiter('reset', { maxAttempts: cfg.resetsPerHour, windowMs: 3_600_000 }),
+    linkTokens: createLinkTokens(db),
+    mailer: deps.mailer,
+    twoFactor: createTwoFactorRepository(db),
+    linkBase: (req) => (cfg.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, ''),
     sessionTtlMs: cfg.sessionTtlHours * 3_600_000,
     planOf: (planName) => deps.config.plans[planName] ?? { creditsPerDay: 0, creditsPerSecond: 0, maxKeys: 0 },
     async ownedKey(accountId, id) {

@@ -10,7 +10,8 @@ export function forgotPage(ctx: PageContext, opts: { email?: string } = {}): str
       <p>Enter the email address of your account: a link to set a new password is mailed to it.</p>
       <label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
-      <p><button type="submit">Send the link</button></p><p class="muted"><a href="/login">Back to log-in</a></p></form>`,
+      <p><button type="submit">Send the link</button></p>
+      <p class="muted"><a href="/login">Back to log-in</a></p></form>`,
   )
 }
 

@@ -59,13 +59,14 @@ export function twoFactorSection(csrfToken: string, state: { enabled: boolean; c
 }
 
 export function sessionsSection(csrfToken: string, sessions: SessionListing[], currentIdHash: string) {
+  const seen = (ms: number) => `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')} UTC`
   const rows = sessions.map(
     (s) => html`<tr><td>${deviceName(s.userAgent)}${
       s.idHash === currentIdHash ? html` <span class="badge on">this browser</span>` : ''
-    }</td><td class="mono">${s.ip ?? ''}</td><td>${new Date(s.lastSeenAt).toISOString().slice(0, 16).replace('T', ' ')} UTC</td>
+    }</td><td class="mono">${s.ip ?? ''}</td><td>${seen(s.lastSeenAt)}</td>
       <td><form method="post" action="/account/sessions/end">${csrfField(csrfToken)}
-      <input type="hidden" name="session" value="${s.idHash}"><button type="submit" class="small">Log out</button></form>
-      </td></tr>`,
+      <input type="hidden" name="session" value="${s.idHash}">
+      <button type="submit" class="small">Log out</button></form></td></tr>`,
   )
   return html`<section class="card" aria-labelledby="sessions-h"><h2 id="sessions-h">Active log-ins</h2>
     <table id="sessions"><thead><tr><th>Device</th><th>IP</th><th>Last seen</th><th></th></tr></thead>

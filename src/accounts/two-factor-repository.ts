@@ -59,10 +59,11 @@ export function createTwoFactorRepository(db: Db): TwoFactorRepository {
           .where('account_id', '=', accountId)
           .execute()
         await tx.deleteFrom('account_recovery_codes').where('account_id', '=', accountId).execute()
-        await tx
-          .insertInto('account_recovery_codes')
-          .values(codeHashes.map((code_hash) => ({ account_id: accountId, code_hash })))
-          .execute()
+        if (codeHashes.length > 0)
+          await tx
+            .insertInto('account_recovery_codes')
+            .values(codeHashes.map((code_hash) => ({ account_id: accountId, code_hash })))
+            .execute()
       })
     },
     async useStep(accountId, step) {

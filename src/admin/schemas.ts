@@ -23,7 +23,24 @@ export const Account = z.object({
   role: z.enum(['user', 'operator']),
   createdAt: z.number().describe('unix milliseconds'),
   disabledAt: z.number().nullable().describe('unix milliseconds; null: enabled'),
+  emailConfirmedAt: z
+    .number()
+    .nullable()
+    .describe('unix milliseconds; null: a dashboard sign-up that has not confirmed its email (it cannot create keys)'),
 })
+
+export const AccountSessions = z.object({
+  sessions: z.array(
+    z.object({
+      userAgent: z.string().nullable(),
+      ip: z.string().nullable(),
+      createdAt: z.number().describe('unix milliseconds'),
+      lastSeenAt: z.number().describe('unix milliseconds'),
+      expiresAt: z.number().describe('unix milliseconds'),
+    }),
+  ),
+})
+export const TwoFactorReset = z.object({ reset: z.boolean().describe('false: two-factor log-in was not set up') })
 
 export const CreateAccount = z.object({
   email: z.string().min(3).max(320),

@@ -1,8 +1,12 @@
 /**
- * `chaingate account set-plan`, `account set-role` and `account disable|enable`: the operator's account commands
- * (docs/dashboard.md, "Operators"). Each prints the changed account (`--json`: the account object).
+ * `chaingate account set-plan`, `account set-role`, `account disable|enable`, `account confirm` and
+ * `account reset-2fa`: the operator's account commands (docs/dashboard.md, "Operators"). Each prints the changed
+ * account (`--json`: the account object).
  */
+import { createSessionsRepository } from '../accounts/login-repository.ts'
 import type { AccountRole, AccountsRepository, Account } from '../accounts/repository.ts'
+import { createTwoFactorRepository } from '../accounts/two-factor-repository.ts'
+import type { Db } from '../db/database.ts'
 
 export interface AccountCommandIo {
   json: boolean
@@ -51,6 +55,37 @@ export async function setDisabledCommand(
     io.json
       ? JSON.stringify(changed, null, 2)
       : `account ${changed.email} is ${disabled ? 'disabled: its keys are refused' : 'enabled again'}`,
+  )
+  return 0
+}
+
+/** Marks a sign-up's email confirmed (the user never got the link). */
+export async function confirmCommand(
+  accounts: AccountsRepository,
+  account: Account,
+  nowMs: number,
+  io: AccountCommandIo,
+): Promise<number> {
+  const changed = await accounts.confirmEmail(account.id, nowMs)
+  const after = (await accounts.get(account.id)) ?? account
+  io.out(
+    io.json
+      ? JSON.stringify(after, null, 2)
+      : `account ${after.email} ${changed ? 'is confirmed: it can create keys' : 'was already confirmed'}`,
+  )
+  return 0
+}
+
+/** Turns two-factor log-in off for a user who lost their app and codes; their dashboard sessions end too. */
+export async function resetTwoFactorCommand(db: Db, account: Account, io: AccountCommandIo): Promise<number> {
+  const reset = await createTwoFactorRepository(db).disable(account.id)
+  await createSessionsRepository(db).deleteAllOfAccount(account.id)
+  io.out(
+    io.json
+      ? JSON.stringify({ account: account.id, reset })
+      : reset
+        ? `two-factor log-in of ${account.email} is off; they log in with the password and can set it up again`
+        : `${account.email} had no two-factor log-in`,
   )
   return 0
 }

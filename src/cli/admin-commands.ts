@@ -28,6 +28,8 @@ export async function adminCommand(
     'account set-password',
     'account disable',
     'account enable',
+    'account confirm',
+    'account reset-2fa',
     'key create',
     'key list',
     'key show',
@@ -122,6 +124,13 @@ export async function adminCommand(
         case 'account enable': {
           const a = await needAccount(rest[0])
           return (await import('./account-commands.ts')).setDisabledCommand(accounts, a, sub === 'disable', now, ctx)
+        }
+        case 'account confirm':
+        case 'account reset-2fa': {
+          const a = await needAccount(rest[0])
+          const commands = await import('./account-commands.ts')
+          if (sub === 'confirm') return commands.confirmCommand(accounts, a, now, ctx)
+          return commands.resetTwoFactorCommand(database.db, a, ctx)
         }
         case 'account set-password': {
           const a = await needAccount(rest[0])
@@ -295,6 +304,8 @@ const AUDITED = new Set([
   'account set-password',
   'account disable',
   'account enable',
+  'account confirm',
+  'account reset-2fa',
   'key create',
   'key enable-network',
   'key disable-network',

@@ -39,6 +39,8 @@ Accounts and keys
   account set-role <account> <role>       user or operator (operators manage plans in the dashboard)
   account set-password <account>          set the dashboard password (read from stdin)
   account disable <account>               refuse its keys and dashboard log-in (enable <account> undoes it)
+  account confirm <account>               mark a sign-up's email confirmed (it can then create keys)
+  account reset-2fa <account>             turn two-factor log-in off for a locked-out user (audited)
   key create --account A [--name N] [--networks a,b]
                                           create a key (all networks enabled unless --networks)
   key list [--account A] [--all]          list keys (--all includes revoked ones)

@@ -21,6 +21,8 @@ import { currentTeam } from './middleware/team.ts'
 import { messagePage, type PageContext } from './pages/layout.ts'
 import type { ChainFamily } from '../methods/catalog.ts'
 import type { Mailer } from '../mail/mailer.ts'
+import { createLinkTokens, type LinkTokens } from '../accounts/link-tokens.ts'
+import { createTwoFactorRepository, type TwoFactorRepository } from '../accounts/two-factor-repository.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface DashboardLogger {
@@ -85,12 +87,19 @@ export interface Dash {
   /** Teams, their members and invitations (src/accounts/teams). */
   teams: TeamsRepository
   invitations: InvitationsRepository
-  mailer: MailSender
   networkNames: string[]
   /** Log-in attempts per email and per client IP, per minute. */
   loginLimiter: AttemptLimiter
   /** Sign-ups per client IP, per hour. */
   signupLimiter: AttemptLimiter
+  /** Password-reset requests (and resent confirmation links) per email and per client IP, per hour. */
+  resetLimiter: AttemptLimiter
+  /** Single-use tokens of mailed links and of log-ins waiting for their second factor. */
+  linkTokens: LinkTokens
+  mailer: MailSender
+  twoFactor: TwoFactorRepository
+  /** Where mailed links start: `dashboard.publicBaseUrl`, else the scheme and host of the request. */
+  linkBase(req: FastifyRequest): string
   sessionTtlMs: number
   planOf(planName: string): PlanConfig
   /** The key, only if this team owns it; anything else is undefined, so it answers like "no such key". */
@@ -125,13 +134,17 @@ export function createDash(deps: DashboardDeps): Dash {
     alertLog: createAlertLog(db),
     teams: createTeamsRepository(db),
     invitations: createInvitationsRepository(db),
-    mailer: deps.mailer ?? loggedMailer(deps.logger),
     // Read at each use: `chaingate reload` replaces the config's networks.
     get networkNames() {
       return deps.config.networks.map((n) => n.name)
     },
     loginLimiter: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
     signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
+    resetLimiter: limiter('reset', { maxAttempts: cfg.resetsPerHour, windowMs: 3_600_000 }),
+    linkTokens: createLinkTokens(db),
+    mailer: deps.mailer,
+    twoFactor: createTwoFactorRepository(db),
+    linkBase: (req) => (cfg.publicBaseUrl ?? `${req.protocol}://${req.host}`).replace(/\/+$/, ''),
     sessionTtlMs: cfg.sessionTtlHours * 3_600_000,
     planOf: (planName) => deps.config.plans[planName] ?? { creditsPerDay: 0, creditsPerSecond: 0, maxKeys: 0 },
     async ownedKey(teamId, id) {
@@ -165,15 +178,6 @@ export function createDash(deps: DashboardDeps): Dash {
     },
   }
   return dash
-}
-
-/** Without a configured mailer, an invitation's link goes to the log (as src/mail does without SMTP). */
-function loggedMailer(logger: DashboardLogger): MailSender {
-  return {
-    async send({ to, subject, text }) {
-      logger.info({ to, subject, links: text.match(/https?:\/\/\S+/g) ?? [] }, 'mail not sent (no mailer): its links')
-    },
-  }
 }
 
 type FormBody = Record<string, string | string[] | undefined>

@@ -17,6 +17,8 @@ import { registerDashboardAudit } from './middleware/audit.ts'
 import { registerSessionMiddleware } from './middleware/session.ts'
 import { errorPage } from './pages/settings.ts'
 import { registerAccountRoutes } from './routes/account.ts'
+import { registerAccountLinkRoutes } from './routes/account-links.ts'
+import { registerTwoFactorRoutes } from './routes/two-factor.ts'
 import { registerAssetRoutes } from './routes/assets.ts'
 import { registerKeyActionRoutes } from './routes/key-actions.ts'
 import { registerKeyRoutes } from './routes/keys.ts'
@@ -75,6 +77,8 @@ async function dashboardContext(app: FastifyInstance, deps: DashboardDeps): Prom
   registerDashboardAudit(app, dash)
   registerAssetRoutes(app)
   registerAccountRoutes(app, dash)
+  registerAccountLinkRoutes(app, dash)
+  registerTwoFactorRoutes(app, dash)
   registerKeyRoutes(app, dash)
   registerKeyActionRoutes(app, dash)
   registerUsageRoutes(app, dash)

@@ -1,9 +1,14 @@
-/** Accounts: create, list, get, set plan, set role, disable and enable (src/accounts/repository.ts). */
+/**
+ * Accounts: create, list, get, set plan, set role, disable and enable (src/accounts/repository.ts); confirm an email,
+ * reset two-factor log-in for a locked-out user, list and end dashboard log-ins (docs/admin-api.md).
+ */
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
 import type { Admin } from '../context.ts'
 import { routeSchema } from '../route-schema.ts'
-import { Account, CreateAccount, IdParams, SetPlan, SetRole } from '../schemas.ts'
+import { createSessionsRepository } from '../../accounts/login-repository.ts'
+import { createTwoFactorRepository } from '../../accounts/two-factor-repository.ts'
+import { Account, AccountSessions, CreateAccount, IdParams, SetPlan, SetRole, TwoFactorReset } from '../schemas.ts'
 
 const tag = 'accounts'
 type Id = { Params: z.infer<typeof IdParams> }
@@ -80,4 +85,43 @@ export function registerAccountRoutes(app: FastifyInstance, admin: Admin): void 
         return accounts.setDisabled(a.id, disabled, clock.now())
       },
     )
+  const sessions = createSessionsRepository(admin.deps.db)
+  const twoFactor = createTwoFactorRepository(admin.deps.db)
+  app.post<Id>(
+    '/accounts/:id/confirm',
+    { schema: routeSchema({ tag, summary: "confirm the account's email", params: IdParams, response: Account }) },
+    async (req) => {
+      const a = await admin.account(req.params.id, req)
+      await accounts.confirmEmail(a.id, clock.now())
+      admin.note(req, { target: a.id, summary: 'email confirmed by an operator' })
+      return admin.account(a.id, req)
+    },
+  )
+  app.delete<Id>(
+    '/accounts/:id/two-factor',
+    {
+      schema: routeSchema({
+        tag,
+        summary: 'turn two-factor log-in off for a locked-out user (ends their sessions)',
+        params: IdParams,
+        response: TwoFactorReset,
+      }),
+    },
+    async (req) => {
+      const a = await admin.account(req.params.id, req)
+      const reset = await twoFactor.disable(a.id)
+      await sessions.deleteAllOfAccount(a.id)
+      admin.note(req, { target: a.id, summary: reset ? 'two-factor log-in reset' : 'two-factor log-in was not set up' })
+      return { reset }
+    },
+  )
+  app.get<Id>(
+    '/accounts/:id/sessions',
+    { schema: routeSchema({ tag, summary: 'active dashboard log-ins', params: IdParams, response: AccountSessions }) },
+    async (req) => {
+      const a = await admin.account(req.params.id, req)
+      const list = await sessions.listByAccount(a.id, clock.now())
+      return { sessions: list.map(({ idHash: _, ...s }) => s) }
+    },
+  )
 }

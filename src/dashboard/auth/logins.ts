@@ -4,7 +4,7 @@
  * in a hidden form field with every POST.
  */
 import { createHash, randomBytes } from 'node:crypto'
-import type { SessionRecord, SessionsRepository } from '../../accounts/login-repository.ts'
+import type { SessionOrigin, SessionRecord, SessionsRepository } from '../../accounts/login-repository.ts'
 import { constantTimeEqual } from '../../shared/constant-time.ts'
 
 export const SESSION_COOKIE = 'cg_session'
@@ -21,6 +21,7 @@ export async function createSession(
   accountId: string,
   nowMs: number,
   ttlMs: number,
+  origin?: SessionOrigin,
 ): Promise<{ cookieValue: string; session: Session }> {
   const cookieValue = randomToken()
   const session: Session = {
@@ -29,7 +30,7 @@ export async function createSession(
     csrfToken: randomToken(),
     expiresAt: nowMs + ttlMs,
   }
-  await sessions.insert(session, nowMs)
+  await sessions.insert(session, nowMs, origin)
   // Expired sessions go away as new ones are made; no timer needed.
   await sessions.deleteExpired(nowMs)
   return { cookieValue, session }

@@ -21,12 +21,22 @@ export function registerSessionMiddleware(app: FastifyInstance, dash: Dash): voi
     if (!session) return
     // An account an operator disabled (or deleted) loses its log-ins at their next request, not at their expiry.
     const account = await dash.accounts.get(session.accountId)
-    if (account && account.disabledAt === null) return
+    if (account && account.disabledAt === null) {
+      // Last seen, for the account page's list of log-ins (written at most once a minute).
+      await dash.sessions.touch(session.idHash, dash.clock.now())
+      return
+    }
     await endSession(dash, session, reply)
     req.dashboardSession = null
     req.dashboardAccountDisabled = account !== undefined
   })
 }
+
+const TFA = 'This gateway requires two-factor log-in: set it up on the account page first.'
+/** Whether the config makes two-factor log-in mandatory for this account. */
+export const twoFactorRequired = (dash: Dash, account: Pick<Account, 'role'>): boolean =>
+  dash.cfg.requireTwoFactor === 'all' || (dash.cfg.requireTwoFactor === 'operators' && account.role === 'operator')
+const lacksTwoFactor = async (dash: Dash, account: Account) => !(await dash.twoFactor.get(account.id))?.enabledAt
 
 /** Why a disabled account cannot log in (the log-in form and the page a disabled account's session ends on). */
 export const ACCOUNT_DISABLED =
@@ -45,6 +55,13 @@ export async function requireAccount(
   const account = session ? await dash.accounts.get(session.accountId) : undefined
   if (session && account) {
     noteActor(req, account.id)
+    // Two-factor log-in required (config dashboard.requireTwoFactor) and not set up: only the account page (where it
+    // is set up) and log-out are open.
+    if (twoFactorRequired(dash, account) && !req.url.startsWith('/account') && (await lacksTwoFactor(dash, account))) {
+      if (req.method === 'GET') await reply.redirect('/account?done=2fa-required', 303)
+      else await sendPage(reply, 403, messagePage('Two-factor log-in required', await dash.pageCtx(req, ''), TFA))
+      return null
+    }
     return { session, account }
   }
   if (req.dashboardAccountDisabled) {
@@ -73,7 +90,8 @@ export async function startSession(
   accountId: string,
 ): Promise<void> {
   if (req.dashboardSession) await dash.sessions.delete(req.dashboardSession.idHash)
-  const { cookieValue } = await createSession(dash.sessions, accountId, dash.clock.now(), dash.sessionTtlMs)
+  const origin = { userAgent: req.headers['user-agent'] ?? null, ip: req.ip }
+  const { cookieValue } = await createSession(dash.sessions, accountId, dash.clock.now(), dash.sessionTtlMs, origin)
   setDashboardCookie(reply, SESSION_COOKIE, cookieValue, Math.floor(dash.sessionTtlMs / 1000))
   setDashboardCookie(reply, PRELOGIN_CSRF_COOKIE, '', 0)
 }

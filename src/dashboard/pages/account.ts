@@ -32,7 +32,8 @@ export function loginPage(ctx: PageContext, opts: { email?: string; next?: strin
       <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete="current-password" required><p>
-      <button type="submit">Log in</button></p><p class="muted">No account? <a href="/signup">Sign up</a>.</p></form>`,
+      <button type="submit">Log in</button></p><p class="muted">No account? <a href="/signup">Sign up</a>.
+      <a href="/forgot">Forgot password?</a></p></form>`,
   )
 }
 

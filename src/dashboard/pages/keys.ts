@@ -1,13 +1,21 @@
 /** The API key list: create a key, see every key of the account. */
 import type { ApiKey } from '../../keys/repository.ts'
 import type { PlanConfig } from '../../config/schema.ts'
-import { html } from '../html.ts'
+import { html, type SafeHtml } from '../html.ts'
 
 import { csrfField, layout, type PageContext } from './layout.ts'
 
 export function keysPage(
   ctx: PageContext,
-  data: { keys: ApiKey[]; planName: string; plan: PlanConfig; networkCount: number; name?: string },
+  data: {
+    keys: ApiKey[]
+    planName: string
+    plan: PlanConfig
+    networkCount: number
+    name?: string
+    /** The account must confirm its email before creating keys: this notice replaces the form. */
+    unconfirmed?: SafeHtml | undefined
+  },
 ): string {
   const active = data.keys.filter((k) => k.revokedAt === null)
   const limit = data.plan.maxKeys
@@ -30,7 +38,7 @@ export function keysPage(
   return layout(
     'API keys',
     ctx,
-    html`<section class="card" aria-labelledby="create-h"><h2 id="create-h">Create a key</h2>
+    html`${data.unconfirmed ?? ''}<section class="card" aria-labelledby="create-h"><h2 id="create-h">Create a key</h2>
       <p class="muted">${active.length} of ${limit === null ? 'unlimited' : limit} key${plural} on the ${
         data.planName
       } plan.</p>${atLimit ? html`<p id="key-limit" class="flash error">${limitText}</p>` : ''}

@@ -2,9 +2,10 @@
  * Account routes: the landing/overview page, sign-up, log-in and log-out.
  *
  * Sign-up answers the same way whether or not the email already has an account (a 303 to the log-in page with
- * the same message, after the same scrypt work), so the form cannot be used to learn who has an account (Infura
- * confirms through a link sent to the address; chaingate sends no email, docs/dashboard.md). Log-in and sign-up
- * attempts are counted before the password work starts (login-limiter.ts).
+ * the same message, after the same scrypt work and exactly one mail: the confirmation link to a new address, a
+ * "someone tried to sign up with your address" notice with a reset link to a known one), so the form cannot be
+ * used to learn who has an account. Log-in and sign-up attempts are counted before the password work starts
+ * (login-limiter.ts).
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify'
 import { creditsUsedToday, dailyCredits } from '../../usage/queries.ts'
@@ -18,6 +19,9 @@ import { ACCOUNT_DISABLED, endSession, startSession } from '../middleware/sessio
 import { requireTeam } from '../middleware/team.ts'
 import { landingPage, loginPage, overviewPage, signupPage } from '../pages/account.ts'
 import { messagePage } from '../pages/layout.ts'
+import { accountMails } from '../../mail/account-mails.ts'
+import { mailConfirmation, mailResetLink, sendAccountMail } from './account-links.ts'
+import { beginSecondFactor } from './two-factor.ts'
 
 /** Where the dashboard goes after log-in when `next` is missing or not a page of this site. */
 export const HOME = '/keys'
@@ -43,6 +47,15 @@ export function safeNext(next: string | undefined): string | undefined {
 }
 
 const SIGNED_UP = 'Sign-up received. Log in with the email and password you chose.'
+const SIGNED_UP_CONFIRM =
+  'Sign-up received. We mailed a link to confirm your address: follow it to create API keys. You can log in now.'
+const LOGIN_FLASH: Record<string, Record<string, { kind: 'ok' | 'error'; message: string }>> = {
+  reset: {
+    sent: { kind: 'ok', message: 'If an account uses that address, a link to set a new password is on its way.' },
+    done: { kind: 'ok', message: 'Password set, and every session logged out. Log in with the new password.' },
+  },
+  confirmed: { done: { kind: 'ok', message: 'Email confirmed. Log in to create API keys.' } },
+}
 const ACCOUNT_DELETED = 'Your account was deleted and its keys revoked.'
 
 export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
@@ -109,26 +122,35 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
     }
     // The hash is computed first either way, so a known email does not answer faster.
     const hash = await hashPassword(password)
+    const confirm = cfg.confirmEmail
     try {
-      const account = await dash.accounts.create({ email, plan: dash.deps.config.gateway.defaultPlan }, clock.now())
+      const plan = dash.deps.config.gateway.defaultPlan
+      const account = await dash.accounts.create({ email, plan, unconfirmed: confirm }, clock.now())
       await dash.credentials.setPasswordHash(account.id, hash, clock.now())
       noteActor(req, account.id)
       logger.info({ accountId: account.id }, 'dashboard sign-up')
+      if (confirm) await mailConfirmation(dash, req, account.id, account.email)
+      else await sendAccountMail(dash, accountMails.welcome(account.email, dash.linkBase(req)), 'welcome')
     } catch (err) {
       if (isChaingateError(err) && err.code === 'VALIDATION') return fail(400, 'Enter a valid email address.')
       if (!isChaingateError(err) || err.code !== 'CONFLICT') throw err
-      // The email has an account: it stays as it is, and the answer is the same as for a new one.
+      // The email has an account: it stays as it is, and the answer is the same as for a new one. Its owner is told,
+      // with a reset link (one token and one mail, as for a new address).
+      const existing = await dash.accounts.findByEmail(email)
+      if (existing) await mailResetLink(dash, req, existing.email, existing.id, accountMails.signupExists)
       logger.info({ ip: req.ip }, 'dashboard sign-up for an existing email (answered like a new one)')
     }
-    return reply.redirect('/login?signup=done', 303)
+    return reply.redirect(confirm ? '/login?signup=confirm' : '/login?signup=done', 303)
   })
 
   app.get('/login', async (req, reply) => {
     if (req.dashboardSession) return reply.redirect(HOME, 303)
     const q = req.query as Record<string, string | undefined>
-    const flash =
-      q.signup === 'done'
-        ? { kind: 'ok' as const, message: SIGNED_UP }
+    const linkFlash = Object.keys(LOGIN_FLASH).map((k) => LOGIN_FLASH[k]![q[k] ?? ''])
+    const flash = linkFlash.find(Boolean)
+      ? linkFlash.find(Boolean)
+      : q.signup === 'done' || q.signup === 'confirm'
+        ? { kind: 'ok' as const, message: q.signup === 'done' ? SIGNED_UP : SIGNED_UP_CONFIRM }
         : q.deleted === 'done'
           ? { kind: 'ok' as const, message: ACCOUNT_DELETED }
           : q.disabled !== undefined
@@ -162,6 +184,8 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       logger.info({ accountId }, 'dashboard login of a disabled account refused')
       return again(403, ACCOUNT_DISABLED)
     }
+    // With two-factor log-in on, the password only opens the second step (routes/two-factor.ts).
+    if ((await dash.twoFactor.get(accountId))?.enabledAt) return beginSecondFactor(dash, reply, accountId, next)
     await startSession(dash, req, reply, accountId)
     logger.info({ accountId }, 'dashboard login')
     return reply.redirect(next ?? HOME, 303)

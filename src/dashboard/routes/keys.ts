@@ -11,6 +11,8 @@ import { requireTeam } from '../middleware/team.ts'
 import { can } from '../../accounts/teams/roles.ts'
 import { keyPage } from '../pages/key.ts'
 import { keysPage } from '../pages/keys.ts'
+import { unconfirmedNotice } from '../pages/account-links.ts'
+import { messagePage } from '../pages/layout.ts'
 import type { PageContext } from '../pages/layout.ts'
 import { SNIPPET_READS, snippetsFor, snippetsSection } from '../snippets.ts'
 import { queryRequests } from '../../usage/requests/queries.ts'
@@ -104,14 +106,24 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
     const who = await requireTeam(dash, req, reply, 'team.read')
     if (!who) return reply
     const list = await dash.keys.list({ accountId: who.team.id, includeRevoked: true })
+    const q = req.query as Record<string, string | undefined>
+    const flash =
+      q.confirmed === 'done'
+        ? { kind: 'ok' as const, message: 'Email confirmed: you can create API keys.' }
+        : q.confirm === 'sent'
+          ? { kind: 'ok' as const, message: `A new confirmation link was mailed to ${who.account.email}.` }
+          : undefined
+    const ctx = await dash.pageCtx(req, '/keys', flash)
+    const unconfirmed = dash.cfg.confirmEmail && who.account.emailConfirmedAt === null
     return sendPage(
       reply,
       200,
-      keysPage(await dash.pageCtx(req, '/keys'), {
+      keysPage(ctx, {
         keys: can(who.role, 'keys.use') ? list : list.map(masked),
         planName: who.team.plan,
         plan: dash.planOf(who.team.plan),
         networkCount: dash.networkNames.length,
+        unconfirmed: unconfirmed ? unconfirmedNotice(ctx.csrfToken, who.account.email) : undefined,
       }),
     )
   })
@@ -120,6 +132,10 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
     const who = await requireTeam(dash, req, reply, 'keys.use')
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
     const name = field(req.body, 'name')
+    if (dash.cfg.confirmEmail && who.account.emailConfirmedAt === null) {
+      const message = 'Confirm your email address first: follow the link mailed to you.'
+      return sendPage(reply, 403, messagePage('Confirm your email', await dash.pageCtx(req, '/keys'), message))
+    }
     try {
       const key = await dash.keys.create({ accountId: who.team.id, name }, clock.now())
       // Infura shows a new key's secret once, at creation

@@ -12,15 +12,20 @@ import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } fro
 import { field, sendPage, type Dash } from '../context.ts'
 import { noteChange } from '../middleware/audit.ts'
 import { checkPost } from '../middleware/csrf.ts'
-import { endSession, requireAccount, startSession } from '../middleware/session.ts'
+import { endSession, requireAccount, startSession, twoFactorRequired } from '../middleware/session.ts'
 import { currentTeam, requireTeam } from '../middleware/team.ts'
 import { alertsSection } from '../pages/alerts.ts'
 import { settingsPage } from '../pages/settings.ts'
+import { sessionsSection, twoFactorSection } from '../pages/two-factor.ts'
+import { html } from '../html.ts'
 import type { PageContext } from '../pages/layout.ts'
 
 const DONE: Record<string, string> = {
   password: 'Password changed. Every other session of this account was logged out.',
   alerts: 'Usage alerts saved.',
+  '2fa-off': 'Two-factor log-in turned off.',
+  session: 'That log-in was ended.',
+  '2fa-required': 'This gateway requires two-factor log-in: set it up below to use the dashboard.',
 }
 
 export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
@@ -43,7 +48,17 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
       recent: await dash.alertLog.recent(teamId, 20),
       secret,
     })
-    return sendPage(reply, status, settingsPage(ctx, { account, activeKeys, alerts }))
+    const tfa = await dash.twoFactor.get(account.id)
+    const security = html`${twoFactorSection(ctx.csrfToken, {
+      enabled: Boolean(tfa?.enabledAt),
+      codesLeft: tfa?.enabledAt ? await dash.twoFactor.recoveryCodesLeft(account.id) : 0,
+      required: twoFactorRequired(dash, account),
+    })}${sessionsSection(
+      ctx.csrfToken,
+      await dash.sessions.listByAccount(account.id, clock.now()),
+      req.dashboardSession?.idHash ?? '',
+    )}`
+    return sendPage(reply, status, settingsPage(ctx, { account, activeKeys, alerts: html`${security}${alerts}` }))
   }
 
   /** The password check of a settings form: rate-limited like log-in; answers the page itself when it fails. */

@@ -46,7 +46,7 @@ export async function buildDashboardTestApp(
     /** Listen on 127.0.0.1, port 0, for real HTTP clients (`url`). */
     listen?: boolean
     /** The `mail` config; default: files in the temp data dir (`mailDir`). */
-    mail?: Partial<MailConfig>
+    mail?: { from?: string; smtp?: Partial<NonNullable<MailConfig['smtp']>> & { host: string } }
     /** The invitation mails' sender (./smtp-inbox.ts). */
     mailer?: DashboardDeps['mailer']
     /** A database to use instead of a temp SQLite file (a replica of another app on PostgreSQL); not closed here. */

@@ -62,8 +62,8 @@ describeWithPrograms(['chromium'], 'teams in chromium', () => {
     await owner.getByRole('button', { name: 'Send invitation' }).click()
     await owner.getByText('Invitation sent.').waitFor()
 
-    await waitFor(async () => (await inbox.mailsTo('invitee@example.com', 0)).length > 0, 5000, 'the mail')
-    const link = invitationLink((await inbox.mailsTo('invitee@example.com'))[0]!)
+    await waitFor(async () => (await inbox.invitesTo('invitee@example.com', 0)).length > 0, 5000, 'the mail')
+    const link = invitationLink((await inbox.invitesTo('invitee@example.com'))[0]!)
     await signUpAndLogIn(invitee, 'invitee@example.com')
     await invitee.goto(link)
     await invitee.getByRole('button', { name: 'Join Browser team as developer' }).click()

@@ -52,10 +52,10 @@ async function createTeam(owner: Client, name: string) {
 
 /** Invites `who` with `role` and has them accept through the link of the mail that arrived. */
 async function join(owner: Client, who: Client, role: string) {
-  const before = (await inbox.mailsTo(who.email, 0)).length
+  const before = (await inbox.invitesTo(who.email, 0)).length
   expect((await owner.submit('/team', '/team/invite', { email: who.email, role })).statusCode).toBe(303)
-  await waitFor(async () => (await inbox.mailsTo(who.email, 0)).length > before, 5000, 'the invitation mail')
-  const link = invitationLink((await inbox.mailsTo(who.email))[before]!)
+  await waitFor(async () => (await inbox.invitesTo(who.email, 0)).length > before, 5000, 'the invitation mail')
+  const link = invitationLink((await inbox.invitesTo(who.email))[before]!)
   const path = new URL(link).pathname
   const page = await who.get(path)
   expect(page.statusCode).toBe(200)
@@ -72,7 +72,7 @@ describe('teams', () => {
     const teamId = await createTeam(alice, 'Infra')
     const keyId = await createKey(alice, 'shared-key')
     const path = await join(alice, bob, 'developer')
-    const mail = (await inbox.mailsTo(bob.email))[0]!
+    const mail = (await inbox.invitesTo(bob.email))[0]!
     expect(mail.raw).toMatch(/^Subject: .*Invitation.*Infra/m)
     // Bob now acts for the team: its key is on his list and page; his own team stays reachable by the switcher.
     expect((await bob.get('/keys')).body).toContain('shared-key')
@@ -152,7 +152,7 @@ describe('teams', () => {
     const carol = await signedUp()
     await createTeam(alice, 'Links')
     expect((await alice.submit('/team', '/team/invite', { email: bob.email, role: 'viewer' })).statusCode).toBe(303)
-    const path = new URL(invitationLink((await inbox.mailsTo(bob.email))[0]!)).pathname
+    const path = new URL(invitationLink((await inbox.invitesTo(bob.email))[0]!)).pathname
     expect((await carol.get(path)).statusCode).toBe(403)
     expect((await carol.submit('/keys', `${path}/accept`, {})).statusCode).toBe(403)
     expect((await carol.get('/team')).body).not.toContain('Links')

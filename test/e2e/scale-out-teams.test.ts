@@ -49,7 +49,7 @@ describeWithServices(['postgres'], 'teams on two replicas sharing PostgreSQL', (
     expect(
       (await alice.submit('/team', '/team/invite', { email: 'bob@example.com', role: 'developer' })).statusCode,
     ).toBe(303)
-    const path = new URL(invitationLink((await inbox.mailsTo('bob@example.com'))[0]!)).pathname
+    const path = new URL(invitationLink((await inbox.invitesTo('bob@example.com'))[0]!)).pathname
     expect((await bob.submit(path, `${path}/accept`, {})).statusCode).toBe(303)
     expect((await bob.get(`/keys/${keyId}`)).statusCode).toBe(200)
     const bobId = /\/team\/members\/([0-9a-f-]{36})\/remove/.exec((await alice.get('/team')).body)![1]!

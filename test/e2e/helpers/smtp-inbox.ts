@@ -50,17 +50,25 @@ export async function startSmtpInbox() {
     received,
     /** The mails to `to`, waiting up to `timeoutMs` for at least one. */
     async mailsTo(to: string, timeoutMs = 5000): Promise<InboxMail[]> {
-      const until = Date.now() + timeoutMs
-      for (;;) {
-        const found = received.filter((m) => m.to.includes(to))
-        if (found.length > 0 || Date.now() > until) return found
-        await new Promise((r) => setTimeout(r, 20))
-      }
+      return waitForMails((m) => m.to.includes(to), timeoutMs)
+    },
+    /** The invitation mails to `to` (a sign-up also mails a confirmation link), waiting as `mailsTo`. */
+    async invitesTo(to: string, timeoutMs = 5000): Promise<InboxMail[]> {
+      return waitForMails((m) => m.to.includes(to) && /\/invite\//.test(m.raw), timeoutMs)
     },
     async close() {
       transport.close()
       await new Promise<void>((resolve) => server.close(() => resolve()))
     },
+  }
+
+  async function waitForMails(match: (m: InboxMail) => boolean, timeoutMs: number): Promise<InboxMail[]> {
+    const until = Date.now() + timeoutMs
+    for (;;) {
+      const found = received.filter(match)
+      if (found.length > 0 || Date.now() > until) return found
+      await new Promise((r) => setTimeout(r, 20))
+    }
   }
 }
 

@@ -52,7 +52,7 @@ export const TRACING_OFF: Tracing = {
   shutdown: () => Promise.resolve(),
 }
 
-/** The config's `tracing` section (src/config/tracing-schema.ts). */
+/** The config's `tracing` section (src/config/observability-schema.ts). */
 export interface TracingConfig {
   enabled: boolean
   endpoint: string | null

@@ -1,5 +1,5 @@
 /**
- * The wallet wired into the whole app (src/wallet/wiring.ts): reads, broadcasts and subscriptions go through the
+ * The wallet wired into the whole app (src/app/parts/wallet.ts): reads, broadcasts and subscriptions go through the
  * in-process gateway, charged to the wallet's own API key; `info` carries the URLs `chaingate start` prints.
  */
 import { execFile } from 'node:child_process'

@@ -21,8 +21,11 @@ const walk = (dir: string, keep: (name: string) => boolean): string[] =>
         : [],
   )
 
-const PATH =
-  /(?<![\w./-])((?:src|test|bench|deploy|scripts|docs|examples|bin)\/[\w./-]*[\w-]\.(?:ts|md|mjs|js|ya?ml|json|css|cfg|http|sh))\b/g
+const DIRS = 'src|test|bench|deploy|scripts|docs|examples|bin'
+const PATH = new RegExp(
+  `(?<![\\w./-])((?:${DIRS})/[\\w./-]*[\\w-]\\.(?:ts|md|mjs|js|ya?ml|json|css|cfg|http|sh))\\b`,
+  'g',
+)
 
 describe('paths named in sources, tests, docs and deploy files', () => {
   it('all exist', () => {

@@ -11,7 +11,18 @@ import type { ChainFamily, FamilyCatalog, MethodEntry, SubscriptionKind } from '
 import { EVM_CATALOG } from './evm/catalog.ts'
 import { SOLANA_CATALOG } from './solana/catalog.ts'
 
-export type { AddressExtractor, CacheRule, ChainFamily, MethodEntry, SubscriptionKind } from './entry.ts'
+export type {
+  AddressExtractor,
+  CacheRule,
+  ChainFamily,
+  EventCharge,
+  EvmSubscriptionKindName,
+  MethodEntry,
+  SolanaSubscriptionKindName,
+  SubscriptionKind,
+  SubscriptionKindName,
+} from './entry.ts'
+export { EVM_SUBSCRIPTION_KINDS, SOLANA_SUBSCRIPTION_KINDS } from './entry.ts'
 
 const CATALOGS: Readonly<Record<ChainFamily, FamilyCatalog>> = { evm: EVM_CATALOG, solana: SOLANA_CATALOG }
 

@@ -20,7 +20,15 @@ import {
   thirdAddress,
   traceFilterAddresses,
 } from '../addresses.ts'
-import type { CacheRule, FamilyCatalog, MethodEntry, SubscriptionKind } from '../entry.ts'
+import {
+  type CacheRule,
+  EVM_SUBSCRIPTION_KINDS,
+  type EventCharge,
+  type EvmSubscriptionKindName,
+  type FamilyCatalog,
+  type MethodEntry,
+  type SubscriptionKind,
+} from '../entry.ts'
 import { validateGetBlockByNumber } from '../eth_getBlockByNumber.ts'
 
 const block = (at: number, blockData = false): CacheRule => ({ kind: 'block', at, blockData })
@@ -216,17 +224,34 @@ const ENTRIES: Record<string, MethodEntry> = {
 
 /**
  * eth_subscribe's kinds (Infura's:
- * https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/subscription-methods/).
+ * https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/subscription-methods/), each event priced
+ * by Infura's table (https://docs.metamask.io/services/get-started/pricing/credit-cost/#subscription-events).
  */
-const kind = (name: string): SubscriptionKind => ({
+const kind = (
+  name: EvmSubscriptionKindName,
+  credits: number,
+  charge: EventCharge,
+  replay?: SubscriptionKind['replay'],
+): SubscriptionKind => ({
   kind: name,
   subscribe: 'eth_subscribe',
   unsubscribe: 'eth_unsubscribe',
   notification: 'eth_subscription',
+  price: name,
+  credits,
+  label: `eth_subscription:${name}`,
+  charge,
+  ...(replay === undefined ? {} : { replay }),
 })
+
+const SUBSCRIPTIONS: Record<EvmSubscriptionKindName, SubscriptionKind> = {
+  newHeads: kind('newHeads', 50, 'each', 'heads'),
+  logs: kind('logs', 300, 'per-block', 'logs'),
+  newPendingTransactions: kind('newPendingTransactions', 200, 'per-second'),
+}
 
 export const EVM_CATALOG: FamilyCatalog = {
   family: 'evm',
   entries: new Map(Object.entries(ENTRIES)),
-  subscriptions: [kind('newHeads'), kind('logs'), kind('newPendingTransactions')],
+  subscriptions: EVM_SUBSCRIPTION_KINDS.map((k) => SUBSCRIPTIONS[k]),
 }

@@ -17,6 +17,7 @@ import {
   CHAIN_FAMILIES,
   catalogFor,
   EVM_SUBSCRIPTION_KINDS,
+  evmNamespaces,
   familyOf,
   SOLANA_SUBSCRIPTION_KINDS,
   subscriptionKinds,
@@ -202,6 +203,21 @@ const SOLANA_HTTP = [
   'simulateTransaction',
 ]
 const SOLANA_PUBSUB = ['account', 'logs', 'program', 'signature', 'slot', 'root']
+
+describe('EVM namespaces', () => {
+  it('one table for the name-prefix rules: family, never served, retry class', () => {
+    const all = new RegExp(`^${evmNamespaces()}`)
+    // Every EVM catalog method is named with a namespace of the table, so an unlisted one gets the same rules.
+    for (const m of catalogFor('evm').keys()) expect(all.test(m), m).toBe(true)
+    expect(['clique_propose', 'engine_newPayloadV4', 'admin_peers'].map((m) => [familyOf(m), neverServed(m)])).toEqual(
+      Array(3).fill(['evm', true]),
+    )
+    expect(['debug_setHead', 'hardhat_x', 'eth_newWhateverFilter', 'eth_signTypedData_v9'].map(callKind)).toEqual(
+      Array(4).fill('unsafe'),
+    )
+    expect(['trace_x', 'engine_x', 'ots_getApiLevel', 'bor_getAuthor'].map(callKind)).toEqual(Array(4).fill('read'))
+  })
+})
 
 describe('subscription kinds', () => {
   it("each family's kind table agrees with its union and with its subscribe entries", () => {

@@ -113,6 +113,11 @@ export interface MethodEntry {
    * so the wallet's scopes derive from the catalog, never served through an API key.
    */
   walletOnly?: true
+  /**
+   * Answered by the gateway itself with this result, never forwarded (eth_accounts: `[]`, no keys are held, as
+   * Infura's "always returns an empty array").
+   */
+  gatewayResult?: unknown
   /** Signs with keys the node holds: never served through an API key, whatever the configuration says. */
   nodeSigning?: true
   /** A devnet method that only adds blocks (history stays); every other devnet method may rewind the chain. */

@@ -77,7 +77,7 @@ const debug = (addresses: MethodEntry['addresses']): MethodEntry => ({
 })
 const ENTRIES: Record<string, MethodEntry> = {
   // Infura's standard methods.
-  eth_accounts: read(80, { addresses: NONE }), // answered [] by the gateway (no keys are held)
+  eth_accounts: read(80, { addresses: NONE, gatewayResult: Object.freeze([]) }),
   eth_blobBaseFee: read(300, { cache: 'shared', addresses: NONE }),
   eth_blockNumber: read(80, { cache: { kind: 'head' }, addresses: NONE, wallet: 'chain' }),
   eth_call: read(80, { cache: block(1), addresses: firstCallTo, wallet: 'chain' }),

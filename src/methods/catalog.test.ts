@@ -19,6 +19,7 @@ import {
   EVM_SUBSCRIPTION_KINDS,
   evmNamespaces,
   familyOf,
+  RANGE_SCAN_METHOD,
   SOLANA_SUBSCRIPTION_KINDS,
   subscriptionKinds,
 } from './catalog.ts'
@@ -203,6 +204,17 @@ const SOLANA_HTTP = [
   'simulateTransaction',
 ]
 const SOLANA_PUBSUB = ['account', 'logs', 'program', 'signature', 'slot', 'root']
+
+describe('per-method rules', () => {
+  it('one range scan (the layers compare its name), idempotent writes are writes, gateway answers are served', () => {
+    expect([...ALL_METHODS].filter(([, e]) => e.rangeScan === true).map(([m]) => m)).toEqual([RANGE_SCAN_METHOD])
+    expect(RANGE_SCAN_METHOD).toBe('eth_getLogs')
+    const idempotent = [...ALL_METHODS].filter(([, e]) => e.idempotentWrite === true)
+    expect(idempotent.map(([m]) => m)).toEqual(['eth_sendRawTransaction'])
+    for (const [m, e] of idempotent) expect(e.retry, m).toBe('write')
+    expect([...ALL_METHODS].filter(([, e]) => 'gatewayResult' in e).map(([m]) => m)).toEqual(['eth_accounts'])
+  })
+})
 
 describe('EVM namespaces', () => {
   it('one table for the name-prefix rules: family, never served, retry class', () => {

@@ -62,3 +62,9 @@ const EVM_NAMESPACE = new RegExp(`^${evmNamespaces()}`)
 export function familyOf(method: string): ChainFamily | undefined {
   return FAMILY_OF.get(method) ?? (EVM_NAMESPACE.test(method) ? 'evm' : undefined)
 }
+
+/**
+ * The block-range scan the gateway's call layers cap and split (the entry with `rangeScan`: eth_getLogs). One name,
+ * so the per-call test stays a string comparison.
+ */
+export const RANGE_SCAN_METHOD: string = anyMethodsWhere((e) => e.rangeScan === true)[0]!

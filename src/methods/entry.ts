@@ -114,6 +114,16 @@ export interface MethodEntry {
    */
   walletOnly?: true
   /**
+   * A block-range scan the gateway caps (range and result size) and splits across nodes
+   * (src/gateway/layers/getlogs.ts): eth_getLogs. One method has it (src/methods/catalog.test.ts).
+   */
+  rangeScan?: true
+  /**
+   * A signed transaction sent again: the node's "already known" answer is turned into the transaction's hash
+   * (src/upstreams/pool/attempts.ts), so it always takes the pool's run of attempts, even on one node.
+   */
+  idempotentWrite?: true
+  /**
    * Answered by the gateway itself with this result, never forwarded (eth_accounts: `[]`, no keys are held, as
    * Infura's "always returns an empty array").
    */

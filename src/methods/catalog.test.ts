@@ -12,8 +12,27 @@ import { ADDRESS_CHECKED_METHODS, ADDRESS_FREE_METHODS } from '../keys/security/
 import { callKind } from '../upstreams/pool/retry-policy.ts'
 import { LOCAL_METHODS } from '../wallet/methods/index.ts'
 import { EIP155_METHODS, EIP155_SIGNING_METHODS, WALLET_EIP155_METHODS } from '../wallet/supported-methods.ts'
-import { ALL_METHODS, CHAIN_FAMILIES, catalogFor, familyOf, subscriptionKinds } from './catalog.ts'
-import { DEFAULT_METHOD_COSTS, DEV_METHOD_COSTS, heavyFactor, HEAVY_METHODS, methodCosts, priceOf } from './prices.ts'
+import {
+  ALL_METHODS,
+  CHAIN_FAMILIES,
+  catalogFor,
+  EVM_SUBSCRIPTION_KINDS,
+  evmNamespaces,
+  familyOf,
+  RANGE_SCAN_METHOD,
+  SOLANA_SUBSCRIPTION_KINDS,
+  subscriptionKinds,
+} from './catalog.ts'
+import { methodLabel } from './labels.ts'
+import {
+  DEFAULT_EVENT_COSTS,
+  DEFAULT_METHOD_COSTS,
+  DEV_METHOD_COSTS,
+  heavyFactor,
+  HEAVY_METHODS,
+  methodCosts,
+  priceOf,
+} from './prices.ts'
 import { DEV_METHODS, defaultMethods, INFURA_ETHEREUM_METHODS, neverServed, servedMethods } from './served.ts'
 
 const CATALOG = catalogFor('evm')
@@ -185,6 +204,74 @@ const SOLANA_HTTP = [
   'simulateTransaction',
 ]
 const SOLANA_PUBSUB = ['account', 'logs', 'program', 'signature', 'slot', 'root']
+
+describe('per-method rules', () => {
+  it('one range scan (the layers compare its name), idempotent writes are writes, gateway answers are served', () => {
+    expect([...ALL_METHODS].filter(([, e]) => e.rangeScan === true).map(([m]) => m)).toEqual([RANGE_SCAN_METHOD])
+    expect(RANGE_SCAN_METHOD).toBe('eth_getLogs')
+    const idempotent = [...ALL_METHODS].filter(([, e]) => e.idempotentWrite === true)
+    expect(idempotent.map(([m]) => m)).toEqual(['eth_sendRawTransaction'])
+    for (const [m, e] of idempotent) expect(e.retry, m).toBe('write')
+    expect([...ALL_METHODS].filter(([, e]) => 'gatewayResult' in e).map(([m]) => m)).toEqual(['eth_accounts'])
+  })
+})
+
+describe('EVM namespaces', () => {
+  it('one table for the name-prefix rules: family, never served, retry class', () => {
+    const all = new RegExp(`^${evmNamespaces()}`)
+    // Every EVM catalog method is named with a namespace of the table, so an unlisted one gets the same rules.
+    for (const m of catalogFor('evm').keys()) expect(all.test(m), m).toBe(true)
+    expect(['clique_propose', 'engine_newPayloadV4', 'admin_peers'].map((m) => [familyOf(m), neverServed(m)])).toEqual(
+      Array(3).fill(['evm', true]),
+    )
+    expect(['debug_setHead', 'hardhat_x', 'eth_newWhateverFilter', 'eth_signTypedData_v9'].map(callKind)).toEqual(
+      Array(4).fill('unsafe'),
+    )
+    expect(['trace_x', 'engine_x', 'ots_getApiLevel', 'bor_getAuthor'].map(callKind)).toEqual(Array(4).fill('read'))
+  })
+})
+
+describe('subscription kinds', () => {
+  it("each family's kind table agrees with its union and with its subscribe entries", () => {
+    const names = { evm: EVM_SUBSCRIPTION_KINDS, solana: SOLANA_SUBSCRIPTION_KINDS }
+    for (const family of CHAIN_FAMILIES) {
+      const kinds = subscriptionKinds(family)
+      expect(
+        kinds.map((k) => k.kind),
+        family,
+      ).toEqual([...names[family]])
+      for (const k of kinds) {
+        expect(catalogFor(family).get(k.subscribe)?.filter, k.subscribe).toBe('subscription')
+        expect(catalogFor(family).get(k.unsubscribe)?.filter, k.unsubscribe).toBe('subscription')
+        if (family === 'solana') {
+          expect(catalogFor(family).get(k.subscribe)?.subscription, k.subscribe).toEqual({
+            kind: k.kind,
+            role: 'subscribe',
+          })
+          expect(catalogFor(family).get(k.unsubscribe)?.subscription).toEqual({ kind: k.kind, role: 'unsubscribe' })
+          expect(!!k.unstable, k.kind).toBe(catalogFor(family).get(k.subscribe)?.served === undefined)
+        }
+        // Priced and labelled: its default event price, a ledger label the usage views keep.
+        expect(DEFAULT_EVENT_COSTS[k.price], k.kind).toBe(k.credits)
+        expect(methodLabel(k.label, new Set()), k.label).toBe(k.label)
+      }
+      // Every `*Subscribe` entry opens one of the table's kinds, and every kind has one (EVM's eth_subscribe names
+      // its kind in params[0], so none of its entries does).
+      const subscribeKinds = [...catalogFor(family).values()].flatMap((e) =>
+        e.subscription?.role === 'subscribe' ? [e.subscription.kind] : [],
+      )
+      expect(subscribeKinds.sort(), family).toEqual(family === 'solana' ? kinds.map((k) => k.kind).sort() : [])
+    }
+    // Infura's event prices, the charge rules and what is replayed after a lost node connection.
+    expect(subscriptionKinds('evm').map((k) => [k.kind, k.credits, k.charge, k.replay])).toEqual([
+      ['newHeads', 50, 'each', 'heads'],
+      ['logs', 300, 'per-block', 'logs'],
+      ['newPendingTransactions', 200, 'per-second', undefined],
+    ])
+    for (const k of subscriptionKinds('solana'))
+      expect([k.kind, k.credits, k.charge, k.replay]).toEqual([k.kind, 180, 'each', undefined])
+  })
+})
 
 describe('solana catalog', () => {
   const sol = catalogFor('solana')

@@ -9,9 +9,22 @@
  */
 import type { ChainFamily, FamilyCatalog, MethodEntry, SubscriptionKind } from './entry.ts'
 import { EVM_CATALOG } from './evm/catalog.ts'
+import { evmNamespaces } from './evm/namespaces.ts'
 import { SOLANA_CATALOG } from './solana/catalog.ts'
 
-export type { AddressExtractor, CacheRule, ChainFamily, MethodEntry, SubscriptionKind } from './entry.ts'
+export type {
+  AddressExtractor,
+  CacheRule,
+  ChainFamily,
+  EventCharge,
+  EvmSubscriptionKindName,
+  MethodEntry,
+  SolanaSubscriptionKindName,
+  SubscriptionKind,
+  SubscriptionKindName,
+} from './entry.ts'
+export { EVM_SUBSCRIPTION_KINDS, SOLANA_SUBSCRIPTION_KINDS } from './entry.ts'
+export { evmNamespaces } from './evm/namespaces.ts'
 
 const CATALOGS: Readonly<Record<ChainFamily, FamilyCatalog>> = { evm: EVM_CATALOG, solana: SOLANA_CATALOG }
 
@@ -42,14 +55,16 @@ const FAMILY_OF: ReadonlyMap<string, ChainFamily> = new Map(
   CHAIN_FAMILIES.flatMap((f) => [...catalogFor(f).keys()].map((m) => [m, f] as const)),
 )
 
-/**
- * EVM namespaces a method outside the catalog may still be named with (geth's, anvil's, the L2s' …): its
- * family is plain from the prefix. Solana's node methods are camelCase, without a namespace.
- */
-const EVM_NAMESPACE =
-  /^(eth|net|web3|debug|trace|txpool|parity|erigon|ots|admin|miner|engine|personal|anvil|evm|hardhat|wallet|linea|bor)_/
+/** An EVM namespace a method outside the catalog may still be named with: its family is plain from the prefix. */
+const EVM_NAMESPACE = new RegExp(`^${evmNamespaces()}`)
 
 /** The family a method belongs to: its catalog's, or for an unlisted name its EVM namespace; undefined if unknown. */
 export function familyOf(method: string): ChainFamily | undefined {
   return FAMILY_OF.get(method) ?? (EVM_NAMESPACE.test(method) ? 'evm' : undefined)
 }
+
+/**
+ * The block-range scan the gateway's call layers cap and split (the entry with `rangeScan`: eth_getLogs). One name,
+ * so the per-call test stays a string comparison.
+ */
+export const RANGE_SCAN_METHOD: string = anyMethodsWhere((e) => e.rangeScan === true)[0]!

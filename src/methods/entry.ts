@@ -101,7 +101,7 @@ export interface MethodEntry {
    * eth_subscribe names its kind in params[0]): the kind (the family's SubscriptionKind), and whether it opens one
    * or ends one by its id.
    */
-  subscription?: { kind: string; role: 'subscribe' | 'unsubscribe' }
+  subscription?: { kind: SubscriptionKindName; role: 'subscribe' | 'unsubscribe' }
   /**
    * In the wallet's scopes of the family's namespace (`eip155`, `solana`): `chain` (forwarded to the gateway, so
    * served), `wallet` (answered by the wallet itself), `approval` (answered by the wallet after the user approves),
@@ -113,6 +113,21 @@ export interface MethodEntry {
    * so the wallet's scopes derive from the catalog, never served through an API key.
    */
   walletOnly?: true
+  /**
+   * A block-range scan the gateway caps (range and result size) and splits across nodes
+   * (src/gateway/layers/getlogs.ts): eth_getLogs. One method has it (src/methods/catalog.test.ts).
+   */
+  rangeScan?: true
+  /**
+   * A signed transaction sent again: the node's "already known" answer is turned into the transaction's hash
+   * (src/upstreams/pool/attempts.ts), so it always takes the pool's run of attempts, even on one node.
+   */
+  idempotentWrite?: true
+  /**
+   * Answered by the gateway itself with this result, never forwarded (eth_accounts: `[]`, no keys are held, as
+   * Infura's "always returns an empty array").
+   */
+  gatewayResult?: unknown
   /** Signs with keys the node holds: never served through an API key, whatever the configuration says. */
   nodeSigning?: true
   /** A devnet method that only adds blocks (history stays); every other devnet method may rewind the chain. */
@@ -132,15 +147,52 @@ export interface MethodEntry {
   heavy?: { factor: number; when?: (params: unknown) => boolean }
 }
 
+/** eth_subscribe's kinds (Infura's). */
+export const EVM_SUBSCRIPTION_KINDS = ['newHeads', 'logs', 'newPendingTransactions'] as const
+/** Solana's kinds, a method pair each (`account`: accountSubscribe / accountUnsubscribe / accountNotification). */
+export const SOLANA_SUBSCRIPTION_KINDS = [
+  'account',
+  'logs',
+  'program',
+  'signature',
+  'slot',
+  'root',
+  'block',
+  'vote',
+  'slotsUpdates',
+] as const
+export type EvmSubscriptionKindName = (typeof EVM_SUBSCRIPTION_KINDS)[number]
+export type SolanaSubscriptionKindName = (typeof SOLANA_SUBSCRIPTION_KINDS)[number]
+/** A subscription kind of any family (`logs` is both EVM's and Solana's). */
+export type SubscriptionKindName = EvmSubscriptionKindName | SolanaSubscriptionKindName
+
+/**
+ * Which delivered events of a subscription are charged: `each` one; `per-block` at most one per block (EVM logs:
+ * a block's logs cost once); `per-second` at most one per second (pending transactions).
+ */
+export type EventCharge = 'each' | 'per-block' | 'per-second'
+
 /** A subscription kind of a family (EVM: eth_subscribe's first parameter; Solana: the name before `Subscribe`). */
 export interface SubscriptionKind {
-  kind: string
+  kind: SubscriptionKindName
   subscribe: string
   unsubscribe: string
   /** The method of the node's notifications. */
   notification: string
   /** Unstable on most providers: not served by default (a network may allow it). */
   unstable?: true
+  /** The name of its event price in `credits.events` (EVM: the kind; Solana: the notification's method). */
+  price: string
+  /** Default credits per delivered event (src/methods/prices.ts says where they come from). */
+  credits: number
+  /** The usage ledger's method for its events (EVM `eth_subscription:newHeads`; Solana `accountNotification`). */
+  label: string
+  charge: EventCharge
+  /**
+   * What the hub replays after a node connection is lost (src/upstreams/subscriptions/replay.ts): the missed
+   * `heads`, the missed `logs`; absent: resubscribed only (a mempool, Solana's events).
+   */
+  replay?: 'heads' | 'logs'
 }
 
 /** One family's method catalog. */

@@ -3,7 +3,7 @@
  * the method name — up to the body limit, megabytes — so a name is kept only when the gateway serves it;
  * anything else becomes `other`. Every stored label is also capped in length.
  */
-import { subscriptionKinds } from './catalog.ts'
+import { CHAIN_FAMILIES, subscriptionKinds } from './catalog.ts'
 
 /** Longest label stored (a network name is at most 63 characters, served method names are shorter). */
 export const MAX_LABEL_LENGTH = 64
@@ -16,11 +16,8 @@ const INTERNAL = new Set([
   '(refused)',
   '(none)',
   'batch',
-  'eth_subscription:newHeads',
-  'eth_subscription:logs',
-  'eth_subscription:newPendingTransactions',
-  // Solana's subscription events, recorded under their notification's method (slotNotification …).
-  ...subscriptionKinds('solana').map((k) => k.notification),
+  // Subscription events, recorded under their kind's label (eth_subscription:newHeads, slotNotification …).
+  ...CHAIN_FAMILIES.flatMap((f) => subscriptionKinds(f).map((k) => k.label)),
 ])
 
 /** The method as stored: itself when served (or an internal label), else `other`. */

@@ -22,16 +22,17 @@ export type MethodDecision =
 const WS_ONLY = 'ws-only'
 
 /**
- * What to do before forwarding a method, when anything: its params check (each in its method's own file), or
- * WS_ONLY. One lookup per call; a method is served by one family only, so one map serves every network.
+ * What to do before forwarding a method, when anything: its params check (each in its method's own file), WS_ONLY,
+ * or the gateway's own answer (the entry's gatewayResult). One lookup per call; a method is served by one family
+ * only, so one map serves every network.
  */
-const checks = new Map<string, MethodValidator | typeof WS_ONLY>()
+const checks = new Map<string, MethodValidator | typeof WS_ONLY | MethodDecision>()
 for (const [method, e] of ALL_METHODS)
   if (e.filter === 'subscription') checks.set(method, WS_ONLY)
+  else if ('gatewayResult' in e) checks.set(method, Object.freeze({ kind: 'result', result: e.gatewayResult }))
   else if (e.validate !== undefined) checks.set(method, e.validate)
 
 const FORWARD: MethodDecision = Object.freeze({ kind: 'forward' })
-const NO_ACCOUNTS: MethodDecision = Object.freeze({ kind: 'result', result: Object.freeze([]) })
 
 /**
  * Longest method name echoed in the -32601 message; a longer one is cut (the client sent it, no need to send it all
@@ -82,10 +83,9 @@ export function decide(
     }
   if (network?.refusesHeavyScans === true && heavyFactor(m, call.params) > 1)
     return { kind: 'error', error: errors.heavyScanRefused(m, network.name) }
-  // No keys are held here (Infura: eth_accounts "always returns an empty array").
-  if (m === 'eth_accounts') return NO_ACCOUNTS
   const check = checks.get(m)
   if (check === undefined) return FORWARD
+  if (typeof check === 'object') return check
   if (check === WS_ONLY) return transport === 'http' ? { kind: 'error', error: errors.onlyOverWebSocket(m) } : FORWARD
   const invalid = check(call.params, m)
   return invalid ? { kind: 'error', error: invalid } : FORWARD

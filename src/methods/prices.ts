@@ -5,10 +5,14 @@
  * signing cost like a transaction, state dumps like a trace, the rest like a cheap read. Solana: Infura's network
  * table, 180 credits for every method, and heavy scans a multiple of that (the entry's `heavy`).
  */
-import { ALL_METHODS, catalogFor, type ChainFamily, type MethodEntry, subscriptionKinds } from './catalog.ts'
-
-/** A Solana notification's price (Infura's price of every Solana method). */
-const SOLANA_EVENT_CREDITS = 180
+import {
+  ALL_METHODS,
+  CHAIN_FAMILIES,
+  catalogFor,
+  type ChainFamily,
+  type MethodEntry,
+  subscriptionKinds,
+} from './catalog.ts'
 
 const pricesWhere = (family: ChainFamily, devnet: boolean): Record<string, number> => {
   const out: Record<string, number> = {}
@@ -47,18 +51,12 @@ export function priceOf(family: ChainFamily, method: string): number | undefined
 }
 
 /**
- * Cost of each delivered subscription event (charged on top of eth_subscribe): EVM kinds by name, Infura's table
- * (https://docs.metamask.io/services/get-started/pricing/credit-cost/#subscription-events); Solana's by their
- * notification's method (`slotNotification` …), 180 each: Infura publishes no Solana event prices, only "every
- * Solana method 180", so a notification costs what the call a client would otherwise poll with costs (getSlot,
- * getAccountInfo, getSignatureStatuses: 180).
+ * Cost of each delivered subscription event (charged on top of the subscribe call), by each kind's price name: the
+ * catalogs' (EVM kinds by name, Infura's table; Solana's by their notification's method, `slotNotification` …).
  */
-export const DEFAULT_EVENT_COSTS: Record<string, number> = {
-  newHeads: 50,
-  logs: 300,
-  newPendingTransactions: 200,
-  ...Object.fromEntries(subscriptionKinds('solana').map((k) => [k.notification, SOLANA_EVENT_CREDITS])),
-}
+export const DEFAULT_EVENT_COSTS: Record<string, number> = Object.fromEntries(
+  CHAIN_FAMILIES.flatMap((f) => subscriptionKinds(f).map((k) => [k.price, k.credits])),
+)
 
 const HEAVY = new Map<string, NonNullable<MethodEntry['heavy']>>()
 for (const [method, e] of ALL_METHODS) if (e.heavy !== undefined) HEAVY.set(method, e.heavy)

@@ -7,7 +7,7 @@
  * with `networks[].methods.{allow,deny}` (docs/config.md). Built once per network at start from the family's method
  * catalog (catalog.ts); a call is one Set lookup.
  */
-import { FAMILY_NAMES, familyOf, methodsWhere, type ChainFamily } from './catalog.ts'
+import { evmNamespaces, FAMILY_NAMES, familyOf, methodsWhere, type ChainFamily } from './catalog.ts'
 
 const servedBy = (family: ChainFamily) => methodsWhere(family, (e) => e.served === 'infura')
 const DEFAULT_LISTS: Readonly<Record<ChainFamily, readonly string[]>> = {
@@ -23,8 +23,8 @@ export const INFURA_ETHEREUM_METHODS: readonly string[] = DEFAULT_LISTS.evm
 
 /** Methods that sign with keys the node holds: a key holder would spend the node operator's accounts. */
 const NODE_SIGNING: ReadonlySet<string> = new Set(methodsWhere('evm', (e) => e.nodeSigning === true))
-/** Namespaces that administer or rewrite the node (geth, anvil, hardhat, the engine API). */
-const NODE_CONTROL = /^(admin|personal|miner|anvil|evm|hardhat|engine|clique)_/
+/** Namespaces that administer or rewrite the node (geth, anvil, hardhat, the engine API): the catalog's. */
+const NODE_CONTROL = new RegExp(`^${evmNamespaces((n) => n.control === true)}`)
 /** The debug methods that only read; every other debug_* can change or stop the node (debug_setHead …). */
 const DEBUG_READ =
   /^debug_(trace\w*|storageRangeAt|getRaw\w+|getBadBlocks|getAccessibleState|getModifiedAccountsBy\w+)$/

@@ -21,6 +21,7 @@
 import type { MaybePromise } from '../../shared/types.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import { RANGE_SCAN_METHOD } from '../../methods/catalog.ts'
 import type { CallOrigin } from '../../upstreams/pool/pool.ts'
 import { createCachedReads, IMMUTABLE } from './cached-reads.ts'
 import { createBlockNumber, createContextSlot, createSlotNumber, watchHeads } from './consistent-heads.ts'
@@ -114,7 +115,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       const m = call.method
       const rule = CACHE_RULES.get(m)
       if (rule === undefined) {
-        if (m === 'eth_getLogs') return logs(call, raw, origin)
+        if (m === RANGE_SCAN_METHOD) return logs(call, raw, origin)
         // Reads without a block parameter (gas price, fee history, estimates) are about the latest state.
         if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, atTip(o, m), origin)
         // Filters are the calling key's own (src/upstreams/pool/filters.ts): the pool is told whose.

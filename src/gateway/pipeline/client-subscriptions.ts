@@ -26,7 +26,13 @@ import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../..
 import { delivered, joinGroup, type Notification, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
 import type { Clock, LocalMethod } from './types.ts'
-import { type ChainFamily, subscriptionKinds } from '../../methods/catalog.ts'
+import {
+  type ChainFamily,
+  type EventCharge,
+  type SubscriptionKind,
+  type SubscriptionKindName,
+  subscriptionKinds,
+} from '../../methods/catalog.ts'
 import type { EventHandler } from '../../upstreams/subscriptions/fanout.ts'
 import { isFinalNotification } from '../../upstreams/subscriptions/protocol.ts'
 
@@ -71,15 +77,18 @@ export interface Subscriptions {
 
 interface ClientSubscription {
   node: NodeSubscription
-  kind: string
+  kind: SubscriptionKindName
+  /** Which of its events are charged (its kind's rule in the catalog). */
+  charge: EventCharge
   /** Leaves the key's fan-out group and frees its slot of the key's cap (once, however often called). */
   release(): void
   lastChargedBlock?: string | undefined
   lastChargedMs?: number | undefined
 }
 
-/** eth_subscribe's kinds (the EVM catalog's). */
-const KINDS = subscriptionKinds('evm').map((k) => k.kind)
+/** eth_subscribe's kinds by name (the EVM catalog's). */
+const KINDS: ReadonlyMap<string, SubscriptionKind> = new Map(subscriptionKinds('evm').map((k) => [k.kind, k]))
+const KIND_LIST = [...KINDS.keys()].join(', ')
 /** Solana's kinds, a method pair each (accountSubscribe / accountUnsubscribe …). */
 const SOLANA_KINDS = subscriptionKinds('solana')
 
@@ -109,7 +118,7 @@ const traceEvent = (
   tracing: Tracing,
   parent: string | undefined,
   name: string,
-  kind: string,
+  kind: SubscriptionKindName,
   id: string,
   charged: number,
 ) =>
@@ -144,13 +153,13 @@ export function createSubscriptions(
   let nextId = 0
 
   const due = (sub: ClientSubscription, result: unknown, now: number): boolean => {
-    if (sub.kind === 'logs') {
+    if (sub.charge === 'per-block') {
       const block = (result as { blockNumber?: string })?.blockNumber
       const d = block === undefined || block !== sub.lastChargedBlock
       sub.lastChargedBlock = block
       return d
     }
-    if (sub.kind === 'newPendingTransactions') {
+    if (sub.charge === 'per-second') {
       const d = sub.lastChargedMs === undefined || now - sub.lastChargedMs >= 1000
       if (d) sub.lastChargedMs = now
       return d
@@ -186,9 +195,8 @@ export function createSubscriptions(
 
   const subscribe = async (call: RpcCall): Promise<string | undefined> => {
     const params = Array.isArray(call.params) ? call.params : []
-    const kind = typeof params[0] === 'string' ? params[0] : ''
-    if (!KINDS.includes(kind))
-      return reply(call, errors.invalidParams('parameter 1 must be one of newHeads, logs, newPendingTransactions'))
+    const kind = typeof params[0] === 'string' ? KINDS.get(params[0]) : undefined
+    if (kind === undefined) return reply(call, errors.invalidParams(`parameter 1 must be one of ${KIND_LIST}`))
     return open(call, kind, params)
   }
 
@@ -202,7 +210,8 @@ export function createSubscriptions(
   }
 
   /** `params`: the hub's, the kind first (EVM: eth_subscribe's own; Solana: the kind, then the method's params). */
-  const open = async (call: RpcCall, kind: string, params: unknown[]): Promise<string | undefined> => {
+  const open = async (call: RpcCall, k: SubscriptionKind, params: unknown[]): Promise<string | undefined> => {
+    const kind = k.kind
     // Counted before the node answers, so a burst of eth_subscribe cannot pass the cap.
     if (subs.size + opening >= deps.maxSubscriptions)
       return reply(call, errors.subscriptionLimit(deps.maxSubscriptions))
@@ -243,7 +252,7 @@ export function createSubscriptions(
         await node.unsubscribe()
         return undefined
       }
-      subs.set(clientId, { node, kind, release })
+      subs.set(clientId, { node, kind, charge: k.charge, release })
       kept = true
       return call.hasId ? serializeResult(call.id, solana ? Number(clientId) : clientId) : undefined
     } catch (err) {
@@ -286,7 +295,7 @@ export function createSubscriptions(
   const local = new Map<string, LocalMethod>(
     solana
       ? SOLANA_KINDS.flatMap((k): [string, LocalMethod][] => [
-          [k.subscribe, (call) => open(call, k.kind, [k.kind, ...(Array.isArray(call.params) ? call.params : [])])],
+          [k.subscribe, (call) => open(call, k, [k.kind, ...(Array.isArray(call.params) ? call.params : [])])],
           [k.unsubscribe, unsubscribeSolana],
         ])
       : [

@@ -10,7 +10,12 @@
  * another: docs/subscriptions.md).
  */
 import type { KeyEntry } from '../../keys/snapshot.ts'
-import { type ChainFamily, subscriptionKinds } from '../../methods/catalog.ts'
+import {
+  type ChainFamily,
+  type SubscriptionKind,
+  type SubscriptionKindName,
+  subscriptionKinds,
+} from '../../methods/catalog.ts'
 import type { EventGroup } from '../../upstreams/subscriptions/hub.ts'
 import type { SubscriptionDeps } from './client-subscriptions.ts'
 import type { Settle } from './steps/settle.ts'
@@ -52,22 +57,25 @@ export interface ChargeGroup extends EventGroup<Round> {
 /** The notification before the subscription id. */
 export const FRAME_HEAD = '{"jsonrpc":"2.0","method":"eth_subscription","params":{"subscription":"'
 
-/** Solana's notification method of each kind (accountNotification …): its event price and ledger label. */
-const SOLANA_NOTIFICATIONS = new Map(subscriptionKinds('solana').map((k) => [k.kind, k.notification]))
+/** Each family's kinds by name: their event price, ledger label and notification (the catalogs'). */
+const KINDS: Readonly<Record<ChainFamily, ReadonlyMap<SubscriptionKindName, SubscriptionKind>>> = {
+  evm: new Map(subscriptionKinds('evm').map((k) => [k.kind, k])),
+  solana: new Map(subscriptionKinds('solana').map((k) => [k.kind, k])),
+}
 
 /**
  * How a family's events of `kind` are priced (credits.events), recorded (the usage ledger's method) and written:
  * EVM `newHeads` priced as `newHeads`, recorded as `eth_subscription:newHeads`; Solana `account` priced and
- * recorded as `accountNotification`, the notification's own method.
+ * recorded as `accountNotification`, the notification's own method, and written with its own frame head.
  */
-function eventOf(family: ChainFamily | undefined, kind: string): { price: string; label: string; head?: string } {
-  const notification = family === 'solana' ? SOLANA_NOTIFICATIONS.get(kind) : undefined
-  if (notification === undefined) return { price: kind, label: `eth_subscription:${kind}` }
-  return {
-    price: notification,
-    label: notification,
-    head: `{"jsonrpc":"2.0","method":"${notification}","params":{"result":`,
-  }
+function eventOf(
+  family: ChainFamily | undefined,
+  kind: SubscriptionKindName,
+): { price: string; label: string; head?: string } {
+  const k = KINDS[family ?? 'evm'].get(kind)
+  if (k === undefined || family !== 'solana')
+    return { price: k?.price ?? kind, label: k?.label ?? `eth_subscription:${kind}` }
+  return { price: k.price, label: k.label, head: `{"jsonrpc":"2.0","method":"${k.notification}","params":{"result":` }
 }
 
 const registries = new WeakMap<SubscriptionDeps, Map<string, ChargeGroup>>()
@@ -77,7 +85,7 @@ export function joinGroup(
   deps: SubscriptionDeps,
   settle: Settle,
   owner: { accountId: string; keyId: string; network: string; family?: ChainFamily | undefined },
-  kind: string,
+  kind: SubscriptionKindName,
 ): { group: ChargeGroup; release(): void } {
   let groups = registries.get(deps)
   if (groups === undefined) registries.set(deps, (groups = new Map()))
@@ -101,7 +109,7 @@ function createGroup(
   deps: SubscriptionDeps,
   settle: Settle,
   { accountId, keyId, network, family }: { accountId: string; keyId: string; network: string; family?: ChainFamily },
-  kind: string,
+  kind: SubscriptionKindName,
 ): ChargeGroup {
   const event = eventOf(family, kind)
   const head = event.head

@@ -20,7 +20,15 @@ import {
   thirdAddress,
   traceFilterAddresses,
 } from '../addresses.ts'
-import type { CacheRule, FamilyCatalog, MethodEntry, SubscriptionKind } from '../entry.ts'
+import {
+  type CacheRule,
+  EVM_SUBSCRIPTION_KINDS,
+  type EventCharge,
+  type EvmSubscriptionKindName,
+  type FamilyCatalog,
+  type MethodEntry,
+  type SubscriptionKind,
+} from '../entry.ts'
 import { validateGetBlockByNumber } from '../eth_getBlockByNumber.ts'
 
 const block = (at: number, blockData = false): CacheRule => ({ kind: 'block', at, blockData })
@@ -69,7 +77,7 @@ const debug = (addresses: MethodEntry['addresses']): MethodEntry => ({
 })
 const ENTRIES: Record<string, MethodEntry> = {
   // Infura's standard methods.
-  eth_accounts: read(80, { addresses: NONE }), // answered [] by the gateway (no keys are held)
+  eth_accounts: read(80, { addresses: NONE, gatewayResult: Object.freeze([]) }),
   eth_blobBaseFee: read(300, { cache: 'shared', addresses: NONE }),
   eth_blockNumber: read(80, { cache: { kind: 'head' }, addresses: NONE, wallet: 'chain' }),
   eth_call: read(80, { cache: block(1), addresses: firstCallTo, wallet: 'chain' }),
@@ -87,7 +95,7 @@ const ENTRIES: Record<string, MethodEntry> = {
   eth_getBlockTransactionCountByHash: bound(150, HASH, { wallet: 'chain' }),
   eth_getBlockTransactionCountByNumber: bound(150, BLOCK_DATA, { wallet: 'chain' }),
   eth_getCode: read(80, { cache: block(1), addresses: firstAddress, wallet: 'chain' }),
-  eth_getLogs: read(255, { cache: 'shared', addresses: logFilterAddress, wallet: 'chain' }),
+  eth_getLogs: read(255, { cache: 'shared', addresses: logFilterAddress, wallet: 'chain', rangeScan: true }),
   eth_getProof: read(150, { cache: block(2), addresses: firstAddress, wallet: 'chain' }),
   eth_getRawTransactionByHash: read('default', { addresses: NONE }),
   eth_getStorageAt: read(80, { cache: block(2), addresses: firstAddress, wallet: 'chain' }),
@@ -105,7 +113,12 @@ const ENTRIES: Record<string, MethodEntry> = {
   eth_maxPriorityFeePerGas: read(80, { cache: 'shared', addresses: NONE }),
   eth_mining: read(5, { addresses: NONE }),
   eth_protocolVersion: read(5, { cache: 'shared', addresses: NONE }),
-  eth_sendRawTransaction: read(80, { retry: 'write', addresses: rawTransactionTo, wallet: 'chain' }),
+  eth_sendRawTransaction: read(80, {
+    retry: 'write',
+    addresses: rawTransactionTo,
+    wallet: 'chain',
+    idempotentWrite: true,
+  }),
   eth_simulateV1: read('default'),
   eth_submitWork: read(80, { retry: 'node-local', addresses: NONE }),
   eth_syncing: read(5, { cache: 'shared', addresses: NONE, wallet: 'chain' }),
@@ -216,17 +229,34 @@ const ENTRIES: Record<string, MethodEntry> = {
 
 /**
  * eth_subscribe's kinds (Infura's:
- * https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/subscription-methods/).
+ * https://docs.metamask.io/services/reference/ethereum/json-rpc-methods/subscription-methods/), each event priced
+ * by Infura's table (https://docs.metamask.io/services/get-started/pricing/credit-cost/#subscription-events).
  */
-const kind = (name: string): SubscriptionKind => ({
+const kind = (
+  name: EvmSubscriptionKindName,
+  credits: number,
+  charge: EventCharge,
+  replay?: SubscriptionKind['replay'],
+): SubscriptionKind => ({
   kind: name,
   subscribe: 'eth_subscribe',
   unsubscribe: 'eth_unsubscribe',
   notification: 'eth_subscription',
+  price: name,
+  credits,
+  label: `eth_subscription:${name}`,
+  charge,
+  ...(replay === undefined ? {} : { replay }),
 })
+
+const SUBSCRIPTIONS: Record<EvmSubscriptionKindName, SubscriptionKind> = {
+  newHeads: kind('newHeads', 50, 'each', 'heads'),
+  logs: kind('logs', 300, 'per-block', 'logs'),
+  newPendingTransactions: kind('newPendingTransactions', 200, 'per-second'),
+}
 
 export const EVM_CATALOG: FamilyCatalog = {
   family: 'evm',
   entries: new Map(Object.entries(ENTRIES)),
-  subscriptions: [kind('newHeads'), kind('logs'), kind('newPendingTransactions')],
+  subscriptions: EVM_SUBSCRIPTION_KINDS.map((k) => SUBSCRIPTIONS[k]),
 }

@@ -9,7 +9,7 @@
  * slot, getTransaction; getGenesisHash and getEpochSchedule never change); every other read is shared while in
  * flight, never kept. With the EVM catalog, the only src files that name many methods.
  */
-import type { CacheRule, FamilyCatalog, MethodEntry, SubscriptionKind } from '../entry.ts'
+import type { CacheRule, FamilyCatalog, MethodEntry, SolanaSubscriptionKindName, SubscriptionKind } from '../entry.ts'
 import {
   blockMentions,
   firstPubkey,
@@ -68,7 +68,7 @@ const account = (name: string, encodings?: readonly string[], more?: MethodEntry
  * A PubSub pair (WebSocket only; the node's notifications are `<kind>Notification`). Unstable kinds are not served
  * by default (most providers do not offer them; a network may allow them).
  */
-const subscribe = (kind: string, more?: MethodEntry, unstable = false): MethodEntry => ({
+const subscribe = (kind: SolanaSubscriptionKindName, more?: MethodEntry, unstable = false): MethodEntry => ({
   ...(unstable ? {} : { served: 'infura' as const }),
   credits: CREDITS,
   retry: 'node-local',
@@ -77,7 +77,7 @@ const subscribe = (kind: string, more?: MethodEntry, unstable = false): MethodEn
   addresses: NONE,
   ...more,
 })
-const unsubscribe = (kind: string, unstable = false): MethodEntry => ({
+const unsubscribe = (kind: SolanaSubscriptionKindName, unstable = false): MethodEntry => ({
   ...(unstable ? {} : { served: 'infura' as const }),
   credits: CREDITS,
   retry: 'node-local',
@@ -238,12 +238,20 @@ for (const [method, e] of entries)
     const unsubscribeMethod = [...entries].find(
       ([, u]) => u.subscription?.role === 'unsubscribe' && u.subscription.kind === kind,
     )![0]
+    const notification = `${kind}Notification`
+    // Priced and recorded as the notification's method, each event; Infura publishes no Solana event prices,
+    // only "every Solana method 180", so a notification costs what the call a client would otherwise poll with
+    // costs (getSlot, getAccountInfo, getSignatureStatuses). No replay: resubscribed after a node is lost.
     subscriptions.push({
       kind,
       subscribe: method,
       unsubscribe: unsubscribeMethod,
-      notification: `${kind}Notification`,
+      notification,
       ...(e.served === undefined ? { unstable: true as const } : {}),
+      price: notification,
+      credits: CREDITS,
+      label: notification,
+      charge: 'each',
     })
   }
 

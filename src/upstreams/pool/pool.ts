@@ -28,6 +28,7 @@ import type { BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id.ts'
 import { FAMILY_RULES } from './family-rules.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
+import { anyMethodsWhere } from '../../methods/catalog.ts'
 import { createFilterRouting, isFilterMethod } from './filters.ts'
 import { createHeadPolling } from './head-polling.ts'
 import { createStateLog } from './state-log.ts'
@@ -47,6 +48,14 @@ import type { TraceSpan } from '../../observability/tracing.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
 import { settleCallShapes } from './call-shapes.ts'
+
+/**
+ * Methods that always take the run of attempts, even on one usable node: filter calls (routed to their node) and
+ * idempotent writes (the node's "already known" answer becomes the hash). One lookup per call on the one-node path.
+ */
+const ATTEMPTS_ONLY: ReadonlySet<string> = new Set(
+  anyMethodsWhere((e) => e.idempotentWrite === true || e.filter === 'create' || e.filter === 'use'),
+)
 
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
@@ -306,8 +315,7 @@ export function createUpstreamPool(
       if (
         members.length === 1 &&
         members[0]!.usable &&
-        sendOpts?.method !== 'eth_sendRawTransaction' &&
-        !(sendOpts?.method !== undefined && isFilterMethod(sendOpts.method)) &&
+        !(sendOpts?.method !== undefined && ATTEMPTS_ONLY.has(sendOpts.method)) &&
         !pool.headsIdle &&
         origin?.span === undefined
       ) {

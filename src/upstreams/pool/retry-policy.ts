@@ -6,7 +6,7 @@
  */
 import type { Hex } from 'viem'
 import { keccak_256 } from '@noble/hashes/sha3'
-import { ALL_METHODS, anyMethodsWhere, catalogFor } from '../../methods/catalog.ts'
+import { ALL_METHODS, anyMethodsWhere, catalogFor, evmNamespaces } from '../../methods/catalog.ts'
 import { isHexBytes } from '../../shared/hex.ts'
 
 export type CallKind =
@@ -33,8 +33,9 @@ const KINDS: ReadonlyMap<string, CallKind> = new Map(
  * A method outside the catalog (a network's `methods.allow` may add any): node-local when its name says it signs,
  * mines, administers, filters or subscribes, else a read.
  */
-const UNSAFE_OUTSIDE_CATALOG =
-  /^(evm_|anvil_|hardhat_|debug_|personal_|miner_|admin_|eth_sign|eth_submit|eth_(new|uninstall)\w*Filter$)/
+const UNSAFE_OUTSIDE_CATALOG = new RegExp(
+  `^(${evmNamespaces((n) => n.nodeLocal === true)}|eth_sign|eth_submit|eth_(new|uninstall)\\w*Filter$)`,
+)
 
 export function callKind(method: string | undefined): CallKind {
   if (method === undefined) return 'batch'

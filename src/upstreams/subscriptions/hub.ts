@@ -23,6 +23,7 @@
  * src/upstreams/subscriptions/replay.ts.
  */
 import type { Registry } from 'prom-client'
+import { type SubscriptionKind, type SubscriptionKindName, subscriptionKinds } from '../../methods/catalog.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
@@ -34,6 +35,12 @@ import { createSolanaEvents } from './solana-events.ts'
 export { NodeRpcError } from './connection.ts'
 export type { EventGroup, EventHandler } from './fanout.ts'
 export { MAX_HEAD_FILL, MAX_LOG_FILL_BLOCKS } from './replay.ts'
+
+/** Each family's replay rule by kind (the catalogs'), read once per node subscription. */
+const REPLAYS: Readonly<Record<ChainFamily, ReadonlyMap<SubscriptionKindName, SubscriptionKind['replay']>>> = {
+  evm: new Map(subscriptionKinds('evm').map((k) => [k.kind, k.replay])),
+  solana: new Map(subscriptionKinds('solana').map((k) => [k.kind, k.replay])),
+}
 
 export interface NodeSubscription {
   /**
@@ -126,7 +133,9 @@ export interface Listener extends FanoutListener {
 export interface Shared {
   key: string
   params: unknown[]
-  kind: string
+  kind: SubscriptionKindName
+  /** What is replayed after a lost node connection: its kind's rule in the family's catalog. */
+  replay: SubscriptionKind['replay']
   listeners: Set<Listener>
   /** Subscribed at a node (false while the first eth_subscribe is under way). */
   live: boolean
@@ -207,7 +216,9 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
         const created: Shared = {
           key,
           params,
-          kind: String(params[0]),
+          // The kind first: checked against the family's catalog by the caller (client-subscriptions).
+          kind: params[0] as SubscriptionKindName,
+          replay: REPLAYS[protocol.family].get(params[0] as SubscriptionKindName),
           listeners: new Set(),
           live: false,
           ready: Promise.resolve(),
@@ -241,7 +252,7 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
               if (conn.dead && !link.closed && !(err instanceof NodeRpcError)) continue
               throw err
             }
-            if (protocol.family === 'evm' && created.kind === 'logs' && created.firstBlock === undefined) {
+            if (created.replay === 'logs' && created.firstBlock === undefined) {
               const head = toBig(await call(conn, 'eth_blockNumber', []).catch(() => undefined))
               if (head !== undefined) created.firstBlock = head + 1n
             }

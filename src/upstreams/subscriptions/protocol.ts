@@ -14,6 +14,7 @@
  *   cluster a node is on is the pool's finding (getGenesisHash over HTTP), a quiet one is asked getVersion (the one
  *   call besides subscriptions a validator's PubSub answers).
  */
+import type { SubscriptionKindName } from '../../methods/catalog.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import { isHex } from '../../shared/hex.ts'
 import { FAMILY_RULES } from '../pool/family-rules.ts'
@@ -23,7 +24,7 @@ export interface SubscriptionProtocol {
   /** The node call that opens the shared subscription of `params`. */
   subscribe(params: unknown[]): { method: string; params: unknown[] }
   /** The node call that ends the node subscription `nodeId` (as `nodeIdOf` keyed it) of `kind`. */
-  unsubscribe(kind: string, nodeId: string): { method: string; params: unknown[] }
+  unsubscribe(kind: SubscriptionKindName, nodeId: string): { method: string; params: unknown[] }
   /** The node's subscription id in its answer to `subscribe`, as the hub keys it. */
   nodeIdOf(result: unknown): string
   /** A notification's node subscription id, or undefined when the message is not one of this family's. */
@@ -129,7 +130,7 @@ export const PROTOCOLS: Readonly<Record<ChainFamily, SubscriptionProtocol>> = {
  * reached the commitment asked (the node drops it, https://solana.com/docs/rpc/websocket/signaturesubscribe); a
  * `receivedSignature` notification (enableReceivedNotification) comes before that one and does not end it.
  */
-export function isFinalNotification(family: ChainFamily, kind: string, result: unknown): boolean {
+export function isFinalNotification(family: ChainFamily, kind: SubscriptionKindName, result: unknown): boolean {
   return (
     family === 'solana' &&
     kind === 'signature' &&

@@ -144,14 +144,14 @@ export function createReplay(network: string, opts: QueueOptions): Replay {
 
   /** After a switch: what the client missed, from the new node. */
   const sync = async (conn: Conn, s: Shared) => {
-    if (s.kind === 'newHeads') {
+    if (s.replay === 'heads') {
       if (s.lastHead === undefined) return
       s.catchingUp = true
       const head = toBig(await call(conn, 'eth_blockNumber', []))
       if (head !== undefined && head > s.lastHead) await fillHeads(conn, s, s.lastHead + 1n, head)
       return
     }
-    if (s.kind !== 'logs' || s.resumeFrom === undefined) return
+    if (s.replay !== 'logs' || s.resumeFrom === undefined) return
     const head = toBig(await call(conn, 'eth_blockNumber', []))
     if (head === undefined) return
     if (head < s.resumeFrom) {
@@ -199,8 +199,8 @@ export function createReplay(network: string, opts: QueueOptions): Replay {
   }
 
   const deliver = (conn: Conn, s: Shared, result: unknown) => {
-    if (s.kind === 'newHeads') run(s, () => onHead(conn, s, result))
-    else if (s.kind === 'logs') run(s, () => onLog(s, result as never))
+    if (s.replay === 'heads') run(s, () => onHead(conn, s, result))
+    else if (s.replay === 'logs') run(s, () => onLog(s, result as never))
     else run(s, () => emit(s, result))
   }
 

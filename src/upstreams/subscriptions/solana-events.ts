@@ -14,6 +14,7 @@
  *   moment of a failover) are not replayed: a validator notifies on change only and keeps no history to ask for;
  * - the unstable kinds (block, vote, slotsUpdates): passed on as they come.
  */
+import type { SubscriptionKindName } from '../../methods/catalog.ts'
 import type { Conn } from './node-calls.ts'
 import { isFinalNotification } from './protocol.ts'
 import { createQueue, type Replay } from './replay.ts'
@@ -26,14 +27,14 @@ const contextSlot = (result: unknown): number | undefined => {
 }
 
 /** What one notification of a slot is about: a program's account, a transaction's logs (an account: itself). */
-const itemOf = (kind: string, result: unknown): string => {
+const itemOf = (kind: SubscriptionKindName, result: unknown): string => {
   const value = (result as { value?: { pubkey?: unknown; signature?: unknown } } | null | undefined)?.value
   return String((kind === 'program' ? value?.pubkey : kind === 'logs' ? value?.signature : '') ?? '')
 }
 
 const CHANGES = new Set(['account', 'program', 'logs'])
 
-const slotOf = (kind: string, result: unknown): number | undefined => {
+const slotOf = (kind: SubscriptionKindName, result: unknown): number | undefined => {
   const slot = kind === 'slot' ? (result as { slot?: unknown } | null | undefined)?.slot : result
   return Number.isSafeInteger(slot) ? (slot as number) : undefined
 }

@@ -1,8 +1,9 @@
 /**
- * Methods the wallet answers itself inside wallet_invokeMethod; every other granted method goes to the scope's
- * chain through ChainAccess.
+ * Methods the wallet answers itself inside wallet_invokeMethod (exactly the EVM catalog's wallet-answered methods:
+ * ./local-methods.ts); every other granted method goes to the scope's chain through ChainAccess.
  */
 import type { LocalMethod } from './context.ts'
+import { localMethodsFor } from './local-methods.ts'
 import { signTypedDataV4 } from './eth_signTypedData_v4.ts'
 import { sendTransaction } from './eth_sendTransaction.ts'
 import { ethSubscribe } from './eth_subscribe.ts'
@@ -12,7 +13,7 @@ import { walletAddEthereumChain } from './wallet_addEthereumChain.ts'
 
 export const WALLET_CLIENT_VERSION = 'chaingate/0.1.0'
 
-export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
+export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = localMethodsFor('evm', {
   personal_sign: personalSign,
   eth_signTypedData_v4: signTypedDataV4,
   eth_sendTransaction: sendTransaction,
@@ -21,6 +22,6 @@ export const LOCAL_METHODS: Readonly<Record<string, LocalMethod>> = {
   wallet_addEthereumChain: walletAddEthereumChain,
   web3_clientVersion: async () => WALLET_CLIENT_VERSION,
   eth_chainId: async (ctx) => `0x${ctx.chainId!.toString(16)}`,
-}
+})
 
 export type { LocalMethod, LocalMethodContext } from './context.ts'

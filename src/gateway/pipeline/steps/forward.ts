@@ -7,6 +7,7 @@
 import type { MaybePromise } from '../../../shared/types.ts'
 import { ChaingateError, errors } from '../../../errors/index.ts'
 import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../../jsonrpc/envelope.ts'
+import { RANGE_SCAN_METHOD } from '../../../methods/catalog.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
 import type { UpstreamAnswer } from '../../../upstreams/pool/pool.ts'
 import type { CallLayers } from '../../layers/layers.ts'
@@ -119,10 +120,10 @@ function withLayers(
     // Not cached or shared (a batch goes as one body), but a write in it invalidates what the cache knows.
     l.sawCalls(calls.map((c) => c.method))
     // eth_getLogs range caps hold in a batch too (it is not split): a refused call is left out of the body.
-    if (calls.some((c) => c.method === 'eth_getLogs')) {
+    if (calls.some((c) => c.method === RANGE_SCAN_METHOD)) {
       const keep: number[] = []
       calls.forEach((c, j) => {
-        const refused = c.method === 'eth_getLogs' ? l.batchLogsRefusal(c) : undefined
+        const refused = c.method === RANGE_SCAN_METHOD ? l.batchLogsRefusal(c) : undefined
         if (refused === undefined) return void keep.push(j)
         failures[at[j]!] = refused
         answers[at[j]!] = c.hasId ? serializeError(c.id, toErrorObject(refused)) : undefined
@@ -172,7 +173,7 @@ async function sendMany(
         })
       else if ('error' in a) answers[i] = serializeError(call.id, a.error as never)
       else {
-        const over = call.method === 'eth_getLogs' ? l?.batchLogsOverCap(call, a.result) : undefined
+        const over = call.method === RANGE_SCAN_METHOD ? l?.batchLogsOverCap(call, a.result) : undefined
         if (over === undefined) answers[i] = serializeResult(call.id, a.result)
         else {
           failures[i] = over

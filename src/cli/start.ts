@@ -61,11 +61,8 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     return 1
   }
   if (options.logRequests === 'off') config.log.requests = false
-  const log = createServiceLog({
-    level: config.log.level,
-    to: logDestination(config, options),
-    file: join(dataDir, 'logs', 'chaingate.log'),
-  })
+  const logTo = logDestination(config, options)
+  const log = createServiceLog({ level: config.log.level, to: logTo, file: join(dataDir, 'logs', 'chaingate.log') })
   // Looked up while the chains start; the answer orders the URLs in the banner.
   const hostsResolve = Promise.all(config.networks.map((n) => resolves(n.hosts?.[0] ?? `${n.name}.localhost`)))
 
@@ -141,7 +138,9 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
       'counters in Redis; SIGHUP reloads the config, SIGUSR2 restarts them one at a time'
     banner = banner.replace(/^( {2}gateway: .*)$/m, `$1\n${line}`)
   }
-  process.stdout.write(banner)
+  // With the log on stdout, stdout stays pure JSON lines (what a log shipper parses); the banner goes to stderr.
+  const bannerTo = logTo === 'stdout' ? process.stderr : process.stdout
+  bannerTo.write(banner)
   return -1 // keep running
 }
 

@@ -8,6 +8,7 @@
  * client sending random method names cannot blow up the label set.
  */
 import { Registry, collectDefaultMetrics } from 'prom-client'
+import type { LimitCode } from '../errors/registry.ts'
 import { ALL_METHODS } from '../methods/catalog.ts'
 import { methodLabel } from '../methods/labels.ts'
 
@@ -23,6 +24,14 @@ const METHOD_CLASSES: ReadonlyMap<string, string> = new Map([...ALL_METHODS].map
 export const methodClass = (method: string): string =>
   method === 'batch' ? 'batch' : (METHOD_CLASSES.get(method) ?? 'other')
 
+/** Why a request was refused for its credits (chaingate_credits_refused_total's `reason`: the code, lower case). */
+const LIMIT_CODES: readonly LimitCode[] = [
+  'DAILY_CREDITS_EXHAUSTED',
+  'KEY_DAILY_CREDITS_EXHAUSTED',
+  'ACCOUNT_THROUGHPUT_EXCEEDED',
+  'KEY_THROUGHPUT_EXCEEDED',
+]
+
 export interface Metrics {
   call(network: string, method: string, outcome: string): void
   /** A client's HTTP request, from its arrival to its answer written (chaingate_request_duration_seconds). */
@@ -30,6 +39,8 @@ export interface Metrics {
   /** The running config's version, read when scraped (chaingate_config_info): a reload changes the label. */
   watchConfigVersion(version: () => string): void
   upstreamLatency(network: string, seconds: number): void
+  /** A request refused by a credit limit (the account's day or rate, or the key's own), for any transport. */
+  creditsRefused(network: string, code: LimitCode): void
   credits(network: string, credits: number): void
   /** A call the gateway answered without an upstream request of its own: from the cache, or a shared call in flight. */
   served(network: string, source: 'cache' | 'dedup'): void
@@ -123,6 +134,8 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const last = { network: '', method: '', byOutcome: undefined as Map<string, number> | undefined }
   const latency = new Map<string, Histogram>()
   const creditsCharged = new Map<string, number>()
+  // network → count per LIMIT_CODES index
+  const refusedByLimit = new Map<string, Float64Array>()
   let wsOpened = 0
   let wsOpen = 0
   // network → source → count
@@ -189,6 +202,18 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
   registry.registerMetric(
     collector('chaingate_credits_charged_total', 'Credits charged, by network', 'counter', () =>
       [...creditsCharged].map(([network, value]) => ({ labels: { network }, value })),
+    ) as never,
+  )
+  registry.registerMetric(
+    collector(
+      'chaingate_credits_refused_total',
+      'Requests refused by a credit limit, by network and reason (daily_credits_exhausted, ' +
+        'key_daily_credits_exhausted, account_throughput_exceeded, key_throughput_exceeded)',
+      'counter',
+      () =>
+        [...refusedByLimit].flatMap(([network, counts]) =>
+          LIMIT_CODES.map((code, i) => ({ labels: { network, reason: code.toLowerCase() }, value: counts[i]! })),
+        ),
     ) as never,
   )
   registry.registerMetric(
@@ -334,6 +359,12 @@ export function createMetrics(knownMethods: Iterable<string>): Metrics {
       let h = byOutcome.get(outcome)
       if (h === undefined) byOutcome.set(outcome, (h = newHistogram()))
       observe(h, seconds)
+    },
+    creditsRefused(network, code) {
+      let counts = refusedByLimit.get(network)
+      if (counts === undefined) refusedByLimit.set(network, (counts = new Float64Array(LIMIT_CODES.length)))
+      const i = LIMIT_CODES.indexOf(code)
+      counts[i] = counts[i]! + 1
     },
     watchConfigVersion(version) {
       configVersion = version

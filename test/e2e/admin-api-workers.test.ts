@@ -48,7 +48,7 @@ describeWithServices(['redis'], 'admin API with --workers 2', () => {
     })
     const cg = await startChaingate(['--config', file, '--data-dir', data, '--workers', '2'], { timeoutMs: 120_000 })
     const base = cg.banner.gatewayUrl
-    expect(cg.stdout()).toContain(`  admin API: ${base}/admin/v1  (bearer token: admin.token; docs/admin-api.md)`)
+    expect(cg.bannerText()).toContain(`  admin API: ${base}/admin/v1  (bearer token: admin.token; docs/admin-api.md)`)
     // Fresh connections: each admin call may land on either worker.
     const api = adminClient(base, ADMIN_TOKEN, { connection: 'close' })
     for (let i = 0; i < 4; i++) expect((await api.get('/plans')).status).toBe(200)

@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { afterAll, describe, expect, it } from 'vitest'
 import { resolves } from '../../src/networks/name-resolution.ts'
 import {
+  BANNER_END,
   chainProcesses,
   cleanupProcesses,
   removeDirs,
@@ -129,15 +130,24 @@ describe('chaingate start', { timeout: 240_000 }, () => {
     expect(existsSync(join(data, 'chaingate.lock'))).toBe(false)
   })
 
-  it('--log-requests stdout prints request lines on the terminal instead', async () => {
+  it('--log-requests stdout prints request lines on stdout, pure JSON lines, and the banner on stderr', async () => {
     const dir = newDir()
     const cg = await startChaingate(
       ['--config', config(dir), '--data-dir', join(dir, 'data'), '--log-requests', 'stdout'],
       { timeoutMs: 90_000 },
     )
-    expect(cg.stdout()).not.toContain('  log:')
+    expect(cg.stderr()).toContain(BANNER_END)
+    expect(cg.bannerText()).not.toContain('  log:')
     await rpc(`${cg.banner.gatewayUrl}/networks/devnet-a/v3/${cg.banner.devKey}`, 'eth_chainId')
     await waitFor(() => cg.stdout().includes('"method":"eth_chainId"'), 15_000, 'the request line on stdout')
+    // What a log shipper reads: every stdout line is one JSON object, the banner nowhere in it.
+    const lines = cg
+      .stdout()
+      .split('\n')
+      .filter((l) => l !== '')
+    expect(lines.length).toBeGreaterThan(1)
+    for (const l of lines) expect(() => JSON.parse(l), l).not.toThrow()
+    expect(cg.stdout()).not.toContain(BANNER_END)
     expect((await cg.signal('SIGTERM')).code).toBe(0)
   })
 

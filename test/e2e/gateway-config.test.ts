@@ -131,8 +131,8 @@ networks:
       expect(cg.banner.networks).toEqual({
         jsonnet: { chainId: 4242, host: `jsonnet.localhost:${new URL(cg.banner.gatewayUrl).port}` },
       })
-      expect(cg.stdout()).toContain(`config ${file}`)
-      expect(cg.stdout()).toContain('account json@example.com, plan team')
+      expect(cg.bannerText()).toContain(`config ${file}`)
+      expect(cg.bannerText()).toContain('account json@example.com, plan team')
       expect(await rpcResult(cg.banner.endpoints.jsonnet!, 'eth_chainId')).toBe('0x1092')
     } finally {
       const exit = await cg.signal('SIGTERM', 20_000)

@@ -132,6 +132,19 @@ describe('credits, plans and limits', () => {
     expect((await s.rpc(call('eth_chainId'), { key: key.key })).status).toBe(200)
   })
 
+  it('/metrics counts the refusals above by network and reason', async () => {
+    const text = await (await fetch(`${s.url}/metrics`)).text()
+    const refused = (reason: string) =>
+      Number(
+        new RegExp(`chaingate_credits_refused_total\\{network="devnet-a",reason="${reason}"\\} (\\d+)`).exec(text)?.[1],
+      )
+    // The day's balance: a call and a batch, then the second key of an account; one of each other limit.
+    expect(refused('daily_credits_exhausted')).toBe(3)
+    expect(refused('account_throughput_exceeded')).toBe(1)
+    expect(refused('key_throughput_exceeded')).toBe(1)
+    expect(refused('key_daily_credits_exhausted')).toBe(1)
+  })
+
   it('under concurrent load the charged total equals the sum of what each answer cost, in memory and in the ledger', async () => {
     nowMs += 10_000
     const { account, key } = await s.newKey('team')

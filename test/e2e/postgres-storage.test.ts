@@ -203,7 +203,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     })
     const cg = await startChaingate(['--config', cfg])
     try {
-      expect(cg.stdout()).toMatch(/^ {2}database: {2}PostgreSQL postgres:\/\/postgres:\*\*\*@/m)
+      expect(cg.bannerText()).toMatch(/^ {2}database: {2}PostgreSQL postgres:\/\/postgres:\*\*\*@/m)
       expect(cg.stdout() + cg.stderr()).not.toContain('hunter2-never-printed')
       let charged = 0
       for (let i = 0; i < 5; i++) {

@@ -132,8 +132,8 @@ describeWithServices(['redis'], 'chaingate start --workers N', () => {
       log: { requests: false },
     })
     const cg = await startChaingate(['--config', file, '--data-dir', data, '--workers', '2'], { timeoutMs: 120_000 })
-    const pids = /workers:\s+2 gateway processes \(pids (\d+), (\d+)\)/.exec(cg.stdout())
-    expect(pids, cg.stdout()).not.toBeNull()
+    const pids = /workers:\s+2 gateway processes \(pids (\d+), (\d+)\)/.exec(cg.bannerText())
+    expect(pids, cg.bannerText()).not.toBeNull()
     const workerPids = [Number(pids![1]), Number(pids![2])]
     // The primary and two workers; the embedded chain runs once (anvil and its guard shell), not per worker.
     expect(

@@ -105,6 +105,7 @@ export async function runCli(
   children.add(child)
   let stdout = ''
   let stderr = ''
+  const bannerText = () => (stderr.includes(BANNER_END) ? stderr : stdout)
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   const timeoutMs = opts.timeoutMs ?? 20_000
@@ -175,6 +176,8 @@ export interface Chaingate {
   banner: Banner
   stdout(): string
   stderr(): string
+  /** The stream the banner is on: stderr when the log goes to stdout (docs/config.md, log.destination), else stdout. */
+  bannerText(): string
   exited: Promise<Exit>
   /** Sends a signal and waits (bounded) for the exit; throws if it did not exit in time. */
   signal(signal: NodeJS.Signals, timeoutMs?: number): Promise<Exit>
@@ -188,6 +191,7 @@ export async function startChaingate(args: string[], opts: { timeoutMs?: number 
   children.add(child)
   let stdout = ''
   let stderr = ''
+  const bannerText = () => (stderr.includes(BANNER_END) ? stderr : stdout)
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   const exited = exitOf(child).then((e) => {
@@ -196,7 +200,7 @@ export async function startChaingate(args: string[], opts: { timeoutMs?: number 
   })
   const timeoutMs = opts.timeoutMs ?? 30_000
   const ready = await Promise.race([
-    waitFor(() => stdout.includes(BANNER_END), timeoutMs, 'the start banner', 50).then(() => 'ready' as const),
+    waitFor(() => bannerText().includes(BANNER_END), timeoutMs, 'the start banner', 50).then(() => 'ready' as const),
     exited.then((e) => e),
   ]).catch((err: Error) => err)
   if (ready !== 'ready') {
@@ -212,10 +216,11 @@ export async function startChaingate(args: string[], opts: { timeoutMs?: number 
     pid: child.pid!,
     // Parsed when asked: a production config (devAccount: null) prints no dev key to parse.
     get banner() {
-      return parseBanner(stdout)
+      return parseBanner(bannerText())
     },
     stdout: () => stdout,
     stderr: () => stderr,
+    bannerText,
     exited,
     async signal(signal, ms = 20_000) {
       child.kill(signal)

@@ -157,6 +157,7 @@ export function createSettle(deps: SettleDeps): Settle {
         now,
       )
       for (const m of methods) metrics.call(network, m, `http_${s}`)
+      metrics.creditsRefused(network, code)
     },
     envelope(entry, network, credits, now) {
       ledger.record(

@@ -12,6 +12,7 @@ import { creditsUsedToday, dailyCredits } from '../../usage/queries.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { checkLogin } from '../auth/set-password.ts'
 import { hashPassword, passwordProblem } from '../auth/passwords.ts'
+import { emailSubject } from '../auth/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'
 import { noteActor } from '../middleware/audit.ts'
@@ -167,7 +168,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       sendPage(reply, status, loginPage(preloginCtx(req, reply, '/login', { kind: 'error', message }), { email, next }))
     if (!preloginPostOk(req)) return again(403, 'The form expired. Try again.')
     // Counted now, before the ~70 ms password check, so parallel guesses see each other.
-    const admitted = await dash.loginLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.loginLimiter.begin([emailSubject(email), `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       logger.warn({ ip: req.ip }, 'dashboard login rate limited')
       const seconds = retryAfter(reply, admitted.waitMs)
@@ -178,7 +179,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       logger.info({ ip: req.ip }, 'dashboard login failed')
       return again(401, 'The email or password is wrong.')
     }
-    dash.loginLimiter.forgive(admitted.attempt, `email:${email}`)
+    dash.loginLimiter.forgive(admitted.attempt, emailSubject(email))
     // Told only after the right password, so the form does not say which accounts are disabled.
     if ((await dash.accounts.get(accountId))?.disabledAt != null) {
       logger.info({ accountId }, 'dashboard login of a disabled account refused')

@@ -9,6 +9,7 @@ import type { Account } from '../../accounts/repository.ts'
 import { parseRefusalRate, parseThresholds, webhookChangeSummary } from '../../alerts/settings.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts'
+import { emailSubject } from '../auth/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { noteChange } from '../middleware/audit.ts'
 import { checkPost } from '../middleware/csrf.ts'
@@ -68,7 +69,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     account: Account,
     password: string,
   ): Promise<boolean> => {
-    const subject = `email:${account.email}`
+    const subject = emailSubject(account.email)
     const admitted = await dash.loginLimiter.begin([subject, `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)

@@ -146,6 +146,22 @@ describe('teams', () => {
     expect(demote.body).toContain('last owner')
   })
 
+  test('the last owner of a team with other members cannot delete their account until ownership moves', async () => {
+    const owner = await signedUp()
+    const member = await signedUp()
+    await createTeam(owner, 'Stays owned')
+    await join(owner, member, 'developer')
+    const remove = { confirm: 'yes', password: PASSWORD }
+    const refused = await owner.submit('/account', '/account/delete', remove)
+    expect(refused.statusCode).toBe(409)
+    expect(refused.body).toContain('last owner of team &quot;Stays owned&quot;')
+    expect((await owner.get('/keys')).statusCode).toBe(200) // still there, still logged in
+    const promote = await owner.submit('/team', `/team/members/${member.account.id}/role`, { role: 'owner' })
+    expect(promote.statusCode).toBe(303)
+    expect((await owner.submit('/account', '/account/delete', remove)).statusCode).toBe(303)
+    expect((await member.get('/team')).body).toContain('Stays owned')
+  })
+
   test('an invitation link used by another account is refused; a team name cannot carry a header', async () => {
     const alice = await signedUp()
     const bob = await signedUp()

@@ -158,7 +158,13 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
         message: 'Tick the confirmation box to delete the account.',
       })
     if (!(await passwordOk(req, reply, who.account, field(req.body, 'password')))) return reply
-    const { revokedKeys } = await dash.accounts.delete(who.account.id, clock.now())
+    let revokedKeys: number
+    try {
+      ;({ revokedKeys } = await dash.accounts.delete(who.account.id, clock.now()))
+    } catch (err) {
+      if (!isChaingateError(err) || err.code !== 'CONFLICT') throw err
+      return render(req, reply, who.account, 409, { kind: 'error', message: `Not deleted: ${err.message}` })
+    }
     await endSession(dash, who.session, reply)
     logger.info({ accountId: who.account.id, revokedKeys }, 'dashboard account deleted')
     return reply.redirect('/login?deleted=done', 303)

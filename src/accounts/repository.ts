@@ -178,6 +178,41 @@ export function createAccountsRepository(db: Db, plans: Record<string, unknown>)
     },
     async delete(id, nowMs) {
       const revokedKeys = await db.transaction().execute(async (tx) => {
+        // A shared team with other members keeps an owner: its last owner hands ownership on (or deletes it) first.
+        const stranded = await tx
+          .selectFrom('team_members as m')
+          .innerJoin('teams as t', 't.id', 'm.team_id')
+          .select('t.name')
+          .where('m.account_id', '=', id)
+          .where('m.role', '=', 'owner')
+          .where('m.team_id', '!=', id)
+          .where((eb) =>
+            eb.not(
+              eb.exists(
+                eb
+                  .selectFrom('team_members as o')
+                  .select('o.account_id')
+                  .whereRef('o.team_id', '=', 'm.team_id')
+                  .where('o.role', '=', 'owner')
+                  .where('o.account_id', '!=', id),
+              ),
+            ),
+          )
+          .where((eb) =>
+            eb.exists(
+              eb
+                .selectFrom('team_members as x')
+                .select('x.account_id')
+                .whereRef('x.team_id', '=', 'm.team_id')
+                .where('x.account_id', '!=', id),
+            ),
+          )
+          .execute()
+        if (stranded.length > 0)
+          throw errors.conflict(
+            `the account is the last owner of team ${stranded.map((t) => `"${t.name}"`).join(', ')}, which has ` +
+              'other members: make another member owner first (or delete the team), then delete the account',
+          )
         // "deleted:<id>" has no @, so it is never an email a sign-up or the CLI could claim.
         const r = await tx
           .updateTable('accounts')

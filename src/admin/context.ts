@@ -11,6 +11,7 @@ import { errors } from '../errors/index.ts'
 import type { ApiKey, KeysRepository } from '../keys/repository.ts'
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
+import type { DashboardLimiters } from '../dashboard/auth/login-limiter.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface AdminLogger {
@@ -28,6 +29,11 @@ export interface AdminDeps {
   keys: KeysRepository
   networks: NetworkRegistry
   pools: Map<string, UpstreamPool>
+  /**
+   * The dashboard's log-in limiters of this process (in Redis with redis.url): the unlock clears them; unset:
+   * `POST /accounts/:id/unlock` answers 503.
+   */
+  limiters?: Pick<DashboardLimiters, 'login'> | undefined
   /**
    * Reloads this process's key snapshot: a change serves here before its answer is sent (others poll or get a
    * push).

@@ -41,6 +41,12 @@ export const AccountSessions = z.object({
   ),
 })
 export const TwoFactorReset = z.object({ reset: z.boolean().describe('false: two-factor log-in was not set up') })
+export const AccountUnlock = z.object({
+  cleared: z.boolean().describe('false: no failed log-ins were counted for its email'),
+  scope: z
+    .enum(['redis', 'process'])
+    .describe('redis: cleared for every replica; process: only in the process that answered (no redis.url)'),
+})
 
 export const CreateAccount = z.object({
   email: z.string().min(3).max(320),

@@ -49,6 +49,7 @@ import { everywhere, type ReloadEverywhere, reloadOverRedis, reloadThroughDataDi
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
 import { keepTickShape } from '../shared/object-shapes.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
+import { createDashboardLimiters } from '../dashboard/auth/login-limiter.ts'
 
 export interface AppOptions {
   config: Config
@@ -186,7 +187,9 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
     // Mail goes out through SMTP when configured; otherwise it lands in <dataDir>/mail/ (docs/config.md, `mail`).
     const mailer = createMailer(config.mail, { dataDir, logger })
     stops.add('mailer', () => mailer.close())
-    const core = { config, logger, clock, database, networks, redis, mailer, ...tenancy }
+    // Made once per process: the dashboard counts log-ins in them, the admin API's unlock clears them.
+    const limiters = createDashboardLimiters(config.dashboard, redis)
+    const core = { config, logger, clock, database, networks, redis, mailer, limiters, ...tenancy }
     // The reloader is made once the listener exists; /healthz asks it for the config version.
     let reloader: ReturnType<typeof createReloader> | undefined
     const notStarted = async (): Promise<never> => {

@@ -1,12 +1,14 @@
 /**
- * `chaingate account set-plan`, `account set-role`, `account disable|enable`, `account confirm` and
- * `account reset-2fa`: the operator's account commands (docs/dashboard.md, "Operators"). Each prints the changed
- * account (`--json`: the account object).
+ * `chaingate account set-plan`, `account set-role`, `account disable|enable`, `account confirm`,
+ * `account reset-2fa` and `account unlock`: the operator's account commands (docs/dashboard.md, "Operators"). Each
+ * prints the changed account (`--json`: the account object) or what was done.
  */
 import { createSessionsRepository } from '../accounts/login-repository.ts'
 import type { AccountRole, AccountsRepository, Account } from '../accounts/repository.ts'
 import { createTwoFactorRepository } from '../accounts/two-factor-repository.ts'
+import type { Config } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
+import { UsageError } from './usage-error.ts'
 
 export interface AccountCommandIo {
   json: boolean
@@ -88,4 +90,41 @@ export async function resetTwoFactorCommand(db: Db, account: Account, io: Accoun
         : `${account.email} had no two-factor log-in`,
   )
   return 0
+}
+
+/**
+ * Clears the failed log-ins counted for the account's email. They live in Redis only with `redis.url`; without it
+ * each running process counts in its own memory, which a command cannot reach: it says so and changes nothing.
+ */
+export async function unlockCommand(config: Config, account: Account, io: AccountCommandIo): Promise<number> {
+  if (!config.redis.url)
+    throw new UsageError(
+      'without redis.url the log-in limits live in the memory of each running chaingate process: unlock through ' +
+        `the running server's admin API (POST /admin/v1/accounts/${account.id}/unlock), or wait for the ` +
+        'one-minute window to pass',
+    )
+  const [{ connectRedis }, { createDashboardLimiters, unlockLogins }] = await Promise.all([
+    import('../redis/connection.ts'),
+    import('../dashboard/auth/login-limiter.ts'),
+  ])
+  const redis = await connectRedis({
+    url: config.redis.url,
+    prefix: config.redis.keyPrefix,
+    commandTimeoutMs: config.redis.commandTimeoutMs,
+  })
+  try {
+    if (redis.unreachableAtStart !== undefined)
+      throw new Error(`Redis cannot be reached (${redis.unreachableAtStart}): nothing was cleared; try again`)
+    const cleared = await unlockLogins(createDashboardLimiters(config.dashboard, redis), account.email)
+    io.out(
+      io.json
+        ? JSON.stringify({ account: account.id, cleared, scope: 'redis' })
+        : cleared
+          ? `${account.email} can log in again at once (its failed log-ins were cleared on every replica)`
+          : `${account.email} had no failed log-ins counted`,
+    )
+    return 0
+  } finally {
+    await redis.close()
+  }
 }

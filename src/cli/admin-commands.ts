@@ -30,6 +30,7 @@ export async function adminCommand(
     'account enable',
     'account confirm',
     'account reset-2fa',
+    'account unlock',
     'key create',
     'key list',
     'key show',
@@ -131,6 +132,10 @@ export async function adminCommand(
           const commands = await import('./account-commands.ts')
           if (sub === 'confirm') return commands.confirmCommand(accounts, a, now, ctx)
           return commands.resetTwoFactorCommand(database.db, a, ctx)
+        }
+        case 'account unlock': {
+          const a = await needAccount(rest[0])
+          return (await import('./account-commands.ts')).unlockCommand(config, a, ctx)
         }
         case 'account set-password': {
           const a = await needAccount(rest[0])
@@ -306,6 +311,7 @@ const AUDITED = new Set([
   'account enable',
   'account confirm',
   'account reset-2fa',
+  'account unlock',
   'key create',
   'key enable-network',
   'key disable-network',

@@ -41,6 +41,8 @@ Accounts and keys
   account disable <account>               refuse its keys and dashboard log-in (enable <account> undoes it)
   account confirm <account>               mark a sign-up's email confirmed (it can then create keys)
   account reset-2fa <account>             turn two-factor log-in off for a locked-out user (audited)
+  account unlock <account>                clear its failed log-ins counted in Redis (redis.url; without it,
+                                          POST /admin/v1/accounts/:id/unlock on the running server)
   key create --account A [--name N] [--networks a,b]
                                           create a key (all networks enabled unless --networks)
   key list [--account A] [--all]          list keys (--all includes revoked ones)
@@ -83,7 +85,18 @@ const OPTIONS_SECTION = HELP.slice(HELP.indexOf('Options (every command)'))
 
 /** Sub-commands per command (the first words of the help lines), for suggestions. */
 export const SUBCOMMANDS: Record<string, readonly string[]> = {
-  account: ['create', 'list', 'set-plan', 'set-role', 'set-password', 'disable', 'enable'],
+  account: [
+    'create',
+    'list',
+    'set-plan',
+    'set-role',
+    'set-password',
+    'disable',
+    'enable',
+    'confirm',
+    'reset-2fa',
+    'unlock',
+  ],
   key: ['create', 'list', 'show', 'enable-network', 'disable-network', 'limits', 'rename', 'revoke', 'move'],
   team: ['list', 'members'],
   config: ['validate', 'show'],

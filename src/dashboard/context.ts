@@ -14,7 +14,7 @@ import { createKeysRepository, type ApiKey, type KeysRepository } from '../keys/
 import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
-import { createAttemptLimiter, createRedisAttemptLimiter, type AttemptLimiter } from './auth/login-limiter.ts'
+import { createDashboardLimiters, type AttemptLimiter, type DashboardLimiters } from './auth/login-limiter.ts'
 import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/logins.ts'
 import { currentTeam } from './middleware/team.ts'
@@ -57,6 +57,8 @@ export interface DashboardDeps {
   keys?: KeysRepository
   /** The shared Redis (config redis.url): log-in and sign-up limits then hold across replicas. */
   redis?: RedisConnection | undefined
+  /** The process's limiters, shared with the admin API's unlock; made here (on `redis`) when omitted. */
+  limiters?: DashboardLimiters | undefined
   /** Outgoing mail (src/mail): sign-up confirmation, password reset, invitations, notices. */
   mailer: MailSender
 }
@@ -119,8 +121,7 @@ export function createDash(deps: DashboardDeps): Dash {
   const networkNames = deps.config.networks.map((n) => n.name)
   const accounts = deps.accounts ?? createAccountsRepository(db, deps.config.plans)
   const keys = deps.keys ?? createKeysRepository(db, { networks: networkNames, plans: deps.config.plans })
-  const limiter = (name: string, opts: { maxAttempts: number; windowMs: number }) =>
-    deps.redis ? createRedisAttemptLimiter(deps.redis, name, opts) : createAttemptLimiter(opts)
+  const limiters = deps.limiters ?? createDashboardLimiters(cfg, deps.redis)
   const dash: Dash = {
     deps,
     cfg,
@@ -138,9 +139,9 @@ export function createDash(deps: DashboardDeps): Dash {
     get networkNames() {
       return deps.config.networks.map((n) => n.name)
     },
-    loginLimiter: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
-    signupLimiter: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
-    resetLimiter: limiter('reset', { maxAttempts: cfg.resetsPerHour, windowMs: 3_600_000 }),
+    loginLimiter: limiters.login,
+    signupLimiter: limiters.signup,
+    resetLimiter: limiters.reset,
     linkTokens: createLinkTokens(db),
     mailer: deps.mailer,
     twoFactor: createTwoFactorRepository(db),

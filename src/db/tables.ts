@@ -310,8 +310,6 @@ export interface TeamInvitationsTable {
   team_id: string
   email: string
   role: string
-  /** sha256 of the link's token. */
-  token_hash: string
   invited_by: string
   created_at: number
   expires_at: number

@@ -152,7 +152,12 @@ export const ERROR_REGISTRY = {
   NOT_FOUND: spec(null, 404, 'free', 'no such account, key or session'),
   CONFLICT: spec(null, 409, 'free', 'the change conflicts with existing data'),
   VALIDATION: spec(null, 400, 'free', 'an invalid value in a command or form'),
-  NOT_AVAILABLE: spec(null, 503, 'free', 'an admin API feature this process does not run (reload)'),
+  NOT_AVAILABLE: spec(
+    null,
+    503,
+    'free',
+    'an admin API feature this process cannot do now (reload; unlock while Redis is unreachable)',
+  ),
   INVALID_INPUT: spec(null, 422, 'free', 'an admin API call with an invalid value: the answer names the field'),
 } as const satisfies Record<string, ErrorSpec>
 

@@ -146,6 +146,67 @@ describe('teams', () => {
     expect(demote.body).toContain('last owner')
   })
 
+  test('the last owner of a team with other members cannot delete their account until ownership moves', async () => {
+    const owner = await signedUp()
+    const member = await signedUp()
+    await createTeam(owner, 'Stays owned')
+    await join(owner, member, 'developer')
+    const remove = { confirm: 'yes', password: PASSWORD }
+    const refused = await owner.submit('/account', '/account/delete', remove)
+    expect(refused.statusCode).toBe(409)
+    expect(refused.body).toContain('last owner of team &quot;Stays owned&quot;')
+    expect((await owner.get('/keys')).statusCode).toBe(200) // still there, still logged in
+    const promote = await owner.submit('/team', `/team/members/${member.account.id}/role`, { role: 'owner' })
+    expect(promote.statusCode).toBe(303)
+    expect((await owner.submit('/account', '/account/delete', remove)).statusCode).toBe(303)
+    expect((await member.get('/team')).body).toContain('Stays owned')
+  })
+
+  test('an invitee without an account signs up through the link and lands in the team, confirmed', async () => {
+    // Sign-ups must confirm their email here: the invitation's link counts as that proof.
+    const app = await buildDashboardTestApp({
+      listen: true,
+      mailer: inbox.mailer,
+      dashboard: { confirmEmail: true, loginAttemptsPerMinute: 1000, signupsPerHour: 1000 },
+    })
+    try {
+      const accounts = createAccountsRepository(app.opened.db, TEST_PLANS)
+      const owner = httpClient(app.url)
+      const ownerEmail = email('owner')
+      expect((await owner.signup(ownerEmail, PASSWORD)).statusCode).toBe(303)
+      await accounts.confirmEmail((await accounts.findByEmail(ownerEmail))!.id, Date.now())
+      expect((await owner.submit('/team', '/teams', { name: 'Newcomers' })).statusCode).toBe(303)
+      expect((await owner.submit('/keys', '/keys', { name: 'team-key' })).statusCode).toBe(201)
+      const address = email('newcomer')
+      expect((await owner.submit('/team', '/team/invite', { email: address, role: 'developer' })).statusCode).toBe(303)
+      await waitFor(async () => (await inbox.invitesTo(address, 0)).length > 0, 5000, 'the invitation mail')
+      const path = new URL(invitationLink((await inbox.invitesTo(address))[0]!)).pathname
+      const c = httpClient(app.url)
+      const signupUrl = /href="(\/signup\?invite=[^"]+)"/.exec((await c.get(path)).body)?.[1]
+      expect(signupUrl).toBeDefined()
+      const invite = /name="invite" value="([^"]+)"/.exec((await c.get(signupUrl!)).body)?.[1]
+      expect(invite).toBe(path.split('/').pop())
+      const signup = await c.submit(signupUrl!, '/signup', { email: address, password: PASSWORD, invite: invite! })
+      expect(signup.statusCode).toBe(303)
+      expect(signup.headers.location).toBe('/login?signup=done&next=%2Fteam')
+      const login = await c.submit('/login?next=%2Fteam', '/login', {
+        email: address,
+        password: PASSWORD,
+        next: '/team',
+      })
+      expect(login.headers.location).toBe('/team')
+      const team = (await c.get('/team')).body
+      expect(team).toContain('Newcomers')
+      expect(team).toMatch(/developer/)
+      expect((await c.get('/keys')).body).toContain('team-key')
+      expect((await accounts.findByEmail(address))?.emailConfirmedAt).toEqual(expect.any(Number))
+      expect((await c.submit('/keys', '/keys', { name: 'mine' })).statusCode).toBe(201) // confirmed: may create keys
+      expect((await c.get(path)).statusCode).toBe(404) // used
+    } finally {
+      await app.close()
+    }
+  })
+
   test('an invitation link used by another account is refused; a team name cannot carry a header', async () => {
     const alice = await signedUp()
     const bob = await signedUp()

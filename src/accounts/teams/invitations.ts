@@ -1,13 +1,14 @@
 /**
- * Team invitations (table team_invitations): a link carrying 32 random bytes, of which only the sha256 is stored;
- * single use, expiring, bound to one email address. The invitee accepts while logged in as that address (signing
- * up through the link first if they have no account), so a forwarded link does not let another account in.
- * (The account-mail work keeps sign-up and reset links in its own table; the two are to be unified.)
+ * Team invitations (table team_invitations: team, email, role and state): single use, expiring, bound to one email
+ * address. The link's token is a link token of purpose 'invite' (../link-tokens.ts, the one store of mailed links)
+ * naming the invitation's id. The invitee accepts while logged in as that address (signing up through the link
+ * first if they have no account), so a forwarded link does not let another account in.
  */
-import { createHash, randomBytes, randomUUID } from 'node:crypto'
+import { randomUUID } from 'node:crypto'
 import type { Db } from '../../db/database.ts'
 import { errors } from '../../errors/index.ts'
 import { emailProblem, normalizeEmail } from '../email.ts'
+import { createLinkTokens } from '../link-tokens.ts'
 import { isTeamRole, type TeamRole } from './roles.ts'
 
 export interface Invitation {
@@ -19,10 +20,6 @@ export interface Invitation {
   createdAt: number
   expiresAt: number
 }
-
-const sha256 = (v: string) => createHash('sha256').update(v).digest('hex')
-/** The token's shape (base64url of 32 bytes); anything else is never looked up. */
-const TOKEN = /^[A-Za-z0-9_-]{43}$/
 
 type Row = {
   id: string
@@ -51,13 +48,14 @@ export interface InvitationsRepository {
   ): Promise<{ invitation: Invitation; token: string }>
   /** The pending invitation a token names (not used, revoked or expired), or undefined. */
   find(token: string, nowMs: number): Promise<Invitation | undefined>
-  /** Marks it used by `accountId`; false when another use came first. */
-  markAccepted(id: string, accountId: string, nowMs: number): Promise<boolean>
+  /** Uses the link's token and marks its invitation accepted by `accountId`; false when another use came first. */
+  accept(token: string, accountId: string, nowMs: number): Promise<boolean>
   pending(teamId: string, nowMs: number): Promise<Invitation[]>
   revoke(teamId: string, id: string, nowMs: number): Promise<void>
 }
 
 export function createInvitationsRepository(db: Db): InvitationsRepository {
+  const links = createLinkTokens(db)
   const open = (nowMs: number) =>
     db
       .selectFrom('team_invitations')
@@ -70,26 +68,29 @@ export function createInvitationsRepository(db: Db): InvitationsRepository {
       const normalized = normalizeEmail(email)
       const problem = emailProblem(normalized)
       if (problem !== undefined) throw errors.validation(problem, 'email')
-      const token = randomBytes(32).toString('base64url')
       const row = {
         id: randomUUID(),
         team_id: teamId,
         email: normalized,
         role,
-        token_hash: sha256(token),
         invited_by: invitedBy,
         created_at: nowMs,
         expires_at: nowMs + ttlMs,
       }
+      // The token first: should the invitation's insert fail, the token names nothing and finds nothing.
+      const token = await links.issue({ purpose: 'invite', email: normalized, data: row.id, ttlMs }, nowMs)
       await db.insertInto('team_invitations').values(row).execute()
       return { invitation: toInvitation(row), token }
     },
     async find(token, nowMs) {
-      if (!TOKEN.test(token)) return undefined
-      const r = await open(nowMs).where('token_hash', '=', sha256(token)).executeTakeFirst()
+      const link = await links.peek('invite', token, nowMs)
+      const r = link?.data ? await open(nowMs).where('id', '=', link.data).executeTakeFirst() : undefined
       return r && toInvitation(r)
     },
-    async markAccepted(id, accountId, nowMs) {
+    async accept(token, accountId, nowMs) {
+      // One conditional UPDATE each: of two simultaneous accepts only one uses the token.
+      const id = (await links.consume('invite', token, nowMs))?.data
+      if (!id) return false
       const r = await db
         .updateTable('team_invitations')
         .set({ accepted_at: nowMs, accepted_by: accountId })

@@ -1,6 +1,7 @@
 /**
  * Accounts: create, list, get, set plan, set role, disable and enable (src/accounts/repository.ts); confirm an email,
- * reset two-factor log-in for a locked-out user, list and end dashboard log-ins (docs/admin-api.md).
+ * reset two-factor log-in for a locked-out user, unlock one locked out by failed log-ins, list and end dashboard
+ * log-ins (docs/admin-api.md).
  */
 import type { FastifyInstance } from 'fastify'
 import { z } from 'zod'
@@ -8,7 +9,18 @@ import type { Admin } from '../context.ts'
 import { routeSchema } from '../route-schema.ts'
 import { createSessionsRepository } from '../../accounts/login-repository.ts'
 import { createTwoFactorRepository } from '../../accounts/two-factor-repository.ts'
-import { Account, AccountSessions, CreateAccount, IdParams, SetPlan, SetRole, TwoFactorReset } from '../schemas.ts'
+import { unlockLogins } from '../../dashboard/auth/login-limiter.ts'
+import { errors } from '../../errors/index.ts'
+import {
+  Account,
+  AccountSessions,
+  AccountUnlock,
+  CreateAccount,
+  IdParams,
+  SetPlan,
+  SetRole,
+  TwoFactorReset,
+} from '../schemas.ts'
 
 const tag = 'accounts'
 type Id = { Params: z.infer<typeof IdParams> }
@@ -113,6 +125,34 @@ export function registerAccountRoutes(app: FastifyInstance, admin: Admin): void 
       await sessions.deleteAllOfAccount(a.id)
       admin.note(req, { target: a.id, summary: reset ? 'two-factor log-in reset' : 'two-factor log-in was not set up' })
       return { reset }
+    },
+  )
+  app.post<Id>(
+    '/accounts/:id/unlock',
+    {
+      schema: routeSchema({
+        tag,
+        summary: 'clear the failed log-ins (and second-factor codes) counted for its email',
+        params: IdParams,
+        response: AccountUnlock,
+      }),
+    },
+    async (req) => {
+      const a = await admin.account(req.params.id, req)
+      const { limiters } = admin.deps
+      if (!limiters) throw errors.notAvailable("the dashboard's log-in limits are not kept in this process")
+      let cleared: boolean
+      try {
+        cleared = await unlockLogins(limiters, a.email)
+      } catch {
+        throw errors.notAvailable('Redis cannot be reached: the shared log-in limits were not cleared; try again')
+      }
+      const { scope } = limiters.login
+      admin.note(req, {
+        target: a.id,
+        summary: `log-ins unlocked (${scope === 'redis' ? 'every replica' : 'this process'})`,
+      })
+      return { cleared, scope }
     },
   )
   app.get<Id>(

@@ -14,6 +14,7 @@ import type { KeysRepository } from '../../keys/repository.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
+import type { DashboardLimiters } from '../../dashboard/auth/login-limiter.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 
 export interface AdminParts {
@@ -26,6 +27,8 @@ export interface AdminParts {
   keySnapshot: KeySnapshot
   networks: NetworkRegistry
   pools: Map<string, UpstreamPool>
+  /** The process's log-in limiters (the dashboard's): `POST /accounts/:id/unlock` clears them. */
+  limiters: DashboardLimiters
   /** Live reload of the config on every process, when this process can do it (`POST /admin/v1/reload`). */
   reload?: (() => Promise<ReloadOutcomes>) | undefined
 }
@@ -44,6 +47,7 @@ export function adminPlugins(app: AdminParts): ((fastify: FastifyInstance) => Pr
         keys: app.keys,
         networks: app.networks,
         pools: app.pools,
+        limiters: app.limiters,
         refreshKeys: () => app.keySnapshot.refresh(),
         reload: app.reload,
       }),

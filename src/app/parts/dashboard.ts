@@ -10,6 +10,7 @@ import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
 import type { KeysRepository } from '../../keys/repository.ts'
 import type { Logger } from '../../observability/logger.ts'
+import type { DashboardLimiters } from '../../dashboard/auth/login-limiter.ts'
 import type { Mailer } from '../../mail/mailer.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 
@@ -22,6 +23,8 @@ export interface DashboardParts {
   keys: KeysRepository
   redis: RedisConnection | undefined
   mailer: Mailer
+  /** The process's log-in limiters, shared with the admin API's unlock. */
+  limiters: DashboardLimiters
 }
 
 /** The gateway-listener plugin that mounts the dashboard, or none when the config turns it off. */
@@ -38,6 +41,7 @@ export function dashboardPlugins(app: DashboardParts): ((fastify: FastifyInstanc
         keys: app.keys,
         redis: app.redis,
         mailer: app.mailer,
+        limiters: app.limiters,
       }),
   ]
 }

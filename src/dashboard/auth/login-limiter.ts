@@ -10,6 +10,7 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
+import type { DashboardConfig } from '../../config/dashboard-schema.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 
 export interface Attempt {
@@ -26,7 +27,17 @@ export interface AttemptLimiter {
   begin(subjects: readonly string[], nowMs: number): BeginResult | Promise<BeginResult>
   /** Removes a counted attempt (a successful log-in); `resetSubject` also clears that subject's window. */
   forgive(attempt: Attempt, resetSubject?: string): void
+  /**
+   * Clears a subject's window (an operator's unlock): true when attempts were counted. Rejects while Redis is
+   * unreachable (its shared window could not be cleared; this process's own one is).
+   */
+  clear(subject: string): Promise<boolean>
+  /** Where the windows live: in Redis (every replica and the CLI see them) or in this process only. */
+  readonly scope: 'redis' | 'process'
 }
+
+/** The subject an account's log-ins and second-factor codes are counted under (its normalized email). */
+export const emailSubject = (email: string): string => `email:${email}`
 
 /** Idle subjects are swept once the map holds this many, bounding memory under a spray of random emails. */
 const SWEEP_AT = 10_000
@@ -71,6 +82,8 @@ export function createAttemptLimiter(opts: { maxAttempts: number; windowMs: numb
       }
       if (resetSubject !== undefined) attempts.delete(resetSubject)
     },
+    clear: async (subject) => attempts.delete(subject),
+    scope: 'process',
   }
 }
 
@@ -139,5 +152,37 @@ export function createRedisAttemptLimiter(
       // Best effort: a forgiveness lost to an outage only leaves an attempt counted until its window ends.
       batch.exec().catch(() => undefined)
     },
+    async clear(subject) {
+      const here = await local.clear(subject)
+      return (await client.del(key(subject))) > 0 || here
+    },
+    scope: 'redis',
   }
 }
+
+/** The dashboard's limiters (docs/dashboard.md): made once per process, shared by the dashboard and the admin API. */
+export interface DashboardLimiters {
+  /** Log-in attempts (and second-factor codes, and passwords typed in settings) per email and per client IP. */
+  login: AttemptLimiter
+  /** Sign-ups per client IP. */
+  signup: AttemptLimiter
+  /** Password-reset requests (and resent confirmation links) per email and per client IP. */
+  reset: AttemptLimiter
+}
+
+export function createDashboardLimiters(
+  cfg: Pick<DashboardConfig, 'loginAttemptsPerMinute' | 'signupsPerHour' | 'resetsPerHour'>,
+  redis: RedisConnection | undefined,
+): DashboardLimiters {
+  const limiter = (name: string, opts: { maxAttempts: number; windowMs: number }) =>
+    redis ? createRedisAttemptLimiter(redis, name, opts) : createAttemptLimiter(opts)
+  return {
+    login: limiter('login', { maxAttempts: cfg.loginAttemptsPerMinute, windowMs: 60_000 }),
+    signup: limiter('signup', { maxAttempts: cfg.signupsPerHour, windowMs: 3_600_000 }),
+    reset: limiter('reset', { maxAttempts: cfg.resetsPerHour, windowMs: 3_600_000 }),
+  }
+}
+
+/** An operator's unlock of an account (admin API, CLI): its counted failed log-ins and second-factor codes go. */
+export const unlockLogins = (limiters: Pick<DashboardLimiters, 'login'>, email: string): Promise<boolean> =>
+  limiters.login.clear(emailSubject(email))

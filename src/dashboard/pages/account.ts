@@ -37,7 +37,7 @@ export function loginPage(ctx: PageContext, opts: { email?: string; next?: strin
   )
 }
 
-export function signupPage(ctx: PageContext, opts: { email?: string; enabled: boolean }): string {
+export function signupPage(ctx: PageContext, opts: { email?: string; enabled: boolean; invite?: string }): string {
   if (!opts.enabled)
     return layout(
       'Sign up',
@@ -47,7 +47,9 @@ export function signupPage(ctx: PageContext, opts: { email?: string; enabled: bo
   return layout(
     'Sign up',
     ctx,
-    html`<form class="card" method="post" action="/signup">${csrfField(ctx.csrfToken)}<label for="email">Email</label>
+    html`<form class="card" method="post" action="/signup">${csrfField(ctx.csrfToken)}${
+      opts.invite ? html`<input type="hidden" name="invite" value="${opts.invite}">` : ''
+    }<label for="email">Email</label>
       <input id="email" name="email" type="email" autocomplete="username" required value="${opts.email ?? ''}">
       <label for="password">Password</label>
       <input id="password" name="password" type="password" autocomplete="new-password" minlength="8" required

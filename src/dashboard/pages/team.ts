@@ -136,7 +136,8 @@ export function invitationPage(
         ? html`<p class="flash error">This invitation is for ${i.email}; you are logged in with another address.
           Log out and log in as ${i.email} to accept it.</p>`
         : html`<p>Have an account with ${i.email}? <a href="/login?next=${next}">Log in</a> to accept.
-          No account yet? <a href="/signup">Sign up</a> with ${i.email}, log in, and open this link again.</p>`
+          No account yet? <a href="/signup?invite=${token}">Sign up</a> with ${i.email}: you join the team as you
+          sign up.</p>`
   return layout(
     'Team invitation',
     ctx,

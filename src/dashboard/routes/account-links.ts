@@ -11,6 +11,7 @@ import { normalizeEmail } from '../../accounts/email.ts'
 import { accountMails } from '../../mail/account-mails.ts'
 import type { MailMessage } from '../../mail/mailer.ts'
 import { hashPassword, passwordProblem } from '../auth/passwords.ts'
+import { emailSubject } from '../auth/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { noteActor, noteChange } from '../middleware/audit.ts'
 import { checkPost, preloginCtx, preloginPostOk } from '../middleware/csrf.ts'
@@ -75,7 +76,7 @@ export function registerAccountLinkRoutes(app: FastifyInstance, dash: Dash): voi
   app.post('/forgot', async (req, reply) => {
     if (!preloginPostOk(req)) return page(req, reply, 403, 'Form expired', FORM_EXPIRED)
     const email = normalizeEmail(field(req.body, 'email'))
-    const admitted = await dash.resetLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.resetLimiter.begin([emailSubject(email), `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)
       reply.header('retry-after', String(seconds))

@@ -12,11 +12,12 @@ import { creditsUsedToday, dailyCredits } from '../../usage/queries.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { checkLogin } from '../auth/set-password.ts'
 import { hashPassword, passwordProblem } from '../auth/passwords.ts'
+import { emailSubject } from '../auth/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { preloginCtx, preloginPostOk, checkPost } from '../middleware/csrf.ts'
 import { noteActor } from '../middleware/audit.ts'
-import { ACCOUNT_DISABLED, endSession, startSession } from '../middleware/session.ts'
-import { requireTeam } from '../middleware/team.ts'
+import { ACCOUNT_DISABLED, endSession, setDashboardCookie, startSession } from '../middleware/session.ts'
+import { requireTeam, TEAM_COOKIE } from '../middleware/team.ts'
 import { landingPage, loginPage, overviewPage, signupPage } from '../pages/account.ts'
 import { messagePage } from '../pages/layout.ts'
 import { accountMails } from '../../mail/account-mails.ts'
@@ -89,7 +90,9 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
 
   app.get('/signup', async (req, reply) => {
     if (req.dashboardSession) return reply.redirect(HOME, 303)
-    return sendPage(reply, 200, signupPage(preloginCtx(req, reply, '/signup'), { enabled: cfg.signup }))
+    const invite = (req.query as { invite?: unknown }).invite
+    const opts = { enabled: cfg.signup, ...(typeof invite === 'string' ? { invite } : {}) }
+    return sendPage(reply, 200, signupPage(preloginCtx(req, reply, '/signup'), opts))
   })
 
   app.post('/signup', async (req, reply) => {
@@ -106,11 +109,12 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       )
     const email = field(req.body, 'email').trim().toLowerCase()
     const password = field(req.body, 'password')
+    const invite = field(req.body, 'invite')
     const fail = (status: number, message: string) =>
       sendPage(
         reply,
         status,
-        signupPage(preloginCtx(req, reply, '/signup', { kind: 'error', message }), { email, enabled: true }),
+        signupPage(preloginCtx(req, reply, '/signup', { kind: 'error', message }), { email, enabled: true, invite }),
       )
     const problem = passwordProblem(password)
     if (problem) return fail(400, `Choose another password: ${problem}.`)
@@ -122,13 +126,21 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
     }
     // The hash is computed first either way, so a known email does not answer faster.
     const hash = await hashPassword(password)
-    const confirm = cfg.confirmEmail
+    // Signing up through an invitation to this address: the link proved the address, and the account joins at once.
+    const found = invite ? await dash.invitations.find(invite, clock.now()) : undefined
+    const invitation = found?.email === email ? found : undefined
+    const confirm = cfg.confirmEmail && !invitation
     try {
       const plan = dash.deps.config.gateway.defaultPlan
       const account = await dash.accounts.create({ email, plan, unconfirmed: confirm }, clock.now())
       await dash.credentials.setPasswordHash(account.id, hash, clock.now())
       noteActor(req, account.id)
       logger.info({ accountId: account.id }, 'dashboard sign-up')
+      if (invitation && (await dash.invitations.accept(invite, account.id, clock.now()))) {
+        await dash.teams.addMember(invitation.teamId, account.id, invitation.role, clock.now())
+        setDashboardCookie(reply, TEAM_COOKIE, invitation.teamId, Math.floor(dash.sessionTtlMs / 1000))
+        logger.info({ accountId: account.id, teamId: invitation.teamId }, 'dashboard sign-up joined a team')
+      }
       if (confirm) await mailConfirmation(dash, req, account.id, account.email)
       else await sendAccountMail(dash, accountMails.welcome(account.email, dash.linkBase(req)), 'welcome')
     } catch (err) {
@@ -140,7 +152,8 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       if (existing) await mailResetLink(dash, req, existing.email, existing.id, accountMails.signupExists)
       logger.info({ ip: req.ip }, 'dashboard sign-up for an existing email (answered like a new one)')
     }
-    return reply.redirect(confirm ? '/login?signup=confirm' : '/login?signup=done', 303)
+    const then = invitation ? '&next=%2Fteam' : ''
+    return reply.redirect(`${confirm ? '/login?signup=confirm' : '/login?signup=done'}${then}`, 303)
   })
 
   app.get('/login', async (req, reply) => {
@@ -167,7 +180,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       sendPage(reply, status, loginPage(preloginCtx(req, reply, '/login', { kind: 'error', message }), { email, next }))
     if (!preloginPostOk(req)) return again(403, 'The form expired. Try again.')
     // Counted now, before the ~70 ms password check, so parallel guesses see each other.
-    const admitted = await dash.loginLimiter.begin([`email:${email}`, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.loginLimiter.begin([emailSubject(email), `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       logger.warn({ ip: req.ip }, 'dashboard login rate limited')
       const seconds = retryAfter(reply, admitted.waitMs)
@@ -178,7 +191,7 @@ export function registerAccountRoutes(app: FastifyInstance, dash: Dash): void {
       logger.info({ ip: req.ip }, 'dashboard login failed')
       return again(401, 'The email or password is wrong.')
     }
-    dash.loginLimiter.forgive(admitted.attempt, `email:${email}`)
+    dash.loginLimiter.forgive(admitted.attempt, emailSubject(email))
     // Told only after the right password, so the form does not say which accounts are disabled.
     if ((await dash.accounts.get(accountId))?.disabledAt != null) {
       logger.info({ accountId }, 'dashboard login of a disabled account refused')

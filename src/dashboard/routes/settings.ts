@@ -9,6 +9,7 @@ import type { Account } from '../../accounts/repository.ts'
 import { parseRefusalRate, parseThresholds, webhookChangeSummary } from '../../alerts/settings.ts'
 import { isChaingateError } from '../../errors/index.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from '../auth/passwords.ts'
+import { emailSubject } from '../auth/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { noteChange } from '../middleware/audit.ts'
 import { checkPost } from '../middleware/csrf.ts'
@@ -68,7 +69,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     account: Account,
     password: string,
   ): Promise<boolean> => {
-    const subject = `email:${account.email}`
+    const subject = emailSubject(account.email)
     const admitted = await dash.loginLimiter.begin([subject, `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)
@@ -157,7 +158,13 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
         message: 'Tick the confirmation box to delete the account.',
       })
     if (!(await passwordOk(req, reply, who.account, field(req.body, 'password')))) return reply
-    const { revokedKeys } = await dash.accounts.delete(who.account.id, clock.now())
+    let revokedKeys: number
+    try {
+      ;({ revokedKeys } = await dash.accounts.delete(who.account.id, clock.now()))
+    } catch (err) {
+      if (!isChaingateError(err) || err.code !== 'CONFLICT') throw err
+      return render(req, reply, who.account, 409, { kind: 'error', message: `Not deleted: ${err.message}` })
+    }
     await endSession(dash, who.session, reply)
     logger.info({ accountId: who.account.id, revokedKeys }, 'dashboard account deleted')
     return reply.redirect('/login?deleted=done', 303)

@@ -243,8 +243,7 @@ export function registerTeamRoutes(app: FastifyInstance, dash: Dash): void {
     }
     if (!(await dash.teams.roleOf(team.id, who.account.id))) {
       // Single use: only the first of two simultaneous accepts marks it.
-      if (!(await dash.invitations.markAccepted(invitation.id, who.account.id, clock.now())))
-        return dash.notFound(req, reply)
+      if (!(await dash.invitations.accept(found.token, who.account.id, clock.now()))) return dash.notFound(req, reply)
       await dash.teams.addMember(team.id, who.account.id, invitation.role, clock.now())
     }
     noteChange(req, { summary: `joined as ${invitation.role} (invited by ${invitation.invitedBy})` })

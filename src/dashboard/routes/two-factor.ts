@@ -17,6 +17,7 @@ import {
   totpStep,
 } from '../auth/two-factor.ts'
 import { verifyPassword } from '../auth/passwords.ts'
+import { emailSubject } from '../auth/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { noteActor, noteChange } from '../middleware/audit.ts'
 import { checkPost, preloginCtx, preloginPostOk } from '../middleware/csrf.ts'
@@ -61,7 +62,7 @@ export function registerTwoFactorRoutes(app: FastifyInstance, dash: Dash): void 
     const account = pending?.accountId ? await dash.accounts.get(pending.accountId) : undefined
     if (!account) return reply.redirect('/login', 303)
     // Second-factor guesses count with password guesses: per email and per client IP.
-    const admitted = await dash.loginLimiter.begin([`email:${account.email}`, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.loginLimiter.begin([emailSubject(account.email), `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)
       reply.header('retry-after', String(seconds))
@@ -72,7 +73,7 @@ export function registerTwoFactorRoutes(app: FastifyInstance, dash: Dash): void 
       return again(req, reply, 401, 'The code is wrong or was already used.')
     }
     if (!(await dash.linkTokens.consume('login-2fa', token, clock.now()))) return reply.redirect('/login', 303)
-    dash.loginLimiter.forgive(admitted.attempt, `email:${account.email}`)
+    dash.loginLimiter.forgive(admitted.attempt, emailSubject(account.email))
     setDashboardCookie(reply, PENDING_COOKIE, '', 0)
     await startSession(dash, req, reply, account.id)
     logger.info({ accountId: account.id }, 'dashboard login (two-factor)')
@@ -117,7 +118,7 @@ export function registerTwoFactorRoutes(app: FastifyInstance, dash: Dash): void 
     const refuse = async (status: number, message: string) =>
       sendPage(reply, status, messagePage('Two-factor log-in', await dash.pageCtx(req, '/account'), message))
     if (twoFactorRequired(dash, who.account)) return refuse(403, 'Two-factor log-in is required on this gateway.')
-    const admitted = await dash.loginLimiter.begin([`email:${who.account.email}`, `ip:${req.ip}`], clock.now())
+    const admitted = await dash.loginLimiter.begin([emailSubject(who.account.email), `ip:${req.ip}`], clock.now())
     if ('waitMs' in admitted) return refuse(429, 'Too many wrong passwords or codes. Try again later.')
     const stored = await dash.credentials.findByEmail(who.account.email)
     const passwordOk = stored ? await verifyPassword(field(req.body, 'password'), stored.passwordHash) : false

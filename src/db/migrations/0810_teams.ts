@@ -7,8 +7,8 @@
  * - A person's own team ("personal team") has the person's account id, so every existing account becomes a team of
  *   one, owner, without moving a single key, usage row or alert: the migration only adds rows.
  * - teams: the name and state of each team; team_members: who belongs with which role.
- * - team_invitations: an invitation link (sha256 of its token stored, single use, expiring) for one email and role.
- *   (The account-mail work stores its link tokens in its own table; the two are to be unified.)
+ * - team_invitations: an invitation (single use, expiring) for one email and role; its link's token is a link token
+ *   (table link_tokens, 0800) of purpose 'invite' naming the invitation's id.
  */
 import { type Kysely, sql } from 'kysely'
 import { intType } from '../dialect.ts'
@@ -41,7 +41,6 @@ export async function up(db: Kysely<any>): Promise<void> {
     .addColumn('team_id', 'text', (c) => c.notNull().references('teams.id'))
     .addColumn('email', 'text', (c) => c.notNull())
     .addColumn('role', 'text', (c) => c.notNull())
-    .addColumn('token_hash', 'text', (c) => c.notNull().unique())
     .addColumn('invited_by', 'text', (c) => c.notNull())
     .addColumn('created_at', int, (c) => c.notNull())
     .addColumn('expires_at', int, (c) => c.notNull())

@@ -287,7 +287,8 @@ describeWithPrograms(['chromium'], 'dashboard in chromium', () => {
 
     // Change the password, then delete the account, from the account page.
     const NEW_PASSWORD = 'browser-test-password-2'
-    await page.getByRole('link', { name: 'dev@example.com' }).click()
+    // The header's account link (the personal team's link beside it carries the same email).
+    await page.locator('header a[href="/account"]').click()
     await page.waitForURL(`${base}/account`)
     await page.getByLabel('Current password').fill(PASSWORD)
     await page.getByLabel('New password', { exact: true }).fill(NEW_PASSWORD)

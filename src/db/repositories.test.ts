@@ -184,11 +184,12 @@ describeEachDatabase('repositories', (open) => {
   it('teams: a sign-up gets its personal team (owner); a shared team has its own plan row, members and roles; the last owner stays', async () => {
     const { accounts, keys } = repos()
     const teams = createTeamsRepository(opened.db)
-    const alice = await accounts.create({ email: 'alice@example.com', plan: 'free' }, NOW)
+    // Made a millisecond apart: lists ordered oldest first have no tie to break.
+    const alice = await accounts.create({ email: 'alice@example.com', plan: 'free' }, NOW - 1)
     const bob = await accounts.create({ email: 'bob@example.com', plan: 'free' }, NOW)
     expect(await teams.ofAccount(alice.id)).toEqual([
       {
-        team: { id: alice.id, name: 'alice@example.com', personal: true, plan: 'free', createdAt: NOW },
+        team: { id: alice.id, name: 'alice@example.com', personal: true, plan: 'free', createdAt: NOW - 1 },
         role: 'owner',
       },
     ])

@@ -73,20 +73,20 @@ export function createBlockNumber(
   }
 }
 
-/**
- * Solana's getSlot and getBlockHeight on a network of several nodes: never below what this key was told before at
- * the same commitment (nodes a few slots apart would otherwise send it back in time). One node: its own answer.
- */
-export function createSlotNumber(
-  s: LayerState,
-  shared: SharedSend,
-): (
-  rule: CacheRule & { kind: 'slot' },
+/** A call layer for the calls of one kind of cache rule. */
+type RuleSend<K extends CacheRule['kind']> = (
+  rule: CacheRule & { kind: K },
   call: RpcCall,
   raw: Buffer | string,
   keyId: string,
   origin: CallOrigin | undefined,
-) => MaybePromise<LayerAnswer> {
+) => MaybePromise<LayerAnswer>
+
+/**
+ * Solana's getSlot and getBlockHeight on a network of several nodes: never below what this key was told before at
+ * the same commitment (nodes a few slots apart would otherwise send it back in time). One node: its own answer.
+ */
+export function createSlotNumber(s: LayerState, shared: SharedSend): RuleSend<'slot'> {
   const { o, prefix } = s
   const { network, floors } = o
   return (rule, call, raw, keyId, origin) => {
@@ -121,16 +121,7 @@ function slotFloorName(network: string, method: string, config: unknown): string
  * the floor raised to the answer's context slot. The body is rewritten only when the floor is above what the call
  * asked for. One node: sent as it came.
  */
-export function createContextSlot(
-  s: LayerState,
-  shared: SharedSend,
-): (
-  rule: CacheRule & { kind: 'context' },
-  call: RpcCall,
-  raw: Buffer | string,
-  keyId: string,
-  origin: CallOrigin | undefined,
-) => MaybePromise<LayerAnswer> {
+export function createContextSlot(s: LayerState, shared: SharedSend): RuleSend<'context'> {
   const { o, prefix } = s
   const { network, floors } = o
   return (rule, call, raw, keyId, origin) => {

@@ -113,10 +113,16 @@ describeUnlessMissing(podmanProblems(['podman-compose']), 'deploy/compose.yaml u
   }, 240_000)
 
   it('a key made in a replica serves a call through the balancer', async () => {
-    const cli = (args: string[]) =>
-      podman(['exec', container('chaingate-1'), ...CLI, ...args, '--config', '/etc/chaingate/chaingate.yaml'], {
-        timeoutMs: 60_000,
-      })
+    // A CLI run opens its own PostgreSQL connection; on a loaded machine its connect can time out: tried again.
+    const cli = async (args: string[]) => {
+      const argv = ['exec', container('chaingate-1'), ...CLI, ...args, '--config', '/etc/chaingate/chaingate.yaml']
+      for (let attempt = 1; ; attempt++) {
+        const r = await podman(argv, { timeoutMs: 60_000, allowFail: true })
+        if (r.code === 0) return r
+        if (attempt === 3 || !r.stderr.includes('cannot reach PostgreSQL'))
+          throw new Error(`${argv.join(' ')} exited ${r.code}:\n${r.stderr}`)
+      }
+    }
     await cli(['account', 'create', '--email', 'compose@example.com', '--plan', 'team'])
     const { key } = JSON.parse((await cli(['key', 'create', '--account', 'compose@example.com', '--json'])).stdout)
     let last = ''

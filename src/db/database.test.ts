@@ -174,4 +174,7 @@ it("tells another schema's drop (the schema, or one of its tables) from a failur
   expect(droppedMeanwhile(error('relation "ours.alert_settings" does not exist'), 'ours')).toBe(false)
   expect(droppedMeanwhile(error('relation "alert_settings" does not exist'), 'ours')).toBe(false)
   expect(droppedMeanwhile(error('permission denied for schema other_1'), 'ours')).toBe(false)
+  // kysely's lookup (pg_get_serial_sequence) on a table dropped meanwhile: someone else's, unless our migration failed
+  expect(droppedMeanwhile(error('column "id" of relation "teams" does not exist'), 'ours')).toBe(true)
+  expect(droppedMeanwhile(error('column "id" of relation "teams" does not exist'), 'ours', true)).toBe(false)
 })

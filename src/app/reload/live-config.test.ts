@@ -66,7 +66,7 @@ describe('live config', () => {
     expect(Object.keys(plans)).toEqual(Object.keys(next.plans))
     expect('pro' in plans).toBe(true)
     expect('hacked' in plans).toBe(false)
-    expect(plans.pro).toEqual(next.plans.pro)
+    expect((plans as Record<string, unknown>).pro).toEqual((next.plans as Record<string, unknown>).pro)
     expect({ ...plans }).toEqual(next.plans)
   })
 

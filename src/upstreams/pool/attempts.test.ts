@@ -170,6 +170,30 @@ describe('attempts', () => {
     expect(asked(b!, 'evm_mine')).toBe(0)
   })
 
+  it('an empty answer does not win while a request already running may have something', async () => {
+    const [a, b] = await fakes(2)
+    a!.fault({ kind: 'slow', ms: 200 })
+    a!.answer((req) =>
+      req.body?.method === 'eth_call' ? { body: { jsonrpc: '2.0', id: 1, result: '0xabc' } } : undefined,
+    )
+    b!.answer((req) =>
+      req.body?.method === 'eth_call' ? { body: { jsonrpc: '2.0', id: 1, result: '0x' } } : undefined,
+    )
+    const hedge = { enabled: true, delayMs: 20, quantile: 0.9, minDelayMs: 20, maxDelayMs: 2000 }
+    const { pool, order } = over([a!, b!], { hedge })
+    pool.hedgeDelayMs = 20
+    const answer = await send(pool, order, 'eth_call')
+    expect(asked(b!, 'eth_call')).toBe(1) // the hedge went and answered "0x" first
+    expect(resultOf(answer.body)).toBe('0xabc')
+    expect(answer.upstream).toBe(a!.url.replace(/\/$/, ''))
+    expect(answer.attempts).toBe(2)
+    // Alone, the empty answer is the answer (an empty one is legitimate), and not asked of another node.
+    const alone = over([b!, a!])
+    const empty = await send(alone.pool, alone.order, 'eth_call')
+    expect(resultOf(empty.body)).toBe('0x')
+    expect(empty.attempts).toBe(1)
+  })
+
   it("the call's deadline ends it whatever the nodes do", async () => {
     const ns = await fakes(2)
     for (const n of ns) n.fault({ kind: 'hang' })

@@ -11,7 +11,7 @@ import type { KeyEntry } from '../../../keys/snapshot.ts'
 import { evmNetwork } from '../../../networks/network.test-support.ts'
 import { createMetrics } from '../../../observability/metrics.ts'
 import type { UpstreamAnswer, UpstreamPool } from '../../../upstreams/pool/pool.ts'
-import { faultHarness } from '../../../upstreams/pool/faults.test-support.ts'
+import { faultHarness, resultOf } from '../../../upstreams/pool/faults.test-support.ts'
 import { createNetworkLayers } from '../../layers/index.ts'
 import { MAX_DEV_CALLS, releaseDevSlots, takeDevSlots } from '../dev-calls.ts'
 import type { CallContext, LocalMethod } from '../types.ts'
@@ -56,6 +56,29 @@ describe('forward step', () => {
     expect(a.upstream).toBe(node.url.replace(/\/$/, ''))
     const sent = node.requests.filter((r) => r.body?.method === 'eth_call')
     expect(sent.map((r) => r.body)).toEqual([JSON.parse(raw)])
+  })
+
+  it('through the call layers: an answer the in-process cache holds comes back as it is, without a promise', async () => {
+    const node = await fake()
+    const p = await pool([{ url: node.url }])
+    const config = parseConfig({ networks: [{ name: 'net', chainId: 31341, upstreams: [{ url: node.url }] }] })
+    const layers = createNetworkLayers(config, new Map([['net', p]])).layers
+    try {
+      const ctx = context(p)
+      const raw = '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}'
+      const asked = () => node.requests.filter((r) => r.body?.method === 'eth_chainId').length
+      const before = asked()
+      const first = forwardOne(ctx, call('eth_chainId'), raw, layers)
+      expect(first).toBeInstanceOf(Promise)
+      expect(resultOf(((await first) as UpstreamAnswer).body)).toBe('0x7a6d')
+      const second = forwardOne(ctx, call('eth_chainId', 2), raw.replace('"id":1', '"id":2'), layers)
+      expect(second).not.toBeInstanceOf(Promise)
+      expect((second as UpstreamAnswer).source).toBe('cache')
+      expect(JSON.parse((second as UpstreamAnswer).body.toString())).toMatchObject({ id: 2, result: '0x7a6d' })
+      expect(asked()).toBe(before + 1)
+    } finally {
+      for (const l of layers.values()) l.close()
+    }
   })
 
   it('a local method answers in place of the node', async () => {

@@ -3,7 +3,6 @@ import { SlowFirstSequencer } from './test/slow-first-sequencer.ts'
 
 export default defineConfig({
   test: {
-    include: ['src/**/*.test.ts', 'test/**/*.test.ts'],
     // e2e files boot anvil and servers; two cores here, so keep parallelism modest.
     maxWorkers: 2,
     // The slowest files start first, so the run does not end on one long file (test/slow-first-sequencer.ts).
@@ -13,5 +12,11 @@ export default defineConfig({
     // Child processes running bin/chaingate.mjs run src/ through tsx, not dist/: the suite tests the sources as
     // edited (test/e2e/client-package.test.ts covers the built package).
     env: { CHAINGATE_RUN_SOURCES: '1' },
+    projects: [
+      // Unit files share their worker's loaded modules (no fresh module graph per file): less than half the CPU
+      // (docs/testing.md). They restore what they change (env, timers, signal handlers), so sharing is safe.
+      { extends: true, test: { name: 'unit', include: ['src/**/*.test.ts'], isolate: false } },
+      { extends: true, test: { name: 'e2e', include: ['test/**/*.test.ts'] } },
+    ],
   },
 })

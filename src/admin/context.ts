@@ -11,7 +11,7 @@ import { errors } from '../errors/index.ts'
 import type { ApiKey, KeysRepository } from '../keys/repository.ts'
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
-import type { DashboardLimiters } from '../dashboard/auth/login-limiter.ts'
+import type { DashboardLimiters } from '../accounts/login-limiter.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface AdminLogger {

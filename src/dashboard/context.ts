@@ -14,7 +14,7 @@ import { createKeysRepository, type ApiKey, type KeysRepository } from '../keys/
 import type { DashboardConfig } from '../config/dashboard-schema.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import type { Db } from '../db/database.ts'
-import { createDashboardLimiters, type AttemptLimiter, type DashboardLimiters } from './auth/login-limiter.ts'
+import { createDashboardLimiters, type AttemptLimiter, type DashboardLimiters } from '../accounts/login-limiter.ts'
 import type { RedisConnection } from '../redis/connection.ts'
 import type { Session } from './auth/logins.ts'
 import { currentTeam } from './middleware/team.ts'

@@ -14,7 +14,7 @@ import type { KeysRepository } from '../../keys/repository.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
-import type { DashboardLimiters } from '../../dashboard/auth/login-limiter.ts'
+import type { DashboardLimiters } from '../../accounts/login-limiter.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 
 export interface AdminParts {

@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config/schema.ts'
 import { redactUrl } from '../../config/show.ts'
-import { registerStorageMetrics } from '../../db/health.ts'
+import { registerStorageMetrics } from '../../usage/storage-health.ts'
 import { registerRequestLogMetrics } from '../../usage/requests/metrics.ts'
 import { createCostTable, createSwappableCostTable, type SwappableCostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'

@@ -12,7 +12,7 @@ import { createMemoryLimitStore, type LimitStore } from '../../credits/limits/me
 import { createRedisLimitStore } from '../../credits/limits/redis/store.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor } from '../../usage/ledger.ts'
 import type { OpenedDatabase } from '../../db/database.ts'
-import { createStorageHealth } from '../../db/health.ts'
+import { createStorageHealth } from '../../usage/storage-health.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'

@@ -8,7 +8,7 @@ import { Breaker } from './breaker.ts'
 import { RollingStats } from './latency.ts'
 import type { Member } from './member.ts'
 import type { UpstreamEndpoint, UpstreamPolicy } from './pool.ts'
-import { createWsRpcConnection } from './ws-connection.ts'
+import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 
 export const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
 

@@ -21,7 +21,7 @@
  *
  * One usable node (an embedded chain): the call goes straight to it — no selection, no clock read.
  * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
- * (src/upstreams/pool/ws-connection.ts) for every call.
+ * (src/jsonrpc/ws-connection.ts) for every call.
  */
 import { run } from './attempts.ts'
 import type { BreakerSettings } from './breaker.ts'

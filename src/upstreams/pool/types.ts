@@ -7,7 +7,7 @@ import type { TokenBucket } from '../../shared/token-bucket.ts'
 import type { ProviderRefusal } from './classify.ts'
 import type { Breaker } from './breaker.ts'
 import type { RollingStats } from './latency.ts'
-import type { WsRpcConnection } from './ws-connection.ts'
+import type { WsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 
 export interface UpstreamAnswer {
   /** The node's JSON-RPC answer, verbatim (bytes: a single call's answer goes back to the client untouched). */

@@ -2,7 +2,7 @@
  * eth_subscribe against a network's nodes (on a Solana network its PubSub methods: how each family is spoken to is
  * ./protocol.ts; Solana's events, without replay, ./solana-events.ts). One node subscription per (kind, filter) is
  * shared by every client subscription with the same parameters (ref-counted: the last client to leave unsubscribes
- * at the node), over one WebSocket to one node at a time (src/upstreams/pool/ws-connection.ts).
+ * at the node), over one WebSocket to one node at a time (src/jsonrpc/ws-connection.ts).
  *
  * When that connection drops, every shared subscription moves to the next node in the pool's order
  * (UpstreamPool.wsUrls: healthy and preferred first; the node that just failed is tried last), or back to the same

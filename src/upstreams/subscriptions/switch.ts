@@ -12,7 +12,7 @@
  * - removed: `chaingate reload` took the node out of the network's config (src/app/reload).
  */
 import { errors } from '../../errors/index.ts'
-import { createWsRpcConnection } from '../pool/ws-connection.ts'
+import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import { call, checkIdentity, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 import type { Replay } from './replay.ts'

@@ -3,6 +3,8 @@
  * devnet funds exactly the wallet's accounts.
  */
 
-/** Solana account `index`: SLIP-0010 ed25519 at m/44'/501'/i'/0', the path of Phantom, Solflare and MetaMask
- * (https://github.com/satoshilabs/slips/blob/master/slip-0010.md). */
+/**
+ * Solana account `index`: SLIP-0010 ed25519 at m/44'/501'/i'/0', the path of Phantom, Solflare and MetaMask
+ * (https://github.com/satoshilabs/slips/blob/master/slip-0010.md).
+ */
 export const solanaDerivationPath = (index: number) => `m/44'/501'/${index}'/0'`

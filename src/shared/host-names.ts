@@ -1,9 +1,9 @@
 /**
  * Which Host names the dashboard (src/dashboard/middleware/hosts.ts) and the operations listener
  * (src/gateway/http/operations-exposure.ts) answer to. A web page on any site can make the browser talk to a
- * gateway on the user's machine by pointing its own DNS name at 127.0.0.1 (DNS rebinding); the browser then treats the dashboard
- * as that site and would send its forms and read its pages. The Host header still names the attacker's domain,
- * so refusing unknown Host names stops it.
+ * gateway on the user's machine by pointing its own DNS name at 127.0.0.1 (DNS rebinding); the browser then treats
+ * the dashboard as that site and would send its forms and read its pages. The Host header still names the
+ * attacker's domain, so refusing unknown Host names stops it.
  *
  * Default (`gateway.allowedHosts` unset): on a loopback listener only `localhost`, `*.localhost`, loopback IPs,
  * the networks' host names and the host of `dashboard.publicBaseUrl`; on any other listener every name (an

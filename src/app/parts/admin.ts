@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AccountsRepository } from '../../accounts/repository.ts'
 import { registerAdminApi } from '../../admin/plugin.ts'
-import type { ReloadOutcomes } from '../../admin/routes/reload.ts'
+import type { ReloadOutcomes } from '../../admin/context.ts'
 import type { Config } from '../../config/schema.ts'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'

@@ -10,7 +10,7 @@ import type { KeySnapshot } from '../../keys/snapshot.ts'
 import { type ChaingateError, errors } from '../../errors/index.ts'
 import { ERROR_REGISTRY } from '../../errors/registry.ts'
 import type { Gateway } from '../pipeline/execute.ts'
-import type { SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
+import type { SubscriptionDeps } from '../pipeline/types.ts'
 import type { CallContext } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
@@ -26,7 +26,8 @@ import { CORS, preflight } from './cors-preflight.ts'
 import { createSlots } from '../../shared/slots.ts'
 import { clientAddressResolver } from './client-address.ts'
 import { wsWriter } from './ws-send.ts'
-import { closeNetworkSessions, createWsSession, REVOKED_REASON, WS_CLOSE, type WsSession } from './ws-client.ts'
+import { closeNetworkSessions, createWsSession, REVOKED_REASON, type WsSession } from './ws-client.ts'
+import { WS_CLOSE } from './ws-close-codes.ts'
 
 export interface GatewayServerDeps {
   gateway: Gateway

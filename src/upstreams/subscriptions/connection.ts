@@ -13,7 +13,7 @@ import { call, checkIdentity, NodeRpcError, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 import { startHeartbeat } from './heartbeat.ts'
 import { createSwitcher } from './switch.ts'
-import type { HubOptions, MoveReason, Shared } from './hub.ts'
+import type { HubOptions, MoveReason, Shared } from './types.ts'
 
 export { call, NodeRpcError, toBig, type Conn } from './node-calls.ts'
 

@@ -16,7 +16,7 @@ import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import { call, checkIdentity, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 import type { Replay } from './replay.ts'
-import type { HubOptions, MoveReason, Shared } from './hub.ts'
+import type { HubOptions, MoveReason, Shared } from './types.ts'
 
 /** How often the preferred node is checked while the subscriptions are elsewhere: failbackMs / 4, within these. */
 const MIN_CHECK_MS = 100

@@ -1,5 +1,7 @@
-/** Why an embedded anvil chain could not start: its own module, as the Solana devnet's (./solana/errors.ts), so that
- * the parts of starting one (./anvil.ts, ./process.ts, ./accounts.ts) share it without importing each other. */
+/**
+ * Why an embedded anvil chain could not start: a module of its own, as the Solana devnet's (./solana/errors.ts), so
+ * that the parts of starting one (./anvil.ts, ./process.ts, ./accounts.ts) share it without importing each other.
+ */
 export type AnvilErrorCode =
   | 'ANVIL_BINARY_MISSING'
   | 'ANVIL_PORT_IN_USE'

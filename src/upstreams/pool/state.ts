@@ -5,8 +5,7 @@
 import type { FamilyRules } from './family-rules.ts'
 import type { HeadTracker } from './heads.ts'
 import type { Member } from './member.ts'
-import type { SendSettings } from './types.ts'
-import type { PoolLog, UpstreamPolicy } from './types.ts'
+import type { SendSettings, PoolLog, UpstreamPolicy } from './types.ts'
 import type { RelayedTransactions } from './retry-policy.ts'
 
 export interface PoolState {

@@ -1,6 +1,8 @@
 /**
  * What a pool knows of one node (src/upstreams/pool/member.ts sends to it; selection.ts and attempts.ts read and update
- * these fields) and what one answer from it carries. Plain data: one object per node, built once.
+ * these fields) and what one answer from it carries. Plain data: one object per node, built once. Also the pool's
+ * settings and call options (re-exported by ./pool.ts, the pool's public module): here, so that the parts pool.ts
+ * composes do not import it back.
  */
 import type { Pool } from 'undici'
 import type { TokenBucket } from '../../shared/token-bucket.ts'

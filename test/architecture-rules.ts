@@ -131,8 +131,8 @@ export interface FolderRule {
  * What each top-level folder of src/ may import directly, besides itself and the base (errors, jsonrpc, methods,
  * shared). Every import counts: `import type` too (erased before run time, but it still ties the folder's source to
  * the other's and its changes) and a literal `import()` (a lazy load is still a dependency). A folder without a row
- * fails the test. Read down the table: nothing imports a folder below it except app/ and cli/, which wire
- * everything; nothing but cli/ imports app/.
+ * fails the test. The rows are in layer order: a row names only folders above it (checked), so nothing imports a
+ * folder below it; app/ wires everything and only cli/ imports it.
  */
 export const MAY_IMPORT: Record<string, FolderRule> = {
   ...Object.fromEntries(
@@ -143,13 +143,13 @@ export const MAY_IMPORT: Record<string, FolderRule> = {
   ),
   config: { may: [], why: 'the configuration is read first; it knows the catalog (the base) and nothing else' },
   db: { may: ['config'], why: 'the database connection and migrations know no domain; repositories live in theirs' },
-  redis: {
-    may: ['config', 'db', 'observability'],
-    why: 'the Redis connection and the settings push (which reads the settings version in the database)',
-  },
   observability: {
     may: ['config', 'db'],
     why: 'logs and metrics know none of the parts that feed them (db: the private-file helper of the log files)',
+  },
+  redis: {
+    may: ['config', 'db', 'observability'],
+    why: 'the Redis connection and the settings push (which reads the settings version in the database)',
   },
   audit: { may: ['config', 'db'], why: 'the admin audit is a table the admin API and the CLI write' },
   accounts: { may: ['config', 'db', 'redis'], why: 'accounts, teams and their logins (the limiter may be in Redis)' },

@@ -125,6 +125,15 @@ describe('architecture', () => {
     }
     const declared = Object.fromEntries(Object.entries(MAY_IMPORT).map(([f, r]) => [f, [...r.may].sort()]))
     expect(documented).toEqual(declared)
+    expect(Object.keys(documented)).toEqual(Object.keys(declared))
+  })
+
+  it('the folders form layers: each row of the table names only folders of the rows above it', () => {
+    const order = Object.keys(MAY_IMPORT)
+    const upward = Object.entries(MAY_IMPORT).flatMap(([f, r]) =>
+      r.may.filter((m) => order.indexOf(m) >= order.indexOf(f)).map((m) => `${f} → ${m}`),
+    )
+    expect(upward).toEqual([])
   })
 
   it('nothing imports app/ but cli/, and no service imports an edge (admin, dashboard), the wallet or app/', () => {

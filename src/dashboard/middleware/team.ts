@@ -1,8 +1,8 @@
 /**
- * Which team a dashboard request acts for, and the one authorization check of every logged-in route: the account's
- * membership is read from the database at each request (so a member removed on any replica is refused at their next
- * request), the team chosen by the `cg_team` cookie (the switcher; a team the account is no longer in falls back to
- * its personal team), and the role's permission looked up in the role table (src/accounts/teams/roles.ts).
+ * The one authorization check of every logged-in dashboard route: the account's membership is read from the database
+ * at each request (so a member removed on any replica is refused at their next request), the team is the one the
+ * request acts for (./current-team.ts: the `cg_team` cookie's), and the role's permission is looked up in the role
+ * table (src/accounts/teams/roles.ts).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
 import type { Account } from '../../accounts/repository.ts'

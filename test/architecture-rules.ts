@@ -40,9 +40,9 @@ const DOMAIN = [
 
 export const PARTS = {
   /**
-   * The method catalog and the per-method files (src/methods), the error registry, the JSON-RPC envelope and
-   * small shared helpers (the RPC paths, constant-time compare): facts about the protocol, importing nothing of
-   * the program, so config and every part may read them.
+   * The method catalog and the per-method files (src/methods), the error registry, the JSON-RPC envelope and its
+   * client over WebSocket, and small shared helpers (the RPC paths, constant-time compare, HTML escaping): facts
+   * about the protocol and tools, importing nothing of the program, so config and every part may use them.
    */
   base: { paths: BASE },
   config: { paths: ['config/'] },

@@ -9,7 +9,7 @@
  * 2. Time from `evm_mine` to the dapp receiving wallet_notify newHeads (p50, p99), and to a direct node
  *    subscriber receiving the same block, for reference.
  */
-import { createWsRpcConnection } from '../src/upstreams/pool/ws-connection.ts'
+import { createWsRpcConnection } from '../src/jsonrpc/ws-connection.ts'
 import { startTestServer } from '../test/e2e/helpers/server.ts'
 import { dapp, startDevnets, startWallet, CHAIN_A } from '../test/e2e/helpers/wallet.ts'
 

@@ -47,7 +47,7 @@ export const NODE_VERSION_TESTS = {
   // WebSocket: frames written by the gateway, upstream connections, the wallet's client transport.
   websocket: [
     'src/gateway/http/ws-send.test.ts',
-    'src/upstreams/pool/ws-connection.test.ts',
+    'src/jsonrpc/ws-connection.test.ts',
     'src/wallet/client/websocket-transport.test.ts',
     'test/e2e/gateway-ws.test.ts',
   ],

@@ -1,7 +1,10 @@
 /**
- * The declared map of parts and the edges between them that must not exist, checked over the whole runtime import
- * graph of src/ (transitively; `import type` is ignored, it is erased before run time) by test/architecture.test.ts.
- * A part is a list of path prefixes under src/. Change this map and docs/architecture.md together.
+ * The declared architecture of src/, checked by test/architecture.test.ts over the import graph (test/import-graph.ts):
+ * - MAY_IMPORT: what each top-level folder may import directly, every kind of import counted;
+ * - PARTS and RULES: parts (lists of path prefixes under src/) and the edges between them that must not exist in the
+ *   runtime graph, transitively (`import type` is erased before run time and does not count there);
+ * - KNOWN_CYCLES: the import cycles not broken yet (every other cycle fails).
+ * Change them and docs/architecture.md ("Boundaries") together.
  */
 export interface Part {
   /**
@@ -37,9 +40,9 @@ const DOMAIN = [
 
 export const PARTS = {
   /**
-   * The method catalog and the per-method files (src/methods), the error registry, the JSON-RPC envelope and
-   * small shared helpers (the RPC paths, constant-time compare): facts about the protocol, importing nothing of
-   * the program, so config and every part may read them.
+   * The method catalog and the per-method files (src/methods), the error registry, the JSON-RPC envelope and its
+   * client over WebSocket, and small shared helpers (the RPC paths, constant-time compare, HTML escaping): facts
+   * about the protocol and tools, importing nothing of the program, so config and every part may use them.
    */
   base: { paths: BASE },
   config: { paths: ['config/'] },
@@ -109,5 +112,92 @@ export const RULES: Rule[] = [
     from: 'redis',
     never: ['gateway', 'tenancy', 'http', 'dashboard', 'fastify'],
     why: 'the Redis connection is shared infrastructure; the stores built on it live in their own domain',
+  },
+]
+
+/** The base's folders: every folder may import them; they import only each other. */
+export const BASE_FOLDERS = ['errors', 'jsonrpc', 'methods', 'shared']
+/** What an edge of the product (the admin API, the dashboard) may use: the services and the infrastructure. */
+const SERVICES = ['accounts', 'alerts', 'audit', 'config', 'credits', 'db', 'keys', 'mail', 'networks', 'redis']
+const EDGE_MAY_IMPORT = [...SERVICES, 'upstreams', 'usage']
+
+export interface FolderRule {
+  /** Top-level folders of src/ (names, no slash) this one may import, besides itself and the base. */
+  may: string[]
+  why: string
+}
+
+/**
+ * What each top-level folder of src/ may import directly, besides itself and the base (errors, jsonrpc, methods,
+ * shared). Every import counts: `import type` too (erased before run time, but it still ties the folder's source to
+ * the other's and its changes) and a literal `import()` (a lazy load is still a dependency). A folder without a row
+ * fails the test. The rows are in layer order: a row names only folders above it (checked), so nothing imports a
+ * folder below it; app/ wires everything and only cli/ imports it.
+ */
+export const MAY_IMPORT: Record<string, FolderRule> = {
+  ...Object.fromEntries(
+    BASE_FOLDERS.map((f) => [
+      f,
+      { may: [], why: 'protocol facts and small helpers: they read no part of the program' },
+    ]),
+  ),
+  config: { may: [], why: 'the configuration is read first; it knows the catalog (the base) and nothing else' },
+  db: { may: ['config'], why: 'the database connection and migrations know no domain; repositories live in theirs' },
+  observability: {
+    may: ['config', 'db'],
+    why: 'logs and metrics know none of the parts that feed them (db: the private-file helper of the log files)',
+  },
+  redis: {
+    may: ['config', 'db', 'observability'],
+    why: 'the Redis connection and the settings push (which reads the settings version in the database)',
+  },
+  audit: { may: ['config', 'db'], why: 'the admin audit is a table the admin API and the CLI write' },
+  accounts: { may: ['config', 'db', 'redis'], why: 'accounts, teams and their logins (the limiter may be in Redis)' },
+  mail: { may: ['config', 'db', 'accounts'], why: "the account mails: who to write to is the account's" },
+  networks: { may: ['config'], why: 'the network registry is read from the config' },
+  credits: { may: ['config', 'redis'], why: 'prices and limits; the shared limits are in Redis' },
+  keys: { may: ['config', 'db', 'credits'], why: "the key snapshot carries each key's limits" },
+  usage: { may: ['config', 'db'], why: 'the ledger and its readers: tables, no caller' },
+  upstreams: {
+    may: ['networks', 'observability'],
+    why: 'nodes know nothing of keys, accounts, credits or the gateway, so a pool can serve any caller',
+  },
+  alerts: {
+    may: ['config', 'db', 'credits', 'usage'],
+    why: 'the threshold sweep reads the limits and the usage; the CLI, dashboard and admin API call the alerts',
+  },
+  gateway: {
+    may: ['config', 'credits', 'keys', 'networks', 'observability', 'redis', 'upstreams', 'usage'],
+    why: 'the keyed gateway runs on the services; the edges (admin, dashboard), the wallet and app/ are not its',
+  },
+  wallet: {
+    may: ['config', 'db'],
+    why: 'self-contained: it reaches chains through its ChainAccess port, wired by app/ (never the pool or pipeline)',
+  },
+  admin: { may: EDGE_MAY_IMPORT, why: 'an edge: it uses the services, which never import it' },
+  dashboard: { may: EDGE_MAY_IMPORT, why: 'an edge: it uses the services, which never import it' },
+  app: {
+    may: [...EDGE_MAY_IMPORT, 'admin', 'dashboard', 'gateway', 'observability', 'wallet'],
+    why: 'the composition root wires every part; only cli/ imports it',
+  },
+  cli: {
+    may: [...EDGE_MAY_IMPORT, 'admin', 'app', 'dashboard', 'gateway', 'observability', 'wallet'],
+    why: 'the command: the top of the tree',
+  },
+}
+
+/**
+ * Import cycles not broken yet, each the files of one strongly connected group (test/import-graph.ts), with why.
+ * Every kind of import counts, type-only and dynamic ones too: a cycle of types still makes the files one unit to
+ * read and change, and a lazy import() back into its importer is still one. The test fails on a cycle not listed
+ * here and on a listed one that is gone or whose files changed, so this list only shrinks.
+ */
+export const KNOWN_CYCLES: { files: string[]; why: string }[] = [
+  {
+    files: ['observability/tracing-sdk.ts', 'observability/tracing.ts'],
+    why:
+      'tracing.ts loads the OpenTelemetry SDK (tracing-sdk.ts) lazily, and tracing-sdk.ts takes the tracing types ' +
+      'from tracing.ts; moving those types to a module of their own breaks it (left: src/observability was being ' +
+      'changed elsewhere at the time)',
   },
 ]

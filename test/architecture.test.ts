@@ -1,79 +1,46 @@
 /**
- * The runtime import graph of src/ against the declared parts and forbidden edges (test/architecture-rules.ts):
- * every file of a part, and every file it reaches through runtime imports (transitively), stays out of the
- * forbidden parts. `import type` and `export type` are erased before run time and do not count; `import { type X }`
- * still loads the module (verbatimModuleSyntax) and does.
+ * The import graph of src/ (test/import-graph.ts) against what test/architecture-rules.ts declares:
+ * - every import of a top-level folder is one its row of MAY_IMPORT allows (every kind of import counts);
+ * - every file of a part, and every file it reaches through runtime imports (transitively), stays out of the
+ *   forbidden parts: there `import type` and `export type` are erased before run time and do not count, while
+ *   `import { type X }` still loads the module (verbatimModuleSyntax) and does;
+ * - no import cycle but the known ones (KNOWN_CYCLES), type-only and dynamic imports included.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs'
-import { dirname, join, relative, resolve } from 'node:path'
-import ts from 'typescript'
+import { readdirSync, readFileSync, statSync } from 'node:fs'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
-import { PACKAGES, PARTS, RULES, type Part, type Rule } from './architecture-rules.ts'
+import {
+  BASE_FOLDERS,
+  KNOWN_CYCLES,
+  MAY_IMPORT,
+  PACKAGES,
+  PARTS,
+  RULES,
+  type FolderRule,
+  type Part,
+  type Rule,
+} from './architecture-rules.ts'
+import { buildGraph, type FileImports, type Graph, importCycles, imports, runtimeImports } from './import-graph.ts'
 
 const SRC = join(import.meta.dirname, '..', 'src')
-
-function files(dir: string): string[] {
-  return readdirSync(dir).flatMap((name) => {
-    const p = join(dir, name)
-    return statSync(p).isDirectory()
-      ? files(p)
-      : p.endsWith('.ts') && !p.endsWith('.test.ts') && !p.endsWith('.d.ts')
-        ? [p]
-        : []
-  })
-}
-
-/**
- * Module specifiers a file loads at run time (static imports and re-exports that are not type-only, dynamic import()).
- */
-export function runtimeImports(text: string): string[] {
-  const source = ts.createSourceFile('x.ts', text, ts.ScriptTarget.Latest, false)
-  const out: string[] = []
-  const visit = (node: ts.Node) => {
-    if (ts.isImportDeclaration(node) && !node.importClause?.isTypeOnly && ts.isStringLiteral(node.moduleSpecifier))
-      out.push(node.moduleSpecifier.text)
-    else if (
-      ts.isExportDeclaration(node) &&
-      !node.isTypeOnly &&
-      node.moduleSpecifier &&
-      ts.isStringLiteral(node.moduleSpecifier)
-    )
-      out.push(node.moduleSpecifier.text)
-    else if (
-      ts.isCallExpression(node) &&
-      node.expression.kind === ts.SyntaxKind.ImportKeyword &&
-      node.arguments[0] &&
-      ts.isStringLiteral(node.arguments[0])
-    )
-      out.push(node.arguments[0].text)
-    ts.forEachChild(node, visit)
-  }
-  visit(source)
-  return out
-}
-
-/** `file` → what it imports: files under src/ (relative paths) and package names. */
-function graph(): Graph {
-  const g: Graph = new Map()
-  for (const abs of files(SRC)) {
-    const deps = { files: [] as string[], packages: [] as string[] }
-    for (const spec of runtimeImports(readFileSync(abs, 'utf8'))) {
-      if (spec.startsWith('.')) {
-        const target = resolve(dirname(abs), spec)
-        if (target.startsWith(SRC) && existsSync(target)) deps.files.push(relative(SRC, target))
-      } else if (!spec.startsWith('node:')) deps.packages.push(spec)
-    }
-    g.set(relative(SRC, abs), deps)
-  }
-  return g
-}
 
 export const inPart = (file: string, part: Part) =>
   part.paths.some((p) =>
     p.endsWith('/*') ? file.startsWith(p.slice(0, -1)) && !file.slice(p.length - 1).includes('/') : file.startsWith(p),
   )
 
-type Graph = Map<string, { files: string[]; packages: string[] }>
+const topFolder = (file: string) => file.split('/')[0]!
+
+/** Every import of a folder that its MAY_IMPORT row does not allow: `file → target (kind)`. */
+function folderViolations(g: Graph, table: Record<string, FolderRule>): string[] {
+  const out: string[] = []
+  for (const [file, deps] of g) {
+    const from = topFolder(file)
+    const may = new Set([from, ...BASE_FOLDERS, ...(table[from]?.may ?? [])])
+    for (const d of deps.files) if (!may.has(topFolder(d.file))) out.push(`${file} → ${d.file} (${d.kind})`)
+  }
+  return [...new Set(out)]
+}
 
 /** Every runtime import path from a file of `rule.from` into a forbidden part or package. */
 function violations(g: Graph, rule: Rule): string[] {
@@ -91,8 +58,8 @@ function violations(g: Graph, rule: Rule): string[] {
         const pkg = PACKAGES[forbidden]
         if (pkg) for (const p of deps.packages) if (pkg.test(p)) offenders.push(`${via.join(' → ')} → ${p}`)
       }
-      for (const next of deps.files) {
-        if (seen.has(next)) continue
+      for (const { file: next, kind } of deps.files) {
+        if (kind === 'type' || seen.has(next)) continue
         const path = [...via, next]
         seen.set(next, path)
         for (const forbidden of rule.never) {
@@ -106,8 +73,17 @@ function violations(g: Graph, rule: Rule): string[] {
   return [...new Set(offenders)]
 }
 
+/** A fake graph's file: `files` imported at run time, `types` by `import type`. */
+const node = (files: string[], packages: string[] = [], types: string[] = []): FileImports => ({
+  files: [
+    ...files.map((file) => ({ file, kind: 'runtime' as const })),
+    ...types.map((file) => ({ file, kind: 'type' as const })),
+  ],
+  packages,
+})
+
 describe('architecture', () => {
-  const g = graph()
+  const g = buildGraph(SRC)
 
   it('finds the source tree', () => {
     expect(g.size).toBeGreaterThan(50)
@@ -125,12 +101,65 @@ describe('architecture', () => {
       expect(violations(g, rule)).toEqual([])
     })
 
+  it('every top-level folder of src/ has its row of what it may import, naming only folders that exist', () => {
+    const folders = readdirSync(SRC).filter((f) => statSync(join(SRC, f)).isDirectory())
+    expect(Object.keys(MAY_IMPORT).sort()).toEqual(folders.sort())
+    const unknown = Object.values(MAY_IMPORT).flatMap((r) => r.may.filter((f) => !folders.includes(f)))
+    expect(unknown).toEqual([])
+  })
+
+  it('each folder imports only itself, the base and what its row allows (type-only and dynamic imports count)', () => {
+    expect(folderViolations(g, MAY_IMPORT)).toEqual([])
+  })
+
+  it("docs/architecture.md's table of what each folder may import says what MAY_IMPORT says", () => {
+    const doc = readFileSync(join(SRC, '..', 'docs', 'architecture.md'), 'utf8')
+    const start = doc.indexOf('| folder | may import')
+    expect(start).toBeGreaterThan(0)
+    const rows = doc.slice(start).split('\n\n')[0]!.split('\n').slice(2)
+    const documented: Record<string, string[]> = {}
+    for (const row of rows) {
+      const [folders, may] = row.split('|').slice(1, 3)
+      const names = may!.trim() === '—' ? [] : may!.split(',').map((n) => n.trim())
+      for (const [, folder] of folders!.matchAll(/`(\w+)`/g)) documented[folder!] = names.sort()
+    }
+    const declared = Object.fromEntries(Object.entries(MAY_IMPORT).map(([f, r]) => [f, [...r.may].sort()]))
+    expect(documented).toEqual(declared)
+    expect(Object.keys(documented)).toEqual(Object.keys(declared))
+  })
+
+  it('the folders form layers: each row of the table names only folders of the rows above it', () => {
+    const order = Object.keys(MAY_IMPORT)
+    const upward = Object.entries(MAY_IMPORT).flatMap(([f, r]) =>
+      r.may.filter((m) => order.indexOf(m) >= order.indexOf(f)).map((m) => `${f} → ${m}`),
+    )
+    expect(upward).toEqual([])
+  })
+
+  it('nothing imports app/ but cli/, and no service imports an edge (admin, dashboard), the wallet or app/', () => {
+    // Read off the table, so that a row widened by mistake is caught here too.
+    const edges = ['admin', 'app', 'dashboard', 'wallet']
+    const services = Object.keys(MAY_IMPORT).filter((f) => !['admin', 'app', 'cli', 'dashboard'].includes(f))
+    expect(services.filter((f) => MAY_IMPORT[f]!.may.some((m) => edges.includes(m)))).toEqual([])
+    expect(Object.keys(MAY_IMPORT).filter((f) => MAY_IMPORT[f]!.may.includes('app'))).toEqual(['cli'])
+  })
+
+  it('has no import cycle but the known ones, and every known one still exists (the list only shrinks)', () => {
+    const found = importCycles(g)
+    const key = (files: string[]) => files.join(' + ')
+    const known = new Set(KNOWN_CYCLES.map((c) => key([...c.files].sort())))
+    const current = new Set(found.map((c) => key(c.files)))
+    // A new cycle is reported with one of its paths; a known one that is gone or changed is to be taken off the list.
+    expect(found.filter((c) => !known.has(key(c.files))).map((c) => c.path)).toEqual([])
+    expect([...known].filter((k) => !current.has(k))).toEqual([])
+  })
+
   it('catches a forbidden edge reached through other files, and a forbidden package', () => {
     const fake: Graph = new Map([
-      ['gateway/pipeline/a.ts', { files: ['credits/b.ts'], packages: [] }],
-      ['credits/b.ts', { files: ['gateway/http/c.ts'], packages: [] }],
-      ['gateway/http/c.ts', { files: [], packages: ['fastify'] }],
-      ['upstreams/d.ts', { files: [], packages: ['@fastify/websocket'] }],
+      ['gateway/pipeline/a.ts', node(['credits/b.ts'])],
+      ['credits/b.ts', node(['gateway/http/c.ts'])],
+      ['gateway/http/c.ts', node([], ['fastify'])],
+      ['upstreams/d.ts', node([], ['@fastify/websocket'])],
     ])
     const core = RULES.find((r) => r.from === 'core')!
     expect(violations(fake, core)).toEqual([
@@ -142,13 +171,49 @@ describe('architecture', () => {
     ])
     const base = RULES.find((r) => r.from === 'base')!
     const leak: Graph = new Map([
-      ['methods/catalog.ts', { files: ['shared/x.ts'], packages: [] }],
-      ['shared/x.ts', { files: ['config/schema.ts'], packages: [] }],
+      ['methods/catalog.ts', node(['shared/x.ts'])],
+      ['shared/x.ts', node(['config/schema.ts'])],
     ])
     expect(violations(leak, base)).toEqual([
       'methods/catalog.ts → shared/x.ts → config/schema.ts',
       'shared/x.ts → config/schema.ts',
     ])
+    // Erased before run time: not a runtime edge.
+    expect(violations(new Map([['shared/x.ts', node([], [], ['config/schema.ts'])]]), base)).toEqual([])
+  })
+
+  it('the folder table counts type-only imports, and allows the base and the folder itself', () => {
+    const fake: Graph = new Map([
+      ['wallet/a.ts', node(['wallet/b.ts', 'shared/c.ts', 'db/d.ts'], [], ['upstreams/pool/pool.ts'])],
+      ['upstreams/pool/pool.ts', node([], [], ['dashboard/x.ts'])],
+    ])
+    expect(folderViolations(fake, MAY_IMPORT)).toEqual([
+      'wallet/a.ts → upstreams/pool/pool.ts (type)',
+      'upstreams/pool/pool.ts → dashboard/x.ts (type)',
+    ])
+  })
+
+  it('finds every cycle once, through type-only imports too, with a path; none in a graph without one', () => {
+    const fake: Graph = new Map([
+      ['a/1.ts', node(['a/2.ts'])],
+      ['a/2.ts', node(['a/3.ts'], [], ['a/1.ts'])],
+      ['a/3.ts', node(['a/1.ts', 'b/1.ts'])],
+      ['b/1.ts', node([], [], ['b/2.ts'])],
+      ['b/2.ts', node(['b/1.ts'])],
+      ['c/1.ts', node(['c/1.ts'])],
+      ['d/1.ts', node(['a/1.ts', 'b/1.ts'])],
+    ])
+    expect(importCycles(fake)).toEqual([
+      { files: ['a/1.ts', 'a/2.ts', 'a/3.ts'], path: 'a/1.ts → a/2.ts → a/1.ts' },
+      { files: ['b/1.ts', 'b/2.ts'], path: 'b/1.ts → b/2.ts → b/1.ts' },
+      { files: ['c/1.ts'], path: 'c/1.ts → c/1.ts' },
+    ])
+    const dag: Graph = new Map([
+      ['a/1.ts', node(['a/2.ts', 'a/3.ts'])],
+      ['a/2.ts', node(['a/3.ts'])],
+      ['a/3.ts', node([])],
+    ])
+    expect(importCycles(dag)).toEqual([])
   })
 
   it('a `folder/*` path holds the files directly in the folder, not its sub-folders', () => {
@@ -158,13 +223,21 @@ describe('architecture', () => {
     expect(inPart('walletx.ts', PARTS.walletEngine)).toBe(false)
   })
 
-  it('reads only runtime imports', () => {
-    expect(runtimeImports("import type { A } from './a.ts'\nexport type { B } from './b.ts'")).toEqual([])
-    expect(
-      runtimeImports(
-        "import { type A, b } from './a.ts'\nimport './c.ts'\n" +
-          "export { d } from './d.ts'\nconst e = await import('./e.ts')",
-      ),
-    ).toEqual(['./a.ts', './c.ts', './d.ts', './e.ts'])
+  it('reads every import with its kind, and the runtime ones apart', () => {
+    const text =
+      "import type { A } from './a.ts'\nexport type { B } from './b.ts'\n" +
+      "import { type C, c } from './c.ts'\nimport './d.ts'\nexport { e } from './e.ts'\n" +
+      "const f = await import('./f.ts')\nlet g: import('./g.ts').G\nimport x from 'pkg'"
+    expect(imports(text)).toEqual([
+      { specifier: './a.ts', kind: 'type' },
+      { specifier: './b.ts', kind: 'type' },
+      { specifier: './c.ts', kind: 'runtime' },
+      { specifier: './d.ts', kind: 'runtime' },
+      { specifier: './e.ts', kind: 'runtime' },
+      { specifier: './f.ts', kind: 'dynamic' },
+      { specifier: './g.ts', kind: 'type' },
+      { specifier: 'pkg', kind: 'runtime' },
+    ])
+    expect(runtimeImports(text)).toEqual(['./c.ts', './d.ts', './e.ts', './f.ts', 'pkg'])
   })
 })

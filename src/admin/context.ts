@@ -2,7 +2,6 @@
  * What every admin route shares: the app's repositories and config, the upstream state, the optional live reload,
  * and the small helpers that find an account or key or fail with the taxonomy's 404.
  */
-import type { ReloadOutcomes } from './routes/reload.ts'
 import type { FastifyRequest } from 'fastify'
 import type { Account, AccountsRepository } from '../accounts/repository.ts'
 import type { Config } from '../config/schema.ts'
@@ -11,13 +10,20 @@ import { errors } from '../errors/index.ts'
 import type { ApiKey, KeysRepository } from '../keys/repository.ts'
 import type { NetworkRegistry } from '../networks/registry.ts'
 import type { UpstreamPool } from '../upstreams/pool/pool.ts'
-import type { DashboardLimiters } from '../dashboard/auth/login-limiter.ts'
+import type { DashboardLimiters } from '../accounts/login-limiter.ts'
 
 /** Minimal logger shape (pino's Logger fits). */
 export interface AdminLogger {
   info(obj: object, msg?: string): void
   warn(obj: object, msg?: string): void
   error(obj: object, msg?: string): void
+}
+
+/** What AdminDeps.reload answers: the outcome of every process reached. */
+export interface ReloadOutcomes {
+  ok: boolean
+  expected: number
+  processes: { process: string; ok: boolean; version: string; changes: string[]; error?: string }[]
 }
 
 export interface AdminDeps {

@@ -49,7 +49,7 @@ import { everywhere, type ReloadEverywhere, reloadOverRedis, reloadThroughDataDi
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
 import { keepTickShape } from '../shared/object-shapes.ts'
 import { createMailer, type Mailer } from '../mail/mailer.ts'
-import { createDashboardLimiters } from '../dashboard/auth/login-limiter.ts'
+import { createDashboardLimiters } from '../accounts/login-limiter.ts'
 
 export interface AppOptions {
   config: Config

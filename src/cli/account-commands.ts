@@ -105,7 +105,7 @@ export async function unlockCommand(config: Config, account: Account, io: Accoun
     )
   const [{ connectRedis }, { createDashboardLimiters, unlockLogins }] = await Promise.all([
     import('../redis/connection.ts'),
-    import('../dashboard/auth/login-limiter.ts'),
+    import('../accounts/login-limiter.ts'),
   ])
   const redis = await connectRedis({
     url: config.redis.url,

@@ -4,7 +4,7 @@
  */
 import type { ApiKey } from '../keys/repository.ts'
 import type { DayDimension } from '../usage/day-report.ts'
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { formatKey, keyView } from '../keys/view.ts'
 import { SUBCOMMANDS } from './help.ts'
 import { didYouMean } from './suggest.ts'

@@ -10,7 +10,7 @@ import { recordAudit } from '../audit/repository.ts'
 import { databaseTarget, openDatabase } from '../db/database.ts'
 import { isChaingateError } from '../errors/index.ts'
 import { didYouMean } from './suggest.ts'
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { UsageError } from './usage-error.ts'
 
 export const ALERTS_SUBCOMMANDS = ['set', 'list', 'remove', 'deliveries'] as const

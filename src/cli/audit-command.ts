@@ -2,7 +2,7 @@
  * `chaingate audit [--limit N] [--json]`: the admin audit, newest first — every admin API call and every account
  * or key change made with the CLI (src/audit/repository.ts; docs/admin-api.md, "Audit").
  */
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { UsageError } from './usage-error.ts'
 
 export async function auditCommand(values: Record<string, unknown>, ctx: CliContext): Promise<number> {

@@ -5,7 +5,7 @@
 import { resolve } from 'node:path'
 import { CopyRefusedError, copySqliteData } from '../db/copy-data.ts'
 import { describeTarget, type DatabaseTarget } from '../db/database.ts'
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { printLine } from './printable.ts'
 
 export async function copyDataCommand(file: string, target: DatabaseTarget, ctx: CliContext): Promise<number> {

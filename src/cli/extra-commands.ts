@@ -1,7 +1,7 @@
 /**
  * Commands contributed by other parts (wallet, dashboard) so src/cli/main.ts stays a table of contents.
  */
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { WALLET_HELP } from './wallet-help.ts'
 
 export interface ExtraCommand {

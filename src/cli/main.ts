@@ -6,22 +6,16 @@
 import '../shared/builtin-fetch.ts'
 import { readFileSync } from 'node:fs'
 import { parseArgs } from 'node:util'
-import type { Config } from '../config/schema.ts'
 import { isChaingateError } from '../errors/index.ts'
 import { extraCommands } from './extra-commands.ts'
 import { commandHelp, COMMANDS, fullHelp } from './help.ts'
 import { didYouMean } from './suggest.ts'
 import { UsageError } from './usage-error.ts'
 import { printLine } from './printable.ts'
+import type { CliContext } from './context.ts'
 // Everything else is imported where a command needs it, so `--help` and the admin commands load only their part.
 
 // The help texts and the known command names: ./help.ts (no server code).
-
-export interface CliContext {
-  config: Config
-  json: boolean
-  out(text: string): void
-}
 
 function parseOptions(argv: string[], strict: boolean) {
   // `--credits-per-day -5` is a (bad) value, not an option: join it so the command can say what is wrong with it.

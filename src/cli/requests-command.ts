@@ -2,7 +2,7 @@
  * `chaingate requests --key <key-id or key> [--method M] [--status S] [--errors] [--limit N] [--json]`: a key's
  * recent calls from the request explorer (docs/requests.md), newest first, read with the dashboard's query.
  */
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { UsageError } from './usage-error.ts'
 
 /** Column widths of the text table (the last column is not padded). */

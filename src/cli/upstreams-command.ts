@@ -5,7 +5,7 @@
  */
 import { request } from 'undici'
 import type { Config } from '../config/schema.ts'
-import type { CliContext } from './main.ts'
+import type { CliContext } from './context.ts'
 import { printLine } from './printable.ts'
 
 interface UpstreamRow {

@@ -2,7 +2,7 @@
  * Server-rendered inline SVG charts: no script, no CDN, readable without colour (every chart has a title, an
  * aria-label summary and a data table next to it in the page). Colours come from CSS classes `s0`…`s5`.
  */
-import { html, type SafeHtml } from './html.ts'
+import { html, type SafeHtml } from '../shared/html.ts'
 
 export interface Series {
   label: string

@@ -3,7 +3,7 @@
  * password. The team name cannot hold control characters or line breaks (src/accounts/teams/repository.ts); they
  * are stripped here again before it enters the Subject header, so no name can add a header.
  */
-import { html } from './html.ts'
+import { html } from '../shared/html.ts'
 
 export const headerSafe = (s: string) => s.replace(/[\p{Cc}\p{Cf}\p{Zl}\p{Zp}]+/gu, ' ').trim()
 

@@ -5,7 +5,7 @@
  */
 import type { RequestPage } from '../usage/requests/queries.ts'
 import type { RequestRow } from '../usage/requests/recorder.ts'
-import { html } from './html.ts'
+import { html } from '../shared/html.ts'
 import { errorDisplayName, methodDisplayName } from './usage-labels.ts'
 
 export const REQUESTS_PER_PAGE = 50

@@ -5,7 +5,7 @@
  * Basic auth with an empty user name, read from CHAINGATE_KEY_SECRET.
  */
 import type { ChainFamily } from '../methods/catalog.ts'
-import { html, type SafeHtml } from './html.ts'
+import { html, type SafeHtml } from '../shared/html.ts'
 
 export interface Snippet {
   id: 'curl' | 'viem' | 'ethers' | 'web3' | 'kit' | 'solana-web3'

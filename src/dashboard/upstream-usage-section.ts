@@ -4,7 +4,7 @@
  * whole gateway's traffic are not an account's business.
  */
 import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
-import { html } from './html.ts'
+import { html } from '../shared/html.ts'
 
 const n = (v: number) => v.toLocaleString('en-US')
 const pct = (part: number, whole: number) => (whole === 0 ? '0' : ((100 * part) / whole).toFixed(1))

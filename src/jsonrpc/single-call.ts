@@ -15,7 +15,7 @@
  * is the same string again without a decode (a scan costs ~20 instructions per byte: docs/benchmarks.md).
  */
 import { MAX_CALL_DEPTH } from './body-check.ts'
-import type { ParsedBody, RpcCall } from './envelope.ts'
+import type { ParsedBody, RpcCall } from './types.ts'
 import * as scan from './scan.ts'
 
 const QUOTE = 0x22

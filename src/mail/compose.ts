@@ -2,7 +2,7 @@
  * The shape of every mail chaingate sends: a few plain paragraphs and at most one link, as plain text and as
  * simple HTML (escaped: an email address or a team name can never become markup).
  */
-import { html } from '../dashboard/html.ts'
+import { html } from '../shared/html.ts'
 import type { MailMessage } from './mailer.ts'
 
 export interface MailContent {

@@ -5,7 +5,7 @@
  * (src/methods/catalog.ts) names its reader; src/keys/security/addresses.ts applies them. An empty result means
  * "none readable" (a call without `to`, a log filter without an address, unreadable params): refused.
  */
-import type { AddressExtractor } from './entry.ts'
+import type { AddressExtractor, EvmSubscriptionKindName } from './entry.ts'
 import { transactionTo } from './raw-transaction.ts'
 
 const NONE: string[] = []
@@ -78,9 +78,19 @@ export const rawTransactionTo: AddressExtractor = (p) => {
   return to === undefined ? NONE : [to]
 }
 
-/** A subscription: newHeads and newPendingTransactions name no address; only `logs` takes an address filter. */
+/**
+ * What each of eth_subscribe's kinds (the catalog's kind table, EVM_SUBSCRIPTION_KINDS in ./entry.ts) names: only
+ * `logs` takes an address filter. Keyed by the kind union, so a kind added to the table does not compile until it
+ * says what it names.
+ */
+const KIND_ADDRESSES: Readonly<Record<EvmSubscriptionKindName, AddressExtractor>> = {
+  newHeads: () => null,
+  logs: addressFilter,
+  newPendingTransactions: () => null,
+}
+
+/** A subscription: what its kind's filter (the second param) names; an unknown kind names none readable. */
 export const subscriptionAddresses: AddressExtractor = (p) => {
-  if (!Array.isArray(p)) return NONE
-  if (p[0] === 'logs') return addressFilter(p[1])
-  return p[0] === 'newHeads' || p[0] === 'newPendingTransactions' ? null : NONE
+  if (!Array.isArray(p) || typeof p[0] !== 'string' || !Object.hasOwn(KIND_ADDRESSES, p[0])) return NONE
+  return KIND_ADDRESSES[p[0] as EvmSubscriptionKindName](p[1])
 }

@@ -6,7 +6,7 @@
  */
 import type { ChaingateError } from '../errors/index.ts'
 import { errors } from '../errors/index.ts'
-import type { RpcCall } from '../jsonrpc/envelope.ts'
+import type { RpcCall } from '../jsonrpc/types.ts'
 import { ALL_METHODS, FAMILY_NAMES, type ChainFamily } from './catalog.ts'
 import type { MethodValidator } from './entry.ts'
 import { heavyFactor } from './prices.ts'

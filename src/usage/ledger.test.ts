@@ -2,7 +2,8 @@ import { afterEach, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import type { OpenedDatabase } from '../db/database.ts'
 import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
-import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageWriter } from './ledger.ts'
+import { createUsageLedger, loadTodayUsage, type UsageWriter } from './ledger.ts'
+import { usageWriterFor } from './writers.ts'
 
 const T0 = Date.parse('2026-03-01T10:15:00Z')
 const HOUR = 3_600_000

@@ -14,8 +14,6 @@ import { capLabel, methodLabel } from '../methods/labels.ts'
 import { DEFAULT_SERVED } from '../methods/served.ts'
 import { creditsTodayByAccountAndKey } from './queries.ts'
 
-export { createPostgresUsageWriter, createSqliteUsageWriter, usageWriterFor } from './writers.ts'
-
 export interface UsageRecord {
   accountId: string
   keyId: string

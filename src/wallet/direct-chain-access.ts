@@ -2,9 +2,9 @@
  * ChainAccess straight against node URLs: for tests and for running the wallet without the gateway; the app wires
  * a gateway-backed ChainAccess instead (charged to the wallet's key). Calls and subscriptions share one
  * multiplexed WebSocket per chain when the node has one (the project's one JSON-RPC-over-WebSocket client,
- * src/upstreams/pool/ws-connection.ts), else calls go over HTTP.
+ * src/jsonrpc/ws-connection.ts), else calls go over HTTP.
  */
-import { createWsRpcConnection, type WsRpcConnection } from '../upstreams/pool/ws-connection.ts'
+import { createWsRpcConnection, type WsRpcConnection } from '../jsonrpc/ws-connection.ts'
 import type { ChainAccess } from './ports.ts'
 
 export interface DirectChain {

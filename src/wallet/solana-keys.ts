@@ -1,12 +1,11 @@
 /**
  * The wallet's Solana keys: ed25519 from the same BIP-39 seed as its eip155 keys, SLIP-0010 at m/44'/501'/i'/0'
- * (the path of Phantom, Solflare and MetaMask, https://github.com/satoshilabs/slips/blob/master/slip-0010.md; the
- * embedded Solana devnet funds the same accounts, src/upstreams/devnet/solana/keys.ts). Derivation is
+ * (src/shared/derivation-paths.ts; the embedded Solana devnet funds the same accounts). Derivation is
  * micro-key-producer's SLIP-0010, signing @solana/kit's (WebCrypto ed25519). Only addresses leave this file.
  */
 import { createKeyPairFromPrivateKeyBytes, getBase58Decoder, signBytes } from '@solana/kit'
 import { HDKey } from 'micro-key-producer/slip10.js'
-import { solanaDerivationPath } from '../upstreams/devnet/solana/keys.ts'
+import { solanaDerivationPath } from '../shared/derivation-paths.ts'
 
 export interface SolanaSigner {
   /** base58 public key */

@@ -2,7 +2,8 @@
 import { isUtf8 } from 'node:buffer'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { parseBody, type ParsedBody } from '../../src/jsonrpc/envelope.ts'
+import { parseBody } from '../../src/jsonrpc/envelope.ts'
+import type { ParsedBody } from '../../src/jsonrpc/types.ts'
 import { parseSingleCall } from '../../src/jsonrpc/single-call.ts'
 import { bodyOf, chaos, entry, FUZZ, request } from './arbitraries.ts'
 

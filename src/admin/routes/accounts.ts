@@ -9,7 +9,7 @@ import type { Admin } from '../context.ts'
 import { routeSchema } from '../route-schema.ts'
 import { createSessionsRepository } from '../../accounts/login-repository.ts'
 import { createTwoFactorRepository } from '../../accounts/two-factor-repository.ts'
-import { unlockLogins } from '../../dashboard/auth/login-limiter.ts'
+import { unlockLogins } from '../../accounts/login-limiter.ts'
 import { errors } from '../../errors/index.ts'
 import {
   Account,

@@ -12,13 +12,6 @@ import type { Admin } from '../context.ts'
 import { routeSchema } from '../route-schema.ts'
 import { AnyObject } from '../schemas.ts'
 
-/** What AdminDeps.reload answers: the outcome of every process reached. */
-export interface ReloadOutcomes {
-  ok: boolean
-  expected: number
-  processes: { process: string; ok: boolean; version: string; changes: string[]; error?: string }[]
-}
-
 export function registerReloadRoutes(app: FastifyInstance, admin: Admin): void {
   app.post(
     '/reload',

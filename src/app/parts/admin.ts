@@ -6,7 +6,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { AccountsRepository } from '../../accounts/repository.ts'
 import { registerAdminApi } from '../../admin/plugin.ts'
-import type { ReloadOutcomes } from '../../admin/routes/reload.ts'
+import type { ReloadOutcomes } from '../../admin/context.ts'
 import type { Config } from '../../config/schema.ts'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
@@ -14,7 +14,7 @@ import type { KeysRepository } from '../../keys/repository.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { Logger } from '../../observability/logger.ts'
-import type { DashboardLimiters } from '../../dashboard/auth/login-limiter.ts'
+import type { DashboardLimiters } from '../../accounts/login-limiter.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 
 export interface AdminParts {

@@ -10,7 +10,7 @@ import type { OpenedDatabase } from '../../db/database.ts'
 import type { Clock } from '../../gateway/pipeline/types.ts'
 import type { KeysRepository } from '../../keys/repository.ts'
 import type { Logger } from '../../observability/logger.ts'
-import type { DashboardLimiters } from '../../dashboard/auth/login-limiter.ts'
+import type { DashboardLimiters } from '../../accounts/login-limiter.ts'
 import type { Mailer } from '../../mail/mailer.ts'
 import type { RedisConnection } from '../../redis/connection.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'vitest'
-import { createAttemptLimiter } from './login-limiter.ts'
+import { createAttemptLimiter } from '../../accounts/login-limiter.ts'
 import { hashPassword, passwordProblem, verifyAgainstDummy, verifyPassword } from './passwords.ts'
 import { tokensEqual } from './logins.ts'
 

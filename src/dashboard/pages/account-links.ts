@@ -1,5 +1,5 @@
 /** Pages of the mailed links: forgot password, set a new password, confirm the email (docs/dashboard.md, "Mail"). */
-import { html } from '../html.ts'
+import { html } from '../../shared/html.ts'
 import { csrfField, layout, type PageContext } from './layout.ts'
 
 export function forgotPage(ctx: PageContext, opts: { email?: string } = {}): string {

@@ -1,6 +1,6 @@
 import type { PlanConfig } from '../../config/schema.ts'
 import { formatNumber, lineChart, quotaGauge } from '../charts.ts'
-import { html } from '../html.ts'
+import { html } from '../../shared/html.ts'
 
 import { csrfField, layout, type PageContext } from './layout.ts'
 

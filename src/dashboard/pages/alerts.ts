@@ -4,7 +4,7 @@
  */
 import type { AlertRecord } from '../../alerts/log.ts'
 import type { AlertSettings } from '../../alerts/settings.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../shared/html.ts'
 import { csrfField } from './layout.ts'
 
 export interface AlertsSectionData {

@@ -2,7 +2,7 @@
 import type { ApiKey } from '../../keys/repository.ts'
 import { MAX_ALLOWLIST_ENTRIES, MAX_JWT_KEYS, type AllowlistType, type KeySecurity } from '../../keys/security/types.ts'
 import type { PlanConfig } from '../../config/schema.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../shared/html.ts'
 
 import { csrfField, layout, type PageContext } from './layout.ts'
 

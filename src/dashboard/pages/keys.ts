@@ -1,7 +1,7 @@
 /** The API key list: create a key, see every key of the account. */
 import type { ApiKey } from '../../keys/repository.ts'
 import type { PlanConfig } from '../../config/schema.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../shared/html.ts'
 
 import { csrfField, layout, type PageContext } from './layout.ts'
 

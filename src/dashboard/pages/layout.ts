@@ -3,7 +3,7 @@
  * the data and checks who may see it. Every form posts with the session's CSRF token; every control is a real link,
  * button or input so the dashboard works by keyboard and without the script. This file: the frame every page shares.
  */
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../shared/html.ts'
 
 export interface PageContext {
   /** Logged-in account, if any. */

@@ -4,7 +4,7 @@
  */
 import type { Account } from '../../accounts/repository.ts'
 import type { PlanConfig } from '../../config/schema.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../shared/html.ts'
 import { csrfField, layout, type PageContext } from './layout.ts'
 
 export function settingsPage(

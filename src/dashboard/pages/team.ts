@@ -6,7 +6,7 @@
 import type { Invitation } from '../../accounts/teams/invitations.ts'
 import type { Member, Team } from '../../accounts/teams/repository.ts'
 import { can, canGrant, TEAM_ROLES, type TeamRole } from '../../accounts/teams/roles.ts'
-import { html, type SafeHtml } from '../html.ts'
+import { html, type SafeHtml } from '../../shared/html.ts'
 import { csrfField, layout, type PageContext } from './layout.ts'
 
 const roleOptions = (roles: readonly TeamRole[], selected: TeamRole) =>

@@ -1,6 +1,6 @@
 /** Pages of two-factor log-in and the account page's sections for it and for active log-ins (docs/dashboard.md). */
 import type { SessionListing } from '../../accounts/login-repository.ts'
-import { html } from '../html.ts'
+import { html } from '../../shared/html.ts'
 import { deviceName } from '../user-agent.ts'
 import { csrfField, layout, type PageContext } from './layout.ts'
 

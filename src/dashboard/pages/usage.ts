@@ -8,7 +8,7 @@ import {
   PALETTE_SIZE,
   type Series,
 } from '../charts.ts'
-import { html } from '../html.ts'
+import { html } from '../../shared/html.ts'
 import { errorDisplayName, methodDisplayName, methodLabelMeaning } from '../usage-labels.ts'
 import { upstreamUsageSection } from '../upstream-usage-section.ts'
 import type { UpstreamUsageReport } from '../../usage/upstream-usage.ts'

@@ -17,7 +17,7 @@ import {
   totpStep,
 } from '../auth/two-factor.ts'
 import { verifyPassword } from '../auth/passwords.ts'
-import { emailSubject } from '../auth/login-limiter.ts'
+import { emailSubject } from '../../accounts/login-limiter.ts'
 import { field, sendPage, type Dash } from '../context.ts'
 import { noteActor, noteChange } from '../middleware/audit.ts'
 import { checkPost, preloginCtx, preloginPostOk } from '../middleware/csrf.ts'

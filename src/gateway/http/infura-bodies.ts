@@ -5,7 +5,7 @@
  * WebSocket session format them here.
  */
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../errors/registry.ts'
-import type { RpcId } from '../../jsonrpc/envelope.ts'
+import type { RpcId } from '../../jsonrpc/types.ts'
 
 export const TEXT = 'text/plain; charset=utf-8'
 export const JSON_TYPE = 'application/json'

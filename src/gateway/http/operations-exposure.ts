@@ -1,12 +1,12 @@
 /**
  * Who may read the operator endpoints when no token guards them. On a loopback listener they answer only the
- * Host names the dashboard answers to (src/dashboard/middleware/hosts.ts): a web page that points its own DNS name
+ * Host names the dashboard answers to (src/shared/host-names.ts): a web page that points its own DNS name
  * at 127.0.0.1 (DNS rebinding) gets 403 instead of node states and per-method counts. Without a token, /healthz
  * does not name an embedded chain's URL: that chain has no auth and ten unlocked accounts (docs/config.md#gateway,
  * `operations`).
  */
 import type { Config } from '../../config/schema.ts'
-import { hostnameOf, hostPolicy, isLoopbackListener } from '../../dashboard/middleware/hosts.ts'
+import { hostnameOf, hostPolicy, isLoopbackListener } from '../../shared/host-names.ts'
 import type { Health } from '../../upstreams/pool/health.ts'
 
 export interface OperationsExposure {

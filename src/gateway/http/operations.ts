@@ -27,7 +27,10 @@ export interface OperationsDeps {
   now?: () => number
   /** True once SIGTERM started a drain: /healthz answers 503 so load balancers stop sending calls (docs/deploy.md). */
   isDraining?: () => boolean
-  /** The database and usage ledger (src/db/health.ts); `degraded` there makes the whole answer `degraded`. */
+  /**
+   * The database and usage ledger (src/usage/storage-health.ts); `degraded` there makes the whole answer
+   * `degraded`.
+   */
   storage?: () => Promise<{ status: 'ok' | 'degraded' }>
   /** True once migrations ran and every service started (/startupz, /readyz); unset: started. */
   isStarted?: () => boolean

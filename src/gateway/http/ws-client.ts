@@ -5,23 +5,14 @@
  */
 import type { KeySnapshot } from '../../keys/snapshot.ts'
 import type { Gateway } from '../pipeline/execute.ts'
-import { createSubscriptions, type SubscriptionDeps } from '../pipeline/client-subscriptions.ts'
-import type { CallContext, RequestMeta } from '../pipeline/types.ts'
+import { createSubscriptions } from '../pipeline/client-subscriptions.ts'
+import type { CallContext, RequestMeta, SubscriptionDeps } from '../pipeline/types.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
+import { WS_CLOSE } from './ws-close-codes.ts'
 import type { WsWriter } from './ws-send.ts'
 import { isLimitCode, limitAnswers, refusal, settingsRejectedAnswers } from './infura-bodies.ts'
-
-export const WS_CLOSE = {
-  /** Policy: daily balance exhausted, key revoked, network disabled, a client that does not read. */
-  policy: 1008,
-  /** No node reachable for subscriptions within gateway.subscriptionFailoverMs: resubscribe. */
-  tryAgain: 1013,
-  goingAway: 1001,
-  /** `chaingate reload` removed the connection's network from the config (docs/errors.md). */
-  networkRemoved: 4004,
-} as const
 
 export const REVOKED_REASON = 'this API key is revoked or no longer has access to this network'
 

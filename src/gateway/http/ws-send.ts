@@ -11,7 +11,7 @@
 import type { Duplex } from 'node:stream'
 import type { WebSocket } from 'ws'
 import { FRAME_HEAD, type Notification } from '../pipeline/event-charges.ts'
-import { WS_CLOSE } from './ws-client.ts'
+import { WS_CLOSE } from './ws-close-codes.ts'
 
 const TOO_SLOW = 'too much unread data: the client is not reading its messages'
 /** The subscription ids chaingate gives out (`0x` and 32 hex digits: src/gateway/pipeline/client-subscriptions.ts). */

@@ -4,7 +4,7 @@
  */
 import { Buffer } from 'node:buffer' // not the global: a getter in Node 20
 import { MemberWalk, skipSpace } from '../../jsonrpc/scan.ts'
-import type { RpcId } from '../../jsonrpc/envelope.ts'
+import type { RpcId } from '../../jsonrpc/types.ts'
 
 export interface AnswerSpans {
   /** The top-level `id` value's bytes [idStart, idEnd); -1 when there is none. */

@@ -5,7 +5,7 @@
  * block hash (from the heads seen) and dropped on a reorg; empty answers for unfinalized data are not kept.
  */
 import type { MaybePromise } from '../../shared/types.ts'
-import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
+import type { RpcCall, RpcId } from '../../jsonrpc/types.ts'
 import type { CallOrigin, SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, isEmptyResult, resultAnswer, type AnswerSpans } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'

@@ -3,7 +3,7 @@
  * eth_blockNumber is served for one head and never goes backwards for a key (HeadFloorStore).
  */
 import type { MaybePromise } from '../../shared/types.ts'
-import type { RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
+import type { RpcCall, RpcId } from '../../jsonrpc/types.ts'
 import { answerSpans, resultAnswer } from './cached-answer.ts'
 import type { SharedSend } from './dedup.ts'
 import type { CallOrigin } from '../../upstreams/pool/pool.ts'

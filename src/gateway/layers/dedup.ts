@@ -2,7 +2,7 @@
  * In-flight dedup (docs/caching.md): identical concurrent reads of one write generation share one upstream call;
  * each client gets the answer with its own id (the id is spliced into the node's bytes, nothing is re-serialized).
  */
-import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import type { CallOrigin, SendOptions } from '../../upstreams/pool/pool.ts'
 import { answerSpans, withId, type AnswerSpans } from './cached-answer.ts'
 import { methodOnly, type InFlight, type LayerAnswer, type LayerState } from './state.ts'

@@ -4,7 +4,7 @@
  * range is cached.
  */
 import type { ChaingateError } from '../../errors/index.ts'
-import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import { skipSpace } from '../../jsonrpc/scan.ts'
 import { countLogs, fitsTo, planGetLogs, rangeTooLarge, splitRange, tooManyResults } from '../../methods/eth_getLogs.ts'
 import { answerSpans, resultAnswer, withId } from './cached-answer.ts'

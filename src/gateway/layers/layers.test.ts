@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import { createHeadTracker } from '../../upstreams/pool/heads.ts'
 import type { SendOptions, UpstreamAnswer, UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { createCallLayers, type CallLayerOptions } from './layers.ts'

@@ -20,7 +20,7 @@
  */
 import type { MaybePromise } from '../../shared/types.ts'
 import type { ChaingateError } from '../../errors/index.ts'
-import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import { RANGE_SCAN_METHOD } from '../../methods/catalog.ts'
 import type { CallOrigin } from '../../upstreams/pool/pool.ts'
 import { createCachedReads, IMMUTABLE } from './cached-reads.ts'

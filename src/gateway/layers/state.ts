@@ -4,7 +4,7 @@
  * plus the send options every layer builds. One plain object per network, built once: the layers read and write
  * its fields directly.
  */
-import type { RpcCall } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import type { GetLogsLimits } from '../../methods/eth_getLogs.ts'
 import type { HeadView, SendOptions, UpstreamAnswer, UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { ChurnMap } from '../../shared/churn-map.ts'

@@ -13,19 +13,14 @@
  * the ledger once per key and event for all its subscribers (./event-charges.ts).
  */
 import { randomBytes } from 'node:crypto'
-import type { KeySnapshot } from '../../keys/snapshot.ts'
-import type { CostTable } from '../../credits/costs.ts'
-import type { LimitStore } from '../../credits/limits/memory.ts'
-import type { UsageLedger } from '../../usage/ledger.ts'
 import { ChaingateError, errors } from '../../errors/index.ts'
-import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
-import type { Metrics } from '../../observability/metrics.ts'
+import { serializeError, serializeResult, toErrorObject } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import type { Tracing } from '../../observability/tracing.ts'
-import type { Slots } from '../../shared/slots.ts'
 import { NodeRpcError, type NodeSubscription, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import { delivered, joinGroup, type Notification, type Round, take } from './event-charges.ts'
 import { createSettle } from './steps/settle.ts'
-import type { Clock, LocalMethod } from './types.ts'
+import type { LocalMethod, SubscriptionDeps } from './types.ts'
 import {
   type ChainFamily,
   type EventCharge,
@@ -35,24 +30,6 @@ import {
 } from '../../methods/catalog.ts'
 import type { EventHandler } from '../../upstreams/subscriptions/fanout.ts'
 import { isFinalNotification } from '../../upstreams/subscriptions/protocol.ts'
-
-export interface SubscriptionDeps {
-  keys: KeySnapshot
-  costs: CostTable
-  limits: LimitStore
-  ledger: UsageLedger
-  metrics: Metrics
-  clock: Clock
-  /** Subscriptions one connection may hold (config gateway.maxSubscriptionsPerConnection). */
-  maxSubscriptions: number
-  /**
-   * Subscriptions one key may hold across its connections in this process: the key's plan's maxSubscriptionsPerKey,
-   * else this (gateway.maxSubscriptionsPerKey); counted in `perKey`, shared by every connection. None: no such cap.
-   */
-  keyCap?: { max: number; perKey: Slots }
-  /** Traces: a span per delivered event (src/observability/tracing.ts); none: off. */
-  tracing?: Tracing
-}
 
 export interface SubscriptionIo {
   /**

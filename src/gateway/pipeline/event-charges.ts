@@ -17,7 +17,7 @@ import {
   subscriptionKinds,
 } from '../../methods/catalog.ts'
 import type { EventGroup } from '../../upstreams/subscriptions/hub.ts'
-import type { SubscriptionDeps } from './client-subscriptions.ts'
+import type { SubscriptionDeps } from './types.ts'
 import type { Settle } from './steps/settle.ts'
 
 /** One event's notification, the same for every subscriber but for the subscription id. */

@@ -9,16 +9,10 @@
  */
 import type { MaybePromise } from '../../shared/types.ts'
 import { ERROR_REGISTRY, type LimitCode } from '../../errors/registry.ts'
-import {
-  parseBody,
-  serializeError,
-  toErrorObject,
-  type ParsedBody,
-  type ParsedEntry,
-  type RpcCall,
-} from '../../jsonrpc/envelope.ts'
+import { parseBody, serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
+import type { ParsedBody, ParsedEntry, RpcCall } from '../../jsonrpc/types.ts'
 import { createAdmit } from './steps/admit.ts'
-import { createAuthorize, type Authorized } from './steps/authorize.ts'
+import { createAuthorize } from './steps/authorize.ts'
 import { createRunEntries } from './run-entries.ts'
 import { createRunSingle } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
@@ -26,6 +20,7 @@ import { traced } from './trace-call.ts'
 import { TRACING_OFF, type TraceSpan } from '../../observability/tracing.ts'
 import {
   outcome,
+  type Authorized,
   type CallContext,
   type Gateway,
   type GatewayDeps,

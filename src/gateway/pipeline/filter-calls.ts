@@ -8,7 +8,8 @@
  */
 import { isFilterMethod } from '../../upstreams/pool/filters.ts'
 import type { ChaingateError } from '../../errors/index.ts'
-import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../jsonrpc/envelope.ts'
+import { serializeError, serializeResult, toErrorObject } from '../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../jsonrpc/types.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import { unavailable } from './steps/forward.ts'

@@ -11,8 +11,8 @@ import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { Gateway } from './execute.ts'
-import { createSubscriptions, type SubscriptionDeps, type Subscriptions } from './client-subscriptions.ts'
-import type { CallContext, Outcome } from './types.ts'
+import { createSubscriptions, type Subscriptions } from './client-subscriptions.ts'
+import type { SubscriptionDeps, CallContext, Outcome } from './types.ts'
 
 /** A JSON-RPC error answered by the gateway or the node, with its code. */
 export class RpcCallError extends Error {

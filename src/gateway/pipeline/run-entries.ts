@@ -5,15 +5,8 @@
  */
 import { NO_UPSTREAM } from '../../usage/upstream-usage.ts'
 import type { ChaingateError } from '../../errors/index.ts'
-import {
-  errorCodeOf,
-  isErrorAnswer,
-  serializeError,
-  serializeResult,
-  toErrorObject,
-  type ParsedEntry,
-  type RpcCall,
-} from '../../jsonrpc/envelope.ts'
+import { errorCodeOf, isErrorAnswer, serializeError, serializeResult, toErrorObject } from '../../jsonrpc/envelope.ts'
+import type { ParsedEntry, RpcCall } from '../../jsonrpc/types.ts'
 import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import type { ServedBy } from '../../usage/requests/recorder.ts'
 import { forwardAlone, sentAlone } from './filter-calls.ts'

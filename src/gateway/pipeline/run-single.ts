@@ -8,15 +8,8 @@ import type { MaybePromise } from '../../shared/types.ts'
 import { NO_UPSTREAM } from '../../usage/upstream-usage.ts'
 import type { ChaingateError } from '../../errors/index.ts'
 import type { LimitCode } from '../../errors/registry.ts'
-import {
-  errorCodeOf,
-  isErrorAnswer,
-  serializeError,
-  serializeResult,
-  toErrorObject,
-  type ParsedEntry,
-  type RpcCall,
-} from '../../jsonrpc/envelope.ts'
+import { errorCodeOf, isErrorAnswer, serializeError, serializeResult, toErrorObject } from '../../jsonrpc/envelope.ts'
+import type { ParsedEntry, RpcCall } from '../../jsonrpc/types.ts'
 import type { MethodDecision } from '../../methods/policy.ts'
 import type { UpstreamAnswer } from '../../upstreams/pool/pool.ts'
 import type { Admit } from './steps/admit.ts'

@@ -6,7 +6,7 @@
 import type { KeyEntry, KeySnapshot } from '../../keys/snapshot.ts'
 import type { KeySecurity } from '../../keys/security/types.ts'
 import type { ErrorCode, KeySecurityCode } from '../../errors/registry.ts'
-import type { ParsedEntry, RpcCall, RpcId } from '../../jsonrpc/envelope.ts'
+import type { ParsedEntry, RpcCall, RpcId } from '../../jsonrpc/types.ts'
 import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { CostTable } from '../../credits/costs.ts'
@@ -15,9 +15,9 @@ import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../usage/requests/recorder.ts'
 import type { Metrics } from '../../observability/metrics.ts'
+import type { Slots } from '../../shared/slots.ts'
 import type { Tracing, TraceSpan } from '../../observability/tracing.ts'
 import type { CallLayers } from '../layers/layers.ts'
-import type { Authorized } from './steps/authorize.ts'
 
 export interface Clock {
   now(): number
@@ -174,4 +174,33 @@ export interface Gateway {
   ): Promise<Outcome>
   /** Runs parsed calls for a known key and network (also the in-process client's way in). */
   run(ctx: CallContext, entries: ParsedEntry[], batch: boolean, raw: Buffer | string | undefined): Promise<Outcome>
+}
+
+/** Either a context to run calls in, or the refusal (code, what it cost). One shape for both. */
+export interface Authorized {
+  ctx: CallContext | undefined
+  code: ErrorCode | undefined
+  credits: number
+  keyId: string | undefined
+  /** NETWORK_UNKNOWN: names the known networks. */
+  detail: string | undefined
+}
+
+/** What client subscriptions (./client-subscriptions.ts) and their event charges (./event-charges.ts) run on. */
+export interface SubscriptionDeps {
+  keys: KeySnapshot
+  costs: CostTable
+  limits: LimitStore
+  ledger: UsageLedger
+  metrics: Metrics
+  clock: Clock
+  /** Subscriptions one connection may hold (config gateway.maxSubscriptionsPerConnection). */
+  maxSubscriptions: number
+  /**
+   * Subscriptions one key may hold across its connections in this process: the key's plan's maxSubscriptionsPerKey,
+   * else this (gateway.maxSubscriptionsPerKey); counted in `perKey`, shared by every connection. None: no such cap.
+   */
+  keyCap?: { max: number; perKey: Slots }
+  /** Traces: a span per delivered event (src/observability/tracing.ts); none: off. */
+  tracing?: Tracing
 }

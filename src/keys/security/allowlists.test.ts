@@ -120,6 +120,7 @@ describe('contract addresses', () => {
     expect(await ok(call('eth_getTransactionReceipt', [`0x${'ab'.repeat(32)}`]))).toBe(true)
     expect(await ok(call('eth_getFilterChanges', ['0x1']))).toBe(true)
     expect(await ok(call('eth_subscribe', ['newHeads']))).toBe(true)
+    expect(await ok(call('eth_subscribe', ['newPendingTransactions']))).toBe(true)
   })
 
   test('behavior: every other method that names an address is checked', async () => {
@@ -140,6 +141,9 @@ describe('contract addresses', () => {
     expect(await ok(call('eth_subscribe', ['logs', { address: ADDR_B }]))).toBe(false)
     expect(await ok(call('eth_subscribe', ['logs', {}]))).toBe(false)
     expect(await ok(call('eth_subscribe', ['logs']))).toBe(false)
+    // A kind outside the catalog's kind table (or an Object member) names nothing readable: refused.
+    expect(await ok(call('eth_subscribe', ['syncing']))).toBe(false)
+    expect(await ok(call('eth_subscribe', ['toString']))).toBe(false)
     expect(await ok(call('debug_storageRangeAt', [`0x${'00'.repeat(32)}`, 0, ADDR_A, '0x0', 1]))).toBe(true)
     expect(await ok(call('debug_storageRangeAt', [`0x${'00'.repeat(32)}`, 0, ADDR_B, '0x0', 1]))).toBe(false)
     expect(await ok(call('trace_filter', [{ toAddress: [ADDR_A] }]))).toBe(true)

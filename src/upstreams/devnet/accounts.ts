@@ -4,7 +4,7 @@
  */
 import { pbkdf2Sync } from 'node:crypto'
 import { english, HDKey, hdKeyToAccount } from 'viem/accounts'
-import { AnvilError } from './anvil.ts'
+import { AnvilError } from './errors.ts'
 
 /** anvil's defaults: 10 accounts at m/44'/60'/0'/0/i with 10,000 ETH each. */
 const FUNDED_ACCOUNTS = 10

@@ -6,7 +6,8 @@ import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { afterAll, afterEach, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
-import { AnvilError, type RunningAnvil, startAnvil } from './anvil.ts'
+import { type RunningAnvil, startAnvil } from './anvil.ts'
+import { AnvilError } from './errors.ts'
 
 const running = new Set<RunningAnvil>()
 const dataDir = mkdtempSync(join(tmpdir(), 'chaingate-anvil-test-'))

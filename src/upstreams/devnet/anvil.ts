@@ -16,6 +16,7 @@ import {
   readPid,
   waitHealthy,
 } from './process.ts'
+import { AnvilError } from './errors.ts'
 
 export const ANVIL_TEST_MNEMONIC = 'test test test test test test test test test test test junk'
 
@@ -46,25 +47,6 @@ export interface RunningAnvil {
   stop(): Promise<void>
   /** Resolves/notifies if the process dies unexpectedly. */
   onExit(listener: (code: number | null, signal: string | null) => void): void
-}
-
-export type AnvilErrorCode =
-  | 'ANVIL_BINARY_MISSING'
-  | 'ANVIL_PORT_IN_USE'
-  | 'ANVIL_EXITED'
-  | 'ANVIL_START_TIMEOUT'
-  | 'ANVIL_BAD_MNEMONIC'
-
-/** A devnet that could not start. `output` holds the last lines anvil printed (why it failed). */
-export class AnvilError extends Error {
-  override readonly name = 'AnvilError'
-  readonly code: AnvilErrorCode
-  readonly output: string
-  constructor(code: AnvilErrorCode, message: string, output = '') {
-    super(output ? `${message}\n--- last anvil output ---\n${output}` : message)
-    this.code = code
-    this.output = output
-  }
 }
 
 /** Seconds between periodic state dumps: bounds what a crash (or kill -9) can lose. */

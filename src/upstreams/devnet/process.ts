@@ -7,7 +7,7 @@ import type { ChildProcess } from 'node:child_process'
 import { createServer } from 'node:net'
 import { constants as osConstants } from 'node:os'
 import type { Readable } from 'node:stream'
-import { AnvilError } from './anvil.ts'
+import { AnvilError } from './errors.ts'
 
 const HEALTH_POLL_MS = 100
 const OUTPUT_LINES_KEPT = 30

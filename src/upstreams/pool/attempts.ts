@@ -13,7 +13,7 @@ import {
   type RequestControl,
   type UpstreamAnswer,
 } from './member.ts'
-import type { CallOrigin, SendOptions } from './pool.ts'
+import type { CallOrigin, SendOptions } from './types.ts'
 import type { PoolState } from './state.ts'
 import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
 import { noneUsable, takeToken } from './selection.ts'

@@ -7,8 +7,7 @@ import { brotliDecompressSync, gunzipSync, inflateSync } from 'node:zlib'
 import { errors as undiciErrors } from 'undici'
 import { ChaingateError, errors } from '../../errors/index.ts'
 import { refusalError, type ProviderRefusal } from './classify.ts'
-import type { SendSettings } from './member.ts'
-import type { Member } from './types.ts'
+import type { SendSettings, Member } from './types.ts'
 
 /**
  * A body at least this large that the node stops reading (EPIPE / ECONNRESET while sending) was most likely

@@ -9,6 +9,7 @@
  *   characters, https://namespaces.chainagnostic.org/solana/caip2), the head is the slot at `confirmed` commitment
  *   (and at `finalized`), pushed by `slotSubscribe`; `getHealth` says whether the node is caught up.
  */
+import type { EvmSubscriptionKindName } from '../../methods/entry.ts'
 import { hexToNumber, isHex } from '../../shared/hex.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import type { BlockHead } from './heads.ts'
@@ -79,7 +80,8 @@ export const EVM_RULES: FamilyRules = {
   headProbe: (withFinalized) => (withFinalized ? EVM_HEAD_AND_FINALIZED : EVM_HEAD),
   headOf: (answer) => evmBlockOf(resultOf(answer)),
   finalizedOf: (answer) => evmBlockOf(resultOf(answer))?.number,
-  headSubscribe: { method: 'eth_subscribe', params: ['newHeads'] },
+  // A kind of the catalog's table (src/methods/entry.ts): renaming it there fails to compile here.
+  headSubscribe: { method: 'eth_subscribe', params: ['newHeads' satisfies EvmSubscriptionKindName] },
   headOfNotification: evmBlockOf,
   liveness: { method: 'eth_chainId', params: [] },
 }

@@ -20,7 +20,7 @@ import { anyMethodsWhere } from '../../methods/catalog.ts'
 import { run } from './attempts.ts'
 import { decodeFilterId, encodeFilterId, nodeFingerprint } from './filter-ids.ts'
 import { CancelledError, counted, type Member, type UpstreamAnswer } from './member.ts'
-import type { CallOrigin, SendOptions } from './pool.ts'
+import type { CallOrigin, SendOptions } from './types.ts'
 import type { PoolState } from './state.ts'
 import { select } from './selection.ts'
 

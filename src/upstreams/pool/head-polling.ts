@@ -5,7 +5,7 @@
 import type { BlockHead } from './heads.ts'
 import { post, type Member } from './member.ts'
 import type { PoolState } from './state.ts'
-import { createWsRpcConnection, type WsRpcConnection } from './ws-connection.ts'
+import { createWsRpcConnection, type WsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 
 /** The finalized head moves slowly: asked on every FINALIZED_EVERY-th head poll only. */
 const FINALIZED_EVERY = 5

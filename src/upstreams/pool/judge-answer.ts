@@ -3,7 +3,7 @@
  * members (src/jsonrpc/scan.ts), never a parse of the result. A node that answers with something else (a proxy's
  * HTML page, a body cut short, another call's id) is failing, not answering (docs/upstreams.md).
  */
-import type { RpcId } from '../../jsonrpc/envelope.ts'
+import type { RpcId } from '../../jsonrpc/types.ts'
 import { afterValue, isSpace, MemberWalk, skipSpace } from '../../jsonrpc/scan.ts'
 
 /** A JSON-RPC answer to the request: a result, or an error object (`code`, `message`); else why it is not one. */

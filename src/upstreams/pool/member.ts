@@ -6,7 +6,8 @@
  * or 5xx carrying the client's own JSON-RPC error (a revert, invalid params) is an answer (error-status.ts).
  */
 import { errors as undiciErrors } from 'undici'
-import { isErrorAnswer, type RpcId } from '../../jsonrpc/envelope.ts'
+import { isErrorAnswer } from '../../jsonrpc/envelope.ts'
+import type { RpcId } from '../../jsonrpc/types.ts'
 import { judgeAnswer, refusalOfAnswer, refusalOfStatus, retryAfterMs } from './classify.ts'
 import { isPlainResult } from './judge-answer.ts'
 import { notClientsOwn } from './error-status.ts'
@@ -24,22 +25,13 @@ import {
   toGatewayError,
   UpstreamHttpError,
 } from './failures.ts'
-import type { Member, RequestControl, UpstreamAnswer } from './types.ts'
+import type { Member, RequestControl, SendSettings, UpstreamAnswer } from './types.ts'
 import { overWebSocket } from './ws-send.ts'
 
 export { tooLarge } from './failures.ts'
 export { AUTH_BACKOFF_MS, block, CancelledError, counted, notDelivered } from './failures.ts'
 
 export type { Member, RequestControl, UpstreamAnswer } from './types.ts'
-
-export interface SendSettings {
-  network: string
-  cooldownMs: number
-  /**
-   * Largest answer taken from a node (config `networks[].maxResponseBytes`); a larger one is cut off (answerTooLarge).
-   */
-  maxResponseBytes: number
-}
 
 /** Default of `networks[].maxResponseBytes`. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024

@@ -7,8 +7,8 @@ import { TokenBucket } from '../../shared/token-bucket.ts'
 import { Breaker } from './breaker.ts'
 import { RollingStats } from './latency.ts'
 import type { Member } from './member.ts'
-import type { UpstreamEndpoint, UpstreamPolicy } from './pool.ts'
-import { createWsRpcConnection } from './ws-connection.ts'
+import type { UpstreamEndpoint, UpstreamPolicy } from './types.ts'
+import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 
 export const isWebSocketUrl = (url: string) => /^wss?:/i.test(url)
 

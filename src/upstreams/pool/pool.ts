@@ -21,10 +21,9 @@
  *
  * One usable node (an embedded chain): the call goes straight to it — no selection, no clock read.
  * A node is reached over HTTP (undici, keep-alive) or, when its `url` is ws(s), over one WebSocket
- * (src/upstreams/pool/ws-connection.ts) for every call.
+ * (src/jsonrpc/ws-connection.ts) for every call.
  */
 import { run } from './attempts.ts'
-import type { BreakerSettings } from './breaker.ts'
 import { createChainIdCheck } from './chain-id.ts'
 import { FAMILY_RULES } from './family-rules.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
@@ -34,17 +33,10 @@ import { createHeadPolling } from './head-polling.ts'
 import { createStateLog } from './state-log.ts'
 import { createHeadTracker, type HeadView } from './heads.ts'
 import { isWebSocketUrl, newMember } from './new-member.ts'
-import {
-  DEFAULT_MAX_RESPONSE_BYTES,
-  post,
-  tooLarge,
-  type Member,
-  type SendSettings,
-  type UpstreamAnswer,
-} from './member.ts'
+import { DEFAULT_MAX_RESPONSE_BYTES, post, tooLarge, type Member, type UpstreamAnswer } from './member.ts'
+import type { CallOrigin, PoolLog, SendOptions, SendSettings, UpstreamEndpoint, UpstreamPolicy } from './types.ts'
 import type { PoolState } from './state.ts'
-import type { RpcId } from '../../jsonrpc/envelope.ts'
-import type { TraceSpan } from '../../observability/tracing.ts'
+import type { RpcId } from '../../jsonrpc/types.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
 import { settleCallShapes } from './call-shapes.ts'
@@ -60,35 +52,7 @@ const ATTEMPTS_ONLY: ReadonlySet<string> = new Set(
 export type { UpstreamAnswer } from './member.ts'
 export type { HeadView } from './heads.ts'
 export type { UpstreamStatus } from './selection.ts'
-
-export interface SendOptions {
-  timeoutMs?: number
-  /** The JSON-RPC method of a single call (undefined for a batch): drives retry/hedge policy. */
-  method?: string
-  /** Consistent heads: only upstreams whose latest head is >= this block number (undefined: any). */
-  minBlock?: number
-  signal?: AbortSignal
-  /**
-   * Who calls (the API key's id, opaque here): a filter id is handed out to and accepted from its owner only
-   * (src/upstreams/pool/filters.ts).
-   */
-  owner?: string
-}
-
-/**
- * The client call a send is made for, passed with each send (never parked in a module variable: a send that
- * starts after a wait, e.g. on a shared cache tier's answer, still knows its call). The pipeline passes its
- * CallContext, which has these fields, so a send allocates nothing for it. Undefined: the gateway's own calls.
- */
-export interface CallOrigin {
-  /** The call's span when it is traced: the pool's attempts become its children. */
-  readonly span?: TraceSpan | undefined
-  /**
-   * When the client's HTTP call arrived (`Date.now()` ms): the time it already waited in this process (its body
-   * read, key checks, a cache tier's answer) counts against its deadline, so no call waits longer than it in all.
-   */
-  readonly arrivedAt?: number | undefined
-}
+export type { CallOrigin, PoolLog, SendOptions, UpstreamEndpoint, UpstreamPolicy } from './types.ts'
 
 export interface UpstreamPool {
   readonly network: string
@@ -129,32 +93,6 @@ export interface UpstreamPool {
 /** anvil refuses request bodies over 2 MiB (answering -32600 with `id: null`, or closing the connection: EPIPE). */
 export const EMBEDDED_MAX_REQUEST_BYTES = 2 * 1024 * 1024
 
-export interface UpstreamEndpoint {
-  url: string
-  wsUrl?: string
-  /** What a node answering another chain id does to start-up: stop it (default), or stay out of rotation. */
-  onChainIdMismatch?: 'fail' | 'exclude'
-  role?: 'primary' | 'fallback'
-  weight?: number
-  /** This node's deadline for one request (default: the pool's timeoutMs). */
-  timeoutMs?: number | undefined
-  /** Most requests per second sent to this node; null/undefined: no limit. */
-  maxRequestsPerSecond?: number | null | undefined
-  labels?: string[]
-}
-
-/** The network's policy over its nodes (config `networks[].upstreamPolicy`, docs/config.md). */
-export interface UpstreamPolicy {
-  maxLagBlocks: number
-  /** All attempts of one call end within this (default: the pool's timeoutMs). */
-  totalTimeoutMs?: number | undefined
-  maxAttempts: number
-  headPollMs: number
-  headIdleMs: number
-  hedge: { enabled: boolean; delayMs: number | null; quantile: number; minDelayMs: number; maxDelayMs: number }
-  breaker: BreakerSettings
-}
-
 export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = {
   maxLagBlocks: 5,
   maxAttempts: 3,
@@ -162,13 +100,6 @@ export const DEFAULT_UPSTREAM_POLICY: UpstreamPolicy = {
   headIdleMs: 60_000,
   hedge: { enabled: true, delayMs: null, quantile: 0.9, minDelayMs: 30, maxDelayMs: 2000 },
   breaker: { failureThreshold: 5, openMs: 5000, maxOpenMs: 60_000 },
-}
-
-/** Where the pool reports what an operator should see (a pino logger fits). */
-export interface PoolLog {
-  info(fields: object, message: string): void
-  warn(fields: object, message: string): void
-  error(fields: object, message: string): void
 }
 
 export { redactUrl } from './new-member.ts'

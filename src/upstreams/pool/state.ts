@@ -4,8 +4,8 @@
  */
 import type { FamilyRules } from './family-rules.ts'
 import type { HeadTracker } from './heads.ts'
-import type { Member, SendSettings } from './member.ts'
-import type { PoolLog, UpstreamPolicy } from './pool.ts'
+import type { Member } from './member.ts'
+import type { SendSettings, PoolLog, UpstreamPolicy } from './types.ts'
 import type { RelayedTransactions } from './retry-policy.ts'
 
 export interface PoolState {

@@ -1,13 +1,16 @@
 /**
  * What a pool knows of one node (src/upstreams/pool/member.ts sends to it; selection.ts and attempts.ts read and update
- * these fields) and what one answer from it carries. Plain data: one object per node, built once.
+ * these fields) and what one answer from it carries. Plain data: one object per node, built once. Also the pool's
+ * settings and call options (re-exported by ./pool.ts, the pool's public module): here, so that the parts pool.ts
+ * composes do not import it back.
  */
 import type { Pool } from 'undici'
 import type { TokenBucket } from '../../shared/token-bucket.ts'
 import type { ProviderRefusal } from './classify.ts'
-import type { Breaker } from './breaker.ts'
+import type { Breaker, BreakerSettings } from './breaker.ts'
 import type { RollingStats } from './latency.ts'
-import type { WsRpcConnection } from './ws-connection.ts'
+import type { WsRpcConnection } from '../../jsonrpc/ws-connection.ts'
+import type { TraceSpan } from '../../observability/tracing.ts'
 
 export interface UpstreamAnswer {
   /** The node's JSON-RPC answer, verbatim (bytes: a single call's answer goes back to the client untouched). */
@@ -84,4 +87,75 @@ export interface RequestControl {
   cancelled: boolean
   /** A traced attempt's W3C `traceparent`, sent to the node (tracing.propagateToUpstreams). */
   traceparent?: string | undefined
+}
+
+export interface SendSettings {
+  network: string
+  cooldownMs: number
+  /**
+   * Largest answer taken from a node (config `networks[].maxResponseBytes`); a larger one is cut off (answerTooLarge).
+   */
+  maxResponseBytes: number
+}
+
+export interface SendOptions {
+  timeoutMs?: number
+  /** The JSON-RPC method of a single call (undefined for a batch): drives retry/hedge policy. */
+  method?: string
+  /** Consistent heads: only upstreams whose latest head is >= this block number (undefined: any). */
+  minBlock?: number
+  signal?: AbortSignal
+  /**
+   * Who calls (the API key's id, opaque here): a filter id is handed out to and accepted from its owner only
+   * (src/upstreams/pool/filters.ts).
+   */
+  owner?: string
+}
+
+/**
+ * The client call a send is made for, passed with each send (never parked in a module variable: a send that
+ * starts after a wait, e.g. on a shared cache tier's answer, still knows its call). The pipeline passes its
+ * CallContext, which has these fields, so a send allocates nothing for it. Undefined: the gateway's own calls.
+ */
+export interface CallOrigin {
+  /** The call's span when it is traced: the pool's attempts become its children. */
+  readonly span?: TraceSpan | undefined
+  /**
+   * When the client's HTTP call arrived (`Date.now()` ms): the time it already waited in this process (its body
+   * read, key checks, a cache tier's answer) counts against its deadline, so no call waits longer than it in all.
+   */
+  readonly arrivedAt?: number | undefined
+}
+
+export interface UpstreamEndpoint {
+  url: string
+  wsUrl?: string
+  /** What a node answering another chain id does to start-up: stop it (default), or stay out of rotation. */
+  onChainIdMismatch?: 'fail' | 'exclude'
+  role?: 'primary' | 'fallback'
+  weight?: number
+  /** This node's deadline for one request (default: the pool's timeoutMs). */
+  timeoutMs?: number | undefined
+  /** Most requests per second sent to this node; null/undefined: no limit. */
+  maxRequestsPerSecond?: number | null | undefined
+  labels?: string[]
+}
+
+/** The network's policy over its nodes (config `networks[].upstreamPolicy`, docs/config.md). */
+export interface UpstreamPolicy {
+  maxLagBlocks: number
+  /** All attempts of one call end within this (default: the pool's timeoutMs). */
+  totalTimeoutMs?: number | undefined
+  maxAttempts: number
+  headPollMs: number
+  headIdleMs: number
+  hedge: { enabled: boolean; delayMs: number | null; quantile: number; minDelayMs: number; maxDelayMs: number }
+  breaker: BreakerSettings
+}
+
+/** Where the pool reports what an operator should see (a pino logger fits). */
+export interface PoolLog {
+  info(fields: object, message: string): void
+  warn(fields: object, message: string): void
+  error(fields: object, message: string): void
 }

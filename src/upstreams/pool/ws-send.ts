@@ -4,8 +4,7 @@
  */
 import { judgeAnswer, refusalOfError } from './classify.ts'
 import { block, counted, toGatewayError, UpstreamHttpError } from './failures.ts'
-import type { SendSettings } from './member.ts'
-import type { Member, UpstreamAnswer } from './types.ts'
+import type { SendSettings, Member, UpstreamAnswer } from './types.ts'
 
 /** A node reached only by ws(s): the body is parsed to give the call the connection's own id, and serialized back. */
 export async function overWebSocket(

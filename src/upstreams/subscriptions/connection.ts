@@ -1,19 +1,19 @@
 /**
  * The subscription hub's node connection (src/upstreams/subscriptions/hub.ts): one WebSocket to one node at a time
- * (src/upstreams/pool/ws-connection.ts), its notifications routed to the shared subscriptions, a heartbeat that finds a
+ * (src/jsonrpc/ws-connection.ts), its notifications routed to the shared subscriptions, a heartbeat that finds a
  * node that stopped answering, and the choice of the next node when it drops (healthy and preferred first, the
  * failed one last, with back-off) until `failoverMs` runs out. Planned moves while the node still works (back to
  * the preferred node; off a node the pool counts unhealthy) are make-before-break:
  * src/upstreams/subscriptions/switch.ts.
  */
 import { errors } from '../../errors/index.ts'
-import { createWsRpcConnection } from '../pool/ws-connection.ts'
+import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import type { Replay } from './replay.ts'
 import { call, checkIdentity, NodeRpcError, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 import { startHeartbeat } from './heartbeat.ts'
 import { createSwitcher } from './switch.ts'
-import type { HubOptions, MoveReason, Shared } from './hub.ts'
+import type { HubOptions, MoveReason, Shared } from './types.ts'
 
 export { call, NodeRpcError, toBig, type Conn } from './node-calls.ts'
 

@@ -5,7 +5,7 @@
  * unhealthy at two heartbeats in a row, or that answers another chain id (EVM), is moved off (make before break) to
  * the first healthy node.
  */
-import type { HubOptions } from './hub.ts'
+import type { HubOptions } from './types.ts'
 import { toBig, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 

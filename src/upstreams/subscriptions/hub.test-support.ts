@@ -4,7 +4,8 @@
  */
 import { afterEach } from 'vitest'
 import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
-import { createSubscriptionHub, type HubOptions, type SubscriptionHub } from './hub.ts'
+import { createSubscriptionHub, type SubscriptionHub } from './hub.ts'
+import type { HubOptions } from './types.ts'
 
 export const CHAIN = '0x7a6d' // 31341
 

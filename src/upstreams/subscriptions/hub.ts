@@ -2,7 +2,7 @@
  * eth_subscribe against a network's nodes (on a Solana network its PubSub methods: how each family is spoken to is
  * ./protocol.ts; Solana's events, without replay, ./solana-events.ts). One node subscription per (kind, filter) is
  * shared by every client subscription with the same parameters (ref-counted: the last client to leave unsubscribes
- * at the node), over one WebSocket to one node at a time (src/upstreams/pool/ws-connection.ts).
+ * at the node), over one WebSocket to one node at a time (src/jsonrpc/ws-connection.ts).
  *
  * When that connection drops, every shared subscription moves to the next node in the pool's order
  * (UpstreamPool.wsUrls: healthy and preferred first; the node that just failed is tried last), or back to the same
@@ -27,13 +27,15 @@ import { type SubscriptionKind, type SubscriptionKindName, subscriptionKinds } f
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import { errors } from '../../errors/index.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
-import type { EventGroup, EventHandler, FanoutListener, Yield } from './fanout.ts'
+import type { EventGroup, EventHandler } from './fanout.ts'
 import { EVM_PROTOCOL, PROTOCOLS } from './protocol.ts'
 import { createReplay } from './replay.ts'
 import { createSolanaEvents } from './solana-events.ts'
+import type { HubOptions, Listener, MoveReason, Shared } from './types.ts'
 
 export { NodeRpcError } from './connection.ts'
 export type { EventGroup, EventHandler } from './fanout.ts'
+export type { HubOptions, MoveReason } from './types.ts'
 export { MAX_HEAD_FILL, MAX_LOG_FILL_BLOCKS } from './replay.ts'
 
 /** Each family's replay rule by kind (the catalogs'), read once per node subscription. */
@@ -72,105 +74,6 @@ export interface SubscriptionHub {
    */
   leaveRemovedNode(): Promise<boolean>
   close(): Promise<void>
-}
-
-/**
- * dropped: the connection closed; hung: no heartbeat answer; unhealthy: the pool found the node lagging, failing or
- * cordoned; preferred: back to the node ranked first (after failbackMs); removed: `chaingate reload` took the node out.
- */
-export type MoveReason = 'dropped' | 'hung' | 'unhealthy' | 'preferred' | 'removed' | 'gave-up'
-
-export interface HubOptions {
-  timeoutMs: number
-  /** The nodes' WebSocket URLs, best first; read again at every (re)connection. */
-  wsUrls: () => readonly string[]
-  /** After a drop, how long to keep trying to reach a node before clients are told (gateway.subscriptionFailoverMs). */
-  failoverMs: number
-  /**
-   * How often the node carrying subscriptions is asked something (eth_chainId) while it holds any: no answer within
-   * max(1 s, this) (and at most timeoutMs) counts as a drop, so a node that keeps its socket open but stops
-   * answering is left too (gateway.subscriptionHeartbeatMs; 0: never).
-   */
-  heartbeatMs?: number
-  /**
-   * Whether the pool counts a node healthy (not lagging, down or cordoned). At the heartbeat, a subscription node
-   * found unhealthy twice in a row is moved off to a healthy one, make before break (undefined: never for that).
-   */
-  isHealthy?: (url: string) => boolean
-  /**
-   * While the subscriptions are on another node than the first of wsUrls() (healthy), that node is asked eth_chainId
-   * on a fresh WebSocket every failbackMs / 4 (at most 15 s; failbackMs after a check it failed); once it has
-   * answered every check for this long, the subscriptions move back to it, make before break
-   * (gateway.subscriptionFailbackMs; 0 or undefined: never).
-   */
-  failbackMs?: number
-  /** The network's chain id: a node answering another one is not used (undefined: not checked, embedded chains). */
-  chainId?: number | undefined
-  /** The network's chain family (default evm): how its nodes are spoken to (./protocol.ts). */
-  family?: ChainFamily | undefined
-  /**
-   * Solana: whether the pool found the node on another cluster (its genesis hash, asked over HTTP: a validator's
-   * PubSub socket answers no such call); such a node is not used (undefined: not checked).
-   */
-  wrongChain?: ((url: string) => boolean) | undefined
-  /** URL → the form logs may show (no credentials). */
-  label?: (url: string) => string
-  log?: { info(obj: object, msg: string): void; warn(obj: object, msg: string): void }
-  /**
-   * Distinct node subscriptions (kind and filter) held at once (gateway.maxUpstreamSubscriptionsPerNetwork): a new
-   * filter beyond it is refused (UPSTREAM_SUBSCRIPTION_LIMIT); joining one already held is not. Undefined: no cap.
-   */
-  maxSubscriptions?: number
-  /** Clients per chunk of an event's fan-out, and the pause between chunks (tests; default 500, setImmediate). */
-  fanoutChunk?: number
-  fanoutYield?: Yield
-}
-
-export interface Listener extends FanoutListener {
-  onLost(reason: string): void
-}
-
-export interface Shared {
-  key: string
-  params: unknown[]
-  kind: SubscriptionKindName
-  /** What is replayed after a lost node connection: its kind's rule in the family's catalog. */
-  replay: SubscriptionKind['replay']
-  listeners: Set<Listener>
-  /** Subscribed at a node (false while the first eth_subscribe is under way). */
-  live: boolean
-  ready: Promise<void>
-  /** The node's id on the current connection. */
-  nodeId: string | undefined
-  /** Live events and gap fills, in order: one task at a time. */
-  tasks: (() => void | Promise<void>)[]
-  running: boolean
-  /** newHeads: number of the last head sent to clients. */
-  lastHead: bigint | undefined
-  /**
-   * newHeads (Solana: account, program, logs): after a switch, until the new node passes lastHead (lastSlot), its
-   * older events are duplicates.
-   */
-  catchingUp: boolean
-  /** logs: block of the last log sent, and the logs of that block already sent (logIndex:removed). */
-  lastLogBlock: bigint | undefined
-  lastLogKeys: Set<string>
-  /** logs: first block the subscription is responsible for (node head at subscribe + 1). */
-  firstBlock: bigint | undefined
-  /** logs: at a drop, the first block the old node may not have covered. */
-  resumeFrom: bigint | undefined
-  /** logs: after a gap fill, through this block live logs are checked against `filled`. */
-  filledThrough: bigint | undefined
-  filled: Set<string>
-  /**
-   * Solana slot and root: the last slot sent to clients (older or equal ones are dropped); account, program, logs:
-   * the context slot of the last notification sent, and what was sent for it (`slotKeys`: program pubkeys, logs
-   * signatures), for the duplicates of a new node while `catchingUp` after a move.
-   */
-  lastSlot: number | undefined
-  slotKeys: Set<string>
-  /** Solana signature: its `receivedSignature` notification was sent (a new node's again is dropped). */
-  received: boolean
 }
 
 /** The same key for the same filter whatever the order of its object members (EVM). */

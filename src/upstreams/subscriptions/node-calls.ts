@@ -5,9 +5,9 @@
 import { hexToBigInt, isHex } from '../../shared/hex.ts'
 import type { RpcErrorObject } from '../../jsonrpc/envelope.ts'
 import { errors } from '../../errors/index.ts'
-import type { WsRpcConnection } from '../pool/ws-connection.ts'
+import type { WsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import { SOLANA_PROTOCOL } from './protocol.ts'
-import type { HubOptions, Shared } from './hub.ts'
+import type { HubOptions, Shared } from './types.ts'
 
 /** A JSON-RPC error answer from the node, passed through to the client unchanged. */
 export class NodeRpcError extends Error {

@@ -8,7 +8,7 @@
  */
 import { call, toBig, type Conn } from './node-calls.ts'
 import { fanOut } from './fanout.ts'
-import type { HubOptions, Shared } from './hub.ts'
+import type { HubOptions, Shared } from './types.ts'
 
 /** Longest gap of blocks replayed to newHeads clients after a switch; beyond it the oldest are skipped (logged). */
 export const MAX_HEAD_FILL = 1024

@@ -18,7 +18,7 @@ import type { SubscriptionKindName } from '../../methods/catalog.ts'
 import type { Conn } from './node-calls.ts'
 import { isFinalNotification } from './protocol.ts'
 import { createQueue, type Replay } from './replay.ts'
-import type { HubOptions, Shared } from './hub.ts'
+import type { HubOptions, Shared } from './types.ts'
 
 /** The context slot of an account, program or logs notification (`{ context: { slot }, value }`). */
 const contextSlot = (result: unknown): number | undefined => {

@@ -12,11 +12,11 @@
  * - removed: `chaingate reload` took the node out of the network's config (src/app/reload).
  */
 import { errors } from '../../errors/index.ts'
-import { createWsRpcConnection } from '../pool/ws-connection.ts'
+import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import { call, checkIdentity, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 import type { Replay } from './replay.ts'
-import type { HubOptions, MoveReason, Shared } from './hub.ts'
+import type { HubOptions, MoveReason, Shared } from './types.ts'
 
 /** How often the preferred node is checked while the subscriptions are elsewhere: failbackMs / 4, within these. */
 const MIN_CHECK_MS = 100

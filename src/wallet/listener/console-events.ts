@@ -7,7 +7,7 @@
 import type { FastifyInstance } from 'fastify'
 import type { ServerResponse } from 'node:http'
 import { bearer, consoleGuard } from './console-auth.ts'
-import type { WalletServerDeps } from './server.ts'
+import type { WalletServerDeps } from './deps.ts'
 
 const HEARTBEAT_MS = 15_000
 const RECEIPT_POLL_MS = 2_000

@@ -12,7 +12,7 @@ import { consoleAssets } from './console-assets.ts'
 import { solanaBalance } from './solana-balances.ts'
 import { bearer, consoleGuard, isLoopbackHostHeader } from './console-auth.ts'
 import { registerConsoleEvents } from './console-events.ts'
-import type { WalletServerDeps } from './server.ts'
+import type { WalletServerDeps } from './deps.ts'
 
 const PAGE_HEADERS = {
   'content-security-policy':

@@ -9,33 +9,13 @@
  */
 import fastifyWebsocket from '@fastify/websocket'
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify'
-import type { Logger } from 'pino'
 import type { WebSocket } from 'ws'
-import type { WalletConfig } from '../../config/wallet-schema.ts'
 import { TokenBucket } from '../../shared/token-bucket.ts'
-import type { ActivityRepository } from '../activity.ts'
-import type { Approvals } from '../approvals.ts'
-import type { ChangeFeed } from '../change-feed.ts'
-import type { ConsoleTokens } from '../console-token.ts'
 import { PAIRING_SECRET } from '../connections.ts'
-import type { WalletEngine } from '../engine.ts'
 import { toWireError, walletErrors } from '../errors.ts'
-import type { ChainAccess } from '../ports.ts'
-import type { WalletRepository } from '../repository.ts'
 import { registerConsoleRoutes } from './console-routes.ts'
+import type { WalletServerDeps } from './deps.ts'
 import { NESTING_REASON, nestsDeeperThan } from './nesting.ts'
-
-export interface WalletServerDeps {
-  config: WalletConfig
-  engine: WalletEngine
-  approvals: Approvals
-  repository: WalletRepository
-  logger: Logger
-  tokens: ConsoleTokens
-  activity: ActivityRepository
-  chainAccess: ChainAccess
-  changes: ChangeFeed
-}
 
 const MAX_ORIGIN_LENGTH = 255
 

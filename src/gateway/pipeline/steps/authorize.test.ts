@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from 'vitest'
 import type { ErrorCode } from '../../../errors/registry.ts'
-import type { RpcCall } from '../../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../../jsonrpc/types.ts'
 import type { KeyEntry, KeySnapshot } from '../../../keys/snapshot.ts'
 import type { KeySecurity } from '../../../keys/security/types.ts'
 import type { Network, NetworkRegistry } from '../../../networks/registry.ts'

@@ -8,21 +8,11 @@
  */
 import type { KeyEntry, KeySnapshot } from '../../../keys/snapshot.ts'
 import type { ErrorCode } from '../../../errors/registry.ts'
-import type { RpcCall } from '../../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../../jsonrpc/types.ts'
 import type { Network, NetworkRegistry } from '../../../networks/registry.ts'
 import type { UpstreamPool } from '../../../upstreams/pool/pool.ts'
-import type { AccessCheck, CallContext, RequestMeta, Transport } from '../types.ts'
+import type { AccessCheck, Authorized, RequestMeta, Transport } from '../types.ts'
 import type { Settle } from './settle.ts'
-
-/** Either a context to run calls in, or the refusal (code, what it cost). One shape for both. */
-export interface Authorized {
-  ctx: CallContext | undefined
-  code: ErrorCode | undefined
-  credits: number
-  keyId: string | undefined
-  /** NETWORK_UNKNOWN: names the known networks. */
-  detail: string | undefined
-}
 
 export interface AuthorizeDeps {
   networks: NetworkRegistry

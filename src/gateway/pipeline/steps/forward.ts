@@ -6,7 +6,8 @@
  */
 import type { MaybePromise } from '../../../shared/types.ts'
 import { ChaingateError, errors } from '../../../errors/index.ts'
-import { serializeError, serializeResult, toErrorObject, type RpcCall } from '../../../jsonrpc/envelope.ts'
+import { serializeError, serializeResult, toErrorObject } from '../../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../../jsonrpc/types.ts'
 import { RANGE_SCAN_METHOD } from '../../../methods/catalog.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
 import type { UpstreamAnswer } from '../../../upstreams/pool/pool.ts'

@@ -9,7 +9,7 @@
  */
 import type { CostTable } from '../../../credits/costs.ts'
 import type { LimitCode } from '../../../errors/registry.ts'
-import type { ParsedEntry, RpcCall } from '../../../jsonrpc/envelope.ts'
+import type { ParsedEntry, RpcCall } from '../../../jsonrpc/types.ts'
 import { ALL_METHODS } from '../../../methods/catalog.ts'
 import type { MethodEntry } from '../../../methods/entry.ts'
 import { decide, type MethodDecision } from '../../../methods/policy.ts'

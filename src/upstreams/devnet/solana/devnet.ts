@@ -22,7 +22,6 @@ export {
   SOLANA_FUNDED_ACCOUNTS,
   SOLANA_FUNDED_LAMPORTS,
   type SolanaAccount,
-  solanaDerivationPath,
 } from './keys.ts'
 
 export interface SolanaDevnetOptions {

@@ -4,6 +4,7 @@
  * micro-key-producer's SLIP-0010 implementation.
  */
 import { pbkdf2Sync } from 'node:crypto'
+import { solanaDerivationPath } from '../../../shared/derivation-paths.ts'
 import { SolanaDevnetError } from './errors.ts'
 
 /** How many of the mnemonic's accounts the devnet funds (like anvil's 10). */
@@ -18,8 +19,6 @@ export interface SolanaAccount {
   /** base58 public key */
   address: string
 }
-
-export const solanaDerivationPath = (index: number) => `m/44'/501'/${index}'/0'`
 
 async function seedOf(mnemonic: string): Promise<Uint8Array> {
   const words = mnemonic.normalize('NFKD').trim().toLowerCase().split(/\s+/)

@@ -13,7 +13,7 @@ export {
   type SolanaAccountRef,
   SolanaDecodeError,
 } from './decode.ts'
-export type { InstructionView } from './instructions.ts'
+export type { InstructionView } from './instruction-types.ts'
 export { describeSolanaMessage, type SolanaMessageView } from './message.ts'
 export { prepareSolanaTransactionContext, type SolanaChainReads } from './prepare.ts'
 export {

@@ -3,7 +3,7 @@
  * (@solana-program/system, /token, /compute-budget); what they cannot decode (an unknown program, a malformed or
  * unsupported instruction) is named by program id with its data as bounded hex, and flagged.
  */
-import { type AccountMeta, AccountRole, type Address } from '@solana/kit'
+import { AccountRole, type Address } from '@solana/kit'
 import {
   COMPUTE_BUDGET_PROGRAM_ADDRESS,
   ComputeBudgetInstruction,
@@ -13,40 +13,8 @@ import { parseSystemInstruction, SYSTEM_PROGRAM_ADDRESS, SystemInstruction } fro
 import type { SolanaAccountRef } from './decode.ts'
 import { hexPreview, oneLine, sol } from './format.ts'
 import { MEMO_PROGRAMS, PROGRAM_NAMES, programLabel, splitName } from './programs.ts'
+import type { InstructionEnv, InstructionView, ParsableInstruction } from './instruction-types.ts'
 import { describeTokenInstruction, TOKEN_PROGRAMS } from './token.ts'
-
-/** What the describers need to know about accounts: labels and what `prepare…` read from the chain. */
-export interface InstructionEnv {
-  /** The address with `(your account #i "label")` when it is the wallet's. */
-  who(account: string): string
-  isOwn(account: string): boolean
-  /** An SPL token account's mint, owner and decimals, when read. */
-  tokenAccount(account: string): { mint: string; owner: string; decimals?: number } | undefined
-  mintDecimals(mint: string): number | undefined
-}
-
-export interface InstructionView {
-  /** 1-based position in the transaction. */
-  index: number
-  program: string
-  programName?: string
-  summary: string
-  detail?: string
-  /** False when the data was not decoded (unknown program, unsupported or malformed instruction). */
-  decoded: boolean
-  warnings: string[]
-  /** Compute Budget settings, summed up into the fee by the transaction view. */
-  budget?: { unitLimit?: number; microLamportsPerUnit?: bigint }
-  /** The instruction advances a durable nonce (the transaction does not expire with its blockhash). */
-  advancesNonce?: boolean
-}
-
-/** The instruction in the shape the program clients parse: accounts as display strings with their roles. */
-export interface ParsableInstruction {
-  programAddress: Address
-  accounts: AccountMeta[]
-  data: Uint8Array
-}
 
 /** A lookup-table entry not resolved locally reads `entry 3 of lookup table <table>`. */
 export function accountText(ref: SolanaAccountRef): string {

@@ -13,7 +13,7 @@ import {
   TokenInstruction,
 } from '@solana-program/token'
 import { hexPreview, tokenAmount, U64_MAX } from './format.ts'
-import type { InstructionEnv, InstructionView, ParsableInstruction } from './instructions.ts'
+import type { InstructionEnv, InstructionView, ParsableInstruction } from './instruction-types.ts'
 import { splitName, TOKEN_2022_PROGRAM_ADDRESS } from './programs.ts'
 
 /** Programs whose instructions this file decodes. */

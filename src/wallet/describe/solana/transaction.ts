@@ -13,7 +13,8 @@ import {
   SolanaDecodeError,
 } from './decode.ts'
 import { LAMPORTS_PER_SIGNATURE, signedSol, signedToken, sol } from './format.ts'
-import { describeInstruction, type InstructionEnv, type InstructionView } from './instructions.ts'
+import { describeInstruction } from './instructions.ts'
+import type { InstructionEnv, InstructionView } from './instruction-types.ts'
 
 export interface SolanaDescribeEnv {
   /** CAIP-2 id, `solana:<genesis hash prefix>`. */

@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
 import { WebSocketServer, type WebSocket } from 'ws'
-import { ChaingateError } from '../../errors/index.ts'
+import { ChaingateError } from '../errors/index.ts'
 import { createWsRpcConnection } from './ws-connection.ts'
 
 /**

@@ -1,12 +1,14 @@
 /**
  * One JSON-RPC connection to a node over WebSocket, opened on first use and again on the next request after it
- * drops. Used for subscriptions (src/upstreams/subscriptions/hub.ts) and, for a node reached only by ws(s), for every
- * call (src/upstreams/pool/pool.ts). Requests get the connection's own ids, so callers' ids can repeat; answers come
+ * drops: the project's one JSON-RPC-over-WebSocket client. Used for subscriptions (src/upstreams/subscriptions/hub.ts),
+ * for a node reached only by ws(s) for every call (src/upstreams/pool/pool.ts), and by the wallet reaching nodes
+ * without the gateway (src/wallet/direct-chain-access.ts). It lives in the base so that none of them reaches into
+ * another's internals. Requests get the connection's own ids, so callers' ids can repeat; answers come
  * back with the caller's ids restored. Every request has a deadline.
  */
 import WebSocket from 'ws'
-import { errors } from '../../errors/index.ts'
-import { ChurnMap } from '../../shared/churn-map.ts'
+import { errors } from '../errors/index.ts'
+import { ChurnMap } from '../shared/churn-map.ts'
 
 type Id = string | number | null
 interface RpcMessage {

@@ -10,8 +10,8 @@
  */
 import { randomBytes } from 'node:crypto'
 import type { Redis } from 'ioredis'
-import type { DashboardConfig } from '../../config/dashboard-schema.ts'
-import type { RedisConnection } from '../../redis/connection.ts'
+import type { DashboardConfig } from '../config/dashboard-schema.ts'
+import type { RedisConnection } from '../redis/connection.ts'
 
 export interface Attempt {
   readonly subjects: readonly string[]

@@ -4,9 +4,9 @@
  * keeps its rows (bounded) until the database is back (docs/storage.md).
  */
 import type { Registry } from 'prom-client'
-import type { LedgerHealth } from '../usage/ledger.ts'
-import type { OpenedDatabase } from './database.ts'
-import type { DialectName } from './dialect.ts'
+import type { LedgerHealth } from './ledger.ts'
+import type { OpenedDatabase } from '../db/database.ts'
+import type { DialectName } from '../db/dialect.ts'
 
 export interface StorageHealth {
   status: 'ok' | 'degraded'

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'vitest'
-import { hostnameOf, hostPolicy, isLoopbackListener } from './hosts.ts'
+import { hostnameOf, hostPolicy, isLoopbackListener } from './host-names.ts'
 
-describe('dashboard host names', () => {
+describe('host names', () => {
   test('behavior: Host values are reduced to a normalized hostname; malformed ones to undefined', () => {
     expect(hostnameOf('LocalHost:8545')).toBe('localhost')
     expect(hostnameOf('localhost.')).toBe('localhost')

@@ -102,6 +102,9 @@ export function createRequestRecorder(
   // Columns of the ring (`size` rows): index `head` is written next; the `count` before it are waiting.
   let size = Math.min(cap, opts.initialRows ?? INITIAL_ROWS)
   let ring = newRing(size)
+  // The ring's columns in a batch's order (./batch.ts), for `take`: made with the ring, not per batch.
+  let stringColumns = STRING_COLUMNS.map((c) => ring[c.field])
+  let numberColumns = NUMBER_COLUMNS.map((c) => ring[c.field])
   let head = 0
   let count = 0
   let dropped = 0
@@ -114,6 +117,8 @@ export function createRequestRecorder(
   const grow = () => {
     const next = Math.min(cap, size * 2)
     ring = newRing(next, { ring, start: (head - count + size) % size, count })
+    stringColumns = STRING_COLUMNS.map((c) => ring[c.field])
+    numberColumns = NUMBER_COLUMNS.map((c) => ring[c.field])
     head = count
     size = next
   }
@@ -133,23 +138,30 @@ export function createRequestRecorder(
     const interner = createInterner(CAPPED, capLabel)
     const refs = new Uint32Array(count * STRINGS)
     const nums = new Float64Array(count * NUMBERS)
-    // The ring's columns in a batch's order: a few arrays per batch, none per record.
-    const strings = STRING_COLUMNS.map((c) => ring[c.field])
-    const numbers = NUMBER_COLUMNS.map((c) => ring[c.field])
+    const start = (head - count + size) % size
     const keyIds = ring.keyId
-    let i = (head - count + size) % size
     let lastKey: string | undefined
-    for (let n = 0, a = 0, x = 0; n < count; n++) {
+    for (let n = 0, i = start; n < count; n++) {
       const keyId = keyIds[i]!
       if (keyId !== lastKey) written.add((lastKey = keyId))
-      for (let c = 0; c < STRINGS; c++) {
-        const column = strings[c]!
-        refs[a++] = interner.ref(c, column[i] as string | null)
-        // Drop the reference, so a closed socket's address string is not held.
-        column[i] = null
-      }
-      for (let c = 0; c < NUMBERS; c++) nums[x++] = numbers[c]![i]!
       if (++i === size) i = 0
+    }
+    // Column by column: each loop reads one array, and the interner's last-row check sees the column's runs.
+    for (let c = 0; c < STRINGS; c++) {
+      const column = stringColumns[c]!
+      for (let n = 0, a = c, i = start; n < count; n++, a += STRINGS) {
+        refs[a] = interner.ref(c, column[i] as string | null)
+        // The ring holds no string past its batch (a closed socket's address, a request's method).
+        column[i] = null
+        if (++i === size) i = 0
+      }
+    }
+    for (let c = 0; c < NUMBERS; c++) {
+      const column = numberColumns[c]!
+      for (let n = 0, x = c, i = start; n < count; n++, x += NUMBERS) {
+        nums[x] = column[i]!
+        if (++i === size) i = 0
+      }
     }
     const batch = { count, strings: interner.strings, refs, nums }
     count = 0

@@ -57,13 +57,7 @@ export const STRING_COLUMNS: readonly StringColumn[] = REQUEST_COLUMNS.filter((c
 export const NUMBER_COLUMNS: readonly NumberColumn[] = REQUEST_COLUMNS.filter(isNumber)
 /** The SQL column names, in the table's order. */
 export const REQUEST_COLUMN_NAMES = REQUEST_COLUMNS.map((c) => c.name)
-/**
- * The columns of an INSERT in a batch's order, strings first: a row's values are its `refs`, then its `nums`. The
- * SQLite worker thread gets these two lists (it has no copy of its own).
- */
-export const INSERT_LAYOUT = {
-  strings: STRING_COLUMNS.map((c) => c.name),
-  numbers: NUMBER_COLUMNS.map((c) => c.name),
-} as const
-/** `insert into request_log (<columns in a batch's order>)`. */
-export const INSERT_INTO = `insert into request_log (${[...INSERT_LAYOUT.strings, ...INSERT_LAYOUT.numbers].join(', ')})`
+/** An INSERT's columns in a batch's order, strings first: a row's values are its `refs`, then its `nums`. */
+const INSERT_COLUMNS = [...STRING_COLUMNS, ...NUMBER_COLUMNS].map((c) => c.name).join(', ')
+/** `insert into request_log (<INSERT_COLUMNS>)`: the writers' and the SQLite worker thread's (sent it at its start). */
+export const INSERT_INTO = `insert into request_log (${INSERT_COLUMNS})`

@@ -45,12 +45,12 @@ process.emitWarning = /** @type {typeof process.emitWarning} */ (
       ? undefined
       : emitWarning.call(process, w, ...rest)
 )
-const require = createRequire(import.meta.url)
+const load = createRequire(import.meta.url)
 /** @type {{ exec(sql: string): void; prepare(sql: string): Statement }} */
 const db =
   data.engine === 'node:sqlite'
-    ? new (require('node:sqlite').DatabaseSync)(data.file)
-    : new (require(data.modulePath))(data.file)
+    ? new (load('node:sqlite').DatabaseSync)(data.file)
+    : new (load(data.modulePath))(data.file)
 db.exec('PRAGMA busy_timeout = 5000; PRAGMA synchronous = NORMAL; PRAGMA cache_size = -2000')
 
 /** `n` copies of `tuple`, comma-separated. */

@@ -28,7 +28,7 @@ const FIELDS = STRINGS + NUMBERS
 /** One row's placeholders: `(?, ?, …)`. */
 const SQLITE_TUPLE = `(${new Array(FIELDS).fill('?').join(', ')})`
 
-/** Row `r` of a batch into `params` from index `p`, in INSERT_INTO's order (strings, then numbers); returns the next. */
+/** Row `r` of a batch into `params` from index `p`, in INSERT_INTO's order (refs, then nums); returns the next. */
 function putRow(params: unknown[], p: number, b: RequestBatch, r: number): number {
   const a = r * STRINGS
   for (let k = 0; k < STRINGS; k++) params[p++] = field(b, a + k)

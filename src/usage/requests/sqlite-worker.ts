@@ -45,6 +45,9 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
   }
   const worker = new Worker(THREAD, {
     workerData,
+    // The thread inherits node's flags (tsx's loader, for one) but is a file: `--input-type` (for code given with -e,
+    // as a script embedding chaingate may be run) would refuse to load it.
+    execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
     // Its garbage is a batch's parameters: a young generation of 4 MiB, not V8's 32, keeps ~4 MiB of RSS off.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   })

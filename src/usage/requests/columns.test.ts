@@ -1,8 +1,9 @@
 /**
  * The request explorer's column list (./columns.ts) agrees with the table the migrations make, on every engine: the
  * same columns in the same order, nullable where the list says null is a value, integers where it says numbers. A
- * call whose every field differs from a fresh row's is stored and read back whole by each writer (the SQLite file's
- * through its worker thread), so the recorder takes every column and the INSERTs and the query name them all.
+ * call whose every field differs from a fresh row's, and a refusal, are stored and read back whole by each writer (the
+ * SQLite file's through its worker thread), so the recorder takes every column and the INSERTs and the query name
+ * them all.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -36,6 +37,7 @@ async function roundTrip(opened: OpenedDatabase) {
     { upstream: 'node-a' },
     T0,
   )
+  recorder.refused({ id: 'key-2', accountId: 'acc-2' }, 'net-2', 'eth_getLogs', 'http:429', 5)
   await recorder.stop()
   expect(recorder.health()).toEqual({ bufferedRows: 0, droppedCalls: 0 })
   const expected: RequestRow = {
@@ -52,8 +54,23 @@ async function roundTrip(opened: OpenedDatabase) {
   }
   expect(Object.keys(expected)).toEqual(REQUEST_COLUMNS.map((c) => c.field))
   expect((await queryRequests(opened.db, { keyId: 'key-1' })).rows).toEqual([expected])
+  // A refusal: taken before the call ran, so no latency, no node and no client.
+  expect((await queryRequests(opened.db, { keyId: 'key-2' })).rows).toEqual([
+    {
+      time: T0 + 42,
+      keyId: 'key-2',
+      accountId: 'acc-2',
+      network: 'net-2',
+      method: 'eth_getLogs',
+      status: 'http:429',
+      latencyMs: 0,
+      credits: 5,
+      served: null,
+      client: null,
+    } satisfies RequestRow,
+  ])
   const stored = (await sql<Record<string, unknown>>`select * from request_log`.execute(opened.db)).rows
-  expect(stored).toHaveLength(1)
+  expect(stored).toHaveLength(2)
   expect(Object.keys(stored[0]!)).toEqual(['id', ...REQUEST_COLUMN_NAMES])
 }
 

@@ -4,7 +4,8 @@
  * recorder's ring, a batch's layout (./batch.ts: the string columns, then the number columns, each in this order),
  * the INSERTs (./writers.ts, and the SQLite worker thread ./sqlite-writer-thread.js, which is sent them), the read
  * (./queries.ts) and kysely's table type (src/db/tables.ts). A new column is a line here, a migration (migrations
- * are append-only: they never read this list) and the line of the recorder's `push` that takes it from the call;
+ * are append-only: they never read this list) and the lines of the recorder's `push` and `refused` that take it from
+ * the call (stores into the ring by field: a function per column would cost each call several times over);
  * src/usage/requests/columns.test.ts checks the migrated table, this list and the queries agree.
  */
 
@@ -21,6 +22,7 @@ export interface RequestColumnSpec {
   readonly capped?: boolean
 }
 
+/** In the table's order: a new column goes last, where its migration's ALTER TABLE adds it. */
 export const REQUEST_COLUMNS = [
   /** Unix milliseconds when the call was settled. */
   { name: 'time', field: 'time', type: 'int' },

@@ -6,7 +6,6 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import { expect, it } from 'vitest'
 import type { TestSpecification, Vitest } from 'vitest/node'
-// @ts-expect-error: a plain .mjs script without declarations
 import { NODE_VERSION_TESTS } from '../scripts/node-version-tests.mjs'
 import { ROOT } from './e2e/helpers/process.ts'
 import { SLOWEST_FILES, SlowFirstSequencer } from './slow-first-sequencer.ts'

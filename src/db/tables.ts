@@ -1,4 +1,5 @@
 import type { ColumnType } from 'kysely'
+import type { RequestLogColumns } from '../usage/requests/columns.ts'
 
 /** Row types of every table, as kysely sees them. Add a table here with its migration. */
 export interface AccountsTable {
@@ -196,19 +197,12 @@ export interface Database {
   admin_audit: AdminAuditTable
 }
 
-/** The request explorer: one row per call, bounded by config `requests` (migration 0600). */
-export interface RequestLogTable {
+/**
+ * The request explorer: one row per call, bounded by config `requests` (migration 0600). Its columns are the
+ * explorer's column list (src/usage/requests/columns.ts), and `id`.
+ */
+export interface RequestLogTable extends RequestLogColumns {
   id: ColumnType<number, number | undefined, never>
-  time: number
-  key_id: string
-  account_id: string
-  network: string
-  method: string
-  status: string
-  latency_ms: number
-  credits: number
-  served: string | null
-  client: string | null
 }
 
 export interface Database {

@@ -2,7 +2,8 @@
  * `chaingate/client` as a user's project gets it: `npm pack` (which builds dist/ through `prepare`), the tarball
  * installed into a scratch project, and a plain `node` script (no tsx, no TypeScript) that imports
  * `getWebSocketTransport` from 'chaingate/client' and talks to a real wallet listener through
- * `@metamask/multichain-api-client`.
+ * `@metamask/multichain-api-client`. Modules the server loads beside its own (browser files, the request explorer's
+ * writer thread) are found in dist/.
  */
 import { execFile, spawn } from 'node:child_process'
 import { existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
@@ -11,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { promisify } from 'node:util'
 import { afterAll, beforeAll, expect, test } from 'vitest'
+import { sqliteEngine } from '../../src/db/sqlite-driver.ts'
 import {
   ACCOUNT_0,
   CHAIN_A,
@@ -50,6 +52,7 @@ beforeAll(async () => {
   expect(paths).toContain('dist/wallet/client/websocket-transport.js')
   expect(paths).toContain('dist/wallet/client/websocket-transport.d.ts')
   expect(paths).toContain('dist/cli/main.js')
+  expect(paths).toContain('dist/usage/requests/sqlite-writer-thread.js')
   expect(paths.filter((p) => p.startsWith('src/') || p.startsWith('test/'))).toEqual([])
 
   writeFileSync(join(scratch, 'package.json'), JSON.stringify({ name: 'user-project', private: true, type: 'module' }))
@@ -108,6 +111,45 @@ test("the wallet console's and dashboard's static files are packed and read from
   const dashboard = await evalInDist('dashboard/assets.js', '[m.CSS, m.JS, m.FAVICON_SVG]')
   const src = (name: string) => readFileSync(join(ROOT, 'src/dashboard/static', name), 'utf8')
   expect(dashboard).toEqual([src('app.css'), src('app.browser.js'), src('favicon.svg')])
+})
+
+// The request explorer's SQLite writer thread is a module beside its starter in dist/, loaded by plain node. The
+// scratch install skips the SQLite addon's build (--ignore-scripts), so this needs Node's own node:sqlite (22.13+).
+test.skipIf(sqliteEngine() !== 'node:sqlite')("the request explorer's writer thread writes from dist/", async () => {
+  const file = join(scratch, 'explorer.sqlite')
+  const rows = await evalInDist(
+    'usage/requests/writers.js',
+    `await (async () => {
+      const at = (await import('node:url')).pathToFileURL(process.argv[1])
+      const { openDatabase } = await import(new URL('../../db/database.js', at))
+      const { createRequestRecorder } = await import(new URL('recorder.js', at))
+      const { queryRequests } = await import(new URL('queries.js', at))
+      const database = await openDatabase(${JSON.stringify(file)})
+      const onError = (err) => { throw err }
+      const opts = { flushMs: 60000, bufferRows: 10, clock: () => 7, onError }
+      const recorder = createRequestRecorder(m.requestWriterFor(database), opts)
+      const call = { entry: { id: 'k1', accountId: 'a1' }, network: { name: 'n1' } }
+      recorder.push(call, 'eth_call', undefined, 5, undefined, 2)
+      await recorder.stop()
+      const { rows } = await queryRequests(database.db, { keyId: 'k1' })
+      await database.close()
+      return rows
+    })()`,
+  )
+  expect(rows).toEqual([
+    {
+      time: 7,
+      keyId: 'k1',
+      accountId: 'a1',
+      network: 'n1',
+      method: 'eth_call',
+      status: 'ok',
+      latencyMs: 5,
+      credits: 5,
+      served: null,
+      client: null,
+    },
+  ])
 })
 
 test("plain node imports 'chaingate/client' and opens a session on a real wallet through it", async () => {

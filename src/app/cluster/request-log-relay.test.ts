@@ -1,6 +1,6 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
-import { emptyBatch, type RequestBatch } from '../../usage/requests/batch.ts'
+import { emptyBatch, NUMBERS, type RequestBatch, STRINGS } from '../../usage/requests/batch.ts'
 import type { RequestWriter } from '../../usage/requests/recorder.ts'
 import { answerRelayedRequestLogs, type Channel, createRelayedRequestWriter } from './request-log-relay.ts'
 
@@ -33,8 +33,8 @@ function pipe() {
 const batch = (count: number): RequestBatch => ({
   count,
   strings: ['key-1', 'acct-1', 'mainnet', 'eth_call', 'ok'],
-  refs: new Uint32Array(count * 7).fill(0),
-  nums: new Float64Array(count * 3).fill(7),
+  refs: new Uint32Array(count * STRINGS).fill(0),
+  nums: new Float64Array(count * NUMBERS).fill(7),
 })
 
 describe('request log relay (workers → primary)', () => {
@@ -49,8 +49,8 @@ describe('request log relay (workers → primary)', () => {
     expect(got).toHaveLength(2)
     expect(got[0]!.count).toBe(3)
     expect(got[0]!.refs).toBeInstanceOf(Uint32Array)
-    expect(got[0]!.refs).toHaveLength(21)
-    expect([...got[0]!.nums]).toEqual(new Array(9).fill(7))
+    expect(got[0]!.refs).toHaveLength(3 * STRINGS)
+    expect([...got[0]!.nums]).toEqual(new Array(3 * NUMBERS).fill(7))
     expect(got[0]!.strings).toEqual(['key-1', 'acct-1', 'mainnet', 'eth_call', 'ok'])
   })
 

@@ -1,15 +1,19 @@
 /**
- * A batch of request records in columns: each distinct string once (`strings`), each row's seven string fields as
- * indexes into it (`refs`, NONE for null) and its three numbers (`nums`: time, latency_ms, credits). The recorder
- * builds it straight from its ring, without an object per record, and the SQLite writer thread receives it without
- * a copy (typed arrays are transferred).
+ * A batch of request records in columns: each distinct string once (`strings`), each row's string fields as indexes
+ * into it (`refs`, NONE for null) and its numbers (`nums`), each in ./columns.ts's order. The recorder builds it
+ * straight from its ring, without an object per record, and the SQLite writer thread receives it without a copy
+ * (typed arrays are transferred).
  */
+import { NUMBER_COLUMNS, STRING_COLUMNS } from './columns.ts'
+
 /** A null string field. */
 export const NONE = 0xffff_ffff
-/** String fields per row, in this order: key_id, account_id, network, method, status, served, client. */
-export const STRINGS = 7
-/** Number fields per row, in this order: time, latency_ms, credits. */
-export const NUMBERS = 3
+/** String fields per row (./columns.ts `STRING_COLUMNS`). */
+export const STRINGS = STRING_COLUMNS.length
+/** Number fields per row (./columns.ts `NUMBER_COLUMNS`). */
+export const NUMBERS = NUMBER_COLUMNS.length
+/** Per string field: whether it is capped (a client-chosen string). */
+export const CAPPED: readonly boolean[] = STRING_COLUMNS.map((c) => c.capped === true)
 
 export interface RequestBatch {
   count: number

@@ -3,7 +3,7 @@
  * `chaingate requests`), so they show the same rows in the same order.
  */
 import type { Db } from '../../db/database.ts'
-import type { RequestRow } from './recorder.ts'
+import { REQUEST_COLUMN_NAMES, REQUEST_COLUMNS, type RequestRow } from './columns.ts'
 
 export interface RequestQuery {
   keyId: string
@@ -39,21 +39,7 @@ export function normalizeStatus(status: string): string {
 export async function queryRequests(db: Db, q: RequestQuery): Promise<RequestPage> {
   const limit = Math.min(MAX_REQUEST_PAGE, Math.max(1, Math.floor(q.limit ?? 50)))
   const offset = Math.max(0, Math.floor(q.offset ?? 0))
-  let sel = db
-    .selectFrom('request_log')
-    .select([
-      'time',
-      'key_id',
-      'account_id',
-      'network',
-      'method',
-      'status',
-      'latency_ms',
-      'credits',
-      'served',
-      'client',
-    ])
-    .where('key_id', '=', q.keyId)
+  let sel = db.selectFrom('request_log').select(REQUEST_COLUMN_NAMES).where('key_id', '=', q.keyId)
   if (q.method) sel = sel.where('method', '=', q.method)
   if (q.status) sel = sel.where('status', '=', normalizeStatus(q.status))
   if (q.errorsOnly) sel = sel.where('status', '<>', 'ok')
@@ -63,22 +49,15 @@ export async function queryRequests(db: Db, q: RequestQuery): Promise<RequestPag
     .limit(limit + 1)
     .offset(offset)
     .execute()
-  // PostgreSQL returns bigint columns as strings.
-  const rows = raw.slice(0, limit).map(
-    (r): RequestRow => ({
-      time: Number(r.time),
-      keyId: r.key_id,
-      accountId: r.account_id,
-      network: r.network,
-      method: r.method,
-      status: r.status,
-      latencyMs: Number(r.latency_ms),
-      credits: Number(r.credits),
-      served: r.served,
-      client: r.client,
-    }),
-  )
+  const rows = raw.slice(0, limit).map(toRow)
   return { rows, more: raw.length > limit }
+}
+
+/** A stored row as its record: PostgreSQL returns bigint columns as strings, so int columns are made numbers. */
+function toRow(stored: Record<string, unknown>): RequestRow {
+  const row: Record<string, unknown> = {}
+  for (const c of REQUEST_COLUMNS) row[c.field] = c.type === 'int' ? Number(stored[c.name]) : stored[c.name]
+  return row as RequestRow
 }
 
 /** A record as the JSON faces (admin API, `--json`) show it: the time also as ISO 8601. */

@@ -8,7 +8,8 @@
  * counted (`droppedCalls`), so calls never wait for the database.
  */
 import { capLabel } from '../../methods/labels.ts'
-import { createInterner, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
+import { CAPPED, createInterner, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
+import { NUMBER_COLUMNS, REQUEST_COLUMNS, type RequestRow, STRING_COLUMNS } from './columns.ts'
 
 /** What a call's record is read from: the pipeline's CallContext has this shape. */
 export interface RequestSource {
@@ -26,21 +27,7 @@ export interface ServedBy {
   readonly source?: 'cache' | 'dedup' | undefined
 }
 
-export interface RequestRow {
-  time: number
-  keyId: string
-  accountId: string
-  network: string
-  method: string
-  /** `ok`, `rpc:<JSON-RPC error code>`, `http:<status>` (refused or no node answered), `http:undelivered`. */
-  status: string
-  latencyMs: number
-  credits: number
-  /** `cache`, `dedup` or the answering upstream's label; null: the gateway answered itself, or no node did. */
-  served: string | null
-  /** The Origin header when sent, else the client's IP address; null when neither is known. */
-  client: string | null
-}
+export type { RequestRow } from './columns.ts'
 
 /** Writes one batch (./batch.ts); throws (or rejects) when it could not. */
 export interface RequestWriter {
@@ -73,12 +60,31 @@ export interface RequestRecorder {
 }
 
 const DONE: Promise<void> = Promise.resolve()
-/** Client-chosen strings are capped (labels) before they reach the database: method, status, client. */
-const CAPPED = [false, false, false, true, true, false, true]
 /** The ring's first size (rows); it doubles while full, up to `bufferRows`. */
 const INITIAL_ROWS = 4096
 /** While writes keep failing, `onError` hears of it at most this often. */
 const ERROR_REPORT_MS = 30_000
+
+/** The ring: one preallocated array per column (./columns.ts), by record field. */
+type Ring = { [F in keyof RequestRow]: RequestRow[F] extends number ? Float64Array : (RequestRow[F] | null)[] }
+type AnyColumn = { [i: number]: unknown; readonly length: number }
+
+/** A ring of `size` rows; with `from`, the `count` rows of `from` from index `start` (wrapping) moved to its start. */
+function newRing(size: number, from?: { ring: Ring; start: number; count: number }): Ring {
+  const ring: Partial<Record<keyof RequestRow, AnyColumn>> = {}
+  for (const c of REQUEST_COLUMNS) {
+    const fresh: AnyColumn = c.type === 'int' ? new Float64Array(size) : new Array<string | null>(size).fill(null)
+    if (from) {
+      const old: AnyColumn = from.ring[c.field]
+      for (let n = 0, i = from.start; n < from.count; n++) {
+        fresh[n] = old[i]
+        if (++i === old.length) i = 0
+      }
+    }
+    ring[c.field] = fresh
+  }
+  return ring as Ring
+}
 
 export function createRequestRecorder(
   writer: RequestWriter,
@@ -95,16 +101,10 @@ export function createRequestRecorder(
   const clock = opts.clock
   // Columns of the ring (`size` rows): index `head` is written next; the `count` before it are waiting.
   let size = Math.min(cap, opts.initialRows ?? INITIAL_ROWS)
-  let times = new Float64Array(size)
-  let latencies = new Float64Array(size)
-  let credits = new Float64Array(size)
-  let keyIds: string[] = new Array<string>(size).fill('')
-  let accountIds: string[] = new Array<string>(size).fill('')
-  let networks: string[] = new Array<string>(size).fill('')
-  let methods: string[] = new Array<string>(size).fill('')
-  let statuses: string[] = new Array<string>(size).fill('')
-  let serveds: (string | null)[] = new Array<string | null>(size).fill(null)
-  let clients: (string | null)[] = new Array<string | null>(size).fill(null)
+  let ring = newRing(size)
+  // The ring's columns in a batch's order (./batch.ts), for `take`: made with the ring, not per batch.
+  let stringColumns = STRING_COLUMNS.map((c) => ring[c.field])
+  let numberColumns = NUMBER_COLUMNS.map((c) => ring[c.field])
   let head = 0
   let count = 0
   let dropped = 0
@@ -116,55 +116,21 @@ export function createRequestRecorder(
   /** Doubles the ring (at most to `cap`), the waiting records moved to its start, oldest first. */
   const grow = () => {
     const next = Math.min(cap, size * 2)
-    const from = (head - count + size) % size
-    const moved = <C extends { [i: number]: unknown }>(old: C, fresh: C): C => {
-      for (let n = 0, i = from; n < count; n++) {
-        fresh[n] = old[i]
-        if (++i === size) i = 0
-      }
-      return fresh
-    }
-    times = moved(times, new Float64Array(next))
-    latencies = moved(latencies, new Float64Array(next))
-    credits = moved(credits, new Float64Array(next))
-    keyIds = moved(keyIds, new Array<string>(next).fill(''))
-    accountIds = moved(accountIds, new Array<string>(next).fill(''))
-    networks = moved(networks, new Array<string>(next).fill(''))
-    methods = moved(methods, new Array<string>(next).fill(''))
-    statuses = moved(statuses, new Array<string>(next).fill(''))
-    serveds = moved(serveds, new Array<string | null>(next).fill(null))
-    clients = moved(clients, new Array<string | null>(next).fill(null))
+    ring = newRing(next, { ring, start: (head - count + size) % size, count })
+    stringColumns = STRING_COLUMNS.map((c) => ring[c.field])
+    numberColumns = NUMBER_COLUMNS.map((c) => ring[c.field])
     head = count
     size = next
   }
 
-  const add = (
-    keyId: string,
-    accountId: string,
-    network: string,
-    method: string,
-    status: string,
-    latency: number,
-    charged: number,
-    served: string | null,
-    client: string | null,
-    now: number,
-  ) => {
+  /** The row to write the next record to (the oldest waiting one's when the ring is full). */
+  const slot = (): number => {
     if (count === size && size < cap) grow()
     const i = head
-    times[i] = now
-    latencies[i] = latency
-    credits[i] = charged
-    keyIds[i] = keyId
-    accountIds[i] = accountId
-    networks[i] = network
-    methods[i] = method
-    statuses[i] = status
-    serveds[i] = served
-    clients[i] = client
     if (++head === size) head = 0
     if (count < size) count++
-    else dropped++ // the oldest waiting record was just overwritten
+    else dropped++ // the oldest waiting record is overwritten
+    return i
   }
 
   /** The waiting records as one batch (oldest first), without an object per record; the ring is empty after. */
@@ -172,24 +138,30 @@ export function createRequestRecorder(
     const interner = createInterner(CAPPED, capLabel)
     const refs = new Uint32Array(count * STRINGS)
     const nums = new Float64Array(count * NUMBERS)
-    let i = (head - count + size) % size
+    const start = (head - count + size) % size
+    const keyIds = ring.keyId
     let lastKey: string | undefined
-    for (let n = 0, a = 0, x = 0; n < count; n++) {
+    for (let n = 0, i = start; n < count; n++) {
       const keyId = keyIds[i]!
       if (keyId !== lastKey) written.add((lastKey = keyId))
-      refs[a++] = interner.ref(0, keyId)
-      refs[a++] = interner.ref(1, accountIds[i]!)
-      refs[a++] = interner.ref(2, networks[i]!)
-      refs[a++] = interner.ref(3, methods[i]!)
-      refs[a++] = interner.ref(4, statuses[i]!)
-      refs[a++] = interner.ref(5, serveds[i]!)
-      refs[a++] = interner.ref(6, clients[i]!)
-      nums[x++] = times[i]!
-      nums[x++] = Math.max(0, Math.round(latencies[i]!))
-      nums[x++] = credits[i]!
-      // Drop the reference, so a closed socket's address string is not held.
-      clients[i] = null
       if (++i === size) i = 0
+    }
+    // Column by column: each loop reads one array, and the interner's last-row check sees the column's runs.
+    for (let c = 0; c < STRINGS; c++) {
+      const column = stringColumns[c]!
+      for (let n = 0, a = c, i = start; n < count; n++, a += STRINGS) {
+        refs[a] = interner.ref(c, column[i] as string | null)
+        // The ring holds no string past its batch (a closed socket's address, a request's method).
+        column[i] = null
+        if (++i === size) i = 0
+      }
+    }
+    for (let c = 0; c < NUMBERS; c++) {
+      const column = numberColumns[c]!
+      for (let n = 0, x = c, i = start; n < count; n++, x += NUMBERS) {
+        nums[x] = column[i]!
+        if (++i === size) i = 0
+      }
     }
     const batch = { count, strings: interner.strings, refs, nums }
     count = 0
@@ -233,23 +205,35 @@ export function createRequestRecorder(
   const flush = (): Promise<void> => (inFlight ? inFlight.then(flush) : writeNow())
 
   return {
+    // How each column (./columns.ts) is taken from a call: a store per column, no object per call.
     push(ctx, method, status, charged, served, startedMs) {
       const now = clock()
-      add(
-        ctx.entry.id,
-        ctx.entry.accountId,
-        ctx.network.name,
-        method,
-        status ?? 'ok',
-        now - startedMs,
-        charged,
-        served === undefined ? null : (served.source ?? served.upstream),
-        ctx.origin ?? ctx.client?.remoteAddress ?? null,
-        now,
-      )
+      const i = slot()
+      const r = ring
+      r.time[i] = now
+      r.keyId[i] = ctx.entry.id
+      r.accountId[i] = ctx.entry.accountId
+      r.network[i] = ctx.network.name
+      r.method[i] = method
+      r.status[i] = status ?? 'ok'
+      r.latencyMs[i] = Math.max(0, Math.round(now - startedMs))
+      r.credits[i] = charged
+      r.served[i] = served === undefined ? null : (served.source ?? served.upstream)
+      r.client[i] = ctx.origin ?? ctx.client?.remoteAddress ?? null
     },
     refused(entry, network, method, status, charged) {
-      add(entry.id, entry.accountId, network, method, status, 0, charged, null, null, clock())
+      const i = slot()
+      const r = ring
+      r.time[i] = clock()
+      r.keyId[i] = entry.id
+      r.accountId[i] = entry.accountId
+      r.network[i] = network
+      r.method[i] = method
+      r.status[i] = status
+      r.latencyMs[i] = 0
+      r.credits[i] = charged
+      r.served[i] = null
+      r.client[i] = null
     },
     takeWrittenKeys() {
       const keys = written

@@ -9,10 +9,9 @@ import type pg from 'pg'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { SqliteHandle } from '../../db/sqlite-driver.ts'
 import { field, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
+import { INSERT_INTO } from './columns.ts'
 import type { RequestWriter } from './recorder.ts'
 import { createSqliteWorkerWriter } from './sqlite-worker.ts'
-
-const COLUMNS = 'time, key_id, account_id, network, method, status, latency_ms, credits, served, client'
 
 /**
  * Rows per SQLite transaction: a busy second's records (thousands) are written in slices with a turn of the event
@@ -24,31 +23,24 @@ const SQLITE_ROWS_PER_SLICE = 500
  * per row. Three statements, prepared once and reused (a batch's tail uses the smaller ones).
  */
 const SQLITE_ROWS_PER_STATEMENT = [100, 10, 1] as const
-const FIELDS = 10
+/** Values per row. */
+const FIELDS = STRINGS + NUMBERS
+/** One row's placeholders: `(?, ?, …)`. */
+const SQLITE_TUPLE = `(${new Array(FIELDS).fill('?').join(', ')})`
 
-/** Row `r` of a batch into `params` from index `p`, in COLUMNS order; returns the next index. */
+/** Row `r` of a batch into `params` from index `p`, in INSERT_INTO's order (refs, then nums); returns the next. */
 function putRow(params: unknown[], p: number, b: RequestBatch, r: number): number {
   const a = r * STRINGS
+  for (let k = 0; k < STRINGS; k++) params[p++] = field(b, a + k)
   const n = r * NUMBERS
-  params[p++] = b.nums[n]
-  params[p++] = field(b, a)
-  params[p++] = field(b, a + 1)
-  params[p++] = field(b, a + 2)
-  params[p++] = field(b, a + 3)
-  params[p++] = field(b, a + 4)
-  params[p++] = b.nums[n + 1]
-  params[p++] = b.nums[n + 2]
-  params[p++] = field(b, a + 5)
-  params[p++] = field(b, a + 6)
+  for (let k = 0; k < NUMBERS; k++) params[p++] = b.nums[n + k]
   return p
 }
 
 export function createSqliteRequestWriter(sqlite: SqliteHandle): RequestWriter {
   const statements = SQLITE_ROWS_PER_STATEMENT.map((n) => ({
     rows: n,
-    stmt: sqlite.prepare(
-      `insert into request_log (${COLUMNS}) values ${tuples(n, () => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)')}`,
-    ),
+    stmt: sqlite.prepare(`${INSERT_INTO} values ${tuples(n, () => SQLITE_TUPLE)}`),
     // Reused for every execution: no array per statement run.
     params: new Array<unknown>(n * FIELDS),
   }))
@@ -88,7 +80,7 @@ function tuples(n: number, tuple: (index: number) => string): string {
   return out.join(', ')
 }
 
-/** Rows per INSERT on PostgreSQL: 10 parameters each, well under its 65,535-parameter limit. */
+/** Rows per INSERT on PostgreSQL: at 10 parameters each (FIELDS), well under its 65,535-parameter limit. */
 const PG_ROWS_PER_STATEMENT = 1000
 const PG_WRITE_TIMEOUT_MS = 30_000
 
@@ -100,7 +92,7 @@ export function createPostgresRequestWriter(pool: pg.Pool, opts: { timeoutMs?: n
     async write(batch) {
       for (let i = 0; i < batch.count; i += PG_ROWS_PER_STATEMENT) {
         const end = Math.min(batch.count, i + PG_ROWS_PER_STATEMENT)
-        const params: unknown[] = new Array((end - i) * 10)
+        const params: unknown[] = new Array((end - i) * FIELDS)
         let p = 0
         for (let r = i; r < end; r++) {
           p = putRow(params, p, batch, r)
@@ -117,9 +109,9 @@ export function createPostgresRequestWriter(pool: pg.Pool, opts: { timeoutMs?: n
 }
 
 function pgInsertText(rows: number): string {
-  return `insert into request_log (${COLUMNS}) values ${tuples(rows, (r) => {
-    const p = r * 10
-    return `(${Array.from({ length: 10 }, (_, k) => `$${p + k + 1}`).join(', ')})`
+  return `${INSERT_INTO} values ${tuples(rows, (r) => {
+    const p = r * FIELDS
+    return `(${Array.from({ length: FIELDS }, (_, k) => `$${p + k + 1}`).join(', ')})`
   })}`
 }
 

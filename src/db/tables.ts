@@ -1,5 +1,5 @@
 import type { ColumnType } from 'kysely'
-import type { RequestLogColumns } from '../usage/requests/columns.ts'
+import type { RequestLogColumns } from './request-log-columns.ts'
 
 /** Row types of every table, as kysely sees them. Add a table here with its migration. */
 export interface AccountsTable {
@@ -199,7 +199,7 @@ export interface Database {
 
 /**
  * The request explorer: one row per call, bounded by config `requests` (migration 0600). Its columns are the
- * explorer's column list (src/usage/requests/columns.ts), and `id`.
+ * explorer's column list (src/db/request-log-columns.ts), and `id`.
  */
 export interface RequestLogTable extends RequestLogColumns {
   id: ColumnType<number, number | undefined, never>

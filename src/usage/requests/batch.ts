@@ -1,16 +1,16 @@
 /**
  * A batch of request records in columns: each distinct string once (`strings`), each row's string fields as indexes
- * into it (`refs`, NONE for null) and its numbers (`nums`), each in ./columns.ts's order. The recorder builds it
+ * into it (`refs`, NONE for null) and its numbers (`nums`), each in src/db/request-log-columns.ts's order. The recorder builds it
  * straight from its ring, without an object per record, and the SQLite writer thread receives it without a copy
  * (typed arrays are transferred).
  */
-import { NUMBER_COLUMNS, STRING_COLUMNS } from './columns.ts'
+import { NUMBER_COLUMNS, STRING_COLUMNS } from '../../db/request-log-columns.ts'
 
 /** A null string field. */
 export const NONE = 0xffff_ffff
-/** String fields per row (./columns.ts `STRING_COLUMNS`). */
+/** String fields per row (src/db/request-log-columns.ts `STRING_COLUMNS`). */
 export const STRINGS = STRING_COLUMNS.length
-/** Number fields per row (./columns.ts `NUMBER_COLUMNS`). */
+/** Number fields per row (src/db/request-log-columns.ts `NUMBER_COLUMNS`). */
 export const NUMBERS = NUMBER_COLUMNS.length
 /** Per string field: whether it is capped (a client-chosen string). */
 export const CAPPED: readonly boolean[] = STRING_COLUMNS.map((c) => c.capped === true)

@@ -1,5 +1,5 @@
 /**
- * The request explorer's column list (./columns.ts) agrees with the table the migrations make, on every engine: the
+ * The request explorer's column list (src/db/request-log-columns.ts) agrees with the table the migrations make, on every engine: the
  * same columns in the same order, nullable where the list says null is a value, integers where it says numbers. A
  * call whose every field differs from a fresh row's, and a refusal, are stored and read back whole by each writer (the
  * SQLite file's through its worker thread), so the recorder takes every column and the INSERTs and the query name
@@ -12,7 +12,7 @@ import { sql } from 'kysely'
 import { afterEach, expect, it } from 'vitest'
 import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
 import { type OpenedDatabase, openDatabase } from '../../db/database.ts'
-import { REQUEST_COLUMN_NAMES, REQUEST_COLUMNS, type RequestRow } from './columns.ts'
+import { REQUEST_COLUMN_NAMES, REQUEST_COLUMNS, type RequestRow } from '../../db/request-log-columns.ts'
 import { queryRequests } from './queries.ts'
 import { createRequestRecorder } from './recorder.ts'
 import { requestWriterFor } from './writers.ts'

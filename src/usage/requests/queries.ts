@@ -3,7 +3,7 @@
  * `chaingate requests`), so they show the same rows in the same order.
  */
 import type { Db } from '../../db/database.ts'
-import { REQUEST_COLUMN_NAMES, REQUEST_COLUMNS, type RequestRow } from './columns.ts'
+import { REQUEST_COLUMN_NAMES, REQUEST_COLUMNS, type RequestRow } from '../../db/request-log-columns.ts'
 
 export interface RequestQuery {
   keyId: string

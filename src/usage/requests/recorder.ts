@@ -9,7 +9,7 @@
  */
 import { capLabel } from '../../methods/labels.ts'
 import { CAPPED, createInterner, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
-import { NUMBER_COLUMNS, REQUEST_COLUMNS, type RequestRow, STRING_COLUMNS } from './columns.ts'
+import { NUMBER_COLUMNS, REQUEST_COLUMNS, type RequestRow, STRING_COLUMNS } from '../../db/request-log-columns.ts'
 
 /** What a call's record is read from: the pipeline's CallContext has this shape. */
 export interface RequestSource {
@@ -27,7 +27,7 @@ export interface ServedBy {
   readonly source?: 'cache' | 'dedup' | undefined
 }
 
-export type { RequestRow } from './columns.ts'
+export type { RequestRow } from '../../db/request-log-columns.ts'
 
 /** Writes one batch (./batch.ts); throws (or rejects) when it could not. */
 export interface RequestWriter {
@@ -65,7 +65,7 @@ const INITIAL_ROWS = 4096
 /** While writes keep failing, `onError` hears of it at most this often. */
 const ERROR_REPORT_MS = 30_000
 
-/** The ring: one preallocated array per column (./columns.ts), by record field. */
+/** The ring: one preallocated array per column (src/db/request-log-columns.ts), by record field. */
 type Ring = { [F in keyof RequestRow]: RequestRow[F] extends number ? Float64Array : (RequestRow[F] | null)[] }
 type AnyColumn = { [i: number]: unknown; readonly length: number }
 
@@ -205,7 +205,7 @@ export function createRequestRecorder(
   const flush = (): Promise<void> => (inFlight ? inFlight.then(flush) : writeNow())
 
   return {
-    // How each column (./columns.ts) is taken from a call: a store per column, no object per call.
+    // How each column (src/db/request-log-columns.ts) is taken from a call: a store per column, no object per call.
     push(ctx, method, status, charged, served, startedMs) {
       const now = clock()
       const i = slot()

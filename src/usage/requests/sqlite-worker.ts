@@ -10,7 +10,7 @@ import { createRequire } from 'node:module'
 import { Worker } from 'node:worker_threads'
 import type { SqliteEngine } from '../../db/sqlite-driver.ts'
 import { NONE, NUMBERS, STRINGS } from './batch.ts'
-import { INSERT_INTO } from './columns.ts'
+import { INSERT_INTO } from '../../db/request-log-columns.ts'
 import type { RequestWriter } from './recorder.ts'
 import type { BatchMessage, WriterThreadData, WriterThreadReply } from './sqlite-writer-thread.js'
 

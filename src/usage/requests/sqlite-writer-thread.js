@@ -4,7 +4,7 @@
  * connection to the database file, inserting each batch it is sent (./batch.ts) in transactions of `slice` rows.
  * Plain JavaScript (checked by tsc through its JSDoc types), so Node runs the same file from src/ (tsx, tests) and
  * from dist/ on every supported version: a worker thread on Node 20 loads no TypeScript without a loader. It lists
- * no column: the INSERT's start and the batch's layout come in its workerData, made from ./columns.ts.
+ * no column: the INSERT's start and the batch's layout come in its workerData, made from src/db/request-log-columns.ts.
  */
 import { createRequire } from 'node:module'
 import { parentPort, workerData } from 'node:worker_threads'

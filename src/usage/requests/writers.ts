@@ -9,7 +9,7 @@ import type pg from 'pg'
 import type { OpenedDatabase } from '../../db/database.ts'
 import type { SqliteHandle } from '../../db/sqlite-driver.ts'
 import { field, NUMBERS, type RequestBatch, STRINGS } from './batch.ts'
-import { INSERT_INTO } from './columns.ts'
+import { INSERT_INTO } from '../../db/request-log-columns.ts'
 import type { RequestWriter } from './recorder.ts'
 import { createSqliteWorkerWriter } from './sqlite-worker.ts'
 

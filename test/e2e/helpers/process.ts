@@ -105,7 +105,6 @@ export async function runCli(
   children.add(child)
   let stdout = ''
   let stderr = ''
-  const bannerText = () => (stderr.includes(BANNER_END) ? stderr : stdout)
   child.stdout!.on('data', (c: Buffer) => (stdout += c.toString()))
   child.stderr!.on('data', (c: Buffer) => (stderr += c.toString()))
   const timeoutMs = opts.timeoutMs ?? 20_000

@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseConfig } from '../../../config/load.ts'
 import { ChaingateError } from '../../../errors/index.ts'
-import type { RpcCall } from '../../../jsonrpc/envelope.ts'
+import type { RpcCall } from '../../../jsonrpc/types.ts'
 import type { KeyEntry } from '../../../keys/snapshot.ts'
 import { evmNetwork } from '../../../networks/network.test-support.ts'
 import { createMetrics } from '../../../observability/metrics.ts'

@@ -1,9 +1,10 @@
 /**
  * The request explorer's columns (`request_log`): the one list of their names, value types and record fields.
  * Everything that lays a row out by position derives from it, once at module load: the record (`RequestRow`), the
- * recorder's ring, a batch's layout (./batch.ts: the string columns, then the number columns, each in this order),
- * the INSERTs (./writers.ts, and the SQLite worker thread ./sqlite-writer-thread.js, which is sent them), the read
- * (./queries.ts) and kysely's table type (src/db/tables.ts). A new column is a line here, a migration (migrations
+ * recorder's ring, a batch's layout (src/usage/requests/batch.ts: the string columns, then the number columns, each in
+ * this order), the INSERTs (src/usage/requests/writers.ts, and the SQLite worker thread sqlite-writer-thread.js beside
+ * it, which is sent them), the read (src/usage/requests/queries.ts) and kysely's table type (./tables.ts). It lives
+ * with the database's tables because it is the table's layout; the explorer's code reads it. A new column is a line here, a migration (migrations
  * are append-only: they never read this list) and the lines of the recorder's `push` and `refused` that take it from
  * the call (stores into the ring by field: a function per column would cost each call several times over);
  * src/usage/requests/columns.test.ts checks the migrated table, this list and the queries agree.
@@ -15,7 +16,7 @@ export type ColumnType = 'int' | 'text' | 'text?'
 export interface RequestColumnSpec {
   /** The SQL column. */
   readonly name: string
-  /** The `RequestRow` field (./recorder.ts) the recorder fills and the reads return. */
+  /** The `RequestRow` field (src/usage/requests/recorder.ts) the recorder fills and the reads return. */
   readonly field: string
   readonly type: ColumnType
   /** A client-chosen string, capped (src/methods/labels.ts) before it reaches the database. */
@@ -53,9 +54,9 @@ type StringColumn = Extract<RequestColumn, { type: 'text' | 'text?' }> & Pick<Re
 type NumberColumn = Extract<RequestColumn, { type: 'int' }>
 const isNumber = (c: RequestColumn): c is NumberColumn => c.type === 'int'
 
-/** The string columns, in a batch's order (./batch.ts `refs`). */
+/** The string columns, in a batch's order (src/usage/requests/batch.ts `refs`). */
 export const STRING_COLUMNS: readonly StringColumn[] = REQUEST_COLUMNS.filter((c) => !isNumber(c))
-/** The number columns, in a batch's order (./batch.ts `nums`). */
+/** The number columns, in a batch's order (src/usage/requests/batch.ts `nums`). */
 export const NUMBER_COLUMNS: readonly NumberColumn[] = REQUEST_COLUMNS.filter(isNumber)
 /** The SQL column names, in the table's order. */
 export const REQUEST_COLUMN_NAMES = REQUEST_COLUMNS.map((c) => c.name)

@@ -9,9 +9,9 @@ export default defineConfig({
     sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Child processes running bin/chaingate.mjs run src/ through tsx, not dist/: the suite tests the sources as
-    // edited (test/e2e/client-package.test.ts covers the built package).
-    env: { CHAINGATE_RUN_SOURCES: '1' },
+    // Child processes run bin/chaingate.mjs, so dist/: made current once before the files start, so the suite still
+    // tests the sources as edited (test/global-setup.ts).
+    globalSetup: ['test/global-setup.ts'],
     projects: [
       // Unit files share their worker's loaded modules (no fresh module graph per file): less than half the CPU
       // (docs/testing.md). They restore what they change (env, timers, signal handlers), so sharing is safe.

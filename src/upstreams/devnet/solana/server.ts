@@ -15,7 +15,8 @@ import { WebSocketServer } from 'ws'
 import { SolanaChain } from './chain.ts'
 import { stringifyJson } from './codec.ts'
 import { PubSub } from './pubsub.ts'
-import { handleRequest, type RpcContext } from './rpc.ts'
+import { handleRequest } from './rpc.ts'
+import type { RpcContext } from './rpc-params.ts'
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024
 const MAX_BATCH = 1000

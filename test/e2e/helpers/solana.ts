@@ -16,7 +16,7 @@ import {
   type Address,
   address,
   appendTransactionMessageInstructions,
-  type createSolanaRpc,
+  type Commitment,
   createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
@@ -24,13 +24,19 @@ import {
   type Instruction,
   type KeyPairSigner,
   pipe,
+  type Rpc,
+  type RpcSubscriptions,
+  sendAndConfirmTransactionFactory,
   type Signature,
+  type SolanaRpcApi,
+  type SolanaRpcSubscriptionsApi,
   setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
   signTransactionMessageWithSigners,
 } from '@solana/kit'
 
-export type SolanaRpc = ReturnType<typeof createSolanaRpc>
+export type SolanaRpc = Rpc<SolanaRpcApi>
+export type SolanaRpcSubscriptions = RpcSubscriptions<SolanaRpcSubscriptionsApi>
 /** Sends instructions in one transaction and resolves once it is confirmed. */
 export type SendInstructions = (instructions: Instruction[]) => Promise<unknown>
 
@@ -46,10 +52,21 @@ export async function confirmed(rpc: SolanaRpc, signature: string): Promise<void
   throw new Error(`${signature} not confirmed`)
 }
 
-/** Signs `instructions` paid by `payer`, sends them as base64 and polls until confirmed; resolves to the signature. */
-export async function sendConfirmed(rpc: SolanaRpc, payer: KeyPairSigner, instructions: Instruction[]) {
-  const { value: blockhash } = await rpc.getLatestBlockhash().send()
-  const signed = await signTransactionMessageWithSigners(
+/**
+ * `instructions` in one version-0 transaction paid by `payer`, on the latest blockhash (at `commitment`, else the
+ * node's default), signed by every signer they name.
+ */
+export async function signedTransaction(
+  rpc: SolanaRpc,
+  payer: KeyPairSigner,
+  instructions: Instruction[],
+  commitment?: Commitment,
+) {
+  const { value: blockhash } = await (commitment
+    ? rpc.getLatestBlockhash({ commitment })
+    : rpc.getLatestBlockhash()
+  ).send()
+  return signTransactionMessageWithSigners(
     pipe(
       createTransactionMessage({ version: 0 }),
       (m) => setTransactionMessageFeePayerSigner(payer, m),
@@ -57,10 +74,28 @@ export async function sendConfirmed(rpc: SolanaRpc, payer: KeyPairSigner, instru
       (m) => appendTransactionMessageInstructions(instructions, m),
     ),
   )
+}
+
+/** Signs `instructions` paid by `payer`, sends them as base64 and polls until confirmed; resolves to the signature. */
+export async function sendConfirmed(rpc: SolanaRpc, payer: KeyPairSigner, instructions: Instruction[]) {
+  const signed = await signedTransaction(rpc, payer, instructions)
   await rpc.sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send()
   const signature = getSignatureFromTransaction(signed)
   await confirmed(rpc, signature)
   return signature
+}
+
+/** Signs and sends with @solana/kit's sendAndConfirmTransactionFactory: confirmed through signatureSubscribe. */
+export async function sendConfirmedBySubscription(
+  rpc: SolanaRpc,
+  rpcSubscriptions: SolanaRpcSubscriptions,
+  payer: KeyPairSigner,
+  instructions: Instruction[],
+) {
+  const tx = await signedTransaction(rpc, payer, instructions, 'confirmed')
+  const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions })
+  await sendAndConfirm(tx as Parameters<typeof sendAndConfirm>[0], { commitment: 'confirmed' })
+  return getSignatureFromTransaction(tx)
 }
 
 /** The associated token account of `owner` for `mint` (Token program). */

@@ -5,25 +5,21 @@ import { getTransferSolInstruction } from '@solana-program/system'
 import { getTransferCheckedInstruction } from '@solana-program/token'
 import {
   airdropFactory,
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
   createSolanaRpcSubscriptions,
-  createTransactionMessage,
   generateKeyPairSigner,
   getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
   type Instruction,
   type KeyPairSigner,
   lamports,
-  pipe,
-  sendAndConfirmTransactionFactory,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from '@solana/kit'
 import { beforeAll, describe, expect, test } from 'vitest'
-import { createMintWithAccounts } from '../../../../test/e2e/helpers/solana.ts'
+import {
+  createMintWithAccounts,
+  sendConfirmedBySubscription,
+  signedTransaction,
+} from '../../../../test/e2e/helpers/solana.ts'
 import { LAMPORTS_PER_SOL, rpc, useTestDevnet } from './devnet.test-support.ts'
 
 const t = useTestDevnet()
@@ -37,20 +33,8 @@ describe('@solana/kit', () => {
     payer = await createKeyPairSignerFromPrivateKeyBytes(t.funded[0]!.privateKey)
   })
 
-  async function send(instructions: Instruction[], signers: KeyPairSigner[] = []) {
-    const { value: blockhash } = await rpcClient().getLatestBlockhash({ commitment: 'confirmed' }).send()
-    void signers // signers are carried by the instructions' account metas
-    const message = pipe(
-      createTransactionMessage({ version: 0 }),
-      (m) => setTransactionMessageFeePayerSigner(payer, m),
-      (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-      (m) => appendTransactionMessageInstructions(instructions, m),
-    )
-    const tx = await signTransactionMessageWithSigners(message)
-    const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc: rpcClient(), rpcSubscriptions: subscriptions() })
-    await sendAndConfirm(tx as Parameters<typeof sendAndConfirm>[0], { commitment: 'confirmed' })
-    return getSignatureFromTransaction(tx)
-  }
+  const send = (instructions: Instruction[]) =>
+    sendConfirmedBySubscription(rpcClient(), subscriptions(), payer, instructions)
 
   test('airdrops and confirms through airdropFactory', async () => {
     const recipient = await generateKeyPairSigner()
@@ -134,19 +118,9 @@ describe('@solana/kit', () => {
 
   test('a failing transaction is refused by preflight with the logs, as a validator does (-32002)', async () => {
     const poor = await generateKeyPairSigner()
-    const { value: blockhash } = await rpcClient().getLatestBlockhash().send()
-    const tx = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-        (m) =>
-          appendTransactionMessageInstructions(
-            [getTransferSolInstruction({ source: payer, destination: poor.address, amount: lamports(10n ** 15n) })],
-            m,
-          ),
-      ),
-    )
+    const tx = await signedTransaction(rpcClient(), payer, [
+      getTransferSolInstruction({ source: payer, destination: poor.address, amount: lamports(10n ** 15n) }),
+    ])
     const body = await rpc(t.devnet.url, 'sendTransaction', [
       getBase64EncodedWireTransaction(tx),
       { encoding: 'base64' },

@@ -1,7 +1,7 @@
 /**
  * The devnet for its tests (devnet.test.ts, devnet-kit.test.ts, devnet-web3.test.ts): one process per test file,
- * its state file in a temporary directory, the mnemonic's first two funded keys, and raw JSON-RPC for what the
- * clients hide.
+ * its state file in a temporary directory, the mnemonic's first two funded keys; and raw JSON-RPC for what the
+ * clients hide (server.test.ts's too).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

@@ -10,7 +10,7 @@ export const MAX_PROCESSING_AGE = 150
 export const FINALIZED_DEPTH = 32
 export const SLOTS_PER_EPOCH = 432_000
 /** Recent slots whose blockhash and time are kept (empty blocks are answered within this window). */
-export const RECENT_SLOTS = 512
+const RECENT_SLOTS = 512
 
 export type Commitment = 'processed' | 'confirmed' | 'finalized'
 

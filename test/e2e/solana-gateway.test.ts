@@ -5,32 +5,16 @@
  * the network's id from the genesis hash, credits equal to the usage ledger, another family's methods refused,
  * heavy scans priced, Solana address allowlists, and slots that never go back for a key across two nodes.
  */
-import { getCreateAccountInstruction, getTransferSolInstruction } from '@solana-program/system'
-import {
-  findAssociatedTokenPda,
-  getCreateAssociatedTokenIdempotentInstructionAsync,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getMintToInstruction,
-  getTransferCheckedInstruction,
-  TOKEN_PROGRAM_ADDRESS,
-} from '@solana-program/token'
+import { getTransferSolInstruction } from '@solana-program/system'
+import { getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import {
   address,
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
-  createTransactionMessage,
   generateKeyPairSigner,
-  getBase64EncodedWireTransaction,
-  getSignatureFromTransaction,
   type Instruction,
   type KeyPairSigner,
   lamports,
-  pipe,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   type Signature,
 } from '@solana/kit'
 import * as web3 from '@solana/web3.js'
@@ -46,6 +30,7 @@ import {
   startSolanaDevnet,
 } from '../../src/upstreams/devnet/solana/devnet.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
+import { confirmed as confirmedBy, createMintWithAccounts, sendConfirmed } from './helpers/solana.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 
 const NETWORK = 'solana-devnet'
@@ -55,34 +40,8 @@ let funded: { address: string; privateKey: Uint8Array }[]
 
 const rpcClient = () => createSolanaRpc(server.endpoint(NETWORK))
 
-/** Polls getSignatureStatuses until the signature is confirmed (no WebSocket needed). */
-async function confirmed(signature: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { value } = await rpcClient()
-      .getSignatureStatuses([signature as Signature])
-      .send()
-    const s = value[0]
-    if (s?.err) throw new Error(`transaction failed: ${JSON.stringify(s.err)}`)
-    if (s?.confirmationStatus === 'confirmed' || s?.confirmationStatus === 'finalized') return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`${signature} not confirmed`)
-}
-
-async function send(instructions: Instruction[]): Promise<string> {
-  const { value: blockhash } = await rpcClient().getLatestBlockhash().send()
-  const message = pipe(
-    createTransactionMessage({ version: 0 }),
-    (m) => setTransactionMessageFeePayerSigner(payer, m),
-    (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-    (m) => appendTransactionMessageInstructions(instructions, m),
-  )
-  const signed = await signTransactionMessageWithSigners(message)
-  await rpcClient().sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send()
-  const signature = getSignatureFromTransaction(signed)
-  await confirmed(signature)
-  return signature
-}
+const confirmed = (signature: string) => confirmedBy(rpcClient(), signature)
+const send = (instructions: Instruction[]) => sendConfirmed(rpcClient(), payer, instructions)
 
 beforeAll(async () => {
   server = await startTestServer({
@@ -125,41 +84,26 @@ describe('Solana through the gateway (embedded devnet, HTTP)', () => {
   })
 
   it('@solana/kit: an SPL token mint, associated accounts, mintTo and transferChecked', async () => {
-    const mint = await generateKeyPairSigner()
     const alice = await generateKeyPairSigner()
-    const space = BigInt(getMintSize())
-    const rent = await rpcClient().getMinimumBalanceForRentExemption(space).send()
-    await send([
-      getCreateAccountInstruction({
-        payer,
-        newAccount: mint,
-        lamports: rent,
-        space,
-        programAddress: TOKEN_PROGRAM_ADDRESS,
-      }),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: payer.address }),
-    ])
-    const ata = async (owner: string) =>
-      (
-        await findAssociatedTokenPda({ mint: mint.address, owner: address(owner), tokenProgram: TOKEN_PROGRAM_ADDRESS })
-      )[0]
-    const [payerAta, aliceAta] = [await ata(payer.address), await ata(alice.address)]
-    await send([
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner: payer.address, mint: mint.address }),
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer, owner: alice.address, mint: mint.address }),
-      getMintToInstruction({ mint: mint.address, token: payerAta, mintAuthority: payer, amount: 5_000_000n }),
-    ])
+    const {
+      mint,
+      accounts: [payerAta, aliceAta],
+    } = await createMintWithAccounts(rpcClient(), send, payer, {
+      decimals: 6,
+      holders: [payer.address, alice.address],
+      amount: 5_000_000n,
+    })
     await send([
       getTransferCheckedInstruction({
-        source: payerAta,
-        mint: mint.address,
-        destination: aliceAta,
+        source: payerAta!,
+        mint,
+        destination: aliceAta!,
         authority: payer,
         amount: 1_500_000n,
         decimals: 6,
       }),
     ])
-    const balance = await rpcClient().getTokenAccountBalance(aliceAta, { commitment: 'confirmed' }).send()
+    const balance = await rpcClient().getTokenAccountBalance(aliceAta!, { commitment: 'confirmed' }).send()
     expect(balance.value).toMatchObject({ amount: '1500000', decimals: 6 })
   })
 

@@ -6,19 +6,11 @@
 import { getTransferSolInstruction } from '@solana-program/system'
 import {
   address,
-  appendTransactionMessageInstructions,
   createKeyPairSignerFromPrivateKeyBytes,
   createSolanaRpc,
   createSolanaRpcSubscriptions,
-  createTransactionMessage,
   generateKeyPairSigner,
-  getSignatureFromTransaction,
   lamports,
-  pipe,
-  sendAndConfirmTransactionFactory,
-  setTransactionMessageFeePayerSigner,
-  setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
 } from '@solana/kit'
 import * as web3 from '@solana/web3.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -32,6 +24,7 @@ import {
 import { queryUsage } from '../../src/usage/queries.ts'
 import { startFakeNode } from './helpers/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
+import { sendConfirmedBySubscription } from './helpers/solana.ts'
 import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 
 const NETWORK = 'solana-devnet'
@@ -180,34 +173,16 @@ describe('Solana subscriptions through the gateway', () => {
       for await (const n of accountStream) changes.push(n.value.lamports)
     })().catch(() => undefined)
 
-    const { value: blockhash } = await rpc.getLatestBlockhash({ commitment: 'confirmed' }).send()
-    const tx = await signTransactionMessageWithSigners(
-      pipe(
-        createTransactionMessage({ version: 0 }),
-        (m) => setTransactionMessageFeePayerSigner(payer, m),
-        (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-        (m) =>
-          appendTransactionMessageInstructions(
-            [
-              getTransferSolInstruction({
-                source: payer,
-                destination: recipient.address,
-                amount: lamports(5_000_000n),
-              }),
-            ],
-            m,
-          ),
-      ),
-    )
-    const sendAndConfirm = sendAndConfirmTransactionFactory({ rpc, rpcSubscriptions: subscriptions })
-    await sendAndConfirm(tx as Parameters<typeof sendAndConfirm>[0], { commitment: 'confirmed' })
+    const signature = await sendConfirmedBySubscription(rpc, subscriptions, payer, [
+      getTransferSolInstruction({ source: payer, destination: recipient.address, amount: lamports(5_000_000n) }),
+    ])
     await until(() => changes.length >= 1 && slots.length >= 3)
     expect(changes[0]).toBe(5_000_000n)
     expect(slots).toEqual([...slots].sort((x, y) => Number(x - y)))
     const { value } = await rpc.getBalance(address(recipient.address)).send()
     expect(value).toBe(5_000_000n)
     abort.abort()
-    expect(getSignatureFromTransaction(tx)).toBeTruthy()
+    expect(signature).toBeTruthy()
   })
 
   it('@solana/web3.js: onAccountChange after an airdrop, onSignature of a transfer and of one already confirmed, onSlotChange', async () => {

@@ -6,15 +6,9 @@
  */
 import { getTransferSolInstruction } from '@solana-program/system'
 import {
-  TOKEN_PROGRAM_ADDRESS,
-  findAssociatedTokenPda,
   getCreateAssociatedTokenIdempotentInstructionAsync,
-  getInitializeMint2Instruction,
-  getMintSize,
-  getMintToInstruction,
   getTransferCheckedInstruction,
 } from '@solana-program/token'
-import { getCreateAccountInstruction } from '@solana-program/system'
 import {
   address,
   appendTransactionMessageInstructions,
@@ -27,17 +21,13 @@ import {
   getBase58Encoder,
   getBase64EncodedWireTransaction,
   getPublicKeyFromAddress,
-  getSignatureFromTransaction,
   lamports,
   pipe,
   setTransactionMessageFeePayer,
-  setTransactionMessageFeePayerSigner,
   setTransactionMessageLifetimeUsingBlockhash,
-  signTransactionMessageWithSigners,
   verifySignature,
   type Instruction,
   type KeyPairSigner,
-  type Signature,
 } from '@solana/kit'
 import { chromium, type Browser, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
@@ -46,6 +36,12 @@ import { ANVIL_TEST_MNEMONIC } from '../../src/upstreams/devnet/anvil.ts'
 import { deriveSolanaKeys } from '../../src/upstreams/devnet/solana/keys.ts'
 import { describeWithPrograms, programPath } from './helpers/programs.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
+import {
+  associatedTokenAccount,
+  confirmed as confirmedBy,
+  createMintWithAccounts,
+  sendConfirmed,
+} from './helpers/solana.ts'
 import { ACCOUNT_0, UNAUTHORIZED, dapp, failure, type Dapp } from './helpers/wallet.ts'
 
 const NETWORK = 'solana-devnet'
@@ -97,18 +93,7 @@ async function approved(scope: string, method: string, params: unknown): Promise
 const invoke = (scope: string, method: string, params: unknown) =>
   d.client.invokeMethod({ scope: scope as any, request: { method, params } as any }) as Promise<any>
 
-async function confirmed(signature: string): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    const { value } = await rpc()
-      .getSignatureStatuses([signature as Signature])
-      .send()
-    const st = value[0]
-    if (st?.err) throw new Error(`transaction failed: ${JSON.stringify(st.err)}`)
-    if (st?.confirmationStatus === 'confirmed' || st?.confirmationStatus === 'finalized') return
-    await new Promise((r) => setTimeout(r, 50))
-  }
-  throw new Error(`${signature} not confirmed`)
-}
+const confirmed = (signature: string) => confirmedBy(rpc(), signature)
 
 /** An unsigned wire transaction (base64) paid by `feePayer`. */
 async function unsigned(feePayer: string, instructions: Instruction[], blockhash?: string): Promise<string> {
@@ -213,52 +198,22 @@ describeWithPrograms(['chromium'], 'one wallet session for EVM and Solana', () =
   })
 
   test('signAndSendTransaction: an SPL transferChecked, confirmed', async () => {
-    const mint = await generateKeyPairSigner()
-    const space = BigInt(getMintSize())
-    const rent = await rpc().getMinimumBalanceForRentExemption(space).send()
-    const ata = async (owner: string) =>
-      (
-        await findAssociatedTokenPda({ mint: mint.address, owner: address(owner), tokenProgram: TOKEN_PROGRAM_ADDRESS })
-      )[0]
-    const setup = async (instructions: Instruction[]) => {
-      const { value: blockhash } = await rpc().getLatestBlockhash().send()
-      const signed = await signTransactionMessageWithSigners(
-        pipe(
-          createTransactionMessage({ version: 0 }),
-          (m) => setTransactionMessageFeePayerSigner(setupPayer, m),
-          (m) => setTransactionMessageLifetimeUsingBlockhash(blockhash, m),
-          (m) => appendTransactionMessageInstructions(instructions, m),
-        ),
-      )
-      await rpc().sendTransaction(getBase64EncodedWireTransaction(signed), { encoding: 'base64' }).send()
-      await confirmed(getSignatureFromTransaction(signed))
-    }
-    await setup([
-      getCreateAccountInstruction({
-        payer: setupPayer,
-        newAccount: mint,
-        lamports: rent,
-        space,
-        programAddress: TOKEN_PROGRAM_ADDRESS,
-      }),
-      getInitializeMint2Instruction({ mint: mint.address, decimals: 6, mintAuthority: setupPayer.address }),
-    ])
-    const mine = await ata(SOL0)
-    await setup([
-      await getCreateAssociatedTokenIdempotentInstructionAsync({
-        payer: setupPayer,
-        owner: address(SOL0),
-        mint: mint.address,
-      }),
-      getMintToInstruction({ mint: mint.address, token: mine, mintAuthority: setupPayer, amount: 5_000_000n }),
-    ])
+    const {
+      mint,
+      accounts: [mine],
+    } = await createMintWithAccounts(rpc(), (ix) => sendConfirmed(rpc(), setupPayer, ix), setupPayer, {
+      decimals: 6,
+      holders: [SOL0],
+      amount: 5_000_000n,
+    })
+    const ata = (owner: string) => associatedTokenAccount(mint, owner)
     const bob = await generateKeyPairSigner()
     const me = createNoopSigner(address(SOL0))
     const transaction = await unsigned(SOL0, [
-      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: me, owner: bob.address, mint: mint.address }),
+      await getCreateAssociatedTokenIdempotentInstructionAsync({ payer: me, owner: bob.address, mint }),
       getTransferCheckedInstruction({
-        source: mine,
-        mint: mint.address,
+        source: mine!,
+        mint,
         destination: await ata(bob.address),
         authority: me,
         amount: 1_250_000n,

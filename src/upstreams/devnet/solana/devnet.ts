@@ -1,19 +1,16 @@
 /**
  * The embedded Solana devnet as a child process, like anvil for the EVM chains (docs/solana-devnet.md): by
- * default chaingate's own JSON-RPC + PubSub front over LiteSVM (server.ts); with `engine: 'solana-test-validator'`
- * the Agave test validator where it is installed. Started, health-checked, identified by its genesis hash
- * (CAIP-2 `solana:<first 32 characters>`), stopped, and never left running after chaingate is gone.
+ * default chaingate's own JSON-RPC + PubSub front over LiteSVM (server.ts, launched by litesvm-process.ts); with
+ * `engine: 'solana-test-validator'` the Agave test validator where it is installed (validator-process.ts).
+ * Started, health-checked, identified by its genesis hash (CAIP-2 `solana:<first 32 characters>`), stopped, and
+ * never left running after chaingate is gone.
  */
-import { type ChildProcess, spawn } from 'node:child_process'
-import { accessSync, constants as fsConstants, existsSync, mkdirSync, writeFileSync } from 'node:fs'
-import { createRequire } from 'node:module'
-import { delimiter, dirname, isAbsolute, join } from 'node:path'
-import type { Readable } from 'node:stream'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { ANVIL_TEST_MNEMONIC, GUARD_SCRIPT } from '../anvil.ts'
-import { collectOutput, exitStatus, killQuietly, pickFreePort, readPid } from '../process.ts'
+import { ANVIL_TEST_MNEMONIC } from '../anvil.ts'
 import { SolanaDevnetError } from './errors.ts'
-import { deriveSolanaAccounts, SOLANA_FUNDED_ACCOUNTS, SOLANA_FUNDED_LAMPORTS, type SolanaAccount } from './keys.ts'
+import { deriveSolanaAccounts, SOLANA_FUNDED_ACCOUNTS, type SolanaAccount } from './keys.ts'
+import type { Launched } from './launched.ts'
+import { launchLiteSvm } from './litesvm-process.ts'
+import { launchValidator } from './validator-process.ts'
 
 export { SolanaDevnetError, type SolanaDevnetErrorCode } from './errors.ts'
 export {
@@ -71,110 +68,15 @@ export async function startSolanaDevnet(options: SolanaDevnetOptions): Promise<R
   const engine = options.engine ?? 'litesvm'
   // A bad mnemonic fails before anything is spawned.
   const accounts = await deriveSolanaAccounts(options.mnemonic ?? ANVIL_TEST_MNEMONIC, SOLANA_FUNDED_ACCOUNTS)
-  return engine === 'litesvm' ? startLiteSvm(options, accounts) : startValidator(options, accounts)
-}
-
-interface Launched {
-  child: ChildProcess
-  pid: number
-  port: number
-  pubsubPort: number | undefined
-  output: () => string
-  exited: Promise<{ code: number | null; signal: string | null }>
-  hasExited: () => boolean
-  /** Ask the process to stop (it writes its state and exits). */
-  requestStop(): void
-  kill(): void
-}
-
-/** The child runs from dist/ as JavaScript, or from src/ through tsx (tests, CHAINGATE_RUN_SOURCES). */
-function serverCommand(): string[] {
-  const here = fileURLToPath(import.meta.url)
-  if (!here.endsWith('.ts')) return [join(dirname(here), 'server.js')]
-  const tsx = pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href
-  return ['--import', tsx, join(dirname(here), 'server.ts')]
-}
-
-function firstLine(stream: Readable): Promise<string | undefined> {
-  return new Promise((resolve) => {
-    let text = ''
-    const onData = (chunk: Buffer) => {
-      text += chunk.toString('utf8')
-      const end = text.indexOf('\n')
-      if (end !== -1) {
-        stream.off('data', onData)
-        resolve(text.slice(0, end))
-      }
-    }
-    stream.on('data', onData)
-    stream.once('close', () => resolve(undefined))
-  })
-}
-
-function watchExit(child: ChildProcess) {
-  let hasExited = false
-  const exited = new Promise<{ code: number | null; signal: string | null }>((resolve) =>
-    child.once('exit', (code, signal) => {
-      hasExited = true
-      resolve(exitStatus(code, signal))
-    }),
+  const host = options.host ?? '127.0.0.1'
+  if (engine === 'litesvm') return finish(await launchLiteSvm(options, accounts, host), options, accounts, engine, host)
+  return finish(
+    await launchValidator(options, accounts, host),
+    { ...options, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
+    accounts,
+    engine,
+    host,
   )
-  return { exited, hasExited: () => hasExited }
-}
-
-async function launchLiteSvm(options: SolanaDevnetOptions, accounts: SolanaAccount[], host: string): Promise<Launched> {
-  const args = ['--host', host, '--port', String(options.port), '--slot-ms', String(options.slotMs ?? 400)]
-  if (options.stateFile) args.push('--state', options.stateFile)
-  args.push('--fund', accounts.map((a) => a.address).join(','), '--fund-lamports', String(SOLANA_FUNDED_LAMPORTS))
-  // Its own process group: a terminal's Ctrl-C reaches chaingate only, which stops the devnet itself. Its stdin
-  // is a pipe only we hold: it exits when that closes (stop(), or chaingate's death).
-  const child = spawn(process.execPath, [...serverCommand(), ...args], {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    detached: true,
-  })
-  child.stdin?.on('error', () => {}) // EPIPE after the child is gone is expected
-  const output = collectOutput(child)
-  const { exited, hasExited } = watchExit(child)
-  const timeoutMs = options.startTimeoutMs ?? 30_000
-  let timer: NodeJS.Timeout | undefined
-  const line = await Promise.race([
-    firstLine(child.stdout as Readable),
-    exited.then(() => undefined),
-    new Promise<'timeout'>((resolve) => {
-      timer = setTimeout(() => resolve('timeout'), timeoutMs)
-    }),
-  ])
-  clearTimeout(timer)
-  const fail = async (code: 'SOLANA_DEVNET_START_TIMEOUT' | 'SOLANA_DEVNET_EXITED', message: string) => {
-    child.kill('SIGKILL')
-    const status = await exited
-    const lines = output()
-    if (/address already in use/i.test(lines))
-      throw new SolanaDevnetError(
-        'SOLANA_DEVNET_PORT_IN_USE',
-        `solana devnet port ${host}:${options.port} is already in use`,
-        lines,
-      )
-    throw new SolanaDevnetError(code, `${message} (code ${status.code}, signal ${status.signal})`, lines)
-  }
-  if (line === 'timeout')
-    return fail('SOLANA_DEVNET_START_TIMEOUT', `solana devnet did not start within ${timeoutMs} ms`)
-  let ready: { port?: number; pubsubPort?: number | null } = {}
-  try {
-    ready = line ? JSON.parse(line) : {}
-  } catch {}
-  if (!ready.port || child.pid === undefined) return fail('SOLANA_DEVNET_EXITED', 'solana devnet exited during start')
-  return {
-    child,
-    pid: child.pid,
-    port: ready.port,
-    pubsubPort: ready.pubsubPort ?? undefined,
-    output,
-    exited,
-    hasExited,
-    requestStop: () => child.stdin?.end(),
-    kill: () => child.kill('SIGKILL'),
-  }
 }
 
 async function rpc(url: string, method: string, timeoutMs: number): Promise<unknown> {
@@ -279,118 +181,4 @@ async function finish(
       if (launched.hasExited() && !stopping) void launched.exited.then(({ code, signal }) => listener(code, signal))
     },
   }
-}
-
-async function startLiteSvm(options: SolanaDevnetOptions, accounts: SolanaAccount[]): Promise<RunningSolanaDevnet> {
-  const host = options.host ?? '127.0.0.1'
-  return finish(await launchLiteSvm(options, accounts, host), options, accounts, 'litesvm', host)
-}
-
-// --- solana-test-validator (Agave), where installed
-
-/** The validator binary: an explicit path, or the first `solana-test-validator` on PATH. */
-export function resolveValidatorBinary(binary = 'solana-test-validator'): string {
-  const executable = (path: string) => {
-    try {
-      accessSync(path, fsConstants.X_OK)
-      return true
-    } catch {
-      return false
-    }
-  }
-  const candidates =
-    isAbsolute(binary) || binary.includes('/')
-      ? [binary]
-      : (process.env.PATH ?? '')
-          .split(delimiter)
-          .filter(Boolean)
-          .map((dir) => join(dir, binary))
-  const found = candidates.find(executable)
-  if (!found)
-    throw new SolanaDevnetError(
-      'SOLANA_VALIDATOR_MISSING',
-      `${binary} not found${candidates.length > 1 ? ' on PATH' : ''}: install the Agave tools ` +
-        '(https://docs.anza.xyz/cli/install) or use the built-in devnet (engine "litesvm")',
-    )
-  return found
-}
-
-async function startValidator(options: SolanaDevnetOptions, accounts: SolanaAccount[]): Promise<RunningSolanaDevnet> {
-  const binary = resolveValidatorBinary(options.validatorBinary)
-  const host = options.host ?? '127.0.0.1'
-  const port = options.port === 0 ? await pickFreePort(host) : options.port
-  const ledger = options.stateFile
-    ? `${options.stateFile.replace(/\.json$/, '')}-ledger`
-    : join(process.env.TMPDIR ?? '/tmp', `chaingate-solana-${process.pid}-${port}`)
-  // The validator's RPC port is given; PubSub is on port + 1 and its faucet on port + 2.
-  const args = [
-    '--ledger',
-    ledger,
-    '--rpc-port',
-    String(port),
-    '--bind-address',
-    host,
-    '--faucet-port',
-    String(port + 2),
-  ]
-  args.push('--quiet')
-  if (!existsSync(ledger)) {
-    // A new ledger: fund the accounts in its genesis (--account ADDRESS FILE, `solana account --output json`).
-    const dir = `${ledger}-accounts`
-    mkdirSync(dir, { recursive: true })
-    for (const account of accounts) {
-      const file = join(dir, `${account.address}.json`)
-      writeFileSync(
-        file,
-        JSON.stringify({
-          pubkey: account.address,
-          account: {
-            lamports: Number(SOLANA_FUNDED_LAMPORTS),
-            data: ['', 'base64'],
-            owner: '11111111111111111111111111111111',
-            executable: false,
-            rentEpoch: 0,
-            space: 0,
-          },
-        }),
-      )
-      args.push('--account', account.address, file)
-    }
-  }
-  // Under anvil's guard (anvil.ts): the validator gets SIGTERM when our pipe closes, even if chaingate is killed.
-  const guard = spawn('/bin/sh', ['-c', GUARD_SCRIPT, binary, ...args], {
-    stdio: ['pipe', 'pipe', 'pipe', 'pipe'],
-    detached: true,
-  })
-  guard.stdin?.on('error', () => {})
-  const output = collectOutput(guard)
-  const { exited, hasExited } = watchExit(guard)
-  const pid = await readPid(guard.stdio[3] as Readable).catch((error: unknown) => {
-    guard.kill('SIGKILL')
-    throw new SolanaDevnetError('SOLANA_DEVNET_EXITED', (error as Error).message, output())
-  })
-  void exited.then(({ signal }) => {
-    if (signal) killQuietly(pid, 'SIGTERM')
-  })
-  const launched: Launched = {
-    child: guard,
-    pid,
-    port,
-    pubsubPort: port + 1,
-    output,
-    exited,
-    hasExited,
-    requestStop: () => guard.stdin?.end(),
-    kill: () => {
-      killQuietly(pid, 'SIGKILL')
-      guard.kill('SIGKILL')
-    },
-  }
-  return finish(
-    launched,
-    { ...options, startTimeoutMs: options.startTimeoutMs ?? 120_000 },
-    accounts,
-    'solana-test-validator',
-    host,
-  )
 }

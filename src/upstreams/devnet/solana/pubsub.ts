@@ -5,10 +5,13 @@
  * slots later), and a signature subscription ends with its one notification, as Agave does.
  */
 import type WebSocket from 'ws'
-import type { Commitment, SolanaChain, TransactionRecord } from './chain.ts'
+import type { SolanaChain } from './chain.ts'
 import { invalidParams, parsePubkey, parseSignature, RpcError, stringifyJson, typeName } from './codec.ts'
-import { type AccountEncoding, type AccountState, parseAccountEncoding, uiAccount } from './encoding.ts'
-import { asObject, parseCommitment, parseFilters, parseU64 } from './rpc.ts'
+import { parseFilters } from './rpc-accounts.ts'
+import { asObject, parseCommitment, parseU64 } from './rpc-params.ts'
+import type { Commitment } from './slot-clock.ts'
+import type { TransactionRecord } from './transaction-history.ts'
+import { type AccountEncoding, type AccountState, parseAccountEncoding, uiAccount } from './ui-account.ts'
 
 type Kind = 'account' | 'program' | 'signature' | 'logs' | 'slot' | 'root'
 
@@ -46,10 +49,10 @@ export class PubSub {
     this.chain = chain
     this.announced = {
       processed: chain.slot,
-      confirmed: chain.commitmentSlot('confirmed'),
-      finalized: chain.commitmentSlot('finalized'),
+      confirmed: chain.clock.commitmentSlot('confirmed'),
+      finalized: chain.clock.commitmentSlot('finalized'),
     }
-    this.lastRoot = chain.commitmentSlot('finalized')
+    this.lastRoot = chain.clock.commitmentSlot('finalized')
   }
 
   get size(): number {
@@ -176,7 +179,10 @@ export class PubSub {
   private checkSignatureNow(sub: Subscription): void {
     const record = this.chain.getTransaction(sub.key as string)
     if (record && record.slot <= this.announced[sub.commitment]) {
-      this.notify(sub, { context: { slot: this.chain.commitmentSlot(sub.commitment) }, value: { err: record.err } })
+      this.notify(sub, {
+        context: { slot: this.chain.clock.commitmentSlot(sub.commitment) },
+        value: { err: record.err },
+      })
       this.subscriptions.delete(sub.id)
     }
   }
@@ -199,16 +205,16 @@ export class PubSub {
   slot(slot: number): void {
     for (const sub of this.subscriptions.values())
       if (sub.kind === 'slot')
-        this.notify(sub, { parent: Math.max(0, slot - 1), root: this.chain.commitmentSlot('finalized'), slot })
+        this.notify(sub, { parent: Math.max(0, slot - 1), root: this.chain.clock.commitmentSlot('finalized'), slot })
     this.announced.processed = slot
     for (const commitment of ['confirmed', 'finalized'] as const) {
-      const upTo = this.chain.commitmentSlot(commitment)
+      const upTo = this.chain.clock.commitmentSlot(commitment)
       const batch: Landed[] = []
       for (let s = this.announced[commitment] + 1; s <= upTo; s++) batch.push(...(this.landed.get(s) ?? []))
       this.announced[commitment] = upTo
       if (batch.length) this.announce(commitment, batch)
     }
-    const root = this.chain.commitmentSlot('finalized')
+    const root = this.chain.clock.commitmentSlot('finalized')
     if (root !== this.lastRoot) {
       this.lastRoot = root
       for (const sub of this.subscriptions.values()) if (sub.kind === 'root') this.notify(sub, root)
@@ -217,7 +223,7 @@ export class PubSub {
   }
 
   private announce(commitment: Commitment, batch: Landed[]): void {
-    const contextSlot = this.chain.commitmentSlot(commitment)
+    const contextSlot = this.chain.clock.commitmentSlot(commitment)
     const context = { slot: contextSlot }
     const written = new Set(batch.flatMap((l) => l.writable))
     for (const sub of [...this.subscriptions.values()]) {

@@ -21,6 +21,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'vitest'
 import WebSocket from 'ws'
 import { SolanaChain } from './chain.ts'
 import { stringifyJson } from './codec.ts'
+import { rpc as rawRpc } from './devnet.test-support.ts'
 import { deriveSolanaAccounts } from './keys.ts'
 import { handleRequest, METHOD_NAMES } from './rpc.ts'
 import { type RunningServer, runServer } from './server.ts'
@@ -29,14 +30,7 @@ let server: RunningServer
 let payer: KeyPairSigner
 let url: string
 
-async function rpc(method: string, params: unknown[] = []): Promise<Record<string, any>> {
-  const response = await fetch(url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  })
-  return (await response.json()) as Record<string, any>
-}
+const rpc = (method: string, params: unknown[] = []) => rawRpc(url, method, params)
 
 async function transfer(blockhash: { blockhash: string; lastValidBlockHeight: bigint }, amount = 1_000_000n) {
   const recipient = await generateKeyPairSigner()

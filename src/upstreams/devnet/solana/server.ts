@@ -1,9 +1,9 @@
 /**
- * The embedded Solana devnet's process (started by devnet.ts, like anvil for the EVM chains): JSON-RPC over HTTP
- * (batches too) and PubSub over WebSocket on one port, PubSub also on port + 1 where free (Solana's default,
- * which @solana/web3.js's Connection derives when given no wsEndpoint), slots on a clock, the state file written
- * every few seconds and on exit. It exits when its stdin closes: chaingate holds the other end, and the kernel
- * closes it even when chaingate is SIGKILLed, so the devnet never outlives it.
+ * The embedded Solana devnet's process (started by devnet.ts through litesvm-process.ts, like anvil for the EVM
+ * chains): JSON-RPC over HTTP (batches too) and PubSub over WebSocket on one port, PubSub also on port + 1 where
+ * free (Solana's default, which @solana/web3.js's Connection derives when given no wsEndpoint), slots on a clock,
+ * the state file written every few seconds and on exit. It exits when its stdin closes: chaingate holds the other
+ * end, and the kernel closes it even when chaingate is SIGKILLed, so the devnet never outlives it.
  *
  * Arguments: --host H --port P --slot-ms N [--state FILE] [--fund ADDRESS,…] [--fund-lamports N]
  */
@@ -15,7 +15,8 @@ import { WebSocketServer } from 'ws'
 import { SolanaChain } from './chain.ts'
 import { stringifyJson } from './codec.ts'
 import { PubSub } from './pubsub.ts'
-import { handleRequest, type RpcContext } from './rpc.ts'
+import { handleRequest } from './rpc.ts'
+import type { RpcContext } from './rpc-params.ts'
 
 const MAX_BODY_BYTES = 10 * 1024 * 1024
 const MAX_BATCH = 1000

@@ -3,10 +3,10 @@
  * `json`, `jsonParsed` (System, SPL Token and Associated Token Account instructions parsed, the rest raw),
  * `base64`, `base58`, with its status meta.
  */
-import type { TransactionRecord } from './chain.ts'
 import { encodeBase58, encodeBase64, RpcError, tryDecodeBase58 } from './codec.ts'
-import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount } from './encoding.ts'
+import { TOKEN_2022_PROGRAM, TOKEN_PROGRAM, uiTokenAmount } from './spl-token.ts'
 import { isStaticWritable, parseTransaction } from './transaction.ts'
+import type { TransactionRecord } from './transaction-history.ts'
 
 export type TransactionEncoding = 'json' | 'jsonParsed' | 'base58' | 'base64' | 'binary'
 

@@ -15,7 +15,7 @@ import { join } from 'node:path'
 import { performance } from 'node:perf_hooks'
 import { createUsageLedger, usageWriterFor } from '../src/usage/ledger.ts'
 import { openDatabase, type OpenedDatabase } from '../src/db/database.ts'
-import { createPgTestSchema, services } from '../test/e2e/helpers/services.ts'
+import { createPgTestSchema, services } from '../test/support/services.ts'
 
 const ROWS = (process.env.BENCH_ROWS ?? '100,1000,10000').split(',').map(Number)
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5)

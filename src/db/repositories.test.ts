@@ -16,7 +16,7 @@ import { createUsageLedger, usageWriterFor } from '../usage/ledger.ts'
 import { creditsTodayByAccountAndKey, creditsUsedToday, queryUsage, usageReport } from '../usage/queries.ts'
 import { createActivityRepository } from '../wallet/activity.ts'
 import { createWalletRepository } from '../wallet/repository.ts'
-import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../test/support/databases.ts'
 import type { OpenedDatabase } from './database.ts'
 import { readSettingsVersion } from './settings-version.ts'
 

@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import type { OpenedDatabase } from '../db/database.ts'
-import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../test/support/databases.ts'
 import { createUsageLedger, loadTodayUsage, usageWriterFor, type UsageWriter } from './ledger.ts'
 
 const T0 = Date.parse('2026-03-01T10:15:00Z')

@@ -46,7 +46,7 @@ import {
   startSolanaDevnet,
 } from '../../src/upstreams/devnet/solana/devnet.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const NETWORK = 'solana-devnet'
 let server: TestServer

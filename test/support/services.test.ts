@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from 'vitest'
 import pg from 'pg'
-import { createPgTestSchema, describeWithServices, withSearchPath, type PgTestSchema } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, withSearchPath, type PgTestSchema } from './services.ts'
 
 it('withSearchPath pins search_path through the libpq options parameter', () => {
   const url = new URL(withSearchPath('postgres://u@h:5432/db?sslmode=disable', 'test_ab'))

@@ -9,7 +9,6 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
 import { describeWithPrograms, programPath } from '../support/programs.ts'
 import { linkIn, startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
-import { waitFor } from './helpers/process.ts'
 
 const PASSWORD = 'browser-test-password-1'
 

@@ -1,7 +1,8 @@
 /**
  * The shipped HAProxy config (deploy/haproxy/haproxy.cfg) in front of test replicas: `haproxy -db` with the
  * environment the file documents, on a free port. Callers guard their suite with `'haproxy'`
- * (../../support/programs.ts): skipped when it is not installed, failed under CHAINGATE_REQUIRE_SERVICES=1 (`.ci/run` installs it).
+ * (../../support/programs.ts): skipped when it is not installed, failed under CHAINGATE_REQUIRE_SERVICES=1 (`.ci/run`
+ * installs it).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, Socket } from 'node:net'

@@ -1,6 +1,6 @@
 /**
  * Upstream nodes for bench/upstreams.bench.ts, in their own process so the load generator and the gateway do not
- * share their event loop: the scriptable fake node of the e2e tests (test/support/fake-node.ts), N of them.
+ * share their event loop: the scriptable fake node of the tests (test/support/fake-node.ts), N of them.
  *
  * `node --import tsx bench/fault-nodes.ts <count>` prints one JSON line `{"urls": [...]}` once listening, then
  * reads commands on stdin, one per line, answering `ok` per command: `kill <i>`, `revive <i>`, `hang <i>`,

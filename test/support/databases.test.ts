@@ -1,6 +1,7 @@
 /**
  * The per-engine repository suites (./databases.ts): `describeEachDatabase` declares its body once per engine, and
- * each `open()` gives a freshly migrated, empty database of its own; on PostgreSQL in a new schema that `close()` drops.
+ * each `open()` gives a freshly migrated, empty database of its own; on PostgreSQL in a new schema that `close()`
+ * drops.
  * One test per engine with two opens: a PostgreSQL migration is the slow part.
  */
 import { sql } from 'kysely'

@@ -71,8 +71,8 @@ describe('the services guard', () => {
     })
     expect([m.services.redis, m.services.postgres, m.servicesRequired]).toEqual([false, false, false])
     expect(m.missingServices(['redis'])).toEqual([
-      `redis (connect ECONNREFUSED 127.0.0.1:${port}): start Redis on 127.0.0.1:6379 (or set CHAINGATE_TEST_REDIS_URL); ` +
-        '`.ci/run` does this',
+      `redis (connect ECONNREFUSED 127.0.0.1:${port}): ` +
+        'start Redis on 127.0.0.1:6379 (or set CHAINGATE_TEST_REDIS_URL); `.ci/run` does this',
     ])
     expect(m.missingServices(['postgres'])[0]).toMatch(/^postgres \(.*ECONNREFUSED.*\): start PostgreSQL on /)
     const body = () => {}

@@ -3,13 +3,13 @@
  * and HTML parts, envelope recipients, logins, `next` per address (each mail taken once, a timeout when none comes)
  * and `linkIn`.
  */
-import nodemailer from 'nodemailer'
+import nodemailer, { type Transporter } from 'nodemailer'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { linkIn, parseMail, startSmtpInbox, type SmtpInbox } from './smtp-inbox.ts'
 
 describe('SMTP inbox', () => {
   let inbox: SmtpInbox
-  let transport: nodemailer.Transporter
+  let transport: Transporter
   beforeAll(async () => {
     inbox = await startSmtpInbox()
     transport = nodemailer.createTransport({ ...inbox.config, auth: { user: 'u', pass: 'p' } })

@@ -8,7 +8,7 @@ import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
 import { describeWithPrograms, programPath } from '../support/programs.ts'
-import { linkIn, startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
+import { startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
 
 const PASSWORD = 'browser-test-password-1'
 
@@ -61,7 +61,7 @@ describeWithPrograms(['chromium'], 'teams in chromium', () => {
     await owner.getByRole('button', { name: 'Send invitation' }).click()
     await owner.getByText('Invitation sent.').waitFor()
 
-    const link = linkIn(await inbox.next('invitee@example.com'), '/invite/')
+    const link = await inbox.nextLink('invitee@example.com', '/invite/')
     await signUpAndLogIn(invitee, 'invitee@example.com')
     await invitee.goto(link)
     await invitee.getByRole('button', { name: 'Join Browser team as developer' }).click()

@@ -53,7 +53,7 @@ async function createTeam(owner: Client, name: string) {
 /** Invites `who` with `role` and has them accept through the link of the mail that arrived; returns both. */
 async function join(owner: Client, who: Client, role: string) {
   expect((await owner.submit('/team', '/team/invite', { email: who.email, role })).statusCode).toBe(303)
-  const mail = await inbox.next(who.email)
+  const mail = await inbox.next(who.email, { containing: '/invite/' })
   const path = new URL(linkIn(mail, '/invite/')).pathname
   const page = await who.get(path)
   expect(page.statusCode).toBe(200)
@@ -176,7 +176,7 @@ describe('teams', () => {
       expect((await owner.submit('/keys', '/keys', { name: 'team-key' })).statusCode).toBe(201)
       const address = email('newcomer')
       expect((await owner.submit('/team', '/team/invite', { email: address, role: 'developer' })).statusCode).toBe(303)
-      const path = new URL(linkIn(await inbox.next(address), '/invite/')).pathname
+      const path = new URL(await inbox.nextLink(address, '/invite/')).pathname
       const c = httpClient(app.url)
       const signupUrl = /href="(\/signup\?invite=[^"]+)"/.exec((await c.get(path)).body)?.[1]
       expect(signupUrl).toBeDefined()
@@ -209,7 +209,7 @@ describe('teams', () => {
     const carol = await signedUp()
     await createTeam(alice, 'Links')
     expect((await alice.submit('/team', '/team/invite', { email: bob.email, role: 'viewer' })).statusCode).toBe(303)
-    const path = new URL(linkIn(await inbox.next(bob.email), '/invite/')).pathname
+    const path = new URL(await inbox.nextLink(bob.email, '/invite/')).pathname
     expect((await carol.get(path)).statusCode).toBe(403)
     expect((await carol.submit('/keys', `${path}/accept`, {})).statusCode).toBe(403)
     expect((await carol.get('/team')).body).not.toContain('Links')

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts'
 import { buildDashboardTestApp, httpClient, type DashboardTestApp } from './helpers/dashboard.ts'
 import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../support/services.ts'
-import { linkIn, startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
+import { startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 
@@ -51,7 +51,7 @@ describeWithServices(['postgres'], 'teams on two replicas sharing PostgreSQL', (
     expect(
       (await alice.submit('/team', '/team/invite', { email: 'bob@example.com', role: 'developer' })).statusCode,
     ).toBe(303)
-    const path = new URL(linkIn(await inbox.next('bob@example.com'), '/invite/')).pathname
+    const path = new URL(await inbox.nextLink('bob@example.com', '/invite/')).pathname
     expect((await bob.submit(path, `${path}/accept`, {})).statusCode).toBe(303)
     expect((await bob.get(`/keys/${keyId}`)).statusCode).toBe(200)
     const bobId = /\/team\/members\/([0-9a-f-]{36})\/remove/.exec((await alice.get('/team')).body)![1]!

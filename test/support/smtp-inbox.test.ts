@@ -45,8 +45,27 @@ describe('SMTP inbox', () => {
     await transport.sendMail({ from: 'a@example.com', to: 'carol@example.com', subject: 'other', text: 'x' })
     expect((await inbox.next('bob@example.com')).subject).toBe('#1')
     expect((await inbox.next('bob@example.com')).subject).toBe('#2')
-    await expect(inbox.next('bob@example.com', 100)).rejects.toThrow('no mail to bob@example.com within 100 ms')
+    await expect(inbox.next('bob@example.com', { timeoutMs: 100 })).rejects.toThrow(
+      'no mail to bob@example.com within 100 ms',
+    )
     expect((await inbox.next('carol@example.com')).subject).toBe('other')
+  })
+
+  it('next with `containing` skips the mails whose text lacks it and leaves them for later', async () => {
+    await transport.sendMail({ from: 'a@example.com', to: 'erin@example.com', subject: 'welcome', text: 'hello' })
+    await transport.sendMail({ from: 'a@example.com', to: 'erin@example.com', subject: 'invite', text: 'x /invite/y' })
+    expect((await inbox.next('erin@example.com', { containing: '/invite/' })).subject).toBe('invite')
+    await expect(inbox.next('erin@example.com', { containing: '/invite/', timeoutMs: 100 })).rejects.toThrow(
+      'no mail to erin@example.com containing /invite/ within 100 ms',
+    )
+    expect((await inbox.next('erin@example.com')).subject).toBe('welcome')
+    await transport.sendMail({
+      from: 'a@example.com',
+      to: 'erin@example.com',
+      subject: 'i',
+      text: 'at http://h/invite/z',
+    })
+    expect(await inbox.nextLink('erin@example.com', '/invite/')).toBe('http://h/invite/z')
   })
 
   it('next waits for a mail that arrives after it was asked for', async () => {

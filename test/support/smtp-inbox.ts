@@ -22,8 +22,13 @@ export interface SmtpInbox {
   config: { host: string; port: number; secure: false }
   received: InboxMail[]
   logins: { user: string; password: string }[]
-  /** The first mail to `to` not yet taken (waits up to `timeoutMs`). */
-  next(to: string, timeoutMs?: number): Promise<InboxMail>
+  /**
+   * The first mail to `to` not yet taken, among those whose text contains `containing` when given (others stay for a
+   * later call); waits up to `timeoutMs` (default 10 s).
+   */
+  next(to: string, opts?: { containing?: string; timeoutMs?: number }): Promise<InboxMail>
+  /** The link containing `part` in the next mail to `to` that has one (e.g. an invitation among welcome mails). */
+  nextLink(to: string, part: string, timeoutMs?: number): Promise<string>
   close(): Promise<void>
 }
 
@@ -112,20 +117,23 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.server.address() as AddressInfo).port
   const taken = new Set<InboxMail>()
-  return {
+  const inbox: SmtpInbox = {
     config: { host: '127.0.0.1', port, secure: false },
     received,
     logins,
-    async next(to, timeoutMs = 10_000) {
+    async next(to, { containing, timeoutMs = 10_000 } = {}) {
       const deadline = Date.now() + timeoutMs
+      const wanted = (m: InboxMail) =>
+        !taken.has(m) && m.to.includes(to.toLowerCase()) && (containing === undefined || m.text.includes(containing))
       for (;;) {
-        const mail = received.find((m) => !taken.has(m) && m.to.includes(to.toLowerCase()))
+        const mail = received.find(wanted)
         if (mail) {
           taken.add(mail)
           return mail
         }
         const left = deadline - Date.now()
-        if (left <= 0) throw new Error(`no mail to ${to} within ${timeoutMs} ms`)
+        const what = containing === undefined ? '' : ` containing ${containing}`
+        if (left <= 0) throw new Error(`no mail to ${to}${what} within ${timeoutMs} ms`)
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, left)
           waiters.push(() => {
@@ -135,6 +143,10 @@ export async function startSmtpInbox(): Promise<SmtpInbox> {
         })
       }
     },
+    async nextLink(to, part, timeoutMs) {
+      return linkIn(await inbox.next(to, { containing: part, ...(timeoutMs === undefined ? {} : { timeoutMs }) }), part)
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+  return inbox
 }

@@ -1,13 +1,13 @@
 /**
  * Upstream nodes for bench/upstreams.bench.ts, in their own process so the load generator and the gateway do not
- * share their event loop: the scriptable fake node of the e2e tests (test/e2e/helpers/fake-node.ts), N of them.
+ * share their event loop: the scriptable fake node of the tests (test/support/fake-node.ts), N of them.
  *
  * `node --import tsx bench/fault-nodes.ts <count>` prints one JSON line `{"urls": [...]}` once listening, then
  * reads commands on stdin, one per line, answering `ok` per command: `kill <i>`, `revive <i>`, `hang <i>`,
  * `slow <i> <ms> <share>`, `heal <i>`. Exits when stdin closes.
  */
 import { createInterface } from 'node:readline'
-import { startFakeNode } from '../test/e2e/helpers/fake-node.ts'
+import { startFakeNode } from '../test/support/fake-node.ts'
 
 const count = Number(process.argv[2] ?? 2)
 const nodes = await Promise.all(Array.from({ length: count }, () => startFakeNode('0x7a69')))

@@ -16,7 +16,7 @@ import { performance } from 'node:perf_hooks'
 import { createUsageLedger } from '../src/usage/ledger.ts'
 import { usageWriterFor } from '../src/usage/writers.ts'
 import { openDatabase, type OpenedDatabase } from '../src/db/database.ts'
-import { createPgTestSchema, services } from '../test/e2e/helpers/services.ts'
+import { createPgTestSchema, services } from '../test/support/services.ts'
 
 const ROWS = (process.env.BENCH_ROWS ?? '100,1000,10000').split(',').map(Number)
 const REPEAT = Number(process.env.BENCH_REPEAT ?? 5)

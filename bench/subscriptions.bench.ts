@@ -13,7 +13,7 @@
  */
 import WebSocket from 'ws'
 import { startAnvil } from '../src/upstreams/devnet/anvil.ts'
-import { startTcpProxy } from '../test/e2e/helpers/tcp-proxy.ts'
+import { startTcpProxy } from '../test/support/tcp-proxy.ts'
 import { call, startTestServer } from '../test/e2e/helpers/server.ts'
 
 const CLIENTS = Number(process.env.BENCH_CLIENTS ?? 500)

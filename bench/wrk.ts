@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import autocannon from 'autocannon'
-import { locateProgram } from '../test/e2e/helpers/programs.ts'
+import { locateProgram } from '../test/support/programs.ts'
 
 export interface WrkResult {
   rps: number
@@ -36,7 +36,7 @@ export type Body =
   | { kind: 'newAddress' }
   | { kind: 'eachLine'; file: string; before: string; after: string }
 
-/** wrk found as the tests find their programs (test/e2e/helpers/programs.ts: PATH, and the install hint). */
+/** wrk found as the tests find their programs (test/support/programs.ts: PATH, and the install hint). */
 export function hasWrk(): boolean {
   return locateProgram('wrk').path !== undefined
 }

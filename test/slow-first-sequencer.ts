@@ -23,7 +23,7 @@ export const SLOWEST_FILES: readonly string[] = [
   'test/e2e/dashboard-hardening.test.ts',
   'test/e2e/scale-out-balancer.test.ts',
   'src/db/database.test.ts',
-  'test/e2e/programs-helper.test.ts',
+  'test/e2e/browsers-without-chromium.test.ts',
   'test/e2e/dashboard-product.test.ts',
   'test/e2e/postgres-storage.test.ts',
   'test/e2e/gateway-config.test.ts',

@@ -1,9 +1,9 @@
 /** The log-in limiter on a real Redis: one window for every replica. */
 import { randomBytes } from 'node:crypto'
 import { expect, it } from 'vitest'
-import { describeWithServices, redisUrl } from '../../test/e2e/helpers/services.ts'
-import { useRedisConnections } from '../../test/e2e/helpers/redis.ts'
-import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
+import { describeWithServices, redisUrl } from '../../test/support/services.ts'
+import { useRedisConnections } from '../../test/support/redis.ts'
+import { startTcpProxy } from '../../test/support/tcp-proxy.ts'
 import { createRedisAttemptLimiter } from './login-limiter.ts'
 
 const { connection, closeLater } = useRedisConnections()

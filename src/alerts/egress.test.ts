@@ -8,7 +8,7 @@
 import { createServer } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { afterEach, expect, it } from 'vitest'
-import { startReceiver, type Receiver } from '../../test/e2e/helpers/webhook-receiver.ts'
+import { startReceiver, type Receiver } from '../../test/support/webhook-receiver.ts'
 import { createWebhookDispatcher, PRIVATE_TARGET } from './egress.ts'
 import { sendWebhook } from './webhook.ts'
 

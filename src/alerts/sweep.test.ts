@@ -6,7 +6,7 @@
 import { afterEach, expect, it } from 'vitest'
 import { createAccountsRepository } from '../accounts/repository.ts'
 import type { OpenedDatabase } from '../db/database.ts'
-import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../test/support/databases.ts'
 import { createAlertLog } from './log.ts'
 import { createAlertSettingsRepository } from './settings.ts'
 import { createSweep } from './sweep.ts'

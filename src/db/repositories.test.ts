@@ -17,7 +17,7 @@ import { usageWriterFor } from '../usage/writers.ts'
 import { creditsTodayByAccountAndKey, creditsUsedToday, queryUsage, usageReport } from '../usage/queries.ts'
 import { createActivityRepository } from '../wallet/activity.ts'
 import { createWalletRepository } from '../wallet/repository.ts'
-import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../test/support/databases.ts'
 import type { OpenedDatabase } from './database.ts'
 import { readSettingsVersion } from './settings-version.ts'
 

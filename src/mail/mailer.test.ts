@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { MailConfigSchema } from '../config/mail-schema.ts'
-import { startSmtpCatcher, type SmtpCatcher } from '../../test/e2e/helpers/smtp.ts'
+import { startSmtpInbox, type SmtpInbox } from '../../test/support/smtp-inbox.ts'
 import { composeMail } from './compose.ts'
 import { createMailer } from './mailer.ts'
 
@@ -21,10 +21,10 @@ const message = composeMail('Alice@Example.com', {
 })
 
 describe('mailer', () => {
-  let smtp: SmtpCatcher
+  let smtp: SmtpInbox
   let dir: string
   beforeAll(async () => {
-    smtp = await startSmtpCatcher()
+    smtp = await startSmtpInbox()
     dir = mkdtempSync(join(tmpdir(), 'chaingate-mail-'))
   })
   afterAll(async () => {

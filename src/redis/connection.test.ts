@@ -1,11 +1,11 @@
 /**
- * The Redis connection at start, against the test Redis (test/e2e/helpers/services.ts): unreachable is waited for
+ * The Redis connection at start, against the test Redis (test/support/services.ts): unreachable is waited for
  * (the replica starts), refusing is a configuration error.
  */
 import { expect, it } from 'vitest'
-import { useRedisConnections } from '../../test/e2e/helpers/redis.ts'
-import { describeWithServices, redisUrl } from '../../test/e2e/helpers/services.ts'
-import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
+import { useRedisConnections } from '../../test/support/redis.ts'
+import { describeWithServices, redisUrl } from '../../test/support/services.ts'
+import { startTcpProxy } from '../../test/support/tcp-proxy.ts'
 import { connectRedis, isRedisRefusal, RedisRefusedError } from './connection.ts'
 
 describeWithServices(['redis'], 'Redis connection at start', () => {

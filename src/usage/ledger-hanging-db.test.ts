@@ -1,7 +1,7 @@
 import { expect, it } from 'vitest'
 import { openDatabase } from '../db/database.ts'
-import { createPgTestSchema, describeWithServices, postgresUrl } from '../../test/e2e/helpers/services.ts'
-import { startTcpProxy } from '../../test/e2e/helpers/tcp-proxy.ts'
+import { createPgTestSchema, describeWithServices, postgresUrl } from '../../test/support/services.ts'
+import { startTcpProxy } from '../../test/support/tcp-proxy.ts'
 import { createUsageLedger } from './ledger.ts'
 import { createPostgresUsageWriter } from './writers.ts'
 

@@ -1,7 +1,7 @@
 import { afterEach, expect, it } from 'vitest'
 import { sql } from 'kysely'
 import type { OpenedDatabase } from '../db/database.ts'
-import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../test/support/databases.ts'
 import { createUsageLedger, loadTodayUsage, type UsageWriter } from './ledger.ts'
 import { usageWriterFor } from './writers.ts'
 

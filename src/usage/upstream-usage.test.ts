@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import type { OpenedDatabase } from '../db/database.ts'
-import { describeEachDatabase } from '../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../test/support/databases.ts'
 import { createUpstreamUsage, dayRange, NO_UPSTREAM, queryUpstreamUsage } from './upstream-usage.ts'
 
 const T0 = Date.parse('2026-03-01T10:15:00Z')

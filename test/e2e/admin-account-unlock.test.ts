@@ -14,7 +14,7 @@ import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { httpClient } from './helpers/dashboard.ts'
 import { runCli, writeConfig } from './helpers/process.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 const LIMIT = 3

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { cleanupProcesses, runCli, sleep } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { createPgTestSchema, describeWithServices } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices } from '../support/services.ts'
 
 const withAdmin = { parts: { admin: true } }
 

@@ -9,7 +9,7 @@ import { afterAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { cleanupProcesses, removeDirs, startChaingate, tempDir, waitFor, writeConfig } from './helpers/process.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
 
 const dir = tempDir('chaingate-admin-workers-')
 const data = join(dir, 'data')

@@ -10,7 +10,7 @@ import { createAlertSettingsRepository } from '../../src/alerts/settings.ts'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { httpClient } from './helpers/dashboard.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
+import { startReceiver, type Receiver } from '../support/webhook-receiver.ts'
 
 const PRICE = 80 // eth_getBalance (src/methods/catalog.ts)
 const plans = { tiny: { creditsPerDay: 10 * PRICE, creditsPerSecond: 100_000, maxKeys: null } }

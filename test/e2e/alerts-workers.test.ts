@@ -18,8 +18,8 @@ import {
   waitFor,
   writeConfig,
 } from './helpers/process.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
-import { signed, startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
+import { signed, startReceiver, type Receiver } from '../support/webhook-receiver.ts'
 
 const dir = tempDir('chaingate-alerts-workers-')
 const data = join(dir, 'data')

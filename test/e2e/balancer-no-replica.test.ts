@@ -12,7 +12,7 @@ import { request } from 'undici'
 import { errors } from '../../src/errors/index.ts'
 import { HAPROXY_CFG, startHaproxy, type Haproxy } from './helpers/haproxy.ts'
 import { ROOT, waitFor } from './helpers/process.ts'
-import { describeWithPrograms } from './helpers/programs.ts'
+import { describeWithPrograms } from '../support/programs.ts'
 
 const ERRORFILE = join(ROOT, 'deploy', 'haproxy', '503-no-replica.http')
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 7, method: 'eth_blockNumber', params: [] })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { verifySignature } from '../../src/alerts/webhook.ts'
 import { cleanupProcesses, removeDirs, runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { signed, startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
+import { signed, startReceiver, type Receiver } from '../support/webhook-receiver.ts'
 
 let server: TestServer
 let receiver: Receiver

@@ -21,8 +21,8 @@ import {
   waitFor,
   writeConfig,
 } from './helpers/process.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const CHAIN_A = 31371
 const CHAIN_B = 31372

@@ -16,7 +16,7 @@ import { podman, podmanProblems, run } from './containers/podman.ts'
 import { chaingateImage, servicesImage } from './containers/stand-ins.ts'
 import { freePort } from './helpers/haproxy.ts'
 import { removeDirs, tempDir, waitFor } from './helpers/process.ts'
-import { describeUnlessMissing } from './helpers/programs.ts'
+import { describeUnlessMissing } from '../support/programs.ts'
 
 const CLI = ['node', '/app/node_modules/chaingate/bin/chaingate.mjs']
 const CALL = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'eth_chainId', params: [] })

@@ -13,11 +13,11 @@ import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import { podman, podmanProblems } from './containers/podman.ts'
 import { chaingateImage } from './containers/stand-ins.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { freePort } from './helpers/haproxy.ts'
 import { removeDirs, ROOT, tempDir, waitFor } from './helpers/process.ts'
-import { describeUnlessMissing } from './helpers/programs.ts'
-import { createPgTestSchema, missingServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
+import { describeUnlessMissing } from '../support/programs.ts'
+import { createPgTestSchema, missingServices, redisUrl, type PgTestSchema } from '../support/services.ts'
 
 const SHIPPED_CONFIG = readFileSync(join(ROOT, 'deploy', 'config', 'chaingate.yaml'), 'utf8')
 const TOKEN = randomBytes(16).toString('hex')

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { build } from 'esbuild'
 import { chromium, type BrowserContext, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 
 let s: TestServer

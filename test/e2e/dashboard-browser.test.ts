@@ -12,7 +12,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { evaluateKeyAccess } from '../../src/keys/security/evaluate.ts'
 import { loadAllKeySecurity } from '../../src/keys/security/repository.ts'
 import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
 
 const PASSWORD = 'browser-test-password-1'
 

@@ -10,19 +10,19 @@ import { chromium, type BrowserContext } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { totpCodeAt } from '../../src/dashboard/auth/two-factor.ts'
 import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
-import { linkIn, startSmtpCatcher, type SmtpCatcher } from './helpers/smtp.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
+import { linkIn, startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
 
 const PASSWORD = 'browser-test-password-1'
 let t: DashboardTestApp
-let smtp: SmtpCatcher
+let smtp: SmtpInbox
 let context: BrowserContext
 let base: string
 let profileDir: string
 
 describeWithPrograms(['chromium'], 'dashboard mail flows in Chromium', () => {
   beforeAll(async () => {
-    smtp = await startSmtpCatcher()
+    smtp = await startSmtpInbox()
     t = await buildDashboardTestApp({ mail: { smtp: smtp.config }, dashboard: { confirmEmail: true } })
     t.clock.set(Date.now())
     base = await t.app.listen({ host: '127.0.0.1', port: 0 })

@@ -7,19 +7,19 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { totpCodeAt } from '../../src/dashboard/auth/two-factor.ts'
 import { buildDashboardTestApp, csrfOf, httpClient, type DashboardTestApp } from './helpers/dashboard.ts'
-import { linkIn, startSmtpCatcher, type SmtpCatcher } from './helpers/smtp.ts'
+import { linkIn, startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 const path = (link: string) => new URL(link).pathname + new URL(link).search
 const tokenOf = (link: string) => new URL(link).searchParams.get('token') ?? ''
 
 describe('dashboard mail flows', () => {
-  let smtp: SmtpCatcher
+  let smtp: SmtpInbox
   let t: DashboardTestApp
   let n = 0
   const email = (what: string) => `${what}-${++n}@example.com`
   beforeAll(async () => {
-    smtp = await startSmtpCatcher()
+    smtp = await startSmtpInbox()
     t = await buildDashboardTestApp({
       listen: true,
       mail: { smtp: smtp.config },

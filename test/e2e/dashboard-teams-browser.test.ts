@@ -7,20 +7,19 @@
 import { type Browser, chromium, type Page } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { buildDashboardTestApp, type DashboardTestApp } from './helpers/dashboard.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
-import { invitationLink, startSmtpInbox } from './helpers/smtp-inbox.ts'
-import { waitFor } from './helpers/process.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
+import { startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
 
 const PASSWORD = 'browser-test-password-1'
 
 describeWithPrograms(['chromium'], 'teams in chromium', () => {
   let t: DashboardTestApp
   let browser: Browser
-  let inbox: Awaited<ReturnType<typeof startSmtpInbox>>
+  let inbox: SmtpInbox
 
   beforeAll(async () => {
     inbox = await startSmtpInbox()
-    t = await buildDashboardTestApp({ listen: true, mailer: inbox.mailer })
+    t = await buildDashboardTestApp({ listen: true, mail: { smtp: inbox.config } })
     browser = await chromium.launch({
       executablePath: programPath('chromium'),
       args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking'],
@@ -62,8 +61,7 @@ describeWithPrograms(['chromium'], 'teams in chromium', () => {
     await owner.getByRole('button', { name: 'Send invitation' }).click()
     await owner.getByText('Invitation sent.').waitFor()
 
-    await waitFor(async () => (await inbox.invitesTo('invitee@example.com', 0)).length > 0, 5000, 'the mail')
-    const link = invitationLink((await inbox.invitesTo('invitee@example.com'))[0]!)
+    const link = await inbox.nextLink('invitee@example.com', '/invite/')
     await signUpAndLogIn(invitee, 'invitee@example.com')
     await invitee.goto(link)
     await invitee.getByRole('button', { name: 'Join Browser team as developer' }).click()

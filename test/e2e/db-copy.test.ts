@@ -6,10 +6,10 @@
  */
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { cleanupProcesses, removeDirs, runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer } from './helpers/server.ts'
-import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../support/services.ts'
 
 const CHAIN_ID = 31_378
 const networks = (node: FakeNode) => [{ name: 'remote', chainId: CHAIN_ID, upstreams: [{ url: node.url }] }]

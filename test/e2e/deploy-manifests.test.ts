@@ -12,7 +12,7 @@ import { parse, parseAllDocuments } from 'yaml'
 import { parseConfig } from '../../src/config/load.ts'
 import { expandEnv } from '../../src/config/env.ts'
 import { ROOT } from './helpers/process.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
 
 const DEPLOY = join(ROOT, 'deploy')
 const ALERTS = join(DEPLOY, 'prometheus', 'alerts.yaml')

@@ -17,7 +17,7 @@ import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { freePort } from './helpers/haproxy.ts'
 import { ROOT, sleep, waitFor } from './helpers/process.ts'
-import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from '../support/services.ts'
 
 const run = promisify(execFile)
 /** gateway.operations.token, which deploy/config/chaingate.yaml requires (the probes below send it). */

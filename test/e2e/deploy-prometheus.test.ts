@@ -17,8 +17,8 @@ import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.
 import { freePort } from './helpers/haproxy.ts'
 import { ROOT, waitFor } from './helpers/process.ts'
 import { startTestServer, call, type TestServer } from './helpers/server.ts'
-import { programPath } from './helpers/programs.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
+import { programPath } from '../support/programs.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
 
 const DIR = join(ROOT, 'deploy', 'prometheus')
 /** gateway.operations.token: the shipped scrape config sends it from the file compose mounts beside it. */

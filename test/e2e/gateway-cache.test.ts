@@ -1,10 +1,10 @@
 /**
  * The finality-aware cache and in-flight dedup (docs/caching.md), seen from a client and from the node: fake nodes
- * (test/e2e/helpers/fake-node.ts, head 100, finalized 90) count what reaches them.
+ * (test/support/fake-node.ts, head 100, finalized 90) count what reaches them.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { waitFor } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

@@ -4,7 +4,7 @@
  * null whichever node would have been asked. Fake nodes stand where providers would.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { waitFor } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

@@ -7,7 +7,7 @@
  */
 import { connect } from 'node:net'
 import { afterEach, describe, expect, it } from 'vitest'
-import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from '../support/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const CHAIN = 31341

@@ -22,7 +22,7 @@ import {
   waitNoChainProcesses,
   writeConfig,
 } from './helpers/process.ts'
-import { describeWithPrograms } from './helpers/programs.ts'
+import { describeWithPrograms } from '../support/programs.ts'
 
 const ANVIL_KEY_0 = '0xac0974bec39a17e36ba4a6b4d238ff944bacb478cbed5efcae784d7bf4f2ff80'
 const RECIPIENT = '0x70997970C51812dc3A010C7d01b50e0d17dc79C8'

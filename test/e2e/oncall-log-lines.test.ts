@@ -10,7 +10,7 @@ import { drainThenStop } from '../../src/app/drain.ts'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { waitFor } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const CHAIN = 31391
 const PAIR = 31393

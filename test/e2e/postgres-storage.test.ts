@@ -10,7 +10,7 @@ import pg from 'pg'
 import { request } from 'undici'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { httpClient } from './helpers/dashboard.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import {
   cleanupProcesses,
   removeDirs,
@@ -21,14 +21,14 @@ import {
   writeConfig,
 } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import {
   createPgTestSchema,
   describeWithServices,
   postgresUrl,
   withSearchPath,
   type PgTestSchema,
-} from './helpers/services.ts'
+} from '../support/services.ts'
 
 const CHAIN_ID = 31_377
 const networks = (node: FakeNode) => [{ name: 'remote', chainId: CHAIN_ID, upstreams: [{ url: node.url }] }]

@@ -6,11 +6,11 @@
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, beforeAll, expect, it } from 'vitest'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { startOtlpReceiver, type OtlpReceiver } from './helpers/otlp-receiver.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const CHAIN = 31352
 const TOTAL_TIMEOUT_MS = 1000

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { loadConfig } from '../../src/config/load.ts'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { newHeadsClient, range, rpcAt, waitFor, type HeadsClient } from './helpers/ws-subscribers.ts'
 
 const CHAIN = 31381

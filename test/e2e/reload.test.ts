@@ -14,8 +14,8 @@ import WebSocket from 'ws'
 import { loadConfig } from '../../src/config/load.ts'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
-import { type FakeNode, type FakeRequest, result, startFakeNode } from './helpers/fake-node.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
+import { type FakeNode, type FakeRequest, result, startFakeNode } from '../support/fake-node.ts'
 import { newHeadsClient, range, rpcAt, waitFor } from './helpers/ws-subscribers.ts'
 
 const CHAIN_A = 31361

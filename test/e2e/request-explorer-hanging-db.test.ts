@@ -6,9 +6,9 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { queryRequests } from '../../src/usage/requests/queries.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
+import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../support/services.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const CHAIN = '0x7a6d'

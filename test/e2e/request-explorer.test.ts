@@ -12,7 +12,7 @@ import type { ApiKey } from '../../src/keys/repository.ts'
 import { queryRequests } from '../../src/usage/requests/queries.ts'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { httpClient } from './helpers/dashboard.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { cleanupProcesses, runCli, tempDir } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

@@ -10,7 +10,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { Agent, request } from 'undici'
 import WebSocket from 'ws'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { freePort, startHaproxy, type Haproxy } from './helpers/haproxy.ts'
 import {
   cleanupProcesses,
@@ -23,7 +23,7 @@ import {
   waitFor,
   type Chaingate,
 } from './helpers/process.ts'
-import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from '../support/services.ts'
 
 const CONFIG = join(ROOT, 'deploy', 'config', 'chaingate.yaml')
 const OPS_TOKEN = randomBytes(16).toString('hex')

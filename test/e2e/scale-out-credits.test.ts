@@ -16,9 +16,9 @@ import { utcDay } from '../../src/credits/limits/memory.ts'
 import { creditsUsedToday } from '../../src/usage/queries.ts'
 import { createLogger } from '../../src/observability/logger.ts'
 import { connectRedis } from '../../src/redis/connection.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
-import { startTcpProxy } from './helpers/tcp-proxy.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
+import { createPgTestSchema, describeWithServices, redisUrl } from '../support/services.ts'
+import { startTcpProxy } from '../support/tcp-proxy.ts'
 import { balanceCall, spendUntilRefused } from './helpers/spend.ts'
 
 const BALANCE = 8_000

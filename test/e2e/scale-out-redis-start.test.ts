@@ -19,7 +19,7 @@ import { utcDay } from '../../src/credits/limits/memory.ts'
 import { creditsUsedToday } from '../../src/usage/queries.ts'
 import { openDatabase } from '../../src/db/database.ts'
 import { createLogger } from '../../src/observability/logger.ts'
-import { startFakeNode } from './helpers/fake-node.ts'
+import { startFakeNode } from '../support/fake-node.ts'
 import {
   cleanupProcesses,
   removeDirs,
@@ -29,9 +29,9 @@ import {
   waitFor,
   writeConfig,
 } from './helpers/process.ts'
-import { useRedisConnections } from './helpers/redis.ts'
-import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
-import { startTcpProxy } from './helpers/tcp-proxy.ts'
+import { useRedisConnections } from '../support/redis.ts'
+import { createPgTestSchema, describeWithServices, redisUrl } from '../support/services.ts'
+import { startTcpProxy } from '../support/tcp-proxy.ts'
 import { balanceCall, spendUntilRefused } from './helpers/spend.ts'
 
 const BALANCE = 8_000

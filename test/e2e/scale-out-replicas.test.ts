@@ -14,7 +14,7 @@ import { createServer } from 'node:net'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import {
   cleanupProcesses,
   removeDirs,
@@ -26,7 +26,7 @@ import {
   writeConfig,
   type Chaingate,
 } from './helpers/process.ts'
-import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../support/services.ts'
 
 const BALANCE = 20_000
 const FLUSH_MS = 500

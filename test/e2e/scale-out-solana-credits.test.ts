@@ -14,7 +14,7 @@ import { parseConfig } from '../../src/config/load.ts'
 import { creditsUsedToday } from '../../src/usage/queries.ts'
 import { createLogger } from '../../src/observability/logger.ts'
 import { startSolanaDevnet } from '../../src/upstreams/devnet/solana/devnet.ts'
-import { createPgTestSchema, describeWithServices, redisUrl } from './helpers/services.ts'
+import { createPgTestSchema, describeWithServices, redisUrl } from '../support/services.ts'
 
 /** Fifty Solana calls. */
 const BALANCE = 50 * 180

@@ -6,8 +6,8 @@
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts'
 import { buildDashboardTestApp, httpClient, type DashboardTestApp } from './helpers/dashboard.ts'
-import { createPgTestSchema, describeWithServices, type PgTestSchema } from './helpers/services.ts'
-import { invitationLink, startSmtpInbox } from './helpers/smtp-inbox.ts'
+import { createPgTestSchema, describeWithServices, type PgTestSchema } from '../support/services.ts'
+import { startSmtpInbox, type SmtpInbox } from '../support/smtp-inbox.ts'
 
 const PASSWORD = 'Tr0ub4dor&3-horse-staple'
 
@@ -15,7 +15,7 @@ describeWithServices(['postgres'], 'teams on two replicas sharing PostgreSQL', (
   let schema: PgTestSchema
   let databases: OpenedDatabase[] = []
   let replicas: DashboardTestApp[] = []
-  let inbox: Awaited<ReturnType<typeof startSmtpInbox>>
+  let inbox: SmtpInbox
 
   beforeAll(async () => {
     schema = await createPgTestSchema('teams')
@@ -27,7 +27,9 @@ describeWithServices(['postgres'], 'teams on two replicas sharing PostgreSQL', (
     ]
     const dashboard = { loginAttemptsPerMinute: 1000, signupsPerHour: 1000 }
     replicas = await Promise.all(
-      databases.map((database) => buildDashboardTestApp({ listen: true, database, mailer: inbox.mailer, dashboard })),
+      databases.map((database) =>
+        buildDashboardTestApp({ listen: true, database, mail: { smtp: inbox.config }, dashboard }),
+      ),
     )
   })
   afterAll(async () => {
@@ -49,7 +51,7 @@ describeWithServices(['postgres'], 'teams on two replicas sharing PostgreSQL', (
     expect(
       (await alice.submit('/team', '/team/invite', { email: 'bob@example.com', role: 'developer' })).statusCode,
     ).toBe(303)
-    const path = new URL(invitationLink((await inbox.invitesTo('bob@example.com'))[0]!)).pathname
+    const path = new URL(await inbox.nextLink('bob@example.com', '/invite/')).pathname
     expect((await bob.submit(path, `${path}/accept`, {})).statusCode).toBe(303)
     expect((await bob.get(`/keys/${keyId}`)).statusCode).toBe(200)
     const bobId = /\/team\/members\/([0-9a-f-]{36})\/remove/.exec((await alice.get('/team')).body)![1]!

@@ -12,7 +12,7 @@ import { randomBytes } from 'node:crypto'
 import { join } from 'node:path'
 import { afterAll, expect, it } from 'vitest'
 import { request } from 'undici'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import {
   chainProcesses,
   cleanupProcesses,
@@ -25,7 +25,7 @@ import {
   waitFor,
   writeConfig,
 } from './helpers/process.ts'
-import { describeWithServices, redisUrl } from './helpers/services.ts'
+import { describeWithServices, redisUrl } from '../support/services.ts'
 import { openSqlite } from '../../src/db/sqlite-driver.ts'
 
 const dirs: string[] = []

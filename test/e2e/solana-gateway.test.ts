@@ -30,8 +30,8 @@ import {
   startSolanaDevnet,
 } from '../../src/upstreams/devnet/solana/devnet.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { confirmed as confirmedBy, createMintWithAccounts, sendConfirmed } from './helpers/solana.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 
 const NETWORK = 'solana-devnet'
 let server: TestServer

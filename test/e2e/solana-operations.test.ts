@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
+import { startReceiver, type Receiver } from '../support/webhook-receiver.ts'
 
 const SOLANA = 'solana-devnet'
 const EVM = 'devnet-a'

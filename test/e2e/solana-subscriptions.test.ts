@@ -22,10 +22,10 @@ import {
   startSolanaDevnet,
 } from '../../src/upstreams/devnet/solana/devnet.ts'
 import { queryUsage } from '../../src/usage/queries.ts'
-import { startFakeNode } from './helpers/fake-node.ts'
+import { startFakeNode } from '../support/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { sendConfirmedBySubscription } from './helpers/solana.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
 
 const NETWORK = 'solana-devnet'
 const PRICE = 180

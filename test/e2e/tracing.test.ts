@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import WebSocket from 'ws'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from './helpers/otlp-receiver.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

@@ -8,7 +8,7 @@ import { request } from 'undici'
 import WebSocket from 'ws'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { ChaingateError } from '../../src/errors/index.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer } from './helpers/server.ts'
 

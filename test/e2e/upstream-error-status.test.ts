@@ -9,7 +9,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { queryUsage } from '../../src/usage/queries.ts'
-import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from '../support/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const CHAIN = 31341

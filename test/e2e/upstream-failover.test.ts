@@ -1,13 +1,13 @@
 /**
  * Several upstreams behind the real gateway: a node killed while clients send reads, a hanging node, a lagging
  * node, and what operators see of them (/healthz, /metrics, `chaingate upstreams`). The nodes are the scriptable
- * fake node (test/e2e/helpers/fake-node.ts); the pool's own fault table is src/upstreams/pool/faults.test.ts.
+ * fake node (test/support/fake-node.ts); the pool's own fault table is src/upstreams/pool/faults.test.ts.
  */
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { runCli, tempDir, writeConfig } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

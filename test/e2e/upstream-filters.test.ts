@@ -13,7 +13,7 @@ import { createPublicClient, http } from 'viem'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { decodeFilterId, encodeFilterId, nodeFingerprint } from '../../src/upstreams/pool/filter-ids.ts'
 import { redactUrl } from '../../src/upstreams/pool/pool.ts'
-import { startFakeNode } from './helpers/fake-node.ts'
+import { startFakeNode } from '../support/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 const CHAIN = 31341

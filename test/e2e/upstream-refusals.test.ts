@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { request } from 'undici'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { queryUsage } from '../../src/usage/queries.ts'
-import { rpcError, startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from './helpers/fake-node.ts'
+import { rpcError, startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from '../support/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 
 let anvil: RunningAnvil

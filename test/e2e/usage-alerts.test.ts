@@ -10,8 +10,8 @@ import { verifySignature } from '../../src/alerts/webhook.ts'
 import { ADMIN_TOKEN, adminClient } from './helpers/admin.ts'
 import { httpClient } from './helpers/dashboard.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
-import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from './helpers/services.ts'
-import { signed, startReceiver, type Receiver } from './helpers/webhook-receiver.ts'
+import { createPgTestSchema, describeWithServices, redisUrl, type PgTestSchema } from '../support/services.ts'
+import { signed, startReceiver, type Receiver } from '../support/webhook-receiver.ts'
 
 const PRICE = 80 // eth_getBalance (src/methods/catalog.ts)
 const BALANCE = 10 * PRICE

@@ -9,7 +9,7 @@ import { join } from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { NO_UPSTREAM, queryUpstreamUsage } from '../../src/usage/upstream-usage.ts'
 import { httpClient } from './helpers/dashboard.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
 import { cleanupProcesses, runCli, tempDir } from './helpers/process.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 

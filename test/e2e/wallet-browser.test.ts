@@ -7,7 +7,7 @@ import { createServer, type Server } from 'node:http'
 import { chromium, type Browser } from 'playwright-core'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ACCOUNT_0, ACCOUNT_1, CHAIN_A, CHAIN_B, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
 
 const A = `eip155:${CHAIN_A}`
 const B = `eip155:${CHAIN_B}`

@@ -21,7 +21,7 @@ import {
 } from 'viem'
 import { afterAll, beforeAll, expect, test } from 'vitest'
 import { ACCOUNT_0, CHAIN_A, approve, dapp, useWalletOnDevnets, waitForPending } from './helpers/wallet.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
 
 const A = `eip155:${CHAIN_A}`
 const SHOTS = join(tmpdir(), 'chaingate-console-screens')

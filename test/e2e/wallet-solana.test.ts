@@ -34,7 +34,7 @@ import { afterAll, beforeAll, expect, test } from 'vitest'
 import { WALLET_ACCOUNT_EMAIL } from '../../src/app/parts/wallet.ts'
 import { ANVIL_TEST_MNEMONIC } from '../../src/upstreams/devnet/anvil.ts'
 import { deriveSolanaKeys } from '../../src/upstreams/devnet/solana/keys.ts'
-import { describeWithPrograms, programPath } from './helpers/programs.ts'
+import { describeWithPrograms, programPath } from '../support/programs.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import {
   associatedTokenAccount,

@@ -7,8 +7,8 @@
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
-import { startFakeNode, type FakeNode } from './helpers/fake-node.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startFakeNode, type FakeNode } from '../support/fake-node.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import { allHave, logsClient, newHeadsClient, range, rpcAt, waitFor } from './helpers/ws-subscribers.ts'
 

@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type WebSocket from 'ws'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
-import { startTcpProxy, type TcpProxy } from './helpers/tcp-proxy.ts'
+import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'
 import {
   allHave,

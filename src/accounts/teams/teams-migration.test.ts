@@ -17,8 +17,8 @@ import { queryRequests } from '../../usage/requests/queries.ts'
 import { creditsUsedToday } from '../../usage/queries.ts'
 import { createAccountsRepository } from '../repository.ts'
 import { createTeamsRepository } from './repository.ts'
-import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
-import { createPgTestSchema } from '../../../test/e2e/helpers/services.ts'
+import { describeEachDatabase } from '../../../test/support/databases.ts'
+import { createPgTestSchema } from '../../../test/support/services.ts'
 
 const PLANS = { free: { creditsPerDay: 1000, creditsPerSecond: 10, maxKeys: 5 } }
 const NOW = Date.parse('2026-03-01T10:15:00Z')

@@ -5,7 +5,7 @@
  * tests are src/keys/); the server is reduced to the one call a reload makes on it.
  */
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../../../test/support/fake-node.ts'
 import { parseConfig } from '../../config/load.ts'
 import type { Config, NetworkConfig } from '../../config/schema.ts'
 import { createCostTable, createSwappableCostTable } from '../../credits/costs.ts'

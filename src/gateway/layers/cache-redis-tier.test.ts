@@ -1,9 +1,9 @@
 /** The Redis tier of the cache and the shared head floors, on a real Redis; two instances play two replicas. */
 import { randomBytes } from 'node:crypto'
 import { expect, it } from 'vitest'
-import { describeWithServices, redisUrl } from '../../../test/e2e/helpers/services.ts'
-import { useRedisConnections } from '../../../test/e2e/helpers/redis.ts'
-import { startTcpProxy } from '../../../test/e2e/helpers/tcp-proxy.ts'
+import { describeWithServices, redisUrl } from '../../../test/support/services.ts'
+import { useRedisConnections } from '../../../test/support/redis.ts'
+import { startTcpProxy } from '../../../test/support/tcp-proxy.ts'
 import { createRedisCacheTier, createRedisHeadFloorStore } from './cache-redis-tier.ts'
 import { createMemoryCacheStore } from './cache-store.ts'
 

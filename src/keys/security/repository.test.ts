@@ -1,7 +1,7 @@
 import { exportSPKI, generateKeyPair } from 'jose'
 import { afterEach, beforeEach, expect, test } from 'vitest'
 import type { OpenedDatabase } from '../../db/database.ts'
-import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../../test/support/databases.ts'
 import { readSettingsVersion } from '../../db/settings-version.ts'
 import { evaluateKeyAccess, hashSecret } from './evaluate.ts'
 import {

@@ -6,7 +6,7 @@
  */
 import { keccak_256 } from '@noble/hashes/sha3'
 import { afterEach, describe, expect, it, vi } from 'vitest'
-import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../../../test/support/fake-node.ts'
 import { ChaingateError } from '../../errors/index.ts'
 import { run } from './attempts.ts'
 import { call, CHAIN, resultOf } from './faults.test-support.ts'

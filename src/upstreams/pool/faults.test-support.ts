@@ -3,7 +3,7 @@
  * 0x7a6d and pools over them with quick head polling, all closed after each test.
  */
 import { afterEach } from 'vitest'
-import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../../../test/support/fake-node.ts'
 import {
   createUpstreamPool,
   DEFAULT_UPSTREAM_POLICY,

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createWalletClient, http, parseEther } from 'viem'
 import { privateKeyToAccount } from 'viem/accounts'
 import { startAnvil, type RunningAnvil } from '../devnet/anvil.ts'
-import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../../../test/support/fake-node.ts'
 import { DEFAULT_UPSTREAM_POLICY } from './pool.ts'
 import { call, CHAIN, faultHarness, resultOf, servedBy } from './faults.test-support.ts'
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest'
-import { rpcError, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { rpcError, type FakeNode } from '../../../test/support/fake-node.ts'
 import { CHAIN, hubHarness, sent, until } from './hub.test-support.ts'
 
 const { fakeNode, hub } = hubHarness()

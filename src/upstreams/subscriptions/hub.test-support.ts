@@ -3,7 +3,7 @@
  * them, all closed after each test, and small waits on what a node was sent.
  */
 import { afterEach } from 'vitest'
-import { startFakeNode, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { startFakeNode, type FakeNode } from '../../../test/support/fake-node.ts'
 import { createSubscriptionHub, type SubscriptionHub } from './hub.ts'
 import type { HubOptions } from './types.ts'
 

@@ -1,6 +1,6 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
-import { rpcError, type FakeNode } from '../../../test/e2e/helpers/fake-node.ts'
+import { rpcError, type FakeNode } from '../../../test/support/fake-node.ts'
 import { NodeRpcError, registerSubscriptionMetrics, subscriptionKey, type SubscriptionHub } from './hub.ts'
 import { hubHarness, sent, until } from './hub.test-support.ts'
 

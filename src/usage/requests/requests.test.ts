@@ -1,6 +1,6 @@
 import { afterEach, expect, it } from 'vitest'
 import type { OpenedDatabase } from '../../db/database.ts'
-import { describeEachDatabase } from '../../../test/e2e/helpers/databases.ts'
+import { describeEachDatabase } from '../../../test/support/databases.ts'
 import { PRUNE_CHUNK } from '../../db/prune.ts'
 import { pruneRequests } from './prune.ts'
 import { startRequestRetention } from './retention.ts'

@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto'
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { missingPrograms, type Program } from '../helpers/programs.ts'
+import { missingPrograms, type Program } from '../../support/programs.ts'
 
 export const STATE_DIR = process.env.CHAINGATE_TEST_PODMAN_DIR || '/var/tmp/chaingate-test-podman'
 /** Images the tests build are named under this prefix (their store is the tests' own, see above). */

@@ -45,10 +45,8 @@ export async function buildDashboardTestApp(
     gateway?: { host?: string; allowedHosts?: string[] | null }
     /** Listen on 127.0.0.1, port 0, for real HTTP clients (`url`). */
     listen?: boolean
-    /** The `mail` config; default: files in the temp data dir (`mailDir`). */
+    /** The `mail` config (`{ smtp: inbox.config }`: a test inbox, ../../support/smtp-inbox.ts); default: `mailDir`. */
     mail?: { from?: string; smtp?: Partial<NonNullable<MailConfig['smtp']>> & { host: string } }
-    /** The invitation mails' sender (./smtp-inbox.ts). */
-    mailer?: DashboardDeps['mailer']
     /** A database to use instead of a temp SQLite file (a replica of another app on PostgreSQL); not closed here. */
     database?: OpenedDatabase
   } = {},
@@ -81,7 +79,7 @@ export async function buildDashboardTestApp(
     },
     clock,
     logger,
-    mailer: opts.mailer ?? mailer,
+    mailer,
   }
   await registerDashboard(app, deps)
   await app.ready()

@@ -1,13 +1,14 @@
 /**
  * The shipped HAProxy config (deploy/haproxy/haproxy.cfg) in front of test replicas: `haproxy -db` with the
- * environment the file documents, on a free port. Callers guard their suite with `'haproxy'` (./programs.ts):
- * skipped when it is not installed, failed under CHAINGATE_REQUIRE_SERVICES=1 (`.ci/run` installs it).
+ * environment the file documents, on a free port. Callers guard their suite with `'haproxy'`
+ * (../../support/programs.ts): skipped when it is not installed, failed under CHAINGATE_REQUIRE_SERVICES=1 (`.ci/run`
+ * installs it).
  */
 import { type ChildProcess, spawn } from 'node:child_process'
 import { createServer, Socket } from 'node:net'
 import { join } from 'node:path'
 import { ROOT, waitFor } from './process.ts'
-import { programPath } from './programs.ts'
+import { programPath } from '../../support/programs.ts'
 
 export const HAPROXY_CFG = join(ROOT, 'deploy', 'haproxy', 'haproxy.cfg')
 

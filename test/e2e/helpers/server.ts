@@ -55,7 +55,7 @@ export async function startTestServer(
   const pgMode = process.env.CHAINGATE_TEST_DATABASE === 'postgres' && !configOverrides.database
   let pgSchema = pgMode ? pgSchemas.get(dataDir) : undefined
   if (pgMode && !pgSchema)
-    pgSchemas.set(dataDir, (pgSchema = await (await import('./services.ts')).createPgTestSchema('srv')))
+    pgSchemas.set(dataDir, (pgSchema = await (await import('../../support/services.ts')).createPgTestSchema('srv')))
   if (pgSchema) process.env.CHAINGATE_DATABASE_URL = pgSchema.url
   // CHAINGATE_TEST_REDIS=lease|per-call: hot counters, cache tier and head floors in Redis (docs/scale-out.md), under a
   // key prefix of the server's own, with leases or one round trip per call: any e2e file can run on the Redis store.

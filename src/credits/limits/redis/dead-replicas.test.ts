@@ -1,12 +1,12 @@
 /**
- * The Redis limit store against a real Redis (test/e2e/helpers/services.ts), each test under its own key prefix.
+ * The Redis limit store against a real Redis (test/support/services.ts), each test under its own key prefix.
  * Two store instances on one Redis play two replicas.
  */
 import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { expect, it } from 'vitest'
-import { describeWithServices, redisUrl } from '../../../../test/e2e/helpers/services.ts'
-import { startTcpProxy } from '../../../../test/e2e/helpers/tcp-proxy.ts'
+import { describeWithServices, redisUrl } from '../../../../test/support/services.ts'
+import { startTcpProxy } from '../../../../test/support/tcp-proxy.ts'
 import { connectRedis } from '../../../redis/connection.ts'
 import { createRedisLimitStore } from './store.ts'
 import { hasRedisServer, limits, reaped, redisReplicas, redisUsed } from './store.test-support.ts'

@@ -5,9 +5,9 @@
  */
 import { randomBytes } from 'node:crypto'
 import { afterAll, expect, it } from 'vitest'
-import { useRedisConnections } from '../../../../test/e2e/helpers/redis.ts'
-import { describeWithServices, redisUrl } from '../../../../test/e2e/helpers/services.ts'
-import { startTcpProxy, type TcpProxy } from '../../../../test/e2e/helpers/tcp-proxy.ts'
+import { useRedisConnections } from '../../../../test/support/redis.ts'
+import { describeWithServices, redisUrl } from '../../../../test/support/services.ts'
+import { startTcpProxy, type TcpProxy } from '../../../../test/support/tcp-proxy.ts'
 import { connectRedis, type RedisConnection } from '../../../redis/connection.ts'
 import { createRedisLimitStore, type RedisLimitStore } from './store.ts'
 import { utcDay, type KeyLimits } from '../memory.ts'

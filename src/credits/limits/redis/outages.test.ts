@@ -1,10 +1,10 @@
 /**
  * The Redis limit store when Redis is unreachable or restarted, and two replicas racing for one balance, against a
- * real Redis (test/e2e/helpers/services.ts) behind a TCP proxy the tests cut.
+ * real Redis (test/support/services.ts) behind a TCP proxy the tests cut.
  */
 import { expect, it } from 'vitest'
-import { describeWithServices, redisUrl } from '../../../../test/e2e/helpers/services.ts'
-import { startTcpProxy } from '../../../../test/e2e/helpers/tcp-proxy.ts'
+import { describeWithServices, redisUrl } from '../../../../test/support/services.ts'
+import { startTcpProxy } from '../../../../test/support/tcp-proxy.ts'
 import { connectRedis } from '../../../redis/connection.ts'
 import { createRedisLimitStore } from './store.ts'
 import { limits, redisReplicas, redisUsed } from './store.test-support.ts'

@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { afterAll, afterEach, expect } from 'vitest'
-import { redisUrl } from '../../../../test/e2e/helpers/services.ts'
+import { redisUrl } from '../../../../test/support/services.ts'
 import { connectRedis, type RedisConnection } from '../../../redis/connection.ts'
 import { utcDay, type KeyLimits } from '../memory.ts'
 import { createRedisLimitStore, type RedisLimitStore } from './store.ts'

@@ -1,5 +1,5 @@
 import { expect, it } from 'vitest'
-import { describeWithServices } from '../../../../test/e2e/helpers/services.ts'
+import { describeWithServices } from '../../../../test/support/services.ts'
 import type { RedisLimitStore } from './store.ts'
 import { hammer, limits, redisReplicas, redisUsed } from './store.test-support.ts'
 

@@ -6,8 +6,8 @@
  * (./services.ts).
  */
 import { describe } from 'vitest'
-import { openDatabase, type OpenedDatabase } from '../../../src/db/database.ts'
-import type { DialectName } from '../../../src/db/dialect.ts'
+import { openDatabase, type OpenedDatabase } from '../../src/db/database.ts'
+import type { DialectName } from '../../src/db/dialect.ts'
 import { createPgTestSchema, describeWithServices, missingServices } from './services.ts'
 
 export type OpenTestDatabase = () => Promise<OpenedDatabase>

@@ -1,6 +1,6 @@
 /**
  * A scriptable fake upstream node: a real node:http server on port 0 that answers each JSON-RPC request as the
- * test says (status, JSON body, headers). The only fake in the e2e tests — it stands where a provider would.
+ * test says (status, JSON body, headers). The tests' one fake of an upstream: it stands where a provider would.
  *
  * It keeps a small chain of its own (a head number, block hashes that change on a reorg), answers
  * eth_blockNumber and eth_getBlockByNumber from it, and can be told to misbehave: refuse connections (`kill`),
@@ -239,6 +239,17 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
       if (body?.method === 'eth_unsubscribe' && current(r) === undefined)
         return ws.send(JSON.stringify({ jsonrpc: '2.0', id: body.id, result: subs.delete(String(body.params?.[0])) }))
       const m = typeof body?.method === 'string' ? body.method : ''
+      // Before <kind>Subscribe, whose pattern (case-insensitive) also matches <kind>Unsubscribe.
+      if (/^[a-z]+Unsubscribe$/i.test(m) && current(r) === undefined) {
+        const known = solanaSubs.get(body.params?.[0])?.ws === ws && solanaSubs.delete(body.params?.[0])
+        return ws.send(
+          JSON.stringify(
+            known
+              ? { jsonrpc: '2.0', result: true, id: body.id }
+              : { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid subscription id.' }, id: body.id },
+          ),
+        )
+      }
       if (/^[a-z]+Subscribe$/i.test(m) && current(r) === undefined) {
         const id = nextSolanaSub++
         const kind = m.slice(0, -'Subscribe'.length)
@@ -252,16 +263,6 @@ export async function startFakeNode(chainIdHex: string, script?: Script): Promis
           if (kind === 'signature') solanaSubs.delete(id)
         }
         return
-      }
-      if (/^[a-z]+Unsubscribe$/i.test(m) && current(r) === undefined) {
-        const known = solanaSubs.get(body.params?.[0])?.ws === ws && solanaSubs.delete(body.params?.[0])
-        return ws.send(
-          JSON.stringify(
-            known
-              ? { jsonrpc: '2.0', result: true, id: body.id }
-              : { jsonrpc: '2.0', error: { code: -32602, message: 'Invalid subscription id.' }, id: body.id },
-          ),
-        )
       }
       const reply = current(r) ?? fallback(r)
       ws.send(typeof reply.body === 'string' ? reply.body : JSON.stringify(reply.body))

@@ -1,12 +1,13 @@
 /**
- * A real SMTP server (smtp-server, Nodemailer's own) on 127.0.0.1:0 for the mail tests: it accepts any login,
- * keeps every message (envelope recipients, headers, decoded text and HTML parts) and lets a test wait for the next
- * mail to an address and read the link in it.
+ * A test inbox: a real SMTP server (smtp-server, Nodemailer's own) on 127.0.0.1:0 for the mail tests. It accepts any
+ * login, keeps every message (envelope recipients, headers, decoded text and HTML parts) and lets a test wait for the
+ * next mail to an address and read the link in it. The sender under test reaches it through `config` (the `mail.smtp`
+ * setting, docs/config.md "mail"): the mailer of src/mail/mailer.ts, as in production.
  */
 import type { AddressInfo } from 'node:net'
 import { SMTPServer } from 'smtp-server'
 
-export interface CaughtMail {
+export interface InboxMail {
   to: string[]
   headerLines: string[]
   subject: string
@@ -16,18 +17,23 @@ export interface CaughtMail {
   raw: string
 }
 
-export interface SmtpCatcher {
+export interface SmtpInbox {
   /** The `mail.smtp` config that reaches it. */
   config: { host: string; port: number; secure: false }
-  received: CaughtMail[]
+  received: InboxMail[]
   logins: { user: string; password: string }[]
-  /** The first mail to `to` not yet taken (waits up to `timeoutMs`). */
-  next(to: string, timeoutMs?: number): Promise<CaughtMail>
+  /**
+   * The first mail to `to` not yet taken, among those whose text contains `containing` when given (others stay for a
+   * later call); waits up to `timeoutMs` (default 10 s).
+   */
+  next(to: string, opts?: { containing?: string; timeoutMs?: number }): Promise<InboxMail>
+  /** The link containing `part` in the next mail to `to` that has one (e.g. an invitation among welcome mails). */
+  nextLink(to: string, part: string, timeoutMs?: number): Promise<string>
   close(): Promise<void>
 }
 
 /** The first link in a mail's text that contains `part`. */
-export function linkIn(mail: CaughtMail, part: string): string {
+export function linkIn(mail: InboxMail, part: string): string {
   const link = (mail.text.match(/https?:\/\/\S+/g) ?? []).find((l) => l.includes(part))
   if (!link) throw new Error(`no link with ${part} in the mail "${mail.subject}":\n${mail.text}`)
   return link
@@ -68,7 +74,7 @@ function decodePart(part: string): { type: string; body: string } {
   return { type: header(headers, 'content-type').toLowerCase(), body: decoded }
 }
 
-export function parseMail(raw: string, to: string[]): CaughtMail {
+export function parseMail(raw: string, to: string[]): InboxMail {
   const { headers } = splitHeaders(raw)
   const type = header(headers, 'content-type')
   const boundary = /boundary="?([^";]+)"?/.exec(type)?.[1]
@@ -85,8 +91,8 @@ export function parseMail(raw: string, to: string[]): CaughtMail {
   }
 }
 
-export async function startSmtpCatcher(): Promise<SmtpCatcher> {
-  const received: CaughtMail[] = []
+export async function startSmtpInbox(): Promise<SmtpInbox> {
+  const received: InboxMail[] = []
   const logins: { user: string; password: string }[] = []
   const waiters: (() => void)[] = []
   const server = new SMTPServer({
@@ -110,21 +116,24 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
   })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const port = (server.server.address() as AddressInfo).port
-  const taken = new Set<CaughtMail>()
-  return {
+  const taken = new Set<InboxMail>()
+  const inbox: SmtpInbox = {
     config: { host: '127.0.0.1', port, secure: false },
     received,
     logins,
-    async next(to, timeoutMs = 10_000) {
+    async next(to, { containing, timeoutMs = 10_000 } = {}) {
       const deadline = Date.now() + timeoutMs
+      const wanted = (m: InboxMail) =>
+        !taken.has(m) && m.to.includes(to.toLowerCase()) && (containing === undefined || m.text.includes(containing))
       for (;;) {
-        const mail = received.find((m) => !taken.has(m) && m.to.includes(to.toLowerCase()))
+        const mail = received.find(wanted)
         if (mail) {
           taken.add(mail)
           return mail
         }
         const left = deadline - Date.now()
-        if (left <= 0) throw new Error(`no mail to ${to} within ${timeoutMs} ms`)
+        const what = containing === undefined ? '' : ` containing ${containing}`
+        if (left <= 0) throw new Error(`no mail to ${to}${what} within ${timeoutMs} ms`)
         await new Promise<void>((resolve) => {
           const t = setTimeout(resolve, left)
           waiters.push(() => {
@@ -134,6 +143,10 @@ export async function startSmtpCatcher(): Promise<SmtpCatcher> {
         })
       }
     },
+    async nextLink(to, part, timeoutMs) {
+      return linkIn(await inbox.next(to, { containing: part, ...(timeoutMs === undefined ? {} : { timeoutMs }) }), part)
+    },
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   }
+  return inbox
 }

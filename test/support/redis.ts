@@ -4,7 +4,7 @@
  * newest first.
  */
 import { afterEach } from 'vitest'
-import { connectRedis, type RedisConnection } from '../../../src/redis/connection.ts'
+import { connectRedis, type RedisConnection } from '../../src/redis/connection.ts'
 import { redisUrl } from './services.ts'
 
 export function useRedisConnections(): {

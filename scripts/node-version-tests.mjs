@@ -58,6 +58,7 @@ export const NODE_VERSION_TESTS = {
     'test/e2e/gateway-process.test.ts',
     'test/e2e/cli-signals.test.ts',
     'src/upstreams/devnet/solana/devnet.test.ts',
+    'src/upstreams/devnet/solana/devnet-kit.test.ts',
     'test/e2e/wallet-app.test.ts',
   ],
 }

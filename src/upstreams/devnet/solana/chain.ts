@@ -36,7 +36,7 @@ import { MAX_PROCESSING_AGE, SLOTS_PER_EPOCH, type SlotInfo, SlotClock } from '.
 import { isDroppedError, type TransactionErrorJson, transactionErrorJson } from './transaction-errors.ts'
 import { TransactionHistory, type TransactionRecord } from './transaction-history.ts'
 import type { ParsedTransaction } from './transaction.ts'
-import type { AccountState } from './ui-account.ts'
+import type { AccountState } from './account-state.ts'
 
 export interface ChainEvents {
   onSlot?(slot: number): void

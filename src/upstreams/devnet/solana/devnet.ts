@@ -8,7 +8,7 @@
 import { ANVIL_TEST_MNEMONIC } from '../anvil.ts'
 import { SolanaDevnetError } from './errors.ts'
 import { deriveSolanaAccounts, SOLANA_FUNDED_ACCOUNTS, type SolanaAccount } from './keys.ts'
-import type { Launched } from './launched.ts'
+import type { Launched, SolanaDevnetOptions } from './launched.ts'
 import { launchLiteSvm } from './litesvm-process.ts'
 import { launchValidator } from './validator-process.ts'
 
@@ -21,26 +21,7 @@ export {
   type SolanaAccount,
 } from './keys.ts'
 
-export interface SolanaDevnetOptions {
-  /** 0 = a free port (the LiteSVM devnet binds it itself, so no other process can take it in between) */
-  port: number
-  host?: string // default 127.0.0.1
-  /**
-   * LiteSVM: the JSON file that keeps accounts, slot, recent blockhashes and transaction history across restarts;
-   * solana-test-validator: its ledger directory is this path without `.json`, plus `-ledger`. Undefined = ephemeral
-   * (a new genesis hash at every start).
-   */
-  stateFile?: string
-  /** BIP-39 mnemonic whose accounts m/44'/501'/i'/0' (i < 10) get 1,000 SOL; default anvil's test mnemonic. */
-  mnemonic?: string
-  /** Slot time; Solana's target is 400 ms. */
-  slotMs?: number
-  /** 'litesvm' (default) or the Agave validator, which must be on PATH (or at `validatorBinary`). */
-  engine?: 'litesvm' | 'solana-test-validator'
-  validatorBinary?: string
-  startTimeoutMs?: number // default 30000 (litesvm), 120000 (validator)
-  logger?: { info(obj: object, msg?: string): void; warn(obj: object, msg?: string): void }
-}
+export type { SolanaDevnetOptions } from './launched.ts'
 
 export interface RunningSolanaDevnet {
   url: string // http://127.0.0.1:PORT

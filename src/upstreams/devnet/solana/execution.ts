@@ -10,7 +10,7 @@ import { readTokenAccount, uiTokenAmount } from './spl-token.ts'
 import type { TransactionRecord, TokenBalance } from './transaction-history.ts'
 import { isStaticWritable, type ParsedTransaction } from './transaction.ts'
 import type { TransactionErrorJson } from './transaction-errors.ts'
-import type { AccountState } from './ui-account.ts'
+import type { AccountState } from './account-state.ts'
 
 export const LAMPORTS_PER_SIGNATURE = 5000
 const SYSTEM_PROGRAM = '11111111111111111111111111111111'

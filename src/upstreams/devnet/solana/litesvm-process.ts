@@ -8,10 +8,9 @@ import { dirname, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { collectOutput } from '../process.ts'
-import type { SolanaDevnetOptions } from './devnet.ts'
 import { SolanaDevnetError } from './errors.ts'
 import { SOLANA_FUNDED_LAMPORTS, type SolanaAccount } from './keys.ts'
-import { type Launched, watchExit } from './launched.ts'
+import { type Launched, type SolanaDevnetOptions, watchExit } from './launched.ts'
 
 /** The child runs from dist/ as JavaScript, or from src/ through tsx (tests, CHAINGATE_RUN_SOURCES). */
 function serverCommand(): string[] {

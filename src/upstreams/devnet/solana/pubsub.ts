@@ -11,7 +11,8 @@ import { parseFilters } from './rpc-accounts.ts'
 import { asObject, parseCommitment, parseU64 } from './rpc-params.ts'
 import type { Commitment } from './slot-clock.ts'
 import type { TransactionRecord } from './transaction-history.ts'
-import { type AccountEncoding, type AccountState, parseAccountEncoding, uiAccount } from './ui-account.ts'
+import type { AccountState } from './account-state.ts'
+import { type AccountEncoding, parseAccountEncoding, uiAccount } from './ui-account.ts'
 
 type Kind = 'account' | 'program' | 'signature' | 'logs' | 'slot' | 'root'
 

@@ -15,14 +15,8 @@ import {
   withContext,
 } from './rpc-params.ts'
 import { readTokenAccount } from './spl-token.ts'
-import {
-  type AccountEncoding,
-  type AccountState,
-  checkBase58Size,
-  type DataSlice,
-  parseAccountEncoding,
-  uiAccount,
-} from './ui-account.ts'
+import type { AccountState } from './account-state.ts'
+import { type AccountEncoding, checkBase58Size, type DataSlice, parseAccountEncoding, uiAccount } from './ui-account.ts'
 
 const MAX_MULTIPLE_ACCOUNTS = 100
 const MAX_FILTERS = 4

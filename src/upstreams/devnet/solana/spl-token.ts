@@ -3,7 +3,7 @@
  * UiTokenAmount, and jsonParsed account data (https://solana.com/docs/rpc/json-structures).
  */
 import { encodeBase58 } from './codec.ts'
-import type { AccountState } from './ui-account.ts'
+import type { AccountState } from './account-state.ts'
 
 export const TOKEN_PROGRAM = 'TokenkegQfeZyiNwAJbNbGKPFXCWuBvf9Ss623VQ5DA'
 export const TOKEN_2022_PROGRAM = 'TokenzQdBNbLqP5VEhdkAS6EPFLC1PHnBqCXEpPxuEb'

@@ -7,7 +7,7 @@ import { dirname } from 'node:path'
 import { encodeBase64 } from './codec.ts'
 import type { SavedSlot } from './slot-clock.ts'
 import type { TransactionRecord } from './transaction-history.ts'
-import type { AccountState } from './ui-account.ts'
+import type { AccountState } from './account-state.ts'
 
 const STATE_VERSION = 1
 

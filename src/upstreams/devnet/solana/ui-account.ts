@@ -3,18 +3,12 @@
  * (https://solana.com/docs/rpc/json-structures): UiAccount with base58/base64/base64+zstd/jsonParsed data.
  */
 import * as zlib from 'node:zlib'
+import type { AccountState } from './account-state.ts'
 import { encodeBase58, encodeBase64, invalidParams } from './codec.ts'
 import { parseTokenState } from './spl-token.ts'
 
 /** Agave writes u64::MAX since rent collection ended (SIMD-0267). */
 export const RENT_EPOCH = 18446744073709551615n
-
-export interface AccountState {
-  lamports: bigint
-  owner: string
-  executable: boolean
-  data: Uint8Array
-}
 
 export type AccountEncoding = 'binary' | 'base58' | 'base64' | 'base64+zstd' | 'jsonParsed'
 export interface DataSlice {

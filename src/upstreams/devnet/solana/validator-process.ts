@@ -8,10 +8,9 @@ import { delimiter, isAbsolute, join } from 'node:path'
 import type { Readable } from 'node:stream'
 import { GUARD_SCRIPT } from '../anvil.ts'
 import { collectOutput, killQuietly, pickFreePort, readPid } from '../process.ts'
-import type { SolanaDevnetOptions } from './devnet.ts'
 import { SolanaDevnetError } from './errors.ts'
 import { SOLANA_FUNDED_LAMPORTS, type SolanaAccount } from './keys.ts'
-import { type Launched, watchExit } from './launched.ts'
+import { type Launched, type SolanaDevnetOptions, watchExit } from './launched.ts'
 
 /** The validator binary: an explicit path, or the first `solana-test-validator` on PATH. */
 export function resolveValidatorBinary(binary = 'solana-test-validator'): string {

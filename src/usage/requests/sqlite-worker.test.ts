@@ -14,6 +14,7 @@ import { openDatabase, type OpenedDatabase } from '../../db/database.ts'
 import { queryRequests } from './queries.ts'
 import { emptyBatch, type RequestBatch } from './batch.ts'
 import { createRequestRecorder } from './recorder.ts'
+import { threadFlags } from './sqlite-worker.ts'
 import { createSqliteRequestWriter, requestWriterFor } from './writers.ts'
 
 let opened: OpenedDatabase | undefined
@@ -163,4 +164,27 @@ it('writes a batch relayed over IPC, whose arrays are views on one shared buffer
   const rows = (await queryRequests(opened.db, { keyId: 'k1', limit: 100 })).rows
   expect(rows.map((r) => r.credits).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i))
   await writer.close?.()
+})
+
+it("the writer thread keeps only node:sqlite's and the warning flags of its process (a worker refuses V8's, a file -e's)", () => {
+  expect(
+    threadFlags([
+      '--expose-gc',
+      '--allow-natives-syntax',
+      '--input-type=module',
+      '--import',
+      'tsx',
+      '--experimental-sqlite',
+      '--no-warnings',
+      '--disable-warning',
+      'ExperimentalWarning',
+      '--disable-warning=DeprecationWarning',
+    ]),
+  ).toEqual([
+    '--experimental-sqlite',
+    '--no-warnings',
+    '--disable-warning',
+    'ExperimentalWarning',
+    '--disable-warning=DeprecationWarning',
+  ])
 })

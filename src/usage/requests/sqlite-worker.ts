@@ -31,6 +31,20 @@ function owned<T extends Uint32Array | Float64Array>(a: T): T {
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T)
 }
 
+/** The node flags the writer thread keeps (the rest are not its business, and some a worker refuses). */
+const THREAD_FLAGS = /^--(?:no-)?(?:experimental-sqlite|warnings|disable-warning)\b/
+
+export function threadFlags(execArgv: readonly string[]): string[] {
+  const kept: string[] = []
+  for (let i = 0; i < execArgv.length; i++) {
+    if (!THREAD_FLAGS.test(execArgv[i]!)) continue
+    kept.push(execArgv[i]!)
+    // `--disable-warning X` given as two arguments keeps its value.
+    if (execArgv[i] === '--disable-warning' && i + 1 < execArgv.length) kept.push(execArgv[++i]!)
+  }
+  return kept
+}
+
 export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): RequestWriter {
   const modulePath = engine === 'better-sqlite3' ? createRequire(import.meta.url).resolve('better-sqlite3') : ''
   const workerData: WriterThreadData = {
@@ -45,9 +59,10 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
   }
   const worker = new Worker(THREAD, {
     workerData,
-    // The thread inherits node's flags (tsx's loader, for one) but is a file: `--input-type` (for code given with -e,
-    // as a script embedding chaingate may be run) would refuse to load it.
-    execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+    // The thread is plain JavaScript that loads only node's modules and the engine by path: of node's flags it needs
+    // only those of node:sqlite and warnings. Inheriting them all fails: `--input-type` (code given with -e) refuses
+    // a file, and V8 flags (`--expose-gc`, `--allow-natives-syntax`) are refused when named for a worker.
+    execArgv: threadFlags(process.execArgv),
     // Its garbage is a batch's parameters: a young generation of 4 MiB, not V8's 32, keeps ~4 MiB of RSS off.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   })

@@ -27,12 +27,15 @@ afterAll(async () => {
 
 const scrape = async () => (await request(`${s.url}/metrics`)).body.text()
 /** The value of one exact series (name and labels as /metrics writes them), 0 when absent. */
-const valueOf = (text: string, series: string): number => {
+const seriesValue = (text: string, series: string): number => {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `))
   return line === undefined ? 0 : Number(line.slice(series.length + 1))
 }
-const lookups = (rule: string, result: 'hit' | 'miss') =>
-  `chaingate_cache_lookups_total{network="ext",rule="${rule}",result="${result}",tier="${result === 'hit' ? 'memory' : 'none'}"}`
+/** A look-up series of `ext`: a hit from memory, or a miss. */
+const lookups = (rule: string, result: 'hit' | 'miss') => {
+  const tier = result === 'hit' ? 'memory' : 'none'
+  return `chaingate_cache_lookups_total{network="ext",rule="${rule}",result="${result}",tier="${tier}"}`
+}
 
 it('a cacheable read twice: one miss, then one hit, of its cache rule', async () => {
   const genesis = ((await rpcAt(anvil.url, 'eth_getBlockByNumber', ['0x0', false])) as { hash: string }).hash
@@ -44,13 +47,13 @@ it('a cacheable read twice: one miss, then one hit, of its cache rule', async ()
     const first = await s.rpc(body, { network: 'ext' })
     expect(first.status).toBe(200)
     const afterFirst = await scrape()
-    expect(valueOf(afterFirst, lookups(rule, 'miss')), rule).toBe(valueOf(before, lookups(rule, 'miss')) + 1)
-    expect(valueOf(afterFirst, lookups(rule, 'hit')), rule).toBe(valueOf(before, lookups(rule, 'hit')))
+    expect(seriesValue(afterFirst, lookups(rule, 'miss')), rule).toBe(seriesValue(before, lookups(rule, 'miss')) + 1)
+    expect(seriesValue(afterFirst, lookups(rule, 'hit')), rule).toBe(seriesValue(before, lookups(rule, 'hit')))
     const second = await s.rpc(body, { network: 'ext' })
     expect(second.json().result).toEqual(first.json().result)
     const afterSecond = await scrape()
-    expect(valueOf(afterSecond, lookups(rule, 'hit')), rule).toBe(valueOf(before, lookups(rule, 'hit')) + 1)
-    expect(valueOf(afterSecond, lookups(rule, 'miss')), rule).toBe(valueOf(before, lookups(rule, 'miss')) + 1)
+    expect(seriesValue(afterSecond, lookups(rule, 'hit')), rule).toBe(seriesValue(before, lookups(rule, 'hit')) + 1)
+    expect(seriesValue(afterSecond, lookups(rule, 'miss')), rule).toBe(seriesValue(before, lookups(rule, 'miss')) + 1)
   }
   // A redis series only with a Redis tier (CHAINGATE_TEST_REDIS); a read of the tip is no look-up at all.
   const text = await scrape()
@@ -75,7 +78,7 @@ async function subscriber() {
     ws.once('open', resolve)
     ws.once('error', reject)
   })
-  const ask = async (body: { id: number }) => {
+  const ask = async (body: { id: unknown }) => {
     ws.send(JSON.stringify(body))
     return waitFor(() => inbox.find((m) => m.id === body.id))
   }
@@ -85,11 +88,11 @@ async function subscriber() {
 
 it('client and node subscriptions by kind, and one fan-out observation per mined block', async () => {
   const clients = (kind: string, text: string) =>
-    valueOf(text, `chaingate_client_subscriptions{network="ext",kind="${kind}"}`)
+    seriesValue(text, `chaingate_client_subscriptions{network="ext",kind="${kind}"}`)
   const held = (kind: string, text: string) =>
-    valueOf(text, `chaingate_upstream_subscriptions{network="ext",kind="${kind}"}`)
+    seriesValue(text, `chaingate_upstream_subscriptions{network="ext",kind="${kind}"}`)
   const fanouts = (text: string) =>
-    valueOf(text, 'chaingate_subscription_fanout_seconds_count{network="ext",kind="newHeads"}')
+    seriesValue(text, 'chaingate_subscription_fanout_seconds_count{network="ext",kind="newHeads"}')
 
   const idle = await scrape()
   // Every kind of the family is listed, at 0 before anyone subscribes.
@@ -112,10 +115,12 @@ it('client and node subscriptions by kind, and one fan-out observation per mined
   const after = await scrape()
   // Two clients got the block: one observation (per node notification), with its time in the sum.
   expect(fanouts(after)).toBe(before + 1)
-  expect(valueOf(after, 'chaingate_subscription_fanout_seconds_sum{network="ext",kind="newHeads"}')).toBeGreaterThan(0)
-  expect(valueOf(after, 'chaingate_subscription_fanout_seconds_bucket{le="+Inf",network="ext",kind="newHeads"}')).toBe(
-    before + 1,
-  )
+  expect(
+    seriesValue(after, 'chaingate_subscription_fanout_seconds_sum{network="ext",kind="newHeads"}'),
+  ).toBeGreaterThan(0)
+  expect(
+    seriesValue(after, 'chaingate_subscription_fanout_seconds_bucket{le="+Inf",network="ext",kind="newHeads"}'),
+  ).toBe(before + 1)
 
   expect((await a.ask(call('eth_unsubscribe', [a.id], 2))).result).toBe(true)
   const one = await scrape()

@@ -142,6 +142,9 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     })
   }
 
+  /** Kept until evicted, unless empty (an unknown hash, data not found or not finalized yet). */
+  const keepFound = (key: string) => (result: Buffer, empty: boolean) => empty || store.set(key, result, IMMUTABLE)
+
   const volatile = { immutable: false, ttlMs: o.unfinalizedTtlMs }
   const keepUnfinalized = (key: string, result: Buffer) => {
     unfinalized.add(key)
@@ -174,16 +177,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
       )
     }
     const key = paramsKey(prefix, call)
-    if ('hash' in ref)
-      return cached(
-        key,
-        call,
-        raw,
-        undefined,
-        (result, empty) => empty || store.set(key, result, IMMUTABLE),
-        origin,
-        lookups.block,
-      )
+    if ('hash' in ref) return cached(key, call, raw, undefined, keepFound(key), origin, lookups.block)
     const n = ref.number
     if (tip !== undefined && n > tip) {
       if (o.multiUpstream && rule.blockData && performance.now() - s.lastHeadAt < o.headIdleMs) {
@@ -264,15 +258,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     const key = paramsKey(prefix, call)
     if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined, origin)
     // Finalized data never changes; a null answer (not found, or not finalized yet) is not kept.
-    return cached(
-      key,
-      call,
-      raw,
-      undefined,
-      (result, empty) => empty || store.set(key, result, IMMUTABLE),
-      origin,
-      lookups.finalized,
-    )
+    return cached(key, call, raw, undefined, keepFound(key), origin, lookups.finalized)
   }
 
   const batchHit = (call: RpcCall): Buffer | undefined => {

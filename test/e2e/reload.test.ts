@@ -148,9 +148,25 @@ describe('reload in place', { timeout: 120_000 }, () => {
     const start = await headA()
     for (let i = 0; i < 3; i++) await mineA()
     await waitFor(() => c.heads().includes(start + 3))
+    // Cache look-ups are counted on across the reload that rebuilds the network's layers (the cache kept too).
+    const lookups = async () => {
+      const text = await (await request(`${s.url}/metrics`)).body.text()
+      return ['hit', 'miss'].map((r) =>
+        Number(
+          new RegExp(
+            `chaingate_cache_lookups_total\\{network="remote",rule="static",result="${r}",[^}]*\\} (\\d+)`,
+          ).exec(text)?.[1],
+        ),
+      )
+    }
+    for (let i = 0; i < 2; i++) await post('remote', call('eth_chainId'))
+    const [hits, misses] = await lookups()
+    expect(misses).toBeGreaterThan(0)
     write(configFile({ remote: [p2] }))
     const r = await s.app.reload()
     expect(r).toMatchObject({ ok: true, changes: ['network remote changed (upstreams)'] })
+    await post('remote', call('eth_chainId'))
+    expect(await lookups()).toEqual([hits! + 1, misses])
     expect(s.app.hubs.get('remote')!.upstream).toContain(`:${p2.port}`)
     expect(s.app.hubs.get('remote')!.moves.removed).toBe(1)
     await p1.cut() // the rotated-out URL stops working: nothing may need it any more

@@ -153,7 +153,7 @@ describe('subscriptions with two upstreams', () => {
     expect(
       Number(/chaingate_subscription_moves_total\{network="remote",reason="dropped"\} (\d+)/.exec(metrics)?.[1]),
     ).toBeGreaterThanOrEqual(1)
-    expect(metrics).toMatch(/chaingate_upstream_subscriptions\{network="remote"\} 1\b/)
+    expect(metrics).toMatch(/chaingate_upstream_subscriptions\{network="remote",kind="newHeads"\} 1\b/)
     await expectMovedWithoutClosing(s, other, cut, [c1, c2])
   }, 60_000)
 

@@ -1,10 +1,9 @@
 /**
  * The one composition root: builds the parts of one chaingate process in order, each registering its stop on one
  * stop list as it starts, and returns a small handle (RunningApp; the parts themselves are for tests and the bench,
- * src/app/app.test-support.ts); `stop()` runs the list in reverse (the
- * listener first, so in-flight calls finish; the usage ledger flushed; the database last). Which optional parts
- * run is chosen per role in src/app/roles.ts (single process, `--workers` primary, `--workers` worker); tests and
- * the bench pick them here:
+ * src/app/app.test-support.ts); `stop()` runs the list in reverse (the listener first, so in-flight calls finish;
+ * the usage ledger flushed; the database last). Which optional parts run is chosen per role in src/app/roles.ts
+ * (single process, `--workers` primary, `--workers` worker); tests and the bench pick them here:
  *
  *   startApp({ config, parts: { dashboard: true, wallet: true } })
  *

@@ -10,6 +10,7 @@ import { randomBytes } from 'node:crypto'
 import { afterAll, expect, it } from 'vitest'
 import { request } from 'undici'
 import { startApp, type RunningApp } from '../../src/app/build.ts'
+import { appInternals } from '../../src/app/app.test-support.ts'
 import { parseConfig } from '../../src/config/load.ts'
 import { creditsUsedToday } from '../../src/usage/queries.ts'
 import { createLogger } from '../../src/observability/logger.ts'
@@ -82,10 +83,10 @@ describeWithServices(['postgres', 'redis'], 'exact Solana credits across two rep
     const a = await replica(devnet, schema.url, prefix)
     const b = await replica(devnet, schema.url, prefix)
     expect(a.networks.byName('remote')?.chain).toBe(devnet.caip2)
-    const account = await a.accounts.create({ email: `scale-${prefix}@example.com`, plan: 'tiny' }, Date.now())
-    const { key } = await a.keys.create({ accountId: account.id, name: 'k' }, Date.now())
-    await a.keySnapshot.reload()
-    await b.keySnapshot.reload()
+    const { accounts, keys } = appInternals(a)
+    const account = await accounts.create({ email: `scale-${prefix}@example.com`, plan: 'tiny' }, Date.now())
+    const { key } = await keys.create({ accountId: account.id, name: 'k' }, Date.now())
+    for (const app of [a, b]) await appInternals(app).keySnapshot.reload()
     const sums = await Promise.all([
       ...Array.from({ length: 4 }, (_, i) => spend(a, key, i)),
       ...Array.from({ length: 4 }, (_, i) => spend(b, key, i)),
@@ -93,8 +94,7 @@ describeWithServices(['postgres', 'redis'], 'exact Solana credits across two rep
     expect(sums.reduce((s, c) => s + c, 0)).toBe(BALANCE)
     expect(sums.slice(0, 4).reduce((s, c) => s + c, 0)).toBeGreaterThan(0)
     expect(sums.slice(4).reduce((s, c) => s + c, 0)).toBeGreaterThan(0)
-    await a.ledger.flush()
-    await b.ledger.flush()
-    expect(await creditsUsedToday(a.database.db, account.id, Date.now())).toBe(BALANCE)
+    for (const app of [a, b]) await appInternals(app).ledger.flush()
+    expect(await creditsUsedToday(appInternals(a).database.db, account.id, Date.now())).toBe(BALANCE)
   }, 120_000)
 })

@@ -167,23 +167,38 @@ function judgeWalking(request: string | Buffer, answer: Buffer, o: Members | und
 /** The start of a node's usual answer, and what comes between its id and its result. */
 const PLAIN_HEAD = Buffer.from('{"jsonrpc":"2.0","id":')
 const PLAIN_RESULT = Buffer.from(',"result":')
+/** The same with the result first, as Solana's nodes (Agave) write it, and what comes between it and the id. */
+const RESULT_FIRST_HEAD = Buffer.from('{"jsonrpc":"2.0","result":')
+const PLAIN_ID = Buffer.from(',"id":')
 
 /**
- * Whether `answer` is `{"jsonrpc":"2.0","id":<id>,"result":<value>}` written without whitespace (as nodes answer),
- * its id written as idWrittenAs takes `id` and its value well formed as far as the walk checks one: then it is a
- * result for the call (judgeAnswer says 'result', isErrorAnswer false), known from one pass over its bytes. False
- * tells nothing: judgeAnswer decides. Answers over WALK_ALL_BYTES are left to it (it checks their ends only).
+ * Whether `answer` is `{"jsonrpc":"2.0","id":<id>,"result":<value>}` or `{"jsonrpc":"2.0","result":<value>,"id":<id>}`
+ * written without whitespace (as nodes answer: EVM clients write the id first, Solana's Agave the result), its id
+ * written as idWrittenAs takes `id` and its value well formed as far as the walk checks one: then it is a result for
+ * the call (judgeAnswer says 'result', isErrorAnswer false), known from one pass over its bytes. False tells
+ * nothing: judgeAnswer decides. Answers over WALK_ALL_BYTES are left to it (it checks their ends only).
  */
 export function isPlainResult(b: Buffer, id: RpcId): boolean {
   const end = b.length
-  if (end > WALK_ALL_BYTES || !bytesAt(b, 0, PLAIN_HEAD)) return false
-  const idStart = PLAIN_HEAD.length
-  const idEnd = afterValue(b, idStart)
-  if (idEnd < 0 || !idWrittenAs(b, idStart, idEnd, id) || !bytesAt(b, idEnd, PLAIN_RESULT)) return false
-  const v = idEnd + PLAIN_RESULT.length
-  const after = afterValue(b, v)
-  if (after <= v) return false
-  const close = skipSpace(b, after)
+  if (end > WALK_ALL_BYTES) return false
+  let close: number
+  if (bytesAt(b, 0, PLAIN_HEAD)) {
+    const idStart = PLAIN_HEAD.length
+    const idEnd = afterValue(b, idStart)
+    if (idEnd < 0 || !idWrittenAs(b, idStart, idEnd, id) || !bytesAt(b, idEnd, PLAIN_RESULT)) return false
+    const v = idEnd + PLAIN_RESULT.length
+    const after = afterValue(b, v)
+    if (after <= v) return false
+    close = skipSpace(b, after)
+  } else if (bytesAt(b, 0, RESULT_FIRST_HEAD)) {
+    const v = RESULT_FIRST_HEAD.length
+    const after = afterValue(b, v)
+    if (after <= v || !bytesAt(b, after, PLAIN_ID)) return false
+    const idStart = after + PLAIN_ID.length
+    const idEnd = afterValue(b, idStart)
+    if (idEnd <= idStart || !idWrittenAs(b, idStart, idEnd, id)) return false
+    close = skipSpace(b, idEnd)
+  } else return false
   return b[close] === 0x7d && skipSpace(b, close + 1) === end
 }
 

@@ -149,6 +149,14 @@ describe('fuzz: base58 against @scure/base', () => {
       }),
       { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
     )
+    // Each side of every power of 256 near 32 bytes, after 0 to 2 zero bytes.
+    for (let k = 28; k <= 34; k++)
+      for (let z = 0; z <= 2; z++) {
+        const power = Uint8Array.from([...Array(z).fill(0), 1, ...Array(k).fill(0)])
+        const below = Uint8Array.from([...Array(z + 1).fill(0), ...Array(k).fill(0xff)])
+        for (const t of [base58.encode(power), base58.encode(below)])
+          expect(isPubkey(t), t).toBe(t.length >= 32 && t.length <= 44 && base58Decode(t, 32)?.length === 32)
+      }
     expect(isPubkey('z'.repeat(44))).toBe(false)
     expect(isPubkey('1'.repeat(32))).toBe(true)
     expect(isPubkey(base58.encode(new Uint8Array(32).fill(0xff)))).toBe(true)

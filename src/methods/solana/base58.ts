@@ -97,49 +97,47 @@ export function pubkeyBytes(value: unknown): Uint8Array | undefined {
   return base58Decode(value, 32)
 }
 
-/** isPubkey's limbs, reused: a 44-digit number is below 58^44 < 2^258, 11 limbs of 24 bits. */
-const KEY_LIMBS = new Float64Array(12)
+/**
+ * 256^k in base58, k = 0…32: a number of k + 1 bytes lies in [256^k, 256^(k+1)). Base58's alphabet is in ASCII
+ * order, so two texts of one length without leading '1's compare as their values do.
+ */
+const POWERS_OF_256 = Array.from({ length: 33 }, (_, k) => {
+  const bytes = new Uint8Array(k + 1)
+  bytes[0] = 1
+  return base58Encode(bytes)
+})
+
+/** The sign of (the digits of `text` after its `zeros` leading '1's) − `than` (both base58, no leading '1' in `than`). */
+function compareDigits(text: string, zeros: number, than: string): number {
+  const n = text.length - zeros
+  if (n !== than.length) return n - than.length
+  for (let i = 0; i < n; i++) {
+    const d = text.charCodeAt(zeros + i) - than.charCodeAt(i)
+    if (d !== 0) return d
+  }
+  return 0
+}
 
 /**
- * Whether a value is a base58 public key (32 bytes): what base58Decode(value, 32) would give 32 bytes for, worked out
- * as it does but without its limb array and output bytes (every Solana account read checks one: docs/benchmarks.md).
+ * Whether a value is a base58 public key (32 bytes): what base58Decode(value, 32) gives 32 bytes for, known without
+ * the arithmetic (every Solana account read checks one: docs/benchmarks.md). Decoded, `zeros` leading '1's are as many
+ * zero bytes and the rest is a number of 32 − zeros bytes, none when zeros is 32: every character in the alphabet
+ * and that number between two powers of 256, compared as text.
  */
 export function isPubkey(value: unknown): value is string {
   if (typeof value !== 'string') return false
   const n = value.length
   if (n < MIN_PUBKEY || n > MAX_PUBKEY) return false
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i)
+    if (c >= 128 || DIGITS[c]! < 0) return false
+  }
   let zeros = 0
   while (zeros < n && value.charCodeAt(zeros) === 0x31 /* 1 */) zeros++
-  const limbs = KEY_LIMBS
-  let count = 0
-  let i = zeros
-  while (i < n) {
-    let mul = 1
-    let add = 0
-    for (let k = 0; k < 4 && i < n; k++, i++) {
-      const c = value.charCodeAt(i)
-      const d = c < 128 ? DIGITS[c]! : -1
-      if (d < 0) return false
-      mul *= 58
-      add = add * 58 + d
-    }
-    let carry = add
-    for (let j = 0; j < count; j++) {
-      const v = limbs[j]! * mul + carry
-      carry = Math.floor(v / LIMB)
-      limbs[j] = v - carry * LIMB
-    }
-    while (carry > 0) {
-      // More than 11 limbs is more than 32 bytes (a count base58Decode would refuse too).
-      if (count === 11) return false
-      limbs[count++] = carry % LIMB
-      carry = Math.floor(carry / LIMB)
-    }
-  }
-  let size = count * 3
-  const top = count > 0 ? limbs[count - 1]! : 0
-  if (top < 0x10000) size--
-  if (top < 0x100) size--
-  if (count === 0) size = 0
-  return zeros + size === 32
+  const bytes = 32 - zeros
+  if (bytes <= 0) return bytes === 0 && zeros === n
+  return (
+    compareDigits(value, zeros, POWERS_OF_256[bytes - 1]!) >= 0 &&
+    compareDigits(value, zeros, POWERS_OF_256[bytes]!) < 0
+  )
 }

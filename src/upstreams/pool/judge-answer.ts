@@ -164,11 +164,11 @@ function judgeWalking(request: string | Buffer, answer: Buffer, o: Members | und
   return verdictOf(answer, o ?? answerMembers(answer), req, call.idStart, call.idEnd)
 }
 
-/** The start of a node's usual answer, and what comes between its id and its result. */
-const PLAIN_HEAD = Buffer.from('{"jsonrpc":"2.0","id":')
+/** The start of a node's usual answer, then its id first (`"id":`…`,"result":`) or its result first (Agave's). */
+const PLAIN_HEAD = Buffer.from('{"jsonrpc":"2.0",')
+const ID_KEY = Buffer.from('"id":')
 const PLAIN_RESULT = Buffer.from(',"result":')
-/** The same with the result first, as Solana's nodes (Agave) write it, and what comes between it and the id. */
-const RESULT_FIRST_HEAD = Buffer.from('{"jsonrpc":"2.0","result":')
+const RESULT_KEY = Buffer.from('"result":')
 const PLAIN_ID = Buffer.from(',"id":')
 
 /**
@@ -181,17 +181,19 @@ const PLAIN_ID = Buffer.from(',"id":')
 export function isPlainResult(b: Buffer, id: RpcId): boolean {
   const end = b.length
   if (end > WALK_ALL_BYTES) return false
+  if (!bytesAt(b, 0, PLAIN_HEAD)) return false
+  const key = PLAIN_HEAD.length
   let close: number
-  if (bytesAt(b, 0, PLAIN_HEAD)) {
-    const idStart = PLAIN_HEAD.length
+  if (bytesAt(b, key, ID_KEY)) {
+    const idStart = key + ID_KEY.length
     const idEnd = afterValue(b, idStart)
     if (idEnd < 0 || !idWrittenAs(b, idStart, idEnd, id) || !bytesAt(b, idEnd, PLAIN_RESULT)) return false
     const v = idEnd + PLAIN_RESULT.length
     const after = afterValue(b, v)
     if (after <= v) return false
     close = skipSpace(b, after)
-  } else if (bytesAt(b, 0, RESULT_FIRST_HEAD)) {
-    const v = RESULT_FIRST_HEAD.length
+  } else if (bytesAt(b, key, RESULT_KEY)) {
+    const v = key + RESULT_KEY.length
     const after = afterValue(b, v)
     if (after <= v || !bytesAt(b, after, PLAIN_ID)) return false
     const idStart = after + PLAIN_ID.length

@@ -107,7 +107,7 @@ const POWERS_OF_256 = Array.from({ length: 33 }, (_, k) => {
   return base58Encode(bytes)
 })
 
-/** The sign of (the digits of `text` after its `zeros` leading '1's) − `than` (both base58, no leading '1' in `than`). */
+/** The sign of (the digits of `text` after its `zeros` leading 1s) − `than` (base58, `than` without a leading 1). */
 function compareDigits(text: string, zeros: number, than: string): number {
   const n = text.length - zeros
   if (n !== than.length) return n - than.length

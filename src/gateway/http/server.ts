@@ -1,7 +1,8 @@
 /**
  * The gateway listener: the hot RPC route on bare node:http (rpc-route.ts), fastify for every other route
  * (./fastify-routes.ts, ./operations.ts, plugins), and `ws` for WebSocket upgrades on the RPC paths
- * (src/shared/rpc-paths.ts; ./ws-upgrade.ts); listening, draining and closing. With them, the only place that sees HTTP types.
+ * (src/shared/rpc-paths.ts; ./ws-upgrade.ts); listening, draining and closing. With them, the only place that sees
+ * HTTP types.
  */
 import { createServer } from 'node:http'
 import Fastify from 'fastify'

@@ -15,6 +15,7 @@ import { queryRequests } from './queries.ts'
 import { emptyBatch, type RequestBatch } from './batch.ts'
 import { createRequestRecorder } from './recorder.ts'
 import { createSqliteRequestWriter, requestWriterFor } from './writers.ts'
+import { threadExecArgv } from './sqlite-worker.ts'
 
 let opened: OpenedDatabase | undefined
 let dir: string | undefined
@@ -163,4 +164,15 @@ it('writes a batch relayed over IPC, whose arrays are views on one shared buffer
   const rows = (await queryRequests(opened.db, { keyId: 'k1', limit: 100 })).rows
   expect(rows.map((r) => r.credits).sort((a, b) => a - b)).toEqual(Array.from({ length: 40 }, (_, i) => i))
   await writer.close?.()
+})
+
+it("the writer thread takes node's loaders and leaves V8's flags and --input-type (new Worker refuses them)", () => {
+  const argv = ['--import', 'tsx', '--no-concurrent-recompilation', '--max-old-space-size=512', '--input-type=module']
+  expect(threadExecArgv([...argv, '--require=./a.cjs', '--conditions', 'dev', '--expose-gc'])).toEqual([
+    '--import',
+    'tsx',
+    '--require=./a.cjs',
+    '--conditions',
+    'dev',
+  ])
 })

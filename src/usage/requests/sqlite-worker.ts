@@ -31,6 +31,26 @@ function owned<T extends Uint32Array | Float64Array>(a: T): T {
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T)
 }
 
+/** The flags of node's (not V8's) that the thread takes with it: loaders, such as tsx's, and their conditions. */
+const THREAD_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C'])
+
+/**
+ * The thread keeps the loaders of node's command line and nothing else: a V8 flag (`--max-old-space-size`,
+ * `--no-concurrent-recompilation`, as bench/instructions.bench.ts runs chaingate) makes `new Worker` throw
+ * ERR_WORKER_INVALID_EXEC_ARGV (https://nodejs.org/api/worker_threads.html#new-workerfilename-options), and
+ * `--input-type` (code given with -e, as a script embedding chaingate may be run) would refuse to load its file.
+ */
+export function threadExecArgv(argv: readonly string[]): string[] {
+  const kept: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i]!
+    if (!THREAD_FLAGS.has(a.split('=')[0]!)) continue
+    kept.push(a)
+    if (!a.includes('=') && i + 1 < argv.length) kept.push(argv[++i]!)
+  }
+  return kept
+}
+
 export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): RequestWriter {
   const modulePath = engine === 'better-sqlite3' ? createRequire(import.meta.url).resolve('better-sqlite3') : ''
   const workerData: WriterThreadData = {
@@ -45,9 +65,7 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
   }
   const worker = new Worker(THREAD, {
     workerData,
-    // The thread inherits node's flags (tsx's loader, for one) but is a file: `--input-type` (for code given with -e,
-    // as a script embedding chaingate may be run) would refuse to load it.
-    execArgv: process.execArgv.filter((a) => !a.startsWith('--input-type')),
+    execArgv: threadExecArgv(process.execArgv),
     // Its garbage is a batch's parameters: a young generation of 4 MiB, not V8's 32, keeps ~4 MiB of RSS off.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   })

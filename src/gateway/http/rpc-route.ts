@@ -19,7 +19,7 @@ import type { Network, NetworkRegistry } from '../../networks/registry.ts'
 import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
 import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
-import { settleShapes } from '../../shared/object-shapes.ts'
+import { sizeClass } from '../../shared/object-shapes.ts'
 import type { Logger, RequestLog } from '../../observability/logger.ts'
 import { type Head, httpAnswer, NO_CONTENT, OK } from './rpc-answer.ts'
 
@@ -60,7 +60,7 @@ function targetOf(m: RpcPathMatch, host: string | undefined, networks: NetworkRe
 
 // node:http's per-request objects, sized by V8 before the first request arrives (src/shared/object-shapes.ts): each
 // request made as node:http's parser makes it (HTTP/1.1).
-settleShapes(() => {
+sizeClass(() => {
   const req = new IncomingMessage(new Socket())
   req.httpVersionMajor = 1
   req.httpVersionMinor = 1

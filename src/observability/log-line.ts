@@ -1,5 +1,5 @@
 /**
- * The request log's line (src/observability/logger.ts createRequestLog), written as bytes straight into the log's
+ * A request line (src/observability/logger.ts createRequestLines), written as bytes straight into the log's
  * buffer: the key, network and method parts are encoded once and copied, numbers are written digit by digit. No
  * string is built per line (building, flattening and encoding one cost about twice as much: docs/benchmarks.md).
  * The bytes are exactly those of `lineText`, which is kept for what does not fit the buffer.

@@ -20,7 +20,7 @@ import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
 import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
 import { sizeClass } from '../../shared/object-shapes.ts'
-import type { Logger, RequestLog } from '../../observability/logger.ts'
+import type { Logger, RequestLines } from '../../observability/logger.ts'
 import { type Head, httpAnswer, NO_CONTENT, OK } from './rpc-answer.ts'
 
 /** Headers a browser page may read from an answer besides the CORS-safelisted ones. */
@@ -87,7 +87,7 @@ export function createRpcRoute(deps: {
   /** Answers at least this large are gzipped for clients that accept it; null: never. */
   gzipMinBytes?: number | null
   logRequests: boolean
-  requestLog: RequestLog
+  requestLines: RequestLines
   logger: Logger
   /** gateway.maxInFlight: calls worked on at once (body read, not yet answered); more answer OVERLOADED. */
   maxInFlight?: number
@@ -139,7 +139,7 @@ export function createRpcRoute(deps: {
     res.end(body)
     deps.metrics?.requestDuration(network, out.method, outcomeOf(out.code), (performance.now() - started) / 1000)
     if (deps.logRequests)
-      deps.requestLog.write(
+      deps.requestLines.write(
         out.keyId,
         network,
         out.method,

@@ -14,7 +14,7 @@ import type { SubscriptionDeps, CallContext } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { NetworkRegistry } from '../../networks/registry.ts'
 import { matchRpcPath } from '../../shared/rpc-paths.ts'
-import { createRequestLog, type Logger } from '../../observability/logger.ts'
+import { createRequestLines, type Logger } from '../../observability/logger.ts'
 import type { Metrics } from '../../observability/metrics.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
@@ -86,7 +86,7 @@ const STATUS_TEXT: Record<number, string> = {
 }
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
-  const requestLog = createRequestLog(deps.logger)
+  const requestLines = createRequestLines(deps.logger)
   const rpcRoute = createRpcRoute({
     gateway: deps.gateway,
     networks: deps.networks,
@@ -94,7 +94,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     gzipMinBytes: deps.gzipMinBytes,
     maxInFlight: deps.maxInFlight,
     logRequests: deps.logRequests,
-    requestLog,
+    requestLines,
     logger: deps.logger,
     metrics: deps.metrics,
   })
@@ -324,7 +324,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       } finally {
         clearTimeout(timer)
       }
-      requestLog.flush()
+      requestLines.flush()
     },
   }
 }

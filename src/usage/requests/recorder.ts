@@ -169,7 +169,7 @@ export function createRequestRecorder(
   }
 
   const failed = (lost: number, err: unknown) => {
-    // A request log is not worth holding a failing database's backlog: counted as lost.
+    // The request explorer is not worth holding a failing database's backlog: counted as lost.
     dropped += lost
     const now = Date.now()
     if (lastReportMs === undefined || now - lastReportMs >= ERROR_REPORT_MS) {

@@ -1,7 +1,7 @@
 /**
- * The request log on a SQLite file is written by a worker thread with its own connection: what the recorder hands it
- * is stored exactly (nulls, repeated and distinct strings, a batch larger than one statement), and a stop (what
- * SIGTERM runs) writes every buffered record before the thread ends. Its inserts bind a slice's repeated strings
+ * The request explorer on a SQLite file is written by a worker thread with its own connection: what the recorder
+ * hands it is stored exactly (nulls, repeated and distinct strings, a batch larger than one statement), and a stop
+ * (what SIGTERM runs) writes every buffered record before the thread ends. Its inserts bind a slice's repeated strings
  * once: the rows, their order and their values' types are those of the plain inserts (the in-memory writer's).
  */
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -166,7 +166,7 @@ it('writes a batch relayed over IPC, whose arrays are views on one shared buffer
   await writer.close?.()
 })
 
-it("the writer thread takes node's loaders and leaves V8's flags and --input-type (new Worker refuses them)", () => {
+it("the writer thread takes node's loaders, not V8's flags or --input-type (new Worker refuses them)", () => {
   const argv = ['--import', 'tsx', '--no-concurrent-recompilation', '--max-old-space-size=512', '--input-type=module']
   expect(threadExecArgv([...argv, '--require=./a.cjs', '--conditions', 'dev', '--expose-gc'])).toEqual([
     '--import',

@@ -76,7 +76,8 @@ export async function startCluster(
   // the primary passing each to a worker in turn (SCHED_RR, Linux's default): a connection the primary passed to a
   // worker as it was killed would hang unanswered, while a connection waiting in the shared queue goes to a live one.
   cluster.schedulingPolicy = cluster.SCHED_NONE
-  // Structured clone on the IPC channel: the request explorer's batches carry typed arrays (./request-explorer-relay.ts).
+  // Structured clone on the IPC channel: the request explorer's batches carry typed arrays
+  // (./request-explorer-relay.ts).
   // The workers' young generation is smaller than V8's default (../heap-growth.ts).
   cluster.setupPrimary({ serialization: 'advanced', execArgv: workerExecArgv() })
   // The chains and the wallet, once; its gateway listens on an internal port only (src/app/roles.ts).

@@ -76,8 +76,8 @@ export function createRelayedRequestWriter(channel: Channel, timeoutMs = ANSWER_
 }
 
 /**
- * In the primary: writes what `worker` relays with `writer` (the primary's own request explorer writer; undefined when the
- * explorer is off, then each batch is answered with an error) and answers each batch.
+ * In the primary: writes what `worker` relays with `writer` (the primary's own request explorer writer; undefined
+ * when the explorer is off, then each batch is answered with an error) and answers each batch.
  */
 export function answerRelayedExplorerBatches(worker: Channel, writer: () => RequestWriter | undefined): void {
   worker.on('message', (m) => {

@@ -147,7 +147,15 @@ export function createRunEntries(
           : failure !== undefined && nodeDown(failure)
             ? 'unavailable'
             : 'error'
-      settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
+      settle.call({
+        entry,
+        network: network.name,
+        method: e.ok ? e.call.method : '(invalid)',
+        credits,
+        outcome: result,
+        errorKind,
+        now: t,
+      })
       if (requests !== undefined)
         requests.push(ctx, e.ok ? e.call.method : '(invalid)', errorKind, credits, via![i], now)
     })

@@ -156,7 +156,15 @@ export function createRunSingle(
       errorKind = ctx.transport === 'ws' ? 'ws:undelivered' : 'http:undelivered'
     }
     const t = charged === price ? now : clock.now()
-    settle.call(entry, network.name, call.method, charged, result, errorKind, t)
+    settle.call({
+      entry,
+      network: network.name,
+      method: call.method,
+      credits: charged,
+      outcome: result,
+      errorKind,
+      now: t,
+    })
     if (requests !== undefined) requests.push(ctx, call.method, errorKind, charged, served, now)
     if (served !== undefined)
       settle.upstream({

@@ -139,9 +139,10 @@ describe('settle step', () => {
 
   it('a call is one usage row (an error unless ok) and one request counted by outcome', async () => {
     const { rows, settle, entry, metric } = setup()
-    settle.call(entry, 'net', 'eth_call', 20, 'ok', undefined, NOW)
-    settle.call(entry, 'net', 'eth_call', 20, 'error', 'rpc:3', NOW)
-    settle.call(entry, 'net', 'eth_call', 0, 'unavailable', 'http:503', NOW)
+    const call = { entry, network: 'net', method: 'eth_call', now: NOW }
+    settle.call({ ...call, credits: 20, outcome: 'ok', errorKind: undefined })
+    settle.call({ ...call, credits: 20, outcome: 'error', errorKind: 'rpc:3' })
+    settle.call({ ...call, credits: 0, outcome: 'unavailable', errorKind: 'http:503' })
     expect(rows.map((r) => [r.method, r.calls, r.credits, r.errors, r.errorKind])).toEqual([
       ['eth_call', 1, 20, 0, undefined],
       ['eth_call', 1, 20, 1, 'rpc:3'],

@@ -47,17 +47,20 @@ export interface UpstreamSide {
   now: number
 }
 
+/** A call that ran: who called, what it cost, how it ended. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
+export interface SettledCall {
+  entry: KeyEntry
+  network: string
+  method: string
+  credits: number
+  outcome: CallOutcome
+  errorKind: string | undefined
+  now: number
+}
+
 export interface Settle {
-  /** One call's usage row and request counter. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
-  call(
-    entry: KeyEntry,
-    network: string,
-    method: string,
-    credits: number,
-    outcome: CallOutcome,
-    errorKind: string | undefined,
-    now: number,
-  ): void
+  /** One call's usage row and request counter. */
+  call(c: SettledCall): void
   /** A forwarded call's upstream side (UpstreamSide). */
   upstream(side: UpstreamSide): void
   /** Settles a reservation: refunds (or adds) the difference, and counts the credits. */
@@ -95,7 +98,7 @@ export function createSettle(deps: SettleDeps): Settle {
   const status = (code: ErrorCode) => ERROR_REGISTRY[code].httpStatus
 
   return {
-    call(entry, network, method, credits, outcome, errorKind, now) {
+    call({ entry, network, method, credits, outcome, errorKind, now }) {
       ledger.record(
         {
           accountId: entry.accountId,

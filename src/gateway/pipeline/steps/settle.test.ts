@@ -10,7 +10,7 @@ import type { KeyEntry } from '../../../keys/snapshot.ts'
 import { createMetrics } from '../../../observability/metrics.ts'
 import type { UsageLedger, UsageRecord } from '../../../usage/ledger.ts'
 import type { RequestRecorder } from '../../../usage/requests/recorder.ts'
-import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
+import type { UpstreamCall, UpstreamUsage } from '../../../usage/upstream-usage.ts'
 import { createSettle } from './settle.ts'
 
 const NOW = Date.UTC(2026, 0, 1, 12)
@@ -22,8 +22,8 @@ function setup(perDay = 1000, keyPerDay: number | null = null) {
   const rows: UsageRecord[] = []
   const ledger: UsageLedger = { record: (r) => void rows.push(r), flush() {}, start() {}, stop: async () => {} }
   const metrics = createMetrics(['eth_call', 'eth_blockNumber'])
-  const upstreamRows: unknown[][] = []
-  const upstreamUsage = { record: (...args: unknown[]) => void upstreamRows.push(args) } as unknown as UpstreamUsage
+  const upstreamRows: UpstreamCall[] = []
+  const upstreamUsage = { record: (c: UpstreamCall) => void upstreamRows.push({ ...c }) } as unknown as UpstreamUsage
   const refusedRecords: unknown[][] = []
   const requests = { refused: (...args: unknown[]) => void refusedRecords.push(args) } as unknown as RequestRecorder
   const keyLimits: KeyLimits = {
@@ -184,6 +184,17 @@ describe('settle step', () => {
       failed: false,
       now: NOW,
     })
-    expect(upstreamRows).toEqual([['net', 'http://127.0.0.1:1', 'eth_call', 2, undefined, 20, false, NOW]])
+    expect(upstreamRows).toEqual([
+      {
+        network: 'net',
+        upstream: 'http://127.0.0.1:1',
+        method: 'eth_call',
+        attempts: 2,
+        source: undefined,
+        credits: 20,
+        failed: false,
+        now: NOW,
+      },
+    ])
   })
 })

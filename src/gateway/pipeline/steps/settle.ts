@@ -10,7 +10,7 @@ import type { CostTable } from '../../../credits/costs.ts'
 import type { LimitStore } from '../../../credits/limits/memory.ts'
 import type { MaybePromise } from '../../../shared/types.ts'
 import type { UsageLedger } from '../../../usage/ledger.ts'
-import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
+import type { UpstreamCall, UpstreamUsage } from '../../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../../usage/requests/recorder.ts'
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../../errors/registry.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
@@ -31,21 +31,8 @@ export interface SettleDeps {
 /** `ok`, `error` (an error answer), `unavailable` (no node answered), or `http_<status>` (refused whole). */
 export type CallOutcome = string
 
-/**
- * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
- * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
- */
-export interface UpstreamSide {
-  network: string
-  method: string
-  /** The answering node's label; NO_UPSTREAM (src/usage/upstream-usage.ts) when none answered. */
-  upstream: string
-  attempts: number
-  source: 'cache' | 'dedup' | undefined
-  credits: number
-  failed: boolean
-  now: number
-}
+/** A forwarded call's upstream side, as upstream usage records it (src/usage/upstream-usage.ts). */
+export type UpstreamSide = UpstreamCall
 
 /** A call that ran: who called, what it cost, how it ended. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
 export interface SettledCall {
@@ -115,7 +102,7 @@ export function createSettle(deps: SettleDeps): Settle {
       metrics.call(network, method, outcome)
     },
     upstream(u) {
-      upstreamUsage?.record(u.network, u.upstream, u.method, u.attempts, u.source, u.credits, u.failed, u.now)
+      upstreamUsage?.record(u)
     },
     finish(entry, network, reserved, charged, now) {
       if (charged !== reserved) limits.adjust(entry.accountId, entry.id, charged - reserved, now)

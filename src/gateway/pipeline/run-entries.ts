@@ -59,7 +59,7 @@ export function createRunEntries(
     })
     const admitted = overBudget(ctx, reserved, entries) ?? admit.request(ctx, reserved, now)
     const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
-    if (code !== null) return limited(ctx, code, entries, batch, method, now)
+    if (code !== null) return limited(ctx, { code, entries, batch, method, now })
 
     const answers: (string | undefined)[] = new Array(entries.length).fill(undefined)
     const failures: (ChaingateError | undefined)[] = new Array(entries.length).fill(undefined)

@@ -108,14 +108,14 @@ describe('settle step', () => {
 
   it('a limit refusal is one free usage row with every call an error, each call counted, the refusal counted', async () => {
     const { limits, rows, settle, entry, metric } = setup()
-    settle.limited(
+    settle.limited({
       entry,
-      'net',
-      'ACCOUNT_THROUGHPUT_EXCEEDED',
-      'batch',
-      ['eth_call', 'eth_call', 'eth_blockNumber'],
-      NOW,
-    )
+      network: 'net',
+      code: 'ACCOUNT_THROUGHPUT_EXCEEDED',
+      method: 'batch',
+      methods: ['eth_call', 'eth_call', 'eth_blockNumber'],
+      now: NOW,
+    })
     expect(rows).toEqual([
       {
         accountId: 'acc',
@@ -132,7 +132,14 @@ describe('settle step', () => {
     expect(await metric('chaingate_requests_total{network="net",method="eth_call",outcome="http_429"}')).toBe(2)
     expect(await metric('chaingate_requests_total{network="net",method="eth_blockNumber",outcome="http_429"}')).toBe(1)
     expect(await metric('chaingate_credits_refused_total{network="net",reason="account_throughput_exceeded"}')).toBe(1)
-    settle.limited(entry, 'net', 'DAILY_CREDITS_EXHAUSTED', 'eth_call', ['eth_call'], NOW)
+    settle.limited({
+      entry,
+      network: 'net',
+      code: 'DAILY_CREDITS_EXHAUSTED',
+      method: 'eth_call',
+      methods: ['eth_call'],
+      now: NOW,
+    })
     expect(rows[1]).toMatchObject({ calls: 1, errors: 1, errorKind: 'http:402' })
     expect(await metric('chaingate_credits_refused_total{network="net",reason="daily_credits_exhausted"}')).toBe(1)
   })
@@ -158,8 +165,8 @@ describe('settle step', () => {
   it("a batch's envelope is a row of no calls; events count as calls and their credits as charged", async () => {
     const { rows, settle, entry, metric } = setup()
     settle.envelope(entry, 'net', 4, NOW)
-    settle.event(entry, 'net', 'eth_subscription:newHeads', 30, NOW, 3)
-    settle.event(entry, 'net', 'eth_subscription:logs', 10, NOW)
+    settle.event({ entry, network: 'net', label: 'eth_subscription:newHeads', credits: 30, now: NOW, events: 3 })
+    settle.event({ entry, network: 'net', label: 'eth_subscription:logs', credits: 10, now: NOW })
     expect(rows.map((r) => [r.method, r.calls, r.credits, r.errors])).toEqual([
       ['batch', 0, 4, 0],
       ['eth_subscription:newHeads', 3, 30, 0],

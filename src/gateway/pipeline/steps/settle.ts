@@ -45,6 +45,26 @@ export interface SettledCall {
   now: number
 }
 
+/** A request a limit refused: recorded under `method` (`batch` for a batch), with each of its calls' `methods`. */
+export interface LimitedRequest {
+  entry: KeyEntry
+  network: string
+  code: LimitCode
+  method: string
+  methods: readonly string[]
+  now: number
+}
+
+/** Subscription events written to clients under one `label`: how many (`events`, default 1) and their credits. */
+export interface ChargedEvents {
+  entry: KeyEntry
+  network: string
+  label: string
+  credits: number
+  now: number
+  events?: number
+}
+
 export interface Settle {
   /** One call's usage row and request counter. */
   call(c: SettledCall): void
@@ -60,21 +80,14 @@ export interface Settle {
   /** `method`: the call refused, when there was one (else usage records `(invalid)`). */
   inputError(entry: KeyEntry, network: string, code: ErrorCode, method?: string): MaybePromise<number>
   /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
-  limited(
-    entry: KeyEntry,
-    network: string,
-    code: LimitCode,
-    method: string,
-    methods: readonly string[],
-    now: number,
-  ): void
+  limited(r: LimitedRequest): void
   /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
   envelope(entry: KeyEntry, network: string, credits: number, now: number): void
   /**
    * Subscription events written to clients (`events`, default 1), and what they cost together (already taken from
    * the balance), recorded under `label` (`eth_subscription:newHeads`, Solana's `slotNotification` …).
    */
-  event(entry: KeyEntry, network: string, label: string, credits: number, now: number, events?: number): void
+  event(e: ChargedEvents): void
   /** A request refused before a key was known, or by key security: counted, not charged. */
   refused(network: string, code: ErrorCode): void
 }
@@ -131,7 +144,7 @@ export function createSettle(deps: SettleDeps): Settle {
       const fee = limits.chargeWithin(entry.limits, costs.inputError, now)
       return typeof fee === 'number' ? record(fee) : fee.then(record)
     },
-    limited(entry, network, code, method, methods, now) {
+    limited({ entry, network, code, method, methods, now }) {
       const s = status(code)
       ledger.record(
         {
@@ -155,7 +168,7 @@ export function createSettle(deps: SettleDeps): Settle {
         now,
       )
     },
-    event(entry, network, label, credits, now, events = 1) {
+    event({ entry, network, label, credits, now, events = 1 }) {
       ledger.record(
         {
           accountId: entry.accountId,

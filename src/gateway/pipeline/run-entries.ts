@@ -110,10 +110,7 @@ export function createRunEntries(
         forwardMany(
           ctx,
           metrics,
-          forwardAt.map((i) => (entries[i] as { call: RpcCall }).call),
-          forwardAt,
-          answers,
-          failures,
+          { calls: forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), at: forwardAt, answers, failures },
           deps.layers,
         ).then((a) => {
           batchAnswer = a

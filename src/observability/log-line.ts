@@ -29,7 +29,10 @@ const FIXED_BYTES =
 const loggedMethod = (method: string) =>
   method.length > MAX_LOGGED_METHOD ? `${method.slice(0, MAX_LOGGED_METHOD)}…` : method
 
-/** The line as text (pino's shape: level 30, time, msg "rpc"). */
+/**
+ * The line as text (pino's shape: level 30, time, msg "rpc"). Positional, as RequestLines.write that passes them on:
+ * nothing allocated per request (docs/benchmarks.md, "Named arguments on the per-request path").
+ */
 export function lineText(
   time: number,
   keyId: string | undefined,

@@ -101,11 +101,13 @@ export function createRpcRoute(deps: {
   const send = (
     res: ServerResponse,
     out: Outcome,
-    head: Head,
-    body: string | Buffer | undefined,
-    encoding: string | undefined,
-    network: string,
-    started: number,
+    {
+      head,
+      body,
+      encoding,
+      network,
+      started,
+    }: { head: Head; body: string | Buffer | undefined; encoding?: string; network: string; started: number },
   ) => {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
@@ -160,19 +162,19 @@ export function createRpcRoute(deps: {
       body = out.body
     } else ({ head, body } = httpAnswer(out))
     if (body === undefined || gzipMinBytes === null || body.length < gzipMinBytes) {
-      send(res, out, head, body, undefined, network, started)
+      send(res, out, { head, body, network, started })
       return
     }
     if (!acceptsGzip(req.headers['accept-encoding'])) {
-      send(res, out, head, body, '', network, started)
+      send(res, out, { head, body, encoding: '', network, started })
       return
     }
     // On libuv's thread pool, off the event loop: a large answer does not hold up other requests.
     const plain = body
     gzip(plain, GZIP_OPTIONS, (err, zipped) => {
       try {
-        if (err) send(res, out, head, plain, '', network, started)
-        else send(res, out, head, zipped, 'gzip', network, started)
+        if (err) send(res, out, { head, body: plain, encoding: '', network, started })
+        else send(res, out, { head, body: zipped, encoding: 'gzip', network, started })
       } catch (e) {
         fail(res, e)
       }

@@ -37,7 +37,10 @@ export interface RequestWriter {
 }
 
 export interface RequestRecorder {
-  /** One settled call. `status`: undefined for a success; `startedMs`: when it was admitted (clock ms). */
+  /**
+   * One settled call. `status`: undefined for a success; `startedMs`: when it was admitted (clock ms). Positional:
+   * the ring stores a call column by column, with no object per call (docs/benchmarks.md, "Named arguments …").
+   */
   push(
     ctx: RequestSource,
     method: string,

@@ -39,7 +39,8 @@ export interface RequestWriter {
 export interface RequestRecorder {
   /**
    * One settled call. `status`: undefined for a success; `startedMs`: when it was admitted (clock ms). Positional:
-   * the ring stores a call column by column, with no object per call (docs/benchmarks.md, "Named arguments …").
+   * the ring stores a call column by column, with no object per call (docs/benchmarks.md, "Named arguments on the
+   * per-request path").
    */
   push(
     ctx: RequestSource,

@@ -12,6 +12,8 @@ export default defineConfig({
     // Child processes run bin/chaingate.mjs, so dist/: made current once before the files start, so the suite still
     // tests the sources as edited (test/global-setup.ts).
     globalSetup: ['test/global-setup.ts'],
+    // ...and not again by each child when a source is edited during the run (concurrent builds would race).
+    env: { CHAINGATE_DIST_CHECKED: '1' },
     projects: [
       // Unit files share their worker's loaded modules (no fresh module graph per file): less than half the CPU
       // (docs/testing.md). They restore what they change (env, timers, signal handlers), so sharing is safe.

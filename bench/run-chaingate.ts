@@ -46,7 +46,7 @@ const extra = JSON.parse(process.env.BENCH_CHAINGATE_CONFIG || '{}') as Record<s
 const configWith = (gatewayCaps: Record<string, number>) =>
   parseConfig({
     dataDir,
-    gateway: { host: '127.0.0.1', port: 0, devAccount: null, ...gatewayCaps },
+    gateway: { host: '127.0.0.1', port: 0, devAccount: { email: 'bench@localhost', plan: 'dev' }, ...gatewayCaps },
     networks: [{ name: BENCH_NETWORK, chainId: 31337, upstreams: upstream.split(',').map((url) => ({ url })) }],
     log: { level: 'info', requests: !process.env.BENCH_NO_LOG },
     ...extra,
@@ -73,10 +73,15 @@ const logger = createLogger('info', destination)
 const started = await (async () => {
   const app = await startApp({ config, logger })
   try {
-    const now = Date.now()
-    const account = await app.accounts.create({ email: 'bench@localhost', plan: 'dev' }, now)
-    const key = await app.keys.create({ accountId: account.id, name: 'bench' }, now)
-    await app.keySnapshot.reload()
+    // The bench key is the dev account's, made as `chaingate start` makes it. A build from before the small handle
+    // (BENCH_DIST_DIR) has no app.ensureDevKey: there the function of the same name takes the app itself.
+    const key =
+      typeof app.ensureDevKey === 'function'
+        ? await app.ensureDevKey()
+        : await (
+            (await import(`${from.dir}/app/parts/keys.${from.ext}`)) as typeof import('../src/app/parts/keys.ts')
+          ).ensureDevKey(app as never)
+    if (!key) throw new Error('no dev key')
     return { app, key }
   } catch (err) {
     await app.stop()

@@ -84,7 +84,7 @@ const server = await startTestServer({
 })
 const { key } = await server.newKey('bench')
 const viaGateway = await subscribers(`${server.url.replace('http', 'ws')}/networks/remote/ws/v3/${key.key}`)
-const hub = server.app.hubs.get('remote')!
+const hub = server.parts.hubs.get('remote')!
 const g = await deliveryMs(viaGateway)
 
 const cutAt = performance.now()

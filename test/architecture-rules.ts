@@ -3,7 +3,8 @@
  * - MAY_IMPORT: what each top-level folder may import directly, every kind of import counted;
  * - PARTS and RULES: parts (lists of path prefixes under src/) and the edges between them that must not exist in the
  *   runtime graph, transitively (`import type` is erased before run time and does not count there);
- * - KNOWN_CYCLES: the import cycles not broken yet (every other cycle fails).
+ * - KNOWN_CYCLES: the import cycles not broken yet (every other cycle fails);
+ * - TEST_SUPPORT and TEST_ONLY: the test-only modules no production file imports, and what production keeps for them.
  * Change them and docs/architecture.md ("Boundaries") together.
  */
 export interface Part {
@@ -199,5 +200,23 @@ export const KNOWN_CYCLES: { files: string[]; why: string }[] = [
       'tracing.ts loads the OpenTelemetry SDK (tracing-sdk.ts) lazily, and tracing-sdk.ts takes the tracing types ' +
       'from tracing.ts; moving those types to a module of their own breaks it (left: src/observability was being ' +
       'changed elsewhere at the time)',
+  },
+]
+
+/**
+ * Test-only modules under src/ (`*.test-support.ts`, left out of the build by tsconfig.build.json): tests, the bench
+ * and other `*.test-support.ts` files import them; no production file does, by any kind of import.
+ */
+export const TEST_SUPPORT = /\.test-support\.ts$/
+
+/**
+ * Production files that hold something for the tests alone: besides `*.test-support.ts` files, only `writers` import
+ * them (every kind of import counts).
+ */
+export const TEST_ONLY: { file: string; writers: string[]; why: string }[] = [
+  {
+    file: 'app/internals.ts',
+    writers: ['app/build.ts'],
+    why: "a running app's parts (database, ledger, pools, ...) are for tests and the bench; production gets RunningApp",
   },
 ]

@@ -16,6 +16,8 @@ import {
   PACKAGES,
   PARTS,
   RULES,
+  TEST_ONLY,
+  TEST_SUPPORT,
   type FolderRule,
   type Part,
   type Rule,
@@ -142,6 +144,22 @@ describe('architecture', () => {
     const services = Object.keys(MAY_IMPORT).filter((f) => !['admin', 'app', 'cli', 'dashboard'].includes(f))
     expect(services.filter((f) => MAY_IMPORT[f]!.may.some((m) => edges.includes(m)))).toEqual([])
     expect(Object.keys(MAY_IMPORT).filter((f) => MAY_IMPORT[f]!.may.includes('app'))).toEqual(['cli'])
+  })
+
+  it('no production file imports a *.test-support.ts file; what is kept for the tests is read by them alone', () => {
+    const production = [...g.keys()].filter((f) => !TEST_SUPPORT.test(f))
+    const reached = production.flatMap((f) =>
+      g
+        .get(f)!
+        .files.filter((d) => TEST_SUPPORT.test(d.file))
+        .map((d) => `${f} → ${d.file} (${d.kind})`),
+    )
+    expect(reached).toEqual([])
+    for (const only of TEST_ONLY) {
+      expect(g.has(only.file)).toBe(true)
+      const readers = production.filter((f) => g.get(f)!.files.some((d) => d.file === only.file))
+      expect(readers.filter((f) => !only.writers.includes(f))).toEqual([])
+    }
   })
 
   it('has no import cycle but the known ones, and every known one still exists (the list only shrinks)', () => {

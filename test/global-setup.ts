@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url'
 
 export default function setup(): void {
   const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-  const { CHAINGATE_RUN_SOURCES: _, ...env } = process.env
+  const { CHAINGATE_RUN_SOURCES: _, CHAINGATE_DIST_CHECKED: __, ...env } = process.env
   const run = spawnSync(process.execPath, [join(root, 'bin', 'chaingate.mjs'), '--version'], {
     cwd: root,
     env,

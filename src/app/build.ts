@@ -1,9 +1,9 @@
 /**
  * The one composition root: builds the parts of one chaingate process in order, each registering its stop on one
- * stop list as it starts, and returns them as a plain typed object; `stop()` runs the list in reverse (the
- * listener first, so in-flight calls finish; the usage ledger flushed; the database last). Which optional parts
- * run is chosen per role in src/app/roles.ts (single process, `--workers` primary, `--workers` worker); tests and
- * the bench pick them here:
+ * stop list as it starts, and returns a small handle (RunningApp; the parts themselves are for tests and the bench,
+ * src/app/app.test-support.ts); `stop()` runs the list in reverse (the listener first, so in-flight calls finish;
+ * the usage ledger flushed; the database last). Which optional parts run is chosen per role in src/app/roles.ts
+ * (single process, `--workers` primary, `--workers` worker); tests and the bench pick them here:
  *
  *   startApp({ config, parts: { dashboard: true, wallet: true } })
  *
@@ -15,40 +15,28 @@
 import { startAuditRetention } from '../audit/retention.ts'
 import { randomBytes } from 'node:crypto'
 import { join, resolve } from 'node:path'
-import type { AccountsRepository } from '../accounts/repository.ts'
 import type { Config } from '../config/schema.ts'
-import type { CostTable } from '../credits/costs.ts'
-import type { LimitStore } from '../credits/limits/memory.ts'
-import { openDatabase, type OpenedDatabase } from '../db/database.ts'
-import type { GatewayServer } from '../gateway/http/server.ts'
-import type { Gateway } from '../gateway/pipeline/execute.ts'
-import type { InProcessClient } from '../gateway/pipeline/in-process-client.ts'
+import { openDatabase } from '../db/database.ts'
 import type { Clock } from '../gateway/pipeline/types.ts'
-import type { KeysRepository } from '../keys/repository.ts'
-import type { KeySnapshot } from '../keys/snapshot.ts'
 import { createSwappableNetworkRegistry, type NetworkRegistry } from '../networks/registry.ts'
 import { createLogger, type Logger } from '../observability/logger.ts'
-import type { Metrics } from '../observability/metrics.ts'
-import type { RedisConnection } from '../redis/connection.ts'
-import type { UsageLedger } from '../usage/ledger.ts'
-import type { UpstreamUsage } from '../usage/upstream-usage.ts'
-import type { RequestRecorder, RequestWriter } from '../usage/requests/recorder.ts'
-import type { UpstreamPool } from '../upstreams/pool/pool.ts'
-import type { SubscriptionHub } from '../upstreams/subscriptions/hub.ts'
-import { startAlerts, type RunningAlerts } from './parts/alerts.ts'
+import type { RequestWriter } from '../usage/requests/recorder.ts'
+import { startAlerts } from './parts/alerts.ts'
 import { startServing } from './parts/gateway.ts'
-import { startTenancy } from './parts/keys.ts'
+import { ensureDevKey, startTenancy } from './parts/keys.ts'
 import { type EmbeddedNode, startUpstreams } from './parts/upstreams.ts'
 import { startUsage } from './parts/usage.ts'
 import { createStopList } from './stop-list.ts'
+import { keepInternals } from './internals.ts'
+import type { ApiKey } from '../keys/repository.ts'
 import { createReloader, type ConfigVersion, type ReloadResult } from './reload/apply.ts'
-import { createLiveConfig, type LiveConfig } from './reload/live-config.ts'
+import { createLiveConfig } from './reload/live-config.ts'
 import { tracingSettings } from '../observability/tracing.ts'
 import { readReloadConfig } from './reload/plan.ts'
 import { everywhere, type ReloadEverywhere, reloadOverRedis, reloadThroughDataDir } from './reload/reach.ts'
 import { logReload, processLabel, toAck } from './reload/triggers.ts'
 import { keepTickShape } from '../shared/object-shapes.ts'
-import { createMailer, type Mailer } from '../mail/mailer.ts'
+import { createMailer } from '../mail/mailer.ts'
 import { createDashboardLimiters } from '../accounts/login-limiter.ts'
 
 export interface AppOptions {
@@ -84,46 +72,32 @@ export interface AppOptions {
   requestWriter?: RequestWriter
 }
 
+/**
+ * What a running chaingate process offers the code that started it (src/cli/start.ts, src/app/cluster): its URLs,
+ * reload, drain and stop. Its parts (database, ledger, pools, ...) are for tests and the bench only, through
+ * `appInternals(app)` of src/app/app.test-support.ts.
+ */
 export interface RunningApp {
   /** The running config: a view whose live sections read the current snapshot (src/app/reload/live-config.ts). */
   config: Config
-  /** The config snapshot a reload swaps whole, with its version. */
-  live: LiveConfig
   logger: Logger
-  clock: Clock
-  database: OpenedDatabase
+  /** The networks as served (a Solana network's `chain` read from its nodes' genesis hash): the start banner. */
   networks: NetworkRegistry
-  accounts: AccountsRepository
-  keys: KeysRepository
-  keySnapshot: KeySnapshot
-  limits: LimitStore
-  /** The shared Redis (config redis.url), when configured: hot counters and log-in limits live there. */
-  redis: RedisConnection | undefined
-  ledger: UsageLedger
-  /** Upstream usage per call: which node answered, attempts, cache and dedup hits (src/usage/upstream-usage.ts). */
-  upstreamUsage: UpstreamUsage
-  /** The request explorer's recorder (src/usage/requests); undefined when config requests.enabled is false. */
-  requests: RequestRecorder | undefined
-  gateway: Gateway
-  costs: CostTable
-  metrics: Metrics
-  server: GatewayServer
-  /** A client of this gateway inside the process, charged to `keyId` (the wallet's reads go through it). */
-  inProcessClient(keyId: string): InProcessClient
-  pools: Map<string, UpstreamPool>
-  hubs: Map<string, SubscriptionHub>
   /** http://host:port of the gateway listener. */
   url: string
   /** http://host:port of the separate /healthz and /metrics listener (config gateway.operations.listen), if any. */
   operationsUrl: string | undefined
-  /** Node URLs of each network (embedded chains: the anvil's own URL). */
+  /** Node URLs of each network (embedded chains: the anvil's own URL; `--workers` hands them to the workers). */
   upstreamUrls: Map<string, EmbeddedNode>
-  /** Usage alerts (src/alerts), when the role runs them (`parts.alerts`). */
-  alerts: RunningAlerts | undefined
-  /** Outgoing mail (config `mail`): SMTP, or files in `<dataDir>/mail/` with their links logged. */
-  mailer: Mailer
+  /**
+   * Where the request explorer's batches are written (undefined when config requests.enabled is false): on SQLite the
+   * `--workers` primary writes its workers' batches there (src/app/cluster/request-log-relay.ts).
+   */
+  requestWriter: RequestWriter | undefined
   /** What the optional parts reported at start (wallet URL, console token, ...). */
   info: Record<string, string>
+  /** The dev account's key (config gateway.devAccount), made or brought up to date; undefined without one. */
+  ensureDevKey(): Promise<ApiKey | undefined>
   /**
    * Re-reads the config (AppOptions.readConfig, or `next`) and applies it in place (src/app/reload): networks,
    * upstreams, plans, credits, log level. Never rejects: an invalid or refused config changes nothing.
@@ -276,13 +250,26 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       ? await (await import('./parts/wallet.ts')).startWallet({ ...core, ...serving, stops })
       : {}
     started = true
-    return {
+    const app: RunningApp = {
       config,
-      live,
       logger,
+      networks,
+      url: serving.url,
+      operationsUrl: serving.operationsUrl,
+      upstreamUrls: upstreams.upstreamUrls,
+      requestWriter: usage.requests?.writer,
+      info,
+      ensureDevKey: () => ensureDevKey({ ...tenancy, clock, config }),
+      reload: (next) => reload(next),
+      configVersion: () => live.current.version,
+      beginDrain: serving.beginDrain,
+      isDraining: serving.isDraining,
+      stop: () => stops.stop(),
+    }
+    keepInternals(app, {
+      live,
       clock,
       database,
-      networks,
       accounts: tenancy.accounts,
       keys: tenancy.keys,
       keySnapshot: tenancy.keySnapshot,
@@ -298,18 +285,10 @@ export async function startApp(options: AppOptions): Promise<RunningApp> {
       inProcessClient: serving.inProcessClient,
       pools: upstreams.pools,
       hubs: upstreams.hubs,
-      url: serving.url,
-      operationsUrl: serving.operationsUrl,
-      upstreamUrls: upstreams.upstreamUrls,
       alerts,
       mailer,
-      info,
-      reload: (next) => reload(next),
-      configVersion: () => live.current.version,
-      beginDrain: serving.beginDrain,
-      isDraining: serving.isDraining,
-      stop: () => stops.stop(),
-    }
+    })
+    return app
   } catch (err) {
     await stops.stop()
     throw err

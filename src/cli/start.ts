@@ -6,7 +6,6 @@
 import { join, resolve } from 'node:path'
 import type { Config } from '../config/schema.ts'
 import type { RunningApp } from '../app/build.ts'
-import { ensureDevKey } from '../app/parts/keys.ts'
 import { startRole } from '../app/roles.ts'
 import { maskKey } from '../keys/repository.ts'
 import { createServiceLog } from '../observability/log-setup.ts'
@@ -119,7 +118,7 @@ export async function runStart(config: Config, options: StartOptions): Promise<n
     })
   }
 
-  const key = await ensureDevKey(app)
+  const key = await app.ensureDevKey()
   if (key) app.logger.info({ keyId: key.id, key: maskKey(key.key) }, 'dev key ready')
   const resolved = await hostsResolve
   let banner = startBanner({

@@ -4,10 +4,10 @@
  * recorder's ring, a batch's layout (src/usage/requests/batch.ts: the string columns, then the number columns, each in
  * this order), the INSERTs (src/usage/requests/writers.ts, and the SQLite worker thread sqlite-writer-thread.js beside
  * it, which is sent them), the read (src/usage/requests/queries.ts) and kysely's table type (./tables.ts). It lives
- * with the database's tables because it is the table's layout; the explorer's code reads it. A new column is a line here, a migration (migrations
- * are append-only: they never read this list) and the lines of the recorder's `push` and `refused` that take it from
- * the call (stores into the ring by field: a function per column would cost each call several times over);
- * src/usage/requests/columns.test.ts checks the migrated table, this list and the queries agree.
+ * with the database's tables because it is the table's layout; the explorer's code reads it. A new column is a line
+ * here, a migration (migrations are append-only: they never read this list) and the lines of the recorder's `push` and
+ * `refused` that take it from the call (stores into the ring by field: a function per column would cost each call
+ * several times over); src/usage/requests/columns.test.ts checks the migrated table, this list and the queries agree.
  */
 
 /** `int`: a number (an integer column); `text`: a string; `text?`: a string or null. */

@@ -11,6 +11,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client'
 import type { LimitCode } from '../errors/registry.ts'
 import { ALL_METHODS } from '../methods/catalog.ts'
 import { methodLabel } from '../methods/labels.ts'
+import { collector, histogramSeries, newHistogram, observe, type Histogram, type Series } from './histogram.ts'
 
 /**
  * How a client's HTTP request ended, for chaingate_request_duration_seconds: answered (`ok`, JSON-RPC errors from
@@ -70,57 +71,6 @@ export interface UpstreamGaugeSource {
 }
 
 const UPSTREAM_STATES = ['healthy', 'lagging', 'down', 'cordoned']
-
-/** Upper bounds (seconds) of the upstream latency histogram's buckets. */
-export const LATENCY_BUCKETS = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30]
-
-interface Series {
-  labels: Record<string, string | number>
-  value: number
-  metricName?: string
-}
-
-/** What prom-client's registry asks of a metric: a name, help, type and, when scraped, its series. */
-function collector(name: string, help: string, type: 'counter' | 'histogram', values: () => Series[]) {
-  return {
-    name,
-    help,
-    type,
-    aggregator: 'sum' as const,
-    get: async () => ({ name, help, type, aggregator: 'sum' as const, values: values() }),
-  }
-}
-
-interface Histogram {
-  /** Per bucket, observations at or below its bound (not cumulative until scraped). */
-  buckets: Float64Array
-  sum: number
-  count: number
-}
-
-const newHistogram = (): Histogram => ({ buckets: new Float64Array(LATENCY_BUCKETS.length), sum: 0, count: 0 })
-
-function observe(h: Histogram, seconds: number): void {
-  h.count++
-  h.sum += seconds
-  for (let i = 0; i < LATENCY_BUCKETS.length; i++)
-    if (seconds <= LATENCY_BUCKETS[i]!) {
-      h.buckets[i] = h.buckets[i]! + 1
-      break
-    }
-}
-
-/** A histogram's series as Prometheus has them: cumulative buckets, +Inf, sum and count. */
-function histogramSeries(out: Series[], name: string, labels: Record<string, string>, h: Histogram): void {
-  let cumulative = 0
-  LATENCY_BUCKETS.forEach((le, i) => {
-    cumulative += h.buckets[i]!
-    out.push({ metricName: `${name}_bucket`, labels: { le, ...labels }, value: cumulative })
-  })
-  out.push({ metricName: `${name}_bucket`, labels: { le: '+Inf', ...labels }, value: h.count })
-  out.push({ metricName: `${name}_sum`, labels, value: h.sum })
-  out.push({ metricName: `${name}_count`, labels, value: h.count })
-}
 
 export function createMetrics(knownMethods: Iterable<string>): Metrics {
   const registry = new Registry()

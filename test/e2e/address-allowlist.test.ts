@@ -21,8 +21,8 @@ let key: string
 beforeAll(async () => {
   s = await startTestServer({ networks: [{ name: 'devnet-a', chainId: 31337, embedded: { port: 0 } }] })
   const k = await s.newKey('team')
-  await addAllowlistEntriesTo(s.app.database.db, k.key.id, 'addresses', [ADDR_A], Date.now())
-  await s.app.keySnapshot.reload()
+  await addAllowlistEntriesTo(s.parts.database.db, k.key.id, 'addresses', [ADDR_A], Date.now())
+  await s.parts.keySnapshot.reload()
   key = k.key.key
 })
 afterAll(async () => s?.stop())

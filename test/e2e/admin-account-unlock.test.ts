@@ -65,7 +65,7 @@ describe('POST /admin/v1/accounts/:id/unlock', () => {
     expect((await api.post(`/accounts/${email}/unlock`)).body).toEqual({ cleared: false, scope: 'process' })
     expect((await api.post('/accounts/nobody@example.com/unlock')).status).toBe(404)
     const id = (await api.get(`/accounts/${email}`)).body.id as string
-    const audit = (await listAudit(server.app.database.db, { limit: 100 })).filter((r) => r.target === id)
+    const audit = (await listAudit(server.parts.database.db, { limit: 100 })).filter((r) => r.target === id)
     expect(audit.map((r) => r.summary)).toContain('log-ins unlocked (this process)')
   })
 })
@@ -94,7 +94,7 @@ describeWithServices(['redis'], 'chaingate account unlock on Redis', () => {
     expect(out.code, out.stderr).toBe(0)
     expect(out.json()).toMatchObject({ cleared: true, scope: 'redis' })
     expect((await user.login(email, PASSWORD)).statusCode).toBe(303)
-    const audit = await listAudit(server.app.database.db, { limit: 100 })
+    const audit = await listAudit(server.parts.database.db, { limit: 100 })
     expect(audit.map((r) => r.action)).toContain('cli account unlock')
   }, 90_000)
 })

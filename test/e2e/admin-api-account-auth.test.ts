@@ -36,14 +36,14 @@ it('confirm, list sessions, reset two-factor log-in: each answered, audited, and
     expect.objectContaining({ userAgent: expect.stringContaining('Firefox'), ip: '127.0.0.1' }),
   ])
   const id = confirmed.body.id as string
-  const repo = createTwoFactorRepository(server.app.database.db)
+  const repo = createTwoFactorRepository(server.parts.database.db)
   await repo.setPending(id, 'JBSWY3DPEHPK3PXP', Date.now())
   await repo.enable(id, 1, [], Date.now())
   expect((await api.send('DELETE', `/accounts/${address}/two-factor`)).body).toEqual({ reset: true })
   expect(await repo.get(id)).toBeUndefined()
   expect((await c.get('/keys')).statusCode).toBe(303) // their sessions ended
   expect((await api.send('DELETE', `/accounts/${address}/two-factor`)).body).toEqual({ reset: false })
-  const audit = (await listAudit(server.app.database.db, { limit: 100 })).filter((r) => r.target === id)
+  const audit = (await listAudit(server.parts.database.db, { limit: 100 })).filter((r) => r.target === id)
   expect(audit.map((r) => r.summary)).toEqual(
     expect.arrayContaining(['email confirmed by an operator', 'two-factor log-in reset']),
   )

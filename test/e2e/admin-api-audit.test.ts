@@ -26,7 +26,7 @@ beforeAll(async () => {
 }, 120_000)
 afterAll(async () => server?.stop())
 
-const db = () => server.app.database.db
+const db = () => server.parts.database.db
 const rowsOf = async (actor: string) => (await listAudit(db(), { limit: 1000 })).filter((r) => r.actor === actor)
 
 describe('one audit, bounded', () => {
@@ -176,7 +176,7 @@ describe('wrong tokens are slowed per address, and the audit stays bounded behin
   })
 
   it('a spray of forged X-Forwarded-For addresses adds at most one row per address up to a cap, then one', async () => {
-    const db = proxied.app.database.db
+    const db = proxied.parts.database.db
     const count = async () => (await listAudit(db, { limit: 1000 })).filter((r) => r.actor === 'anonymous').length
     const before = await count()
     const answers = await Promise.all(

@@ -43,7 +43,7 @@ it('lists teams and members; moves a key to a team, audited; unknown ones answer
   expect((await owner.get('/keys')).body).toContain('to move') // the owner is in Ops, its current team
   expect((await api.post(`/keys/${keyId}/move`, { teamId: 'nope' })).status).toBe(404)
   expect((await api.get('/teams/nope/members')).status).toBe(404)
-  const audit = await listAudit(server.app.database.db, { limit: 50, target: keyId })
+  const audit = await listAudit(server.parts.database.db, { limit: 50, target: keyId })
   expect(audit).toContainEqual(
     expect.objectContaining({ actor: 'admin-token', summary: `key moved from team ${personal.id} to team ${ops.id}` }),
   )

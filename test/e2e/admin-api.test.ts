@@ -32,16 +32,16 @@ const refusal = (code: string, field?: string) => ({
 })
 /** The running app's parts, for a second mount of the plugin. */
 const adminDeps = () => {
-  const a = server.app
+  const { app, parts } = server
   return {
-    db: a.database.db,
-    config: a.config,
-    clock: a.clock,
-    logger: a.logger,
-    accounts: a.accounts,
-    keys: a.keys,
-    networks: a.networks,
-    pools: a.pools,
+    db: parts.database.db,
+    config: app.config,
+    clock: parts.clock,
+    logger: app.logger,
+    accounts: parts.accounts,
+    keys: parts.keys,
+    networks: app.networks,
+    pools: parts.pools,
   }
 }
 const email = () => `admin-${Math.random().toString(36).slice(2)}@example.com`

@@ -47,8 +47,8 @@ describe('usage alert webhooks under the default SSRF rules', () => {
 
   /** Spends the account's whole daily balance with real calls: the 100 % alert fires. */
   const spendAll = async (accountId: string) => {
-    const key = await server.app.keys.create({ accountId, name: 'alerts' }, Date.now())
-    await server.app.keySnapshot.reload()
+    const key = await server.parts.keys.create({ accountId, name: 'alerts' }, Date.now())
+    await server.parts.keySnapshot.reload()
     for (let i = 0; i < 10; i++) expect((await server.rpc(balanceCall, { key: key.key })).status).toBe(200)
   }
   const auditOf = async (target: string) =>
@@ -60,7 +60,7 @@ describe('usage alert webhooks under the default SSRF rules', () => {
     const email = `ssrf-${Date.now()}@example.com`
     const web = httpClient(server.url)
     expect((await web.signup(email, 'Tr0ub4dor&3-horse-staple')).statusCode).toBe(303)
-    const account = (await server.app.accounts.resolve(email))!
+    const account = (await server.parts.accounts.resolve(email))!
     const hosts = [
       '127.0.0.1',
       '127.1',
@@ -105,21 +105,21 @@ describe('usage alert webhooks under the default SSRF rules', () => {
 
   it('a URL stored before the rules is not sent: "host no longer allowed"; a connection error is generic', async () => {
     // Saved by a gateway that allowed private targets (the operator has removed the opt-in since).
-    const before = createAlertSettingsRepository(server.app.database.db, {
+    const before = createAlertSettingsRepository(server.parts.database.db, {
       allowedHosts: null,
       allowPrivateTargets: true,
     })
     const web = httpClient(server.url)
     const email = `stale-${Date.now()}@example.com`
     expect((await web.signup(email, 'Tr0ub4dor&3-horse-staple')).statusCode).toBe(303)
-    const stale = (await server.app.accounts.resolve(email))!
+    const stale = (await server.parts.accounts.resolve(email))!
     await before.set(stale.id, { creditThresholds: [100], webhookUrl: receiver.url }, Date.now())
     // A name that does not resolve (RFC 6761 reserves .invalid): a connection error.
-    const dead = await server.app.accounts.create({ email: `dead-${Date.now()}@example.com`, plan: 'tiny' }, 1)
+    const dead = await server.parts.accounts.create({ email: `dead-${Date.now()}@example.com`, plan: 'tiny' }, 1)
     await before.set(dead.id, { creditThresholds: [100], webhookUrl: 'https://hooks.no-such-host.invalid/x' }, 1)
     await spendAll(stale.id)
     await spendAll(dead.id)
-    const last = async (accountId: string) => (await server.app.alerts!.log.recent(accountId, 1))[0]
+    const last = async (accountId: string) => (await server.parts.alerts!.log.recent(accountId, 1))[0]
     await waitFor('the refused delivery', async () => (await last(stale.id))?.status === 'failed')
     expect(await last(stale.id)).toMatchObject({ attempts: 1, lastError: 'host no longer allowed' })
     expect(receiver.received).toEqual([])

@@ -39,8 +39,10 @@ let wallet: WalletHarness
 
 beforeAll(async () => {
   scratch = mkdtempSync(join(tmpdir(), 'chaingate-user-project-'))
-  // `npm pack` runs `prepare` (tsc → dist/), so the tarball holds what `npm ci` would have built.
-  const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
+  // dist/ is what `prepare` (tsc) builds from the current sources: the suite's global setup made it current
+  // (test/global-setup.ts). --ignore-scripts: packing does not rebuild it under the other files' child processes,
+  // which run it.
+  const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
     cwd: ROOT,
     env: NPM_ENV,
     timeout: 240_000,

@@ -65,7 +65,7 @@ describe('emails with control or format characters', { timeout: 120_000 }, () =>
   })
 
   it('already stored ones are printed escaped by `account list` and `audit`, text and JSON', async () => {
-    const db = server.app.database.db
+    const db = server.parts.database.db
     const email = '\u001b]0;owned\u0007legacy\u202e@example.com'
     const id = randomUUID()
     await db.insertInto('accounts').values({ id, email, plan: 'free', role: 'user', created_at: Date.now() }).execute()

@@ -36,7 +36,7 @@ async function signedUp(address = email('user')) {
   return Object.assign(c, { email: address })
 }
 
-const accountOf = async (address: string) => (await server.app.accounts.findByEmail(address))!
+const accountOf = async (address: string) => (await server.parts.accounts.findByEmail(address))!
 
 async function createKey(c: ReturnType<typeof httpClient>, name: string) {
   const res = await c.submit('/keys', '/keys', { name })
@@ -156,10 +156,10 @@ describe('delete account', () => {
   }, async () => {
     const c = await signedUp()
     const key = await createKey(c, 'doomed')
-    await server.app.keySnapshot.reload()
+    await server.parts.keySnapshot.reload()
     expect(await rpcStatus(key)).toBe(200)
     const account = await accountOf(c.email)
-    const db = server.app.database.db
+    const db = server.parts.database.db
     // The call above reaches the usage ledger within gateway.usageFlushMs.
     await waitFor(
       async () =>
@@ -185,7 +185,7 @@ describe('delete account', () => {
     // Both sessions are gone, the key is refused by the gateway, the log-in fails.
     expect((await c.get('/keys')).statusCode).toBe(303)
     expect((await other.get('/keys')).statusCode).toBe(303)
-    await server.app.keySnapshot.reload()
+    await server.parts.keySnapshot.reload()
     expect(await rpcStatus(key)).toBe(401)
     expect((await httpClient(server.url).login(c.email, PASSWORD)).statusCode).toBe(401)
     // Usage rows stay for the operator's totals, under the account id; the email is no longer stored.
@@ -258,7 +258,7 @@ describe('operators', () => {
     expect(keysPage.body).toMatch(/<button type="submit">Create key<\/button>/)
     expect(keysPage.body).not.toContain('id="key-limit"')
     const second = await createKey(user, 'second')
-    await server.app.keySnapshot.reload()
+    await server.parts.keySnapshot.reload()
     expect(await rpcStatus(second)).toBe(200)
   })
 })
@@ -280,7 +280,7 @@ describe('chaingate account set-plan', () => {
     expect((await accountOf(c.email)).plan).toBe('developer')
     // The dashboard and the gateway see it: the overview names the plan, the key still answers.
     expect((await c.get('/')).body).toContain('<strong>developer</strong>')
-    await server.app.keySnapshot.reload()
+    await server.parts.keySnapshot.reload()
     expect(await rpcStatus(key)).toBe(200)
 
     const [unknownPlan, unknownAccount, missing] = await Promise.all([

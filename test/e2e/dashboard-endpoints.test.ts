@@ -45,7 +45,7 @@ describe('endpoint URLs shown by the dashboard', () => {
     expect(created.statusCode).toBe(201)
     const key = shown(created.body, 'api-key')
     // The gateway picks up keys made in the dashboard within gateway.settingsPollMs.
-    await server.app.keySnapshot.reload()
+    await server.parts.keySnapshot.reload()
     for (const network of ['devnet-a', 'devnet-b']) {
       const urls = {
         http: [shown(created.body, `url-host-${network}`), shown(created.body, `url-path-${network}`)],

@@ -28,7 +28,7 @@ async function userWithKey() {
   const key = /id="api-key" type="text" readonly value="([0-9a-f]{32})"/.exec(created.body)![1]!
   const id = /href="\/usage\?key=([0-9a-f]+)"/.exec(created.body)![1]!
   const secret = /id="new-secret" type="text" readonly value="([0-9a-f]{32})"/.exec(created.body)![1]!
-  await server.app.keySnapshot.reload()
+  await server.parts.keySnapshot.reload()
   return { c, key, id, secret }
 }
 
@@ -99,7 +99,7 @@ describe('code examples per library', () => {
     expect((await c.post(`/keys/${id}/security`, { _csrf: token, flags: '1', requireSecret: 'on' })).statusCode).toBe(
       303,
     )
-    await server.app.keySnapshot.reload()
+    await server.parts.keySnapshot.reload()
     const guarded = (await c.get(`/keys/${id}?network=devnet-b`)).body
     expect(guarded).toContain('set <code>CHAINGATE_KEY_SECRET</code> in the environment first')
     expect(guarded).not.toContain(secret)
@@ -133,7 +133,7 @@ describe('usage labels and charts', () => {
     expect(await post('{not json')).toBe(400)
     await post(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'made_upMethod', params: [] }))
     await post(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'eth_chainId', params: [] }))
-    const db = server.app.database.db
+    const db = server.parts.database.db
     await waitFor(
       async () => (await db.selectFrom('usage_hourly').select('method').where('key_id', '=', id).execute()).length >= 3,
       5_000,
@@ -161,7 +161,7 @@ describe('usage labels and charts', () => {
 
   test('behavior: a batch refused by a limit is named; small numbers get an axis of their own; overlapping series differ', async () => {
     const { c, id } = await userWithKey()
-    const db = server.app.database.db
+    const db = server.parts.database.db
     const accountId = (
       await db.selectFrom('api_keys').select('account_id').where('id', '=', id).executeTakeFirstOrThrow()
     ).account_id

@@ -75,8 +75,10 @@ describeWithServices(['postgres', 'redis'], 'the packed package started as the i
   let port: number
 
   beforeAll(async () => {
-    // `npm pack` runs `prepare` (tsc → dist/), as the Dockerfile's build stage does.
-    const { stdout } = await run('npm', ['pack', '--json', '--pack-destination', scratch], {
+    // dist/ is what `prepare` (tsc) builds from the current sources: the suite's global setup made it current
+    // (test/global-setup.ts). --ignore-scripts: packing does not rebuild it under the other files' child processes,
+    // which run it.
+    const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], {
       cwd: ROOT,
       env: NPM_ENV,
       timeout: 240_000,

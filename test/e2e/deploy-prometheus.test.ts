@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { request } from 'undici'
+import WebSocket from 'ws'
 import { parse } from 'yaml'
 import { startAnvil, type RunningAnvil } from '../../src/upstreams/devnet/anvil.ts'
 import { freePort } from './helpers/haproxy.ts'
@@ -61,9 +62,12 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
       redis: { url: redisUrl, keyPrefix: `test-prom-${randomBytes(4).toString('hex')}:` },
       gateway: { operations: { token: OPS_TOKEN } },
     })
-    // Traffic of every kind the rules and panels look at: answers, a node error, a refusal for credits.
+    // Traffic of every kind the rules and panels look at: answers, a node error, a refusal for credits, a cached
+    // read (a miss, then a hit), a subscription with one event fanned out.
     const tiny = await s.newKey('tiny')
     for (let i = 0; i < 20; i++) await s.rpc(call('eth_blockNumber'), { network: 'ext' })
+    for (let i = 0; i < 2; i++) await s.rpc(call('eth_chainId'), { network: 'ext' })
+    await subscribedToOneHead()
     await s.rpc(call('eth_getBalance', ['0xnot-an-address', 'latest']), { network: 'ext' })
     for (let i = 0; i < 40; i++) {
       const r = await s.rpc(call('eth_blockNumber'), { network: 'ext', key: tiny.key.key })
@@ -111,6 +115,27 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
       250,
     )
   }, 120_000)
+
+  /** A client subscribed to newHeads on `ext` until it has the event of one mined block. */
+  const subscribedToOneHead = async () => {
+    const ws = new WebSocket(`${s.url.replace('http', 'ws')}/networks/ext/ws/v3/${s.key.key}`)
+    const got = new Promise<void>((resolve) =>
+      ws.on('message', (d) => {
+        const m = JSON.parse(d.toString())
+        if (m.id === 1)
+          void request(anvil.url, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify(call('evm_mine')),
+          }).then((r) => r.body.dump())
+        if (m.method === 'eth_subscription') resolve()
+      }),
+    )
+    await new Promise((resolve) => ws.once('open', resolve))
+    ws.send(JSON.stringify(call('eth_subscribe', ['newHeads'])))
+    await got
+    ws.close()
+  }
 
   afterAll(async () => {
     if (prom && prom.exitCode === null) {
@@ -194,14 +219,18 @@ describeWithServices(NEEDS, 'Prometheus rules and the Grafana dashboard against 
     expect([...labels].sort()).toEqual(expect.arrayContaining(['method', 'network', 'outcome', 'upstream']))
     for (const l of labels)
       expect([
+        'kind',
         'le',
         'method',
         'method_class',
         'network',
         'outcome',
         'reason',
+        'result',
+        'rule',
         'source',
         'state',
+        'tier',
         'upstream',
         'version',
       ]).toContain(l)

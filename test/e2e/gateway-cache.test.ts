@@ -37,7 +37,7 @@ beforeAll(async () => {
   await until(
     async () => {
       await s.rpc(call('eth_gasPrice'), remote)
-      return s.app.pools.get('remote')!.heads.finalized() === 90
+      return s.parts.pools.get('remote')!.heads.finalized() === 90
     },
     'the finalized block',
     45_000,

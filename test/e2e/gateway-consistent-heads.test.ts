@@ -34,7 +34,7 @@ beforeAll(async () => {
     ],
   })
   await until(
-    async () => (await blockNumber()) === 200 && s.app.pools.get('remote')!.heads.latest() === 200,
+    async () => (await blockNumber()) === 200 && s.parts.pools.get('remote')!.heads.latest() === 200,
     'the served tip 200',
   )
 }, 40_000)
@@ -97,7 +97,7 @@ describe('one embedded devnet: what a client just did is never hidden', () => {
   it('mining then asking at once: eth_blockNumber and the new block are there before the head is announced', async () => {
     await dev.rpc(call('anvil_mine', ['0x2']))
     // The one-head answer is warm: the gateway answers eth_blockNumber without the node until something changes.
-    await until(async () => (await num()) === dev.app.pools.get('devnet-a')!.heads.latest(), 'the announced head')
+    await until(async () => (await num()) === dev.parts.pools.get('devnet-a')!.heads.latest(), 'the announced head')
     const before = await num()
     for (let i = 0; i < 3; i++) {
       await dev.rpc(call('anvil_mine', ['0x3']))

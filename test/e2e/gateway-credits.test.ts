@@ -63,7 +63,7 @@ describe('credits, plans and limits', () => {
     expect(refused.credits).toBe(0)
     // A cheaper call still fits in the remaining 60 credits.
     expect((await s.rpc(call('eth_chainId'), opts)).status).toBe(200)
-    expect(s.app.limits.usedToday(account.id, clock.now())).toBe(245)
+    expect(s.parts.limits.usedToday(account.id, clock.now())).toBe(245)
     // A batch refused whole: every call gets the error with its id.
     const batch = await s.rpc([call('eth_blockNumber', [], 1), call('eth_blockNumber', [], 2)], opts)
     expect(batch.status).toBe(402)
@@ -72,15 +72,15 @@ describe('credits, plans and limits', () => {
 
   it('the balance is shared by the keys of an account and resets at 00:00 UTC', async () => {
     const { account, key } = await s.newKey('tiny')
-    const second = await s.app.keys.create({ accountId: account.id, name: 'second' }, clock.now())
-    await s.app.keySnapshot.reload()
+    const second = await s.parts.keys.create({ accountId: account.id, name: 'second' }, clock.now())
+    await s.parts.keySnapshot.reload()
     for (let i = 0; i < 3; i++) await s.rpc(call('eth_blockNumber'), { key: key.key })
     expect((await s.rpc(call('eth_blockNumber'), { key: second.key })).status).toBe(402)
     const before = nowMs
     nowMs = Date.parse('2026-11-26T00:00:01Z')
     try {
       expect((await s.rpc(call('eth_blockNumber'), { key: second.key })).status).toBe(200)
-      expect(s.app.limits.usedToday(account.id, clock.now())).toBe(80)
+      expect(s.parts.limits.usedToday(account.id, clock.now())).toBe(80)
     } finally {
       nowMs = before
     }
@@ -108,16 +108,16 @@ describe('credits, plans and limits', () => {
 
   it('per-key limits: credits/s (-33300) and credits/day (-33400)', async () => {
     const { key } = await s.newKey('team')
-    await s.app.keys.setLimits(key.id, { creditsPerSecond: 100 })
-    await s.app.keySnapshot.reload()
+    await s.parts.keys.setLimits(key.id, { creditsPerSecond: 100 })
+    await s.parts.keySnapshot.reload()
     expect((await s.rpc(call('eth_blockNumber'), { key: key.key })).status).toBe(200)
     const perSecond = await s.rpc(call('eth_blockNumber'), { key: key.key })
     expect(perSecond.status).toBe(429)
     expect(perSecond.json().error.event).toBe(-33300)
 
     nowMs += 5000
-    await s.app.keys.setLimits(key.id, { creditsPerSecond: 0, creditsPerDay: 100 })
-    await s.app.keySnapshot.reload()
+    await s.parts.keys.setLimits(key.id, { creditsPerSecond: 0, creditsPerDay: 100 })
+    await s.parts.keySnapshot.reload()
     // 80 used today already; 80 more would pass 100.
     const perDay = await s.rpc(call('eth_blockNumber'), { key: key.key })
     expect(perDay.status).toBe(429)
@@ -163,10 +163,10 @@ describe('credits, plans and limits', () => {
     const sum = replies.reduce((t, r) => t + r.credits, 0)
     expect(replies.every((r) => Number.isFinite(r.credits))).toBe(true)
     expect(sum).toBe(50 * (5 + 80 + 80 + 85 + 5 + 5 + 5))
-    expect(s.app.limits.usedToday(account.id, clock.now())).toBe(sum)
-    await s.app.ledger.flush()
+    expect(s.parts.limits.usedToday(account.id, clock.now())).toBe(sum)
+    await s.parts.ledger.flush()
     const day = new Date(nowMs).toISOString().slice(0, 10)
-    const report = await queryUsage(s.app.database.db, { day, by: 'method', accountId: account.id })
+    const report = await queryUsage(s.parts.database.db, { day, by: 'method', accountId: account.id })
     expect(report.total.credits).toBe(sum)
     expect(report.total.calls).toBe(400)
     expect(report.rows.find((r) => r.group === 'eth_blockNumber')).toMatchObject({
@@ -181,10 +181,10 @@ describe('credits, plans and limits', () => {
     const { account, key } = await s.newKey('tiny')
     await s.rpc(call('eth_blockNumber'), { key: key.key })
     await s.rpc(call('eth_blockNumber'), { key: key.key })
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
     const { loadTodayUsage } = await import('../../src/usage/ledger.ts')
     const { createMemoryLimitStore } = await import('../../src/credits/limits/memory.ts')
-    const today = await loadTodayUsage(s.app.database.db, clock.now())
+    const today = await loadTodayUsage(s.parts.database.db, clock.now())
     const fresh = createMemoryLimitStore()
     fresh.seed(today.accounts, today.keys, clock.now())
     expect(fresh.usedToday(account.id, clock.now())).toBe(160)

@@ -87,9 +87,9 @@ describe('key security is part of the gateway', () => {
   it('startApp without any security option still refuses a key that requires its secret (fail closed)', async () => {
     // This server was started with no `security` option at all.
     const { key } = await s.newKey('team')
-    const secret = await rotateKeySecret(s.app.database.db, key.id, Date.now())
-    await setSecurityFlags(s.app.database.db, key.id, { requireSecret: true }, Date.now())
-    await s.app.keySnapshot.reload()
+    const secret = await rotateKeySecret(s.parts.database.db, key.id, Date.now())
+    await setSecurityFlags(s.parts.database.db, key.id, { requireSecret: true }, Date.now())
+    await s.parts.keySnapshot.reload()
     const refused = await s.rpc(call('eth_chainId'), { key: key.key })
     expect(refused.status).toBe(401)
     expect(refused.text).toBe('invalid project id or project secret')
@@ -140,7 +140,7 @@ describe('charges never go beyond the balance', () => {
     total += fees.reduce((a, b) => a + b, 0)
     expect(fees).toEqual([5, 5, 5, 5, 0, 0, 0, 0])
     expect(total).toBe(100)
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(100)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(100)
     expect((await s.rpc(call('eth_blockNumber'), { key: key.key })).status).toBe(402)
   })
 
@@ -153,7 +153,7 @@ describe('charges never go beyond the balance', () => {
     await new Promise((r) => ws.once('message', r))
     await anvil('anvil_mine', ['0x8']) // 5 + 8 × 50 would be 405 on a 300 balance
     expect(await closed).toBe(1008)
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(300)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(300)
   })
 })
 
@@ -172,7 +172,7 @@ describe('WebSocket calls in flight when the balance runs out', () => {
     await new Promise((r) => setTimeout(r, 300)) // the three answers arrive from the node after the close
     const answered = received.filter((m) => m.result !== undefined).length
     expect(answered).toBeLessThan(3) // the case this test is about: admitted calls that were never delivered
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(answered * 80)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(answered * 80)
     expect(received.some((m) => m.error?.event === -33000)).toBe(true)
   })
 })
@@ -214,7 +214,7 @@ describe('WebSocket backpressure', () => {
     let used = -1
     for (;;) {
       await new Promise((r) => setTimeout(r, 300))
-      const now = s.app.limits.usedToday(account.id, Date.now())
+      const now = s.parts.limits.usedToday(account.id, Date.now())
       if (now === used || Date.now() - before > 15_000) break
       used = now
     }
@@ -225,11 +225,11 @@ describe('WebSocket backpressure', () => {
     expect(received.length).toBeLessThan(calls)
     // Every call reserved its price when admitted; those still at the node settle when they answer. Once all
     // have, what stays charged is exactly what the client received.
-    const price = s.app.costs.method('devnet-a', 'eth_getCode')
+    const price = s.parts.costs.method('devnet-a', 'eth_getCode')
     const deadline = Date.now() + 20_000
-    while (s.app.limits.usedToday(account.id, Date.now()) !== received.length * price && Date.now() < deadline)
+    while (s.parts.limits.usedToday(account.id, Date.now()) !== received.length * price && Date.now() < deadline)
       await new Promise((r) => setTimeout(r, 100))
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(received.length * price)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(received.length * price)
   }, 60_000)
 })
 

@@ -7,16 +7,16 @@ let client: InProcessClient
 
 beforeAll(async () => {
   s = await startTestServer({ plans: { one: { creditsPerDay: 80, creditsPerSecond: 1000, maxKeys: null } } })
-  client = s.app.inProcessClient(s.key.id)
+  client = s.parts.inProcessClient(s.key.id)
 })
 afterAll(async () => s?.stop())
 
 describe('in-process gateway client (used by the wallet)', () => {
   it('calls go through the pipeline and are charged to its key', async () => {
-    const before = s.app.limits.usedToday(s.account.id, Date.now())
+    const before = s.parts.limits.usedToday(s.account.id, Date.now())
     expect(await client.request(31338, 'eth_chainId', [])).toBe('0x7a6a')
     expect(await client.request(31337, 'eth_getBlockByNumber', ['0x0', false])).toMatchObject({ number: '0x0' })
-    expect(s.app.limits.usedToday(s.account.id, Date.now()) - before).toBe(5 + 80)
+    expect(s.parts.limits.usedToday(s.account.id, Date.now()) - before).toBe(5 + 80)
   })
 
   it('errors keep their JSON-RPC code', async () => {
@@ -29,7 +29,7 @@ describe('in-process gateway client (used by the wallet)', () => {
 
   it('a refusal by a limit is an error with the registry code (Infura event -33000)', async () => {
     const { key } = await s.newKey('one')
-    const limited = s.app.inProcessClient(key.id)
+    const limited = s.parts.inProcessClient(key.id)
     expect(await limited.request(31337, 'eth_blockNumber', [])).toMatch(/^0x/)
     const err: any = await limited.request(31337, 'eth_blockNumber', []).catch((e: any) => e)
     expect(err).toBeInstanceOf(RpcCallError)

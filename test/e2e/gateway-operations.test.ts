@@ -87,7 +87,7 @@ describe('operations', () => {
     const sub = await answer
     expect(sub.id).toBe(9)
     expect(sub.error.message).toContain('dead-ws')
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(0)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(0)
     ws.close()
   })
 

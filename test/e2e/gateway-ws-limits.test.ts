@@ -35,7 +35,7 @@ beforeAll(async () => {
 afterAll(async () => s?.stop())
 
 const wsUrl = (key: string) => `${s.url.replace('http', 'ws')}/networks/devnet-a/ws/v3/${key}`
-const hub = () => s.app.hubs.get('devnet-a')!
+const hub = () => s.parts.hubs.get('devnet-a')!
 let clients = 0
 /** A client address of its own per test (a forwarded one, through the trusted proxy 127.0.0.1). */
 const newAddress = () => `198.51.100.${++clients}`

@@ -93,7 +93,7 @@ describe('gateway over WebSocket', () => {
     await mine(1)
     await new Promise((r) => setTimeout(r, 300))
     expect(c.inbox.filter((m) => m.method === 'eth_subscription')).toEqual([])
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(5 + 3 * 50 + 10)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(5 + 3 * 50 + 10)
     c.ws.close()
   })
 
@@ -112,7 +112,7 @@ describe('gateway over WebSocket', () => {
     await mine(1)
     expect((await c.next((m) => m.method === 'eth_subscription')).params.subscription).toBe(answers[1].result)
     // 5 (eth_chainId) + 5 + 5 (both subscribe calls) + 50 (one block); the batch envelope costs nothing by default.
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(5 + 5 + 5 + 50)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(5 + 5 + 5 + 50)
     c.ws.close()
   })
 
@@ -140,7 +140,7 @@ describe('gateway over WebSocket', () => {
     expect(first.params.result.transactionHash).toBe(sent.result)
     expect(second.params.result.logIndex).toBe('0x1')
     // 5 subscribe + 80 + 80 + 80 calls + 300 once for the block.
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(5 + 80 + 80 + 300)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(5 + 80 + 80 + 300)
     c.ws.close()
   })
 
@@ -212,7 +212,7 @@ describe('gateway over WebSocket', () => {
   it('a revoked key has its sockets closed, and a bad key is refused at the upgrade with 401', async () => {
     const { key } = await s.newKey('team')
     const c = await connect(key.key)
-    await s.app.keys.revoke(key.id, Date.now())
+    await s.parts.keys.revoke(key.id, Date.now())
     const closed = await c.closed
     expect(closed.code).toBe(1008)
     const refused = await new Promise<{ status: number; credits: unknown }>((resolve) => {

@@ -18,8 +18,8 @@ const deep = (d: number) => `${'['.repeat(d)}${']'.repeat(d)}`
 
 /** Credits the ledger holds for the test key so far. */
 async function ledgerCredits() {
-  await s.app.ledger.flush()
-  const row = await s.app.database.db
+  await s.parts.ledger.flush()
+  const row = await s.parts.database.db
     .selectFrom('usage_hourly')
     .select((eb) => eb.fn.sum<number>('credits').as('c'))
     .where('key_id', '=', s.key.id)

@@ -36,9 +36,9 @@ const ask = (ws: WebSocket, body: unknown) =>
 describe('key security over WebSocket', () => {
   it('a required secret is checked at the upgrade (wscat --auth ":<secret>")', async () => {
     const { key } = await s.newKey('team')
-    const secret = await rotateKeySecret(s.app.database.db, key.id, Date.now())
-    await setSecurityFlags(s.app.database.db, key.id, { requireSecret: true }, Date.now())
-    await s.app.keySnapshot.reload()
+    const secret = await rotateKeySecret(s.parts.database.db, key.id, Date.now())
+    await setSecurityFlags(s.parts.database.db, key.id, { requireSecret: true }, Date.now())
+    await s.parts.keySnapshot.reload()
     const refused = await open(key.key)
     expect(refused.status).toBe(401)
     expect(refused.body).toContain('invalid project id or project secret')
@@ -49,13 +49,13 @@ describe('key security over WebSocket', () => {
 
   it('origin allowlist at the upgrade; method allowlist per message, also when added while open', async () => {
     const { key } = await s.newKey('team')
-    await addAllowlistEntriesTo(s.app.database.db, key.id, 'origins', ['https://*.example.com'], Date.now())
-    await s.app.keySnapshot.reload()
+    await addAllowlistEntriesTo(s.parts.database.db, key.id, 'origins', ['https://*.example.com'], Date.now())
+    await s.parts.keySnapshot.reload()
     expect((await open(key.key, { origin: 'https://evil.test' })).status).toBe(403)
     const { ws } = await open(key.key, { origin: 'https://app.example.com' })
     expect((await ask(ws!, call('eth_blockNumber'))).result).toMatch(/^0x/)
-    await addAllowlistEntriesTo(s.app.database.db, key.id, 'methods', ['eth_chainId'], Date.now())
-    await s.app.keySnapshot.reload()
+    await addAllowlistEntriesTo(s.parts.database.db, key.id, 'methods', ['eth_chainId'], Date.now())
+    await s.parts.keySnapshot.reload()
     expect(await ask(ws!, call('eth_blockNumber', [], 2))).toEqual({
       jsonrpc: '2.0',
       id: 2,

@@ -26,7 +26,7 @@ afterAll(async () => s?.stop())
 
 /** A fresh dashboard user with one key made in the dashboard; returns the key, its id and its secret. */
 async function dashboardKey() {
-  const c = injectClient(s.app.server.app, { ip: `10.1.0.${++n}` })
+  const c = injectClient(s.parts.server.app, { ip: `10.1.0.${++n}` })
   expect((await c.signup(`sec${n}-${Date.now()}@example.com`, 'a-good-password-123')).statusCode).toBe(303)
   const res = await c.submit('/keys', '/keys', { name: 'secured' })
   expect(res.statusCode).toBe(201)

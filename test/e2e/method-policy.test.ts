@@ -94,11 +94,11 @@ describe('served methods', () => {
 
 describe('method names clients invent', () => {
   it('security: 10 calls with 1 MiB method names leave the database and the usage page small', async () => {
-    const c = injectClient(s.app.server.app, { ip: '10.9.0.1' })
+    const c = injectClient(s.parts.server.app, { ip: '10.9.0.1' })
     expect((await c.signup(`names-${Date.now()}@example.com`, 'a-good-password-123')).statusCode).toBe(303)
     const made = await c.submit('/keys', '/keys', { name: 'names' })
     const key = /id="api-key" type="text" readonly value="([0-9a-f]{32})"/.exec(made.body)![1]!
-    await s.app.keySnapshot.reload()
+    await s.parts.keySnapshot.reload()
     const dataDir = s.app.config.dataDir
     const dbBytes = () =>
       ['chaingate.sqlite', 'chaingate.sqlite-wal'].reduce((sum, f) => {
@@ -108,7 +108,7 @@ describe('method names clients invent', () => {
           return sum
         }
       }, 0)
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
     const before = dbBytes()
     for (let i = 0; i < 10; i++) {
       const name = `eth_${String(i).repeat(1 << 20)}`
@@ -116,9 +116,9 @@ describe('method names clients invent', () => {
       expect(r.json().error.code).toBe(-32601)
       expect(r.text.length).toBeLessThan(500)
     }
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
     expect(dbBytes() - before).toBeLessThan(256 * 1024)
-    const stored = s.app.database
+    const stored = s.parts.database
       .sqlite!.prepare('select method, calls from usage_hourly where method like ? or method = ?')
       .all('eth_0%', 'other')
     expect(stored.every((r) => (r as { method: string }).method === 'other')).toBe(true)

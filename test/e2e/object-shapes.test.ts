@@ -35,6 +35,7 @@ import { writeSync } from 'node:fs'
 import { request } from 'node:http'
 import pino from 'pino'
 import { startApp } from ${JSON.stringify(join(root, 'src/app/build.ts'))}
+import { appInternals } from ${JSON.stringify(join(root, 'src/app/app.test-support.ts'))}
 import { parseConfig } from ${JSON.stringify(join(root, 'src/config/load.ts'))}
 import { MemberWalk } from ${JSON.stringify(join(root, 'src/jsonrpc/scan.ts'))}
 import { heldTickEntry } from ${JSON.stringify(join(root, 'src/shared/object-shapes.ts'))}
@@ -70,9 +71,10 @@ const config = parseConfig({
   log: { level: 'error', requests: false },
 })
 const app = await startApp({ config, logger: pino({ level: 'silent' }) })
-const account = await app.accounts.create({ email: 'shapes@localhost', plan: 'dev' }, Date.now())
-const key = await app.keys.create({ accountId: account.id, name: 'shapes' }, Date.now())
-await app.keySnapshot.reload()
+const parts = appInternals(app)
+const account = await parts.accounts.create({ email: 'shapes@localhost', plan: 'dev' }, Date.now())
+const key = await parts.keys.create({ accountId: account.id, name: 'shapes' }, Date.now())
+await parts.keySnapshot.reload()
 const url = new URL(app.url + '/networks/shapes/v3/' + key.key)
 let n = 0
 const call = () => new Promise((resolve, reject) => {

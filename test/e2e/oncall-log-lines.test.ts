@@ -69,13 +69,13 @@ describe('a chain replaced under the gateway (same chain id, lower head)', () =>
   it('one node: logged, and the key is served the new chain from its new head', async () => {
     await mine(solo.url, 40)
     await until(async () => (await blockNumber('solo')) === 40, 'block 40 served')
-    await until(() => s.app.pools.get('solo')!.heads.latest() === 40, 'the tip at 40')
+    await until(() => s.parts.pools.get('solo')!.heads.latest() === 40, 'the tip at 40')
     const port = portOf(solo)
     await solo.stop()
     solo = await anvil(CHAIN, port)
     await mine(solo.url, 3)
     await until(async () => (await blockNumber('solo')) === 3, 'the new chain served')
-    await until(() => s.app.pools.get('solo')!.heads.latest() === 3, 'the tip at the new head')
+    await until(() => s.parts.pools.get('solo')!.heads.latest() === 3, 'the tip at the new head')
     const [moved] = lines('node head moved backwards', 'solo')
     expect(moved).toMatchObject({ level: 40, upstream: solo.url, from: 40, to: expect.any(Number) })
     expect(
@@ -96,7 +96,7 @@ describe('a chain replaced under the gateway (same chain id, lower head)', () =>
     await mine(shared.url, 30)
     await until(async () => (await blockNumber('pair')) === 30, 'block 30 served')
     // The nodes' heads are polled (once a second here): the tip has seen block 30 before the chain goes.
-    await until(() => s.app.pools.get('pair')!.heads.latest() === 30, 'the tip at 30')
+    await until(() => s.parts.pools.get('pair')!.heads.latest() === 30, 'the tip at 30')
     const port = portOf(shared)
     await shared.stop()
     shared = await anvil(PAIR, port)

@@ -124,7 +124,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
       charged += r.credits
     }
     expect(charged).toBeGreaterThan(0)
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
     const [row] = await pgQuery<{ calls: number; credits: number }>(
       pg.schema.url,
       'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly where key_id = $1',
@@ -155,7 +155,7 @@ describeWithServices(['postgres'], 'server on PostgreSQL', () => {
     )
     const usage = await runCli(['usage', '--key', key.id, '--json', '--config', configFile])
     expect(usage.code, usage.stderr).toBe(0)
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
     const after = await runCli(['usage', '--key', key.id, '--json', '--config', configFile])
     expect(after.json().total.calls).toBeGreaterThanOrEqual(1)
     const revoked = await runCli(['key', 'revoke', key.id, '--config', configFile])
@@ -303,7 +303,7 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
       calls++
     }
     for (let i = 0; i < 5; i++) await oneCall(i)
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
 
     await proxy.cut()
     // Calls during the outage: served from memory, usage held by the ledger (flushes fail every 100 ms meanwhile).
@@ -342,7 +342,7 @@ describeWithServices(['postgres'], 'PostgreSQL unavailable', () => {
       20_000,
       '/healthz to be ok again with the ledger written',
     )
-    await s.app.ledger.flush()
+    await s.parts.ledger.flush()
     const [row] = await pgQuery<{ calls: number; credits: number }>(
       pg.schema.url,
       'select sum(calls)::int as calls, sum(credits)::int as credits from usage_hourly',

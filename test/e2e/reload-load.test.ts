@@ -129,7 +129,7 @@ describe('reload under load', () => {
       expect(c.closedWith()).toBeUndefined()
       expect(c.heads().filter((n) => n > start)).toEqual(range(start + 1, end))
     }
-    expect(s.app.hubs.get('remote')!.moves.removed).toBeGreaterThan(0)
+    expect(s.parts.hubs.get('remote')!.moves.removed).toBeGreaterThan(0)
     for (const c of clients) c.ws.close()
   })
 })

@@ -148,11 +148,27 @@ describe('reload in place', { timeout: 120_000 }, () => {
     const start = await headA()
     for (let i = 0; i < 3; i++) await mineA()
     await waitFor(() => c.heads().includes(start + 3))
+    // Cache look-ups are counted on across the reload that rebuilds the network's layers (the cache kept too).
+    const lookups = async () => {
+      const text = await (await request(`${s.url}/metrics`)).body.text()
+      return ['hit', 'miss'].map((r) =>
+        Number(
+          new RegExp(
+            `chaingate_cache_lookups_total\\{network="remote",rule="static",result="${r}",[^}]*\\} (\\d+)`,
+          ).exec(text)?.[1],
+        ),
+      )
+    }
+    for (let i = 0; i < 2; i++) await post('remote', call('eth_chainId'))
+    const [hits, misses] = await lookups()
+    expect(misses).toBeGreaterThan(0)
     write(configFile({ remote: [p2] }))
     const r = await s.app.reload()
     expect(r).toMatchObject({ ok: true, changes: ['network remote changed (upstreams)'] })
-    expect(s.app.hubs.get('remote')!.upstream).toContain(`:${p2.port}`)
-    expect(s.app.hubs.get('remote')!.moves.removed).toBe(1)
+    await post('remote', call('eth_chainId'))
+    expect(await lookups()).toEqual([hits! + 1, misses])
+    expect(s.parts.hubs.get('remote')!.upstream).toContain(`:${p2.port}`)
+    expect(s.parts.hubs.get('remote')!.moves.removed).toBe(1)
     await p1.cut() // the rotated-out URL stops working: nothing may need it any more
     for (let i = 0; i < 3; i++) await mineA()
     expect(JSON.parse((await post('remote', call('eth_blockNumber'))).text).result).toBe(
@@ -178,10 +194,10 @@ describe('reload in place', { timeout: 120_000 }, () => {
     const gone = await post('other', call('eth_chainId'))
     expect(gone.status).toBe(404)
     // A new network is enabled on a key like any network (here directly; `chaingate key enable-network`).
-    await s.app.keys.setNetwork(s.key.id, 'added', true)
-    await s.app.keySnapshot.reload()
+    await s.parts.keys.setNetwork(s.key.id, 'added', true)
+    await s.parts.keySnapshot.reload()
     expect(JSON.parse((await post('added', call('eth_chainId'))).text).result).toBe(`0x${CHAIN_B.toString(16)}`)
-    expect([...s.app.pools.keys()]).toEqual(['remote', 'added'])
+    expect([...s.parts.pools.keys()]).toEqual(['remote', 'added'])
     write(configFile({ remote: [p2] }))
     expect((await s.app.reload()).ok).toBe(true)
   })
@@ -219,8 +235,8 @@ describe('reload in place', { timeout: 120_000 }, () => {
     try {
       write(configFile({ remote: [p2], slow: oldNode }))
       expect((await s.app.reload()).ok).toBe(true)
-      await s.app.keys.setNetwork(s.key.id, 'slow', true)
-      await s.app.keySnapshot.reload()
+      await s.parts.keys.setNetwork(s.key.id, 'slow', true)
+      await s.parts.keySnapshot.reload()
       oldNode.fault({ kind: 'slow', ms: 1500 })
       const address = (n: number) => `0x${n.toString(16).padStart(40, '0')}`
       const inFlight = post('slow', call('eth_getBalance', [address(1), 'latest']))
@@ -247,7 +263,7 @@ describe('reload in place', { timeout: 120_000 }, () => {
     expect(r.ok).toBe(false)
     expect(r.error).toMatch(/^networks: network wrong: upstream .* answers chain id 31362 .*nothing was reloaded$/)
     expect(await healthVersion()).toBe(version)
-    expect(s.app.pools.has('wrong')).toBe(false)
+    expect(s.parts.pools.has('wrong')).toBe(false)
     expect((await post('remote', call('eth_blockNumber'))).credits).not.toBe(5)
     write(configFile({ remote: [p2] }))
   })
@@ -257,21 +273,21 @@ describe('reload by snapshot', { timeout: 120_000 }, () => {
   const PRO = { ...PLANS, pro: { creditsPerDay: 5e12, creditsPerSecond: 1e9, maxKeys: null } }
 
   it('a step that fails before the swap leaves the old snapshot wholly in place: ok false, nothing applied', async () => {
-    const before = s.app.live.current
+    const before = s.parts.live.current
     const raw = configFile({ remote: [p2], price: 5, plans: PRO }) as { networks: Record<string, unknown>[] }
     raw.networks.push({ name: 'wrong', chainId: CHAIN_C, upstreams: [up(pB)] })
     write(raw)
     const r = await s.app.reload()
     expect(r).toMatchObject({ ok: false, changes: [], version: before.version.version })
     expect(r.error).toMatch(/nothing was reloaded$/)
-    expect(s.app.live.current).toBe(before)
+    expect(s.parts.live.current).toBe(before)
     expect(s.app.config.plans).not.toHaveProperty('pro')
     expect((await post('remote', call('eth_blockNumber'))).credits).not.toBe(5)
     write(configFile({ remote: [p2] }))
   })
 
   it('readers in flight keep one snapshot; the app reads the new one; the answer lists what was applied', async () => {
-    const held = s.app.live.current
+    const held = s.parts.live.current
     const heldText = JSON.stringify(held.config)
     write(configFile({ remote: [p2], price: 6, plans: PRO }))
     const r = await s.app.reload()
@@ -283,10 +299,10 @@ describe('reload by snapshot', { timeout: 120_000 }, () => {
     // The snapshot a reader held is not changed under it: the reload published a new one.
     expect(JSON.stringify(held.config)).toBe(heldText)
     expect(held.version.version).not.toBe(r.version)
-    expect(s.app.live.current.version.version).toBe(r.version)
-    expect(s.app.live.current.config.plans).toHaveProperty('pro', PRO.pro)
+    expect(s.parts.live.current.version.version).toBe(r.version)
+    expect(s.parts.live.current.config.plans).toHaveProperty('pro', PRO.pro)
     // Parts that took the config at start read through to it: the accounts repository knows the new plan.
-    const account = await s.app.accounts.create({ email: `pro-${Date.now()}@example.com`, plan: 'pro' }, Date.now())
+    const account = await s.parts.accounts.create({ email: `pro-${Date.now()}@example.com`, plan: 'pro' }, Date.now())
     expect(account.plan).toBe('pro')
     expect((await post('remote', call('eth_blockNumber'))).credits).toBe(6)
   })
@@ -294,7 +310,7 @@ describe('reload by snapshot', { timeout: 120_000 }, () => {
   it('a step after the swap that fails does not hide what was applied: ok true, the list, a warning', async () => {
     write(configFile({ remote: [p2], plans: PRO }))
     expect((await s.app.reload()).ok).toBe(true)
-    const hub = s.app.hubs.get('other')!
+    const hub = s.parts.hubs.get('other')!
     const close = hub.close.bind(hub)
     hub.close = async () => {
       await close()

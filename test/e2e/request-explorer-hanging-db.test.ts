@@ -55,14 +55,14 @@ describeWithServices(['postgres'], 'request explorer on a hanging PostgreSQL', (
 
   it('calls are not slowed; the oldest records are dropped and counted; writing resumes after', async () => {
     const before = await timedCalls(50)
-    await s.app.requests!.flush()
-    expect((await queryRequests(s.app.database.db, { keyId: s.key.id, limit: 1000 })).rows).toHaveLength(50)
+    await s.parts.requests!.flush()
+    expect((await queryRequests(s.parts.database.db, { keyId: s.key.id, limit: 1000 })).rows).toHaveLength(50)
 
     proxy.freeze()
     // Let a flush start on the frozen connection.
     await new Promise((r) => setTimeout(r, 300))
     const during = await timedCalls(300)
-    const health = s.app.requests!.health()
+    const health = s.parts.requests!.health()
     expect(health.bufferedRows).toBe(100)
     // 300 calls: the newest 100 held, a few in the hung write, the rest dropped.
     expect(health.droppedCalls).toBeGreaterThanOrEqual(100)
@@ -78,9 +78,9 @@ describeWithServices(['postgres'], 'request explorer on a hanging PostgreSQL', (
     await proxy.restore()
     await timedCalls(5)
     // The hung write fails once the frozen connection is cut; the next flush writes on a new connection.
-    await s.app.requests!.flush()
-    await s.app.requests!.flush()
-    const rows = (await queryRequests(s.app.database.db, { keyId: s.key.id, limit: 1000 })).rows
+    await s.parts.requests!.flush()
+    await s.parts.requests!.flush()
+    const rows = (await queryRequests(s.parts.database.db, { keyId: s.key.id, limit: 1000 })).rows
     expect(rows.length).toBeGreaterThanOrEqual(55)
   }, 120_000)
 })

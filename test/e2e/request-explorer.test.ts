@@ -31,8 +31,8 @@ const label = (n: FakeNode) => n.url.replace(/\/$/, '')
 const rpc = (body: unknown, headers: Record<string, string> = {}) =>
   s.rpc(body, { network: 'remote', key: key.key, headers })
 const records = async (filter: { method?: string; status?: string; errorsOnly?: boolean } = {}) => {
-  await s.app.requests!.flush()
-  return (await queryRequests(s.app.database.db, { keyId: key.id, limit: 1000, ...filter })).rows
+  await s.parts.requests!.flush()
+  return (await queryRequests(s.parts.database.db, { keyId: key.id, limit: 1000, ...filter })).rows
 }
 
 beforeAll(async () => {
@@ -59,9 +59,9 @@ beforeAll(async () => {
   client = httpClient(s.url)
   const email = `explorer-${Date.now()}@example.com`
   expect((await client.signup(email, PASSWORD)).statusCode).toBe(303)
-  const account = (await s.app.accounts.findByEmail(email))!
-  key = await s.app.keys.create({ accountId: account.id, name: 'explored' }, Date.now())
-  await s.app.keySnapshot.reload()
+  const account = (await s.parts.accounts.findByEmail(email))!
+  key = await s.parts.keys.create({ accountId: account.id, name: 'explored' }, Date.now())
+  await s.parts.keySnapshot.reload()
 })
 afterAll(async () => {
   await cleanupProcesses()
@@ -131,21 +131,21 @@ describe('request explorer', () => {
   })
 
   it('an over-limit refusal is recorded with its HTTP status, uncharged; never the key or params', async () => {
-    await s.app.keys.setLimits(key.id, { creditsPerDay: 1 })
-    await s.app.keySnapshot.reload()
+    await s.parts.keys.setLimits(key.id, { creditsPerDay: 1 })
+    await s.parts.keySnapshot.reload()
     const refused = await rpc(call('eth_getBalance', [ADDRESS, 'latest']))
     expect(refused.status).toBe(429)
-    await s.app.keys.setLimits(key.id, { creditsPerDay: 0 })
-    await s.app.keySnapshot.reload()
+    await s.parts.keys.setLimits(key.id, { creditsPerDay: 0 })
+    await s.parts.keySnapshot.reload()
     const [r] = await records({ status: '429' })
     expect(r).toMatchObject({ method: 'eth_getBalance', status: 'http:429', credits: 0, served: null })
-    const stored = JSON.stringify(await s.app.database.db.selectFrom('request_log').selectAll().execute())
+    const stored = JSON.stringify(await s.parts.database.db.selectFrom('request_log').selectAll().execute())
     expect(stored).not.toContain(key.key)
     expect(stored).not.toContain(ADDRESS.slice(2))
   })
 
   it("the key's dashboard page shows its requests, with filters and paging", async () => {
-    await s.app.requests!.flush()
+    await s.parts.requests!.flush()
     const page = await client.get(`/keys/${key.id}`)
     expect(page.statusCode).toBe(200)
     expect(page.body).toContain('id="requests"')
@@ -164,7 +164,7 @@ describe('request explorer', () => {
     expect(method.body).not.toContain('<code>eth_getBalance</code>')
     // Paging: 60 more calls make a second page.
     for (let i = 0; i < 60; i++) await rpc(call('eth_chainId', [], i))
-    await s.app.requests!.flush()
+    await s.parts.requests!.flush()
     const first = await client.get(`/keys/${key.id}`)
     expect(first.body).toContain(`href="/keys/${key.id}?page=2#requests"`)
     const second = await client.get(`/keys/${key.id}?page=2`)
@@ -177,8 +177,8 @@ describe('request explorer', () => {
   })
 
   it('chaingate requests --key (the key itself or its id) --json prints the same records', async () => {
-    await s.app.requests!.flush()
-    const expected = await queryRequests(s.app.database.db, { keyId: key.id, errorsOnly: true, limit: 10 })
+    await s.parts.requests!.flush()
+    const expected = await queryRequests(s.parts.database.db, { keyId: key.id, errorsOnly: true, limit: 10 })
     const res = await runCli(['requests', '--key', key.key, '--errors', '--json', '--data-dir', join(dir, 'data')], {
       timeoutMs: 60_000,
     })
@@ -200,9 +200,9 @@ describe('request explorer', () => {
   }, 180_000)
 
   it('GET /admin/v1/keys/:id/requests answers the same records, filtered and paged; in the OpenAPI document', async () => {
-    await s.app.requests!.flush()
+    await s.parts.requests!.flush()
     const api = adminClient(s.url)
-    const all = await queryRequests(s.app.database.db, { keyId: key.id, limit: 1000 })
+    const all = await queryRequests(s.parts.database.db, { keyId: key.id, limit: 1000 })
     const first = await api.get(`/keys/${key.id}/requests?limit=10`)
     expect(first.status).toBe(200)
     expect(first.body.keyId).toBe(key.id)

@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto'
 import { afterEach, expect, it } from 'vitest'
 import { request } from 'undici'
 import { startApp, type RunningApp } from '../../src/app/build.ts'
+import { appInternals } from '../../src/app/app.test-support.ts'
 import { parseConfig } from '../../src/config/load.ts'
 import { utcDay } from '../../src/credits/limits/memory.ts'
 import { creditsUsedToday } from '../../src/usage/queries.ts'
@@ -63,10 +64,10 @@ async function setup(redisExtra: Record<string, unknown> = {}, redis = redisUrl)
   const prefix = `test:scale:${randomBytes(5).toString('hex')}:`
   const a = await replica(node, schema.url, redis, prefix, redisExtra)
   const b = await replica(node, schema.url, redisUrl, prefix, redisExtra)
-  const account = await a.accounts.create({ email: `scale-${prefix}@example.com`, plan: 'tiny' }, Date.now())
-  const key = await a.keys.create({ accountId: account.id, name: 'k' }, Date.now())
-  await a.keySnapshot.reload()
-  await b.keySnapshot.reload()
+  const { accounts, keys } = appInternals(a)
+  const account = await accounts.create({ email: `scale-${prefix}@example.com`, plan: 'tiny' }, Date.now())
+  const key = await keys.create({ accountId: account.id, name: 'k' }, Date.now())
+  for (const app of [a, b]) await appInternals(app).keySnapshot.reload()
   return { a, b, account, key: key.key, prefix }
 }
 
@@ -82,9 +83,8 @@ describeWithServices(['postgres', 'redis'], 'exact credits across two replicas (
     // Both replicas served part of it.
     expect(sums.slice(0, 6).reduce((s, c) => s + c, 0)).toBeGreaterThan(0)
     expect(sums.slice(6).reduce((s, c) => s + c, 0)).toBeGreaterThan(0)
-    await a.ledger.flush()
-    await b.ledger.flush()
-    expect(await creditsUsedToday(a.database.db, account.id, Date.now())).toBe(BALANCE)
+    for (const app of [a, b]) await appInternals(app).ledger.flush()
+    expect(await creditsUsedToday(appInternals(a).database.db, account.id, Date.now())).toBe(BALANCE)
   })
 
   it('Redis cut on one replica: calls go on under the insurance share, the counter catches up once, the ledger matches', async () => {
@@ -124,15 +124,14 @@ describeWithServices(['postgres', 'redis'], 'exact credits across two replicas (
     // Replica b still reaches Redis and serves meanwhile.
     for (let i = 0; i < 10; i++) charged += (await call(b, key)).credits
     await proxy.restore()
-    const store = a.limits as unknown as { degraded: boolean }
+    const store = appInternals(a).limits as unknown as { degraded: boolean }
     await expect.poll(() => store.degraded, { timeout: 15_000, interval: 100 }).toBe(false)
     // Then both run the balance out together: exact at the end, whatever was served during the outage.
     const rest = await Promise.all([client(a, key), client(b, key), client(a, key), client(b, key)])
     charged += rest.reduce((s, c) => s + c, 0)
     expect(charged).toBe(BALANCE)
-    await a.ledger.flush()
-    await b.ledger.flush()
-    expect(await creditsUsedToday(a.database.db, account.id, Date.now())).toBe(charged)
+    for (const app of [a, b]) await appInternals(app).ledger.flush()
+    expect(await creditsUsedToday(appInternals(a).database.db, account.id, Date.now())).toBe(charged)
     // After both hand back their leases, Redis's count is exactly what was charged: no double count, no loss.
     await a.stop()
     await b.stop()

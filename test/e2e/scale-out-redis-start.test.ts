@@ -14,6 +14,7 @@ import { join } from 'node:path'
 import { request } from 'undici'
 import { afterEach, expect, it } from 'vitest'
 import { startApp, type RunningApp } from '../../src/app/build.ts'
+import { appInternals } from '../../src/app/app.test-support.ts'
 import { parseConfig } from '../../src/config/load.ts'
 import { utcDay } from '../../src/credits/limits/memory.ts'
 import { creditsUsedToday } from '../../src/usage/queries.ts'
@@ -90,18 +91,22 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
       logger: createLogger('silent'),
     })
     cleanups.push(() => b.stop())
+    const onB = appInternals(b)
     const email = `redis-start-${randomBytes(3).toString('hex')}@example.com`
-    const account = await b.accounts.create({ email, plan: 'tiny' }, Date.now())
-    const key = (await b.keys.create({ accountId: account.id, name: 'k' }, Date.now())).key
-    const other = await b.keys.create(
-      { accountId: (await b.accounts.create({ email: `other-${email}`, plan: 'tiny' }, Date.now())).id, name: 'other' },
+    const account = await onB.accounts.create({ email, plan: 'tiny' }, Date.now())
+    const key = (await onB.keys.create({ accountId: account.id, name: 'k' }, Date.now())).key
+    const other = await onB.keys.create(
+      {
+        accountId: (await onB.accounts.create({ email: `other-${email}`, plan: 'tiny' }, Date.now())).id,
+        name: 'other',
+      },
       Date.now(),
     )
-    await b.keySnapshot.reload()
+    await onB.keySnapshot.reload()
     let charged = 0
     for (let i = 0; i < 20; i++) charged += (await call(b.url, key)).credits
     expect(charged).toBe(1600)
-    await b.ledger.flush()
+    await onB.ledger.flush()
 
     // Replica a: a process whose Redis is unreachable from the start (the dev account is the test's, so the banner
     // prints its key). Its settings poll is a minute apart: only the resync after Redis is back can show it a change.
@@ -140,7 +145,7 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     })
     // Revoked on b meanwhile: pushed over Redis, which a does not reach, so a still serves it.
     expect((await call(base, other.key)).status).toBe(200)
-    await b.keys.revoke(other.id, Date.now())
+    await onB.keys.revoke(other.id, Date.now())
     await waitFor(async () => (await call(b.url, other.key)).status === 401, 2000, 'b refusing the revoked key', 20)
     expect((await call(base, other.key)).status).toBe(200)
 
@@ -201,16 +206,17 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
     }
     const a = await replica(`redis://127.0.0.1:${proxy.port}`)
     const b = await replica(redisUrl)
-    const account = await b.accounts.create(
+    const { accounts, keys } = appInternals(b)
+    const account = await accounts.create(
       { email: `cut-${randomBytes(3).toString('hex')}@example.com`, plan: 'tiny' },
       Date.now(),
     )
-    const k = await b.keys.create({ accountId: account.id, name: 'k' }, Date.now())
+    const k = await keys.create({ accountId: account.id, name: 'k' }, Date.now())
     await waitFor(async () => (await call(a.url, k.key)).status === 200, 2000, 'a serving the new key (pushed)', 20)
 
     await proxy.cut()
     await waitFor(async () => (await health(a.url)).status === 'degraded', 5000, 'a degraded')
-    await b.keys.revoke(k.id, Date.now())
+    await keys.revoke(k.id, Date.now())
     await waitFor(async () => (await call(b.url, k.key)).status === 401, 2000, 'b refusing the revoked key', 20)
     // a did not hear it (and polls a minute apart): still served, under its insurance share.
     expect((await call(a.url, k.key)).status).toBe(200)
@@ -248,7 +254,7 @@ describeWithServices(['postgres', 'redis'], 'a replica started or cut off while 
       }),
       logger: createLogger('silent'),
     })
-    expect(app.redis!.isReady()).toBe(false)
+    expect(appInternals(app).redis!.isReady()).toBe(false)
     const t0 = Date.now()
     await app.stop()
     expect(Date.now() - t0).toBeLessThan(3000)

@@ -144,9 +144,9 @@ describe('Solana through the gateway (embedded devnet, HTTP)', () => {
       charged.push(r.credits)
     }
     expect(charged).toEqual([180, 180, 180, 1800])
-    await server.app.ledger.flush()
+    await server.parts.ledger.flush()
     const day = new Date().toISOString().slice(0, 10)
-    const report = await queryUsage(server.app.database.db, { day, by: 'method', accountId: account.id })
+    const report = await queryUsage(server.parts.database.db, { day, by: 'method', accountId: account.id })
     expect(report.total.credits).toBe(180 * 3 + 1800)
     expect(report.rows.find((r) => r.group === 'getProgramAccounts')).toMatchObject({ calls: 2, credits: 1980 })
   })
@@ -180,8 +180,8 @@ describe('Solana through the gateway (embedded devnet, HTTP)', () => {
   it('a key with an address allowlist of Solana accounts reaches those, and no others', async () => {
     const { key } = await server.newKey('team', [NETWORK])
     const allowed = funded[0]!.address
-    await addAllowlistEntriesTo(server.app.database.db, key.id, 'addresses', [allowed], Date.now())
-    await server.app.keySnapshot.reload()
+    await addAllowlistEntriesTo(server.parts.database.db, key.id, 'addresses', [allowed], Date.now())
+    await server.parts.keySnapshot.reload()
     const balance = (who: string) =>
       server.rpc({ jsonrpc: '2.0', id: 1, method: 'getBalance', params: [who] }, { network: NETWORK, key: key.key })
     expect((await balance(allowed)).status).toBe(200)
@@ -275,7 +275,7 @@ describe('Solana through the gateway: two nodes of one cluster', () => {
     }
     for (let i = 1; i < slots.length; i++) expect(slots[i]!).toBeGreaterThanOrEqual(slots[i - 1]!)
     // Both nodes answered (else the floor was never needed): the pool spreads reads over healthy nodes.
-    const upstreams = two.app.pools.get(NETWORK)!.status()
+    const upstreams = two.parts.pools.get(NETWORK)!.status()
     expect(upstreams.every((u) => u.answers > 0)).toBe(true)
   })
 
@@ -292,7 +292,7 @@ describe('Solana through the gateway: two nodes of one cluster', () => {
       slots.push(typeof result === 'number' ? result : result.context.slot)
     }
     for (let i = 1; i < slots.length; i++) expect(slots[i]!, `call ${i}`).toBeGreaterThanOrEqual(slots[i - 1]!)
-    const upstreams = two.app.pools.get(NETWORK)!.status()
+    const upstreams = two.parts.pools.get(NETWORK)!.status()
     expect(upstreams.every((u) => u.answers > 0)).toBe(true)
   })
 

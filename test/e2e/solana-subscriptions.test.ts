@@ -55,7 +55,7 @@ afterAll(async () => {
 
 const wsUrl = (key = s.key.key) => `${s.url.replace('http', 'ws')}/networks/${NETWORK}/ws/v3/${key}`
 const httpUrl = (key = s.key.key) => s.endpoint(NETWORK, key)
-const hub = () => s.app.hubs.get(NETWORK)!
+const hub = () => s.parts.hubs.get(NETWORK)!
 
 async function until(check: () => boolean, timeoutMs = 15_000) {
   const deadline = Date.now() + timeoutMs
@@ -105,9 +105,9 @@ async function rawClient(key?: string) {
 }
 
 const usage = async (accountId: string, keyId: string) => {
-  await s.app.ledger.flush()
+  await s.parts.ledger.flush()
   const day = new Date().toISOString().slice(0, 10)
-  const rows = (await queryUsage(s.app.database.db, { day, by: 'method', accountId, keyId })).rows
+  const rows = (await queryUsage(s.parts.database.db, { day, by: 'method', accountId, keyId })).rows
   return Object.fromEntries(rows.map((r) => [r.group, { calls: r.calls, credits: r.credits }]))
 }
 
@@ -263,7 +263,7 @@ describe('Solana subscriptions through the gateway', () => {
     expect(rows.slotUnsubscribe).toEqual({ calls: 1, credits: PRICE })
     const total = Object.values(rows).reduce((sum, r) => sum + r.credits, 0)
     expect(total).toBe((4 + slotNotes + rootNotes) * PRICE)
-    expect(await s.app.limits.usedToday(account.id, Date.now())).toBe(total)
+    expect(await s.parts.limits.usedToday(account.id, Date.now())).toBe(total)
     expect(c.order.filter((o) => o.startsWith('answer:'))).toEqual(['answer:1', 'answer:2', 'answer:3', 'answer:4'])
     c.ws.close()
   })

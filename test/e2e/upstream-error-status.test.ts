@@ -66,8 +66,8 @@ const stateOf = async (s: TestServer, x: FakeNode) =>
     (u: { upstream: string }) => u.upstream === x.url.replace(/\/$/, ''),
   )
 async function ledger(s: TestServer) {
-  await s.app.ledger.flush()
-  const usage = await queryUsage(s.app.database.db, {
+  await s.parts.ledger.flush()
+  const usage = await queryUsage(s.parts.database.db, {
     day: new Date().toISOString().slice(0, 10),
     by: 'method',
     accountId: s.account.id,

@@ -359,7 +359,7 @@ describe('replicas and one-node networks', () => {
       const d = decodeFilterId(id, one.key.id)!
       expect(await atNode(env.nodes[0]!, 'eth_getFilterChanges', [d.nodeId])).toEqual([])
       expect((await one.rpc(call('eth_getFilterChanges', [id]), { network: 'remote' })).json().result).toEqual([])
-      expect(one.app.pools.get('remote')!.pinsFilters).toBe(true)
+      expect(one.parts.pools.get('remote')!.pinsFilters).toBe(true)
     } finally {
       await one.stop()
     }

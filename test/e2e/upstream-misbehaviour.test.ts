@@ -75,14 +75,14 @@ const stateOf = async (s: TestServer, x: FakeNode) =>
   )
 const askedBalance = (x: FakeNode) => x.requests.filter((r) => JSON.stringify(r.body).includes('eth_getBalance')).length
 async function ledger(s: TestServer) {
-  await s.app.ledger.flush()
-  await s.app.upstreamUsage.flush()
-  const usage = await queryUsage(s.app.database.db, {
+  await s.parts.ledger.flush()
+  await s.parts.upstreamUsage.flush()
+  const usage = await queryUsage(s.parts.database.db, {
     day: new Date().toISOString().slice(0, 10),
     by: 'method',
     accountId: s.account.id,
   })
-  const upstream = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
+  const upstream = await queryUpstreamUsage(s.parts.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
   const rows = upstream.rows.filter((r) => r.method === 'eth_getBalance')
   return { calls: usage.total.calls, credits: usage.total.credits, attempts: rows.reduce((a, r) => a + r.attempts, 0) }
 }

@@ -80,8 +80,8 @@ const stateOf = async (s: TestServer, node: FakeNode) =>
   )
 
 async function creditsToday(s: TestServer): Promise<{ calls: number; credits: number }> {
-  await s.app.ledger.flush()
-  const report = await queryUsage(s.app.database.db, {
+  await s.parts.ledger.flush()
+  const report = await queryUsage(s.parts.database.db, {
     day: new Date().toISOString().slice(0, 10),
     by: 'method',
     accountId: s.account.id,

@@ -73,9 +73,9 @@ describe('usage alerts on one gateway', () => {
     })
     expect([refused.statusCode, refused.body.includes('only http(s) URLs')]).toEqual([400, true])
 
-    const account = (await server.app.accounts.resolve(email))!
-    const key = await server.app.keys.create({ accountId: account.id, name: 'alerts' }, Date.now())
-    await server.app.keySnapshot.reload()
+    const account = (await server.parts.accounts.resolve(email))!
+    const key = await server.parts.keys.create({ accountId: account.id, name: 'alerts' }, Date.now())
+    await server.parts.keySnapshot.reload()
     const spend = async (n: number) => {
       for (let i = 0; i < n; i++) {
         const r = await server.rpc(balanceCall, { key: key.key })
@@ -148,7 +148,7 @@ describe('usage alerts on one gateway', () => {
     expect((await api.get(`/accounts/${account.id}/alerts/deliveries`)).body).toEqual({ alerts: [] })
     expect((await api.get('/accounts/no-such-account/alerts')).status).toBe(404)
     // The first test's account: its delivery log with every attempt.
-    const first = (await server.app.alerts!.settings.list()).find((s) => s.email.startsWith('alerts-'))!
+    const first = (await server.parts.alerts!.settings.list()).find((s) => s.email.startsWith('alerts-'))!
     const log = (await api.get(`/accounts/${first.accountId}/alerts/deliveries`)).body.alerts
     const eighty = log.find((a: { threshold: number; kind: string }) => a.kind === 'credits' && a.threshold === 80)
     expect(eighty).toMatchObject({ status: 'delivered', attempts: 2, lastStatus: 200 })
@@ -193,8 +193,8 @@ for (const shared of [false, true])
       it('both sweep, each threshold is sent once', async () => {
         const [a, b] = servers as [TestServer, TestServer]
         const { account, key } = await a.newKey('tiny')
-        await b.app.keySnapshot.reload()
-        await a.app.alerts!.settings.set(
+        await b.parts.keySnapshot.reload()
+        await a.parts.alerts!.settings.set(
           account.id,
           { creditThresholds: [50, 80, 100], webhookUrl: receiver.url },
           Date.now(),
@@ -211,7 +211,7 @@ for (const shared of [false, true])
             .map((x) => x.threshold)
             .sort(),
         ).toEqual([100, 50, 80])
-        const rows = await a.app.alerts!.log.recent(account.id, 10)
+        const rows = await a.parts.alerts!.log.recent(account.id, 10)
         expect(rows.map((r) => [r.threshold, r.status, r.attempts]).sort()).toEqual([
           [100, 'delivered', 1],
           [50, 'delivered', 1],

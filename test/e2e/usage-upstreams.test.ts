@@ -63,8 +63,8 @@ const rpc = (method: string, params: unknown[] = []) => s.rpc(call(method, param
 describe('upstream usage', () => {
   it('records which upstream answered each call and every upstream attempt, retries included', async () => {
     for (let i = 0; i < 8; i++) expect((await rpc('eth_getBalance', [ADDRESS, 'latest'])).json().result).toBe('0x1')
-    await s.app.upstreamUsage.flush()
-    const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
+    await s.parts.upstreamUsage.flush()
+    const report = await queryUpstreamUsage(s.parts.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
     const rows = report.rows.filter((r) => r.method === 'eth_getBalance')
     // Only the good upstream ever answered.
     expect(rows.map((r) => r.upstream)).toEqual([label(good)])
@@ -79,8 +79,8 @@ describe('upstream usage', () => {
     const batch = [0, 1, 2].map((i) => call('eth_getTransactionCount', [ADDRESS, 'latest'], i + 1))
     const res = await s.rpc(batch, { network: 'remote' })
     expect(res.json().map((a: { result: unknown }) => a.result)).toEqual(['0x1', '0x1', '0x1'])
-    await s.app.upstreamUsage.flush()
-    const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
+    await s.parts.upstreamUsage.flush()
+    const report = await queryUpstreamUsage(s.parts.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
     const rows = report.rows.filter((r) => r.method === 'eth_getTransactionCount')
     const batches = (n: FakeNode) =>
       n.requests.filter(
@@ -97,8 +97,8 @@ describe('upstream usage', () => {
     const answers = await Promise.all(Array.from({ length: 5 }, () => rpc('eth_gasPrice')))
     good.fault(undefined)
     for (const a of answers) expect(a.json().result).toBe('0x1')
-    await s.app.upstreamUsage.flush()
-    const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
+    await s.parts.upstreamUsage.flush()
+    const report = await queryUpstreamUsage(s.parts.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
     const chainId = report.rows.filter((r) => r.method === 'eth_chainId')
     expect(chainId.reduce((n, r) => n + r.calls, 0)).toBe(3)
     expect(chainId.reduce((n, r) => n + r.cacheHits, 0)).toBeGreaterThanOrEqual(2)
@@ -116,8 +116,8 @@ describe('upstream usage', () => {
     const res = await rpc('eth_getCode', [ADDRESS, 'latest'])
     good.fault(undefined)
     expect(res.status).toBeGreaterThanOrEqual(500)
-    await s.app.upstreamUsage.flush()
-    const report = await queryUpstreamUsage(s.app.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
+    await s.parts.upstreamUsage.flush()
+    const report = await queryUpstreamUsage(s.parts.database.db, { fromSec: 0, toSec: 2 ** 40, byMethod: true })
     const none = report.rows.filter((r) => r.method === 'eth_getCode')
     expect(none.map((r) => [r.upstream, r.calls, r.credits, r.failures])).toEqual([[NO_UPSTREAM, 1, 0, 1]])
     // The pool says how many upstream requests the failed call made: both upstreams were asked.
@@ -126,9 +126,9 @@ describe('upstream usage', () => {
   })
 
   it('chaingate usage --by upstream prints the same totals (text and --json); --account does not apply', async () => {
-    await s.app.upstreamUsage.flush()
+    await s.parts.upstreamUsage.flush()
     const day = new Date().toISOString().slice(0, 10)
-    const expected = await queryUpstreamUsage(s.app.database.db, {
+    const expected = await queryUpstreamUsage(s.parts.database.db, {
       fromSec: Date.parse(`${day}T00:00:00Z`) / 1000,
       toSec: Date.parse(`${day}T00:00:00Z`) / 1000 + 86_400,
     })
@@ -165,8 +165,8 @@ describe('upstream usage', () => {
     expect(before.statusCode).toBe(200)
     expect(before.body).not.toContain('id="upstream-usage"')
     expect(before.body).not.toContain(label(good))
-    const account = (await s.app.accounts.findByEmail(email))!
-    await s.app.database.db.updateTable('accounts').set({ role: 'operator' }).where('id', '=', account.id).execute()
+    const account = (await s.parts.accounts.findByEmail(email))!
+    await s.parts.database.db.updateTable('accounts').set({ role: 'operator' }).where('id', '=', account.id).execute()
     const after = await c.get('/usage')
     expect(after.statusCode).toBe(200)
     expect(after.body).toContain('id="upstream-usage"')

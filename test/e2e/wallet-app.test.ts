@@ -23,8 +23,8 @@ test('a dapp reads, sends and subscribes through the gateway, charged to the wal
   expect(url).toMatch(/^ws:\/\/127\.0\.0\.1:\d+\/$/)
   expect(s.app.info['wallet console']).toMatch(/\/console\?token=[0-9a-f]{32}$/)
   expect(s.app.info['wallet keys']).toMatch(/PUBLIC/)
-  const walletAccount = (await s.app.accounts.findByEmail(WALLET_ACCOUNT_EMAIL))!
-  const before = s.app.limits.usedToday(walletAccount.id, Date.now())
+  const walletAccount = (await s.parts.accounts.findByEmail(WALLET_ACCOUNT_EMAIL))!
+  const before = s.parts.limits.usedToday(walletAccount.id, Date.now())
 
   const d = dapp(url, 'https://app-wired.example')
   const scope = 'eip155:31338'
@@ -49,7 +49,7 @@ test('a dapp reads, sends and subscribes through the gateway, charged to the wal
   expect(receipt.status).toBe('0x1')
   const note = await d.next((n) => n.method === 'wallet_notify' && n.params.notification.params.subscription === sub)
   expect(note.params.scope).toBe(scope)
-  expect(s.app.limits.usedToday(walletAccount.id, Date.now()) - before).toBeGreaterThan(0)
+  expect(s.parts.limits.usedToday(walletAccount.id, Date.now()) - before).toBeGreaterThan(0)
   await d.close()
 })
 

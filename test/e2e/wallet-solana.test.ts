@@ -179,8 +179,8 @@ describeWithPrograms(['chromium'], 'one wallet session for EVM and Solana', () =
   })
 
   test('signAndSendTransaction: a SOL transfer sent through the gateway (charged to the wallet key), confirmed', async () => {
-    const walletAccount = (await s.app.accounts.findByEmail(WALLET_ACCOUNT_EMAIL))!
-    const before = s.app.limits.usedToday(walletAccount.id, Date.now())
+    const walletAccount = (await s.parts.accounts.findByEmail(WALLET_ACCOUNT_EMAIL))!
+    const before = s.parts.limits.usedToday(walletAccount.id, Date.now())
     const to = await generateKeyPairSigner()
     const transaction = await unsigned(SOL0, [
       getTransferSolInstruction({
@@ -192,7 +192,7 @@ describeWithPrograms(['chromium'], 'one wallet session for EVM and Solana', () =
     const r = await approved(SOL, 'signAndSendTransaction', { account: { address: SOL0 }, transaction, scope: SOL })
     await confirmed(r.signature)
     expect((await rpc().getBalance(to.address, { commitment: 'confirmed' }).send()).value).toBe(2_000_000n)
-    expect(s.app.limits.usedToday(walletAccount.id, Date.now()) - before).toBeGreaterThan(0)
+    expect(s.parts.limits.usedToday(walletAccount.id, Date.now()) - before).toBeGreaterThan(0)
     const activity = await consoleApi('/console/api/activity')
     expect(activity.entries.some((e: any) => e.kind === 'signAndSendTransaction' && e.outcome === 'sent')).toBe(true)
   })

@@ -57,7 +57,7 @@ const node = (method: string, params: unknown[] = []) => rpcAt(anvil.url, method
 const mineOne = () => node('anvil_mine', ['0x1'])
 const head = async () => Number(await node('eth_blockNumber'))
 const emitLog = () => node('eth_sendTransaction', [{ from: SENDER, data: EMIT_LOG }])
-const hub = () => s.app.hubs.get('remote')!
+const hub = () => s.parts.hubs.get('remote')!
 const movedBack = () => s.logs.filter((l) => l.msg === 'subscriptions moved' && l.reason === 'preferred')
 
 /** Loops still running: stopped after each test, also when it failed (a loop left mining would disturb the next). */
@@ -178,7 +178,7 @@ describe('replayed events and credits per second', () => {
     const first = (await head()) + 1
     await mineOne()
     await allHave([c], first)
-    const usedBefore = s.app.limits.usedToday(account.id, Date.now())
+    const usedBefore = s.parts.limits.usedToday(account.id, Date.now())
     const seenBefore = c.heads().length
     // Five blocks (250 credits of events at 50 each, on a 10 credits/s plan) made while the node hangs: the
     // heartbeat finds it, and the switch replays them in one burst.
@@ -188,7 +188,7 @@ describe('replayed events and credits per second', () => {
     await allHave([c], first + 5)
     expect(c.heads()).toEqual(range(first, first + 5))
     const charged = await waitFor(() => {
-      const used = s.app.limits.usedToday(account.id, Date.now()) - usedBefore
+      const used = s.parts.limits.usedToday(account.id, Date.now()) - usedBefore
       return used >= (c.heads().length - seenBefore) * NEWHEADS_EVENT ? used : undefined
     })
     expect(charged).toBe((c.heads().length - seenBefore) * NEWHEADS_EVENT)
@@ -225,8 +225,8 @@ describe('a subscription node its provider starts refusing', () => {
 
   it('is moved off once the pool cordons it (rate-limited), make before break; newHeads go on from the other node without a gap', async () => {
     const label = (n: FakeNode) => n.wsUrl.replace(/\/$/, '') // as the hub names it
-    const hubR = g.app.hubs.get('remote')!
-    const pool = g.app.pools.get('remote')!
+    const hubR = g.parts.hubs.get('remote')!
+    const pool = g.parts.pools.get('remote')!
     a.setHead(5)
     b.setHead(5)
     const c = await newHeadsClient(g)

@@ -73,7 +73,7 @@ function gatewayOver(
 
 /** The proxy the gateway's subscriptions run through now, and the other one. */
 function subscriptionProxies(s: TestServer, a: TcpProxy, b: TcpProxy) {
-  const current = s.app.hubs.get('remote')!.upstream === a.wsUrl ? a : b
+  const current = s.parts.hubs.get('remote')!.upstream === a.wsUrl ? a : b
   return { current, other: current === a ? b : a }
 }
 
@@ -92,7 +92,7 @@ async function expectMovedWithoutClosing(
   moved: TcpProxy,
   clients: { ws: WebSocket; closedWith(): unknown }[],
 ) {
-  expect(s.app.hubs.get('remote')!.upstream).toBe(other.wsUrl)
+  expect(s.parts.hubs.get('remote')!.upstream).toBe(other.wsUrl)
   for (const c of clients) expect(c.closedWith()).toBeUndefined()
   await moved.restore()
   for (const c of clients) c.ws.close()
@@ -109,7 +109,7 @@ describe('subscriptions with two upstreams', () => {
   const g = gatewayOver(() => [anvil.url, anvil.url])
 
   it('clients with the same subscription share one upstream subscription; the last unsubscribe ends it', async () => {
-    const hub = g.s.app.hubs.get('remote')!
+    const hub = g.s.parts.hubs.get('remote')!
     const c1 = await newHeadsClient(g.s)
     const c2 = await newHeadsClient(g.s)
     // The same filter written in another member order is the same subscription.
@@ -153,7 +153,7 @@ describe('subscriptions with two upstreams', () => {
     expect(
       Number(/chaingate_subscription_moves_total\{network="remote",reason="dropped"\} (\d+)/.exec(metrics)?.[1]),
     ).toBeGreaterThanOrEqual(1)
-    expect(metrics).toMatch(/chaingate_upstream_subscriptions\{network="remote"\} 1\b/)
+    expect(metrics).toMatch(/chaingate_upstream_subscriptions\{network="remote",kind="newHeads"\} 1\b/)
     await expectMovedWithoutClosing(s, other, cut, [c1, c2])
   }, 60_000)
 
@@ -188,7 +188,7 @@ describe('subscriptions with two upstreams', () => {
       s,
       proxies: [a, b],
     } = g
-    const hub = s.app.hubs.get('remote')!
+    const hub = s.parts.hubs.get('remote')!
     const c = await logsClient(s)
     const logs = () => c.logs().map((l) => l.transactionHash)
     const txs: string[] = []
@@ -274,7 +274,7 @@ describe('no upstream reachable', () => {
     const closed = await Promise.race([c.closed, new Promise((r) => setTimeout(() => r('still open'), 30_000))])
     expect(closed).toMatchObject({ code: 1013 })
     expect((closed as { reason: string }).reason).toContain('subscribe again')
-    expect(s.app.hubs.get('remote')!.size).toBe(0)
+    expect(s.parts.hubs.get('remote')!.size).toBe(0)
     await p.restore()
     const again = await newHeadsClient(s)
     expect(typeof again.sub).toBe('string')
@@ -325,7 +325,7 @@ describe('upstreams at different heights', () => {
       s,
       proxies: [a, b],
     } = g
-    const hub = s.app.hubs.get('remote')!
+    const hub = s.parts.hubs.get('remote')!
     // Subscriptions start on the node that is ahead.
     await a.restore()
     const c = await newHeadsClientAvoiding(s, b)
@@ -371,7 +371,7 @@ describe('a subscription node the pool finds lagging', () => {
       s,
       proxies: [a, b],
     } = g
-    const hub = s.app.hubs.get('remote')!
+    const hub = s.parts.hubs.get('remote')!
     const onAhead = (method: string, params: unknown[] = []) => rpcAt(ahead.url, method, params)
     await onAhead('anvil_mine', ['0x14']) // well ahead (more than maxLagBlocks)
     // Subscriptions start on the lagging node.
@@ -383,7 +383,7 @@ describe('a subscription node the pool finds lagging', () => {
     const deadline = Date.now() + 30_000
     while (hub.upstream !== a.wsUrl) {
       if (Date.now() > deadline)
-        throw new Error(`still on ${hub.upstream}: ${JSON.stringify(s.app.pools.get('remote')!.status())}`)
+        throw new Error(`still on ${hub.upstream}: ${JSON.stringify(s.parts.pools.get('remote')!.status())}`)
       await s.rpc(call('eth_blockNumber'), { network: 'remote' })
       await new Promise((r) => setTimeout(r, 200))
     }

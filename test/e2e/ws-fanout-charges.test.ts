@@ -61,9 +61,9 @@ async function until(check: () => boolean, timeoutMs = 10_000) {
   }
 }
 const usage = async (accountId: string, keyId: string) => {
-  await s.app.ledger.flush()
+  await s.parts.ledger.flush()
   const day = new Date().toISOString().slice(0, 10)
-  const rows = (await queryUsage(s.app.database.db, { day, by: 'method', accountId, keyId })).rows
+  const rows = (await queryUsage(s.parts.database.db, { day, by: 'method', accountId, keyId })).rows
   return Object.fromEntries(rows.map((r) => [r.group, { calls: r.calls, credits: r.credits }]))
 }
 
@@ -71,8 +71,8 @@ describe('subscription events charged per key in aggregate', () => {
   // Several keys (two of one account), several subscribers each, several blocks; a client closes midway.
   it('credits and ledger rows as per-subscriber charging; blocks in order; a closed client not charged', async () => {
     const a = await s.newKey('team')
-    const second = await s.app.keys.create({ accountId: a.account.id, name: 'second' }, Date.now())
-    await s.app.keySnapshot.reload()
+    const second = await s.parts.keys.create({ accountId: a.account.id, name: 'second' }, Date.now())
+    await s.parts.keySnapshot.reload()
     const b = await s.newKey('team')
     const keys = [
       { account: a.account.id, key: a.key, sockets: [2, 1, 1] },
@@ -82,8 +82,8 @@ describe('subscription events charged per key in aggregate', () => {
     const clients = await Promise.all(
       keys.map(async (k) => ({ ...k, subs: await Promise.all(k.sockets.map((n) => subscriber(k.key.key, n))) })),
     )
-    const price = s.app.costs.event('newHeads')
-    const fee = s.app.costs.method('devnet-a', 'eth_subscribe')
+    const price = s.parts.costs.event('newHeads')
+    const fee = s.parts.costs.method('devnet-a', 'eth_subscribe')
     expect(price).toBeGreaterThan(0)
 
     const from = (await tip()) + 1
@@ -110,14 +110,14 @@ describe('subscription events charged per key in aggregate', () => {
     })
     for (const [i, c] of clients.entries()) {
       const e = expected[i]!
-      expect(s.app.limits.keyUsedToday(c.key.id, Date.now())).toBe(e.credits)
+      expect(s.parts.limits.keyUsedToday(c.key.id, Date.now())).toBe(e.credits)
       expect(await usage(c.account, c.key.id)).toEqual({
         eth_subscribe: { calls: e.subs, credits: e.subs * fee },
         'eth_subscription:newHeads': { calls: e.events, credits: e.events * price },
       })
     }
-    expect(s.app.limits.usedToday(a.account.id, Date.now())).toBe(expected[0]!.credits + expected[1]!.credits)
-    expect(s.app.limits.usedToday(b.account.id, Date.now())).toBe(expected[2]!.credits)
+    expect(s.parts.limits.usedToday(a.account.id, Date.now())).toBe(expected[0]!.credits + expected[1]!.credits)
+    expect(s.parts.limits.usedToday(b.account.id, Date.now())).toBe(expected[2]!.credits)
     for (const c of clients) for (const x of c.subs) x.ws.close()
   })
 
@@ -125,15 +125,15 @@ describe('subscription events charged per key in aggregate', () => {
   it('the balance runs out mid-event: then every socket of the account is closed with 1008', async () => {
     const { account, key } = await s.newKey('tiny') // 300 credits a day
     const subs = [await subscriber(key.key), await subscriber(key.key), await subscriber(key.key)]
-    const price = s.app.costs.event('newHeads')
-    const fee = s.app.costs.method('devnet-a', 'eth_subscribe')
+    const price = s.parts.costs.event('newHeads')
+    const fee = s.parts.costs.method('devnet-a', 'eth_subscribe')
     expect({ price, fee }).toEqual({ price: 50, fee: 5 }) // the figures below: 15 + 150 + (50 + 50 + 35) = 300
     const from = (await tip()) + 1
     await mine(3)
     const codes = await Promise.all(subs.map((x) => x.closed))
     expect(codes).toEqual([1008, 1008, 1008])
     for (const x of subs) expect([...x.heads.values()][0]).toEqual([from, from + 1])
-    expect(s.app.limits.usedToday(account.id, Date.now())).toBe(300)
+    expect(s.parts.limits.usedToday(account.id, Date.now())).toBe(300)
     expect(await usage(account.id, key.id)).toEqual({
       eth_subscribe: { calls: 3, credits: 15 },
       'eth_subscription:newHeads': { calls: 6, credits: 285 },

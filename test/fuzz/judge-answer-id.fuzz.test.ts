@@ -1,8 +1,9 @@
 /**
  * Fuzz suite, judgeAnswer's `id` (src/upstreams/pool/judge-answer.ts): told the call's id (as the request's parse
  * gives it), the verdict is the very one of the walk of the request, fault text included, for any answer and any
- * spelling of its id (escapes, exponents, `-0`, spaces). An answer isPlainResult takes is a result to the walk
- * (and no error to isErrorAnswer). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to explore).
+ * spelling of its id (escapes, exponents, `-0`, spaces). An answer isPlainResult takes, its id first or its result
+ * first, is a result to the walk (and no error to isErrorAnswer). Seeded and bounded (FUZZ_SEED / FUZZ_RUNS to
+ * explore).
  */
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
@@ -61,13 +62,19 @@ describe('fuzz: judgeAnswer told the call id', () => {
           return
         }
         const request = Buffer.from(`{"jsonrpc":"2.0","id":${reqId},"method":"eth_getBalance","params":[]}`)
-        const answer = Buffer.from(`{"jsonrpc":"2.0","id":${answerId},"result":${v}${t}`)
-        const walked = judgeAnswer(request, answer)
-        if (isPlainResult(answer, id)) {
-          expect(walked, answer.toString()).toBe('result')
-          expect(isErrorAnswer(answer)).toBe(false)
+        // The id first (EVM nodes), or the result first (Solana's Agave): `t` then ends the result or the id.
+        for (const answer of [
+          Buffer.from(`{"jsonrpc":"2.0","id":${answerId},"result":${v}${t}`),
+          Buffer.from(`{"jsonrpc":"2.0","result":${v},"id":${answerId}${t}`),
+          Buffer.from(`{"jsonrpc":"2.0","result":${v}${t.startsWith(',') ? t.slice(0, -1) : ''},"id":${answerId}}`),
+        ]) {
+          const walked = judgeAnswer(request, answer)
+          if (isPlainResult(answer, id)) {
+            expect(walked, answer.toString()).toBe('result')
+            expect(isErrorAnswer(answer)).toBe(false)
+          }
+          same(request.toString(), answer.toString())
         }
-        same(request.toString(), answer.toString())
       }),
       { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
     )
@@ -75,6 +82,11 @@ describe('fuzz: judgeAnswer told the call id', () => {
     expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":"a","result":{"b":[]}} \n'), 'a')).toBe(true)
     expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":2,"result":"0x0"}'), 1)).toBe(false)
     expect(isPlainResult(Buffer.from('{"jsonrpc":"2.0","id":1,"result":"0x0"'), 1)).toBe(false)
+    const solana = '{"jsonrpc":"2.0","result":{"context":{"apiVersion":"2.1.0","slot":341197053},"value":0},"id":1}'
+    expect(isPlainResult(Buffer.from(solana), 1)).toBe(true)
+    expect(isPlainResult(Buffer.from(solana.replace('"id":1', '"id":2')), 1)).toBe(false)
+    expect(isPlainResult(Buffer.from(`${solana.slice(0, -1)},"error":null}`), 1)).toBe(false)
+    expect(isPlainResult(Buffer.from(solana.slice(0, -1)), 1)).toBe(false)
   })
 
   it('takes the answer as the walk does for the ids a node writes back', () => {

@@ -13,8 +13,8 @@ export const DOCUMENTED_STATUSES = [200, 204, 400, 413]
 export async function ledgerCredits(s: TestServer, keyId: string, expected?: number): Promise<number> {
   // Through kysely, so it reads the same on SQLite and PostgreSQL (CHAINGATE_TEST_DATABASE=postgres).
   const read = async () => {
-    await s.app.ledger.flush()
-    const row = await s.app.database.db
+    await s.parts.ledger.flush()
+    const row = await s.parts.database.db
       .selectFrom('usage_hourly')
       .select((eb) => eb.fn.sum<number>('credits').as('c'))
       .where('key_id', '=', keyId)

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest'
 import { touchedAddresses } from '../../src/keys/security/addresses.ts'
 import { decide } from '../../src/methods/policy.ts'
 import { defaultServed } from '../../src/methods/served.ts'
-import { base58Decode, base58Encode } from '../../src/methods/solana/base58.ts'
+import { base58Decode, base58Encode, isPubkey } from '../../src/methods/solana/base58.ts'
 import {
   MAX_TRANSACTION_BYTES,
   parseWireTransaction,
@@ -131,6 +131,35 @@ describe('fuzz: base58 against @scure/base', () => {
       }),
       { seed: FUZZ.seed, numRuns: FUZZ.runs(2000) },
     )
+  })
+
+  it('isPubkey: exactly the texts base58Decode reads as 32 bytes', () => {
+    // Keys (leading zero bytes and large values included), then an edit: a digit more or less, a '1' in front, a
+    // character outside the alphabet or outside ASCII.
+    const key = fc
+      .tuple(fc.nat(3), fc.uint8Array({ minLength: 29, maxLength: 34 }), fc.boolean())
+      .map(([z, b, high]) => Uint8Array.from([...Array(z).fill(0), ...(high ? b.map(() => 0xff) : b)]))
+      .map((b) => base58.encode(b))
+    const edit = fc.constantFrom('', 'drop', 'one', 'z', '0', 'é', 'lead')
+    fc.assert(
+      fc.property(key, edit, (k, e) => {
+        const t = e === 'drop' ? k.slice(1) : e === 'lead' ? `1${k}` : e === 'one' ? `${k}1` : e === '' ? k : `${k}${e}`
+        const decoded = t.length >= 32 && t.length <= 44 ? base58Decode(t, 32) : undefined
+        expect(isPubkey(t), t).toBe(decoded?.length === 32)
+      }),
+      { seed: FUZZ.seed, numRuns: FUZZ.runs(3000) },
+    )
+    // Each side of every power of 256 near 32 bytes, after 0 to 2 zero bytes.
+    for (let k = 28; k <= 34; k++)
+      for (let z = 0; z <= 2; z++) {
+        const power = Uint8Array.from([...Array(z).fill(0), 1, ...Array(k).fill(0)])
+        const below = Uint8Array.from([...Array(z + 1).fill(0), ...Array(k).fill(0xff)])
+        for (const t of [base58.encode(power), base58.encode(below)])
+          expect(isPubkey(t), t).toBe(t.length >= 32 && t.length <= 44 && base58Decode(t, 32)?.length === 32)
+      }
+    expect(isPubkey('z'.repeat(44))).toBe(false)
+    expect(isPubkey('1'.repeat(32))).toBe(true)
+    expect(isPubkey(base58.encode(new Uint8Array(32).fill(0xff)))).toBe(true)
   })
 
   it('refuses exactly the texts @scure/base refuses', () => {

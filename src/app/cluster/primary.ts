@@ -94,7 +94,7 @@ export async function startCluster(
   /** Starts worker `number`; its promise (also in `ready`) resolves once it listens. */
   const fork = (number: number): Worker => {
     const worker = cluster.fork(workerEnv(number, embedded))
-    if (!config.database.url) answerRelayedExplorerBatches(worker, () => app.requests?.writer)
+    if (!config.database.url) answerRelayedExplorerBatches(worker, () => app.requestWriter)
     exits.set(worker, new Promise((r) => worker.once('exit', () => r())))
     const listens = new Promise<void>((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null) =>

@@ -28,7 +28,8 @@ import type { UsageLedger } from '../../usage/ledger.ts'
 import type { UpstreamUsage } from '../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../usage/requests/recorder.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
-import { registerSubscriptionMetrics, type SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import type { SubscriptionHub } from '../../upstreams/subscriptions/hub.ts'
+import { registerSubscriptionMetrics } from '../../upstreams/subscriptions/metrics.ts'
 import { createSlots } from '../../shared/slots.ts'
 import type { StopList } from '../stop-list.ts'
 import type { KeySecurity } from './keys.ts'
@@ -102,6 +103,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
     ),
   )
   metrics.watchCache(() => w.callLayers.store.sizeBytes)
+  w.callLayers.lookups.register(metrics.registry, w.redis !== undefined)
   const version = w.configVersion
   if (version !== undefined) metrics.watchConfigVersion(() => version()?.version ?? '')
   if (w.redis) metrics.watchRedis(() => (limits as { degraded?: boolean }).degraded === true)

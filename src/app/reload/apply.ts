@@ -87,6 +87,7 @@ export function createReloader(t: ReloadTargets): Reloader {
     createNetworkLayers({ cache: config.cache, networks: [n] }, pools, {
       cache: t.callLayers.store,
       floors: t.callLayers.floors,
+      lookups: t.callLayers.lookups,
     }).layers.get(n.name)!
 
   const fail = (error: string): ReloadResult => ({ ok: false, ...version(), changes: [], error })

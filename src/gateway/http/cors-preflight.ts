@@ -1,11 +1,21 @@
 /**
- * The CORS preflight answer of the RPC paths. A page's fetch may add headers of its own (viem's `fetchOptions`,
+ * The CORS headers of the RPC paths (every answer there carries them; the hot route, ./rpc-route.ts, its own
+ * subset) and their preflight answer. A page's fetch may add headers of its own (viem's `fetchOptions`,
  * tracing ids): the preflight allows what the browser asks for when each name is a plain HTTP token, so one odd
  * header does not fail every call, and falls back to the fixed list otherwise. Any origin may call (the key is
  * the credential); `vary` keeps caches from reusing an answer for another request's header list.
  */
 import type { FastifyReply, FastifyRequest } from 'fastify'
-import { CORS_HEADERS } from './rpc-route.ts'
+
+/** Headers a browser page may read from an answer besides the CORS-safelisted ones. */
+export const EXPOSED_HEADERS = 'x-credits-charged, retry-after'
+export const CORS_HEADERS: [string, string][] = [
+  ['access-control-allow-origin', '*'],
+  ['access-control-allow-methods', 'POST, OPTIONS'],
+  ['access-control-allow-headers', 'content-type, authorization, enable-failover'],
+  ['access-control-expose-headers', EXPOSED_HEADERS],
+  ['access-control-max-age', '86400'],
+]
 
 /** CORS, and the credits header every answer on an RPC path carries (nothing is charged for these). */
 export const CORS = { ...Object.fromEntries(CORS_HEADERS), 'x-credits-charged': '0' }

@@ -6,7 +6,9 @@ import type { Gateway } from '../pipeline/execute.ts'
 import { outcome, type Outcome } from '../pipeline/types.ts'
 import { createNetworkRegistry } from '../../networks/registry.ts'
 import { createLogger, type Logger } from '../../observability/logger.ts'
-import { acceptsGzip, createRpcRoute, rpcTarget } from './rpc-route.ts'
+import { acceptsGzip } from './accept-encoding.ts'
+import { createRpcRoute } from './rpc-route.ts'
+import { rpcTarget } from './rpc-target.ts'
 
 const networks = createNetworkRegistry([
   { name: 'devnet-a', chainId: 1, embedded: { port: 0, blockTimeSeconds: 0 } },

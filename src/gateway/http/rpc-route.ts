@@ -15,48 +15,17 @@ import type { Metrics, RequestOutcome } from '../../observability/metrics.ts'
 import type { Gateway } from '../pipeline/execute.ts'
 import type { Outcome } from '../pipeline/types.ts'
 import { serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
-import type { Network, NetworkRegistry } from '../../networks/registry.ts'
+import type { NetworkRegistry } from '../../networks/registry.ts'
 import { acceptsGzip } from './accept-encoding.ts'
 import { createAdmission } from './admission.ts'
-import { matchRpcPath, type RpcPathMatch, type RpcTransport } from '../../shared/rpc-paths.ts'
+import { matchRpcPath, type RpcPathMatch } from '../../shared/rpc-paths.ts'
+import { type RpcTarget, targetOf } from './rpc-target.ts'
+import { CORS_HEADERS, EXPOSED_HEADERS } from './cors-preflight.ts'
 import { sizeClass } from '../../shared/object-shapes.ts'
 import type { Logger, RequestLines } from '../../observability/logger.ts'
 import { type Head, httpAnswer, NO_CONTENT, OK } from './rpc-answer.ts'
 
-/** Headers a browser page may read from an answer besides the CORS-safelisted ones. */
-export { acceptsGzip }
-
-export const EXPOSED_HEADERS = 'x-credits-charged, retry-after'
-export const CORS_HEADERS: [string, string][] = [
-  ['access-control-allow-origin', '*'],
-  ['access-control-allow-methods', 'POST, OPTIONS'],
-  ['access-control-allow-headers', 'content-type, authorization, enable-failover'],
-  ['access-control-expose-headers', EXPOSED_HEADERS],
-  ['access-control-max-age', '86400'],
-]
 const CORS_FLAT = CORS_HEADERS.flat()
-
-export interface RpcTarget {
-  network: Network | undefined
-  label: string
-  key: string | undefined
-}
-
-/** Which network and key a request target names (src/shared/rpc-paths.ts); undefined when not an RPC path. */
-export function rpcTarget(
-  url: string,
-  host: string | undefined,
-  transport: RpcTransport,
-  networks: NetworkRegistry,
-): RpcTarget | undefined {
-  const m = matchRpcPath(url, transport)
-  return m === undefined ? undefined : targetOf(m, host, networks)
-}
-
-function targetOf(m: RpcPathMatch, host: string | undefined, networks: NetworkRegistry): RpcTarget {
-  if (m.form === 'path') return { network: networks.byName(m.network!), label: m.network!, key: m.key }
-  return { network: networks.byHost(host ?? ''), label: host ?? '', key: m.key }
-}
 
 // node:http's per-request objects, sized by V8 before the first request arrives (src/shared/object-shapes.ts): each
 // request made as node:http's parser makes it (HTTP/1.1).

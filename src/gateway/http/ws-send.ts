@@ -5,7 +5,7 @@
  * sent in one socket write, the same buffer serving the next subscriber whenever the kernel took the write whole.
  * `ws.send` would frame every message again (a header buffer, options, a corked two-buffer writev) and encode the
  * text each time: writing the frame whole costs less CPU per subscriber (docs/benchmarks.md, "Fan-out benchmark").
- * This relies on permessage-deflate being off (server.ts: a compressed connection's frames go through ws's queue)
+ * This relies on permessage-deflate being off (ws-upgrade.ts: a compressed connection's frames go through ws's queue)
  * and on ws never sending fragmented messages here; ws writes whole frames synchronously, so the two never interleave.
  */
 import type { Duplex } from 'node:stream'

@@ -12,6 +12,7 @@ import type { SharedSend } from './dedup.ts'
 import { atLeast, atTip, paramsKey, type LayerAnswer, type LayerState } from './state.ts'
 import { asksFinalized, blockRefOf, CACHE_RULES, minedAt, type CacheRule } from './cache-rules.ts'
 import type { CacheSetOptions } from './cache-store.ts'
+import type { LookupCounts } from './cache-lookups.ts'
 
 /** Unfinalized entries tracked per network (to drop them on a reorg); beyond it the oldest is dropped. */
 const MAX_UNFINALIZED = 50_000
@@ -30,6 +31,8 @@ export type CachedSend = (
   opts: SendOptions | undefined,
   keep: (result: Buffer, empty: boolean) => void,
   origin: CallOrigin | undefined,
+  /** The look-up counts of the call's cache rule (./cache-lookups.ts). */
+  counts: LookupCounts,
 ) => MaybePromise<LayerAnswer>
 
 export interface CachedReads {
@@ -58,14 +61,33 @@ export interface CachedReads {
 
 /** The network's cache reads, built once per network over its state and its `shared` send. */
 export function createCachedReads(s: LayerState, shared: SharedSend): CachedReads {
-  const { o, prefix, stats, inflight, recent, unfinalized } = s
+  const { o, prefix, stats, inflight, recent, unfinalized, lookups } = s
   const { heads, store } = o
 
-  /** A stored result as this client's answer (a shared tier may answer asynchronously). */
-  const lookup = (key: string, id: RpcId): LayerAnswer | Promise<LayerAnswer | undefined> | undefined => {
+  /**
+   * A stored result as this client's answer, counted (a shared tier may answer asynchronously: an answer that is a
+   * promise came from Redis, the in-process tier answers synchronously).
+   */
+  const lookup = (
+    key: string,
+    id: RpcId,
+    counts: LookupCounts,
+  ): LayerAnswer | Promise<LayerAnswer | undefined> | undefined => {
     const v = store.get(key)
-    if (v === undefined) return undefined
-    if (v instanceof Promise) return v.then((b) => (b === undefined ? undefined : hit(b, id)))
+    if (v === undefined) {
+      counts.miss++
+      return undefined
+    }
+    if (v instanceof Promise)
+      return v.then((b) => {
+        if (b === undefined) {
+          counts.miss++
+          return undefined
+        }
+        counts.redis++
+        return hit(b, id)
+      })
+    counts.memory++
     return hit(v, id)
   }
   const hit = (result: Buffer, id: RpcId): LayerAnswer => {
@@ -89,8 +111,8 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     return { spans, result: body.subarray(spans.resultStart, spans.resultEnd) }
   }
 
-  const cached: CachedSend = (key, call, raw, opts, keep, origin) => {
-    const found = lookup(key, call.id)
+  const cached: CachedSend = (key, call, raw, opts, keep, origin, counts) => {
+    const found = lookup(key, call.id, counts)
     if (found !== undefined) {
       if (!(found instanceof Promise)) return found
       // A shared tier's miss: the send starts later, and still for this call (its span, its deadline).
@@ -119,6 +141,9 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
       return a
     })
   }
+
+  /** Kept until evicted, unless empty (an unknown hash, data not found or not finalized yet). */
+  const keepFound = (key: string) => (result: Buffer, empty: boolean) => empty || store.set(key, result, IMMUTABLE)
 
   const volatile = { immutable: false, ttlMs: o.unfinalizedTtlMs }
   const keepUnfinalized = (key: string, result: Buffer) => {
@@ -152,8 +177,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
       )
     }
     const key = paramsKey(prefix, call)
-    if ('hash' in ref)
-      return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE), origin)
+    if ('hash' in ref) return cached(key, call, raw, undefined, keepFound(key), origin, lookups.block)
     const n = ref.number
     if (tip !== undefined && n > tip) {
       if (o.multiUpstream && rule.blockData && performance.now() - s.lastHeadAt < o.headIdleMs) {
@@ -180,6 +204,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         undefined,
         (result, empty) => (empty && rule.blockData) || store.set(key, result, IMMUTABLE),
         origin,
+        lookups.block,
       )
     const hash = recent.get(n)
     if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n), origin)
@@ -191,6 +216,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
       atLeast(call.method, n),
       (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)),
       origin,
+      lookups.block,
     )
   }
 
@@ -205,7 +231,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         txBlocks.delete(key)
       }
     }
-    return cached(key, call, raw, undefined, keepTx(key), origin)
+    return cached(key, call, raw, undefined, keepTx(key), origin, lookups.tx)
   }
   const txBlocks = new Map<string, { number: number; hash: string }>()
   const keepTx = (key: string) => (result: Buffer, empty: boolean) => {
@@ -232,7 +258,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     const key = paramsKey(prefix, call)
     if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined, origin)
     // Finalized data never changes; a null answer (not found, or not finalized yet) is not kept.
-    return cached(key, call, raw, undefined, (result, empty) => empty || store.set(key, result, IMMUTABLE), origin)
+    return cached(key, call, raw, undefined, keepFound(key), origin, lookups.finalized)
   }
 
   const batchHit = (call: RpcCall): Buffer | undefined => {
@@ -263,8 +289,14 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
       if (unfinalized.has(key)) return undefined
     }
     const v = store.get(key)
-    if (v === undefined || v instanceof Promise) return undefined
+    const counts = lookups[rule.kind]
+    // A shared tier's answer is not waited for: the call goes with the batch (a miss here).
+    if (v === undefined || v instanceof Promise) {
+      counts.miss++
+      return undefined
+    }
     stats.hits++
+    counts.memory++
     return resultAnswer(call.id, v)
   }
 

@@ -76,6 +76,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
           (result) =>
             countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE),
           origin,
+          s.lookups.logs,
         ),
       ).then((a) => capped(a, from))
     return shared(key, body, call, atLeast('eth_getLogs', to), origin).then((a) => capped(a, from))

@@ -5,6 +5,7 @@
 import type { Config } from '../../config/schema.ts'
 import type { UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { createCallLayers, type CallLayers } from './layers.ts'
+import { createCacheLookups, type CacheLookups } from './cache-lookups.ts'
 import {
   createMemoryCacheStore,
   createMemoryHeadFloorStore,
@@ -18,16 +19,19 @@ export interface NetworkLayers {
   layers: Map<string, CallLayers>
   store: CacheStore
   floors: HeadFloorStore
+  /** Cache look-up counts per network (chaingate_cache_lookups_total), shared by the layers a reload builds. */
+  lookups: CacheLookups
   close(): void
 }
 
 export function createNetworkLayers(
   config: Pick<Config, 'cache' | 'networks'>,
   pools: ReadonlyMap<string, UpstreamPool>,
-  stores?: { cache?: CacheStore; floors?: HeadFloorStore },
+  stores?: { cache?: CacheStore; floors?: HeadFloorStore; lookups?: CacheLookups },
 ): NetworkLayers {
   const store = stores?.cache ?? createMemoryCacheStore({ maxBytes: config.cache.maxBytes })
   const floors = stores?.floors ?? createMemoryHeadFloorStore()
+  const lookups = stores?.lookups ?? createCacheLookups()
   const layers = new Map<string, CallLayers>()
   for (const n of config.networks) {
     const pool = pools.get(n.name)
@@ -50,6 +54,7 @@ export function createNetworkLayers(
         headIdleMs: n.upstreamPolicy.headIdleMs,
         devnet: n.embedded !== undefined || n.devMethods === true,
         getLogs: n.getLogs,
+        lookups: lookups.of(n.name),
       }),
     )
   }
@@ -57,6 +62,7 @@ export function createNetworkLayers(
     layers,
     store,
     floors,
+    lookups,
     close() {
       for (const l of layers.values()) l.close()
     },

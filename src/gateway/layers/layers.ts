@@ -135,7 +135,15 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
             return shared(paramsKey(prefix, call), raw, call, undefined, origin)
           let key = staticKeys.get(m)
           if (key === undefined) staticKeys.set(m, (key = `${prefix}${m}`))
-          return cached(key, call, raw, undefined, (result) => store.set(key, result, IMMUTABLE), origin)
+          return cached(
+            key,
+            call,
+            raw,
+            undefined,
+            (result) => store.set(key, result, IMMUTABLE),
+            origin,
+            s.lookups.static,
+          )
         }
         case 'hash': {
           const key = paramsKey(prefix, call)
@@ -146,6 +154,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
             undefined,
             (result, empty) => empty || store.set(key, result, IMMUTABLE),
             origin,
+            s.lookups.hash,
           )
         }
         case 'tx':

@@ -10,6 +10,7 @@ import type { HeadView, SendOptions, UpstreamAnswer, UpstreamPool } from '../../
 import { ChurnMap } from '../../shared/churn-map.ts'
 import type { AnswerSpans } from './cached-answer.ts'
 import type { CacheStore, HeadFloorStore } from './cache-store.ts'
+import { newNetworkLookups, type NetworkLookups } from './cache-lookups.ts'
 
 /** An answer the layers served themselves is marked (`source`: request lines, metrics, usage). */
 export type LayerAnswer = UpstreamAnswer
@@ -47,6 +48,8 @@ export interface CallLayerOptions {
   devnet: boolean
   /** eth_getLogs range and result caps, and splitting for the nodes' own range limit. */
   getLogs: GetLogsLimits
+  /** The network's cache look-up counts (./cache-lookups.ts: kept across reloads); none: counted for no one. */
+  lookups?: NetworkLookups
 }
 
 export interface InFlight {
@@ -68,6 +71,8 @@ export interface LayerState {
   /** `${network}\0`: every key of this network starts with it. */
   readonly prefix: string
   readonly stats: CacheStats
+  /** Look-ups per cache rule, for /metrics (bound here: the per-call path increments a field). */
+  readonly lookups: NetworkLookups
   /**
    * Bumped by every call that may change the chain (writes, unknown methods): nothing in flight before it is shared
    * after.
@@ -89,6 +94,7 @@ export function createLayerState(o: CallLayerOptions): LayerState {
     o,
     prefix: `${o.network}\0`,
     stats: { hits: 0, misses: 0, deduplicated: 0, aboveTip: 0 },
+    lookups: o.lookups ?? newNetworkLookups(),
     generation: 0,
     inflight: new ChurnMap(),
     recent: new Map(),

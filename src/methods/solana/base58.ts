@@ -93,10 +93,51 @@ const MAX_PUBKEY = 44
 
 /** The 32 bytes of a base58 public key (an account, a program, a mint), or undefined. */
 export function pubkeyBytes(value: unknown): Uint8Array | undefined {
-  if (typeof value !== 'string' || value.length < MIN_PUBKEY || value.length > MAX_PUBKEY) return undefined
-  const b = base58Decode(value, 32)
-  return b !== undefined && b.length === 32 ? b : undefined
+  if (!isPubkey(value)) return undefined
+  return base58Decode(value, 32)
 }
 
-/** Whether a value is a base58 public key (32 bytes). */
-export const isPubkey = (value: unknown): value is string => pubkeyBytes(value) !== undefined
+/**
+ * 256^k in base58, k = 0…32: a number of k + 1 bytes lies in [256^k, 256^(k+1)). Base58's alphabet is in ASCII
+ * order, so two texts of one length without leading '1's compare as their values do.
+ */
+const POWERS_OF_256 = Array.from({ length: 33 }, (_, k) => {
+  const bytes = new Uint8Array(k + 1)
+  bytes[0] = 1
+  return base58Encode(bytes)
+})
+
+/** The sign of (the digits of `text` after its `zeros` leading 1s) − `than` (base58, `than` without a leading 1). */
+function compareDigits(text: string, zeros: number, than: string): number {
+  const n = text.length - zeros
+  if (n !== than.length) return n - than.length
+  for (let i = 0; i < n; i++) {
+    const d = text.charCodeAt(zeros + i) - than.charCodeAt(i)
+    if (d !== 0) return d
+  }
+  return 0
+}
+
+/**
+ * Whether a value is a base58 public key (32 bytes): what base58Decode(value, 32) gives 32 bytes for, known without
+ * the arithmetic (every Solana account read checks one: docs/benchmarks.md). Decoded, `zeros` leading '1's are as many
+ * zero bytes and the rest is a number of 32 − zeros bytes, none when zeros is 32: every character in the alphabet
+ * and that number between two powers of 256, compared as text.
+ */
+export function isPubkey(value: unknown): value is string {
+  if (typeof value !== 'string') return false
+  const n = value.length
+  if (n < MIN_PUBKEY || n > MAX_PUBKEY) return false
+  for (let i = 0; i < n; i++) {
+    const c = value.charCodeAt(i)
+    if (c >= 128 || DIGITS[c]! < 0) return false
+  }
+  let zeros = 0
+  while (zeros < n && value.charCodeAt(zeros) === 0x31 /* 1 */) zeros++
+  const bytes = 32 - zeros
+  if (bytes <= 0) return bytes === 0 && zeros === n
+  return (
+    compareDigits(value, zeros, POWERS_OF_256[bytes - 1]!) >= 0 &&
+    compareDigits(value, zeros, POWERS_OF_256[bytes]!) < 0
+  )
+}

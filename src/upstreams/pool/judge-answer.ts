@@ -164,26 +164,43 @@ function judgeWalking(request: string | Buffer, answer: Buffer, o: Members | und
   return verdictOf(answer, o ?? answerMembers(answer), req, call.idStart, call.idEnd)
 }
 
-/** The start of a node's usual answer, and what comes between its id and its result. */
-const PLAIN_HEAD = Buffer.from('{"jsonrpc":"2.0","id":')
+/** The start of a node's usual answer, then its id first (`"id":`…`,"result":`) or its result first (Agave's). */
+const PLAIN_HEAD = Buffer.from('{"jsonrpc":"2.0",')
+const ID_KEY = Buffer.from('"id":')
 const PLAIN_RESULT = Buffer.from(',"result":')
+const RESULT_KEY = Buffer.from('"result":')
+const PLAIN_ID = Buffer.from(',"id":')
 
 /**
- * Whether `answer` is `{"jsonrpc":"2.0","id":<id>,"result":<value>}` written without whitespace (as nodes answer),
- * its id written as idWrittenAs takes `id` and its value well formed as far as the walk checks one: then it is a
- * result for the call (judgeAnswer says 'result', isErrorAnswer false), known from one pass over its bytes. False
- * tells nothing: judgeAnswer decides. Answers over WALK_ALL_BYTES are left to it (it checks their ends only).
+ * Whether `answer` is `{"jsonrpc":"2.0","id":<id>,"result":<value>}` or `{"jsonrpc":"2.0","result":<value>,"id":<id>}`
+ * written without whitespace (as nodes answer: EVM clients write the id first, Solana's Agave the result), its id
+ * written as idWrittenAs takes `id` and its value well formed as far as the walk checks one: then it is a result for
+ * the call (judgeAnswer says 'result', isErrorAnswer false), known from one pass over its bytes. False tells
+ * nothing: judgeAnswer decides. Answers over WALK_ALL_BYTES are left to it (it checks their ends only).
  */
 export function isPlainResult(b: Buffer, id: RpcId): boolean {
   const end = b.length
-  if (end > WALK_ALL_BYTES || !bytesAt(b, 0, PLAIN_HEAD)) return false
-  const idStart = PLAIN_HEAD.length
-  const idEnd = afterValue(b, idStart)
-  if (idEnd < 0 || !idWrittenAs(b, idStart, idEnd, id) || !bytesAt(b, idEnd, PLAIN_RESULT)) return false
-  const v = idEnd + PLAIN_RESULT.length
-  const after = afterValue(b, v)
-  if (after <= v) return false
-  const close = skipSpace(b, after)
+  if (end > WALK_ALL_BYTES) return false
+  if (!bytesAt(b, 0, PLAIN_HEAD)) return false
+  const key = PLAIN_HEAD.length
+  let close: number
+  if (bytesAt(b, key, ID_KEY)) {
+    const idStart = key + ID_KEY.length
+    const idEnd = afterValue(b, idStart)
+    if (idEnd < 0 || !idWrittenAs(b, idStart, idEnd, id) || !bytesAt(b, idEnd, PLAIN_RESULT)) return false
+    const v = idEnd + PLAIN_RESULT.length
+    const after = afterValue(b, v)
+    if (after <= v) return false
+    close = skipSpace(b, after)
+  } else if (bytesAt(b, key, RESULT_KEY)) {
+    const v = key + RESULT_KEY.length
+    const after = afterValue(b, v)
+    if (after <= v || !bytesAt(b, after, PLAIN_ID)) return false
+    const idStart = after + PLAIN_ID.length
+    const idEnd = afterValue(b, idStart)
+    if (idEnd <= idStart || !idWrittenAs(b, idStart, idEnd, id)) return false
+    close = skipSpace(b, idEnd)
+  } else return false
   return b[close] === 0x7d && skipSpace(b, close + 1) === end
 }
 

@@ -38,7 +38,8 @@ import type { CallOrigin, PoolLog, SendOptions, SendSettings, UpstreamEndpoint, 
 import type { PoolState } from './state.ts'
 import type { RpcId } from '../../jsonrpc/types.ts'
 import { RelayedTransactions } from './retry-policy.ts'
-import { createBookkeeping, isHealthy, memberStatus, select, type UpstreamStatus } from './selection.ts'
+import { createBookkeeping, memberStatus, select, wsUrlsInOrder, type UpstreamStatus } from './selection.ts'
+import { closeMembers } from './close-members.ts'
 import { sizeCallClasses } from './call-shapes.ts'
 
 /**
@@ -109,9 +110,6 @@ function after(p: Promise<UpstreamAnswer>, settled: (() => void) | undefined): P
   if (settled !== undefined) p.then(settled, settled)
   return p
 }
-
-/** How long close() waits for requests in flight before dropping them. */
-const CLOSE_GRACE_MS = 1000
 
 export function createUpstreamPool(
   network: string,
@@ -224,15 +222,8 @@ export function createUpstreamPool(
       return pool.expected
     },
     pinsFilters: true,
-    // Nodes on a wrong chain last; then those not healthy; primaries first (subscriptions follow this order).
     get wsUrls() {
-      const now = Date.now()
-      const urls = endpoints.map((e, i) => ({ url: e.wsUrl ?? e.url.replace(/^http/i, 'ws'), m: members[i]! }))
-      const rank = ({ m }: { m: Member }) =>
-        (m.chain === 'wrong' ? 4 : 0) +
-        (m.usable && isHealthy(pool, m, now, undefined) ? 0 : 2) +
-        (m.role === 'primary' ? 0 : 1)
-      return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
+      return wsUrlsInOrder(pool, endpoints)
     },
     send(body, sendOpts, settled, id, origin) {
       pool.calls++
@@ -273,16 +264,7 @@ export function createUpstreamPool(
       pool.closed = true
       headPolling.close()
       clearInterval(bookTimer)
-      for (const m of members) m.socket?.close()
-      // In-flight requests get a moment to finish; a node that hangs must not hold the shutdown for its timeout.
-      await Promise.all(
-        members.map(async (m) => {
-          if (m.pool === undefined) return
-          const grace = setTimeout(() => void m.pool!.destroy().catch(() => undefined), CLOSE_GRACE_MS)
-          await m.pool.close().catch(() => undefined)
-          clearTimeout(grace)
-        }),
-      )
+      await closeMembers(members)
     },
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Which nodes of a pool take a call, and in what order (src/upstreams/pool/attempts.ts runs the call): health (down,
  * lagging, open breaker, rate budget, minBlock), scores with hysteresis recomputed once a second, a weighted
- * rotation among the best; and how each node is reported (/healthz, `chaingate upstreams`).
+ * rotation among the best; the order subscriptions try the nodes in; and how each node is reported (/healthz,
+ * `chaingate upstreams`).
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
 import { refusalError } from './classify.ts'
@@ -9,6 +10,7 @@ import { chainLabel } from './family-rules.ts'
 import { quantileOf } from './latency.ts'
 import type { Member } from './member.ts'
 import type { PoolState } from './state.ts'
+import type { UpstreamEndpoint } from './types.ts'
 
 /** Rolling statistics windows last this many bookkeeping ticks (1 s each). */
 const WINDOW_TICKS = 10
@@ -216,4 +218,18 @@ export const memberState = (
       reason: `${lagOf(pool, m)} blocks behind the served tip (maxLagBlocks ${pool.policy.maxLagBlocks})`,
     }
   return { state: 'healthy' }
+}
+
+/**
+ * The nodes' WebSocket URLs in the order subscriptions try them: nodes on a wrong chain last; then those not
+ * healthy; primaries first (src/upstreams/subscriptions).
+ */
+export const wsUrlsInOrder = (pool: PoolState, endpoints: readonly UpstreamEndpoint[]): string[] => {
+  const now = Date.now()
+  const urls = endpoints.map((e, i) => ({ url: e.wsUrl ?? e.url.replace(/^http/i, 'ws'), m: pool.members[i]! }))
+  const rank = ({ m }: { m: Member }) =>
+    (m.chain === 'wrong' ? 4 : 0) +
+    (m.usable && isHealthy(pool, m, now, undefined) ? 0 : 2) +
+    (m.role === 'primary' ? 0 : 1)
+  return urls.sort((a, b) => rank(a) - rank(b)).map((u) => u.url)
 }

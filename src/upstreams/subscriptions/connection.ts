@@ -1,18 +1,17 @@
 /**
  * The subscription hub's node connection (src/upstreams/subscriptions/hub.ts): one WebSocket to one node at a time
  * (src/jsonrpc/ws-connection.ts), its notifications routed to the shared subscriptions, a heartbeat that finds a
- * node that stopped answering, and the choice of the next node when it drops (healthy and preferred first, the
- * failed one last, with back-off) until `failoverMs` runs out. Planned moves while the node still works (back to
- * the preferred node; off a node the pool counts unhealthy) are make-before-break:
- * src/upstreams/subscriptions/switch.ts.
+ * node that stopped answering, and, when it drops, a connection to the next node until `failoverMs` runs out
+ * (src/upstreams/subscriptions/failover.ts). Planned moves while the node still works (back to the preferred node;
+ * off a node the pool counts unhealthy) are make-before-break: src/upstreams/subscriptions/switch.ts.
  */
-import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import type { Replay } from './replay.ts'
-import { call, checkIdentity, NodeRpcError, type Conn } from './node-calls.ts'
+import type { Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
 import { startHeartbeat } from './heartbeat.ts'
 import { createSwitcher } from './switch.ts'
+import { createFailover } from './failover.ts'
 import type { HubOptions, MoveReason, Shared } from './types.ts'
 
 export { call, NodeRpcError, toBig, type Conn } from './node-calls.ts'
@@ -22,8 +21,6 @@ const MOVE_LOG: Record<Exclude<MoveReason, 'gave-up' | 'preferred' | 'unhealthy'
   hung: 'subscription node stopped answering: moving subscriptions',
 }
 
-const FIRST_RETRY_MS = 250
-const MAX_RETRY_MS = 5000
 /** Notifications that arrive before their eth_subscribe answer is processed, kept per connection. */
 const MAX_EARLY = 256
 /** A move off a removed node that finds another move or a failover under way is tried again this often, this long. */
@@ -50,13 +47,12 @@ export function createNodeLink(
   shared: Map<string, Shared>,
   replay: Replay,
 ): NodeLink {
-  const { run, sync, markResume } = replay
+  const { run, markResume } = replay
   const protocol = PROTOCOLS[opts.family ?? 'evm']
   const label = opts.label ?? ((u: string) => u)
   let current: Conn | undefined
   let connecting: Promise<Conn> | undefined
   let closed = false
-  let wake: (() => void) | undefined
   const moves: Record<MoveReason, number> = {
     dropped: 0,
     hung: 0,
@@ -112,7 +108,8 @@ export function createNodeLink(
     moves[why]++
     opts.log?.warn({ network, upstream: conn.label, subscriptions: shared.size }, MOVE_LOG[why])
     const lostAt = Date.now()
-    connecting = establish(conn.url, opts.failoverMs)
+    connecting = failover
+      .establish(conn.url, opts.failoverMs)
       .then((next) => {
         opts.log?.info(
           { network, upstream: next.label, afterMs: Date.now() - lostAt, subscriptions: shared.size },
@@ -157,86 +154,10 @@ export function createNodeLink(
     return conn
   }
 
-  /** After a drop: a connection to `url` with every live shared subscription moved onto it. */
-  const attach = async (url: string): Promise<Conn> => {
-    const conn = open(url)
-    // Each moved subscription's replay runs before any live event of the new node (queued behind it), and only
-    // once the connection is the current one.
-    const gates: ((ok: boolean) => void)[] = []
-    try {
-      await checkIdentity(conn, network, opts)
-      for (const s of [...shared.values()]) {
-        if (!s.live) continue
-        const gate = new Promise<boolean>((resolve) => gates.push(resolve))
-        run(s, async () => {
-          if ((await gate) && s.nodeId !== undefined && conn.byNodeId.get(s.nodeId) === s) await sync(conn, s)
-        })
-        try {
-          const open = protocol.subscribe(s.params)
-          const nodeId = protocol.nodeIdOf(await call(conn, open.method, open.params))
-          if (shared.get(s.key) !== s) {
-            // Its last client left (or, one-shot, it ended) while it was being moved: not kept at the new node.
-            const end = protocol.unsubscribe(s.kind, nodeId)
-            void call(conn, end.method, end.params).catch(() => undefined)
-            continue
-          }
-          register(conn, s, nodeId)
-        } catch (err) {
-          if (!(err instanceof NodeRpcError)) throw err
-          // This node refuses this subscription (e.g. no mempool): its clients are told, the others move on.
-          shared.delete(s.key)
-          for (const l of s.listeners)
-            l.onLost(`the node of network ${network} refused the subscription: ${err.message}`.slice(0, 120))
-        }
-      }
-      if (conn.dead || closed) throw errors.upstreamUnavailable(network, 'the node closed the WebSocket connection')
-    } catch (err) {
-      conn.dead = true
-      conn.rpc.close()
-      for (const release of gates) release(false)
-      throw err
-    }
-    adopt(conn)
-    for (const release of gates) release(true)
-    return conn
-  }
-
-  /** Tries every node (the one that just failed last); with `forMs` > 0, again with back-off until then. */
-  const establish = async (failedUrl: string | undefined, forMs: number): Promise<Conn> => {
-    const started = Date.now()
-    let delayMs = FIRST_RETRY_MS
-    let lastError: unknown
-    for (;;) {
-      const all = opts.wsUrls()
-      const urls =
-        failedUrl === undefined ? all : [...all.filter((u) => u !== failedUrl), ...all.filter((u) => u === failedUrl)]
-      for (const url of urls) {
-        if (closed) throw errors.upstreamUnavailable(network, 'shutting down')
-        try {
-          return await attach(url)
-        } catch (err) {
-          lastError = err
-        }
-      }
-      if (closed || Date.now() - started + delayMs > forMs)
-        throw lastError ?? errors.upstreamUnavailable(network, 'no WebSocket node configured')
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, delayMs)
-        timer.unref()
-        wake = () => {
-          clearTimeout(timer)
-          resolve()
-        }
-      })
-      wake = undefined
-      delayMs = Math.min(delayMs * 2, MAX_RETRY_MS)
-    }
-  }
-
   const connection = (): Promise<Conn> => {
     if (current !== undefined && !current.dead) return Promise.resolve(current)
     if (connecting === undefined) {
-      connecting = establish(undefined, 0).finally(() => {
+      connecting = failover.establish(undefined, 0).finally(() => {
         connecting = undefined
       })
     }
@@ -266,6 +187,7 @@ export function createNodeLink(
     busy: () => closed || connecting !== undefined || current === undefined,
     moves,
   })
+  const failover = createFailover({ opts, network, shared, replay, open, register, adopt, closed: () => closed })
 
   return {
     connection,
@@ -296,7 +218,7 @@ export function createNodeLink(
     close() {
       closed = true
       switcher.close()
-      wake?.()
+      failover.wake()
       shared.clear()
       clearInterval(current?.heartbeat)
       current?.rpc.close()

@@ -32,6 +32,13 @@ export interface FanoutListener {
  */
 export const FANOUT_CHUNK = 500
 export const FANOUT_SLICE_MS = 1
+/**
+ * Upper bounds (seconds) of chaingate_subscription_fanout_seconds' buckets: from a few clients (well under a
+ * millisecond) to tens of thousands (chunks of FANOUT_CHUNK with the event loop served between them).
+ */
+export const FANOUT_BUCKETS: readonly number[] = [
+  0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10,
+]
 /** How often (in clients) the clock is read for the time bound (~0.25 ms of writes). */
 const CLOCK_EVERY = 16
 

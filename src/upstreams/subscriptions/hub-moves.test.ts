@@ -185,5 +185,7 @@ describe('subscription hub: logs across a planned move', () => {
     await until(() => seen.length >= 4)
     await new Promise((r) => setTimeout(r, 100)) // a duplicate would have come by now
     expect(seen.map((l) => l.transactionHash)).toEqual(['0x100', '0x110', '0x111', '0x120'])
+    // Seven node notifications, four passed on: four fan-out times observed (a duplicate dropped sends nothing).
+    expect(h.fanout.get('logs')?.count).toBe(4)
   })
 })

@@ -1,7 +1,8 @@
 import { Registry } from 'prom-client'
 import { describe, expect, it } from 'vitest'
 import { rpcError, type FakeNode } from '../../../test/support/fake-node.ts'
-import { NodeRpcError, registerSubscriptionMetrics, subscriptionKey, type SubscriptionHub } from './hub.ts'
+import { NodeRpcError, subscriptionKey, type SubscriptionHub } from './hub.ts'
+import { registerSubscriptionMetrics } from './metrics.ts'
 import { hubHarness, sent, until } from './hub.test-support.ts'
 
 const { fakeNode, hub } = hubHarness()
@@ -254,7 +255,9 @@ describe('subscription hub', () => {
     const registry = new Registry()
     registerSubscriptionMetrics(registry, new Map<string, SubscriptionHub>([['net', h]]))
     const text = await registry.metrics()
-    expect(text).toContain('chaingate_upstream_subscriptions{network="net"} 2')
+    expect(text).toContain('chaingate_upstream_subscriptions{network="net",kind="newHeads"} 1')
+    expect(text).toContain('chaingate_upstream_subscriptions{network="net",kind="newPendingTransactions"} 1')
+    expect(text).toContain('chaingate_upstream_subscriptions{network="net",kind="logs"} 0')
     expect(text).toContain('chaingate_subscription_moves_total{network="net",reason="dropped"} 0')
     await h.close()
     const err = await h

@@ -22,12 +22,12 @@
  * failover choice) is src/upstreams/subscriptions/connection.ts; event order and gap replay are
  * src/upstreams/subscriptions/replay.ts.
  */
-import type { Registry } from 'prom-client'
 import { type SubscriptionKind, type SubscriptionKindName, subscriptionKinds } from '../../methods/catalog.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
 import { errors } from '../../errors/index.ts'
+import { newHistogram, type Histogram } from '../../observability/histogram.ts'
 import { call, createNodeLink, NodeRpcError, toBig } from './connection.ts'
-import type { EventGroup, EventHandler } from './fanout.ts'
+import { FANOUT_BUCKETS, type EventGroup, type EventHandler } from './fanout.ts'
 import { EVM_PROTOCOL, PROTOCOLS } from './protocol.ts'
 import { createReplay } from './replay.ts'
 import { createSolanaEvents } from './solana-events.ts'
@@ -63,6 +63,12 @@ export interface SubscriptionHub {
   ): Promise<NodeSubscription>
   /** Node subscriptions currently held (one per distinct kind and filter). */
   readonly size: number
+  /** The network's chain family (its subscription kinds). */
+  readonly family: ChainFamily
+  /** The node subscriptions held, with their clients (/metrics reads them when scraped: ./metrics.ts). */
+  held(): Iterable<Pick<Shared, 'kind' | 'listeners'>>
+  /** Fan-out times by kind (chaingate_subscription_fanout_seconds), for the kinds subscribed to so far. */
+  readonly fanout: ReadonlyMap<string, Histogram>
   /** The node the subscriptions are on now (redacted), if connected. */
   readonly upstream: string | undefined
   /** Times the subscriptions left a node, by why; `gave-up`: no node within failoverMs (clients closed, 1013). */
@@ -87,6 +93,14 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
   const { connection, register } = link
   // The operator hears of a full hub once a minute at most, not once per refused client.
   let warnedAt = Number.NEGATIVE_INFINITY
+  // One per kind of the family's catalog (a kind outside it, never let through by the callers, would share `other`).
+  const fanout = new Map<string, Histogram>()
+  const fanoutOf = (kind: string) => {
+    const k = REPLAYS[protocol.family].has(kind as SubscriptionKindName) ? kind : 'other'
+    let h = fanout.get(k)
+    if (h === undefined) fanout.set(k, (h = newHistogram(FANOUT_BUCKETS)))
+    return h
+  }
 
   const release = async (s: Shared, listener: Listener) => {
     if (!s.listeners.delete(listener) || s.listeners.size > 0) return
@@ -139,6 +153,8 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
           lastSlot: undefined,
           slotKeys: new Set(),
           received: false,
+          fanout: fanoutOf(params[0] as string),
+          sent: 0,
         }
         s = created
         shared.set(key, created)
@@ -186,6 +202,9 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
     get size() {
       return shared.size
     },
+    family: protocol.family,
+    held: () => shared.values(),
+    fanout,
     get upstream() {
       return link.current?.label
     },
@@ -195,40 +214,4 @@ export function createSubscriptionHub(network: string, opts: HubOptions): Subscr
       link.close()
     },
   }
-}
-
-/** /metrics: node subscriptions held per network and how often they moved (docs/subscriptions.md). */
-export function registerSubscriptionMetrics(registry: Registry, hubs: ReadonlyMap<string, SubscriptionHub>): void {
-  const metric = (
-    name: string,
-    help: string,
-    type: 'gauge' | 'counter',
-    values: () => { labels: Record<string, string>; value: number }[],
-  ) =>
-    registry.registerMetric({
-      name,
-      help,
-      type,
-      aggregator: 'sum',
-      get: async () => ({ name, help, type, aggregator: 'sum', values: values() }),
-    } as never)
-  metric(
-    'chaingate_upstream_subscriptions',
-    'Node subscriptions held, one per kind and filter shared by every client',
-    'gauge',
-    () => [...hubs].map(([network, h]) => ({ labels: { network }, value: h.size })),
-  )
-  metric(
-    'chaingate_subscription_moves_total',
-    "Times a network's subscriptions left their node, by reason (dropped, hung, unhealthy, preferred); " +
-      'gave-up: no node within gateway.subscriptionFailoverMs, clients closed with 1013',
-    'counter',
-    () =>
-      [...hubs].flatMap(([network, h]) =>
-        (Object.keys(h.moves) as MoveReason[]).map((reason) => ({
-          labels: { network, reason },
-          value: h.moves[reason],
-        })),
-      ),
-  )
 }

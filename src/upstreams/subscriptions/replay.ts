@@ -7,6 +7,7 @@
  * - logs: eth_getLogs over the blocks the old node may not have covered; logs already sent dropped.
  */
 import { call, toBig, type Conn } from './node-calls.ts'
+import { observe } from '../../observability/histogram.ts'
 import { fanOut } from './fanout.ts'
 import type { HubOptions, Shared } from './types.ts'
 
@@ -24,6 +25,11 @@ const hex = (n: bigint) => `0x${n.toString(16)}`
 export interface Replay {
   /** Queues a task of `s` (an event's fan-out, a gap fill): one at a time, in order. */
   run(s: Shared, task: () => void | Promise<void>): void
+  /**
+   * Queues a node notification's task: the time from now (its arrival) to the end of its fan-out is observed in
+   * `s.fanout` once, when it reached the clients (a duplicate dropped sends nothing and is not observed).
+   */
+  notify(s: Shared, task: () => void | Promise<void>): void
   /** To every client of `s`, in chunks (./fanout.ts). */
   emit(s: Shared, result: unknown): Promise<void>
   /** A node notification for `s` on `conn` (the connection it is subscribed on). */
@@ -37,7 +43,7 @@ export interface Replay {
 type QueueOptions = Pick<HubOptions, 'log' | 'fanoutChunk' | 'fanoutYield'>
 
 /** Each shared subscription's tasks (live events, gap fills), one at a time and in order, for every family. */
-export function createQueue(network: string, opts: QueueOptions): Pick<Replay, 'run' | 'emit'> {
+export function createQueue(network: string, opts: QueueOptions): Pick<Replay, 'run' | 'notify' | 'emit'> {
   const run = (s: Shared, task: () => void | Promise<void>) => {
     s.tasks.push(task)
     if (!s.running) void drain(s)
@@ -55,15 +61,27 @@ export function createQueue(network: string, opts: QueueOptions): Pick<Replay, '
     s.running = false
   }
 
+  const notify = (s: Shared, task: () => void | Promise<void>) => {
+    const arrived = performance.now()
+    run(s, async () => {
+      const sent = s.sent
+      await task()
+      if (s.sent !== sent) observe(s.fanout, (performance.now() - arrived) / 1000)
+    })
+  }
+
   /** To every client, in chunks (./fanout.ts); the next event of `s` waits for it (its task awaits this). */
-  const emit = (s: Shared, result: unknown) => fanOut(s.listeners, result, opts.fanoutChunk, opts.fanoutYield)
-  return { run, emit }
+  const emit = (s: Shared, result: unknown) => {
+    s.sent++
+    return fanOut(s.listeners, result, opts.fanoutChunk, opts.fanoutYield)
+  }
+  return { run, notify, emit }
 }
 
 export function createReplay(network: string, opts: QueueOptions): Replay {
   /** Highest head the old node sent (any newHeads subscription), for where a logs gap starts. */
   let headSeen: bigint | undefined
-  const { run, emit } = createQueue(network, opts)
+  const { run, notify, emit } = createQueue(network, opts)
 
   const logKey = (log: { logIndex?: unknown; removed?: unknown }) =>
     `${String(log.logIndex)}:${log.removed === true ? 1 : 0}`
@@ -199,10 +217,10 @@ export function createReplay(network: string, opts: QueueOptions): Replay {
   }
 
   const deliver = (conn: Conn, s: Shared, result: unknown) => {
-    if (s.replay === 'heads') run(s, () => onHead(conn, s, result))
-    else if (s.replay === 'logs') run(s, () => onLog(s, result as never))
-    else run(s, () => emit(s, result))
+    if (s.replay === 'heads') notify(s, () => onHead(conn, s, result))
+    else if (s.replay === 'logs') notify(s, () => onLog(s, result as never))
+    else notify(s, () => emit(s, result))
   }
 
-  return { run, emit, deliver, sync, markResume }
+  return { run, notify, emit, deliver, sync, markResume }
 }

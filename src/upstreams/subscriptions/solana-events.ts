@@ -44,7 +44,7 @@ export function createSolanaEvents(
   opts: Pick<HubOptions, 'log' | 'fanoutChunk' | 'fanoutYield'>,
   shared: Map<string, Shared>,
 ): Replay {
-  const { run, emit } = createQueue(network, opts)
+  const { run, notify, emit } = createQueue(network, opts)
 
   /** A one-shot subscription that ended at the node: forgotten here (its clients' last event is on its way). */
   const end = (conn: Conn, s: Shared) => {
@@ -73,7 +73,7 @@ export function createSolanaEvents(
   }
 
   const deliver = (conn: Conn, s: Shared, result: unknown) => {
-    if (CHANGES.has(s.kind)) return run(s, () => onChange(s, result))
+    if (CHANGES.has(s.kind)) return notify(s, () => onChange(s, result))
     if (s.kind === 'slot' || s.kind === 'root') {
       const slot = slotOf(s.kind, result)
       if (slot !== undefined) {
@@ -85,7 +85,7 @@ export function createSolanaEvents(
       else if (s.received) return
       else s.received = true
     }
-    run(s, () => emit(s, result))
+    notify(s, () => emit(s, result))
   }
 
   // After a move: nothing to replay; the new node's notifications of slots already sent are checked (onChange).
@@ -93,5 +93,5 @@ export function createSolanaEvents(
     if (CHANGES.has(s.kind) && s.lastSlot !== undefined) s.catchingUp = true
   }
 
-  return { run, emit, deliver, sync, markResume: () => undefined }
+  return { run, notify, emit, deliver, sync, markResume: () => undefined }
 }

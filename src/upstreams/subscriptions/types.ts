@@ -5,6 +5,7 @@
  */
 import type { SubscriptionKind, SubscriptionKindName } from '../../methods/catalog.ts'
 import type { ChainFamily } from '../../shared/chain-family.ts'
+import type { Histogram } from '../../observability/histogram.ts'
 import type { FanoutListener, Yield } from './fanout.ts'
 
 /**
@@ -104,4 +105,8 @@ export interface Shared {
   slotKeys: Set<string>
   /** Solana signature: its `receivedSignature` notification was sent (a new node's again is dropped). */
   received: boolean
+  /** Its kind's fan-out time histogram, bound once (./replay.ts createQueue observes it per notification). */
+  fanout: Histogram
+  /** Notifications fanned out to its clients so far (a notification dropped as a duplicate sends none). */
+  sent: number
 }

@@ -1,8 +1,8 @@
 /**
  * A batch of request records in columns: each distinct string once (`strings`), each row's string fields as indexes
- * into it (`refs`, NONE for null) and its numbers (`nums`), each in src/db/request-log-columns.ts's order. The recorder builds it
- * straight from its ring, without an object per record, and the SQLite writer thread receives it without a copy
- * (typed arrays are transferred).
+ * into it (`refs`, NONE for null) and its numbers (`nums`), each in src/db/request-log-columns.ts's order. The recorder
+ * builds it straight from its ring, without an object per record, and the SQLite writer thread receives it without a
+ * copy (typed arrays are transferred).
  */
 import { NUMBER_COLUMNS, STRING_COLUMNS } from '../../db/request-log-columns.ts'
 

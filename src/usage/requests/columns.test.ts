@@ -1,9 +1,9 @@
 /**
- * The request explorer's column list (src/db/request-log-columns.ts) agrees with the table the migrations make, on every engine: the
- * same columns in the same order, nullable where the list says null is a value, integers where it says numbers. A
- * call whose every field differs from a fresh row's, and a refusal, are stored and read back whole by each writer (the
- * SQLite file's through its worker thread), so the recorder takes every column and the INSERTs and the query name
- * them all.
+ * The request explorer's column list (src/db/request-log-columns.ts) agrees with the table the migrations make, on
+ * every engine: the same columns in the same order, nullable where the list says null is a value, integers where it
+ * says numbers. A call whose every field differs from a fresh row's, and a refusal, are stored and read back whole by
+ * each writer (the SQLite file's through its worker thread), so the recorder takes every column and the INSERTs and the
+ * query name them all.
  */
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'

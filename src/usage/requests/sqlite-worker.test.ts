@@ -14,8 +14,8 @@ import { openDatabase, type OpenedDatabase } from '../../db/database.ts'
 import { queryRequests } from './queries.ts'
 import { emptyBatch, type RequestBatch } from './batch.ts'
 import { createRequestRecorder } from './recorder.ts'
+import { threadFlags } from './sqlite-worker.ts'
 import { createSqliteRequestWriter, requestWriterFor } from './writers.ts'
-import { threadExecArgv } from './sqlite-worker.ts'
 
 let opened: OpenedDatabase | undefined
 let dir: string | undefined
@@ -166,13 +166,25 @@ it('writes a batch relayed over IPC, whose arrays are views on one shared buffer
   await writer.close?.()
 })
 
-it("the writer thread takes node's loaders, not V8's flags or --input-type (new Worker refuses them)", () => {
-  const argv = ['--import', 'tsx', '--no-concurrent-recompilation', '--max-old-space-size=512', '--input-type=module']
-  expect(threadExecArgv([...argv, '--require=./a.cjs', '--conditions', 'dev', '--expose-gc'])).toEqual([
-    '--import',
-    'tsx',
-    '--require=./a.cjs',
-    '--conditions',
-    'dev',
+it("the writer thread keeps only node:sqlite's and the warning flags of its process (a worker refuses V8's, a file -e's)", () => {
+  expect(
+    threadFlags([
+      '--expose-gc',
+      '--allow-natives-syntax',
+      '--input-type=module',
+      '--import',
+      'tsx',
+      '--experimental-sqlite',
+      '--no-warnings',
+      '--disable-warning',
+      'ExperimentalWarning',
+      '--disable-warning=DeprecationWarning',
+    ]),
+  ).toEqual([
+    '--experimental-sqlite',
+    '--no-warnings',
+    '--disable-warning',
+    'ExperimentalWarning',
+    '--disable-warning=DeprecationWarning',
   ])
 })

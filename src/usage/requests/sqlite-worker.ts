@@ -31,22 +31,16 @@ function owned<T extends Uint32Array | Float64Array>(a: T): T {
   return a.byteOffset === 0 && a.byteLength === a.buffer.byteLength ? a : (a.slice() as T)
 }
 
-/** The flags of node's (not V8's) that the thread takes with it: loaders, such as tsx's, and their conditions. */
-const THREAD_FLAGS = new Set(['--import', '--require', '-r', '--loader', '--experimental-loader', '--conditions', '-C'])
+/** The node flags the writer thread keeps (the rest are not its business, and some a worker refuses). */
+const THREAD_FLAGS = /^--(?:no-)?(?:experimental-sqlite|warnings|disable-warning)\b/
 
-/**
- * The thread keeps the loaders of node's command line and nothing else: a V8 flag (`--max-old-space-size`,
- * `--no-concurrent-recompilation`, as bench/instructions.bench.ts runs chaingate) makes `new Worker` throw
- * ERR_WORKER_INVALID_EXEC_ARGV (https://nodejs.org/api/worker_threads.html#new-workerfilename-options), and
- * `--input-type` (code given with -e, as a script embedding chaingate may be run) would refuse to load its file.
- */
-export function threadExecArgv(argv: readonly string[]): string[] {
+export function threadFlags(execArgv: readonly string[]): string[] {
   const kept: string[] = []
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!
-    if (!THREAD_FLAGS.has(a.split('=')[0]!)) continue
-    kept.push(a)
-    if (!a.includes('=') && i + 1 < argv.length) kept.push(argv[++i]!)
+  for (let i = 0; i < execArgv.length; i++) {
+    if (!THREAD_FLAGS.test(execArgv[i]!)) continue
+    kept.push(execArgv[i]!)
+    // `--disable-warning X` given as two arguments keeps its value.
+    if (execArgv[i] === '--disable-warning' && i + 1 < execArgv.length) kept.push(execArgv[++i]!)
   }
   return kept
 }
@@ -65,7 +59,10 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
   }
   const worker = new Worker(THREAD, {
     workerData,
-    execArgv: threadExecArgv(process.execArgv),
+    // The thread is plain JavaScript that loads only node's modules and the engine by path: of node's flags it needs
+    // only those of node:sqlite and warnings. Inheriting them all fails: `--input-type` (code given with -e) refuses
+    // a file, and V8 flags (`--expose-gc`, `--allow-natives-syntax`) are refused when named for a worker.
+    execArgv: threadFlags(process.execArgv),
     // Its garbage is a batch's parameters: a young generation of 4 MiB, not V8's 32, keeps ~4 MiB of RSS off.
     resourceLimits: { maxYoungGenerationSizeMb: 4 },
   })

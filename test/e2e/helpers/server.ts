@@ -9,12 +9,15 @@ import { Writable } from 'node:stream'
 import { request } from 'undici'
 import { parseConfig } from '../../../src/config/load.ts'
 import { startApp, type AppOptions, type RunningApp } from '../../../src/app/build.ts'
+import { type AppInternals, appInternals } from '../../../src/app/app.test-support.ts'
 import { createLogger } from '../../../src/observability/logger.ts'
 import type { ApiKey } from '../../../src/keys/repository.ts'
 import type { Account } from '../../../src/accounts/repository.ts'
 
 export interface TestServer {
   app: RunningApp
+  /** The app's parts (database, ledger, pools, hubs, ...): appInternals(app), src/app/app.test-support.ts. */
+  parts: AppInternals
   /** http://127.0.0.1:PORT */
   url: string
   account: Account
@@ -102,21 +105,24 @@ export async function startTestServer(
   })
   const logger = createLogger('info', sink)
   const app = await startApp({ ...extra, config, logger })
+  const parts = appInternals(app)
   const url = app.url
   let n = 0
   const newKey = async (plan = 'team', networks?: string[]) => {
-    const account = await app.accounts.create({ email: `user${++n}-${Date.now()}@example.com`, plan }, app.clock.now())
-    const key = await app.keys.create(
+    const { accounts, keys, keySnapshot, clock } = parts
+    const account = await accounts.create({ email: `user${++n}-${Date.now()}@example.com`, plan }, clock.now())
+    const key = await keys.create(
       { accountId: account.id, name: 'test', ...(networks ? { networks } : {}) },
-      app.clock.now(),
+      clock.now(),
     )
-    await app.keySnapshot.reload()
+    await keySnapshot.reload()
     return { account, key }
   }
   const first = await newKey('team')
   const endpoint = (network = 'devnet-a', key = first.key.key) => `${url}/networks/${network}/v3/${key}`
   return {
     app,
+    parts,
     url,
     account: first.account,
     key: first.key,

@@ -4,7 +4,7 @@
  * against one anvil. A count of executed instructions does not move with the machine's load the way req/s and CPU
  * time do, so a cut of a fraction of a µs shows. Counted: what runs in libuv's socket callbacks (`uv__stream_io`:
  * reading a request, the JavaScript it runs, its microtasks, writing the answer, and garbage collection triggered
- * there). Not counted: the kernel (the socket system calls themselves), timers (the request log's and the ledger's
+ * there). Not counted: the kernel (the socket system calls themselves), timers (the request lines' and the ledger's
  * flushes, bookkeeping), other threads (the request explorer's writer, V8's concurrent marking). V8's optimizing
  * compiler runs on the main thread (`--no-concurrent-recompilation`) and what it costs (`Runtime_CompileOptimized`,
  * inclusive: it varies from run to run) is left out of the figures; a young-generation collection inside the counted

@@ -30,7 +30,16 @@ const rows: string[] = []
 for (let round = 0; round < ROUNDS; round++) {
   let t = performance.now()
   for (let i = 0; i < CALLS; i++)
-    usage.record('mainnet', upstreams[i & 1]!, methods[i & 3]!, 1, undefined, 80, false, now)
+    usage.record({
+      network: 'mainnet',
+      upstream: upstreams[i & 1]!,
+      method: methods[i & 3]!,
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now,
+    })
   const upstreamNs = ((performance.now() - t) * 1e6) / CALLS
   t = performance.now()
   for (let i = 0; i < CALLS; i++) {

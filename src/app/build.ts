@@ -91,7 +91,7 @@ export interface RunningApp {
   upstreamUrls: Map<string, EmbeddedNode>
   /**
    * Where the request explorer's batches are written (undefined when config requests.enabled is false): on SQLite the
-   * `--workers` primary writes its workers' batches there (src/app/cluster/request-log-relay.ts).
+   * `--workers` primary writes its workers' batches there (src/app/cluster/request-explorer-relay.ts).
    */
   requestWriter: RequestWriter | undefined
   /** What the optional parts reported at start (wallet URL, console token, ...). */

@@ -19,7 +19,7 @@ export type Role =
       kind: 'cluster-worker'
       embeddedUrls: Map<string, { url: string; wsUrl: string }>
       number?: string
-      /** On SQLite: the request explorer's batches go to the primary (src/app/cluster/request-log-relay.ts). */
+      /** On SQLite: the request explorer's batches go to the primary (src/app/cluster/request-explorer-relay.ts). */
       requestWriter?: RequestWriter
     }
 

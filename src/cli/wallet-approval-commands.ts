@@ -60,7 +60,11 @@ export async function approvalsCommand(e: WalletCommandEnv): Promise<number> {
     }
     decision = d
   }
-  const ok = await repository.decideApproval(arg, action === 'approve' ? 'approved' : 'rejected', decision, 'cli', now)
+  const ok = await repository.decideApproval(
+    arg,
+    { status: action === 'approve' ? 'approved' : 'rejected', decision, by: 'cli' },
+    now,
+  )
   if (!ok) throw new UsageError(`approval ${arg} was answered or expired meanwhile`)
   print(`${action === 'approve' ? 'approved' : 'rejected'} ${arg}`, {
     id: arg,

@@ -307,8 +307,14 @@ describeEachDatabase('repositories', (open) => {
       createdAt: NOW,
       expiresAt: NOW + 60_000,
     })
-    expect(await wallet.decideApproval('ap1', 'approved', { accounts: ['0xdef'] }, 'console', NOW + 1)).toBe(true)
-    expect(await wallet.decideApproval('ap1', 'rejected', null, 'cli', NOW + 2)).toBe(false)
+    expect(
+      await wallet.decideApproval(
+        'ap1',
+        { status: 'approved', decision: { accounts: ['0xdef'] }, by: 'console' },
+        NOW + 1,
+      ),
+    ).toBe(true)
+    expect(await wallet.decideApproval('ap1', { status: 'rejected', decision: null, by: 'cli' }, NOW + 2)).toBe(false)
     expect(await wallet.getApproval('ap1')).toMatchObject({
       status: 'approved',
       decision: { accounts: ['0xdef'] },

@@ -8,7 +8,7 @@
  * `fault`), never an exception, and nothing is allocated except the walk itself.
  */
 
-import { settleShapes } from '../shared/object-shapes.ts'
+import { sizeClass } from '../shared/object-shapes.ts'
 
 const QUOTE = 0x22
 const BACKSLASH = 0x5c
@@ -219,4 +219,4 @@ export class MemberWalk {
 }
 
 // Sized by complete objects before the first call parses anything (src/shared/object-shapes.ts): several per call.
-settleShapes(() => new MemberWalk(Buffer.from('{"a":1}'), 0, 7))
+sizeClass(() => new MemberWalk(Buffer.from('{"a":1}'), 0, 7))

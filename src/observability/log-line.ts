@@ -1,5 +1,5 @@
 /**
- * The request log's line (src/observability/logger.ts createRequestLog), written as bytes straight into the log's
+ * A request line (src/observability/logger.ts createRequestLines), written as bytes straight into the log's
  * buffer: the key, network and method parts are encoded once and copied, numbers are written digit by digit. No
  * string is built per line (building, flattening and encoding one cost about twice as much: docs/benchmarks.md).
  * The bytes are exactly those of `lineText`, which is kept for what does not fit the buffer.
@@ -29,7 +29,10 @@ const FIXED_BYTES =
 const loggedMethod = (method: string) =>
   method.length > MAX_LOGGED_METHOD ? `${method.slice(0, MAX_LOGGED_METHOD)}…` : method
 
-/** The line as text (pino's shape: level 30, time, msg "rpc"). */
+/**
+ * The line as text (pino's shape: level 30, time, msg "rpc"). Positional, as RequestLines.write that passes them on:
+ * nothing allocated per request (docs/benchmarks.md, "Named arguments on the per-request path").
+ */
 export function lineText(
   time: number,
   keyId: string | undefined,

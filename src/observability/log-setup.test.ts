@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
 import { createServiceLog, readableLine } from './log-setup.ts'
-import { createRequestLog } from './logger.ts'
+import { createRequestLines } from './logger.ts'
 
 const dirs: string[] = []
 afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })))
@@ -23,7 +23,7 @@ describe('service log to a file', () => {
     log.logger.info({ network: 'devnet-a' }, 'started')
     log.logger.warn({ network: 'devnet-b', password: 'hunter2' }, 'node slow')
     log.logger.error({ err: new Error('boom') }, 'failed')
-    const requests = createRequestLog(log.logger)
+    const requests = createRequestLines(log.logger)
     requests.write('k1', 'devnet-a', 'eth_chainId', 1, 200, 5, 1, undefined)
     requests.flush()
     await new Promise((r) => setTimeout(r, 50))

@@ -6,7 +6,7 @@ import { runInNewContext } from 'node:vm'
 import pino from 'pino'
 import { describe, expect, it } from 'vitest'
 import { createLineEncoder, lineText } from './log-line.ts'
-import { createLogger, createRequestLog, type RequestLog } from './logger.ts'
+import { createLogger, createRequestLines, type RequestLines } from './logger.ts'
 
 interface RequestLine {
   keyId: string | undefined
@@ -18,13 +18,13 @@ interface RequestLine {
   ms: number
   source?: 'cache' | 'dedup' | undefined
 }
-const write = (log: RequestLog, l: RequestLine) =>
+const write = (log: RequestLines, l: RequestLine) =>
   log.write(l.keyId, l.network, l.method, l.calls, l.status, l.credits, l.ms, l.source)
 
 function setup(capacity?: number) {
   const writes: string[] = []
   const logger = createLogger('info', { write: (s: string) => void writes.push(s) })
-  const log = createRequestLog(logger, 20, capacity)
+  const log = createRequestLines(logger, 20, capacity)
   const lines = () =>
     writes
       .join('')
@@ -44,7 +44,7 @@ const line = (over: Partial<RequestLine> = {}): RequestLine => ({
   ...over,
 })
 
-describe('request log', () => {
+describe('request lines', () => {
   it('batches lines and writes them as pino-shaped JSON after the flush interval', async () => {
     const { writes, log, lines } = setup()
     write(log, line())
@@ -176,7 +176,7 @@ describe('request log', () => {
 
   it('writes nothing when the logger is above info', () => {
     const writes: string[] = []
-    const log = createRequestLog(createLogger('warn', { write: (s: string) => void writes.push(s) }))
+    const log = createRequestLines(createLogger('warn', { write: (s: string) => void writes.push(s) }))
     write(log, line())
     log.flush()
     expect(writes).toHaveLength(0)
@@ -189,7 +189,7 @@ describe('request log', () => {
       const dest = pino.destination({ dest: file, sync: false })
       await new Promise((r) => dest.once('ready', r))
       const logger = createLogger('info', dest)
-      const log = createRequestLog(logger, 10_000, 4096)
+      const log = createRequestLines(logger, 10_000, 4096)
       logger.info('before')
       write(log, line({ calls: 1 }))
       log.flush() // 'before' not yet written by the destination: this line goes after it, through it

@@ -35,7 +35,7 @@ export function createLogger(level: string, destination?: pino.DestinationStream
   )
 }
 
-export interface RequestLog {
+export interface RequestLines {
   /**
    * One request's line: the key's id (never the key), network, method, calls, HTTP status, credits charged,
    * milliseconds (rounded to 0.1), and `source` when the cache or a shared call in flight answered (docs/caching.md).
@@ -64,7 +64,7 @@ export interface RequestLog {
  * in garbage collection (thousands of small strings surviving young-generation collections). A crash loses at most
  * `flushMs` of request lines.
  */
-export function createRequestLog(logger: Logger, flushMs = 100, capacity = 65_536): RequestLog {
+export function createRequestLines(logger: Logger, flushMs = 100, capacity = 65_536): RequestLines {
   const root = (
     logger as unknown as Record<
       symbol,

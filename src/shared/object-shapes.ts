@@ -9,7 +9,7 @@
  *    first few objects (a process that made a few at start, then none for a while) leaves none alive, and the class
  *    is shrunk to no in-object room at all. Every later object keeps its properties out of line, and one with more
  *    than 12 of them turns into a dictionary (a hash table) at its first symbol-keyed property, for the life of the
- *    process. settleShapes makes a class's first objects together, before the class makes any of its own.
+ *    process. sizeClass makes a class's first objects together, before the class makes any of its own.
  * 2. process.nextTick's queue entry. Node builds it as an object literal with computed (symbol) keys, one per tick,
  *    several per call. Each collection that finds none alive drops its shapes, and the next entry builds new ones.
  *    After a few, the literal's inline caches give up (megamorphic), and every entry goes through the runtime: about
@@ -22,7 +22,7 @@ import { createHook } from 'node:async_hooks'
 const SLACK_TRACKING_OBJECTS = 8
 
 /** Makes `count` objects with `make`, all alive until the last is made; returns them (to be dropped or closed). */
-export function settleShapes<T>(make: (i: number) => T, count = SLACK_TRACKING_OBJECTS): T[] {
+export function sizeClass<T>(make: (i: number) => T, count = SLACK_TRACKING_OBJECTS): T[] {
   const held: T[] = []
   for (let i = 0; i < count; i++) held.push(make(i))
   return held

@@ -49,12 +49,66 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('adds up calls, attempts, cache and dedup hits and credits per hour, network, upstream and method', async () => {
     const { usage, rows } = await setup()
-    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
-    usage.record('net', A, 'eth_call', 3, undefined, 80, false, T0 + 1000) // two retries
-    usage.record('net', A, 'eth_call', 0, 'dedup', 80, false, T0 + 2000)
-    usage.record('net', 'cache', 'eth_call', 0, 'cache', 80, false, T0 + 3000)
-    usage.record('net', B, 'eth_blockNumber', 2, undefined, 80, false, T0 + HOUR)
-    usage.record('net', NO_UPSTREAM, 'eth_call', 3, undefined, 0, true, T0 + HOUR)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 3,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0 + 1000,
+    }) // two retries
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 0,
+      source: 'dedup',
+      credits: 80,
+      failed: false,
+      now: T0 + 2000,
+    })
+    usage.record({
+      network: 'net',
+      upstream: 'cache',
+      method: 'eth_call',
+      attempts: 0,
+      source: 'cache',
+      credits: 80,
+      failed: false,
+      now: T0 + 3000,
+    })
+    usage.record({
+      network: 'net',
+      upstream: B,
+      method: 'eth_blockNumber',
+      attempts: 2,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0 + HOUR,
+    })
+    usage.record({
+      network: 'net',
+      upstream: NO_UPSTREAM,
+      method: 'eth_call',
+      attempts: 3,
+      source: undefined,
+      credits: 0,
+      failed: true,
+      now: T0 + HOUR,
+    })
     await usage.flush()
     const h0 = Math.floor(T0 / HOUR) * 3600
     expect(await rows()).toEqual([
@@ -111,10 +165,37 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('a second flush adds to the stored rows (upsert), and an unserved method name is stored as other', async () => {
     const { usage, rows } = await setup()
-    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
     await usage.flush()
-    usage.record('net', A, 'eth_call', 2, undefined, 80, false, T0 + 1000)
-    usage.record('net', A, 'x'.repeat(10_000), 1, undefined, 5, false, T0 + 1000)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 2,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0 + 1000,
+    })
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'x'.repeat(10_000),
+      attempts: 1,
+      source: undefined,
+      credits: 5,
+      failed: false,
+      now: T0 + 1000,
+    })
     await usage.flush()
     const r = await rows()
     expect(r.map((x) => [x.method, x.calls, x.attempts, x.credits])).toEqual([
@@ -127,12 +208,48 @@ describeEachDatabase('upstream usage', (open) => {
     const { usage, rows } = await setup()
     const long = 'n'.repeat(100)
     for (const m of ['eth_foo', 'other', 'eth_foo', 'eth_call', 'eth_call', 'other'])
-      usage.record('net', A, m, 1, undefined, 1, false, T0)
+      usage.record({
+        network: 'net',
+        upstream: A,
+        method: m,
+        attempts: 1,
+        source: undefined,
+        credits: 1,
+        failed: false,
+        now: T0,
+      })
     for (const net of [long, long, long.slice(0, 64), `${long}x`])
-      usage.record(net, A, 'eth_call', 2, 'dedup', 1, false, T0)
-    usage.record('net', A, 'eth_call', 1, 'cache', 1, true, T0 + HOUR)
+      usage.record({
+        network: net,
+        upstream: A,
+        method: 'eth_call',
+        attempts: 2,
+        source: 'dedup',
+        credits: 1,
+        failed: false,
+        now: T0,
+      })
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: 'cache',
+      credits: 1,
+      failed: true,
+      now: T0 + HOUR,
+    })
     await usage.flush()
-    usage.record('net', A, 'eth_call', 1, undefined, 1, false, T0 + HOUR)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 1,
+      failed: false,
+      now: T0 + HOUR,
+    })
     await usage.flush()
     const h0 = Math.floor(T0 / HOUR) * 3600
     const got = (await rows()).map((x) => [x.hour, x.network.length, x.method, x.calls, x.attempts, x.dedup_hits])
@@ -148,7 +265,16 @@ describeEachDatabase('upstream usage', (open) => {
   it('more distinct rows than one INSERT holds are all written', async () => {
     const { usage, rows } = await setup()
     for (let i = 0; i < 250; i++)
-      usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
+      usage.record({
+        network: 'net',
+        upstream: `https://node-${i}.example`,
+        method: 'eth_call',
+        attempts: 1,
+        source: undefined,
+        credits: 1,
+        failed: false,
+        now: T0,
+      })
     await usage.flush()
     expect((await rows()).length).toBe(250)
   })
@@ -156,18 +282,72 @@ describeEachDatabase('upstream usage', (open) => {
   it('stop writes what is left', async () => {
     const { usage, rows } = await setup()
     usage.start()
-    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
     await usage.stop()
     expect((await rows()).map((x) => x.calls)).toEqual([1])
   })
 
   it('report per upstream over a day: totals, saved upstream requests, largest cost first; by method on request', async () => {
     const { usage } = await setup()
-    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
-    usage.record('net', A, 'eth_blockNumber', 0, 'dedup', 80, false, T0)
-    usage.record('net', 'cache', 'eth_call', 0, 'cache', 80, false, T0)
-    usage.record('net', B, 'eth_call', 3, undefined, 80, false, T0)
-    usage.record('net', B, 'eth_call', 1, undefined, 80, false, T0 + 30 * HOUR) // the next day
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_blockNumber',
+      attempts: 0,
+      source: 'dedup',
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
+    usage.record({
+      network: 'net',
+      upstream: 'cache',
+      method: 'eth_call',
+      attempts: 0,
+      source: 'cache',
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
+    usage.record({
+      network: 'net',
+      upstream: B,
+      method: 'eth_call',
+      attempts: 3,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
+    usage.record({
+      network: 'net',
+      upstream: B,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0 + 30 * HOUR,
+    }) // the next day
     await usage.flush()
     const report = await queryUpstreamUsage(opened!.db, dayRange('2026-03-01'))
     expect(report.rows.map((r) => [r.upstream, r.calls, r.attempts, r.saved, r.credits])).toEqual([
@@ -201,8 +381,27 @@ describeEachDatabase('upstream usage', (open) => {
       onError: (err) => failures.push(err),
       maxBufferedRows: 3,
     })
-    for (let i = 0; i < 5; i++) usage.record('net', `https://node-${i}.example`, 'eth_call', 1, undefined, 1, false, T0)
-    usage.record('net', 'https://node-4.example', 'eth_call', 1, undefined, 1, false, T0)
+    for (let i = 0; i < 5; i++)
+      usage.record({
+        network: 'net',
+        upstream: `https://node-${i}.example`,
+        method: 'eth_call',
+        attempts: 1,
+        source: undefined,
+        credits: 1,
+        failed: false,
+        now: T0,
+      })
+    usage.record({
+      network: 'net',
+      upstream: 'https://node-4.example',
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 1,
+      failed: false,
+      now: T0,
+    })
     await opened.db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
     await usage.flush()
     expect(failures.length).toBe(1)
@@ -223,12 +422,30 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('a failed write keeps the rows for the next flush and reports the error', async () => {
     const { usage, rows, failures, db } = await setup()
-    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
     await db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
     await usage.flush()
     expect(failures.length).toBe(1)
     await db.schema.alterTable('usage_upstream_moved').renameTo('usage_upstream_hourly').execute()
-    usage.record('net', A, 'eth_call', 1, undefined, 80, false, T0)
+    usage.record({
+      network: 'net',
+      upstream: A,
+      method: 'eth_call',
+      attempts: 1,
+      source: undefined,
+      credits: 80,
+      failed: false,
+      now: T0,
+    })
     await usage.flush()
     expect((await rows()).map((x) => x.calls)).toEqual([2])
   })

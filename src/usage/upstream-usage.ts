@@ -31,21 +31,25 @@ export interface UpstreamUsageRow {
   failures: number
 }
 
+/**
+ * One forwarded call's upstream side. `upstream`: the answering node's redacted label (`cache` for the cache,
+ * NO_UPSTREAM when none answered); `attempts`: upstream requests made for it (retries, hedges); `source`: set when
+ * the cache or an identical call in flight answered; `failed`: no node answered; `now`: unix ms.
+ */
+export interface UpstreamCall {
+  network: string
+  upstream: string
+  method: string
+  attempts: number
+  source: 'cache' | 'dedup' | undefined
+  credits: number
+  failed: boolean
+  now: number
+}
+
 export interface UpstreamUsage {
-  /**
-   * One forwarded call. `upstream`: the answering node's redacted label (`cache` for the cache); `attempts`:
-   * upstream requests made for it; `source`: set when the cache or an identical call in flight answered.
-   */
-  record(
-    network: string,
-    upstream: string,
-    method: string,
-    attempts: number,
-    source: 'cache' | 'dedup' | undefined,
-    credits: number,
-    failed: boolean,
-    nowMs: number,
-  ): void
+  /** One forwarded call (UpstreamCall). */
+  record(call: UpstreamCall): void
   flush(): Promise<void>
   /** Calls not recorded because the database could not be written and the buffer was full. */
   readonly droppedCalls: number
@@ -161,7 +165,7 @@ export function createUpstreamUsage(
   }
 
   return {
-    record(network, upstream, method, attempts, source, credits, failed, nowMs) {
+    record({ network, upstream, method, attempts, source, credits, failed, now: nowMs }) {
       const hour = hourOf(nowMs)
       let row = last
       if (

@@ -118,6 +118,15 @@ export function activitySummary(kind: string, request: unknown): string {
   return view.title
 }
 
+/** One approval to ask for, and the chain and address its activity entry records beside the answer. */
+export interface ApprovalAsk {
+  kind: Parameters<Approvals['request']>[1]
+  request: unknown
+  signal: AbortSignal
+  chainId?: number
+  address?: string
+}
+
 /** `ask` = approvals.request plus an activity entry for the answer; `note` records without failing the caller. */
 export function recordingApprovals(
   approvals: Approvals,
@@ -127,14 +136,7 @@ export function recordingApprovals(
 ) {
   const note = (e: Parameters<ActivityRepository['record']>[0]) =>
     void activity?.record(e).catch((err: unknown) => logger.warn({ err }, 'wallet: could not record activity'))
-  async function ask(
-    asker: Asker,
-    kind: Parameters<Approvals['request']>[1],
-    request: unknown,
-    signal: AbortSignal,
-    chainId?: number,
-    address?: string,
-  ) {
+  async function ask(asker: Asker, { kind, request, signal, chainId, address }: ApprovalAsk) {
     const base = { origin: asker.origin, kind, chainId, address, summary: activitySummary(kind, request) }
     try {
       const outcome = await approvals.request(asker, kind, request, signal)

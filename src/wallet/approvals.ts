@@ -117,7 +117,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       deps.logger.info({ origin, kind, approvalId: id }, 'wallet: approval requested')
       const outcome = new Promise<ApprovalOutcome>((resolve, reject) => {
         const timer = setTimeout(() => {
-          void deps.repository.decideApproval(id, 'expired', undefined, 'timeout', deps.clock.now()).then(
+          void deps.repository.decideApproval(id, { status: 'expired', by: 'timeout' }, deps.clock.now()).then(
             (changed) => {
               if (changed) settle(id, { status: 'expired', decision: null, decidedBy: 'timeout' })
               else void api.pollOne(id).catch(() => {})
@@ -130,7 +130,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       })
       if (signal) {
         const cancel = () => {
-          void deps.repository.decideApproval(id, 'cancelled', undefined, 'disconnect', deps.clock.now()).then(
+          void deps.repository.decideApproval(id, { status: 'cancelled', by: 'disconnect' }, deps.clock.now()).then(
             (changed) => {
               if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'disconnect' })
             },
@@ -152,7 +152,7 @@ export function createApprovals(deps: ApprovalsDeps) {
     /** Answers from the console (in process). False when it was no longer pending. */
     async decide(id: string, approve: boolean, decision: unknown, by: string): Promise<boolean> {
       const status = approve ? 'approved' : 'rejected'
-      const changed = await deps.repository.decideApproval(id, status, decision, by, deps.clock.now())
+      const changed = await deps.repository.decideApproval(id, { status, decision, by }, deps.clock.now())
       if (changed) settle(id, { status, decision: decision ?? null, decidedBy: by })
       return changed
     },
@@ -176,7 +176,7 @@ export function createApprovals(deps: ApprovalsDeps) {
       for (const [id, w] of [...waiters]) {
         if (w.origin !== origin || !pred(w.kind, w.request)) continue
         const changed = await deps.repository
-          .decideApproval(id, 'cancelled', undefined, 'session_ended', deps.clock.now())
+          .decideApproval(id, { status: 'cancelled', by: 'session_ended' }, deps.clock.now())
           .catch(() => true)
         // Answered meanwhile: that answer stands (signing re-checks the session after any approval anyway).
         if (changed) settle(id, { status: 'cancelled', decision: null, decidedBy: 'session_ended' })
@@ -187,7 +187,9 @@ export function createApprovals(deps: ApprovalsDeps) {
     /** Stop: every waiting request fails with 4001. */
     async close(): Promise<void> {
       for (const id of [...waiters.keys()]) {
-        await deps.repository.decideApproval(id, 'cancelled', undefined, 'shutdown', deps.clock.now()).catch(() => {})
+        await deps.repository
+          .decideApproval(id, { status: 'cancelled', by: 'shutdown' }, deps.clock.now())
+          .catch(() => {})
         settle(id, { status: 'cancelled', decision: null, decidedBy: 'shutdown' })
       }
     },

@@ -188,7 +188,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
           ...proposal,
           pairing: { resumable: conn.resumable, replaces },
         }
-        return (await ask(conn, 'session', request, conn.closed.signal)).decision
+        return (await ask(conn, { kind: 'session', request, signal: conn.closed.signal })).decision
       },
       invokeInScope: (scope, sessionScope, method, params) => invokeInScope(conn, scope, sessionScope, method, params),
     }
@@ -225,7 +225,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
       approve: async (kind, request) => {
         const r = request as { address?: string; transaction?: { from?: string } }
         const address = r.address ?? r.transaction?.from
-        const out = await ask(conn, kind, request, conn.closed.signal, chainId, address)
+        const out = await ask(conn, { kind, request, signal: conn.closed.signal, chainId, address })
         approved = { kind, request, address }
         return out.decision
       },

@@ -193,9 +193,7 @@ export function createWalletRepository(db: Kysely<Database>) {
     /** Decides a pending approval; false when it was no longer pending (someone else answered, or it expired). */
     async decideApproval(
       id: string,
-      status: Exclude<ApprovalStatus, 'pending'>,
-      decision: unknown,
-      by: string,
+      { status, decision, by }: { status: Exclude<ApprovalStatus, 'pending'>; decision?: unknown; by: string },
       now: number,
     ): Promise<boolean> {
       const r = await db

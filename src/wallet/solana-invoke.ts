@@ -3,26 +3,18 @@
  * connection and records what the user approved in the activity list. The engine routes here before any eip155
  * work, and eip155 calls never come here: a session's Solana scope costs its EVM calls nothing.
  */
-import type { ActivityRepository } from './activity.ts'
+import type { ActivityRepository, ApprovalAsk } from './activity.ts'
 import type { WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
 import { SOLANA_LOCAL_METHODS, type SolanaMethodContext } from './methods/solana/index.ts'
 import type { ChainAccess } from './ports.ts'
-import type { ApprovalKind } from './repository.ts'
 import { addressOf, type SessionScope } from './scopes.ts'
 import type { SolanaSigner } from './solana-keys.ts'
 
 export interface SolanaInvokerDeps {
   chainAccess: ChainAccess
   signerFor(address: string): SolanaSigner | undefined
-  ask(
-    conn: WalletConnection,
-    kind: ApprovalKind,
-    request: unknown,
-    signal: AbortSignal,
-    chainId?: number,
-    address?: string,
-  ): Promise<{ decision: unknown }>
+  ask(conn: WalletConnection, a: ApprovalAsk): Promise<{ decision: unknown }>
   note(e: Parameters<ActivityRepository['record']>[0]): void
   activitySummary(kind: string, request: unknown): string
   /** The connection's session scope now (undefined when the session no longer holds it). */
@@ -51,7 +43,7 @@ export function createSolanaInvoker(deps: SolanaInvokerDeps) {
       signerFor: deps.signerFor,
       rpc: (m, p) => solanaRequest(scope, m, p),
       async approve(kind, request) {
-        const out = await deps.ask(conn, kind, request, conn.closed.signal, undefined, request.address)
+        const out = await deps.ask(conn, { kind, request, signal: conn.closed.signal, address: request.address })
         approved = { kind, request, address: request.address }
         return out.decision
       },

@@ -59,7 +59,7 @@ describe('answer cache', () => {
     expect(again.credits).toBe(first.credits)
     expect(asked('eth_chainId')).toBe(before)
     expect(await served('cache')).toBe(hitsBefore + 1)
-    // The request log marks it (lines are written every 100 ms).
+    // Its request line marks it (lines are written every 100 ms).
     await until(
       () => s.logs.some((l) => l.msg === 'rpc' && l.method === 'eth_chainId' && l.source === 'cache'),
       'the request line',

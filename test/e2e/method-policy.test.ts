@@ -126,7 +126,7 @@ describe('method names clients invent', () => {
     expect(page.statusCode).toBe(200)
     expect(page.body.length).toBeLessThan(200_000)
     expect(page.body).not.toContain('eth_000000')
-    // The request log keeps a bounded name too (its lines are written every 100 ms).
+    // The request line keeps a bounded name too (its lines are written every 100 ms).
     await new Promise((r) => setTimeout(r, 300))
     expect(s.logText().length).toBeLessThan(1 << 20)
   })

@@ -4,7 +4,7 @@
  * (src/shared/object-shapes.ts). A child process runs the real gateway against a real anvil with
  * `--allow-natives-syntax`, collects twice between each of its first six calls, serves more, and prints V8's own
  * description (%DebugPrint) of the objects the last call used. A class of the test's own, made the same way without
- * settleShapes, shows what V8 does otherwise: it loses its in-object room. A process.nextTick entry queued at the end
+ * sizeClass, shows what V8 does otherwise: it loses its in-object room. A process.nextTick entry queued at the end
  * still has the shapes of the entry the gateway holds (keepTickShape).
  */
 import { spawn } from 'node:child_process'

@@ -81,7 +81,7 @@ describe('a Solana network in usage, the explorer, upstreams, health, metrics an
   })
 
   it('the request explorer lists the Solana calls with their network, method and outcome', async () => {
-    const requests = await waitFor('the request log', async () => {
+    const requests = await waitFor('the request explorer', async () => {
       const r = await api.get(`/keys/${key.id}/requests?limit=50`)
       const sol = r.body.requests?.filter((x: { network: string }) => x.network === SOLANA)
       return sol?.length === 5 ? sol : undefined

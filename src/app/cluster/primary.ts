@@ -17,7 +17,7 @@ import { startRole } from '../roles.ts'
 import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, ROLL_DRAIN_DELAY_MS, stopLogged } from '../drain.ts'
-import { answerRelayedRequestLogs } from './request-log-relay.ts'
+import { answerRelayedExplorerBatches } from './request-explorer-relay.ts'
 import { isWorkerMessage, workerEnv, type EmbeddedUrls, type PrimaryMessage } from './protocol.ts'
 import { workerExecArgv } from '../heap-growth.ts'
 
@@ -76,7 +76,8 @@ export async function startCluster(
   // the primary passing each to a worker in turn (SCHED_RR, Linux's default): a connection the primary passed to a
   // worker as it was killed would hang unanswered, while a connection waiting in the shared queue goes to a live one.
   cluster.schedulingPolicy = cluster.SCHED_NONE
-  // Structured clone on the IPC channel: the request explorer's batches carry typed arrays (./request-log-relay.ts).
+  // Structured clone on the IPC channel: the request explorer's batches carry typed arrays
+  // (./request-explorer-relay.ts).
   // The workers' young generation is smaller than V8's default (../heap-growth.ts).
   cluster.setupPrimary({ serialization: 'advanced', execArgv: workerExecArgv() })
   // The chains and the wallet, once; its gateway listens on an internal port only (src/app/roles.ts).
@@ -93,7 +94,7 @@ export async function startCluster(
   /** Starts worker `number`; its promise (also in `ready`) resolves once it listens. */
   const fork = (number: number): Worker => {
     const worker = cluster.fork(workerEnv(number, embedded))
-    if (!config.database.url) answerRelayedRequestLogs(worker, () => app.requestWriter)
+    if (!config.database.url) answerRelayedExplorerBatches(worker, () => app.requestWriter)
     exits.set(worker, new Promise((r) => worker.once('exit', () => r())))
     const listens = new Promise<void>((resolve, reject) => {
       const onExit = (code: number | null, signal: string | null) =>

@@ -25,15 +25,15 @@ export type WorkerMessage =
  */
 export type PrimaryMessage = { type: 'drain'; minDelayMs: number } | { type: 'reload'; id: string }
 
-/** Worker → primary, on SQLite: write this request explorer batch, answer with `id` (./request-log-relay.ts). */
-export interface RequestLogMessage {
-  type: 'request-log'
+/** Worker → primary, on SQLite: write this request explorer batch, answer with `id` (./request-explorer-relay.ts). */
+export interface ExplorerBatchMessage {
+  type: 'explorer-batch'
   id: number
   batch: RequestBatch
 }
 /** Primary → worker: batch `id` was written, or why not. */
-export interface RequestLogWritten {
-  type: 'request-log-written'
+export interface ExplorerBatchWritten {
+  type: 'explorer-batch-written'
   id: number
   error?: string
 }

@@ -10,7 +10,7 @@ import type { Config } from '../../config/schema.ts'
 import type { Logger } from '../../observability/logger.ts'
 import { drainDeadlineMs, drainThenStop } from '../drain.ts'
 import { processLabel, toAck } from '../reload/triggers.ts'
-import { type Channel, createRelayedRequestWriter } from './request-log-relay.ts'
+import { type Channel, createRelayedRequestWriter } from './request-explorer-relay.ts'
 import { EMBEDDED_URLS_ENV, isPrimaryMessage, readWorkerEnv, type WorkerMessage } from './protocol.ts'
 
 export function isClusterWorker(): boolean {

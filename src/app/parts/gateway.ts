@@ -8,7 +8,7 @@ import type { FastifyInstance } from 'fastify'
 import type { Config } from '../../config/schema.ts'
 import { redactUrl } from '../../config/show.ts'
 import { registerStorageMetrics } from '../../usage/storage-health.ts'
-import { registerRequestLogMetrics } from '../../usage/requests/metrics.ts'
+import { registerRequestExplorerMetrics } from '../../usage/requests/metrics.ts'
 import { createCostTable, createSwappableCostTable, type SwappableCostTable } from '../../credits/costs.ts'
 import type { LimitStore } from '../../credits/limits/memory.ts'
 import type { KeySnapshot } from '../../keys/snapshot.ts'
@@ -92,7 +92,7 @@ export async function startServing(w: GatewayWiring): Promise<ServingParts> {
   )
   const metrics = createMetrics(w.namedMethods)
   registerStorageMetrics(metrics.registry, () => ledger.health!())
-  if (w.requests) registerRequestLogMetrics(metrics.registry, w.requests.health)
+  if (w.requests) registerRequestExplorerMetrics(metrics.registry, w.requests.health)
   // Without a token /metrics, like /healthz, names an embedded chain's node `embedded`, not its URL.
   const embedded = ops.token === null ? operationsExposure(config, config.gateway.host).embeddedNetworks : undefined
   metrics.watchUpstreams(() =>

@@ -107,12 +107,12 @@ export async function startUsage(w: UsageWiring) {
   })
   upstreamUsage.start()
   stops.add('upstream usage', () => upstreamUsage.stop())
-  const requests = startRequestLog(w)
+  const requests = startRequestExplorer(w)
   return { limits, namedMethods, ledger, storageHealth, upstreamUsage, requests }
 }
 
 /** The request explorer's records (docs/requests.md): written with the ledger's interval, pruned on a timer. */
-function startRequestLog(w: UsageWiring): RequestRecorder | undefined {
+function startRequestExplorer(w: UsageWiring): RequestRecorder | undefined {
   const { config, database, clock, logger, stops } = w
   const rc = config.requests
   if (!rc.enabled) return undefined
@@ -120,7 +120,7 @@ function startRequestLog(w: UsageWiring): RequestRecorder | undefined {
     flushMs: config.gateway.usageFlushMs,
     bufferRows: rc.bufferRows,
     clock: () => clock.now(),
-    onError: (err) => logger.error({ err }, 'writing the request log failed; those records are dropped'),
+    onError: (err) => logger.error({ err }, 'writing the request explorer rows failed; those records are dropped'),
   })
   recorder.start()
   const retention = startRequestRetention(database.db, recorder, {
@@ -129,9 +129,9 @@ function startRequestLog(w: UsageWiring): RequestRecorder | undefined {
     maxRows: rc.pruneMaxRows,
     everyMs: rc.pruneEveryMs,
     clock: () => clock.now(),
-    onError: (err) => logger.error({ err }, 'pruning the request log failed; will retry'),
+    onError: (err) => logger.error({ err }, 'pruning the request explorer rows failed; will retry'),
   })
-  stops.add('request log', async () => {
+  stops.add('request explorer', async () => {
     await retention.stop()
     await recorder.stop()
   })

@@ -48,7 +48,9 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
       if (!key) return dash.notFound(req, reply)
       if (!(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
       if (key.revokedAt !== null)
-        return renderKey(dash, req, reply, key, who.team.plan, {
+        return renderKey(dash, req, reply, {
+          key,
+          planName: who.team.plan,
           status: 409,
           flash: { kind: 'error', message: 'This key is revoked and can no longer be changed.' },
         })
@@ -60,7 +62,9 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
       } catch (err) {
         if (!isChaingateError(err) || (err.code !== 'VALIDATION' && err.code !== 'CONFLICT')) throw err
         const fresh = (await dash.keys.get(key.id)) ?? key
-        return renderKey(dash, req, reply, fresh, who.team.plan, {
+        return renderKey(dash, req, reply, {
+          key: fresh,
+          planName: who.team.plan,
           status: 400,
           flash: { kind: 'error', message: `${capitalize(err.message)}.` },
         })
@@ -90,7 +94,9 @@ export function registerKeyActionRoutes(app: FastifyInstance, dash: Dash): void 
   keyAction('secret', async (key, _body, req, reply, planName) => {
     const secret = await rotateKeySecret(db, key.id, clock.now())
     logger.info({ keyId: key.id }, 'dashboard key secret rotated')
-    return renderKey(dash, req, reply, key, planName, {
+    return renderKey(dash, req, reply, {
+      key,
+      planName,
       flash: { kind: 'ok', message: 'New secret created.' },
       newSecret: secret,
     })

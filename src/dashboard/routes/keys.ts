@@ -36,14 +36,21 @@ const masked = (key: ApiKey): ApiKey => ({ ...key, key: `${key.key.slice(0, 4)}â
 
 export const capitalize = (s: string) => s.charAt(0).toUpperCase() + s.slice(1).replace(/\.$/, '')
 
+/** A key's page to render: the key (masked for viewers), its team's plan, and the answer to a form, if any. */
+export interface KeyPageView {
+  key: ApiKey
+  planName: string
+  status?: number
+  flash?: PageContext['flash']
+  newSecret?: string
+}
+
 /** Renders a key's page (also as the answer to its forms). */
 export async function renderKey(
   dash: Dash,
   req: FastifyRequest,
   reply: FastifyReply,
-  key: ApiKey,
-  planName: string,
-  opts: { status?: number; flash?: PageContext['flash']; newSecret?: string } = {},
+  { key, planName, ...opts }: KeyPageView,
 ): Promise<FastifyReply> {
   const security = await getKeySecurity(dash.deps.db, key.id)
   const endpoints = await endpointsOf(dash, req, key)
@@ -143,7 +150,9 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
       const secret = await rotateKeySecret(dash.deps.db, key.id, clock.now())
       noteChange(req, { target: key.id, summary: `key created: ${JSON.stringify(key.name)}` })
       logger.info({ accountId: who.account.id, teamId: who.team.id, keyId: key.id }, 'dashboard key created')
-      return renderKey(dash, req, reply, key, who.team.plan, {
+      return renderKey(dash, req, reply, {
+        key,
+        planName: who.team.plan,
         status: 201,
         flash: { kind: 'ok', message: `Key "${key.name}" created.` },
         newSecret: secret,
@@ -172,6 +181,10 @@ export function registerKeyRoutes(app: FastifyInstance, dash: Dash): void {
     if (!key) return dash.notFound(req, reply)
     const done = (req.query as Record<string, string | undefined>).done
     const flash = done && DONE_MESSAGES[done] ? { kind: 'ok' as const, message: DONE_MESSAGES[done] } : undefined
-    return renderKey(dash, req, reply, can(who.role, 'keys.use') ? key : masked(key), who.team.plan, { flash })
+    return renderKey(dash, req, reply, {
+      key: can(who.role, 'keys.use') ? key : masked(key),
+      planName: who.team.plan,
+      flash,
+    })
   })
 }

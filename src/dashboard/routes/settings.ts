@@ -37,9 +37,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     req: FastifyRequest,
     reply: FastifyReply,
     account: Account,
-    status = 200,
-    flash?: PageContext['flash'],
-    secret?: string,
+    { status = 200, flash, secret }: { status?: number; flash?: PageContext['flash']; secret?: string } = {},
   ) => {
     const activeKeys = (await dash.keys.list({ accountId: account.id })).length
     const ctx = await dash.pageCtx(req, '/account', flash)
@@ -75,9 +73,12 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     if ('waitMs' in admitted) {
       const seconds = Math.ceil(admitted.waitMs / 1000)
       reply.header('retry-after', String(seconds))
-      await render(req, reply, account, 429, {
-        kind: 'error',
-        message: `Too many wrong passwords. Try again in ${seconds} seconds.`,
+      await render(req, reply, account, {
+        status: 429,
+        flash: {
+          kind: 'error',
+          message: `Too many wrong passwords. Try again in ${seconds} seconds.`,
+        },
       })
       return false
     }
@@ -88,7 +89,7 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
       return true
     }
     logger.info({ accountId: account.id, ip: req.ip }, 'dashboard settings: wrong password')
-    await render(req, reply, account, 401, { kind: 'error', message: 'The password is wrong.' })
+    await render(req, reply, account, { status: 401, flash: { kind: 'error', message: 'The password is wrong.' } })
     return false
   }
 
@@ -96,7 +97,9 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     const who = await requireAccount(dash, req, reply)
     if (!who) return reply
     const done = (req.query as Record<string, string | undefined>).done
-    return render(req, reply, who.account, 200, done && DONE[done] ? { kind: 'ok', message: DONE[done] } : undefined)
+    return render(req, reply, who.account, {
+      flash: done && DONE[done] ? { kind: 'ok', message: DONE[done] } : undefined,
+    })
   })
 
   app.post('/account/password', async (req, reply) => {
@@ -105,11 +108,17 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     const next = field(req.body, 'newPassword')
     const problem = passwordProblem(next)
     if (problem)
-      return render(req, reply, who.account, 400, { kind: 'error', message: `Choose another password: ${problem}.` })
+      return render(req, reply, who.account, {
+        status: 400,
+        flash: { kind: 'error', message: `Choose another password: ${problem}.` },
+      })
     if (next !== field(req.body, 'confirmPassword'))
-      return render(req, reply, who.account, 400, {
-        kind: 'error',
-        message: 'The two new passwords differ. Type the same one twice.',
+      return render(req, reply, who.account, {
+        status: 400,
+        flash: {
+          kind: 'error',
+          message: 'The two new passwords differ. Type the same one twice.',
+        },
       })
     if (!(await passwordOk(req, reply, who.account, field(req.body, 'currentPassword')))) return reply
     // Replacing the hash ends every session of the account (this one too); this browser gets a fresh one.
@@ -142,11 +151,15 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
       )
     } catch (err) {
       if (!isChaingateError(err) || err.code !== 'VALIDATION') throw err
-      return render(req, reply, who.account, 400, { kind: 'error', message: `Alerts not saved: ${err.message}` })
+      return render(req, reply, who.account, {
+        status: 400,
+        flash: { kind: 'error', message: `Alerts not saved: ${err.message}` },
+      })
     }
     logger.info({ accountId: who.account.id, teamId: who.team.id }, 'dashboard usage alerts saved')
     // The secret is shown in this answer only (a redirect would have to carry it).
-    if (saved.secret) return render(req, reply, who.account, 200, { kind: 'ok', message: DONE.alerts! }, saved.secret)
+    if (saved.secret)
+      return render(req, reply, who.account, { flash: { kind: 'ok', message: DONE.alerts! }, secret: saved.secret })
     return reply.redirect('/account?done=alerts', 303)
   })
 
@@ -154,9 +167,12 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
     const who = await requireAccount(dash, req, reply)
     if (!who || !(await checkPost(dash, req, reply, who.session.csrfToken))) return reply
     if (field(req.body, 'confirm') !== 'yes')
-      return render(req, reply, who.account, 400, {
-        kind: 'error',
-        message: 'Tick the confirmation box to delete the account.',
+      return render(req, reply, who.account, {
+        status: 400,
+        flash: {
+          kind: 'error',
+          message: 'Tick the confirmation box to delete the account.',
+        },
       })
     if (!(await passwordOk(req, reply, who.account, field(req.body, 'password')))) return reply
     let revokedKeys: number
@@ -164,7 +180,10 @@ export function registerSettingsRoutes(app: FastifyInstance, dash: Dash): void {
       ;({ revokedKeys } = await dash.accounts.delete(who.account.id, clock.now()))
     } catch (err) {
       if (!isChaingateError(err) || err.code !== 'CONFLICT') throw err
-      return render(req, reply, who.account, 409, { kind: 'error', message: `Not deleted: ${err.message}` })
+      return render(req, reply, who.account, {
+        status: 409,
+        flash: { kind: 'error', message: `Not deleted: ${err.message}` },
+      })
     }
     await endSession(dash, who.session, reply)
     logger.info({ accountId: who.account.id, revokedKeys }, 'dashboard account deleted')

@@ -68,14 +68,14 @@ describe('matchRpcPath', () => {
   })
 })
 
-/** The route over a stand-in gateway whose handleHttp is given (no request log). */
+/** The route over a stand-in gateway whose handleHttp is given (no request lines). */
 const routeOver = (handleHttp: unknown, logger: Logger) =>
   createRpcRoute({
     gateway: { handleHttp } as unknown as Gateway,
     networks,
     maxBodyBytes: 1000,
     logRequests: false,
-    requestLog: { write() {}, flush() {} },
+    requestLines: { write() {}, flush() {} },
     logger,
   })
 

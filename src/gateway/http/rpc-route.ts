@@ -21,15 +21,15 @@ import { createAdmission } from './admission.ts'
 import { matchRpcPath, type RpcPathMatch } from '../../shared/rpc-paths.ts'
 import { type RpcTarget, targetOf } from './rpc-target.ts'
 import { CORS_HEADERS, EXPOSED_HEADERS } from './cors-preflight.ts'
-import { settleShapes } from '../../shared/object-shapes.ts'
-import type { Logger, RequestLog } from '../../observability/logger.ts'
+import { sizeClass } from '../../shared/object-shapes.ts'
+import type { Logger, RequestLines } from '../../observability/logger.ts'
 import { type Head, httpAnswer, NO_CONTENT, OK } from './rpc-answer.ts'
 
 const CORS_FLAT = CORS_HEADERS.flat()
 
 // node:http's per-request objects, sized by V8 before the first request arrives (src/shared/object-shapes.ts): each
 // request made as node:http's parser makes it (HTTP/1.1).
-settleShapes(() => {
+sizeClass(() => {
   const req = new IncomingMessage(new Socket())
   req.httpVersionMajor = 1
   req.httpVersionMinor = 1
@@ -56,7 +56,7 @@ export function createRpcRoute(deps: {
   /** Answers at least this large are gzipped for clients that accept it; null: never. */
   gzipMinBytes?: number | null
   logRequests: boolean
-  requestLog: RequestLog
+  requestLines: RequestLines
   logger: Logger
   /** gateway.maxInFlight: calls worked on at once (body read, not yet answered); more answer OVERLOADED. */
   maxInFlight?: number
@@ -70,11 +70,13 @@ export function createRpcRoute(deps: {
   const send = (
     res: ServerResponse,
     out: Outcome,
-    head: Head,
-    body: string | Buffer | undefined,
-    encoding: string | undefined,
-    network: string,
-    started: number,
+    {
+      head,
+      body,
+      encoding,
+      network,
+      started,
+    }: { head: Head; body: string | Buffer | undefined; encoding?: string; network: string; started: number },
   ) => {
     // A POST answer needs only Allow-Origin; the other CORS headers matter in the preflight (OPTIONS) answer.
     const headers: string[] =
@@ -108,7 +110,7 @@ export function createRpcRoute(deps: {
     res.end(body)
     deps.metrics?.requestDuration(network, out.method, outcomeOf(out.code), (performance.now() - started) / 1000)
     if (deps.logRequests)
-      deps.requestLog.write(
+      deps.requestLines.write(
         out.keyId,
         network,
         out.method,
@@ -129,19 +131,19 @@ export function createRpcRoute(deps: {
       body = out.body
     } else ({ head, body } = httpAnswer(out))
     if (body === undefined || gzipMinBytes === null || body.length < gzipMinBytes) {
-      send(res, out, head, body, undefined, network, started)
+      send(res, out, { head, body, network, started })
       return
     }
     if (!acceptsGzip(req.headers['accept-encoding'])) {
-      send(res, out, head, body, '', network, started)
+      send(res, out, { head, body, encoding: '', network, started })
       return
     }
     // On libuv's thread pool, off the event loop: a large answer does not hold up other requests.
     const plain = body
     gzip(plain, GZIP_OPTIONS, (err, zipped) => {
       try {
-        if (err) send(res, out, head, plain, '', network, started)
-        else send(res, out, head, zipped, 'gzip', network, started)
+        if (err) send(res, out, { head, body: plain, encoding: '', network, started })
+        else send(res, out, { head, body: zipped, encoding: 'gzip', network, started })
       } catch (e) {
         fail(res, e)
       }

@@ -6,7 +6,7 @@
  */
 import { createServer } from 'node:http'
 import Fastify from 'fastify'
-import { createRequestLog } from '../../observability/logger.ts'
+import { createRequestLines } from '../../observability/logger.ts'
 import { registerOperations } from './operations.ts'
 import { createRpcRoute } from './rpc-route.ts'
 import { registerFastifyRoutes } from './fastify-routes.ts'
@@ -16,7 +16,7 @@ import type { GatewayServer, GatewayServerDeps } from './server-types.ts'
 export type { GatewayServer, GatewayServerDeps } from './server-types.ts'
 
 export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
-  const requestLog = createRequestLog(deps.logger)
+  const requestLines = createRequestLines(deps.logger)
   const rpcRoute = createRpcRoute({
     gateway: deps.gateway,
     networks: deps.networks,
@@ -24,7 +24,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
     gzipMinBytes: deps.gzipMinBytes,
     maxInFlight: deps.maxInFlight,
     logRequests: deps.logRequests,
-    requestLog,
+    requestLines,
     logger: deps.logger,
     metrics: deps.metrics,
   })
@@ -93,7 +93,7 @@ export function createGatewayServer(deps: GatewayServerDeps): GatewayServer {
       } finally {
         clearTimeout(timer)
       }
-      requestLog.flush()
+      requestLines.flush()
     },
   }
 }

@@ -1,8 +1,8 @@
 /**
- * The finality-aware cache read/write layer (docs/caching.md, rules in src/gateway/layers/cache-rules.ts): finalized
- * data,
- * by-hash lookups and receipts of finalized transactions are kept until evicted; unfinalized data is keyed on its
- * block hash (from the heads seen) and dropped on a reorg; empty answers for unfinalized data are not kept.
+ * The finality-aware answer cache (docs/caching.md, rules in src/gateway/layers/cache-rules.ts; "write" in the layers
+ * means a call that may change the chain, never a store into the cache): finalized data, by-hash lookups and
+ * receipts of finalized transactions are kept until evicted; unfinalized data is keyed on its block hash (from the
+ * heads seen) and dropped on a reorg; empty answers for unfinalized data are not kept.
  */
 import type { MaybePromise } from '../../shared/types.ts'
 import type { RpcCall, RpcId } from '../../jsonrpc/types.ts'

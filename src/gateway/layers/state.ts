@@ -1,7 +1,7 @@
 /**
  * The per-network state the call layers share (src/gateway/layers/layers.ts composes them): options, stats, the
  * write generation, calls in flight, recent block hashes, unfinalized keys and the served eth_blockNumber entry;
- * plus the send options every layer builds. One plain object per network, built once: the layers read and write
+ * plus the send options every layer builds. One plain object per network, built once: the layers read and set
  * its fields directly.
  */
 import type { RpcCall } from '../../jsonrpc/types.ts'
@@ -12,7 +12,7 @@ import type { AnswerSpans } from './cached-answer.ts'
 import type { CacheStore, HeadFloorStore } from './cache-store.ts'
 import { newNetworkLookups, type NetworkLookups } from './cache-lookups.ts'
 
-/** An answer the layers served themselves is marked (`source`: request log, metrics, usage). */
+/** An answer the layers served themselves is marked (`source`: request lines, metrics, usage). */
 export type LayerAnswer = UpstreamAnswer
 
 export interface CacheStats {

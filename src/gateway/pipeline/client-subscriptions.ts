@@ -94,10 +94,7 @@ const notU64 = (v: unknown) =>
 const traceEvent = (
   tracing: Tracing,
   parent: string | undefined,
-  name: string,
-  kind: SubscriptionKindName,
-  id: string,
-  charged: number,
+  { name, kind, id, charged }: { name: string; kind: SubscriptionKindName; id: string; charged: number },
 ) =>
   tracing
     .start(name, parent, {
@@ -157,14 +154,12 @@ export function createSubscriptions(
     if (!ok) return
     delivered(round, charged, exhausted)
     if (deps.tracing?.on)
-      traceEvent(
-        deps.tracing,
-        owner.traceparent,
-        solana ? `${sub.kind}Notification` : 'eth_subscription',
-        sub.kind,
-        clientId,
+      traceEvent(deps.tracing, owner.traceparent, {
+        name: solana ? `${sub.kind}Notification` : 'eth_subscription',
+        kind: sub.kind,
+        id: clientId,
         charged,
-      )
+      })
   }
 
   const reply = (call: RpcCall, error: ChaingateError) =>

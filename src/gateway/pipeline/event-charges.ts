@@ -147,7 +147,8 @@ function createGroup(
       const { entry, now } = round
       if (entry === undefined) return
       if (round.budget > round.used) deps.limits.adjust(accountId, keyId, round.used - round.budget, now)
-      if (round.delivered > 0) settle.event(entry, network, event.label, round.used, now, round.delivered)
+      if (round.delivered > 0)
+        settle.event({ entry, network, label: event.label, credits: round.used, now, events: round.delivered })
       if (round.notify === undefined) return
       if (round.short || deps.limits.usedToday(accountId, now) >= entry.plan.creditsPerDay) round.notify()
     },

@@ -8,13 +8,13 @@
  * and ends as an Outcome (codes, credits, answer bytes) that src/gateway/http turns into a status, headers and body.
  */
 import type { MaybePromise } from '../../shared/types.ts'
-import { ERROR_REGISTRY, type LimitCode } from '../../errors/registry.ts'
+import { ERROR_REGISTRY } from '../../errors/registry.ts'
 import { parseBody, serializeError, toErrorObject } from '../../jsonrpc/envelope.ts'
 import type { ParsedBody, ParsedEntry, RpcCall } from '../../jsonrpc/types.ts'
 import { createAdmit } from './steps/admit.ts'
 import { createAuthorize } from './steps/authorize.ts'
 import { createRunEntries } from './run-entries.ts'
-import { createRunSingle } from './run-single.ts'
+import { createRunSingle, type Refusal } from './run-single.ts'
 import { createSettle } from './steps/settle.ts'
 import { traced } from './trace-call.ts'
 import { TRACING_OFF, type TraceSpan } from '../../observability/tracing.ts'
@@ -59,26 +59,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
       calls,
     })
 
-  const limited = (
-    ctx: CallContext,
-    code: LimitCode,
-    entries: readonly ParsedEntry[],
-    batch: boolean,
-    method: string,
-    now: number,
-  ): Outcome => {
+  const limited = (ctx: CallContext, { code, entries, batch, method, now }: Refusal): Outcome => {
     if (deps.requests !== undefined) {
       const status = `http:${ERROR_REGISTRY[code].httpStatus}`
       for (const e of entries) deps.requests.push(ctx, e.ok ? e.call.method : '(invalid)', status, 0, undefined, now)
     }
-    settle.limited(
-      ctx.entry,
-      ctx.network.name,
+    settle.limited({
+      entry: ctx.entry,
+      network: ctx.network.name,
       code,
       method,
-      entries.map((e) => (e.ok ? e.call.method : '(invalid)')),
+      methods: entries.map((e) => (e.ok ? e.call.method : '(invalid)')),
       now,
-    )
+    })
     const ids = entries.map((e) => (e.ok ? e.call.id : e.id))
     return outcome({
       code,

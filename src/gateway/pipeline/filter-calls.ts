@@ -22,6 +22,15 @@ import type { CallContext } from './types.ts'
 export const sentAlone = (ctx: CallContext, call: RpcCall): boolean =>
   ctx.pool.pinsFilters === true && isFilterMethod(call.method)
 
+/** The filter calls of a batch, their indexes in it, and the slots `forwardAlone` fills (by those indexes). */
+export interface FilterCalls {
+  calls: readonly RpcCall[]
+  at: readonly number[]
+  answers: (string | undefined)[]
+  failures: (ChaingateError | undefined)[]
+  served: (UpstreamAnswer | undefined)[]
+}
+
 /**
  * The filter calls of a batch, one after another in the batch's order (a node runs a batch's calls in order: a poll
  * before an uninstall of the same filter must see it). Fills `answers[i]` (undefined for a notification),
@@ -31,11 +40,7 @@ export const sentAlone = (ctx: CallContext, call: RpcCall): boolean =>
 export async function forwardAlone(
   ctx: CallContext,
   metrics: Metrics,
-  calls: readonly RpcCall[],
-  at: readonly number[],
-  answers: (string | undefined)[],
-  failures: (ChaingateError | undefined)[],
-  served: (UpstreamAnswer | undefined)[],
+  { calls, at, answers, failures, served }: FilterCalls,
 ): Promise<void> {
   const network = ctx.network.name
   for (const [j, i] of at.entries()) {

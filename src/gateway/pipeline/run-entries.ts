@@ -20,12 +20,15 @@ const FROM_CACHE: ServedBy = { upstream: 'cache', source: 'cache' }
 /** Who answered each call of a batch, for the request explorer (undefined: the gateway itself, or no node). */
 function servedBy(
   n: number,
-  forwardAt: readonly number[],
-  batchAnswer: UpstreamAnswer | undefined,
-  aloneAt: readonly number[],
-  alone: readonly (UpstreamAnswer | undefined)[],
-  cachedAt: readonly number[],
+  sent: {
+    forwardAt: readonly number[]
+    batchAnswer: UpstreamAnswer | undefined
+    aloneAt: readonly number[]
+    alone: readonly (UpstreamAnswer | undefined)[]
+    cachedAt: readonly number[]
+  },
 ): (ServedBy | undefined)[] {
+  const { forwardAt, batchAnswer, aloneAt, alone, cachedAt } = sent
   const via: (ServedBy | undefined)[] = new Array(n).fill(undefined)
   if (batchAnswer !== undefined) for (const i of forwardAt) via[i] = batchAnswer
   for (const i of aloneAt) via[i] = alone[i]
@@ -56,7 +59,7 @@ export function createRunEntries(
     })
     const admitted = overBudget(ctx, reserved, entries) ?? admit.request(ctx, reserved, now)
     const code = admitted === null || typeof admitted === 'string' ? admitted : await admitted
-    if (code !== null) return limited(ctx, code, entries, batch, method, now)
+    if (code !== null) return limited(ctx, { code, entries, batch, method, now })
 
     const answers: (string | undefined)[] = new Array(entries.length).fill(undefined)
     const failures: (ChaingateError | undefined)[] = new Array(entries.length).fill(undefined)
@@ -93,15 +96,13 @@ export function createRunEntries(
     })
     if (aloneAt.length > 0)
       pending.push(
-        forwardAlone(
-          ctx,
-          metrics,
-          aloneAt.map((i) => (entries[i] as { call: RpcCall }).call),
-          aloneAt,
+        forwardAlone(ctx, metrics, {
+          calls: aloneAt.map((i) => (entries[i] as { call: RpcCall }).call),
+          at: aloneAt,
           answers,
           failures,
-          alone,
-        ),
+          served: alone,
+        }),
       )
     let batchAnswer: UpstreamAnswer | undefined
     if (forwardAt.length > 0)
@@ -109,10 +110,7 @@ export function createRunEntries(
         forwardMany(
           ctx,
           metrics,
-          forwardAt.map((i) => (entries[i] as { call: RpcCall }).call),
-          forwardAt,
-          answers,
-          failures,
+          { calls: forwardAt.map((i) => (entries[i] as { call: RpcCall }).call), at: forwardAt, answers, failures },
           deps.layers,
         ).then((a) => {
           batchAnswer = a
@@ -125,7 +123,7 @@ export function createRunEntries(
     const ok = delivered(ctx, body)
     let total = batch && ok ? costs.batchEnvelope : 0
     const t = clock.now()
-    const via = requests && servedBy(entries.length, forwardAt, batchAnswer, aloneAt, alone, cachedAt)
+    const via = requests && servedBy(entries.length, { forwardAt, batchAnswer, aloneAt, alone, cachedAt })
     entries.forEach((e, i) => {
       const failure = failures[i]
       const credits = ok && failure === undefined ? prices[i]! : 0
@@ -146,7 +144,15 @@ export function createRunEntries(
           : failure !== undefined && nodeDown(failure)
             ? 'unavailable'
             : 'error'
-      settle.call(entry, network.name, e.ok ? e.call.method : '(invalid)', credits, result, errorKind, t)
+      settle.call({
+        entry,
+        network: network.name,
+        method: e.ok ? e.call.method : '(invalid)',
+        credits,
+        outcome: result,
+        errorKind,
+        now: t,
+      })
       if (requests !== undefined)
         requests.push(ctx, e.ok ? e.call.method : '(invalid)', errorKind, credits, via![i], now)
     })

@@ -18,18 +18,20 @@ import { decision, overBudget, priceOf } from './steps/price.ts'
 import type { CallOutcome, Settle } from './steps/settle.ts'
 import { outcome, type CallContext, type GatewayDeps, type Outcome } from './types.ts'
 
+/** A request a limit refused: its calls, whether it was a batch, the method it is recorded under, when. */
+export interface Refusal {
+  code: LimitCode
+  entries: readonly ParsedEntry[]
+  batch: boolean
+  method: string
+  now: number
+}
+
 export interface RunSingleDeps extends Pick<GatewayDeps, 'costs' | 'metrics' | 'clock' | 'layers' | 'requests'> {
   settle: Settle
   admit: Admit
   /** A call refused by a limit (execute.ts: the same answer as for a batch). */
-  limited(
-    ctx: CallContext,
-    code: LimitCode,
-    entries: readonly ParsedEntry[],
-    batch: boolean,
-    method: string,
-    now: number,
-  ): Outcome
+  limited(ctx: CallContext, refusal: Refusal): Outcome
   /** Over WebSocket the answer is written before settling: false when it could not be (then it costs nothing). */
   delivered(ctx: CallContext, body: string | Buffer | undefined): boolean
 }
@@ -72,11 +74,12 @@ export function createRunSingle(
     const admitted = overBudget(ctx, price, call) ?? admit.request(ctx, price, now)
     if (ctx.span !== undefined) ctx.span.event('price', { credits: price })
     if (admitted === null) return forwardSingle({ ctx, call, price, now }, raw, d)
-    if (typeof admitted === 'string') return limited(ctx, admitted, [{ ok: true, call }], false, call.method, now)
+    if (typeof admitted === 'string')
+      return limited(ctx, { code: admitted, entries: [{ ok: true, call }], batch: false, method: call.method, now })
     return admitted.then((code) =>
       code === null
         ? forwardSingle({ ctx, call, price, now }, raw, d)
-        : limited(ctx, code, [{ ok: true, call }], false, call.method, now),
+        : limited(ctx, { code, entries: [{ ok: true, call }], batch: false, method: call.method, now }),
     )
   }
 
@@ -156,7 +159,15 @@ export function createRunSingle(
       errorKind = ctx.transport === 'ws' ? 'ws:undelivered' : 'http:undelivered'
     }
     const t = charged === price ? now : clock.now()
-    settle.call(entry, network.name, call.method, charged, result, errorKind, t)
+    settle.call({
+      entry,
+      network: network.name,
+      method: call.method,
+      credits: charged,
+      outcome: result,
+      errorKind,
+      now: t,
+    })
     if (requests !== undefined) requests.push(ctx, call.method, errorKind, charged, served, now)
     if (served !== undefined)
       settle.upstream({

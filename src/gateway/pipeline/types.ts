@@ -100,7 +100,7 @@ export interface Outcome {
   keyId: string | undefined
   method: string
   calls: number
-  /** A single call answered without an upstream request of its own (docs/caching.md): marked in the request log. */
+  /** A single call answered without an upstream request of its own (docs/caching.md): marked in its request line. */
   source?: 'cache' | 'dedup' | undefined
 }
 

@@ -18,7 +18,7 @@ import type { PoolState } from './state.ts'
 import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
 import { noneUsable, takeToken } from './selection.ts'
 import type { TraceSpan } from '../../observability/tracing.ts'
-import { settleShapes } from '../../shared/object-shapes.ts'
+import { sizeClass } from '../../shared/object-shapes.ts'
 
 const noop = () => undefined
 const fireHedge = (run: { hedge(): void }) => run.hedge()
@@ -52,8 +52,8 @@ const attemptSpan = (call: TraceSpan, m: Member, n: number, hedge: boolean) =>
   })
 
 /** Sizes Run by complete objects before the first call (call-shapes.ts). */
-export const settleRunShapes = (pool: PoolState) =>
-  settleShapes(() => new Run(pool, '{}', pool.members, 0, 'eth_chainId', 'read', 0, 1, undefined))
+export const sizeRunClass = (pool: PoolState) =>
+  sizeClass(() => new Run(pool, '{}', pool.members, 0, 'eth_chainId', 'read', 0, 1, undefined))
 
 /**
  * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one
@@ -63,7 +63,7 @@ class Run {
   readonly running: Attempt[] = []
   next = 0
   attempts = 0
-  settled = false
+  finished = false
   lastError: unknown = undefined
   overBudget = false
   /** A null/empty answer kept while another node may still have something better. */
@@ -123,7 +123,7 @@ class Run {
       this.signal.addEventListener('abort', this.onAbort, { once: true })
     }
     if (!this.launch()) this.giveUp()
-    else if (!this.settled) this.deadlineTimer = setTimeout(expire, this.deadline - Date.now(), this)
+    else if (!this.finished) this.deadlineTimer = setTimeout(expire, this.deadline - Date.now(), this)
     return promise
   }
   /** Starts the next attempt on the next node in order; false when none is left (budget, attempts, time). */
@@ -163,15 +163,15 @@ class Run {
   }
   hedge(): void {
     this.hedgeTimer = undefined
-    if (!this.settled && this.running.length > 0 && this.next < this.healthy) this.launch()
+    if (!this.finished && this.running.length > 0 && this.next < this.healthy) this.launch()
   }
   done(a: Attempt): void {
     const i = this.running.indexOf(a)
     if (i >= 0) this.running.splice(i, 1)
   }
   finish(answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt): void {
-    if (this.settled) return
-    this.settled = true
+    if (this.finished) return
+    this.finished = true
     if (this.hedgeTimer !== undefined) clearTimeout(this.hedgeTimer)
     if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer)
     if (this.onAbort !== undefined) this.signal!.removeEventListener('abort', this.onAbort)
@@ -223,7 +223,7 @@ class Run {
   }
   onAnswer(a: Attempt, answer: UpstreamAnswer): void {
     this.done(a)
-    if (this.settled) return
+    if (this.finished) return
     if (a.span !== undefined) endAttempt(a, answer.isError ? 'rpc-error' : 'answer')
     const tx = this.tx
     if (tx !== undefined) {
@@ -243,7 +243,7 @@ class Run {
   }
   onFailure(a: Attempt, err: unknown): void {
     this.done(a)
-    if (this.settled || err instanceof CancelledError) return
+    if (this.finished || err instanceof CancelledError) return
     if (a.span !== undefined) endAttempt(a, 'failed', err instanceof Error ? err.message : String(err))
     // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
     if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE'))

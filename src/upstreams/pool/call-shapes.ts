@@ -6,27 +6,27 @@
  * handler's call is already cancelled, so its failure touches no node's health.
  */
 import { type buildConnector, Client } from 'undici'
-import { settleShapes } from '../../shared/object-shapes.ts'
-import { settleRunShapes } from './attempts.ts'
+import { sizeClass } from '../../shared/object-shapes.ts'
+import { sizeRunClass } from './attempts.ts'
 import { ForwardHandler } from './member.ts'
 import { poolOptions } from './new-member.ts'
 import type { PoolState } from './state.ts'
 
-let runSettled = false
-let httpSettled = false
+let runSized = false
+let httpSized = false
 const ignore = () => {}
 const refuse: buildConnector.connector = (_options, callback) =>
-  callback(new Error('a shape-settling client never connects'), null)
+  callback(new Error('a class-sizing client never connects'), null)
 
 /** Once per process, before the first node is called: later calls find every class sized by complete objects. */
-export function settleCallShapes(pool: PoolState): void {
-  if (!runSettled) settleRunShapes(pool)
-  runSettled = true
+export function sizeCallClasses(pool: PoolState): void {
+  if (!runSized) sizeRunClass(pool)
+  runSized = true
   const m = pool.members.find((member) => member.pool !== undefined)
-  if (httpSettled || m === undefined) return
-  httpSettled = true
+  if (httpSized || m === undefined) return
+  httpSized = true
   const s = pool.settings
-  const clients = settleShapes(() => {
+  const clients = sizeClass(() => {
     const client = new Client(m.url.origin, { ...poolOptions(m.timeoutMs), connect: refuse })
     const ctl = { abort: undefined, cancelled: true }
     const handler = new ForwardHandler(m, 1000, s, '{}', ignore, ignore, ctl, undefined, undefined)

@@ -40,7 +40,7 @@ import type { RpcId } from '../../jsonrpc/types.ts'
 import { RelayedTransactions } from './retry-policy.ts'
 import { createBookkeeping, memberStatus, select, wsUrlsInOrder, type UpstreamStatus } from './selection.ts'
 import { closeMembers } from './close-members.ts'
-import { settleCallShapes } from './call-shapes.ts'
+import { sizeCallClasses } from './call-shapes.ts'
 
 /**
  * Methods that always take the run of attempts, even on one usable node: filter calls (routed to their node) and
@@ -176,7 +176,7 @@ export function createUpstreamPool(
     hedgeDelayMs: policy.hedge.delayMs ?? policy.hedge.maxDelayMs,
     selectedHealthy: 0,
   }
-  settleCallShapes(pool)
+  sizeCallClasses(pool)
   const chainIds = createChainIdCheck(pool, opts.verifyTimeoutMs ?? Math.min(opts.timeoutMs, 3000))
   const headPolling = createHeadPolling(
     pool,

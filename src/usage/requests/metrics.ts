@@ -1,7 +1,7 @@
 /** /metrics for the request explorer's recorder: records waiting to be written, and records lost. */
 import type { Registry } from 'prom-client'
 
-export function registerRequestLogMetrics(
+export function registerRequestExplorerMetrics(
   registry: Registry,
   health: () => { bufferedRows: number; droppedCalls: number },
 ): void {

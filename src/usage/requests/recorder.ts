@@ -37,7 +37,11 @@ export interface RequestWriter {
 }
 
 export interface RequestRecorder {
-  /** One settled call. `status`: undefined for a success; `startedMs`: when it was admitted (clock ms). */
+  /**
+   * One settled call. `status`: undefined for a success; `startedMs`: when it was admitted (clock ms). Positional:
+   * the ring stores a call column by column, with no object per call (docs/benchmarks.md, "Named arguments on the
+   * per-request path").
+   */
   push(
     ctx: RequestSource,
     method: string,
@@ -169,7 +173,7 @@ export function createRequestRecorder(
   }
 
   const failed = (lost: number, err: unknown) => {
-    // A request log is not worth holding a failing database's backlog: counted as lost.
+    // The request explorer is not worth holding a failing database's backlog: counted as lost.
     dropped += lost
     const now = Date.now()
     if (lastReportMs === undefined || now - lastReportMs >= ERROR_REPORT_MS) {

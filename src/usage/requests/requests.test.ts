@@ -17,7 +17,7 @@ const source = (keyId: string, over: Partial<RequestSource> = {}): RequestSource
   ...over,
 })
 
-describeEachDatabase('request log', (open) => {
+describeEachDatabase('request explorer', (open) => {
   let opened: OpenedDatabase | undefined
   afterEach(async () => {
     await opened?.close()

@@ -1,7 +1,7 @@
 /**
- * The request log on a SQLite file is written by a worker thread with its own connection: what the recorder hands it
- * is stored exactly (nulls, repeated and distinct strings, a batch larger than one statement), and a stop (what
- * SIGTERM runs) writes every buffered record before the thread ends. Its inserts bind a slice's repeated strings
+ * The request explorer on a SQLite file is written by a worker thread with its own connection: what the recorder
+ * hands it is stored exactly (nulls, repeated and distinct strings, a batch larger than one statement), and a stop
+ * (what SIGTERM runs) writes every buffered record before the thread ends. Its inserts bind a slice's repeated strings
  * once: the rows, their order and their values' types are those of the plain inserts (the in-memory writer's).
  */
 import { mkdtempSync, rmSync } from 'node:fs'

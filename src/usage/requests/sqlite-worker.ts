@@ -86,7 +86,7 @@ export function createSqliteWorkerWriter(file: string, engine: SqliteEngine): Re
   }
   worker.on('message', (m: WriterThreadReply) => settle(m.id, m.error === undefined ? undefined : new Error(m.error)))
   worker.on('error', fail)
-  worker.on('exit', (code) => fail(new Error(`the request log's writer thread exited (code ${code})`)))
+  worker.on('exit', (code) => fail(new Error(`the request explorer's writer thread exited (code ${code})`)))
 
   return {
     write(msg) {

@@ -33,7 +33,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 
 const data = /** @type {WriterThreadData} */ (workerData)
 const port = parentPort
-if (port === null) throw new Error('the request log writer runs as a worker thread')
+if (port === null) throw new Error('the request explorer writer runs as a worker thread')
 const { strings: STRINGS, numbers: NUMBERS, none: NONE, insertInto } = data
 const FIELDS = STRINGS + NUMBERS
 

@@ -53,20 +53,31 @@ function leaf(v: unknown): string {
   return String(v)
 }
 
-function walk(
-  types: Types,
-  type: string,
-  value: unknown,
-  name: string,
-  depth: number,
-  budget: { n: number },
-): TreeNode {
+/** What one walk over a typed-data message shares: its types and how many nodes it may still show. */
+interface Walk {
+  types: Types
+  budget: { n: number }
+}
+
+/** One node to show: a field's (or the root's) name, its EIP-712 type and its value from the untrusted message. */
+interface Field {
+  name: string
+  type: string
+  value: unknown
+}
+
+function walk(w: Walk, { name, type, value }: Field, depth: number): TreeNode {
+  const { types, budget } = w
   budget.n += 1
   if (budget.n > MAX_NODES || depth > MAX_DEPTH) return { name, type, value: '(too deep or too large to show)' }
   const arr = /^(.*)\[(\d*)\]$/.exec(type)
   if (arr) {
     const items = Array.isArray(value) ? value : []
-    return { name, type, children: items.map((item, i) => walk(types, arr[1]!, item, `[${i}]`, depth + 1, budget)) }
+    return {
+      name,
+      type,
+      children: items.map((item, i) => walk(w, { name: `[${i}]`, type: arr[1]!, value: item }, depth + 1)),
+    }
   }
   const struct = Object.hasOwn(types, type) && Array.isArray(types[type]) ? types[type]!.filter(isField) : undefined
   if (struct && isPlainObject(value)) {
@@ -75,7 +86,7 @@ function walk(
       name,
       type,
       children: struct.map((f) =>
-        walk(types, f.type, Object.hasOwn(v, f.name) ? v[f.name] : undefined, f.name, depth + 1, budget),
+        walk(w, { name: f.name, type: f.type, value: Object.hasOwn(v, f.name) ? v[f.name] : undefined }, depth + 1),
       ),
     }
   }
@@ -114,14 +125,18 @@ export function describeTypedData(typedData: unknown, chainId: number | undefine
   const types = (isPlainObject(d.types) ? d.types : {}) as Types
   const primaryType = typeof d.primaryType === 'string' ? d.primaryType : '(none)'
   const domainValue = isPlainObject(d.domain) ? d.domain : {}
-  const budget = { n: 0 }
+  const w: Walk = { types, budget: { n: 0 } }
   const domainFields = Array.isArray(types.EIP712Domain)
     ? types.EIP712Domain.filter(isField)
     : Object.keys(domainValue).map((k) => ({ name: k, type: DOMAIN_FIELDS[k] ?? 'string' }))
   const domain = domainFields.map((f) =>
-    walk(types, f.type, Object.hasOwn(domainValue, f.name) ? domainValue[f.name] : undefined, f.name, 1, budget),
+    walk(
+      w,
+      { name: f.name, type: f.type, value: Object.hasOwn(domainValue, f.name) ? domainValue[f.name] : undefined },
+      1,
+    ),
   )
-  const root = walk(types, primaryType, d.message ?? {}, primaryType, 0, budget)
+  const root = walk(w, { name: primaryType, type: primaryType, value: d.message ?? {} }, 0)
   const warnings: string[] = []
   const domainChain = toBigIntOrUndefined(domainValue.chainId)
   if (domainValue.chainId === undefined)

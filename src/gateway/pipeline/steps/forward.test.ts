@@ -120,7 +120,7 @@ describe('forward step', () => {
     ]
     const answers: (string | undefined)[] = new Array(6).fill(undefined)
     const failures: (ChaingateError | undefined)[] = new Array(6).fill(undefined)
-    const answer = await forwardMany(ctx, m, calls, [0, 2, 3, 5], answers, failures)
+    const answer = await forwardMany(ctx, m, { calls, at: [0, 2, 3, 5], answers, failures })
     expect(answer?.upstream).toBe(node.url.replace(/\/$/, ''))
     const batch = node.requests.find((r) => Array.isArray(r.body))!.body
     expect(batch).toEqual([
@@ -149,7 +149,7 @@ describe('forward step', () => {
     const answers: (string | undefined)[] = [undefined, undefined, undefined]
     const failures: (ChaingateError | undefined)[] = [undefined, undefined, undefined]
     const calls = [call('eth_call', 1), notification('eth_blockNumber'), call('eth_chainId', 2)]
-    expect(await forwardMany(ctx, m, calls, [0, 1, 2], answers, failures)).toBeUndefined()
+    expect(await forwardMany(ctx, m, { calls, at: [0, 1, 2], answers, failures })).toBeUndefined()
     const e = failures[0]!
     expect(e).toBeInstanceOf(ChaingateError)
     expect(failures).toEqual([e, e, e])
@@ -168,14 +168,7 @@ describe('forward step', () => {
     const calls = [call('eth_chainId', 1), ...dev]
     const answers: (string | undefined)[] = calls.map(() => undefined)
     const failures: (ChaingateError | undefined)[] = calls.map(() => undefined)
-    await forwardMany(
-      ctx,
-      metrics(),
-      calls,
-      calls.map((_, i) => i),
-      answers,
-      failures,
-    )
+    await forwardMany(ctx, metrics(), { calls, at: calls.map((_, i) => i), answers, failures })
     expect(JSON.parse(answers[0]!)).toEqual({ jsonrpc: '2.0', id: 1, result: '0x7a6d' })
     for (let i = 1; i < calls.length; i++) {
       expect(failures[i]?.code).toBe('TOO_MANY_DEV_CALLS')
@@ -186,7 +179,12 @@ describe('forward step', () => {
 
     // Within the slots they are sent, and the slots are free again once the batch is answered.
     const two = [call('evm_mine', 1), call('evm_mine', 2)]
-    await forwardMany(ctx, metrics(), two, [0, 1], [undefined, undefined], [undefined, undefined])
+    await forwardMany(ctx, metrics(), {
+      calls: two,
+      at: [0, 1],
+      answers: [undefined, undefined],
+      failures: [undefined, undefined],
+    })
     expect(node.requests.filter((r) => Array.isArray(r.body)).length).toBe(2)
     expect(takeDevSlots('forward-key', MAX_DEV_CALLS)).toBe(true)
     releaseDevSlots('forward-key', MAX_DEV_CALLS)
@@ -205,7 +203,7 @@ describe('forward step', () => {
       const narrow = call('eth_getLogs', 2, [{ fromBlock: '0x1', toBlock: '0x2' }])
       const answers: (string | undefined)[] = [undefined, undefined]
       const failures: (ChaingateError | undefined)[] = [undefined, undefined]
-      await forwardMany(ctx, metrics(), [wide, narrow], [0, 1], answers, failures, layers)
+      await forwardMany(ctx, metrics(), { calls: [wide, narrow], at: [0, 1], answers, failures }, layers)
       expect(failures[0]).toBeInstanceOf(ChaingateError)
       expect(JSON.parse(answers[0]!)).toMatchObject({ id: 1, error: { message: failures[0]!.message } })
       expect(failures[1]).toBeUndefined()

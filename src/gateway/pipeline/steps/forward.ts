@@ -64,6 +64,14 @@ function sendOne(
     : l.send(call, raw, ctx.entry.id, ctx)
 }
 
+/** Calls of a batch sent together, their indexes in the batch (`at`), and the slots filled at those indexes. */
+export interface BatchPart {
+  calls: readonly RpcCall[]
+  at: readonly number[]
+  answers: (string | undefined)[]
+  failures: (ChaingateError | undefined)[]
+}
+
 /**
  * Several calls to the node as one batch: fills `answers` (undefined for notifications) and `failures` (the
  * error when the node was not reached) at the given indexes; returns the node's answer (for upstream usage).
@@ -71,12 +79,10 @@ function sendOne(
 export async function forwardMany(
   ctx: CallContext,
   metrics: Metrics,
-  calls: readonly RpcCall[],
-  at: readonly number[],
-  answers: (string | undefined)[],
-  failures: (ChaingateError | undefined)[],
+  part: BatchPart,
   layers?: ReadonlyMap<string, CallLayers>,
 ): Promise<UpstreamAnswer | undefined> {
+  const { calls, at, answers, failures } = part
   // A key's devnet calls run a few at a time: the batch's all get slots, or they are answered TOO_MANY_DEV_CALLS.
   const dev = calls.reduce((n, c) => (isDevMethod(c.method) ? n + 1 : n), 0)
   if (dev > 0 && !takeDevSlots(ctx.entry.id, dev)) {
@@ -88,18 +94,11 @@ export async function forwardMany(
       answers[at[j]!] = c.hasId ? serializeError(c.id, toErrorObject(refused)) : undefined
     })
     if (keep.length === 0) return undefined
-    return forwardMany(
-      ctx,
-      metrics,
-      keep.map((j) => calls[j]!),
-      keep.map((j) => at[j]!),
-      answers,
-      failures,
-      layers,
-    )
+    const rest = { calls: keep.map((j) => calls[j]!), at: keep.map((j) => at[j]!), answers, failures }
+    return forwardMany(ctx, metrics, rest, layers)
   }
   try {
-    return await withLayers(ctx, metrics, calls, at, answers, failures, layers)
+    return await withLayers(ctx, metrics, part, layers)
   } finally {
     if (dev > 0) releaseDevSlots(ctx.entry.id, dev)
   }
@@ -109,12 +108,10 @@ export async function forwardMany(
 function withLayers(
   ctx: CallContext,
   metrics: Metrics,
-  calls: readonly RpcCall[],
-  at: readonly number[],
-  answers: (string | undefined)[],
-  failures: (ChaingateError | undefined)[],
+  part: BatchPart,
   layers?: ReadonlyMap<string, CallLayers>,
 ): Promise<UpstreamAnswer | undefined> {
+  const { calls, at, answers, failures } = part
   const network = ctx.network.name
   const l = layers?.get(network)
   if (l !== undefined) {
@@ -130,22 +127,17 @@ function withLayers(
         answers[at[j]!] = c.hasId ? serializeError(c.id, toErrorObject(refused)) : undefined
       })
       if (keep.length === 0) return Promise.resolve(undefined)
-      if (keep.length < calls.length) {
-        calls = keep.map((j) => calls[j]!)
-        at = keep.map((j) => at[j]!)
-      }
+      if (keep.length < calls.length)
+        return sendMany(ctx, metrics, { ...part, calls: keep.map((j) => calls[j]!), at: keep.map((j) => at[j]!) }, l)
     }
   }
-  return sendMany(ctx, metrics, calls, at, answers, failures, l)
+  return sendMany(ctx, metrics, part, l)
 }
 
 async function sendMany(
   ctx: CallContext,
   metrics: Metrics,
-  calls: readonly RpcCall[],
-  at: readonly number[],
-  answers: (string | undefined)[],
-  failures: (ChaingateError | undefined)[],
+  { calls, at, answers, failures }: BatchPart,
   l: CallLayers | undefined,
 ): Promise<UpstreamAnswer | undefined> {
   const network = ctx.network.name

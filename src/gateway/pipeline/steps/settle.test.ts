@@ -10,7 +10,7 @@ import type { KeyEntry } from '../../../keys/snapshot.ts'
 import { createMetrics } from '../../../observability/metrics.ts'
 import type { UsageLedger, UsageRecord } from '../../../usage/ledger.ts'
 import type { RequestRecorder } from '../../../usage/requests/recorder.ts'
-import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
+import type { UpstreamCall, UpstreamUsage } from '../../../usage/upstream-usage.ts'
 import { createSettle } from './settle.ts'
 
 const NOW = Date.UTC(2026, 0, 1, 12)
@@ -22,8 +22,8 @@ function setup(perDay = 1000, keyPerDay: number | null = null) {
   const rows: UsageRecord[] = []
   const ledger: UsageLedger = { record: (r) => void rows.push(r), flush() {}, start() {}, stop: async () => {} }
   const metrics = createMetrics(['eth_call', 'eth_blockNumber'])
-  const upstreamRows: unknown[][] = []
-  const upstreamUsage = { record: (...args: unknown[]) => void upstreamRows.push(args) } as unknown as UpstreamUsage
+  const upstreamRows: UpstreamCall[] = []
+  const upstreamUsage = { record: (c: UpstreamCall) => void upstreamRows.push({ ...c }) } as unknown as UpstreamUsage
   const refusedRecords: unknown[][] = []
   const requests = { refused: (...args: unknown[]) => void refusedRecords.push(args) } as unknown as RequestRecorder
   const keyLimits: KeyLimits = {
@@ -108,14 +108,14 @@ describe('settle step', () => {
 
   it('a limit refusal is one free usage row with every call an error, each call counted, the refusal counted', async () => {
     const { limits, rows, settle, entry, metric } = setup()
-    settle.limited(
+    settle.limited({
       entry,
-      'net',
-      'ACCOUNT_THROUGHPUT_EXCEEDED',
-      'batch',
-      ['eth_call', 'eth_call', 'eth_blockNumber'],
-      NOW,
-    )
+      network: 'net',
+      code: 'ACCOUNT_THROUGHPUT_EXCEEDED',
+      method: 'batch',
+      methods: ['eth_call', 'eth_call', 'eth_blockNumber'],
+      now: NOW,
+    })
     expect(rows).toEqual([
       {
         accountId: 'acc',
@@ -132,16 +132,24 @@ describe('settle step', () => {
     expect(await metric('chaingate_requests_total{network="net",method="eth_call",outcome="http_429"}')).toBe(2)
     expect(await metric('chaingate_requests_total{network="net",method="eth_blockNumber",outcome="http_429"}')).toBe(1)
     expect(await metric('chaingate_credits_refused_total{network="net",reason="account_throughput_exceeded"}')).toBe(1)
-    settle.limited(entry, 'net', 'DAILY_CREDITS_EXHAUSTED', 'eth_call', ['eth_call'], NOW)
+    settle.limited({
+      entry,
+      network: 'net',
+      code: 'DAILY_CREDITS_EXHAUSTED',
+      method: 'eth_call',
+      methods: ['eth_call'],
+      now: NOW,
+    })
     expect(rows[1]).toMatchObject({ calls: 1, errors: 1, errorKind: 'http:402' })
     expect(await metric('chaingate_credits_refused_total{network="net",reason="daily_credits_exhausted"}')).toBe(1)
   })
 
   it('a call is one usage row (an error unless ok) and one request counted by outcome', async () => {
     const { rows, settle, entry, metric } = setup()
-    settle.call(entry, 'net', 'eth_call', 20, 'ok', undefined, NOW)
-    settle.call(entry, 'net', 'eth_call', 20, 'error', 'rpc:3', NOW)
-    settle.call(entry, 'net', 'eth_call', 0, 'unavailable', 'http:503', NOW)
+    const call = { entry, network: 'net', method: 'eth_call', now: NOW }
+    settle.call({ ...call, credits: 20, outcome: 'ok', errorKind: undefined })
+    settle.call({ ...call, credits: 20, outcome: 'error', errorKind: 'rpc:3' })
+    settle.call({ ...call, credits: 0, outcome: 'unavailable', errorKind: 'http:503' })
     expect(rows.map((r) => [r.method, r.calls, r.credits, r.errors, r.errorKind])).toEqual([
       ['eth_call', 1, 20, 0, undefined],
       ['eth_call', 1, 20, 1, 'rpc:3'],
@@ -157,8 +165,8 @@ describe('settle step', () => {
   it("a batch's envelope is a row of no calls; events count as calls and their credits as charged", async () => {
     const { rows, settle, entry, metric } = setup()
     settle.envelope(entry, 'net', 4, NOW)
-    settle.event(entry, 'net', 'eth_subscription:newHeads', 30, NOW, 3)
-    settle.event(entry, 'net', 'eth_subscription:logs', 10, NOW)
+    settle.event({ entry, network: 'net', label: 'eth_subscription:newHeads', credits: 30, now: NOW, events: 3 })
+    settle.event({ entry, network: 'net', label: 'eth_subscription:logs', credits: 10, now: NOW })
     expect(rows.map((r) => [r.method, r.calls, r.credits, r.errors])).toEqual([
       ['batch', 0, 4, 0],
       ['eth_subscription:newHeads', 3, 30, 0],
@@ -183,6 +191,17 @@ describe('settle step', () => {
       failed: false,
       now: NOW,
     })
-    expect(upstreamRows).toEqual([['net', 'http://127.0.0.1:1', 'eth_call', 2, undefined, 20, false, NOW]])
+    expect(upstreamRows).toEqual([
+      {
+        network: 'net',
+        upstream: 'http://127.0.0.1:1',
+        method: 'eth_call',
+        attempts: 2,
+        source: undefined,
+        credits: 20,
+        failed: false,
+        now: NOW,
+      },
+    ])
   })
 })

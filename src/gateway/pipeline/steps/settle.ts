@@ -10,7 +10,7 @@ import type { CostTable } from '../../../credits/costs.ts'
 import type { LimitStore } from '../../../credits/limits/memory.ts'
 import type { MaybePromise } from '../../../shared/types.ts'
 import type { UsageLedger } from '../../../usage/ledger.ts'
-import type { UpstreamUsage } from '../../../usage/upstream-usage.ts'
+import type { UpstreamCall, UpstreamUsage } from '../../../usage/upstream-usage.ts'
 import type { RequestRecorder } from '../../../usage/requests/recorder.ts'
 import { ERROR_REGISTRY, type ErrorCode, type LimitCode } from '../../../errors/registry.ts'
 import type { Metrics } from '../../../observability/metrics.ts'
@@ -31,33 +31,43 @@ export interface SettleDeps {
 /** `ok`, `error` (an error answer), `unavailable` (no node answered), or `http_<status>` (refused whole). */
 export type CallOutcome = string
 
-/**
- * A forwarded call's upstream side: the answering node's label (`cache` for the cache), its upstream requests
- * (retries, hedges), whether the cache or an identical call in flight answered, or that no node did (`failed`).
- */
-export interface UpstreamSide {
+/** A forwarded call's upstream side, as upstream usage records it (src/usage/upstream-usage.ts). */
+export type UpstreamSide = UpstreamCall
+
+/** A call that ran: who called, what it cost, how it ended. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
+export interface SettledCall {
+  entry: KeyEntry
   network: string
   method: string
-  /** The answering node's label; NO_UPSTREAM (src/usage/upstream-usage.ts) when none answered. */
-  upstream: string
-  attempts: number
-  source: 'cache' | 'dedup' | undefined
   credits: number
-  failed: boolean
+  outcome: CallOutcome
+  errorKind: string | undefined
   now: number
 }
 
+/** A request a limit refused: recorded under `method` (`batch` for a batch), with each of its calls' `methods`. */
+export interface LimitedRequest {
+  entry: KeyEntry
+  network: string
+  code: LimitCode
+  method: string
+  methods: readonly string[]
+  now: number
+}
+
+/** Subscription events written to clients under one `label`: how many (`events`, default 1) and their credits. */
+export interface ChargedEvents {
+  entry: KeyEntry
+  network: string
+  label: string
+  credits: number
+  now: number
+  events?: number
+}
+
 export interface Settle {
-  /** One call's usage row and request counter. `errorKind`: e.g. `rpc:-32000`, `http:503`. */
-  call(
-    entry: KeyEntry,
-    network: string,
-    method: string,
-    credits: number,
-    outcome: CallOutcome,
-    errorKind: string | undefined,
-    now: number,
-  ): void
+  /** One call's usage row and request counter. */
+  call(c: SettledCall): void
   /** A forwarded call's upstream side (UpstreamSide). */
   upstream(side: UpstreamSide): void
   /** Settles a reservation: refunds (or adds) the difference, and counts the credits. */
@@ -70,21 +80,14 @@ export interface Settle {
   /** `method`: the call refused, when there was one (else usage records `(invalid)`). */
   inputError(entry: KeyEntry, network: string, code: ErrorCode, method?: string): MaybePromise<number>
   /** A request refused by a limit: one usage row (free) and every call counted, for every transport. */
-  limited(
-    entry: KeyEntry,
-    network: string,
-    code: LimitCode,
-    method: string,
-    methods: readonly string[],
-    now: number,
-  ): void
+  limited(r: LimitedRequest): void
   /** A batch's own charge (credits.batchEnvelope), on top of its calls. */
   envelope(entry: KeyEntry, network: string, credits: number, now: number): void
   /**
    * Subscription events written to clients (`events`, default 1), and what they cost together (already taken from
    * the balance), recorded under `label` (`eth_subscription:newHeads`, Solana's `slotNotification` …).
    */
-  event(entry: KeyEntry, network: string, label: string, credits: number, now: number, events?: number): void
+  event(e: ChargedEvents): void
   /** A request refused before a key was known, or by key security: counted, not charged. */
   refused(network: string, code: ErrorCode): void
 }
@@ -95,7 +98,7 @@ export function createSettle(deps: SettleDeps): Settle {
   const status = (code: ErrorCode) => ERROR_REGISTRY[code].httpStatus
 
   return {
-    call(entry, network, method, credits, outcome, errorKind, now) {
+    call({ entry, network, method, credits, outcome, errorKind, now }) {
       ledger.record(
         {
           accountId: entry.accountId,
@@ -112,7 +115,7 @@ export function createSettle(deps: SettleDeps): Settle {
       metrics.call(network, method, outcome)
     },
     upstream(u) {
-      upstreamUsage?.record(u.network, u.upstream, u.method, u.attempts, u.source, u.credits, u.failed, u.now)
+      upstreamUsage?.record(u)
     },
     finish(entry, network, reserved, charged, now) {
       if (charged !== reserved) limits.adjust(entry.accountId, entry.id, charged - reserved, now)
@@ -141,7 +144,7 @@ export function createSettle(deps: SettleDeps): Settle {
       const fee = limits.chargeWithin(entry.limits, costs.inputError, now)
       return typeof fee === 'number' ? record(fee) : fee.then(record)
     },
-    limited(entry, network, code, method, methods, now) {
+    limited({ entry, network, code, method, methods, now }) {
       const s = status(code)
       ledger.record(
         {
@@ -165,7 +168,7 @@ export function createSettle(deps: SettleDeps): Settle {
         now,
       )
     },
-    event(entry, network, label, credits, now, events = 1) {
+    event({ entry, network, label, credits, now, events = 1 }) {
       ledger.record(
         {
           accountId: entry.accountId,

@@ -2,7 +2,7 @@ import { EventEmitter } from 'node:events'
 import { describe, expect, it } from 'vitest'
 import { emptyBatch, NUMBERS, type RequestBatch, STRINGS } from '../../usage/requests/batch.ts'
 import type { RequestWriter } from '../../usage/requests/recorder.ts'
-import { answerRelayedRequestLogs, type Channel, createRelayedRequestWriter } from './request-log-relay.ts'
+import { answerRelayedExplorerBatches, type Channel, createRelayedRequestWriter } from './request-explorer-relay.ts'
 
 /** Two ends of an IPC channel; messages are structured-cloned, as node:cluster's `advanced` serialization does. */
 function pipe() {
@@ -37,12 +37,12 @@ const batch = (count: number): RequestBatch => ({
   nums: new Float64Array(count * NUMBERS).fill(7),
 })
 
-describe('request log relay (workers → primary)', () => {
+describe('request explorer relay (workers → primary)', () => {
   it('hands each batch to the primary writer whole, typed arrays included, and resolves once written', async () => {
     const p = pipe()
     const got: RequestBatch[] = []
     const writer: RequestWriter = { write: async (b) => void got.push(b) }
-    answerRelayedRequestLogs(p.primary, () => writer)
+    answerRelayedExplorerBatches(p.primary, () => writer)
     const relayed = createRelayedRequestWriter(p.worker)
     await relayed.write(batch(3))
     await relayed.write(emptyBatch())
@@ -56,14 +56,14 @@ describe('request log relay (workers → primary)', () => {
 
   it("fails the worker's write with the primary's reason when the primary cannot write", async () => {
     const p = pipe()
-    answerRelayedRequestLogs(p.primary, () => ({
+    answerRelayedExplorerBatches(p.primary, () => ({
       write: () => {
         throw new Error('SQLITE_FULL: database or disk is full')
       },
     }))
     await expect(createRelayedRequestWriter(p.worker).write(batch(1))).rejects.toThrow(/primary.*SQLITE_FULL/)
     const off = pipe()
-    answerRelayedRequestLogs(off.primary, () => undefined)
+    answerRelayedExplorerBatches(off.primary, () => undefined)
     await expect(createRelayedRequestWriter(off.worker).write(batch(1))).rejects.toThrow(/explorer is off/)
   })
 
@@ -84,8 +84,8 @@ describe('request log relay (workers → primary)', () => {
     const b = pipe()
     const counts: number[] = []
     const writer: RequestWriter = { write: async (x) => void counts.push(x.count) }
-    answerRelayedRequestLogs(a.primary, () => writer)
-    answerRelayedRequestLogs(b.primary, () => writer)
+    answerRelayedExplorerBatches(a.primary, () => writer)
+    answerRelayedExplorerBatches(b.primary, () => writer)
     a.worker.send({ type: 'ready', url: 'http://127.0.0.1:1' }) // other protocol messages are left alone
     await Promise.all([
       createRelayedRequestWriter(a.worker).write(batch(4)),

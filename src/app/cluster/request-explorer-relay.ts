@@ -7,7 +7,7 @@
  * batch's typed arrays travel as bytes, not as JSON. On PostgreSQL each worker writes its own records.
  */
 import type { RequestWriter } from '../../usage/requests/recorder.ts'
-import type { RequestLogMessage, RequestLogWritten } from './protocol.ts'
+import type { ExplorerBatchMessage, ExplorerBatchWritten } from './protocol.ts'
 
 /** The IPC end a worker has (`process`) or the primary has for a worker (cluster's Worker). */
 export interface Channel {
@@ -38,24 +38,31 @@ export function createRelayedRequestWriter(channel: Channel, timeoutMs = ANSWER_
     else w.resolve()
   }
   channel.on('message', (m) => {
-    if (!isType(m, 'request-log-written')) return
-    const { id, error } = m as RequestLogWritten
-    settle(id, error === undefined ? undefined : new Error(`the primary could not write the request log: ${error}`))
+    if (!isType(m, 'explorer-batch-written')) return
+    const { id, error } = m as ExplorerBatchWritten
+    settle(
+      id,
+      error === undefined ? undefined : new Error(`the primary could not write the request explorer's batch: ${error}`),
+    )
   })
   channel.on('disconnect', () => {
-    for (const id of [...waiting.keys()]) settle(id, new Error('the primary is gone: request log records dropped'))
+    for (const id of [...waiting.keys()]) settle(id, new Error('the primary is gone: request explorer records dropped'))
   })
   return {
     write(batch) {
       const id = nextId++
       return new Promise<void>((resolve, reject) => {
         const timer = setTimeout(
-          () => settle(id, new Error(`the primary did not write the request log within ${timeoutMs / 1000} s`)),
+          () =>
+            settle(
+              id,
+              new Error(`the primary did not write the request explorer's batch within ${timeoutMs / 1000} s`),
+            ),
           timeoutMs,
         )
         timer.unref()
         waiting.set(id, { resolve, reject, timer })
-        const message: RequestLogMessage = { type: 'request-log', id, batch }
+        const message: ExplorerBatchMessage = { type: 'explorer-batch', id, batch }
         try {
           channel.send(message, (err) => {
             if (err) settle(id, err)
@@ -69,16 +76,16 @@ export function createRelayedRequestWriter(channel: Channel, timeoutMs = ANSWER_
 }
 
 /**
- * In the primary: writes what `worker` relays with `writer` (the primary's own request log writer; undefined when the
- * explorer is off, then each batch is answered with an error) and answers each batch.
+ * In the primary: writes what `worker` relays with `writer` (the primary's own request explorer writer; undefined
+ * when the explorer is off, then each batch is answered with an error) and answers each batch.
  */
-export function answerRelayedRequestLogs(worker: Channel, writer: () => RequestWriter | undefined): void {
+export function answerRelayedExplorerBatches(worker: Channel, writer: () => RequestWriter | undefined): void {
   worker.on('message', (m) => {
-    if (!isType(m, 'request-log')) return
-    const { id, batch } = m as RequestLogMessage
+    if (!isType(m, 'explorer-batch')) return
+    const { id, batch } = m as ExplorerBatchMessage
     const answer = (error?: string) => {
-      const reply: RequestLogWritten =
-        error === undefined ? { type: 'request-log-written', id } : { type: 'request-log-written', id, error }
+      const reply: ExplorerBatchWritten =
+        error === undefined ? { type: 'explorer-batch-written', id } : { type: 'explorer-batch-written', id, error }
       try {
         worker.send(reply, () => {}) // a worker gone meanwhile: nothing waits for the answer
       } catch {}

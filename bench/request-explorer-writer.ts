@@ -1,7 +1,7 @@
 /**
  * Drives the request explorer's recorder and SQLite writer directly at a steady rate (no gateway), printing RSS,
  * V8 heap and the process's CPU per record each second:
- * `node --import tsx bench/request-log-writer.ts [rate] [seconds] [off]`.
+ * `node --import tsx bench/request-explorer-writer.ts [rate] [seconds] [off]`.
  * With `off` the records are pushed but never written (the explorer's baseline). docs/benchmarks.md
  * ("Request explorer") has the figures.
  */

@@ -21,7 +21,7 @@ import {
   ParentBasedSampler,
   type Sampler,
 } from '@opentelemetry/sdk-trace-base'
-import type { Tracing, TracingSettings, TraceSpan, TraceValue } from './tracing.ts'
+import type { Tracing, TracingSettings, TraceSpan, TraceValue } from './tracing-types.ts'
 
 const w3c = new W3CTraceContextPropagator()
 

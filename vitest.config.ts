@@ -3,8 +3,9 @@ import { SlowFirstSequencer } from './test/slow-first-sequencer.ts'
 
 export default defineConfig({
   test: {
-    // e2e files boot anvil and servers; two cores here, so keep parallelism modest.
-    maxWorkers: 2,
+    // Three files at a time on two cores: the e2e files wait on child processes, chains and servers much of the time
+    // (a full run used ~1.1 cores with two workers: 634 s; 438 s with three, docs/testing.md).
+    maxWorkers: 3,
     // The slowest files start first, so the run does not end on one long file (test/slow-first-sequencer.ts).
     sequence: { sequencer: SlowFirstSequencer },
     testTimeout: 30_000,

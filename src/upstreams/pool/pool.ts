@@ -62,7 +62,8 @@ export interface UpstreamPool {
    * the answer (or the failure) is known, before any reaction to the returned promise: the in-flight dedup's
    * cleanup without a promise of its own on every call. `id`: the call's id, when `body` is a single call with it
    * (as its parse gave it): the node's answer is then checked against it without a walk of `body`. `origin`: the
-   * client call it is for (its span, its arrival).
+   * client call it is for (its span, its arrival). Positional, not one options object: `opts` is usually shared per
+   * method (no allocation), and folding the per-call values into it would cost an object per call.
    */
   send(
     body: string | Buffer,

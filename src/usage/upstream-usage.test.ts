@@ -1,12 +1,33 @@
 import { afterEach, expect, it } from 'vitest'
 import type { OpenedDatabase } from '../db/database.ts'
 import { describeEachDatabase } from '../../test/support/databases.ts'
-import { createUpstreamUsage, dayRange, NO_UPSTREAM, queryUpstreamUsage } from './upstream-usage.ts'
+import {
+  createUpstreamUsage,
+  dayRange,
+  NO_UPSTREAM,
+  queryUpstreamUsage,
+  type UpstreamCall,
+  type UpstreamUsage,
+} from './upstream-usage.ts'
 
 const T0 = Date.parse('2026-03-01T10:15:00Z')
 const HOUR = 3_600_000
 const A = 'https://node-a.example'
 const B = 'https://node-b.example'
+
+/** One call for usage.record: an eth_call on `net`, node A, one attempt, 80 credits, at T0, unless `over` says. */
+const record = (usage: UpstreamUsage, over: Partial<UpstreamCall> = {}) =>
+  usage.record({
+    network: 'net',
+    upstream: A,
+    method: 'eth_call',
+    attempts: 1,
+    source: undefined,
+    credits: 80,
+    failed: false,
+    now: T0,
+    ...over,
+  })
 
 describeEachDatabase('upstream usage', (open) => {
   let opened: OpenedDatabase | undefined
@@ -49,66 +70,12 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('adds up calls, attempts, cache and dedup hits and credits per hour, network, upstream and method', async () => {
     const { usage, rows } = await setup()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 3,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0 + 1000,
-    }) // two retries
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 0,
-      source: 'dedup',
-      credits: 80,
-      failed: false,
-      now: T0 + 2000,
-    })
-    usage.record({
-      network: 'net',
-      upstream: 'cache',
-      method: 'eth_call',
-      attempts: 0,
-      source: 'cache',
-      credits: 80,
-      failed: false,
-      now: T0 + 3000,
-    })
-    usage.record({
-      network: 'net',
-      upstream: B,
-      method: 'eth_blockNumber',
-      attempts: 2,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0 + HOUR,
-    })
-    usage.record({
-      network: 'net',
-      upstream: NO_UPSTREAM,
-      method: 'eth_call',
-      attempts: 3,
-      source: undefined,
-      credits: 0,
-      failed: true,
-      now: T0 + HOUR,
-    })
+    record(usage)
+    record(usage, { attempts: 3, now: T0 + 1000 }) // two retries
+    record(usage, { attempts: 0, source: 'dedup', now: T0 + 2000 })
+    record(usage, { upstream: 'cache', attempts: 0, source: 'cache', now: T0 + 3000 })
+    record(usage, { upstream: B, method: 'eth_blockNumber', attempts: 2, now: T0 + HOUR })
+    record(usage, { upstream: NO_UPSTREAM, attempts: 3, credits: 0, failed: true, now: T0 + HOUR })
     await usage.flush()
     const h0 = Math.floor(T0 / HOUR) * 3600
     expect(await rows()).toEqual([
@@ -165,37 +132,10 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('a second flush adds to the stored rows (upsert), and an unserved method name is stored as other', async () => {
     const { usage, rows } = await setup()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
+    record(usage)
     await usage.flush()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 2,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0 + 1000,
-    })
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'x'.repeat(10_000),
-      attempts: 1,
-      source: undefined,
-      credits: 5,
-      failed: false,
-      now: T0 + 1000,
-    })
+    record(usage, { attempts: 2, now: T0 + 1000 })
+    record(usage, { method: 'x'.repeat(10_000), credits: 5, now: T0 + 1000 })
     await usage.flush()
     const r = await rows()
     expect(r.map((x) => [x.method, x.calls, x.attempts, x.credits])).toEqual([
@@ -208,48 +148,12 @@ describeEachDatabase('upstream usage', (open) => {
     const { usage, rows } = await setup()
     const long = 'n'.repeat(100)
     for (const m of ['eth_foo', 'other', 'eth_foo', 'eth_call', 'eth_call', 'other'])
-      usage.record({
-        network: 'net',
-        upstream: A,
-        method: m,
-        attempts: 1,
-        source: undefined,
-        credits: 1,
-        failed: false,
-        now: T0,
-      })
+      record(usage, { method: m, credits: 1 })
     for (const net of [long, long, long.slice(0, 64), `${long}x`])
-      usage.record({
-        network: net,
-        upstream: A,
-        method: 'eth_call',
-        attempts: 2,
-        source: 'dedup',
-        credits: 1,
-        failed: false,
-        now: T0,
-      })
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: 'cache',
-      credits: 1,
-      failed: true,
-      now: T0 + HOUR,
-    })
+      record(usage, { network: net, attempts: 2, source: 'dedup', credits: 1 })
+    record(usage, { source: 'cache', credits: 1, failed: true, now: T0 + HOUR })
     await usage.flush()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 1,
-      failed: false,
-      now: T0 + HOUR,
-    })
+    record(usage, { credits: 1, now: T0 + HOUR })
     await usage.flush()
     const h0 = Math.floor(T0 / HOUR) * 3600
     const got = (await rows()).map((x) => [x.hour, x.network.length, x.method, x.calls, x.attempts, x.dedup_hits])
@@ -264,17 +168,7 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('more distinct rows than one INSERT holds are all written', async () => {
     const { usage, rows } = await setup()
-    for (let i = 0; i < 250; i++)
-      usage.record({
-        network: 'net',
-        upstream: `https://node-${i}.example`,
-        method: 'eth_call',
-        attempts: 1,
-        source: undefined,
-        credits: 1,
-        failed: false,
-        now: T0,
-      })
+    for (let i = 0; i < 250; i++) record(usage, { upstream: `https://node-${i}.example`, credits: 1 })
     await usage.flush()
     expect((await rows()).length).toBe(250)
   })
@@ -282,72 +176,18 @@ describeEachDatabase('upstream usage', (open) => {
   it('stop writes what is left', async () => {
     const { usage, rows } = await setup()
     usage.start()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
+    record(usage)
     await usage.stop()
     expect((await rows()).map((x) => x.calls)).toEqual([1])
   })
 
   it('report per upstream over a day: totals, saved upstream requests, largest cost first; by method on request', async () => {
     const { usage } = await setup()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_blockNumber',
-      attempts: 0,
-      source: 'dedup',
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
-    usage.record({
-      network: 'net',
-      upstream: 'cache',
-      method: 'eth_call',
-      attempts: 0,
-      source: 'cache',
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
-    usage.record({
-      network: 'net',
-      upstream: B,
-      method: 'eth_call',
-      attempts: 3,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
-    usage.record({
-      network: 'net',
-      upstream: B,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0 + 30 * HOUR,
-    }) // the next day
+    record(usage)
+    record(usage, { method: 'eth_blockNumber', attempts: 0, source: 'dedup' })
+    record(usage, { upstream: 'cache', attempts: 0, source: 'cache' })
+    record(usage, { upstream: B, attempts: 3 })
+    record(usage, { upstream: B, now: T0 + 30 * HOUR }) // the next day
     await usage.flush()
     const report = await queryUpstreamUsage(opened!.db, dayRange('2026-03-01'))
     expect(report.rows.map((r) => [r.upstream, r.calls, r.attempts, r.saved, r.credits])).toEqual([
@@ -381,27 +221,8 @@ describeEachDatabase('upstream usage', (open) => {
       onError: (err) => failures.push(err),
       maxBufferedRows: 3,
     })
-    for (let i = 0; i < 5; i++)
-      usage.record({
-        network: 'net',
-        upstream: `https://node-${i}.example`,
-        method: 'eth_call',
-        attempts: 1,
-        source: undefined,
-        credits: 1,
-        failed: false,
-        now: T0,
-      })
-    usage.record({
-      network: 'net',
-      upstream: 'https://node-4.example',
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 1,
-      failed: false,
-      now: T0,
-    })
+    for (let i = 0; i < 5; i++) record(usage, { upstream: `https://node-${i}.example`, credits: 1 })
+    record(usage, { upstream: 'https://node-4.example', credits: 1 })
     await opened.db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
     await usage.flush()
     expect(failures.length).toBe(1)
@@ -422,30 +243,12 @@ describeEachDatabase('upstream usage', (open) => {
 
   it('a failed write keeps the rows for the next flush and reports the error', async () => {
     const { usage, rows, failures, db } = await setup()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
+    record(usage)
     await db.schema.alterTable('usage_upstream_hourly').renameTo('usage_upstream_moved').execute()
     await usage.flush()
     expect(failures.length).toBe(1)
     await db.schema.alterTable('usage_upstream_moved').renameTo('usage_upstream_hourly').execute()
-    usage.record({
-      network: 'net',
-      upstream: A,
-      method: 'eth_call',
-      attempts: 1,
-      source: undefined,
-      credits: 80,
-      failed: false,
-      now: T0,
-    })
+    record(usage)
     await usage.flush()
     expect((await rows()).map((x) => x.calls)).toEqual([2])
   })

@@ -12,8 +12,9 @@ import { createHeadTracker } from '../../upstreams/pool/heads.ts'
 import type { UpstreamAnswer, UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { createCacheLookups } from './cache-lookups.ts'
 import { createRedisCacheTier } from './cache-redis-tier.ts'
-import { createMemoryCacheStore, createMemoryHeadFloorStore } from './cache-store.ts'
+import { createMemoryCacheStore } from './cache-store.ts'
 import { createCallLayers } from './layers.ts'
+import { testLayerOptions } from './layers.test-support.ts'
 
 const { connection, closeLater } = useRedisConnections()
 
@@ -44,25 +45,22 @@ describeWithServices(['redis'], 'cache look-up counts', () => {
       const store = createRedisCacheTier(createMemoryCacheStore({ maxBytes: 1 << 20 }), await connection(prefix))
       closeLater(store)
       const pool = node()
-      const layers = createCallLayers({
-        network: 'n',
-        pool: pool as unknown as UpstreamPool,
-        heads: pool.heads,
-        store,
-        floors: createMemoryHeadFloorStore(),
-        cache: true,
-        dedup: true,
-        uncached: new Set(),
-        maxItemBytes: 1 << 20,
-        unfinalizedTtlMs: 60_000,
-        blockNumberTtlMs: 60_000,
-        multiUpstream: false,
-        headIdleMs: 60_000,
-        devnet: false,
-        getLogs: { maxBlockRange: 10, maxResults: 10, upstreamMaxBlockRange: null, splitConcurrency: 1, maxSplits: 1 },
-        // Both replicas count into the same counts here, so one scrape shows both.
-        lookups: lookups.of('n'),
-      })
+      const layers = createCallLayers(
+        testLayerOptions({
+          pool: pool as unknown as UpstreamPool,
+          heads: pool.heads,
+          store,
+          getLogs: {
+            maxBlockRange: 10,
+            maxResults: 10,
+            upstreamMaxBlockRange: null,
+            splitConcurrency: 1,
+            maxSplits: 1,
+          },
+          // Both replicas count into the same counts here, so one scrape shows both.
+          lookups: lookups.of('n'),
+        }),
+      )
       return { pool, layers }
     }
     const a = await replica()

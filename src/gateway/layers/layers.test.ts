@@ -3,7 +3,7 @@ import type { RpcCall } from '../../jsonrpc/types.ts'
 import { createHeadTracker } from '../../upstreams/pool/heads.ts'
 import type { SendOptions, UpstreamAnswer, UpstreamPool } from '../../upstreams/pool/pool.ts'
 import { createCallLayers, type CallLayerOptions } from './layers.ts'
-import { createMemoryCacheStore, createMemoryHeadFloorStore } from './cache-store.ts'
+import { testLayerOptions } from './layers.test-support.ts'
 
 /** A pool that answers from `answer(method, params)` after `delayMs`, recording what it was sent. */
 function stubPool(answer: (method: string, params: unknown[]) => unknown, delayMs = 5) {
@@ -34,30 +34,7 @@ const callOf = (id: number | string, method: string, params: unknown[] = []): { 
 }
 
 function layersFor(stub: ReturnType<typeof stubPool>, over: Partial<CallLayerOptions> = {}) {
-  return createCallLayers({
-    network: 'n',
-    pool: stub.pool,
-    heads: stub.heads,
-    store: createMemoryCacheStore({ maxBytes: 1 << 20 }),
-    floors: createMemoryHeadFloorStore(),
-    cache: true,
-    dedup: true,
-    uncached: new Set(),
-    maxItemBytes: 1 << 20,
-    unfinalizedTtlMs: 60_000,
-    blockNumberTtlMs: 60_000,
-    multiUpstream: false,
-    headIdleMs: 60_000,
-    devnet: false,
-    getLogs: {
-      maxBlockRange: 10_000,
-      maxResults: 10_000,
-      upstreamMaxBlockRange: null,
-      splitConcurrency: 4,
-      maxSplits: 20,
-    },
-    ...over,
-  })
+  return createCallLayers(testLayerOptions({ pool: stub.pool, heads: stub.heads, ...over }))
 }
 
 const send = async (

@@ -36,14 +36,16 @@ const STATUS_TEXT: Record<number, string> = {
   429: 'Too Many Requests',
 }
 
-function rejectUpgrade(
-  socket: Duplex,
-  status: number,
-  contentType: string,
-  body: string,
-  credits: number,
-  headers?: Record<string, string>,
-) {
+/** An upgrade refused with an HTTP answer, as the POST route would answer it (its credits charged included). */
+interface UpgradeRefusal {
+  status: number
+  contentType: string
+  body: string
+  credits: number
+  headers?: Record<string, string> | undefined
+}
+
+function rejectUpgrade(socket: Duplex, { status, contentType, body, credits, headers }: UpgradeRefusal) {
   const extra = Object.entries(headers ?? {}).reduce((all, [k, v]) => `${all}${k}: ${v}\r\n`, '')
   socket.end(
     `HTTP/1.1 ${status} ${STATUS_TEXT[status] ?? 'Error'}\r\ncontent-type: ${contentType}\r\n` +
@@ -90,7 +92,7 @@ export function createWsUpgrades(deps: GatewayServerDeps): WsUpgrades {
     // The URL parser resolves dot segments first, as the upgrade has always done.
     const target = rpcTarget(new URL(req.url ?? '/', 'http://x').pathname, req.headers.host, 'ws', deps.networks)
     if (!target) {
-      rejectUpgrade(socket, 404, TEXT, BODIES.WS_NOT_AN_ENDPOINT, 0)
+      rejectUpgrade(socket, { status: 404, contentType: TEXT, body: BODIES.WS_NOT_AN_ENDPOINT, credits: 0 })
       return
     }
     const headers = {
@@ -108,10 +110,21 @@ export function createWsUpgrades(deps: GatewayServerDeps): WsUpgrades {
     if (auth.ctx === undefined) {
       const code = auth.code!
       if (isLimitCode(code))
-        rejectUpgrade(socket, ERROR_REGISTRY[code].httpStatus, JSON_TYPE, limitAnswer(code, null), auth.credits)
+        rejectUpgrade(socket, {
+          status: ERROR_REGISTRY[code].httpStatus,
+          contentType: JSON_TYPE,
+          body: limitAnswer(code, null),
+          credits: auth.credits,
+        })
       else {
         const r = refusal(code, auth.detail)
-        rejectUpgrade(socket, r.status, r.contentType, r.body, auth.credits, r.headers)
+        rejectUpgrade(socket, {
+          status: r.status,
+          contentType: r.contentType,
+          body: r.body,
+          credits: auth.credits,
+          headers: r.headers,
+        })
       }
       return
     }
@@ -120,7 +133,12 @@ export function createWsUpgrades(deps: GatewayServerDeps): WsUpgrades {
     if (socket.destroyed) return
     const full = takeConnection(socket, req, ctx)
     if (full) {
-      rejectUpgrade(socket, full.httpStatus, JSON_TYPE, serializeError(null, toErrorObject(full)), 0)
+      rejectUpgrade(socket, {
+        status: full.httpStatus,
+        contentType: JSON_TYPE,
+        body: serializeError(null, toErrorObject(full)),
+        credits: 0,
+      })
       return
     }
     // The client's address, for the request explorer (delivery over WebSocket is judged by `deliver`, not by it).

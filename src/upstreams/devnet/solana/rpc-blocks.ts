@@ -9,10 +9,9 @@ import {
   contextSlot,
   type Handler,
   optionalBool,
-  parseMaxVersion,
-  parseTransactionEncoding,
   parseU64,
   required,
+  transactionReadConfig,
   unknownVariant,
   withContext,
 } from './rpc-params.ts'
@@ -66,10 +65,7 @@ export const blockMethods: Record<string, Handler> = {
   },
   getBlock: (p, ctx) => {
     const slot = parseU64(required(p, 0, 'at least 1 parameter'))
-    const config = asObject(typeof p[1] === 'string' ? { encoding: p[1] } : p[1], 'RpcBlockConfig')
-    const encoding = parseTransactionEncoding(config.encoding)
-    const commitment = atLeastConfirmed(config)
-    const maxVersion = parseMaxVersion(config.maxSupportedTransactionVersion)
+    const { config, encoding, commitment, maxVersion } = transactionReadConfig(p[1], 'RpcBlockConfig')
     const details = config.transactionDetails ?? 'full'
     if (!['full', 'signatures', 'none', 'accounts'].includes(details as string))
       throw unknownVariant(details, ['full', 'signatures', 'none', 'accounts'])

@@ -114,6 +114,18 @@ export function parseMaxVersion(value: unknown): number | undefined {
   return version
 }
 
+/**
+ * getBlock's and getTransaction's second parameter: an encoding name, or a config object (`RpcBlockConfig`,
+ * `RpcTransactionConfig`) with the encoding, a commitment of at least `confirmed` and the highest transaction version.
+ */
+export function transactionReadConfig(value: unknown, type: string) {
+  const config = asObject(typeof value === 'string' ? { encoding: value } : value, type)
+  const encoding = parseTransactionEncoding(config.encoding)
+  const commitment = atLeastConfirmed(config)
+  const maxVersion = parseMaxVersion(config.maxSupportedTransactionVersion)
+  return { config, encoding, commitment, maxVersion }
+}
+
 export function pubkeyList(value: unknown, max: number): string[] {
   if (!Array.isArray(value))
     throw invalidParams(`Invalid params: invalid type: ${typeName(value)}, expected a sequence.`)

@@ -20,11 +20,10 @@ import {
   type Handler,
   optionalBool,
   optionalU64,
-  parseMaxVersion,
-  parseTransactionEncoding,
   parseU64,
   pubkeyList,
   required,
+  transactionReadConfig,
   type RpcContext,
   withContext,
 } from './rpc-params.ts'
@@ -171,10 +170,7 @@ export const transactionMethods: Record<string, Handler> = {
   },
   getTransaction: (p, ctx) => {
     const signature = parseSignature(required(p, 0, 'at least 1 parameter'))
-    const config = asObject(typeof p[1] === 'string' ? { encoding: p[1] } : p[1], 'RpcTransactionConfig')
-    const encoding = parseTransactionEncoding(config.encoding)
-    const commitment = atLeastConfirmed(config)
-    const maxVersion = parseMaxVersion(config.maxSupportedTransactionVersion)
+    const { config, encoding, commitment, maxVersion } = transactionReadConfig(p[1], 'RpcTransactionConfig')
     const maxSlot = contextSlot(ctx.chain, { ...config, commitment })
     const record = ctx.chain.getTransaction(signature)
     if (!record || record.slot > maxSlot) return null

@@ -80,8 +80,9 @@ describeWithPrograms(['chromium'], 'dashboard mail flows in Chromium', () => {
     const qrLoaded = await anon.$eval('main img', (img) => (img as HTMLImageElement).naturalWidth > 0)
     expect(qrLoaded).toBe(true)
     const secret = (await anon.textContent('#totp-secret'))!.trim()
-    const setupAt = Date.now()
-    await anon.fill('#code', totpCodeAt(secret, setupAt))
+    // Codes follow the server's clock (set once in beforeAll), not this process's: a slow run would otherwise drift
+    // past the server's one-step window.
+    await anon.fill('#code', totpCodeAt(secret, t.clock.now()))
     await anon.click('form[action="/account/2fa/enable"] button')
     expect(await anon.locator('#recovery-codes li').count()).toBe(10)
     await anon.click('form[action="/logout"] button')
@@ -90,9 +91,9 @@ describeWithPrograms(['chromium'], 'dashboard mail flows in Chromium', () => {
     await anon.fill('#password', 'a-brand-new-password-9')
     await anon.click('form.card button[type=submit]')
     expect(anon.url()).toContain('/login/2fa')
-    // The step after the setup's (whose code is now used up): the current one or the next, within the server's
-    // window of one step even when a 30 s step ended meanwhile (taking the step after *now* could then be two ahead).
-    await anon.fill('#code', totpCodeAt(secret, setupAt + 30_000))
+    // The setup's code is used up (replays are refused): move the server's clock one step on and use that step's.
+    t.clock.set(t.clock.now() + 30_000)
+    await anon.fill('#code', totpCodeAt(secret, t.clock.now()))
     await anon.click('form.card button[type=submit]')
     expect(anon.url()).toContain('/keys')
     await other?.close()

@@ -188,6 +188,22 @@ describe('Solana through the gateway (embedded devnet, HTTP)', () => {
     const other = await balance(funded[1]!.address)
     expect(other.status).toBe(403)
   })
+
+  it('follows the slot at one commitment: pushed and polled heads never step back on a steady cluster', async () => {
+    // slotSubscribe pushes the processed slot; the poll (every head poll asks the finalized slot on every fifth, with
+    // the latest) must read the same commitment, or the tip steps back one slot each time and logs a replaced chain.
+    const until = Date.now() + 6_500 // more than five head polls of 1 s while calls flow
+    while (Date.now() < until) {
+      expect((await server.rpc({ jsonrpc: '2.0', id: 1, method: 'getSlot' }, { network: NETWORK })).status).toBe(200)
+      await new Promise((r) => setTimeout(r, 150))
+    }
+    const backwards = server.logs.filter((l) => l.network === NETWORK && /backwards|head reset/.test(String(l.msg)))
+    expect(backwards).toEqual([])
+    const tip = server.parts.pools.get(NETWORK)!.heads.latest()!
+    const processed = (await rpcClient().getSlot({ commitment: 'processed' }).send()) as bigint
+    expect(Number(processed) - tip).toBeLessThanOrEqual(20)
+    expect(tip).toBeGreaterThan(0)
+  }, 20_000)
 })
 
 describe('Solana through the gateway: two nodes of one cluster', () => {

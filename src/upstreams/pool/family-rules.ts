@@ -6,7 +6,7 @@
  * - EVM: `eth_chainId` names the chain (`eip155:<id>`), the head is the latest block (and the `finalized` tag),
  *   pushed by `eth_subscribe` `newHeads` where the node has a WebSocket.
  * - Solana (https://solana.com/docs/rpc): `getGenesisHash` names the cluster (CAIP-2 `solana:` + its first 32
- *   characters, https://namespaces.chainagnostic.org/solana/caip2), the head is the slot at `confirmed` commitment
+ *   characters, https://namespaces.chainagnostic.org/solana/caip2), the head is the slot at `processed` commitment
  *   (and at `finalized`), pushed by `slotSubscribe`; `getHealth` says whether the node is caught up.
  */
 import type { EvmSubscriptionKindName } from '../../methods/entry.ts'
@@ -93,7 +93,9 @@ const slotOf = (r: unknown): number | undefined =>
 const slotHead = (slot: number | undefined): BlockHead | undefined =>
   slot === undefined ? undefined : { number: slot, hash: String(slot) }
 
-const SOLANA_HEAD = body('getSlot', [{ commitment: 'confirmed' }])
+// Processed, the slot slotSubscribe pushes: polled and pushed heads must read one commitment, or each poll would step
+// the tip back a slot or two (and look like a replaced chain).
+const SOLANA_HEAD = body('getSlot', [{ commitment: 'processed' }])
 const SOLANA_HEAD_AND_FINALIZED = `[${SOLANA_HEAD},${body('getSlot', [{ commitment: 'finalized' }], 2)}]`
 
 /** `solana:` and the first 32 characters of a base58 genesis hash (CAIP-2 for Solana). */

@@ -68,7 +68,8 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
       const [latest, finalized] = Array.isArray(parsed)
         ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)]
         : [parsed, undefined]
-      const head = rules.headOf(latest)
+      // While a node pushes its heads, a poll (for the finalized head) may answer after a newer push: not noted.
+      const head = wsHeads.get(m)?.state === 'on' ? undefined : rules.headOf(latest)
       if (head !== undefined) noteHead(m, head)
       const fin = finalized === undefined ? undefined : rules.finalizedOf(finalized)
       if (fin !== undefined) {

@@ -6,7 +6,7 @@
  * heavy scans priced, Solana address allowlists, and slots that never go back for a key across two nodes.
  */
 import { getTransferSolInstruction } from '@solana-program/system'
-import { getTransferCheckedInstruction, TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
+import { TOKEN_PROGRAM_ADDRESS } from '@solana-program/token'
 import {
   address,
   createKeyPairSignerFromPrivateKeyBytes,
@@ -31,7 +31,7 @@ import {
 } from '../../src/upstreams/devnet/solana/devnet.ts'
 import { startTestServer, type TestServer } from './helpers/server.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
-import { confirmed as confirmedBy, createMintWithAccounts, sendConfirmed } from './helpers/solana.ts'
+import { confirmed as confirmedBy, mintAndTransferChecked, sendConfirmed } from './helpers/solana.ts'
 
 const NETWORK = 'solana-devnet'
 let server: TestServer
@@ -85,25 +85,8 @@ describe('Solana through the gateway (embedded devnet, HTTP)', () => {
 
   it('@solana/kit: an SPL token mint, associated accounts, mintTo and transferChecked', async () => {
     const alice = await generateKeyPairSigner()
-    const {
-      mint,
-      accounts: [payerAta, aliceAta],
-    } = await createMintWithAccounts(rpcClient(), send, payer, {
-      decimals: 6,
-      holders: [payer.address, alice.address],
-      amount: 5_000_000n,
-    })
-    await send([
-      getTransferCheckedInstruction({
-        source: payerAta!,
-        mint,
-        destination: aliceAta!,
-        authority: payer,
-        amount: 1_500_000n,
-        decimals: 6,
-      }),
-    ])
-    const balance = await rpcClient().getTokenAccountBalance(aliceAta!, { commitment: 'confirmed' }).send()
+    const { toAta: aliceAta } = await mintAndTransferChecked(rpcClient(), send, payer, alice.address)
+    const balance = await rpcClient().getTokenAccountBalance(aliceAta, { commitment: 'confirmed' }).send()
     expect(balance.value).toMatchObject({ amount: '1500000', decimals: 6 })
   })
 

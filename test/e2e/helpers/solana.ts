@@ -10,6 +10,7 @@ import {
   getInitializeMint2Instruction,
   getMintSize,
   getMintToInstruction,
+  getTransferCheckedInstruction,
   TOKEN_PROGRAM_ADDRESS,
 } from '@solana-program/token'
 import {
@@ -145,4 +146,26 @@ export async function createMintWithAccounts(
     }),
   ])
   return { mint: mint.address, accounts }
+}
+
+/**
+ * createMintWithAccounts for two holders (5 tokens of 6 decimals minted to the first), then 1.5 tokens moved to the
+ * second with `transferChecked`: the SPL round trip the devnet and gateway tests both read back.
+ */
+export async function mintAndTransferChecked(rpc: SolanaRpc, send: SendInstructions, payer: KeyPairSigner, to: string) {
+  const {
+    mint,
+    accounts: [payerAta, toAta],
+  } = await createMintWithAccounts(rpc, send, payer, { decimals: 6, holders: [payer.address, to], amount: 5_000_000n })
+  const signature = await send([
+    getTransferCheckedInstruction({
+      source: payerAta!,
+      mint,
+      destination: toAta!,
+      authority: payer,
+      amount: 1_500_000n,
+      decimals: 6,
+    }),
+  ])
+  return { mint, payerAta: payerAta!, toAta: toAta!, signature: signature as Signature }
 }

@@ -2,7 +2,6 @@
  * The embedded Solana devnet judged by @solana/kit (with @solana-program/system and /token), over HTTP and PubSub.
  */
 import { getTransferSolInstruction } from '@solana-program/system'
-import { getTransferCheckedInstruction } from '@solana-program/token'
 import {
   airdropFactory,
   createKeyPairSignerFromPrivateKeyBytes,
@@ -16,7 +15,7 @@ import {
 } from '@solana/kit'
 import { beforeAll, describe, expect, test } from 'vitest'
 import {
-  createMintWithAccounts,
+  mintAndTransferChecked,
   sendConfirmedBySubscription,
   signedTransaction,
 } from '../../../../test/e2e/helpers/solana.ts'
@@ -78,23 +77,11 @@ describe('@solana/kit', () => {
     const alice = await generateKeyPairSigner()
     const {
       mint,
-      accounts: [payerAta, aliceAta],
-    } = await createMintWithAccounts(rpcClient(), send, payer, {
-      decimals: 6,
-      holders: [payer.address, alice.address],
-      amount: 5_000_000n,
-    })
-    const signature = await send([
-      getTransferCheckedInstruction({
-        source: payerAta!,
-        mint,
-        destination: aliceAta!,
-        authority: payer,
-        amount: 1_500_000n,
-        decimals: 6,
-      }),
-    ])
-    const balance = await rpcClient().getTokenAccountBalance(aliceAta!, { commitment: 'confirmed' }).send()
+      payerAta,
+      toAta: aliceAta,
+      signature,
+    } = await mintAndTransferChecked(rpcClient(), send, payer, alice.address)
+    const balance = await rpcClient().getTokenAccountBalance(aliceAta, { commitment: 'confirmed' }).send()
     expect(balance.value).toMatchObject({ amount: '1500000', decimals: 6, uiAmountString: '1.5' })
     const supply = await rpcClient().getTokenSupply(mint, { commitment: 'confirmed' }).send()
     expect(supply.value.amount).toBe('5000000')

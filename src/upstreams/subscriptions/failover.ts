@@ -13,7 +13,8 @@ import type { HubOptions, Shared } from './types.ts'
 const FIRST_RETRY_MS = 250
 const MAX_RETRY_MS = 5000
 
-export interface FailoverContext {
+/** What a failover and a planned move (switch.ts) both get from the node link. */
+export interface NodeLinkParts {
   opts: HubOptions
   network: string
   shared: Map<string, Shared>
@@ -23,6 +24,9 @@ export interface FailoverContext {
   register(conn: Conn, s: Shared, nodeId: string): void
   /** Makes `conn` the current connection (its heartbeat started). */
   adopt(conn: Conn): void
+}
+
+export interface FailoverContext extends NodeLinkParts {
   /** The link is shut down: no more tries. */
   closed(): boolean
 }

@@ -15,24 +15,15 @@ import { errors } from '../../errors/index.ts'
 import { createWsRpcConnection } from '../../jsonrpc/ws-connection.ts'
 import { call, checkIdentity, type Conn } from './node-calls.ts'
 import { PROTOCOLS } from './protocol.ts'
-import type { Replay } from './replay.ts'
-import type { HubOptions, MoveReason, Shared } from './types.ts'
+import type { NodeLinkParts } from './failover.ts'
+import type { MoveReason, Shared } from './types.ts'
 
 /** How often the preferred node is checked while the subscriptions are elsewhere: failbackMs / 4, within these. */
 const MIN_CHECK_MS = 100
 const MAX_CHECK_MS = 15_000
 
-export interface SwitchContext {
-  opts: HubOptions
-  network: string
-  shared: Map<string, Shared>
-  replay: Replay
+export interface SwitchContext extends NodeLinkParts {
   current(): Conn | undefined
-  /** Makes `conn` the current connection (its heartbeat started). */
-  adopt(conn: Conn): void
-  /** A new connection to `url`, not yet used. */
-  open(url: string): Conn
-  register(conn: Conn, s: Shared, nodeId: string): void
   /** A failover is under way or the hub is closed: no planned move now. */
   busy(): boolean
   moves: Record<MoveReason, number>

@@ -6,7 +6,8 @@
  */
 import type { ExpressionBuilder, Selectable } from 'kysely'
 import type { Db } from '../db/database.ts'
-import type { Database, UsageAlertsTable } from '../db/tables.ts'
+import type { UsageAlertsTable } from '../db/alert-tables.ts'
+import type { Database } from '../db/tables.ts'
 import { isUniqueViolation } from '../db/dialect.ts'
 
 export type AlertKind = 'credits' | 'refusals'

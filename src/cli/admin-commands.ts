@@ -1,11 +1,10 @@
 /**
  * The admin commands (`account ...`, `key ...`, `team ...`, `usage`) for src/cli/main.ts: each opens the database
- * (and, with Redis configured, the settings push), runs one change or report, and closes them again.
+ * (and, with Redis configured, the settings push), runs one change or report, and closes them again. The key
+ * commands are ./key-commands.ts, the operator's account commands ./account-commands.ts.
  */
-import type { ApiKey } from '../keys/repository.ts'
 import type { DayDimension } from '../usage/day-report.ts'
 import type { CliContext } from './context.ts'
-import { formatKey, keyView } from '../keys/view.ts'
 import { SUBCOMMANDS } from './help.ts'
 import { didYouMean } from './suggest.ts'
 import { UsageError } from './usage-error.ts'
@@ -51,12 +50,11 @@ export async function adminCommand(
       `unknown command "${[command, sub].filter(Boolean).join(' ')}"${hint}; see chaingate help ${command}`,
     )
   }
-  const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository, maskKey }] =
-    await Promise.all([
-      import('../db/database.ts'),
-      import('../accounts/repository.ts'),
-      import('../keys/repository.ts'),
-    ])
+  const [{ openDatabase, databaseTarget }, { createAccountsRepository }, { createKeysRepository }] = await Promise.all([
+    import('../db/database.ts'),
+    import('../accounts/repository.ts'),
+    import('../keys/repository.ts'),
+  ])
   const database = await openDatabase(databaseTarget(config))
   // With Redis configured, a change made here is pushed to every running replica at once (src/redis/settings-push.ts).
   const push = config.redis.url
@@ -88,10 +86,6 @@ export async function adminCommand(
       if (!k) throw new UsageError(`no key ${ref}`)
       target = k.id
       return k
-    }
-    const showKey = (k: ApiKey) => {
-      if (json) out(JSON.stringify(keyView(k, config), null, 2))
-      else out(formatKey(k, config))
     }
 
     const run = async (): Promise<number> => {
@@ -149,81 +143,20 @@ export async function adminCommand(
           )
           return 0
         }
-        case 'key create': {
-          const a = await needAccount(values.account as string | undefined)
-          const networks =
-            typeof values.networks === 'string'
-              ? values.networks
-                  .split(',')
-                  .map((s) => s.trim())
-                  .filter(Boolean)
-              : undefined
-          const k = await keys.create(
-            { accountId: a.id, name: (values.name as string) ?? 'key', ...(networks ? { networks } : {}) },
-            now,
-          )
-          showKey(k)
-          return 0
-        }
-        case 'key list': {
-          const list = await keys.list({
-            ...(values.account ? { accountId: (await needAccount(values.account as string)).id } : {}),
-            includeRevoked: Boolean(values.all),
-          })
-          if (json)
-            out(
-              JSON.stringify(
-                list.map((k) => keyView(k, config)),
-                null,
-                2,
-              ),
-            )
-          else
-            for (const k of list)
-              out(
-                `${k.id}  ${maskKey(k.key)}  ${k.name.padEnd(20)} ${k.revokedAt ? 'REVOKED ' : ''}` +
-                  `networks: ${k.networks.join(',') || '(none)'}`,
-              )
-          return 0
-        }
+        case 'key create':
+        case 'key list':
         case 'key show':
-          showKey(await needKey(rest[0]))
-          return 0
         case 'key enable-network':
-        case 'key disable-network': {
-          const k = await needKey(rest[0])
-          if (!rest[1]) throw new UsageError(`usage: key ${sub} <key-id> <network>`)
-          showKey(await keys.setNetwork(k.id, rest[1], sub === 'enable-network'))
-          return 0
-        }
-        case 'key limits': {
-          const k = await needKey(rest[0])
-          const num = (v: unknown, name: string) => {
-            if (v === undefined) return undefined
-            const n = Number(v)
-            if (!Number.isInteger(n) || n < 0)
-              throw new UsageError(`--${name} must be a whole number (0 = plan default)`)
-            return n
-          }
-          const cps = num(values['credits-per-second'], 'credits-per-second')
-          const cpd = num(values['credits-per-day'], 'credits-per-day')
-          showKey(
-            await keys.setLimits(k.id, {
-              ...(cps !== undefined ? { creditsPerSecond: cps } : {}),
-              ...(cpd !== undefined ? { creditsPerDay: cpd } : {}),
-            }),
-          )
-          return 0
-        }
-        case 'key rename': {
-          const k = await needKey(rest[0])
-          if (!rest[1]) throw new UsageError('usage: key rename <key-id> <name>')
-          showKey(await keys.rename(k.id, rest.slice(1).join(' ')))
-          return 0
-        }
+        case 'key disable-network':
+        case 'key limits':
+        case 'key rename':
         case 'key revoke':
-          showKey(await keys.revoke((await needKey(rest[0])).id, now))
-          return 0
+          return (await import('./key-commands.ts')).keyCommand(sub, rest, values, ctx, {
+            keys,
+            now,
+            needAccount,
+            needKey,
+          })
         case 'key move':
         case 'team list':
         case 'team members': {

@@ -1,7 +1,7 @@
 /**
  * `chaingate usage --by upstream` as text: what each upstream cost and what the gateway saved (docs/upstream-usage.md).
  */
-import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
+import type { UpstreamUsageReport } from '../usage/upstream-usage-report.ts'
 
 const pct = (part: number, whole: number) => (whole === 0 ? '0 %' : `${((100 * part) / whole).toFixed(1)} %`)
 

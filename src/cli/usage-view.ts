@@ -2,7 +2,7 @@
 import type { Account } from '../accounts/repository.ts'
 import type { ApiKey } from '../keys/repository.ts'
 import type { DayUsageRow } from '../usage/queries.ts'
-import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
+import type { UpstreamUsageReport } from '../usage/upstream-usage-report.ts'
 import { upstreamUsageLines } from './upstream-usage-view.ts'
 
 interface DayReport {

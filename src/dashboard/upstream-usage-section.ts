@@ -3,7 +3,7 @@
  * (src/usage/upstream-usage.ts; docs/upstream-usage.md). Shown only to operator accounts: upstream URLs and the
  * whole gateway's traffic are not an account's business.
  */
-import type { UpstreamUsageReport } from '../usage/upstream-usage.ts'
+import type { UpstreamUsageReport } from '../usage/upstream-usage-report.ts'
 import { html } from '../shared/html.ts'
 
 const n = (v: number) => v.toLocaleString('en-US')

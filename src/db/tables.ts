@@ -1,7 +1,12 @@
 import type { ColumnType } from 'kysely'
+import type { AlertTables } from './alert-tables.ts'
 import type { RequestLogColumns } from './request-log-columns.ts'
+import type { WalletTables } from './wallet-tables.ts'
 
-/** Row types of every table, as kysely sees them. Add a table here with its migration. */
+/**
+ * Row types of every table, as kysely sees them (the wallet's in ./wallet-tables.ts, the usage alerts' in
+ * ./alert-tables.ts). Add a table with its migration.
+ */
 export interface AccountsTable {
   id: string
   email: string
@@ -60,65 +65,13 @@ export interface SettingsVersionTable {
   version: number
 }
 
-export interface WalletAccountsTable {
-  address: string
-  hd_index: number
-  label: string
-  created_at: number
-  removed_at: number | null
-}
-
-export interface WalletSessionsTable {
-  origin: string
-  session: string
-  created_at: number
-  updated_at: number
-  expires_at: number | null
-}
-
-export interface WalletApprovalsTable {
-  id: string
-  origin: string
-  kind: string
-  request: string
-  status: string
-  decision: string | null
-  decided_by: string | null
-  created_at: number
-  expires_at: number
-  decided_at: number | null
-}
-
-export interface WalletActivityTable {
-  id: ColumnType<number, number | undefined, never>
-  at: number
-  origin: string
-  kind: string
-  outcome: string
-  chain_id: number | null
-  address: string | null
-  summary: string
-  tx_hash: string | null
-  receipt_status: string | null
-}
-
-export interface WalletChangesTable {
-  id: number
-  version: number
-}
-
-export interface Database {
+export interface Database extends WalletTables, AlertTables {
   accounts: AccountsTable
   api_keys: ApiKeysTable
   api_key_networks: ApiKeyNetworksTable
   usage_hourly: UsageHourlyTable
   usage_errors: UsageErrorsTable
   settings_version: SettingsVersionTable
-  wallet_accounts: WalletAccountsTable
-  wallet_sessions: WalletSessionsTable
-  wallet_approvals: WalletApprovalsTable
-  wallet_changes: WalletChangesTable
-  wallet_activity: WalletActivityTable
 }
 
 // ---- dashboard and key security (migration 0200_key_security); merged into `Database` above ----
@@ -207,51 +160,6 @@ export interface RequestLogTable extends RequestLogColumns {
 
 export interface Database {
   request_log: RequestLogTable
-}
-
-// ---- usage alerts (migration 0700_usage_alerts; src/alerts) ----
-
-export interface AlertSettingsTable {
-  account_id: string
-  /** Percentages of the daily balance, comma-separated ascending ("80,100"); '' for none. */
-  credit_thresholds: string
-  refusals_per_minute: number | null
-  webhook_url: string | null
-  /** The webhook signing secret (HMAC-SHA256 key); shown to the account once, never logged. */
-  secret: string
-  updated_at: number
-}
-
-export interface UsageAlertsTable {
-  id: string
-  account_id: string
-  kind: string
-  threshold: number
-  day: number
-  payload: string
-  created_at: number
-  status: string
-  attempts: ColumnType<number, number | undefined, number>
-  next_attempt_at: number | null
-  locked_until: ColumnType<number | null, number | null | undefined, number | null>
-  last_status: ColumnType<number | null, number | null | undefined, number | null>
-  last_error: ColumnType<string | null, string | null | undefined, string | null>
-  delivered_at: ColumnType<number | null, number | null | undefined, number | null>
-}
-
-export interface AlertAttemptsTable {
-  alert_id: string
-  attempt: number
-  at: number
-  status: number | null
-  error: string | null
-  duration_ms: number
-}
-
-export interface Database {
-  alert_settings: AlertSettingsTable
-  usage_alerts: UsageAlertsTable
-  alert_attempts: AlertAttemptsTable
 }
 
 // ---- 0800_account_mail_2fa ---------------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ import type { Db } from '../db/database.ts'
 import type { PlanConfig } from '../config/schema.ts'
 import { errors } from '../errors/index.ts'
 import { creditsUsedToday, queryUsage, type UsageDimension } from './queries.ts'
-import { dayRange, queryUpstreamUsage } from './upstream-usage.ts'
+import { dayRange, queryUpstreamUsage } from './upstream-usage-report.ts'
 
 export type DayDimension = UsageDimension | 'upstream'
 export const DAY_DIMENSIONS: readonly DayDimension[] = ['method', 'network', 'key', 'upstream']

@@ -1,14 +1,8 @@
 import { afterEach, expect, it } from 'vitest'
 import type { OpenedDatabase } from '../db/database.ts'
 import { describeEachDatabase } from '../../test/support/databases.ts'
-import {
-  createUpstreamUsage,
-  dayRange,
-  NO_UPSTREAM,
-  queryUpstreamUsage,
-  type UpstreamCall,
-  type UpstreamUsage,
-} from './upstream-usage.ts'
+import { createUpstreamUsage, NO_UPSTREAM, type UpstreamCall, type UpstreamUsage } from './upstream-usage.ts'
+import { dayRange, queryUpstreamUsage } from './upstream-usage-report.ts'
 
 const T0 = Date.parse('2026-03-01T10:15:00Z')
 const HOUR = 3_600_000

@@ -1,7 +1,8 @@
 /**
  * The multichain API engine: binds the wallet_* handlers (./handlers) and the locally answered methods
- * (./methods) to the calling connection, on top of the session store and the connection registry. Knows no
- * transport: the listener (src/wallet/listener) hands it parsed requests and a `send` function per connection.
+ * (./methods, through ./evm-invoke.ts and ./solana-invoke.ts) to the calling connection, on top of the session
+ * store and the connection registry. Knows no transport: the listener (src/wallet/listener) hands it parsed
+ * requests and a `send` function per connection.
  */
 import type { Logger } from 'pino'
 import type { HDAccount } from 'viem/accounts'
@@ -12,16 +13,9 @@ import { createConnectionRegistry, type WalletConnection } from './connections.t
 import { walletErrors } from './errors.ts'
 import { WALLET_HANDLERS, selectHooks, type WalletHooks } from './handlers/index.ts'
 import type { Keyring } from './keystore.ts'
-import { LOCAL_METHODS, type LocalMethodContext } from './methods/index.ts'
 import type { ChainAccess } from './ports.ts'
-import {
-  addressOf,
-  eip155ChainIdOf,
-  isSolanaScope,
-  removeScopes,
-  type SessionScope,
-  type StoredSession,
-} from './scopes.ts'
+import { isSolanaScope, removeScopes, type SessionScope, type StoredSession } from './scopes.ts'
+import { createEvmInvoker } from './evm-invoke.ts'
 import { createSolanaInvoker } from './solana-invoke.ts'
 import type { SolanaSigner } from './solana-keys.ts'
 import type { SessionProposal } from './session-proposal.ts'
@@ -63,8 +57,6 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
   const { repository, approvals, chainAccess, keyring, clock, logger } = deps
   const connections = createConnectionRegistry()
   let accounts: WalletAccount[] = []
-  const nonces = new Map<string, bigint>()
-  const nonceLocks = new Map<string, Promise<unknown>>()
   const { note, ask } = recordingApprovals(approvals, deps.activity, clock, logger)
 
   const servedChainIds = () => new Set(chainAccess.chains().map((c) => c.chainId))
@@ -111,6 +103,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     return a && keyring.solana.addressAt(a.index) === address ? keyring.solana.signer(a.index) : undefined
   }
 
+  const currentScope = async (conn: WalletConnection, scope: string) => (await sessionOf(conn))?.sessionScopes[scope]
   const invokeSolana = createSolanaInvoker({
     chainAccess,
     signerFor: solanaSignerFor,
@@ -118,7 +111,7 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     note,
     activitySummary,
     clock,
-    currentScope: async (conn, scope) => (await sessionOf(conn))?.sessionScopes[scope],
+    currentScope,
   })
 
   async function sessionOf(conn: WalletConnection): Promise<PairedSession | undefined> {
@@ -135,16 +128,6 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
         await sub.unsubscribe().catch(() => {})
       }
     }
-  }
-
-  function withNonceLock<T>(key: string, fn: () => Promise<T>): Promise<T> {
-    const prev = nonceLocks.get(key) ?? Promise.resolve()
-    const run = prev.then(fn, fn)
-    nonceLocks.set(
-      key,
-      run.catch(() => {}),
-    )
-    return run
   }
 
   const hooksByConnection = new WeakMap<WalletConnection, WalletHooks>()
@@ -194,81 +177,26 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     }
   }
 
-  async function invokeInScope(
+  const invokeEvm = createEvmInvoker({
+    chainAccess,
+    servedChainIds,
+    signerFor,
+    ask,
+    note,
+    currentScope,
+    dropUnauthorizedSubscriptions,
+    clock,
+  })
+
+  function invokeInScope(
     conn: WalletConnection,
     scope: string,
     sessionScope: SessionScope,
     method: string,
     params: unknown,
-  ) {
+  ): Promise<unknown> {
     if (isSolanaScope(scope)) return invokeSolana(conn, scope, sessionScope, method, params)
-    const chainId = eip155ChainIdOf(scope)
-    if (chainId !== undefined && !servedChainIds().has(chainId))
-      throw walletErrors.internal(`chain ${scope} is not served any more`)
-    const local = Object.hasOwn(LOCAL_METHODS, method) ? LOCAL_METHODS[method] : undefined
-    if (!local) {
-      if (chainId === undefined) throw walletErrors.unauthorized() // `wallet:eip155` has no chain to forward to
-      return chainAccess.request(chainId, method, params ?? [])
-    }
-    let approved: { kind: string; request: unknown; address?: string } | undefined
-    const ctx: LocalMethodContext = {
-      origin: conn.origin,
-      connection: conn,
-      scope,
-      chainId,
-      sessionScope,
-      chainAccess,
-      servedChainIds,
-      signerFor,
-      nonces,
-      withNonceLock,
-      approve: async (kind, request) => {
-        const r = request as { address?: string; transaction?: { from?: string } }
-        const address = r.address ?? r.transaction?.from
-        const out = await ask(conn, { kind, request, signal: conn.closed.signal, chainId, address })
-        approved = { kind, request, address }
-        return out.decision
-      },
-      async assertStillAuthorized(m, address) {
-        const now = (await sessionOf(conn))?.sessionScopes[scope]
-        const ok =
-          !!now &&
-          now.methods.includes(m) &&
-          (address === undefined || (now.accounts.some((a) => addressOf(a) === address) && !!signerFor(address)))
-        if (!ok) throw walletErrors.unauthorized()
-      },
-      dropUnauthorizedSubscriptions: () => dropUnauthorizedSubscriptions(conn.origin),
-    }
-    try {
-      const result = await local(ctx, params)
-      if (approved) {
-        const sent = approved.kind === 'eth_sendTransaction'
-        note({
-          at: clock.now(),
-          origin: conn.origin,
-          kind: approved.kind,
-          outcome: sent ? 'sent' : 'signed',
-          chainId,
-          address: approved.address,
-          summary: activitySummary(approved.kind, approved.request),
-          ...(sent ? { txHash: String(result) } : {}),
-        })
-      }
-      return result
-    } catch (e) {
-      // Failed after the user approved (broadcast refused, session edited meanwhile): say so in the activity list.
-      if (approved)
-        note({
-          at: clock.now(),
-          origin: conn.origin,
-          kind: approved.kind,
-          outcome: 'failed',
-          chainId,
-          address: approved.address,
-          summary: `${activitySummary(approved.kind, approved.request)} — ${(e as Error).message}`,
-        })
-      throw e
-    }
+    return invokeEvm(conn, scope, sessionScope, method, params)
   }
 
   /** Loads accounts and sessions from the database (start, and whenever the CLI changed something). */

@@ -9,7 +9,7 @@
 import { gzipSync } from 'node:zlib'
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'undici'
-import { queryUpstreamUsage } from '../../src/usage/upstream-usage.ts'
+import { queryUpstreamUsage } from '../../src/usage/upstream-usage-report.ts'
 import { queryUsage } from '../../src/usage/queries.ts'
 import { startFakeNode, type FakeNode, type FakeReply, type FakeRequest } from '../support/fake-node.ts'
 import { call, startTestServer, type TestServer } from './helpers/server.ts'

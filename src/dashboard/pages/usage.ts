@@ -11,7 +11,7 @@ import {
 import { html } from '../../shared/html.ts'
 import { errorDisplayName, methodDisplayName, methodLabelMeaning } from '../usage-labels.ts'
 import { upstreamUsageSection } from '../upstream-usage-section.ts'
-import type { UpstreamUsageReport } from '../../usage/upstream-usage.ts'
+import type { UpstreamUsageReport } from '../../usage/upstream-usage-report.ts'
 import {
   USAGE_DIMENSIONS,
   USAGE_RANGES,

@@ -10,7 +10,7 @@ import {
   type UsageDimension,
   type UsageRange,
 } from '../../usage/queries.ts'
-import { queryUpstreamUsage } from '../../usage/upstream-usage.ts'
+import { queryUpstreamUsage } from '../../usage/upstream-usage-report.ts'
 import { sendPage, type Dash } from '../context.ts'
 import { requireTeam } from '../middleware/team.ts'
 import { usagePage } from '../pages/usage.ts'

@@ -33,6 +33,7 @@ import {
   type TransportResponse,
 } from '@metamask/multichain-api-client'
 import { type PairingStore, defaultPairingStore, pairedUrl } from './pairing.ts'
+import { OPEN, openSocket, type SocketLike } from './socket.ts'
 
 export type { PairingStore } from './pairing.ts'
 
@@ -67,34 +68,10 @@ export interface WebSocketTransportOptions {
   pairingStore?: PairingStore | false
 }
 
-/** The subset of the WHATWG WebSocket both the browser's and `ws`'s implement. */
-interface SocketLike {
-  readonly readyState: number
-  send(data: string): void
-  close(code?: number, reason?: string): void
-  // `never`: a listener for any one event type fits (each listener below takes the event it is added for).
-  addEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: never) => void): void
-  removeEventListener(type: 'open' | 'close' | 'error' | 'message', listener: (ev: never) => void): void
-}
-
-const OPEN = 1
-
 interface PendingRequest {
   resolve(m: TransportResponse): void
   reject(e: unknown): void
   timer?: ReturnType<typeof setTimeout>
-}
-
-async function openSocket(url: string, origin: string | undefined): Promise<SocketLike> {
-  const Native = (globalThis as { WebSocket?: new (url: string) => SocketLike }).WebSocket
-  const isBrowser = typeof (globalThis as { document?: unknown }).document !== 'undefined'
-  if (Native && isBrowser) return new Native(url)
-  // In Node, `ws` even without an origin: it can send one, and a refused upgrade names its HTTP status (Node's
-  // built-in WebSocket reports an empty error, which tells the caller nothing).
-  const ws = await import('ws').catch(() => undefined)
-  if (ws) return new ws.WebSocket(url, origin === undefined ? {} : { origin }) as unknown as SocketLike
-  if (Native && origin === undefined) return new Native(url)
-  throw new Error('the ws package is needed to send an origin from Node (npm install ws)')
 }
 
 export function getWebSocketTransport(options: WebSocketTransportOptions): Transport {

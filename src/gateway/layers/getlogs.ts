@@ -68,16 +68,15 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     // within the result cap.
     if (o.cache && !o.uncached.has('eth_getLogs') && finalized !== undefined && to <= finalized)
       return Promise.resolve(
-        cached(
+        cached({
           key,
           call,
-          body,
-          undefined,
-          (result) =>
+          raw: body,
+          keep: (result) =>
             countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE),
           origin,
-          s.lookups.logs,
-        ),
+          counts: s.lookups.logs,
+        }),
       ).then((a) => capped(a, from))
     return shared(key, body, call, atLeast('eth_getLogs', to), origin).then((a) => capped(a, from))
   }

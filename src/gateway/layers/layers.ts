@@ -135,27 +135,25 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
             return shared(paramsKey(prefix, call), raw, call, undefined, origin)
           let key = staticKeys.get(m)
           if (key === undefined) staticKeys.set(m, (key = `${prefix}${m}`))
-          return cached(
+          return cached({
             key,
             call,
             raw,
-            undefined,
-            (result) => store.set(key, result, IMMUTABLE),
+            keep: (result) => store.set(key, result, IMMUTABLE),
             origin,
-            s.lookups.static,
-          )
+            counts: s.lookups.static,
+          })
         }
         case 'hash': {
           const key = paramsKey(prefix, call)
-          return cached(
+          return cached({
             key,
             call,
             raw,
-            undefined,
-            (result, empty) => empty || store.set(key, result, IMMUTABLE),
+            keep: (result, empty) => empty || store.set(key, result, IMMUTABLE),
             origin,
-            s.lookups.hash,
-          )
+            counts: s.lookups.hash,
+          })
         }
         case 'tx':
           return byTx(call, raw, origin)

@@ -53,7 +53,34 @@ const attemptSpan = (call: TraceSpan, m: Member, n: number, hedge: boolean) =>
 
 /** Sizes Run by complete objects before the first call (call-shapes.ts). */
 export const sizeRunClass = (pool: PoolState) =>
-  sizeClass(() => new Run(pool, '{}', pool.members, 0, 'eth_chainId', 'read', 0, 1, undefined))
+  sizeClass(
+    () =>
+      new Run({
+        pool,
+        body: '{}',
+        order: pool.members,
+        healthy: 0,
+        method: 'eth_chainId',
+        kind: 'read',
+        startedAt: 0,
+        timeoutMs: 1,
+        signal: undefined,
+      }),
+  )
+
+/** What a Run is made of: the call, the nodes to try in order and how many of the first are healthy. */
+interface RunOf {
+  pool: PoolState
+  body: string | Buffer
+  order: Member[]
+  healthy: number
+  method: string | undefined
+  kind: CallKind
+  /** When the call's deadline started (clock ms): `timeoutMs` after it, the call ends. */
+  startedAt: number
+  timeoutMs: number
+  signal: AbortSignal | undefined
+}
 
 /**
  * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one
@@ -89,29 +116,20 @@ class Run {
   readonly healthy: number
   readonly signal: AbortSignal | undefined
   readonly pool: PoolState
-  constructor(
-    pool: PoolState,
-    body: string | Buffer,
-    order: Member[],
-    healthy: number,
-    method: string | undefined,
-    kind: CallKind,
-    now: number,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ) {
+  constructor(r: RunOf) {
+    const { pool, body, kind, healthy, timeoutMs } = r
     this.pool = pool
     this.body = body
-    this.order = order
-    this.method = method
+    this.order = r.order
+    this.method = r.method
     this.kind = kind
     this.timeoutMs = timeoutMs
-    this.deadline = now + timeoutMs
+    this.deadline = r.startedAt + timeoutMs
     this.tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
     // Hedges and missing-data retries go to healthy nodes only: a lagging or failing node would not do better.
     this.healthy = healthy
     this.hedging = kind === 'read' && pool.policy.hedge.enabled && healthy > 1
-    this.signal = signal
+    this.signal = r.signal
   }
   start(): Promise<UpstreamAnswer> {
     const promise = new Promise<UpstreamAnswer>((resolve, reject) => {
@@ -151,7 +169,8 @@ class Run {
         span,
       }
       this.running.push(a)
-      post(m, this.body, Math.max(1, Math.min(m.timeoutMs, this.deadline - t)), this.pool.settings, a.ctl).then(
+      const timeoutMs = Math.max(1, Math.min(m.timeoutMs, this.deadline - t))
+      post({ member: m, body: this.body, timeoutMs, settings: this.pool.settings, ctl: a.ctl }).then(
         (answer) => this.onAnswer(a, answer),
         (err: unknown) => this.onFailure(a, err),
       )
@@ -259,17 +278,23 @@ class Run {
   }
 }
 
-/** Runs one call over the nodes in `order` (from select(); none: the reason no node can take it). */
-export function run(
-  pool: PoolState,
-  body: string | Buffer,
-  o: SendOptions | undefined,
-  origin: CallOrigin | undefined,
-  now: number,
-  order: Member[],
-  totalTimeoutMs: number,
-  onWinner?: (m: Member) => void,
-): Promise<UpstreamAnswer> {
+/** One call for run(): the pool's, its nodes in order (from select(); none: the reason no node can take it). */
+export interface RunCall {
+  pool: PoolState
+  body: string | Buffer
+  o?: SendOptions | undefined
+  origin?: CallOrigin | undefined
+  /** When the nodes were selected (clock ms). */
+  now: number
+  order: Member[]
+  /** The pool's deadline for a call that names none (`o.timeoutMs`). */
+  totalTimeoutMs: number
+  /** Told which node's answer won (filter creation pins the filter to it: src/upstreams/pool/filters.ts). */
+  onWinner?: ((m: Member) => void) | undefined
+}
+
+/** Runs one call over the nodes in `order`. */
+export function run({ pool, body, o, origin, now, order, totalTimeoutMs, onWinner }: RunCall): Promise<UpstreamAnswer> {
   if (order.length === 0) return Promise.reject(noneUsable(pool, now))
   if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
   const method = o?.method
@@ -278,17 +303,17 @@ export function run(
   const since = o?.timeoutMs === undefined ? origin?.arrivedAt : undefined
   const waited = since === undefined || since > now ? 0 : now - since
   if (waited >= timeoutMs) return Promise.reject(errors.upstreamTimeout(pool.network, timeoutMs))
-  const r = new Run(
+  const r = new Run({
     pool,
     body,
     order,
-    pool.selectedHealthy,
+    healthy: pool.selectedHealthy,
     method,
-    callKind(method),
-    now - waited,
+    kind: callKind(method),
+    startedAt: now - waited,
     timeoutMs,
-    o?.signal,
-  )
+    signal: o?.signal,
+  })
   r.onWinner = onWinner
   r.span = origin?.span
   return r.start()

@@ -208,12 +208,13 @@ export function createUpstreamPool(
     if (members.some((m) => m.chain === 'unknown')) {
       // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
       if (order.length === 0)
-        return chainIds
-          .verifyUnknown(true)
-          .then(() => run(pool, body, o, origin, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
+        return chainIds.verifyUnknown(true).then(() => {
+          const at = Date.now()
+          return run({ pool, body, o, origin, now: at, order: select(pool, at, o?.minBlock), totalTimeoutMs })
+        })
       void chainIds.verifyUnknown(false)
     }
-    return run(pool, body, o, origin, now, order, totalTimeoutMs)
+    return run({ pool, body, o, origin, now, order, totalTimeoutMs })
   }
 
   return {
@@ -247,7 +248,14 @@ export function createUpstreamPool(
         // (undici's own timeouts run up to ~0.5 s late).
         const since = sendOpts?.timeoutMs === undefined ? origin?.arrivedAt : undefined
         if (since === undefined || Date.now() - since < 10)
-          return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings, undefined, settled, id)
+          return post({
+            member: members[0]!,
+            body,
+            timeoutMs: sendOpts?.timeoutMs ?? oneNodeTimeoutMs,
+            settings,
+            settled,
+            id,
+          })
       }
       return after(sendSlow(body, sendOpts, origin), settled)
     },

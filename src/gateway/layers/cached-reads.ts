@@ -127,7 +127,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
   const miss = ({ key, call, raw, opts, keep, origin }: CachedRead): Promise<LayerAnswer> => {
     const leading = !o.dedup || inflight.get(key)?.generation !== s.generation
     const sentAt = s.generation
-    const p = shared(key, raw, call, opts, origin)
+    const p = shared(key, raw, call, origin, opts)
     if (!leading) return p
     stats.misses++
     return p.then((a) => {
@@ -169,8 +169,8 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         paramsKey(prefix, call),
         raw,
         call,
-        ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined,
         origin,
+        ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined,
       )
     }
     const key = paramsKey(prefix, call)
@@ -190,7 +190,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
           isError: false,
         }
       }
-      return shared(key, raw, call, atLeast(call.method, n), origin)
+      return shared(key, raw, call, origin, atLeast(call.method, n))
     }
     const finalized = heads?.finalized()
     if (finalized !== undefined && n <= finalized)
@@ -203,7 +203,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         counts: lookups.block,
       })
     const hash = recent.get(n)
-    if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n), origin)
+    if (hash === undefined) return shared(key, raw, call, origin, atLeast(call.method, n))
     const hashed = `${key}@${hash}`
     return cached({
       key: hashed,
@@ -252,7 +252,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     origin: CallOrigin | undefined,
   ): MaybePromise<LayerAnswer> => {
     const key = paramsKey(prefix, call)
-    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined, origin)
+    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, origin)
     // Finalized data never changes; a null answer (not found, or not finalized yet) is not kept.
     return cached({ key, call, raw, keep: keepFound(key), origin, counts: lookups.finalized })
   }

@@ -51,7 +51,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     )
     if (!('kind' in plan)) return Promise.reject(plan as ChaingateError)
     if (plan.kind === 'pass')
-      return shared(paramsKey(prefix, call), raw, call, undefined, origin).then((a) => capped(a, plan.from))
+      return shared(paramsKey(prefix, call), raw, call, origin).then((a) => capped(a, plan.from))
     const { from, to, filter } = plan
     const size = limits.upstreamMaxBlockRange
     if (size !== null && to - from + 1 > size) {
@@ -78,7 +78,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
           counts: s.lookups.logs,
         }),
       ).then((a) => capped(a, from))
-    return shared(key, body, call, atLeast('eth_getLogs', to), origin).then((a) => capped(a, from))
+    return shared(key, body, call, origin, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
   }
 
   /**

@@ -137,7 +137,7 @@ class Run {
       this.reject = reject
     })
     if (this.signal !== undefined) {
-      this.onAbort = () => this.finish(undefined, new CancelledError('the client went away'))
+      this.onAbort = () => this.fail(new CancelledError('the client went away'))
       this.signal.addEventListener('abort', this.onAbort, { once: true })
     }
     if (!this.launch()) this.giveUp()
@@ -188,8 +188,21 @@ class Run {
     const i = this.running.indexOf(a)
     if (i >= 0) this.running.splice(i, 1)
   }
-  finish(answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt): void {
-    if (this.finished) return
+  /** Settles the call with `answer` (`winner`'s, or a weak answer kept: none). */
+  finish(answer: UpstreamAnswer, winner?: Attempt): void {
+    if (!this.end(winner)) return
+    if (winner !== undefined) this.onWinner?.(winner.m)
+    this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
+  }
+  /** Fails the call with `err`, else the last attempt's failure, else "no node could answer". */
+  fail(err?: unknown): void {
+    if (!this.end(undefined)) return
+    const e = (err ?? this.lastError ?? errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
+    this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
+  }
+  /** Stops the timers and the attempts still running; false when the run had already ended. */
+  end(winner: Attempt | undefined): boolean {
+    if (this.finished) return false
     this.finished = true
     if (this.hedgeTimer !== undefined) clearTimeout(this.hedgeTimer)
     if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer)
@@ -209,26 +222,17 @@ class Run {
       }
       this.running.length = 0
     }
-    if (answer !== undefined && winner !== undefined) this.onWinner?.(winner.m)
-    if (answer !== undefined)
-      this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
-    else {
-      const e = (err ??
-        this.lastError ??
-        errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
-      this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
-    }
+    return true
   }
   expire(): void {
     this.deadlineTimer = undefined
     if (this.weak !== undefined) return this.finish(this.weak)
-    this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+    this.fail(errors.upstreamTimeout(this.pool.network, this.timeoutMs))
   }
   giveUp(): void {
     if (this.weak !== undefined) return this.finish(this.weak)
     if (this.lastError === undefined && this.overBudget)
-      return this.finish(
-        undefined,
+      return this.fail(
         refusalError(
           this.pool.network,
           'rate-limited',
@@ -237,8 +241,8 @@ class Run {
         ),
       )
     if (this.lastError === undefined && Date.now() >= this.deadline)
-      return this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
-    this.finish(undefined)
+      return this.fail(errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+    this.fail()
   }
   onAnswer(a: Attempt, answer: UpstreamAnswer): void {
     this.done(a)
@@ -250,11 +254,11 @@ class Run {
         // Only after an earlier attempt of this very call was sent (a node skipped for its rate budget got
         // nothing): a client's own second send gets the node's answer, as from the node directly (docs/upstreams.md).
         if (this.attempts > 1 && isAlreadySent(answer.body, this.pool.relayed.has(tx.hash)))
-          return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
+          return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, a)
       } else this.pool.relayed.add(tx.hash)
     }
     const w = this.kind === 'read' && this.method !== undefined ? weakAnswer(this.method, answer.body) : undefined
-    if (w === undefined) return this.finish(answer, undefined, a)
+    if (w === undefined) return this.finish(answer, a)
     this.weak ??= answer
     // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
     if (w === 'missing' && this.next < this.healthy && this.launch()) return
@@ -266,7 +270,7 @@ class Run {
     if (a.span !== undefined) endAttempt(a, 'failed', err instanceof Error ? err.message : String(err))
     // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
     if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE'))
-      return this.finish(undefined, err)
+      return this.fail(err)
     this.lastError = err
     if (this.running.length > 0) return // a hedge is still running: let it answer
     const retryable =

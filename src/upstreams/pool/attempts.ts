@@ -169,8 +169,7 @@ class Run {
         span,
       }
       this.running.push(a)
-      const timeoutMs = Math.max(1, Math.min(m.timeoutMs, this.deadline - t))
-      post({ member: m, body: this.body, timeoutMs, settings: this.pool.settings, ctl: a.ctl }).then(
+      post(m, this.body, Math.max(1, Math.min(m.timeoutMs, this.deadline - t)), this.pool.settings, a.ctl).then(
         (answer) => this.onAnswer(a, answer),
         (err: unknown) => this.onFailure(a, err),
       )

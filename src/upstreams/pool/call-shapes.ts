@@ -29,7 +29,7 @@ export function sizeCallClasses(pool: PoolState): void {
   const clients = sizeClass(() => {
     const client = new Client(m.url.origin, { ...poolOptions(m.timeoutMs), connect: refuse })
     const ctl = { abort: undefined, cancelled: true }
-    const handler = new ForwardHandler({ member: m, body: '{}', timeoutMs: 1000, settings: s, ctl }, ignore, ignore)
+    const handler = new ForwardHandler(m, 1000, s, '{}', ignore, ignore, ctl, undefined, undefined)
     const opts = { method: 'POST', path: m.path, headers: m.headers, body: '{}', headersTimeout: 0, bodyTimeout: 0 }
     client.dispatch(opts, handler)
     return client

@@ -45,9 +45,7 @@ export function createChainIdCheck(pool: PoolState, verifyTimeoutMs: number): Ch
       m.lastVerifyAt = Date.now()
       m.verifyError = undefined
       try {
-        const actual = rules.identityOf(
-          (await post({ member: m, body: rules.identityProbe, timeoutMs: verifyTimeoutMs, settings })).body,
-        )
+        const actual = rules.identityOf((await post(m, rules.identityProbe, verifyTimeoutMs, settings)).body)
         // A network that names no chain takes the first node's (Solana: the genesis hash is the cluster's name).
         if (actual !== undefined && pool.expected === undefined) pool.expected = actual
         if (actual === undefined) m.chainNote = noChain

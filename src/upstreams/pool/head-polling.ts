@@ -63,12 +63,7 @@ export function createHeadPolling(pool: PoolState, wsUrls: (string | undefined)[
     if (m.headPolling) return
     m.headPolling = true
     try {
-      const answer = await post({
-        member: m,
-        body: rules.headProbe(withFinalized),
-        timeoutMs: Math.min(m.timeoutMs, 5000),
-        settings,
-      })
+      const answer = await post(m, rules.headProbe(withFinalized), Math.min(m.timeoutMs, 5000), settings)
       const parsed = JSON.parse(answer.body.toString()) as unknown
       const [latest, finalized] = Array.isArray(parsed)
         ? [parsed.find((a) => a?.id === 1), parsed.find((a) => a?.id === 2)]

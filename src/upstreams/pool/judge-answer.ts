@@ -111,8 +111,8 @@ function errorFault(b: Buffer, from: number, to: number): string | undefined {
 
 /**
  * One answer object's verdict, against the id it must carry (`req`'s bytes at `call`'s id; none given: the caller
- * found the answer's id to be the call's, judgeAnswer's `id`). Tolerated:
- * `"error": null` beside a result, and `"result": null` beside an error (some servers write both members).
+ * found the answer's id to be the call's, judgeAnswer's `id`). Tolerated: `"error": null` beside a result, and
+ * `"result": null` beside an error (some servers write both members).
  */
 function verdictOf(b: Buffer, o: Members, req?: Buffer, call?: IdSpan): AnswerVerdict {
   if (o.broken !== undefined) return { fault: o.broken }

@@ -248,14 +248,7 @@ export function createUpstreamPool(
         // (undici's own timeouts run up to ~0.5 s late).
         const since = sendOpts?.timeoutMs === undefined ? origin?.arrivedAt : undefined
         if (since === undefined || Date.now() - since < 10)
-          return post({
-            member: members[0]!,
-            body,
-            timeoutMs: sendOpts?.timeoutMs ?? oneNodeTimeoutMs,
-            settings,
-            settled,
-            id,
-          })
+          return post(members[0]!, body, sendOpts?.timeoutMs ?? oneNodeTimeoutMs, settings, undefined, settled, id)
       }
       return after(sendSlow(body, sendOpts, origin), settled)
     },

@@ -139,7 +139,9 @@ async function measure(name: string, anvilUrl: string, dir: string): Promise<Cou
   // Under valgrind a call takes ~50x longer: the gateway's client timeouts must not end one, and its head polling
   // (answers read in socket callbacks too) must not weigh 50x more per call than in a real run.
   const timeouts = { requestTimeoutMs: 3_600_000, headersTimeoutMs: 3_600_000 }
-  const gateway = { host: '127.0.0.1', port: 0, devAccount: null, ...timeouts }
+  // The whole gateway section replaces run-chaingate.ts's: its dev account (the bench key's) is named again.
+  const devAccount = { email: 'bench@localhost', plan: 'dev' }
+  const gateway = { host: '127.0.0.1', port: 0, devAccount, ...timeouts }
   const policy = { headPollMs: 600_000 }
   const chain = SOLANA ? { family: 'solana' } : { chainId: 31337 }
   const networks = [{ name: 'bench', ...chain, upstreams: [{ url: anvilUrl }], upstreamPolicy: policy }]

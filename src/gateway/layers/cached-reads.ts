@@ -24,16 +24,20 @@ export const IMMUTABLE: CacheSetOptions = { immutable: true }
  * An answer from the in-process tier comes back as it is, not wrapped in a promise (the pipeline then answers
  * synchronously).
  */
-export type CachedSend = (
-  key: string,
-  call: RpcCall,
-  raw: Buffer | string,
-  opts: SendOptions | undefined,
-  keep: (result: Buffer, empty: boolean) => void,
-  origin: CallOrigin | undefined,
+export type CachedSend = (read: CachedRead) => MaybePromise<LayerAnswer>
+
+/** One read through the cache: the key looked up, the call sent on a miss, and what to keep from its answer. */
+export interface CachedRead {
+  key: string
+  call: RpcCall
+  raw: Buffer | string
+  /** Sent with the call on a miss (a minimum block: src/gateway/layers/state.ts, atLeast). */
+  opts?: SendOptions | undefined
+  keep: (result: Buffer, empty: boolean) => void
+  origin: CallOrigin | undefined
   /** The look-up counts of the call's cache rule (./cache-lookups.ts). */
-  counts: LookupCounts,
-) => MaybePromise<LayerAnswer>
+  counts: LookupCounts
+}
 
 export interface CachedReads {
   /**
@@ -111,26 +115,19 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     return { spans, result: body.subarray(spans.resultStart, spans.resultEnd) }
   }
 
-  const cached: CachedSend = (key, call, raw, opts, keep, origin, counts) => {
-    const found = lookup(key, call.id, counts)
+  const cached: CachedSend = (read) => {
+    const found = lookup(read.key, read.call.id, read.counts)
     if (found !== undefined) {
       if (!(found instanceof Promise)) return found
       // A shared tier's miss: the send starts later, and still for this call (its span, its deadline).
-      return found.then((a) => a ?? miss(key, call, raw, opts, keep, origin))
+      return found.then((a) => a ?? miss(read))
     }
-    return miss(key, call, raw, opts, keep, origin)
+    return miss(read)
   }
-  const miss = (
-    key: string,
-    call: RpcCall,
-    raw: Buffer | string,
-    opts: SendOptions | undefined,
-    keep: (result: Buffer, empty: boolean) => void,
-    origin: CallOrigin | undefined,
-  ): Promise<LayerAnswer> => {
+  const miss = ({ key, call, raw, opts, keep, origin }: CachedRead): Promise<LayerAnswer> => {
     const leading = !o.dedup || inflight.get(key)?.generation !== s.generation
     const sentAt = s.generation
-    const p = shared(key, raw, call, opts, origin)
+    const p = shared(key, raw, call, origin, opts)
     if (!leading) return p
     stats.misses++
     return p.then((a) => {
@@ -172,12 +169,12 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         paramsKey(prefix, call),
         raw,
         call,
-        ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined,
         origin,
+        ref.tag === 'latest' || ref.tag === 'pending' ? atTip(o, call.method) : undefined,
       )
     }
     const key = paramsKey(prefix, call)
-    if ('hash' in ref) return cached(key, call, raw, undefined, keepFound(key), origin, lookups.block)
+    if ('hash' in ref) return cached({ key, call, raw, keep: keepFound(key), origin, counts: lookups.block })
     const n = ref.number
     if (tip !== undefined && n > tip) {
       if (o.multiUpstream && rule.blockData && performance.now() - s.lastHeadAt < o.headIdleMs) {
@@ -193,31 +190,30 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
           isError: false,
         }
       }
-      return shared(key, raw, call, atLeast(call.method, n), origin)
+      return shared(key, raw, call, origin, atLeast(call.method, n))
     }
     const finalized = heads?.finalized()
     if (finalized !== undefined && n <= finalized)
-      return cached(
+      return cached({
         key,
         call,
         raw,
-        undefined,
-        (result, empty) => (empty && rule.blockData) || store.set(key, result, IMMUTABLE),
+        keep: (result, empty) => (empty && rule.blockData) || store.set(key, result, IMMUTABLE),
         origin,
-        lookups.block,
-      )
+        counts: lookups.block,
+      })
     const hash = recent.get(n)
-    if (hash === undefined) return shared(key, raw, call, atLeast(call.method, n), origin)
+    if (hash === undefined) return shared(key, raw, call, origin, atLeast(call.method, n))
     const hashed = `${key}@${hash}`
-    return cached(
-      hashed,
+    return cached({
+      key: hashed,
       call,
       raw,
-      atLeast(call.method, n),
-      (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)),
+      opts: atLeast(call.method, n),
+      keep: (result, empty) => empty || (recent.get(n) === hash && keepUnfinalized(hashed, result)),
       origin,
-      lookups.block,
-    )
+      counts: lookups.block,
+    })
   }
 
   const byTx = (call: RpcCall, raw: Buffer | string, origin: CallOrigin | undefined): MaybePromise<LayerAnswer> => {
@@ -231,7 +227,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         txBlocks.delete(key)
       }
     }
-    return cached(key, call, raw, undefined, keepTx(key), origin, lookups.tx)
+    return cached({ key, call, raw, keep: keepTx(key), origin, counts: lookups.tx })
   }
   const txBlocks = new Map<string, { number: number; hash: string }>()
   const keepTx = (key: string) => (result: Buffer, empty: boolean) => {
@@ -256,9 +252,9 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
     origin: CallOrigin | undefined,
   ): MaybePromise<LayerAnswer> => {
     const key = paramsKey(prefix, call)
-    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, undefined, origin)
+    if (!asksFinalized(rule, call.params)) return shared(key, raw, call, origin)
     // Finalized data never changes; a null answer (not found, or not finalized yet) is not kept.
-    return cached(key, call, raw, undefined, keepFound(key), origin, lookups.finalized)
+    return cached({ key, call, raw, keep: keepFound(key), origin, counts: lookups.finalized })
   }
 
   const batchHit = (call: RpcCall): Buffer | undefined => {

@@ -56,7 +56,7 @@ export function createBlockNumber(
       return numberAnswer(call.id, floors.raise(keyId, network, e.value), undefined)
     }
     const sentAt = s.generation
-    return shared(`${prefix}eth_blockNumber`, raw, call, atTip(o, 'eth_blockNumber'), origin).then((a) => {
+    return shared(`${prefix}eth_blockNumber`, raw, call, origin, atTip(o, 'eth_blockNumber')).then((a) => {
       const spans = answerSpans(a.body)
       if (spans === undefined || spans.resultStart < 0) return a
       const text = a.body.toString('latin1', spans.resultStart + 1, spans.resultEnd - 1)
@@ -90,7 +90,7 @@ export function createSlotNumber(s: LayerState, shared: SharedSend): RuleSend<'s
   const { o, prefix } = s
   const { network, floors } = o
   return (rule, call, raw, keyId, origin) => {
-    const sent = shared(paramsKey(prefix, call), raw, call, undefined, origin)
+    const sent = shared(paramsKey(prefix, call), raw, call, origin)
     if (!o.multiUpstream) return sent
     return Promise.resolve(sent).then((a) => {
       const spans = answerSpans(a.body)
@@ -127,7 +127,7 @@ export function createContextSlot(s: LayerState, shared: SharedSend): RuleSend<'
   return (rule, call, raw, keyId, origin) => {
     const at = atTip(o, call.method)
     if (!o.multiUpstream || !Array.isArray(call.params) || call.params.length < rule.config)
-      return shared(paramsKey(prefix, call), raw, call, at, origin)
+      return shared(paramsKey(prefix, call), raw, call, origin, at)
     const config = call.params[rule.config] as Record<string, unknown> | null | undefined
     const name = slotFloorName(network, call.method, config)
     const floor = floors.get(keyId, name)
@@ -143,7 +143,7 @@ export function createContextSlot(s: LayerState, shared: SharedSend): RuleSend<'
     const key = paramsKey(prefix, sent)
     const started = performance.now()
     const attempt = (): Promise<LayerAnswer> =>
-      Promise.resolve(shared(key, body, sent, at, origin)).then((a) => {
+      Promise.resolve(shared(key, body, sent, origin, at)).then((a) => {
         if (a.isError) {
           // Every node is still behind the key's slot (the one ahead was lost): it will get there within a few slots.
           const behind = a.body.includes(MIN_CONTEXT_SLOT_NOT_REACHED)

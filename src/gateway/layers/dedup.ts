@@ -11,8 +11,8 @@ export type SharedSend = (
   key: string,
   raw: Buffer | string,
   call: RpcCall,
-  opts: SendOptions | undefined,
   origin: CallOrigin | undefined,
+  opts?: SendOptions,
 ) => Promise<LayerAnswer>
 
 /** The network's `shared` send: built once per network. */
@@ -27,7 +27,7 @@ export function createSharedSend(s: LayerState): SharedSend {
    * Sends, or joins an identical call in flight of the same write generation (whose upstream request is made for
    * the call that led it: its span, its deadline).
    */
-  return (key, raw, call, opts, origin) => {
+  return (key, raw, call, origin, opts) => {
     const id = call.id
     // A notification gets no answer from the node (nothing to share), so it neither leads nor is registered.
     if (!call.hasId) return pool.send(raw, opts ?? methodOnly(call.method), undefined, undefined, origin)

@@ -51,7 +51,7 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     )
     if (!('kind' in plan)) return Promise.reject(plan as ChaingateError)
     if (plan.kind === 'pass')
-      return shared(paramsKey(prefix, call), raw, call, undefined, origin).then((a) => capped(a, plan.from))
+      return shared(paramsKey(prefix, call), raw, call, origin).then((a) => capped(a, plan.from))
     const { from, to, filter } = plan
     const size = limits.upstreamMaxBlockRange
     if (size !== null && to - from + 1 > size) {
@@ -68,18 +68,17 @@ export function createGetLogsHook(s: LayerState, shared: SharedSend, cached: Cac
     // within the result cap.
     if (o.cache && !o.uncached.has('eth_getLogs') && finalized !== undefined && to <= finalized)
       return Promise.resolve(
-        cached(
+        cached({
           key,
           call,
-          body,
-          undefined,
-          (result) =>
+          raw: body,
+          keep: (result) =>
             countLogs(result, 0, limits.maxResults).count <= limits.maxResults && store.set(key, result, IMMUTABLE),
           origin,
-          s.lookups.logs,
-        ),
+          counts: s.lookups.logs,
+        }),
       ).then((a) => capped(a, from))
-    return shared(key, body, call, atLeast('eth_getLogs', to), origin).then((a) => capped(a, from))
+    return shared(key, body, call, origin, atLeast('eth_getLogs', to)).then((a) => capped(a, from))
   }
 
   /**

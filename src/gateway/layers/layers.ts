@@ -117,7 +117,7 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       if (rule === undefined) {
         if (m === RANGE_SCAN_METHOD) return logs(call, raw, origin)
         // Reads without a block parameter (gas price, fee history, estimates) are about the latest state.
-        if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, atTip(o, m), origin)
+        if (SHARED_READS.has(m)) return shared(paramsKey(prefix, call), raw, call, origin, atTip(o, m))
         // Filters are the calling key's own (src/upstreams/pool/filters.ts): the pool is told whose.
         return UNSHARED_READS.has(m)
           ? pool.send(raw, { method: m, owner: keyId }, undefined, undefined, origin)
@@ -126,36 +126,34 @@ export function createCallLayers(o: CallLayerOptions): CallLayers {
       if (rule.kind === 'head') return blockNumber(call, raw, keyId, origin)
       if (rule.kind === 'slot') return slotNumber(rule, call, raw, keyId, origin)
       if (rule.kind === 'context') return contextSlot(rule, call, raw, keyId, origin)
-      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, undefined, origin)
+      if (!o.cache || o.uncached.has(m)) return shared(paramsKey(prefix, call), raw, call, origin)
       switch (rule.kind) {
         case 'static': {
           // Takes no parameters: anything else is the node's to judge (it answers an error), not the cached answer.
           const p = call.params
           if (p !== undefined && !(Array.isArray(p) && p.length === 0))
-            return shared(paramsKey(prefix, call), raw, call, undefined, origin)
+            return shared(paramsKey(prefix, call), raw, call, origin)
           let key = staticKeys.get(m)
           if (key === undefined) staticKeys.set(m, (key = `${prefix}${m}`))
-          return cached(
+          return cached({
             key,
             call,
             raw,
-            undefined,
-            (result) => store.set(key, result, IMMUTABLE),
+            keep: (result) => store.set(key, result, IMMUTABLE),
             origin,
-            s.lookups.static,
-          )
+            counts: s.lookups.static,
+          })
         }
         case 'hash': {
           const key = paramsKey(prefix, call)
-          return cached(
+          return cached({
             key,
             call,
             raw,
-            undefined,
-            (result, empty) => empty || store.set(key, result, IMMUTABLE),
+            keep: (result, empty) => empty || store.set(key, result, IMMUTABLE),
             origin,
-            s.lookups.hash,
-          )
+            counts: s.lookups.hash,
+          })
         }
         case 'tx':
           return byTx(call, raw, origin)

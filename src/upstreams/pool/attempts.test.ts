@@ -47,7 +47,7 @@ const fail = (p: Promise<unknown>) =>
     (e: unknown) => e as ChaingateError & { attempts?: number },
   )
 const send = (pool: PoolState, order: Member[], method: string, o: { timeoutMs?: number; signal?: AbortSignal } = {}) =>
-  run(pool, call(method), { method, ...o }, undefined, Date.now(), order, 5000)
+  run({ pool, body: call(method), o: { method, ...o }, now: Date.now(), order, totalTimeoutMs: 5000 })
 
 describe('attempts', () => {
   it('a read that fails on a node is retried on the next in order; the answer counts both attempts', async () => {
@@ -55,18 +55,17 @@ describe('attempts', () => {
     a!.fault({ kind: 'status', status: 503 })
     const { pool, order } = over([a!, b!, c!])
     let winner: Member | undefined
-    const answer = await run(
+    const answer = await run({
       pool,
-      call('eth_call'),
-      { method: 'eth_call' },
-      undefined,
-      Date.now(),
+      body: call('eth_call'),
+      o: { method: 'eth_call' },
+      now: Date.now(),
       order,
-      5000,
-      (m) => {
+      totalTimeoutMs: 5000,
+      onWinner: (m) => {
         winner = m
       },
-    )
+    })
     expect(answer.attempts).toBe(2)
     expect(answer.upstream).toBe(b!.url.replace(/\/$/, ''))
     expect(winner).toBe(order[1])
@@ -199,7 +198,16 @@ describe('attempts', () => {
     for (const n of ns) n.fault({ kind: 'hang' })
     const { pool, order } = over(ns)
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] })
-    const outcome = fail(run(pool, call('eth_call'), { method: 'eth_call' }, undefined, Date.now(), order, 1500))
+    const outcome = fail(
+      run({
+        pool,
+        body: call('eth_call'),
+        o: { method: 'eth_call' },
+        now: Date.now(),
+        order,
+        totalTimeoutMs: 1500,
+      }),
+    )
     await vi.advanceTimersByTimeAsync(1500)
     const e = await outcome
     expect(e.code).toBe('UPSTREAM_TIMEOUT')
@@ -211,7 +219,15 @@ describe('attempts', () => {
     const { pool, order } = over([a!])
     const now = Date.now()
     const e = await fail(
-      run(pool, call('eth_call'), { method: 'eth_call' }, { arrivedAt: now - 6000 }, now, order, 5000),
+      run({
+        pool,
+        body: call('eth_call'),
+        o: { method: 'eth_call' },
+        origin: { arrivedAt: now - 6000 },
+        now,
+        order,
+        totalTimeoutMs: 5000,
+      }),
     )
     expect(e.code).toBe('UPSTREAM_TIMEOUT')
     expect(asked(a!, 'eth_call')).toBe(0)
@@ -256,7 +272,15 @@ describe('attempts', () => {
     expect(asked(a!, 'eth_call')).toBeLessThanOrEqual(1)
 
     const confirmed = poolState([{ url: a!.url }], {}, { checked: true, chainId: 31341 })
-    const e = await fail(run(confirmed, call('eth_call'), undefined, undefined, Date.now(), [], 5000))
+    const e = await fail(
+      run({
+        pool: confirmed,
+        body: call('eth_call'),
+        now: Date.now(),
+        order: [],
+        totalTimeoutMs: 5000,
+      }),
+    )
     expect(e.code).toBe('UPSTREAM_UNAVAILABLE')
     expect(e.message).toContain('no node has confirmed chain id 31341 yet')
   })
@@ -272,7 +296,8 @@ describe('attempts', () => {
     const { pool, order } = over([a!, b!])
     const raw = '0x02f86b0180843b9aca00'
     const body = JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'eth_sendRawTransaction', params: [raw] })
-    const answer = await run(pool, body, { method: 'eth_sendRawTransaction' }, undefined, Date.now(), order, 5000)
+    const o = { method: 'eth_sendRawTransaction' }
+    const answer = await run({ pool, body, o, now: Date.now(), order, totalTimeoutMs: 5000 })
     expect(answer.isError).toBe(false)
     expect(JSON.parse(answer.body.toString())).toEqual({
       jsonrpc: '2.0',

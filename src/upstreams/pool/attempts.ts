@@ -53,7 +53,34 @@ const attemptSpan = (call: TraceSpan, m: Member, n: number, hedge: boolean) =>
 
 /** Sizes Run by complete objects before the first call (call-shapes.ts). */
 export const sizeRunClass = (pool: PoolState) =>
-  sizeClass(() => new Run(pool, '{}', pool.members, 0, 'eth_chainId', 'read', 0, 1, undefined))
+  sizeClass(
+    () =>
+      new Run({
+        pool,
+        body: '{}',
+        order: pool.members,
+        healthy: 0,
+        method: 'eth_chainId',
+        kind: 'read',
+        startedAt: 0,
+        timeoutMs: 1,
+        signal: undefined,
+      }),
+  )
+
+/** What a Run is made of: the call, the nodes to try in order and how many of the first are healthy. */
+interface RunOf {
+  pool: PoolState
+  body: string | Buffer
+  order: Member[]
+  healthy: number
+  method: string | undefined
+  kind: CallKind
+  /** When the call's deadline started (clock ms): `timeoutMs` after it, the call ends. */
+  startedAt: number
+  timeoutMs: number
+  signal: AbortSignal | undefined
+}
 
 /**
  * One call's attempts. A class rather than closures: a call that is not on the one-node path allocates one
@@ -89,29 +116,20 @@ class Run {
   readonly healthy: number
   readonly signal: AbortSignal | undefined
   readonly pool: PoolState
-  constructor(
-    pool: PoolState,
-    body: string | Buffer,
-    order: Member[],
-    healthy: number,
-    method: string | undefined,
-    kind: CallKind,
-    now: number,
-    timeoutMs: number,
-    signal: AbortSignal | undefined,
-  ) {
+  constructor(r: RunOf) {
+    const { pool, body, kind, healthy, timeoutMs } = r
     this.pool = pool
     this.body = body
-    this.order = order
-    this.method = method
+    this.order = r.order
+    this.method = r.method
     this.kind = kind
     this.timeoutMs = timeoutMs
-    this.deadline = now + timeoutMs
+    this.deadline = r.startedAt + timeoutMs
     this.tx = kind === 'send-raw' ? rawTransactionOf(body) : undefined
     // Hedges and missing-data retries go to healthy nodes only: a lagging or failing node would not do better.
     this.healthy = healthy
     this.hedging = kind === 'read' && pool.policy.hedge.enabled && healthy > 1
-    this.signal = signal
+    this.signal = r.signal
   }
   start(): Promise<UpstreamAnswer> {
     const promise = new Promise<UpstreamAnswer>((resolve, reject) => {
@@ -119,7 +137,7 @@ class Run {
       this.reject = reject
     })
     if (this.signal !== undefined) {
-      this.onAbort = () => this.finish(undefined, new CancelledError('the client went away'))
+      this.onAbort = () => this.fail(new CancelledError('the client went away'))
       this.signal.addEventListener('abort', this.onAbort, { once: true })
     }
     if (!this.launch()) this.giveUp()
@@ -169,8 +187,21 @@ class Run {
     const i = this.running.indexOf(a)
     if (i >= 0) this.running.splice(i, 1)
   }
-  finish(answer: UpstreamAnswer | undefined, err?: unknown, winner?: Attempt): void {
-    if (this.finished) return
+  /** Settles the call with `answer` (`winner`'s, or a weak answer kept: none). */
+  finish(answer: UpstreamAnswer, winner?: Attempt): void {
+    if (!this.end(winner)) return
+    if (winner !== undefined) this.onWinner?.(winner.m)
+    this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
+  }
+  /** Fails the call with `err`, else the last attempt's failure, else "no node could answer". */
+  fail(err?: unknown): void {
+    if (!this.end(undefined)) return
+    const e = (err ?? this.lastError ?? errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
+    this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
+  }
+  /** Stops the timers and the attempts still running; false when the run had already ended. */
+  end(winner: Attempt | undefined): boolean {
+    if (this.finished) return false
     this.finished = true
     if (this.hedgeTimer !== undefined) clearTimeout(this.hedgeTimer)
     if (this.deadlineTimer !== undefined) clearTimeout(this.deadlineTimer)
@@ -190,26 +221,17 @@ class Run {
       }
       this.running.length = 0
     }
-    if (answer !== undefined && winner !== undefined) this.onWinner?.(winner.m)
-    if (answer !== undefined)
-      this.resolve(answer.attempts === this.attempts ? answer : { ...answer, attempts: this.attempts })
-    else {
-      const e = (err ??
-        this.lastError ??
-        errors.upstreamUnavailable(this.pool.network, 'no node could answer')) as Error
-      this.reject(typeof e === 'object' && e !== null ? counted(e, this.attempts) : e)
-    }
+    return true
   }
   expire(): void {
     this.deadlineTimer = undefined
     if (this.weak !== undefined) return this.finish(this.weak)
-    this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+    this.fail(errors.upstreamTimeout(this.pool.network, this.timeoutMs))
   }
   giveUp(): void {
     if (this.weak !== undefined) return this.finish(this.weak)
     if (this.lastError === undefined && this.overBudget)
-      return this.finish(
-        undefined,
+      return this.fail(
         refusalError(
           this.pool.network,
           'rate-limited',
@@ -218,8 +240,8 @@ class Run {
         ),
       )
     if (this.lastError === undefined && Date.now() >= this.deadline)
-      return this.finish(undefined, errors.upstreamTimeout(this.pool.network, this.timeoutMs))
-    this.finish(undefined)
+      return this.fail(errors.upstreamTimeout(this.pool.network, this.timeoutMs))
+    this.fail()
   }
   onAnswer(a: Attempt, answer: UpstreamAnswer): void {
     this.done(a)
@@ -231,11 +253,11 @@ class Run {
         // Only after an earlier attempt of this very call was sent (a node skipped for its rate budget got
         // nothing): a client's own second send gets the node's answer, as from the node directly (docs/upstreams.md).
         if (this.attempts > 1 && isAlreadySent(answer.body, this.pool.relayed.has(tx.hash)))
-          return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, undefined, a)
+          return this.finish({ ...answer, body: txHashAnswer(tx.id, tx.hash), isError: false }, a)
       } else this.pool.relayed.add(tx.hash)
     }
     const w = this.kind === 'read' && this.method !== undefined ? weakAnswer(this.method, answer.body) : undefined
-    if (w === undefined) return this.finish(answer, undefined, a)
+    if (w === undefined) return this.finish(answer, a)
     this.weak ??= answer
     // "Missing" data: ask a node that may be further ahead; "empty": only wait for a request already running.
     if (w === 'missing' && this.next < this.healthy && this.launch()) return
@@ -247,7 +269,7 @@ class Run {
     if (a.span !== undefined) endAttempt(a, 'failed', err instanceof Error ? err.message : String(err))
     // Refused for the request itself (too large to send, or its answer too large to take): another node would too.
     if (err instanceof ChaingateError && (err.code === 'BODY_TOO_LARGE' || err.code === 'UPSTREAM_ANSWER_TOO_LARGE'))
-      return this.finish(undefined, err)
+      return this.fail(err)
     this.lastError = err
     if (this.running.length > 0) return // a hedge is still running: let it answer
     const retryable =
@@ -259,17 +281,23 @@ class Run {
   }
 }
 
-/** Runs one call over the nodes in `order` (from select(); none: the reason no node can take it). */
-export function run(
-  pool: PoolState,
-  body: string | Buffer,
-  o: SendOptions | undefined,
-  origin: CallOrigin | undefined,
-  now: number,
-  order: Member[],
-  totalTimeoutMs: number,
-  onWinner?: (m: Member) => void,
-): Promise<UpstreamAnswer> {
+/** One call for run(): the pool's, its nodes in order (from select(); none: the reason no node can take it). */
+export interface RunCall {
+  pool: PoolState
+  body: string | Buffer
+  o?: SendOptions | undefined
+  origin?: CallOrigin | undefined
+  /** When the nodes were selected (clock ms). */
+  now: number
+  order: Member[]
+  /** The pool's deadline for a call that names none (`o.timeoutMs`). */
+  totalTimeoutMs: number
+  /** Told which node's answer won (filter creation pins the filter to it: src/upstreams/pool/filters.ts). */
+  onWinner?: ((m: Member) => void) | undefined
+}
+
+/** Runs one call over the nodes in `order`. */
+export function run({ pool, body, o, origin, now, order, totalTimeoutMs, onWinner }: RunCall): Promise<UpstreamAnswer> {
   if (order.length === 0) return Promise.reject(noneUsable(pool, now))
   if (o?.signal?.aborted) return Promise.reject(new CancelledError('the client went away'))
   const method = o?.method
@@ -278,17 +306,17 @@ export function run(
   const since = o?.timeoutMs === undefined ? origin?.arrivedAt : undefined
   const waited = since === undefined || since > now ? 0 : now - since
   if (waited >= timeoutMs) return Promise.reject(errors.upstreamTimeout(pool.network, timeoutMs))
-  const r = new Run(
+  const r = new Run({
     pool,
     body,
     order,
-    pool.selectedHealthy,
+    healthy: pool.selectedHealthy,
     method,
-    callKind(method),
-    now - waited,
+    kind: callKind(method),
+    startedAt: now - waited,
     timeoutMs,
-    o?.signal,
-  )
+    signal: o?.signal,
+  })
   r.onWinner = onWinner
   r.span = origin?.span
   return r.start()

@@ -75,7 +75,7 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
     origin: CallOrigin | undefined,
     now: number,
     onWinner?: (m: Member) => void,
-  ) => run(pool, body, o, origin, now, select(pool, now, undefined), totalTimeoutMs, onWinner)
+  ) => run({ pool, body, o, origin, now, order: select(pool, now, undefined), totalTimeoutMs, onWinner })
 
   const create = (
     body: string | Buffer,
@@ -115,7 +115,8 @@ export function createFilterRouting(pool: PoolState, totalTimeoutMs: number): Fi
     // Out of rotation (provider back-off, wrong chain id) or breaker open: the filter cannot be reached now.
     if (m === undefined || !m.usable || !m.breaker.wouldAllow(now)) return notFound(0)
     ;(params as unknown[])[0] = d!.nodeId
-    return run(pool, JSON.stringify(call), o, origin, now, [m], totalTimeoutMs).catch((err: unknown) => {
+    const order = [m]
+    return run({ pool, body: JSON.stringify(call), o, origin, now, order, totalTimeoutMs }).catch((err: unknown) => {
       // The client went away, or the body is too large for any node: not the filter's business.
       if (err instanceof CancelledError || (err instanceof ChaingateError && err.code === 'BODY_TOO_LARGE')) throw err
       throw counted(errors.filterNotFound(), attemptsOf(err))

@@ -12,10 +12,13 @@ export type AnswerVerdict = 'result' | 'error' | { fault: string }
 /** Answers larger than this whose result comes last (after `id`) are checked at both ends, not byte by byte. */
 const WALK_ALL_BYTES = 64 * 1024
 
-interface Members {
-  /** The top-level id's bytes [idStart, idEnd), as written; -1 when there is none. */
+/** Where a JSON object's top-level id is written: its bytes [idStart, idEnd); -1 when there is none. */
+interface IdSpan {
   idStart: number
   idEnd: number
+}
+
+interface Members extends IdSpan {
   /** A result member; `null` as its value. */
   result: boolean
   nullResult: boolean
@@ -78,9 +81,9 @@ function endsWithCloserOf(b: Buffer, v: number, end: number): boolean {
 }
 
 /** The same id, written the same or not ("\u0061" and "a"): bytes first, a parse only when they differ. */
-function sameId(a: Buffer, aStart: number, aEnd: number, b: Buffer, bStart: number, bEnd: number): boolean {
-  if (aEnd - aStart === bEnd - bStart && a.compare(b, bStart, bEnd, aStart, aEnd) === 0) return true
-  return canonicalId(a.toString('utf8', aStart, aEnd)) === canonicalId(b.toString('utf8', bStart, bEnd))
+function sameId(a: Buffer, { idStart: aStart, idEnd: aEnd }: IdSpan, b: Buffer, { idStart, idEnd }: IdSpan): boolean {
+  if (aEnd - aStart === idEnd - idStart && a.compare(b, idStart, idEnd, aStart, aEnd) === 0) return true
+  return canonicalId(a.toString('utf8', aStart, aEnd)) === canonicalId(b.toString('utf8', idStart, idEnd))
 }
 
 function canonicalId(text: string): string {
@@ -107,26 +110,22 @@ function errorFault(b: Buffer, from: number, to: number): string | undefined {
 }
 
 /**
- * One answer object's verdict, against the id it must carry (`req`'s bytes [idStart, idEnd)). Tolerated:
- * `"error": null` beside a result, and `"result": null` beside an error (some servers write both members).
+ * One answer object's verdict, against the id it must carry (`req`'s bytes at `call`'s id; none given: the caller
+ * found the answer's id to be the call's, judgeAnswer's `id`). Tolerated: `"error": null` beside a result, and
+ * `"result": null` beside an error (some servers write both members).
  */
-function verdictOf(b: Buffer, o: Members, req: Buffer | undefined, idStart: number, idEnd: number): AnswerVerdict {
+function verdictOf(b: Buffer, o: Members, req?: Buffer, call?: IdSpan): AnswerVerdict {
   if (o.broken !== undefined) return { fault: o.broken }
   const error = o.errStart >= 0
   if (o.result && error && !o.nullResult) return { fault: 'both a result and an error' }
   if (!o.result && !error) return { fault: 'neither a result nor an error' }
   if (o.idStart < 0) return { fault: 'no id' }
   // An error with a null id is a node that could not read the call's id (JSON-RPC 2.0, section 5): its answer to it.
-  // `req` undefined: the caller found the answer's id to be the call's (judgeAnswer's `id`).
-  if (
-    req !== undefined &&
-    !sameId(b, o.idStart, o.idEnd, req, idStart, idEnd) &&
-    !(error && isNull(b, o.idStart, o.idEnd))
-  )
+  if (req !== undefined && call !== undefined && !sameId(b, o, req, call) && !(error && isNull(b, o.idStart, o.idEnd)))
     return {
       fault:
         `id ${b.toString('utf8', o.idStart, Math.min(o.idEnd, o.idStart + 40))} ` +
-        `for a call with id ${req!.toString('utf8', idStart, Math.min(idEnd, idStart + 40))}`,
+        `for a call with id ${req.toString('utf8', call.idStart, Math.min(call.idEnd, call.idStart + 40))}`,
     }
   if (!error) return 'result'
   const f = errorFault(b, o.errStart, o.errEnd)
@@ -148,7 +147,7 @@ export function judgeAnswer(request: string | Buffer, answer: Buffer, id?: RpcId
   if (id === undefined) return judgeWalking(request, answer, undefined)
   const o = answerMembers(answer)
   if (o.broken === undefined && o.idStart >= 0 && idWrittenAs(answer, o.idStart, o.idEnd, id))
-    return verdictOf(answer, o, undefined, 0, 0)
+    return verdictOf(answer, o)
   return judgeWalking(request, answer, o)
 }
 
@@ -161,7 +160,7 @@ function judgeWalking(request: string | Buffer, answer: Buffer, o: Members | und
   if (req[r] === 0x5b) return judgeBatch(req, r, answer)
   const call = members(req, r, req.length, false)
   if (call.idStart < 0) return 'result'
-  return verdictOf(answer, o ?? answerMembers(answer), req, call.idStart, call.idEnd)
+  return verdictOf(answer, o ?? answerMembers(answer), req, call)
 }
 
 /** The start of a node's usual answer, then its id first (`"id":`…`,"result":`) or its result first (Agave's). */
@@ -270,7 +269,7 @@ function judgeBatch(req: Buffer, r: number, answer: Buffer): AnswerVerdict {
       const id = canonicalId(answer.toString('utf8', o.idStart, o.idEnd))
       if (!left.delete(id)) return { fault: `an answer for id ${id.slice(0, 40)}, not asked or given twice` }
     }
-    const v = verdictOf(answer, o, answer, o.idStart, o.idEnd)
+    const v = verdictOf(answer, o, answer, o)
     if (typeof v === 'object') return { fault: `a batch entry with ${v.fault}` }
     i = skipSpace(answer, end)
     if (answer[i] === 0x2c) i = skipSpace(answer, i + 1)

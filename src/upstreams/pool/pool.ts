@@ -208,12 +208,13 @@ export function createUpstreamPool(
     if (members.some((m) => m.chain === 'unknown')) {
       // Nobody to serve: confirm a node now rather than fail the call; otherwise check in the background.
       if (order.length === 0)
-        return chainIds
-          .verifyUnknown(true)
-          .then(() => run(pool, body, o, origin, Date.now(), select(pool, Date.now(), o?.minBlock), totalTimeoutMs))
+        return chainIds.verifyUnknown(true).then(() => {
+          const at = Date.now()
+          return run({ pool, body, o, origin, now: at, order: select(pool, at, o?.minBlock), totalTimeoutMs })
+        })
       void chainIds.verifyUnknown(false)
     }
-    return run(pool, body, o, origin, now, order, totalTimeoutMs)
+    return run({ pool, body, o, origin, now, order, totalTimeoutMs })
   }
 
   return {

@@ -20,6 +20,19 @@ export interface LeaseAdmissionDeps {
   admitOffline: (r: KeyLimits, credits: number, nowMs: number, k: KeyState) => LimitRejection | null
 }
 
+/** One lease request's own arguments to the lease script (./scripts.ts, LEASE), beside the key's limits and keys. */
+interface LeaseAsk {
+  /** Credits to admit now. */
+  need: number
+  /** The lease asked for: `need` and what the key may hold beyond it (wantFor). */
+  want: number
+  /** The leftover of the replica's last lease, handed back first. */
+  back: number
+  nowMs: number
+  /** An input-error fee or an event: what is left of the day up to `need`, without the bucket checks. */
+  capped: boolean
+}
+
 export function createLeaseAdmission(s: LeaseSyncState, d: LeaseAdmissionDeps) {
   const {
     client,
@@ -38,15 +51,7 @@ export function createLeaseAdmission(s: LeaseSyncState, d: LeaseAdmissionDeps) {
   const leaseMode = leaseCredits > 0
   const bucketKey = (kind: 'a' | 'k', id: string) => `${p}b:${kind}:${id}`
 
-  const leaseArgs = (
-    r: KeyLimits,
-    k: KeyState,
-    need: number,
-    want: number,
-    back: number,
-    nowMs: number,
-    capped: boolean,
-  ) =>
+  const leaseArgs = (r: KeyLimits, k: KeyState, { need, want, back, nowMs, capped }: LeaseAsk) =>
     [
       dayKey(k.day, 'a', r.accountId),
       dayKey(k.day, 'k', r.keyId),
@@ -98,7 +103,8 @@ export function createLeaseAdmission(s: LeaseSyncState, d: LeaseAdmissionDeps) {
     k.credits = 0
     k.account.leased -= back
     k.sent++
-    const ask = client.cgLease(...leaseArgs(r, k, credits, wantFor(r, k, credits, nowMs), back, nowMs, false)).then(
+    const lease = { need: credits, want: wantFor(r, k, credits, nowMs), back, nowMs, capped: false }
+    const ask = client.cgLease(...leaseArgs(r, k, lease)).then(
       (reply): LimitRejection | null | Promise<LimitRejection | null> => {
         if (reply[0] === RESET) {
           // The retry must not wait for this very request.

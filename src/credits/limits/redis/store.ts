@@ -190,7 +190,8 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
         return charged
       }
       k.sent++
-      return client.cgLease(...leaseArgs(r, k, credits, credits, back, nowMs, true)).then(
+      const lease = { need: credits, want: credits, back, nowMs, capped: true }
+      return client.cgLease(...leaseArgs(r, k, lease)).then(
         (reply): number | Promise<number> => {
           if (reply[0] === RESET) return afterReset(() => store.chargeWithin(r, credits, nowMs), chargeOffline)
           remember(k, reply)

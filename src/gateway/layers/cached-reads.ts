@@ -96,15 +96,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
   }
   const hit = (result: Buffer, id: RpcId): LayerAnswer => {
     stats.hits++
-    // isError false: the pipeline need not scan the answer again (a stored answer is always a result).
-    return {
-      body: resultAnswer(id, result),
-      latencyMs: 0,
-      upstream: 'cache',
-      attempts: 0,
-      source: 'cache',
-      isError: false,
-    }
+    return answered(resultAnswer(id, result), 'cache')
   }
 
   /** The result bytes of a successful answer, or undefined (an error, not JSON-RPC, too large to keep). */
@@ -181,14 +173,7 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
         // Not yet a block for the gateway: the same answer whichever node would have been asked. Only while heads
         // are being polled: after an idle spell the tip is old until the next poll, and a node is asked.
         stats.aboveTip++
-        return {
-          body: resultAnswer(call.id, NULL),
-          latencyMs: 0,
-          upstream: 'gateway',
-          attempts: 0,
-          source: 'cache',
-          isError: false,
-        }
+        return answered(resultAnswer(call.id, NULL), 'gateway')
       }
       return shared(key, raw, call, origin, atLeast(call.method, n))
     }
@@ -300,3 +285,12 @@ export function createCachedReads(s: LayerState, shared: SharedSend): CachedRead
 }
 
 const NULL = Buffer.from('null')
+/** An answer the gateway gives itself; isError false: the pipeline need not scan it (it is always a result). */
+const answered = (body: Buffer, upstream: string): LayerAnswer => ({
+  body,
+  latencyMs: 0,
+  upstream,
+  attempts: 0,
+  source: 'cache',
+  isError: false,
+})

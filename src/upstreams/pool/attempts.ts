@@ -4,18 +4,11 @@
  */
 import { ChaingateError, errors } from '../../errors/index.ts'
 import { refusalError } from './classify.ts'
-import {
-  CancelledError,
-  counted,
-  notDelivered,
-  post,
-  type Member,
-  type RequestControl,
-  type UpstreamAnswer,
-} from './member.ts'
+import { CancelledError, counted, notDelivered, post, type Member, type UpstreamAnswer } from './member.ts'
 import type { CallOrigin, SendOptions } from './types.ts'
 import type { PoolState } from './state.ts'
-import { callKind, isAlreadySent, rawTransactionOf, weakAnswer, type CallKind } from './retry-policy.ts'
+import { attemptSpan, endAttempt, type Attempt } from './attempt.ts'
+import { callKind, isAlreadySent, rawTransactionOf, txHashAnswer, weakAnswer, type CallKind } from './retry-policy.ts'
 import { noneUsable, takeToken } from './selection.ts'
 import type { TraceSpan } from '../../observability/tracing.ts'
 import { sizeClass } from '../../shared/object-shapes.ts'
@@ -23,33 +16,6 @@ import { sizeClass } from '../../shared/object-shapes.ts'
 const noop = () => undefined
 const fireHedge = (run: { hedge(): void }) => run.hedge()
 const expire = (run: { expire(): void }) => run.expire()
-
-/** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
-const txHashAnswer = (id: unknown, hash: string) =>
-  Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
-
-interface Attempt {
-  m: Member
-  ctl: RequestControl
-  startedAt: number
-  /** Traced calls only: this attempt's span (node, attempt number, retry or hedge, outcome). */
-  span: TraceSpan | undefined
-}
-
-/** Ends a traced attempt's span with how it ended. */
-const endAttempt = (a: Attempt, outcome: string, error?: string) => {
-  if (a.span === undefined) return
-  a.span.set('chaingate.upstream.outcome', outcome)
-  a.span.end(error)
-}
-
-/** A traced attempt's span, a child of the call's. */
-const attemptSpan = (call: TraceSpan, m: Member, n: number, hedge: boolean) =>
-  call.child('upstream attempt', {
-    'chaingate.upstream.node': m.label,
-    'chaingate.upstream.attempt': n,
-    'chaingate.upstream.kind': n === 1 ? 'first' : hedge ? 'hedge' : 'retry',
-  })
 
 /** Sizes Run by complete objects before the first call (call-shapes.ts). */
 export const sizeRunClass = (pool: PoolState) =>

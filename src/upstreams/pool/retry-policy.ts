@@ -132,6 +132,10 @@ export const ALREADY_KNOWN =
   /already known|known transaction|already imported|transaction already exists|already in (the )?(mempool|pool)/i
 const NONCE_TOO_LOW = /nonce too low|nonce has already been used|invalid nonce|oldnonce/i
 
+/** The answer to the client's eth_sendRawTransaction when the node already has the transaction. */
+export const txHashAnswer = (id: unknown, hash: string) =>
+  Buffer.from(`{"jsonrpc":"2.0","id":${JSON.stringify(id ?? null)},"result":"${hash}"}`)
+
 /**
  * A node's error answer to a transaction it already has: "already known" always means this very transaction;
  * "nonce too low" only when the gateway relayed this hash before (otherwise another transaction used the nonce).

@@ -9,14 +9,21 @@ export type AnvilErrorCode =
   | 'ANVIL_START_TIMEOUT'
   | 'ANVIL_BAD_MNEMONIC'
 
-/** A devnet that could not start. `output` holds the last lines anvil printed (why it failed). */
-export class AnvilError extends Error {
-  override readonly name = 'AnvilError'
-  readonly code: AnvilErrorCode
+/** A devnet that could not start, with the last lines its process printed (why it failed) in `output`. */
+export class DevnetStartError<Code extends string> extends Error {
+  readonly code: Code
   readonly output: string
-  constructor(code: AnvilErrorCode, message: string, output = '') {
-    super(output ? `${message}\n--- last anvil output ---\n${output}` : message)
+  constructor(code: Code, message: string, output: string, program: string) {
+    super(output ? `${message}\n--- last ${program} output ---\n${output}` : message)
     this.code = code
     this.output = output
+  }
+}
+
+/** An embedded anvil that could not start. */
+export class AnvilError extends DevnetStartError<AnvilErrorCode> {
+  override readonly name = 'AnvilError'
+  constructor(code: AnvilErrorCode, message: string, output = '') {
+    super(code, message, output, 'anvil')
   }
 }

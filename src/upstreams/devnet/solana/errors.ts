@@ -1,3 +1,6 @@
+/** Why the embedded Solana devnet could not start: shared by the parts that start it (./devnet.ts and its processes). */
+import { DevnetStartError } from '../errors.ts'
+
 export type SolanaDevnetErrorCode =
   | 'SOLANA_DEVNET_PORT_IN_USE'
   | 'SOLANA_DEVNET_EXITED'
@@ -5,14 +8,10 @@ export type SolanaDevnetErrorCode =
   | 'SOLANA_DEVNET_BAD_MNEMONIC'
   | 'SOLANA_VALIDATOR_MISSING'
 
-/** A Solana devnet that could not start (like AnvilError). `output` holds the last lines the process printed. */
-export class SolanaDevnetError extends Error {
+/** A Solana devnet that could not start (like AnvilError). */
+export class SolanaDevnetError extends DevnetStartError<SolanaDevnetErrorCode> {
   override readonly name = 'SolanaDevnetError'
-  readonly code: SolanaDevnetErrorCode
-  readonly output: string
   constructor(code: SolanaDevnetErrorCode, message: string, output = '') {
-    super(output ? `${message}\n--- last devnet output ---\n${output}` : message)
-    this.code = code
-    this.output = output
+    super(code, message, output, 'devnet')
   }
 }

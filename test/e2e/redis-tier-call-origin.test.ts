@@ -13,6 +13,7 @@ import { describeWithServices, redisUrl } from '../support/services.ts'
 import { startTcpProxy, type TcpProxy } from '../support/tcp-proxy.ts'
 
 const CHAIN = 31352
+const ROOMY_CHAIN = 31353
 const TOTAL_TIMEOUT_MS = 1000
 /** The hash the node answers only after this long (within its own timeout, past the call's deadline). */
 const SLOW_HASH = `0x${'5'.repeat(64)}`
@@ -23,6 +24,7 @@ const hash = (i: number) => `0x${i.toString(16).padStart(64, '0')}`
 describeWithServices(['redis'], 'a call answered by the Redis cache tier with a promise', () => {
   let otlp: OtlpReceiver
   let node: FakeNode
+  let roomyNode: FakeNode
   let proxy: TcpProxy
   let s: TestServer
 
@@ -38,6 +40,7 @@ describeWithServices(['redis'], 'a call answered by the Redis cache tier with a 
           void setTimeout(() => res.writeHead(200, { 'content-type': 'application/json' }).end(answer), SLOW_NODE_MS),
       }
     })
+    roomyNode = await startFakeNode(`0x${ROOMY_CHAIN.toString(16)}`)
     s = await startTestServer({
       networks: [
         {
@@ -46,6 +49,8 @@ describeWithServices(['redis'], 'a call answered by the Redis cache tier with a 
           upstreams: [{ url: node.url, timeoutMs: 5000 }],
           upstreamPolicy: { totalTimeoutMs: TOTAL_TIMEOUT_MS },
         },
+        // A roomy deadline for the span test: a loaded machine cannot turn its answer into a 504.
+        { name: 'roomy', chainId: ROOMY_CHAIN, upstreams: [{ url: roomyNode.url }] },
       ],
       redis: {
         url: `redis://127.0.0.1:${proxy.port}`,
@@ -63,6 +68,7 @@ describeWithServices(['redis'], 'a call answered by the Redis cache tier with a 
     await s?.stop()
     await proxy?.close()
     await node?.close()
+    await roomyNode?.close()
     await otlp?.close()
   })
 
@@ -70,7 +76,7 @@ describeWithServices(['redis'], 'a call answered by the Redis cache tier with a 
     const traceId = randomBytes(16).toString('hex')
     const started = Date.now()
     const r = await s.rpc(call('eth_getTransactionByHash', [hash(2)]), {
-      network: 'remote',
+      network: 'roomy',
       headers: { traceparent: `00-${traceId}-${'1'.repeat(16)}-01` },
     })
     expect(r.status).toBe(200)

@@ -32,7 +32,7 @@ describe('upstream faults: a node that refuses connections', () => {
     const before = a.requests.length
     const revivedAt = Date.now()
     // Calls keep coming; the node gets one again once its 2 s cooldown is over (and its score lets it back).
-    while (a.requests.length === before && Date.now() - revivedAt < 10_000) {
+    while (a.requests.length === before && Date.now() - revivedAt < 20_000) {
       await p.send(call('eth_chainId'), { method: 'eth_chainId' })
       await new Promise((r) => setTimeout(r, 50))
     }

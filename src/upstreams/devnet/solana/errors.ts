@@ -1,4 +1,4 @@
-/** Why the embedded Solana devnet could not start: shared by the parts that start it (./devnet.ts and its processes). */
+/** Why the embedded Solana devnet could not start, shared by the parts that start it (./devnet.ts, its processes). */
 import { DevnetStartError } from '../errors.ts'
 
 export type SolanaDevnetErrorCode =

@@ -6,6 +6,16 @@
 import { createHash, randomBytes } from 'node:crypto'
 import { setMaxListeners } from 'node:events'
 import { MAX_PENDING_PER_PAIRING } from './approvals.ts'
+import type { SessionScope } from './scopes.ts'
+
+/** wallet_invokeMethod within one scope of a connection's session (the EVM and Solana invokers, and the router). */
+export type ScopeInvoker = (
+  conn: WalletConnection,
+  scope: string,
+  sessionScope: SessionScope,
+  method: string,
+  params: unknown,
+) => Promise<unknown>
 
 export interface WalletConnection {
   readonly id: number

@@ -9,12 +9,12 @@ import type { HDAccount } from 'viem/accounts'
 import type { WalletConfig } from '../config/wallet-schema.ts'
 import { activitySummary, recordingApprovals, type ActivityRepository } from './activity.ts'
 import type { Approvals } from './approvals.ts'
-import { createConnectionRegistry, type WalletConnection } from './connections.ts'
+import { createConnectionRegistry, type ScopeInvoker, type WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
 import { WALLET_HANDLERS, selectHooks, type WalletHooks } from './handlers/index.ts'
 import type { Keyring } from './keystore.ts'
 import type { ChainAccess } from './ports.ts'
-import { isSolanaScope, removeScopes, type SessionScope, type StoredSession } from './scopes.ts'
+import { isSolanaScope, removeScopes, type StoredSession } from './scopes.ts'
 import { createEvmInvoker } from './evm-invoke.ts'
 import { createSolanaInvoker } from './solana-invoke.ts'
 import type { SolanaSigner } from './solana-keys.ts'
@@ -188,16 +188,8 @@ export async function createWalletEngine(deps: WalletEngineDeps) {
     clock,
   })
 
-  function invokeInScope(
-    conn: WalletConnection,
-    scope: string,
-    sessionScope: SessionScope,
-    method: string,
-    params: unknown,
-  ): Promise<unknown> {
-    if (isSolanaScope(scope)) return invokeSolana(conn, scope, sessionScope, method, params)
-    return invokeEvm(conn, scope, sessionScope, method, params)
-  }
+  const invokeInScope: ScopeInvoker = (conn, scope, sessionScope, method, params) =>
+    (isSolanaScope(scope) ? invokeSolana : invokeEvm)(conn, scope, sessionScope, method, params)
 
   /** Loads accounts and sessions from the database (start, and whenever the CLI changed something). */
   async function reload(): Promise<void> {

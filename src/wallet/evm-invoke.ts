@@ -6,7 +6,7 @@
  */
 import type { HDAccount } from 'viem/accounts'
 import { activitySummary, type ActivityRepository, type ApprovalAsk } from './activity.ts'
-import type { WalletConnection } from './connections.ts'
+import type { ScopeInvoker, WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
 import { LOCAL_METHODS, type LocalMethodContext } from './methods/index.ts'
 import type { ChainAccess } from './ports.ts'
@@ -40,13 +40,7 @@ export function createEvmInvoker(deps: EvmInvokerDeps) {
     return run
   }
 
-  return async function invokeEvm(
-    conn: WalletConnection,
-    scope: string,
-    sessionScope: SessionScope,
-    method: string,
-    params: unknown,
-  ): Promise<unknown> {
+  const invokeEvm: ScopeInvoker = async (conn, scope, sessionScope, method, params) => {
     const chainId = eip155ChainIdOf(scope)
     if (chainId !== undefined && !servedChainIds().has(chainId))
       throw walletErrors.internal(`chain ${scope} is not served any more`)
@@ -115,4 +109,5 @@ export function createEvmInvoker(deps: EvmInvokerDeps) {
       throw e
     }
   }
+  return invokeEvm
 }

@@ -4,7 +4,7 @@
  * work, and eip155 calls never come here: a session's Solana scope costs its EVM calls nothing.
  */
 import type { ActivityRepository, ApprovalAsk } from './activity.ts'
-import type { WalletConnection } from './connections.ts'
+import type { ScopeInvoker, WalletConnection } from './connections.ts'
 import { walletErrors } from './errors.ts'
 import { SOLANA_LOCAL_METHODS, type SolanaMethodContext } from './methods/solana/index.ts'
 import type { ChainAccess } from './ports.ts'
@@ -23,13 +23,7 @@ export interface SolanaInvokerDeps {
 }
 
 export function createSolanaInvoker(deps: SolanaInvokerDeps) {
-  return async function invokeSolana(
-    conn: WalletConnection,
-    scope: string,
-    sessionScope: SessionScope,
-    method: string,
-    params: unknown,
-  ): Promise<unknown> {
+  const invokeSolana: ScopeInvoker = async (conn, scope, sessionScope, method, params) => {
     const run = Object.hasOwn(SOLANA_LOCAL_METHODS, method) ? SOLANA_LOCAL_METHODS[method] : undefined
     const { solanaChains, solanaRequest } = deps.chainAccess
     if (!run) throw walletErrors.unauthorized()
@@ -74,4 +68,5 @@ export function createSolanaInvoker(deps: SolanaInvokerDeps) {
       throw e
     }
   }
+  return invokeSolana
 }

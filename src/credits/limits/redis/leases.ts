@@ -42,6 +42,14 @@ export interface KeyState {
   uncertain: boolean
 }
 
+/** Spends from this replica's lease: no round trip (admission and fees alike). */
+export function spendLease(k: KeyState, credits: number, nowMs: number): void {
+  k.credits -= credits
+  k.account.leased -= credits
+  k.unreported += credits
+  k.lastUseMs = nowMs
+}
+
 /** Usage to write to Redis once: charged offline, or a correction beyond a lease. */
 export interface Pending {
   day: number

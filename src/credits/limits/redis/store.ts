@@ -27,7 +27,14 @@
 import { randomBytes } from 'node:crypto'
 import type { RedisConnection } from '../../../redis/connection.ts'
 import { utcDay, type KeyLimits, type LimitRejection, type LimitStore } from '../memory.ts'
-import { createLeaseBook, createReplicaState, type AccountState, type KeyState, type Pending } from './leases.ts'
+import {
+  createLeaseBook,
+  createReplicaState,
+  spendLease,
+  type AccountState,
+  type KeyState,
+  type Pending,
+} from './leases.ts'
 import { createLeaseAdmission } from './admit.ts'
 import { createInsurance, createSeeding } from './offline.ts'
 import { createLeaseSync, type LeaseSyncState } from './sync.ts'
@@ -109,14 +116,6 @@ export function createRedisLimitStore(opts: RedisLimitStoreOptions): RedisLimitS
       k.account.offline += credits
     }
     return code
-  }
-
-  /** Spends from this replica's lease: no round trip (admission and fees alike). */
-  const spendLease = (k: KeyState, credits: number, nowMs: number) => {
-    k.credits -= credits
-    k.account.leased -= credits
-    k.unreported += credits
-    k.lastUseMs = nowMs
   }
 
   const store: RedisLimitStore = {
